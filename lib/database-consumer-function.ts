@@ -1,0 +1,208 @@
+import * as path from 'path';
+import { Duration, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { allowLogsToUseKey } from './key-policies';
+import { FUNCTION_RULES, POSTGRES_PORT, runRules } from './model';
+import { PoolingProxyEndpoint } from './pooling-proxy-endpoint';
+import { throwIfInvalid } from './validation';
+
+/** Where the consumer code lives; esbuild bundles it from source at synth time. */
+export const LAMBDA_SOURCE_DIR = path.join(__dirname, '..', 'lambda', 'src');
+
+/** How a consumer holds its database connection. */
+export type ConnectionMode = 'reuse' | 'per-invocation';
+
+/** Properties of a DatabaseConsumerFunction. */
+export interface DatabaseConsumerFunctionProps {
+  /** The proxy endpoint the function connects through; the function goes in that endpoint's VPC. */
+  readonly endpoint: PoolingProxyEndpoint;
+  /** The database user the function logs in as with an IAM token. */
+  readonly dbUser: string;
+  /** The database to connect to. */
+  readonly databaseName: string;
+  /**
+   * Source file of the handler.
+   * @default - lambda/src/read-handler.ts for a READ_ONLY endpoint, lambda/src/write-handler.ts for READ_WRITE
+   */
+  readonly entry?: string;
+  /**
+   * Subnets of the function, in the endpoint's VPC.
+   * @default - the VPC default strategy (private subnets, else isolated)
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /**
+   * `reuse` keeps one connection across invocations; `per-invocation` opens one per call (the seeds'
+   * comparison).
+   * @default 'reuse'
+   */
+  readonly connectionMode?: ConnectionMode;
+  /**
+   * Memory in MB (128..10240).
+   * @default 512
+   */
+  readonly memorySize?: number;
+  /**
+   * Function timeout (1 s..15 min).
+   * @default Duration.seconds(30)
+   */
+  readonly timeout?: Duration;
+  /**
+   * Reserved concurrency (1..1000): caps the connections the function can open through the proxy.
+   * @default - unreserved
+   */
+  readonly reservedConcurrentExecutions?: number;
+  /**
+   * Retention of the function's log group.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * Key that encrypts the function's environment and log group. Its policy must let CloudWatch Logs use it.
+   * @default - a new key with rotation on
+   */
+  readonly encryptionKey?: kms.IKey;
+}
+
+/**
+ * A Lambda function that consumes the database only through one proxy endpoint: placed in the
+ * endpoint's VPC with a security group of its own, given `rds-db:connect` for its user and ingress to
+ * the endpoint, configured through environment variables the handler validates at cold start,
+ * bundled locally by esbuild, on arm64 with the newest Node.js runtime, tracing active.
+ */
+export class DatabaseConsumerFunction extends Construct implements iam.IGrantable, ec2.IConnectable {
+  public readonly function: nodejs.NodejsFunction;
+  public readonly grantPrincipal: iam.IPrincipal;
+  public readonly connections: ec2.Connections;
+  public readonly logGroup: logs.LogGroup;
+  public readonly endpoint: PoolingProxyEndpoint;
+
+  constructor(scope: Construct, id: string, props: DatabaseConsumerFunctionProps) {
+    super(scope, id);
+    const memorySize = props.memorySize ?? 512;
+    const timeout = props.timeout ?? Duration.seconds(30);
+    throwIfInvalid(
+      this,
+      runRules(FUNCTION_RULES, {
+        memorySizeMb: memorySize,
+        timeoutSeconds: timeout.toSeconds(),
+        reservedConcurrency: props.reservedConcurrentExecutions,
+      }),
+    );
+    this.endpoint = props.endpoint;
+
+    const key =
+      props.encryptionKey ??
+      new kms.Key(this, 'Key', {
+        description: `Encrypts the environment and logs of ${this.node.path}`,
+        enableKeyRotation: true,
+      });
+    if (!props.encryptionKey) allowLogsToUseKey(key as kms.Key);
+
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      encryptionKey: key,
+    });
+    const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.endpoint.vpc,
+      description: `Lambda consumer ${this.node.path}: egress only to its proxy endpoint`,
+      allowAllOutbound: false,
+    });
+
+    const handlerFile = props.endpoint.role === 'READ_ONLY' ? 'read-handler.ts' : 'write-handler.ts';
+    this.function = new nodejs.NodejsFunction(this, 'Function', {
+      entry: props.entry ?? path.join(LAMBDA_SOURCE_DIR, handlerFile),
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize,
+      timeout,
+      vpc: props.endpoint.vpc,
+      vpcSubnets: props.vpcSubnets,
+      securityGroups: [securityGroup],
+      tracing: lambda.Tracing.ACTIVE,
+      logGroup: this.logGroup,
+      environmentEncryption: key,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      description: `aurora-proxy-kit ${props.endpoint.role} consumer`,
+      environment: {
+        DB_HOST: props.endpoint.hostname,
+        DB_PORT: String(POSTGRES_PORT),
+        DB_NAME: props.databaseName,
+        DB_USER: props.dbUser,
+        DB_AUTH: 'iam',
+        DB_TLS: 'verify-full',
+        DB_ENDPOINT_ROLE: props.endpoint.role,
+        CONNECTION_MODE: props.connectionMode ?? 'reuse',
+        POWERTOOLS_SERVICE_NAME: 'aurora-proxy-kit',
+      },
+      projectRoot: path.join(__dirname, '..'),
+      depsLockFilePath: path.join(__dirname, '..', 'package-lock.json'),
+      bundling: {
+        // The AWS SDK in the runtime may lack @aws-sdk/rds-signer: bundle everything but pg's optional
+        // native binding, which the handler does not use.
+        externalModules: ['pg-native'],
+        minify: true,
+        sourceMap: true,
+        target: 'node24',
+        forceDockerBundling: false,
+      },
+    });
+    this.grantPrincipal = this.function.grantPrincipal;
+    this.connections = this.function.connections;
+
+    // One call gives both the IAM permission and the network path.
+    props.endpoint.grantConnect(this, props.dbUser);
+    securityGroup.addEgressRule(props.endpoint.securityGroup, ec2.Port.tcp(POSTGRES_PORT), 'to its proxy endpoint');
+    this.acknowledgeFindings();
+  }
+
+  private acknowledgeFindings(): void {
+    const findings: Array<[string, string]> = [
+      [
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        'AWS-maintained policy for writing the function\'s own CloudWatch logs; it grants nothing on data',
+      ],
+      [
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+        'AWS-maintained policy a VPC function needs to manage its network interfaces; EC2 offers no resource-level scoping for these actions',
+      ],
+      [
+        'AwsSolutions-IAM5[Resource::*]',
+        'Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray supports only on Resource *; rds-db:connect is scoped to the proxy and user',
+      ],
+    ];
+    for (const [id, reason] of findings) Validations.of(this.function).acknowledge({ id, reason });
+  }
+
+  /** Any AWS/Lambda metric of this function. */
+  public metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.function.metric(metricName, { period: Duration.minutes(1), ...props });
+  }
+
+  /** Invocations (Sum). */
+  public metricInvocations(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('Invocations', { statistic: 'Sum', ...props });
+  }
+
+  /** Errors (Sum). */
+  public metricErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('Errors', { statistic: 'Sum', ...props });
+  }
+
+  /** Throttles (Sum). */
+  public metricThrottles(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('Throttles', { statistic: 'Sum', ...props });
+  }
+
+  /** Duration (p99 by default). */
+  public metricDuration(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('Duration', { statistic: 'p99', ...props });
+  }
+}

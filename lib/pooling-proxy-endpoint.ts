@@ -1,0 +1,120 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as rds from 'aws-cdk-lib/aws-rds';
+import { Construct } from 'constructs';
+import { POSTGRES_PORT, checkEndpointName } from './model';
+import type { PoolingProxy } from './pooling-proxy';
+import { throwIfInvalid } from './validation';
+
+/** What an endpoint's connections reach: the writer, or the readers. */
+export type EndpointRole = 'READ_WRITE' | 'READ_ONLY';
+
+/** Where and how to place an endpoint of a PoolingProxy. */
+export interface PoolingProxyEndpointOptions {
+  /** The VPC holding the endpoint; any VPC of the stack, e.g. a consumer or reporting VPC. */
+  readonly vpc: ec2.IVpc;
+  /**
+   * Subnets of the endpoint (at least two Availability Zones).
+   * @default - the VPC default strategy (private subnets, else isolated)
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /**
+   * Name of the endpoint.
+   * @default - a name CDK generates
+   */
+  readonly endpointName?: string;
+}
+
+/** Properties of a PoolingProxyEndpoint. */
+export interface PoolingProxyEndpointProps extends PoolingProxyEndpointOptions {
+  readonly proxy: PoolingProxy;
+  readonly role: EndpointRole;
+}
+
+/**
+ * A READ_ONLY or READ_WRITE endpoint of a PoolingProxy, in any VPC, with a security group of its own
+ * (an endpoint without one would fall back to the VPC's default security group).
+ */
+export class PoolingProxyEndpoint extends Construct {
+  public readonly endpoint: rds.DatabaseProxyEndpoint;
+  public readonly role: EndpointRole;
+  public readonly vpc: ec2.IVpc;
+  /** Network access to the endpoint: grant it to each client. */
+  public readonly connections: ec2.Connections;
+  public readonly securityGroup: ec2.SecurityGroup;
+  private readonly proxy: PoolingProxy;
+
+  constructor(scope: Construct, id: string, props: PoolingProxyEndpointProps) {
+    super(scope, id);
+    if (props.endpointName !== undefined) throwIfInvalid(this, [checkEndpointName(props.endpointName)]);
+    this.role = props.role;
+    this.vpc = props.vpc;
+    this.proxy = props.proxy;
+
+    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: `${props.role} proxy endpoint ${this.node.path}: ingress only from granted clients`,
+      allowAllOutbound: false,
+    });
+    this.connections = new ec2.Connections({
+      securityGroups: [this.securityGroup],
+      defaultPort: ec2.Port.tcp(POSTGRES_PORT),
+    });
+
+    this.endpoint = new rds.DatabaseProxyEndpoint(this, 'Endpoint', {
+      dbProxy: props.proxy.proxy,
+      dbProxyEndpointName: props.endpointName,
+      vpc: props.vpc,
+      vpcSubnets: props.vpcSubnets,
+      securityGroups: [this.securityGroup],
+      targetRole: props.role === 'READ_ONLY' ? rds.ProxyEndpointTargetRole.READ_ONLY : rds.ProxyEndpointTargetRole.READ_WRITE,
+    });
+  }
+
+  /** The endpoint's DNS name. */
+  public get hostname(): string {
+    return this.endpoint.endpoint;
+  }
+
+  /** The endpoint's name, the EndpointName dimension of its metrics. */
+  public get endpointName(): string {
+    return this.endpoint.dbProxyEndpointName;
+  }
+
+  /**
+   * Lets `consumer` connect through this endpoint as `dbUser`, in one call: `rds-db:connect` scoped to
+   * the proxy and that user, and ingress to this endpoint's security group from the consumer's.
+   */
+  public grantConnect(consumer: iam.IGrantable & ec2.IConnectable, dbUser: string): iam.Grant {
+    this.connections.allowDefaultPortFrom(consumer, `${this.role} clients`);
+    return this.proxy.grantConnect(consumer, dbUser);
+  }
+
+  /** Any client-side AWS/RDS metric of this endpoint (ProxyName + EndpointName). */
+  public metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: 'AWS/RDS',
+      metricName,
+      dimensionsMap: { ProxyName: this.proxy.proxy.dbProxyName, EndpointName: this.endpointName },
+      period: Duration.minutes(1),
+      ...props,
+    });
+  }
+
+  /** Client connections open on this endpoint (Sum). */
+  public metricClientConnections(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ClientConnections', { statistic: 'Sum', ...props });
+  }
+
+  /** Time to borrow a pooled connection through this endpoint (Average, microseconds). */
+  public metricDatabaseConnectionsBorrowLatency(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('DatabaseConnectionsBorrowLatency', { statistic: 'Average', ...props });
+  }
+
+  /** Database response time seen through this endpoint (Average, microseconds). */
+  public metricQueryDatabaseResponseLatency(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('QueryDatabaseResponseLatency', { statistic: 'Average', ...props });
+  }
+}

@@ -1,0 +1,212 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as rds from 'aws-cdk-lib/aws-rds';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import {
+  DEFAULT_POOL_SETTINGS,
+  PROXY_RULES,
+  PoolSettings,
+  POSTGRES_PORT,
+  PoolSizing,
+  checkEndpointCount,
+  poolSizing,
+  runRules,
+} from './model';
+import { OptimizedReadsCluster } from './optimized-reads-cluster';
+import { EndpointRole, PoolingProxyEndpoint, PoolingProxyEndpointOptions } from './pooling-proxy-endpoint';
+import { throwIfInvalid } from './validation';
+
+/** Properties of a PoolingProxy. */
+export interface PoolingProxyProps {
+  /** The cluster the proxy pools connections to. */
+  readonly cluster: OptimizedReadsCluster;
+  /**
+   * Subnets of the proxy's default endpoint, in the cluster's VPC.
+   * @default - the VPC's isolated subnets
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /**
+   * Name of the proxy.
+   * @default - a name CDK generates
+   */
+  readonly proxyName?: string;
+  /**
+   * Share of each target's max_connections the proxy may open (1..100).
+   * @default 100
+   */
+  readonly maxConnectionsPercent?: number;
+  /**
+   * Share of max_connections kept open while idle (0..maxConnectionsPercent).
+   * @default 50
+   */
+  readonly maxIdleConnectionsPercent?: number;
+  /**
+   * How long a client waits to borrow a pooled connection (0..300 s).
+   * @default Duration.seconds(120)
+   */
+  readonly connectionBorrowTimeout?: Duration;
+  /**
+   * How long an idle client connection stays open (1 s..8 h).
+   * @default Duration.minutes(30)
+   */
+  readonly idleClientTimeout?: Duration;
+  /**
+   * Session pinning filters. RDS Proxy supports none for PostgreSQL; any value is rejected with a
+   * message. The prop exists so a configuration ported from MySQL fails loudly instead of silently.
+   * @default - none
+   */
+  readonly sessionPinningFilters?: rds.SessionPinningFilter[];
+  /**
+   * More database users' secrets the proxy may log in with, beside the master secret.
+   * @default - the cluster's master secret only
+   */
+  readonly additionalSecrets?: secretsmanager.ISecret[];
+  /**
+   * Log SQL statements the proxy sees (may log sensitive data; for debugging only).
+   * @default false
+   */
+  readonly debugLogging?: boolean;
+}
+
+/**
+ * An RDS Proxy in front of an OptimizedReadsCluster: TLS required, IAM authentication required,
+ * Secrets Manager authentication to the database, its own security group, and database ingress only
+ * from the proxy. Endpoints (READ_ONLY or READ_WRITE) can be added in any VPC of the stack, each with
+ * its own security group, up to RDS Proxy's limit of 20.
+ */
+export class PoolingProxy extends Construct {
+  public readonly proxy: rds.DatabaseProxy;
+  /** Network access to the proxy's default endpoint. */
+  public readonly connections: ec2.Connections;
+  public readonly cluster: OptimizedReadsCluster;
+  public readonly poolSettings: PoolSettings;
+  /** Server connections the pool may open per instance, from the cluster's default max_connections. */
+  public readonly poolSizing: PoolSizing;
+  private readonly endpointList: PoolingProxyEndpoint[] = [];
+
+  constructor(scope: Construct, id: string, props: PoolingProxyProps) {
+    super(scope, id);
+
+    const pool: PoolSettings = {
+      maxConnectionsPercent: props.maxConnectionsPercent ?? DEFAULT_POOL_SETTINGS.maxConnectionsPercent,
+      maxIdleConnectionsPercent: props.maxIdleConnectionsPercent ?? DEFAULT_POOL_SETTINGS.maxIdleConnectionsPercent,
+      connectionBorrowTimeoutSeconds:
+        props.connectionBorrowTimeout?.toSeconds() ?? DEFAULT_POOL_SETTINGS.connectionBorrowTimeoutSeconds,
+    };
+    const idleClientTimeout = props.idleClientTimeout ?? Duration.minutes(30);
+    throwIfInvalid(
+      this,
+      runRules(PROXY_RULES, {
+        ...pool,
+        idleClientTimeoutSeconds: idleClientTimeout.toSeconds(),
+        sessionPinningFilters: props.sessionPinningFilters?.map((f) => f.filterName),
+      }),
+    );
+    this.poolSettings = pool;
+    this.poolSizing = poolSizing(props.cluster.sizing.maxConnections, pool);
+    this.cluster = props.cluster;
+
+    const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.cluster.cluster.vpc,
+      description: `RDS Proxy ${this.node.path}: clients of the default endpoint`,
+      allowAllOutbound: false,
+    });
+
+    this.proxy = new rds.DatabaseProxy(this, 'Proxy', {
+      proxyTarget: rds.ProxyTarget.fromCluster(props.cluster.cluster),
+      dbProxyName: props.proxyName,
+      secrets: [props.cluster.masterSecret, ...(props.additionalSecrets ?? [])],
+      vpc: props.cluster.cluster.vpc,
+      vpcSubnets: props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+      securityGroups: [securityGroup],
+      requireTLS: true,
+      iamAuth: true,
+      clientPasswordAuthType: rds.ClientPasswordAuthType.POSTGRES_SCRAM_SHA_256,
+      maxConnectionsPercent: pool.maxConnectionsPercent,
+      maxIdleConnectionsPercent: pool.maxIdleConnectionsPercent,
+      borrowTimeout: Duration.seconds(pool.connectionBorrowTimeoutSeconds),
+      idleClientTimeout,
+      debugLogging: props.debugLogging ?? false,
+    });
+    this.connections = new ec2.Connections({
+      securityGroups: [securityGroup],
+      defaultPort: ec2.Port.tcp(POSTGRES_PORT),
+    });
+    // The proxy opens server connections to the cluster; nothing else may.
+    props.cluster.connections.allowDefaultPortFrom(securityGroup, 'RDS Proxy to Aurora');
+    securityGroup.addEgressRule(
+      props.cluster.connections.securityGroups[0],
+      ec2.Port.tcp(POSTGRES_PORT),
+      'RDS Proxy to Aurora',
+    );
+  }
+
+  /** The endpoints added so far, in order. */
+  public get endpoints(): ReadonlyArray<PoolingProxyEndpoint> {
+    return this.endpointList;
+  }
+
+  /** Adds a READ_ONLY endpoint in any VPC of the stack; reads spread over the readers. */
+  public addReadOnlyEndpoint(id: string, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {
+    return this.addEndpoint(id, 'READ_ONLY', options);
+  }
+
+  /** Adds a READ_WRITE endpoint in any VPC of the stack; it reaches the writer. */
+  public addReadWriteEndpoint(id: string, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {
+    return this.addEndpoint(id, 'READ_WRITE', options);
+  }
+
+  /**
+   * Grants IAM authentication through the proxy as `dbUser` (`rds-db:connect` on this proxy and user).
+   * Network access is granted per endpoint (PoolingProxyEndpoint.grantConnect).
+   */
+  public grantConnect(grantee: iam.IGrantable, dbUser: string): iam.Grant {
+    return this.proxy.grantConnect(grantee, dbUser);
+  }
+
+  /** Any AWS/RDS metric of this proxy, with extra dimensions. */
+  public metric(metricName: string, dimensions: Record<string, string> = {}, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: 'AWS/RDS',
+      metricName,
+      dimensionsMap: { ProxyName: this.proxy.dbProxyName, ...dimensions },
+      period: Duration.minutes(1),
+      ...props,
+    });
+  }
+
+  /** A database-side metric of one target role (RDS Proxy does not split these per endpoint). */
+  public metricForTargetRole(metricName: string, role: EndpointRole, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(metricName, { TargetGroup: 'default', TargetRole: role }, props);
+  }
+
+  /** Server connections held for one target role (Sum). */
+  public metricDatabaseConnections(role: EndpointRole, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metricForTargetRole('DatabaseConnections', role, { statistic: 'Sum', ...props });
+  }
+
+  /** Server connections pinned to a client session, for one target role (Sum). */
+  public metricDatabaseConnectionsCurrentlySessionPinned(role: EndpointRole, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metricForTargetRole('DatabaseConnectionsCurrentlySessionPinned', role, { statistic: 'Sum', ...props });
+  }
+
+  /** The pool ceiling for one target role (Maximum). */
+  public metricMaxDatabaseConnectionsAllowed(role: EndpointRole, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metricForTargetRole('MaxDatabaseConnectionsAllowed', role, { statistic: 'Maximum', ...props });
+  }
+
+  /** Share of time a target role was available (Minimum). */
+  public metricAvailabilityPercentage(role: EndpointRole, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metricForTargetRole('AvailabilityPercentage', role, { statistic: 'Minimum', ...props });
+  }
+
+  private addEndpoint(id: string, role: EndpointRole, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {
+    throwIfInvalid(this, [checkEndpointCount(this.endpointList.length + 1)]);
+    const endpoint = new PoolingProxyEndpoint(this, id, { ...options, proxy: this, role });
+    this.endpointList.push(endpoint);
+    return endpoint;
+  }
+}

@@ -1,0 +1,157 @@
+import { CfnOutput, RemovalPolicy, Stack, StackProps, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { DatabaseConsumerFunction } from './database-consumer-function';
+import { DatabaseDashboard } from './database-dashboard';
+import { allowLogsToUseKey } from './key-policies';
+import { OptimizedReadsCluster } from './optimized-reads-cluster';
+import { PoolingProxy } from './pooling-proxy';
+import { PoolingProxyEndpoint } from './pooling-proxy-endpoint';
+
+/** Settings of the reference deployment; each is a CDK context key of bin/app.ts. */
+export interface ReferenceDeploymentProps extends StackProps {
+  /**
+   * DB instance class of every instance.
+   * @default 'db.r6gd.xlarge'
+   */
+  readonly instanceClass?: string;
+  /**
+   * Number of readers.
+   * @default 2
+   */
+  readonly readers?: number;
+  /**
+   * Aurora PostgreSQL engine version.
+   * @default DEFAULT_ENGINE_VERSION
+   */
+  readonly engineVersion?: string;
+  /**
+   * Share of max_connections the proxy may use.
+   * @default 100
+   */
+  readonly maxConnectionsPercent?: number;
+  /**
+   * Whether the cluster refuses deletion.
+   * @default true
+   */
+  readonly deletionProtection?: boolean;
+}
+
+/**
+ * The reference deployment: a data VPC holding the Optimized Reads cluster and its RDS Proxy, and a
+ * separate consumer VPC holding a read-only and a read/write proxy endpoint and one Lambda consumer
+ * behind each, plus the dashboard and alarms. Neither VPC has internet access or NAT: nothing in the
+ * data path needs it.
+ */
+export class ReferenceDeployment extends Stack {
+  public readonly dataVpc: ec2.Vpc;
+  public readonly consumerVpc: ec2.Vpc;
+  public readonly database: OptimizedReadsCluster;
+  public readonly proxy: PoolingProxy;
+  public readonly readOnlyEndpoint: PoolingProxyEndpoint;
+  public readonly readWriteEndpoint: PoolingProxyEndpoint;
+  public readonly reader: DatabaseConsumerFunction;
+  public readonly writer: DatabaseConsumerFunction;
+  public readonly dashboard: DatabaseDashboard;
+
+  constructor(scope: Construct, id: string, props: ReferenceDeploymentProps = {}) {
+    super(scope, id, props);
+
+    // One key for the stack's logs (VPC flow logs, Lambda logs, Lambda environments).
+    const logKey = new kms.Key(this, 'LogKey', {
+      description: 'Encrypts the logs and function environments of the aurora-proxy-kit reference deployment',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    allowLogsToUseKey(logKey);
+
+    this.dataVpc = this.isolatedVpc('DataVpc', '10.10.0.0/16', logKey);
+    this.consumerVpc = this.isolatedVpc('ConsumerVpc', '10.20.0.0/16', logKey);
+
+    this.database = new OptimizedReadsCluster(this, 'Database', {
+      vpc: this.dataVpc,
+      instanceClass: props.instanceClass,
+      readers: props.readers,
+      engineVersion: props.engineVersion,
+      deletionProtection: props.deletionProtection,
+    });
+    this.proxy = new PoolingProxy(this, 'Proxy', {
+      cluster: this.database,
+      maxConnectionsPercent: props.maxConnectionsPercent,
+    });
+
+    // RDS Proxy reads the master secret from Secrets Manager; the data VPC reaches it privately.
+    const secretsEndpoint = this.dataVpc.addInterfaceEndpoint('SecretsManager', {
+      service: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
+      privateDnsEnabled: true,
+      open: false,
+    });
+    secretsEndpoint.connections.allowDefaultPortFrom(this.proxy.connections, 'RDS Proxy reads its secret');
+    this.proxy.connections.securityGroups[0].addEgressRule(
+      secretsEndpoint.connections.securityGroups[0],
+      ec2.Port.HTTPS,
+      'RDS Proxy reads its secret',
+    );
+
+    this.readOnlyEndpoint = this.proxy.addReadOnlyEndpoint('ReadOnly', { vpc: this.consumerVpc });
+    this.readWriteEndpoint = this.proxy.addReadWriteEndpoint('ReadWrite', { vpc: this.consumerVpc });
+
+    const consumerDefaults = {
+      dbUser: this.database.masterUsername,
+      databaseName: this.database.databaseName,
+      encryptionKey: logKey,
+    };
+    this.reader = new DatabaseConsumerFunction(this, 'Reader', { ...consumerDefaults, endpoint: this.readOnlyEndpoint });
+    this.writer = new DatabaseConsumerFunction(this, 'Writer', { ...consumerDefaults, endpoint: this.readWriteEndpoint });
+
+    this.dashboard = new DatabaseDashboard(this, 'Dashboard', {
+      cluster: this.database,
+      proxy: this.proxy,
+      functions: [this.reader, this.writer],
+    });
+
+    this.addOutputs();
+    this.acknowledgeFindings();
+  }
+
+  private isolatedVpc(id: string, cidr: string, logKey: kms.IKey): ec2.Vpc {
+    const vpc = new ec2.Vpc(this, id, {
+      ipAddresses: ec2.IpAddresses.cidr(cidr),
+      maxAzs: 3,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 22 }],
+    });
+    const flowLogGroup = new logs.LogGroup(this, `${id}FlowLogs`, {
+      retention: logs.RetentionDays.ONE_MONTH,
+      encryptionKey: logKey,
+    });
+    vpc.addFlowLog('FlowLog', { destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogGroup) });
+    return vpc;
+  }
+
+  private addOutputs(): void {
+    const s = this.database.sizing;
+    const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
+    out('InstanceClass', this.database.instanceClass, 'DB instance class of every instance');
+    out('EngineVersion', this.database.engineVersion, 'Aurora PostgreSQL engine version');
+    out('TieredCacheGiB', String(s.tieredCacheGiB), 'Optimized Reads tiered cache per instance (GiB)');
+    out('TemporaryObjectsGiB', String(s.temporaryObjectsGiB), 'NVMe space for temporary objects per instance (GiB)');
+    out('MaxConnections', String(s.maxConnections), 'Default max_connections per instance (upper bound)');
+    out('ProxyMaxServerConnections', String(this.proxy.poolSizing.maxServerConnections), 'Server connections the proxy may open per instance');
+    out('ReadOnlyEndpoint', this.readOnlyEndpoint.hostname, 'READ_ONLY proxy endpoint (consumer VPC)');
+    out('ReadWriteEndpoint', this.readWriteEndpoint.hostname, 'READ_WRITE proxy endpoint (consumer VPC)');
+    out('ReaderFunction', this.reader.function.functionName, 'Lambda consumer on the read-only endpoint');
+    out('WriterFunction', this.writer.function.functionName, 'Lambda consumer on the read/write endpoint');
+    out('DashboardName', this.dashboard.dashboard.dashboardName, 'CloudWatch dashboard');
+  }
+
+  /** Findings the design accepts, each with its reason (cdk-nag v3: Validations.acknowledge). */
+  private acknowledgeFindings(): void {
+    Validations.of(this.database).acknowledge({
+      id: 'AwsSolutions-RDS11',
+      reason: 'Aurora keeps the default port 5432: a non-default port adds no protection; only the proxy security group may reach it',
+    });
+  }
+}
