@@ -8,6 +8,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { skipCheckov } from './checkov';
 import { allowLogsToUseKey } from './key-policies';
 import { FUNCTION_RULES, POSTGRES_PORT, runRules } from './model';
 import { PoolingProxyEndpoint } from './pooling-proxy-endpoint';
@@ -179,6 +180,18 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
       ],
     ];
     for (const [id, reason] of findings) Validations.of(this.function).acknowledge({ id, reason });
+    skipCheckov(this.function, [
+      {
+        id: 'CKV_AWS_116',
+        comment: 'Consumers are invoked synchronously (request/response); a dead-letter queue only applies to asynchronous invocations',
+      },
+      ...(this.function.node.defaultChild as lambda.CfnFunction).reservedConcurrentExecutions === undefined
+        ? [{
+            id: 'CKV_AWS_115',
+            comment: 'Reserved concurrency is opt-in (reservedConcurrentExecutions): reserving it by default can fail in accounts with a low concurrency quota; the proxy already caps server connections',
+          }]
+        : [],
+    ]);
   }
 
   /** Any AWS/Lambda metric of this function. */

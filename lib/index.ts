@@ -1,6 +1,7 @@
 export * from './model';
 export * from './validation';
 export * from './key-policies';
+export * from './checkov';
 export * from './optimized-reads-cluster';
 export * from './pooling-proxy';
 export * from './pooling-proxy-endpoint';

@@ -105,7 +105,7 @@ export interface OptimizedReadsClusterProps {
 }
 
 /** A metric of one Aurora instance. */
-export interface InstanceMetricOptions extends cloudwatch.MetricOptions {}
+export type InstanceMetricOptions = cloudwatch.MetricOptions;
 
 /**
  * An Aurora PostgreSQL cluster on Optimized Reads (NVMe) instances, with the kit's secure defaults:

@@ -5,6 +5,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DatabaseConsumerFunction } from './database-consumer-function';
 import { DatabaseDashboard } from './database-dashboard';
+import { skipCheckov } from './checkov';
 import { allowLogsToUseKey } from './key-policies';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { PoolingProxy } from './pooling-proxy';
@@ -147,8 +148,18 @@ export class ReferenceDeployment extends Stack {
     out('DashboardName', this.dashboard.dashboard.dashboardName, 'CloudWatch dashboard');
   }
 
-  /** Findings the design accepts, each with its reason (cdk-nag v3: Validations.acknowledge). */
+  /** Findings the design accepts, each with its reason (cdk-nag v3: Validations.acknowledge; checkov: Metadata). */
   private acknowledgeFindings(): void {
+    // aws-cdk-lib's provider that strips the rules of each VPC's default security group at deploy time.
+    const restrictDefaultSg = this.node.tryFindChild('Custom::VpcRestrictDefaultSGCustomResourceProvider');
+    const handler = restrictDefaultSg?.node.tryFindChild('Handler');
+    if (handler) {
+      skipCheckov(handler, [
+        { id: 'CKV_AWS_116', comment: 'aws-cdk-lib custom resource handler, invoked synchronously by CloudFormation; no DLQ applies' },
+        { id: 'CKV_AWS_117', comment: 'aws-cdk-lib custom resource handler that only calls the EC2 API at deploy time; the VPCs have no route to it' },
+        { id: 'CKV_AWS_115', comment: 'aws-cdk-lib custom resource handler, runs once per deployment' },
+      ]);
+    }
     Validations.of(this.database).acknowledge({
       id: 'AwsSolutions-RDS11',
       reason: 'Aurora keeps the default port 5432: a non-default port adds no protection; only the proxy security group may reach it',

@@ -1,0 +1,87 @@
+# aurora-proxy-kit: `make demo` and `make test` work on a bare machine; each target installs
+# what it needs and skips what is already there.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+NPM     ?= npm
+PYTHON  ?= python3
+VENV    := .venv
+CDK_OUT := cdk.out
+# Quiet npm's notices; keep its errors.
+export npm_config_fund=false
+export npm_config_audit=false
+export npm_config_update_notifier=false
+
+# Debian packages the test suites run for real (PostgreSQL server and client, openssl for test certificates).
+SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl
+
+.PHONY: help deps system-deps node-deps scan-deps typecheck lint unit synth scan summary demo test clean
+
+help:
+	@echo "make demo   synthesize the reference app and print what it deploys"
+	@echo "make test   typecheck, lint, jest (constructs, model, Lambda against real PostgreSQL), cdk-nag, cfn-lint, checkov"
+	@echo "make deps   install everything the above need (npm packages, scanner venv, Debian packages when root)"
+
+deps: system-deps node-deps scan-deps
+
+# Installs missing Debian packages when root; otherwise says what to install.
+system-deps:
+	@missing=""; \
+	for pkg in $(SYSTEM_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' "$$pkg" 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$pkg"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	  else \
+	    echo "missing Debian packages:$$missing; install them with: sudo apt-get install -y$$missing" >&2; exit 1; \
+	  fi; \
+	fi
+
+node-deps: node_modules/.package-lock.json
+
+node_modules/.package-lock.json: package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+scan-deps: $(VENV)/.installed
+
+$(VENV)/.installed: requirements-scan.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-scan.txt
+	@touch $@
+
+typecheck: node-deps
+	npx tsc --noEmit -p tsconfig.json
+
+lint: node-deps
+	npx eslint --max-warnings 0 .
+
+unit: node-deps system-deps
+	npx jest --ci
+
+# The reference app, synthesized offline (cdk-nag AwsSolutions runs as a validation plugin during synth).
+synth: node-deps
+	rm -rf $(CDK_OUT)
+	npx cdk synth --quiet --output $(CDK_OUT)
+
+# cfn-lint and checkov on every synthesized template.
+scan: scan-deps
+	@test -d $(CDK_OUT) || { echo "no $(CDK_OUT): run make synth first" >&2; exit 1; }
+	$(VENV)/bin/cfn-lint $(CDK_OUT)/*.template.json
+	$(VENV)/bin/checkov --quiet --compact --skip-download --framework cloudformation \
+	  --config-file .checkov.yaml -d $(CDK_OUT)
+
+summary: node-deps
+	npx ts-node bin/summarize-synth.ts $(CDK_OUT)
+
+demo: node-deps synth summary
+
+test: deps typecheck lint unit synth scan
+	@echo "make test: all suites passed"
+
+clean:
+	rm -rf $(CDK_OUT) $(VENV) node_modules

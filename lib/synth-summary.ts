@@ -1,0 +1,94 @@
+import * as fs from 'fs';
+import * as path from 'path';
+
+/**
+ * Reads a cloud assembly (cdk.out) and summarizes what a deployment would create. It reads templates
+ * only, so it works on any synthesized app of the kit, and on Terraform-side inventories later.
+ */
+
+type Template = { Resources?: Record<string, { Type: string; Properties?: Record<string, unknown> }>; Outputs?: Record<string, { Value: unknown; Description?: string }> };
+
+export interface StackSummary {
+  readonly stackName: string;
+  readonly templateFile: string;
+  readonly resourceCounts: Record<string, number>;
+  readonly instanceClasses: Record<string, number>;
+  readonly endpoints: Array<{ logicalId: string; role: string; vpc: string }>;
+  readonly outputs: Record<string, string>;
+}
+
+export function summarizeAssembly(dir: string): StackSummary[] {
+  const manifestFile = path.join(dir, 'manifest.json');
+  if (!fs.existsSync(manifestFile)) {
+    throw new Error(`${manifestFile} not found: run \`npx cdk synth\` (or \`make synth\`) first`);
+  }
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as {
+    artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
+  };
+  return Object.entries(manifest.artifacts)
+    .filter(([, a]) => a.type === 'aws:cloudformation:stack' && a.properties?.templateFile)
+    .map(([name, a]) => summarizeTemplate(name, path.join(dir, a.properties!.templateFile!)));
+}
+
+export function summarizeTemplate(stackName: string, templateFile: string): StackSummary {
+  const template = JSON.parse(fs.readFileSync(templateFile, 'utf8')) as Template;
+  const resources = template.Resources ?? {};
+  const resourceCounts: Record<string, number> = {};
+  const instanceClasses: Record<string, number> = {};
+  // Which VPC each subnet belongs to, to say where each endpoint sits.
+  const subnetVpc: Record<string, string> = {};
+  for (const [id, r] of Object.entries(resources)) {
+    resourceCounts[r.Type] = (resourceCounts[r.Type] ?? 0) + 1;
+    if (r.Type === 'AWS::RDS::DBInstance') {
+      const cls = String(r.Properties?.DBInstanceClass);
+      instanceClasses[cls] = (instanceClasses[cls] ?? 0) + 1;
+    }
+    if (r.Type === 'AWS::EC2::Subnet') subnetVpc[id] = refName(r.Properties?.VpcId);
+  }
+  const vpcLabel = (vpcId: string): string => {
+    const cidr = resources[vpcId]?.Properties?.CidrBlock;
+    return typeof cidr === 'string' ? `${vpcId} (${cidr})` : vpcId;
+  };
+  const endpoints = Object.entries(resources)
+    .filter(([, r]) => r.Type === 'AWS::RDS::DBProxyEndpoint')
+    .map(([logicalId, r]) => {
+      const subnets = (r.Properties?.VpcSubnetIds as unknown[] | undefined) ?? [];
+      const vpcs = [...new Set(subnets.map((s) => vpcLabel(subnetVpc[refName(s)] ?? refName(s))))];
+      return { logicalId, role: String(r.Properties?.TargetRole ?? 'READ_WRITE'), vpc: vpcs.join(',') };
+    });
+  const outputs: Record<string, string> = {};
+  for (const [key, o] of Object.entries(template.Outputs ?? {})) {
+    outputs[key] = typeof o.Value === 'string' ? o.Value : '(resolved at deploy)';
+  }
+  return { stackName, templateFile, resourceCounts, instanceClasses, endpoints, outputs };
+}
+
+function refName(value: unknown): string {
+  if (value && typeof value === 'object' && 'Ref' in value) return String((value as { Ref: unknown }).Ref);
+  return JSON.stringify(value);
+}
+
+export function formatSummary(stacks: StackSummary[]): string {
+  const lines: string[] = [];
+  for (const s of stacks) {
+    const total = Object.values(s.resourceCounts).reduce((a, b) => a + b, 0);
+    lines.push(`Stack ${s.stackName} (${path.basename(s.templateFile)}): ${total} resources`);
+    lines.push('  Resources per type:');
+    for (const [type, n] of Object.entries(s.resourceCounts).sort(([a], [b]) => a.localeCompare(b))) {
+      lines.push(`    ${String(n).padStart(4)}  ${type}`);
+    }
+    lines.push('  Instances:');
+    for (const [cls, n] of Object.entries(s.instanceClasses)) lines.push(`    ${n} x ${cls}`);
+    const o = s.outputs;
+    if (o.TieredCacheGiB) {
+      lines.push('  Optimized Reads sizing per instance:');
+      lines.push(`    tiered cache      ${o.TieredCacheGiB} GiB`);
+      lines.push(`    temporary objects ${o.TemporaryObjectsGiB} GiB`);
+      lines.push(`    max_connections   ${o.MaxConnections} (proxy may open ${o.ProxyMaxServerConnections})`);
+    }
+    lines.push('  Proxy endpoints:');
+    for (const e of s.endpoints) lines.push(`    ${e.logicalId}  ${e.role}  in VPC ${e.vpc}`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
