@@ -1,0 +1,169 @@
+/**
+ * Environment contract of the Lambda consumers.
+ *
+ * `loadConfig` is a pure function of the environment so every rule can be
+ * unit-tested; `getConfig` memoises it for the container's lifetime, because
+ * the environment of a Lambda container never changes after cold start.
+ */
+import { ConfigError } from './errors';
+
+export type DbAuth = 'iam' | 'password';
+export type DbTlsMode = 'verify-full' | 'require' | 'disable';
+export type EndpointRole = 'READ_ONLY' | 'READ_WRITE';
+export type ConnectionMode = 'reuse' | 'per-invocation';
+
+export type AuthConfig =
+  | { readonly kind: 'iam'; readonly region: string }
+  | { readonly kind: 'password'; readonly password: string };
+
+export interface TlsConfig {
+  readonly mode: DbTlsMode;
+  /** PEM bundle trusted in addition to Node's default roots (verify-full only). */
+  readonly caFile?: string;
+}
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly database: string;
+  readonly user: string;
+  readonly auth: AuthConfig;
+  readonly tls: TlsConfig;
+  readonly endpointRole: EndpointRole;
+  readonly connectionMode: ConnectionMode;
+  readonly connectTimeoutMs: number;
+  readonly queryTimeoutMs: number;
+  readonly maxRetries: number;
+  readonly retryBaseDelayMs: number;
+  /** Reported as `application_name` so sessions are attributable in pg_stat_activity. */
+  readonly applicationName: string;
+}
+
+export const DEFAULT_APPLICATION_NAME = 'aurora-proxy-kit';
+
+type Env = NodeJS.ProcessEnv;
+
+/** Reads a variable, treating empty/whitespace-only as unset (CDK/CLI often pass ""). */
+function read(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined) return undefined;
+  const trimmed = raw.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function required(env: Env, name: string, hint: string): string {
+  const value = read(env, name);
+  if (value === undefined) throw new ConfigError(name, env[name], `required. ${hint}`);
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback?: T): T {
+  const value = read(env, name);
+  if (value === undefined) {
+    if (fallback !== undefined) return fallback;
+    throw new ConfigError(name, env[name], `required; set it to one of ${allowed.join(', ')}`);
+  }
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(name, value, `must be one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  // Strict decimal check: Number('1e3') or parseInt('50ms') would silently accept typos.
+  if (!/^\d+$/.test(value)) {
+    throw new ConfigError(name, value, `must be a whole number between ${min} and ${max} (default ${fallback})`);
+  }
+  const n = Number(value);
+  if (n < min || n > max) {
+    throw new ConfigError(name, value, `must be between ${min} and ${max} (default ${fallback})`);
+  }
+  return n;
+}
+
+/**
+ * Validates the environment and returns a typed config.
+ * Throws ConfigError naming the variable, its value and the fix.
+ */
+export function loadConfig(env: Env): Config {
+  const host = required(env, 'DB_HOST', 'Set it to the RDS Proxy endpoint host name.');
+  const port = integer(env, 'DB_PORT', 5432, 1, 65535);
+  const database = required(env, 'DB_NAME', 'Set it to the database name.');
+  const user = required(env, 'DB_USER', 'Set it to the database user the function logs in as.');
+
+  const authKind = oneOf<DbAuth>(env, 'DB_AUTH', ['iam', 'password'], 'iam');
+  let auth: AuthConfig;
+  if (authKind === 'iam') {
+    const region = required(env, 'AWS_REGION', 'DB_AUTH=iam signs tokens for a region; Lambda sets AWS_REGION itself.');
+    auth = { kind: 'iam', region };
+  } else {
+    // Not trimmed-checked via read(): a password may legitimately contain spaces.
+    const password = env.DB_PASSWORD;
+    if (password === undefined || password === '') {
+      throw new ConfigError('DB_PASSWORD', password, 'required when DB_AUTH=password (local use only; deployed functions use DB_AUTH=iam).');
+    }
+    auth = { kind: 'password', password };
+  }
+
+  const tlsMode = oneOf<DbTlsMode>(env, 'DB_TLS', ['verify-full', 'require', 'disable'], 'verify-full');
+  // Weakened TLS is only for local databases, which never use IAM tokens.
+  // Refusing the combination keeps an IAM token from ever crossing an
+  // unverified or plaintext connection.
+  if (tlsMode !== 'verify-full' && authKind !== 'password') {
+    throw new ConfigError('DB_TLS', tlsMode, 'only verify-full is allowed with DB_AUTH=iam; require/disable are for local tests with DB_AUTH=password.');
+  }
+  const caFile = read(env, 'DB_TLS_CA_FILE');
+  if (caFile !== undefined && tlsMode !== 'verify-full') {
+    throw new ConfigError('DB_TLS_CA_FILE', caFile, `only used with DB_TLS=verify-full (DB_TLS is ${tlsMode}); unset it.`);
+  }
+
+  const endpointRole = oneOf<EndpointRole>(env, 'DB_ENDPOINT_ROLE', ['READ_ONLY', 'READ_WRITE']);
+  const connectionMode = oneOf<ConnectionMode>(env, 'CONNECTION_MODE', ['reuse', 'per-invocation'], 'reuse');
+
+  return {
+    host,
+    port,
+    database,
+    user,
+    auth,
+    tls: caFile === undefined ? { mode: tlsMode } : { mode: tlsMode, caFile },
+    endpointRole,
+    connectionMode,
+    connectTimeoutMs: integer(env, 'CONNECT_TIMEOUT_MS', 5000, 100, 60000),
+    queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 5000, 100, 900000),
+    maxRetries: integer(env, 'MAX_RETRIES', 2, 0, 5),
+    retryBaseDelayMs: integer(env, 'RETRY_BASE_DELAY_MS', 50, 1, 10000),
+    applicationName: read(env, 'AWS_LAMBDA_FUNCTION_NAME') ?? DEFAULT_APPLICATION_NAME,
+  };
+}
+
+let cached: Config | undefined;
+
+/** The container's config, read from process.env on first use. */
+export function getConfig(): Config {
+  cached ??= loadConfig(process.env);
+  return cached;
+}
+
+/**
+ * Returns the config after checking the function is wired to the endpoint
+ * role its code expects, so a read function pointed at the writer (or the
+ * reverse) fails on its first use instead of silently misbehaving.
+ */
+export function getConfigForRole(role: EndpointRole): Config {
+  const config = getConfig();
+  if (config.endpointRole !== role) {
+    throw new ConfigError('DB_ENDPOINT_ROLE', config.endpointRole, `this handler must be wired to the ${role} proxy endpoint; set DB_ENDPOINT_ROLE=${role} and DB_HOST to that endpoint.`);
+  }
+  return config;
+}
+
+/**
+ * Test hook: replace the memoised config (or clear it so the next
+ * getConfig() re-reads process.env).
+ */
+export function setConfigForTests(config: Config | undefined): void {
+  cached = config;
+}
