@@ -8,8 +8,17 @@ export const CONTEXT_KEYS = {
   engineVersion: 'string',
   readers: 'integer',
   maxConnectionsPercent: 'integer',
+  readOnlyEndpoints: 'integer',
   deletionProtection: 'boolean',
 } as const;
+
+/** A CDK context value that does not parse. */
+export class ContextError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ContextError';
+  }
+}
 
 export interface DeploymentContext extends ReferenceDeploymentProps {
   readonly stackName: string;
@@ -33,10 +42,10 @@ function parseContextValue(key: string, raw: unknown, type: string): unknown {
   const text = String(raw).trim();
   switch (type) {
     case 'integer':
-      if (!/^-?\d+$/.test(text)) throw new Error(`context ${key}=${text} is not an integer: pass e.g. -c ${key}=2`);
+      if (!/^-?\d+$/.test(text)) throw new ContextError(`context ${key}=${text} is not an integer: pass e.g. -c ${key}=2`);
       return Number(text);
     case 'boolean':
-      if (text !== 'true' && text !== 'false') throw new Error(`context ${key}=${text} is not a boolean: pass -c ${key}=true or -c ${key}=false`);
+      if (text !== 'true' && text !== 'false') throw new ContextError(`context ${key}=${text} is not a boolean: pass -c ${key}=true or -c ${key}=false`);
       return text === 'true';
     default:
       return text;

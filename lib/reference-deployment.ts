@@ -34,6 +34,13 @@ export interface ReferenceDeploymentProps extends StackProps {
    */
   readonly maxConnectionsPercent?: number;
   /**
+   * Number of READ_ONLY endpoints in the consumer VPC (the first one serves the reader Lambda; more
+   * stand for other consumers, e.g. reporting tools). Together with the READ_WRITE endpoint they count
+   * against RDS Proxy's 20 endpoints per proxy.
+   * @default 1
+   */
+  readonly readOnlyEndpoints?: number;
+  /**
    * Whether the cluster refuses deletion.
    * @default true
    */
@@ -98,6 +105,9 @@ export class ReferenceDeployment extends Stack {
 
     this.readOnlyEndpoint = this.proxy.addReadOnlyEndpoint('ReadOnly', { vpc: this.consumerVpc });
     this.readWriteEndpoint = this.proxy.addReadWriteEndpoint('ReadWrite', { vpc: this.consumerVpc });
+    for (let i = 2; i <= (props.readOnlyEndpoints ?? 1); i++) {
+      this.proxy.addReadOnlyEndpoint(`ReadOnly${i}`, { vpc: this.consumerVpc });
+    }
 
     const consumerDefaults = {
       dbUser: this.database.masterUsername,
