@@ -43,8 +43,11 @@ system-deps:
 
 node-deps: node_modules/.package-lock.json
 
+# `npm install` rather than `npm ci`: npm 11 writes lock files without entries for optional platform
+# packages it cannot resolve here, and `npm ci` then refuses the lock as out of sync. `install` keeps
+# the locked versions all the same.
 node_modules/.package-lock.json: package.json package-lock.json
-	$(NPM) ci --no-audit --no-fund --loglevel=error
+	$(NPM) install --no-audit --no-fund --loglevel=error
 	@touch $@
 
 scan-deps: $(VENV)/.installed
