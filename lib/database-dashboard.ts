@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Names } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -141,7 +141,7 @@ export class DatabaseDashboard extends Construct {
           dimensions: { ProxyName: proxy.proxy.dbProxyName, TargetGroup: 'default', TargetRole: role },
         }));
       case 'function':
-        return functions.map((f) => ({ label: f.node.id, dimensions: { FunctionName: f.function.functionName } }));
+        return functions.map((f) => ({ label: this.functionName(f), dimensions: { FunctionName: f.function.functionName } }));
     }
   }
 
@@ -187,9 +187,18 @@ export class DatabaseDashboard extends Construct {
       }
     }
     for (const fn of functions) {
-      this.alarm(`${fn.node.id}Errors`, fn.metricErrors(), t.functionErrors, HIGH, 5, 1);
-      this.alarm(`${fn.node.id}Throttles`, fn.metricThrottles(), t.functionThrottles, HIGH, 5, 1);
+      this.alarm(`${this.functionName(fn)}Errors`, fn.metricErrors(), t.functionErrors, HIGH, 5, 1);
+      this.alarm(`${this.functionName(fn)}Throttles`, fn.metricThrottles(), t.functionThrottles, HIGH, 5, 1);
     }
+  }
+
+  /**
+   * A function's name in alarm ids and graph labels: its construct id, or, when another charted
+   * function has the same id (e.g. two `Reader`s under different parents), its path-unique id.
+   */
+  private functionName(fn: DatabaseConsumerFunction): string {
+    const clash = (this.props.functions ?? []).some((other) => other !== fn && other.node.id === fn.node.id);
+    return clash ? Names.uniqueId(fn) : fn.node.id;
   }
 
   private alarm(

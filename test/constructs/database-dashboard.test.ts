@@ -1,0 +1,313 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { DatabaseConsumerFunction } from '../../lib/database-consumer-function';
+import { DatabaseDashboard, DatabaseDashboardProps } from '../../lib/database-dashboard';
+import { DEFAULT_ALARM_THRESHOLDS, METRIC_CATALOG } from '../../lib/model';
+import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
+import { PoolingProxy } from '../../lib/pooling-proxy';
+import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
+import { getAtt, isolatedVpc, joinIntrinsic, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
+
+/** A metric line of a graph widget: [namespace, metricName, dim1, value1, ..., options?]. */
+type MetricLine = Array<string | Record<string, unknown>>;
+
+interface Widget {
+  type: string;
+  properties: { title?: string; markdown?: string; metrics?: MetricLine[] };
+}
+
+function dashboardWidgets(template: Template): Widget[] {
+  const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+  expect(dashboards).toHaveLength(1);
+  return (JSON.parse(joinIntrinsic(dashboards[0].Properties.DashboardBody)) as { widgets: Widget[] }).widgets;
+}
+
+/** The lines of every graph of `metricName`, with their dimensions as an object. */
+function linesOf(widgets: Widget[], metricName: string): Array<{ namespace: string; dimensions: Record<string, string>; options: Record<string, unknown> }> {
+  return widgets
+    .flatMap((w) => w.properties.metrics ?? [])
+    .filter((line) => line[1] === metricName)
+    .map((line) => {
+      const strings = line.filter((p): p is string => typeof p === 'string');
+      const options = { ...(line.find((p) => typeof p === 'object') ?? {}) } as Record<string, unknown>;
+      // A dashboard line leaves out `stat` when it is CloudWatch's default, Average.
+      options.stat ??= 'Average';
+      const dimensions: Record<string, string> = {};
+      for (let i = 2; i + 1 < strings.length; i += 2) dimensions[strings[i]] = strings[i + 1];
+      return { namespace: strings[0], dimensions, options };
+    });
+}
+
+/** How a `{ Ref }` appears inside the joined dashboard body. */
+const refText = (construct: Parameters<typeof logicalIdOf>[0]) => `{{Ref:${logicalIdOf(construct)}}}`;
+
+describe('DatabaseDashboard over the whole data path', () => {
+  let stack: Stack;
+  let cluster: OptimizedReadsCluster;
+  let proxy: PoolingProxy;
+  let readOnly: PoolingProxyEndpoint;
+  let readWrite: PoolingProxyEndpoint;
+  let functions: DatabaseConsumerFunction[];
+  let dashboard: DatabaseDashboard;
+  let template: Template;
+  let widgets: Widget[];
+
+  beforeAll(() => {
+    // GIVEN
+    ({ stack } = newStack());
+    const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
+    const consumerVpc = isolatedVpc(stack, 'ConsumerVpc', '10.20.0.0/16');
+    cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc, readers: 2 });
+    proxy = new PoolingProxy(stack, 'Proxy', { cluster });
+    readOnly = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc, endpointName: 'consumer-ro' });
+    readWrite = proxy.addReadWriteEndpoint('ReadWrite', { vpc: consumerVpc, endpointName: 'consumer-rw' });
+    functions = [
+      new DatabaseConsumerFunction(stack, 'Reader', { endpoint: readOnly, dbUser: 'app', databaseName: 'app' }),
+      new DatabaseConsumerFunction(stack, 'Writer', { endpoint: readWrite, dbUser: 'app', databaseName: 'app' }),
+    ];
+    // WHEN
+    dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy, functions });
+    template = Template.fromStack(stack);
+    widgets = dashboardWidgets(template);
+  });
+
+  test.each(METRIC_CATALOG.map((m) => [m.scope, m.metricName, m] as const))('charts %s %s', (_scope, metricName, spec) => {
+    // THEN: at least one line per statistic, in the right namespace
+    const lines = linesOf(widgets, metricName).filter((l) => l.namespace === spec.namespace);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const statistic of spec.statistics) {
+      expect(lines.some((l) => l.options.stat === statistic)).toBe(true);
+    }
+  });
+
+  test('the body mentions every catalog metric name', () => {
+    const body = joinIntrinsic(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0].Properties.DashboardBody);
+    for (const m of METRIC_CATALOG) expect(body).toContain(`"${m.metricName}"`);
+  });
+
+  test.each(METRIC_CATALOG.filter((m) => m.optimizedReadsOnly).map((m) => [m.metricName]))(
+    'Optimized Reads metric %s has one line per instance, writer and readers',
+    (metricName) => {
+      const ids = linesOf(widgets, metricName).map((l) => l.dimensions.DBInstanceIdentifier);
+      expect(ids.sort()).toEqual(
+        [cluster.cluster.node.findChild('Writer'), cluster.cluster.node.findChild('Reader1'), cluster.cluster.node.findChild('Reader2')]
+          .map(refText)
+          .sort(),
+      );
+      expect(widgets.some((w) => w.properties.title === `${metricName} (Optimized Reads)`)).toBe(true);
+    },
+  );
+
+  test('replica lag is charted for the readers only', () => {
+    const ids = linesOf(widgets, 'AuroraReplicaLag').map((l) => l.dimensions.DBInstanceIdentifier);
+    expect(ids.sort()).toEqual([refText(cluster.cluster.node.findChild('Reader1')), refText(cluster.cluster.node.findChild('Reader2'))].sort());
+  });
+
+  test.each(METRIC_CATALOG.filter((m) => m.scope === 'proxy-endpoint').map((m) => [m.metricName]))(
+    'proxy endpoint metric %s carries ProxyName and EndpointName, one line per endpoint',
+    (metricName) => {
+      const lines = linesOf(widgets, metricName);
+      for (const l of lines) expect(Object.keys(l.dimensions).sort()).toEqual(['EndpointName', 'ProxyName']);
+      expect(new Set(lines.map((l) => l.dimensions.ProxyName))).toEqual(new Set([refText(proxy.proxy)]));
+      expect(new Set(lines.map((l) => l.dimensions.EndpointName))).toEqual(new Set(['default', 'consumer-ro', 'consumer-rw']));
+    },
+  );
+
+  test.each(METRIC_CATALOG.filter((m) => m.scope === 'proxy-target-role').map((m) => [m.metricName]))(
+    'proxy target-role metric %s is split READ_WRITE / READ_ONLY',
+    (metricName) => {
+      const lines = linesOf(widgets, metricName).filter((l) => 'TargetRole' in l.dimensions);
+      expect(lines.map((l) => l.dimensions.TargetRole).sort()).toEqual(['READ_ONLY', 'READ_WRITE']);
+      for (const l of lines) expect(l.dimensions.TargetGroup).toBe('default');
+    },
+  );
+
+  test('Lambda metrics have one line per function (and statistic)', () => {
+    const lines = linesOf(widgets, 'Duration');
+    expect(lines.map((l) => `${l.dimensions.FunctionName} ${String(l.options.stat)}`).sort()).toEqual(
+      functions.flatMap((f) => ['p50', 'p99'].map((stat) => `${refText(f.function)} ${stat}`)).sort(),
+    );
+  });
+
+  test('alarms: CPU, memory and local storage per instance, lag per reader, pool and pinning per role, errors and throttles per function', () => {
+    // GIVEN
+    const instances = cluster.instanceIdentifiers.length;
+    const readers = cluster.readerInstanceIdentifiers.length;
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    const count = (metricName: string) => alarms.filter((a) => a.Properties.MetricName === metricName).length;
+    // THEN
+    expect(count('CPUUtilization')).toBe(instances);
+    expect(count('FreeableMemory')).toBe(instances);
+    expect(count('FreeLocalStorage')).toBe(instances);
+    expect(count('AuroraReplicaLag')).toBe(readers);
+    expect(count('DatabaseConnectionsCurrentlySessionPinned')).toBe(2);
+    expect(alarms.filter((a) => a.Properties.Metrics !== undefined)).toHaveLength(2); // pool utilization, per role
+    expect(count('Errors')).toBe(functions.length);
+    expect(count('Throttles')).toBe(functions.length);
+    expect(alarms).toHaveLength(dashboard.alarms.length);
+    expect(alarms).toHaveLength(3 * instances + readers + 2 * 2 + 2 * functions.length);
+  });
+
+  test('default thresholds and directions', () => {
+    const t = DEFAULT_ALARM_THRESHOLDS;
+    const high = 'GreaterThanOrEqualToThreshold';
+    const low = 'LessThanOrEqualToThreshold';
+    template.allResourcesProperties('AWS::CloudWatch::Alarm', { TreatMissingData: 'notBreaching' });
+    for (const [metricName, threshold, comparison, statistic] of [
+      ['CPUUtilization', t.cpuUtilizationPercent, high, 'Average'],
+      ['FreeableMemory', t.freeableMemoryBytes, low, 'Minimum'],
+      ['FreeLocalStorage', t.freeLocalStorageBytes, low, 'Minimum'],
+      ['AuroraReplicaLag', t.replicaLagMs, high, 'Maximum'],
+      ['DatabaseConnectionsCurrentlySessionPinned', t.pinnedConnections, high, 'Sum'],
+      ['Errors', t.functionErrors, high, 'Sum'],
+      ['Throttles', t.functionThrottles, high, 'Sum'],
+    ] as const) {
+      const matching = Object.values(template.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: metricName } }));
+      for (const a of matching) {
+        expect([metricName, a.Properties.Threshold, a.Properties.ComparisonOperator, a.Properties.Statistic]).toEqual([
+          metricName,
+          threshold,
+          comparison,
+          statistic,
+        ]);
+      }
+    }
+    expect(t.cpuUtilizationPercent).toBe(80);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Threshold: t.proxyPoolUtilizationPercent,
+      ComparisonOperator: high,
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: '100 * connections / IF(allowed > 0, allowed, 1)' }),
+        Match.objectLike({ Id: 'connections', MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: 'DatabaseConnections' }) }) }),
+        Match.objectLike({ Id: 'allowed', MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: 'MaxDatabaseConnectionsAllowed' }) }) }),
+      ]),
+    });
+  });
+
+  test('every alarm notifies the topic on ALARM and on OK', () => {
+    const topic = ref(dashboard.alarmTopic);
+    template.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [topic], OKActions: [topic] });
+  });
+
+  test('the topic is KMS-encrypted, CloudWatch may use the key, and publishing requires TLS', () => {
+    // GIVEN
+    const key = dashboard.node.findChild('AlarmTopicKey');
+    // THEN
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: getAtt(key, 'Arn') });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [ref(dashboard.alarmTopic)],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 'sns:Publish',
+            Principal: '*',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('DatabaseDashboard options', () => {
+  function clusterOnly(props: Partial<DatabaseDashboardProps> = {}) {
+    const { stack } = newStack();
+    const vpc = isolatedVpc(stack, 'Vpc', '10.10.0.0/16');
+    const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc, readers: 1 });
+    return { stack, cluster, build: () => new DatabaseDashboard(stack, 'Dashboard', { cluster, ...props }) };
+  }
+
+  test('overridden thresholds apply; the others keep their defaults', () => {
+    // GIVEN
+    const { stack, build } = clusterOnly({ thresholds: { cpuUtilizationPercent: 65, replicaLagMs: 250 } });
+    // WHEN
+    const dashboard = build();
+    const template = Template.fromStack(stack);
+    // THEN
+    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { MetricName: 'CPUUtilization', Threshold: 65 }, 2);
+    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { MetricName: 'AuroraReplicaLag', Threshold: 250 }, 1);
+    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { MetricName: 'FreeableMemory', Threshold: DEFAULT_ALARM_THRESHOLDS.freeableMemoryBytes }, 2);
+    expect(dashboard.thresholds).toEqual({ ...DEFAULT_ALARM_THRESHOLDS, cpuUtilizationPercent: 65, replicaLagMs: 250 });
+  });
+
+  test('without proxy or functions: instance widgets and alarms only', () => {
+    const { stack, build } = clusterOnly();
+    build();
+    const template = Template.fromStack(stack);
+    const widgets = dashboardWidgets(template);
+    expect(linesOf(widgets, 'ClientConnections')).toEqual([]);
+    expect(linesOf(widgets, 'Invocations')).toEqual([]);
+    expect(linesOf(widgets, 'CPUUtilization')).toHaveLength(2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1);
+  });
+
+  test('a given topic is used, and no topic or key is created', () => {
+    // GIVEN
+    const { stack, cluster } = clusterOnly();
+    const topic = new sns.Topic(stack, 'OpsTopic');
+    // WHEN
+    const dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, alarmTopic: topic });
+    // THEN
+    const template = Template.fromStack(stack);
+    expect(dashboard.alarmTopic).toBe(topic);
+    expect(dashboard.node.tryFindChild('AlarmTopicKey')).toBeUndefined();
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    template.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [ref(topic)], OKActions: [ref(topic)] });
+  });
+
+  test('two consumers with the same id under different parents get distinct alarms and labels', () => {
+    // GIVEN (no bundling: only the construct tree is inspected)
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Stack');
+    const vpc = isolatedVpc(stack, 'Vpc', '10.10.0.0/16');
+    const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc, readers: 1 });
+    const proxy = new PoolingProxy(stack, 'Proxy', { cluster });
+    const endpoint = proxy.addReadOnlyEndpoint('ReadOnly', { vpc });
+    const functions = ['TeamA', 'TeamB'].map(
+      (team) => new DatabaseConsumerFunction(new Construct(stack, team), 'Reader', { endpoint, dbUser: team, databaseName: 'app' }),
+    );
+    // WHEN
+    const dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy, functions });
+    // THEN
+    const errorAlarms = dashboard.alarms.filter((a) => a.node.id.endsWith('ErrorsAlarm')).map((a) => a.node.id);
+    expect(errorAlarms).toHaveLength(2);
+    expect(new Set(errorAlarms).size).toBe(2);
+    const labels = dashboard.metricsFor(METRIC_CATALOG.find((m) => m.metricName === 'Errors')!).map((m) => m.toMetricConfig().renderingProperties?.label);
+    expect(new Set(labels).size).toBe(2);
+  });
+
+  test('a percentage threshold of 150 is rejected', () => {
+    const { build } = clusterOnly({ thresholds: { cpuUtilizationPercent: 150 } });
+    expect(build).toThrow(kitError('Stack/Dashboard', 'cpuUtilizationPercent 150 is not a percentage: use a value above 0 and at most 100'));
+  });
+
+  test('a negative threshold is rejected', () => {
+    const { build } = clusterOnly({ thresholds: { replicaLagMs: -5 } });
+    expect(build).toThrow(kitError('Stack/Dashboard', 'replicaLagMs -5 is negative: use 0 or more'));
+  });
+
+  test('every bad threshold at once', () => {
+    const { build } = clusterOnly({ thresholds: { proxyPoolUtilizationPercent: 0, functionErrors: -1 } });
+    expect(build).toThrow(
+      kitError(
+        'Stack/Dashboard',
+        'proxyPoolUtilizationPercent 0 is not a percentage: use a value above 0 and at most 100',
+        'functionErrors -1 is negative: use 0 or more',
+      ),
+    );
+  });
+});

@@ -1,0 +1,182 @@
+import {
+  CLUSTER_RULES,
+  DEFAULT_ALARM_THRESHOLDS,
+  FUNCTION_RULES,
+  MAX_PROXY_ENDPOINTS,
+  PROXY_RULES,
+  Rule,
+  checkEndpointCount,
+  checkEndpointName,
+  checkNonNegativeThreshold,
+  checkPercentThreshold,
+  runRules,
+} from '../../lib/model';
+import { ValidationVector, loadVectors } from '../helpers/vectors';
+
+type Input = Record<string, unknown>;
+
+/** How each rule id of the vectors file is evaluated, and which input keys it may be given. */
+interface RuleDriver {
+  /** Input keys the rule's input interface has (the model's property names). */
+  readonly keys: ReadonlyArray<string>;
+  /** Keys every vector of this rule must set (else the rule would be skipped, and pass vacuously). */
+  readonly required: ReadonlyArray<string>;
+  readonly evaluate: (input: Input) => string | undefined;
+}
+
+const CLUSTER_KEYS = ['instanceClass', 'engineVersion', 'readers', 'backupRetentionDays'];
+const PROXY_KEYS = ['maxConnectionsPercent', 'maxIdleConnectionsPercent', 'connectionBorrowTimeoutSeconds', 'sessionPinningFilters', 'idleClientTimeoutSeconds'];
+const FUNCTION_KEYS = ['memorySizeMb', 'timeoutSeconds', 'reservedConcurrency'];
+const THRESHOLD_KEYS = Object.keys(DEFAULT_ALARM_THRESHOLDS);
+
+function tableDriver<I>(rule: Rule<I>, keys: string[]): RuleDriver {
+  return {
+    keys,
+    required: rule.properties,
+    // runRules, not rule.check: the vectors must also hold under the table runner's skipping.
+    evaluate: (input) => {
+      const messages = runRules([rule], input as I);
+      expect(messages.length).toBeLessThanOrEqual(1);
+      return messages[0];
+    },
+  };
+}
+
+function singleKey(input: Input): [string, number] {
+  const entries = Object.entries(input);
+  expect(entries).toHaveLength(1);
+  return entries[0] as [string, number];
+}
+
+const DRIVERS: Record<string, RuleDriver> = {
+  ...Object.fromEntries(CLUSTER_RULES.map((r) => [r.id, tableDriver(r, CLUSTER_KEYS)])),
+  ...Object.fromEntries(PROXY_RULES.map((r) => [r.id, tableDriver(r, PROXY_KEYS)])),
+  ...Object.fromEntries(FUNCTION_RULES.map((r) => [r.id, tableDriver(r, FUNCTION_KEYS)])),
+  'endpoint-count': { keys: ['endpoints'], required: ['endpoints'], evaluate: (i) => checkEndpointCount(i.endpoints as number) },
+  'endpoint-name': { keys: ['endpointName'], required: ['endpointName'], evaluate: (i) => checkEndpointName(i.endpointName as string) },
+  // Dashboard alarm thresholds: one threshold per vector, any AlarmThresholds key.
+  'alarm-threshold-percent': { keys: THRESHOLD_KEYS, required: [], evaluate: (i) => checkPercentThreshold(...singleKey(i)) },
+  'alarm-threshold-non-negative': { keys: THRESHOLD_KEYS, required: [], evaluate: (i) => checkNonNegativeThreshold(...singleKey(i)) },
+};
+
+/**
+ * Messages name the property the user set. For the function rules that is the construct prop, whose
+ * unit is implied (`memorySize`, `timeout`), not the model's unit-suffixed key.
+ */
+const MESSAGE_NAME: Record<string, string> = { memorySizeMb: 'memorySize', timeoutSeconds: 'timeout' };
+
+function formatValue(value: unknown): string {
+  return Array.isArray(value) ? value.join(',') : String(value);
+}
+
+const vectors = loadVectors();
+const describeVector = (v: ValidationVector) => `${v.rule} ${JSON.stringify(v.input)} ${v.accepted ? 'accepted' : 'rejected'}`;
+
+describe('shared validation vectors', () => {
+  test('rule ids are unique across the tables', () => {
+    const ids = [...CLUSTER_RULES, ...PROXY_RULES, ...FUNCTION_RULES].map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  test.each(Object.keys(DRIVERS))('rule %s has at least one accepted and one rejected vector', (rule) => {
+    expect(vectors.filter((v) => v.rule === rule && v.accepted).length).toBeGreaterThan(0);
+    expect(vectors.filter((v) => v.rule === rule && !v.accepted).length).toBeGreaterThan(0);
+  });
+
+  test('every vector names a known rule, sets the keys the rule reads, and only keys of its input', () => {
+    for (const v of vectors) {
+      const driver = DRIVERS[v.rule];
+      expect([describeVector(v), driver !== undefined]).toEqual([describeVector(v), true]);
+      for (const key of driver.required) expect([describeVector(v), key, key in v.input]).toEqual([describeVector(v), key, true]);
+      for (const key of Object.keys(v.input)) expect(driver.keys).toContain(key);
+      expect(v.accepted ? v.message === null : typeof v.message === 'string').toBe(true);
+    }
+  });
+
+  test('no vector is listed twice', () => {
+    const keys = vectors.map((v) => `${v.rule} ${JSON.stringify(v.input)}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  test.each(vectors.map((v) => [describeVector(v), v] as const))('%s', (_name, v) => {
+    // WHEN
+    const message = DRIVERS[v.rule].evaluate(v.input);
+    // THEN
+    expect(message ?? null).toBe(v.message);
+  });
+
+  test.each(vectors.filter((v) => !v.accepted).map((v) => [describeVector(v), v] as const))(
+    '%s: the message starts with the property and the bad value',
+    (_name, v) => {
+      const [key, value] = Object.entries(v.input).find(([k]) => k !== 'instanceClass' || v.rule === 'instance-class')!;
+      expect(v.message!.startsWith(`${MESSAGE_NAME[key] ?? key} ${formatValue(value)} `)).toBe(true);
+    },
+  );
+
+  // The boundaries the design names; a vector file without them would not prove the rules.
+  test.each([
+    ['readers', { readers: 15 }, true],
+    ['readers', { readers: 16 }, false],
+    ['max-connections-percent', { maxConnectionsPercent: 1 }, true],
+    ['max-connections-percent', { maxConnectionsPercent: 100 }, true],
+    ['max-connections-percent', { maxConnectionsPercent: 0 }, false],
+    ['max-connections-percent', { maxConnectionsPercent: 150 }, false],
+    ['idle-within-max', { maxIdleConnectionsPercent: 60, maxConnectionsPercent: 50 }, false],
+    ['borrow-timeout', { connectionBorrowTimeoutSeconds: 300 }, true],
+    ['borrow-timeout', { connectionBorrowTimeoutSeconds: 301 }, false],
+    ['endpoint-count', { endpoints: MAX_PROXY_ENDPOINTS }, true],
+    ['endpoint-count', { endpoints: MAX_PROXY_ENDPOINTS + 1 }, false],
+    ['instance-class', { instanceClass: 'db.r6g.xlarge' }, false],
+    ['instance-class', { instanceClass: 'db.r6gd.large' }, false],
+    ['engine-version', { engineVersion: '14.6', instanceClass: 'db.r6gd.xlarge' }, false],
+    ['engine-version', { engineVersion: '15.4', instanceClass: 'db.r6gd.xlarge' }, false],
+    ['engine-version', { engineVersion: '16.2', instanceClass: 'db.r8gd.xlarge' }, false],
+    ['engine-version', { engineVersion: '17.9', instanceClass: 'db.r6gd.xlarge' }, true],
+    ['engine-version', { engineVersion: '17' }, false],
+    ['engine-version', { engineVersion: '13.9', instanceClass: 'db.r6gd.xlarge' }, false],
+  ] as const)('the vectors include %s %j (accepted: %s)', (rule, input, accepted) => {
+    const found = vectors.find((v) => v.rule === rule && JSON.stringify(v.input) === JSON.stringify(input));
+    expect(found).toBeDefined();
+    expect(found!.accepted).toBe(accepted);
+  });
+
+  test('specific reasons: 14.6 on r6gd fails the floor, 15.4 on r6gd is deprecated', () => {
+    const message = (rule: string, input: object) => vectors.find((v) => v.rule === rule && JSON.stringify(v.input) === JSON.stringify(input))!.message;
+    expect(message('engine-version', { engineVersion: '14.6', instanceClass: 'db.r6gd.xlarge' })).toMatch(/below the Optimized Reads floor 14\.9 for r6gd/);
+    expect(message('engine-version', { engineVersion: '15.4', instanceClass: 'db.r6gd.xlarge' })).toMatch(/is deprecated/);
+    expect(message('engine-version', { engineVersion: '16.2', instanceClass: 'db.r8gd.xlarge' })).toMatch(/floor 16\.3 for r8gd/);
+    expect(message('engine-version', { engineVersion: '13.9', instanceClass: 'db.r6gd.xlarge' })).toMatch(/predates Optimized Reads/);
+    expect(message('engine-version', { engineVersion: '17' })).toMatch(/not of the form MAJOR\.MINOR/);
+  });
+});
+
+describe('runRules', () => {
+  test('reports every failing rule of a table, in table order', () => {
+    // WHEN
+    const messages = runRules(CLUSTER_RULES, { instanceClass: 'db.r6g.xlarge', engineVersion: '17.9', readers: 16, backupRetentionDays: 6 });
+    // THEN
+    expect(messages).toHaveLength(3);
+    expect(messages[0]).toMatch(/^instanceClass db\.r6g\.xlarge /);
+    expect(messages[1]).toMatch(/^readers 16 /);
+    expect(messages[2]).toMatch(/^backupRetentionDays 6 /);
+  });
+
+  test('skips a rule whose properties are not all set', () => {
+    expect(runRules(PROXY_RULES, { maxIdleConnectionsPercent: 60 })).toEqual([]);
+    expect(runRules(PROXY_RULES, { maxIdleConnectionsPercent: 60, maxConnectionsPercent: 50 })).toHaveLength(1);
+    expect(runRules(FUNCTION_RULES, {})).toEqual([]);
+  });
+
+  test('the engine-version floor is applied only when the instance class is a catalog class', () => {
+    // 14.6 is deprecated; with an unknown class no floor applies, so the deprecation is what is reported.
+    expect(runRules(CLUSTER_RULES, { engineVersion: '14.6', instanceClass: 'db.r6g.xlarge' })).toEqual([
+      expect.stringMatching(/^instanceClass db\.r6g\.xlarge has no local NVMe/),
+      expect.stringMatching(/^engineVersion 14\.6 is deprecated/),
+    ]);
+  });
+
+  test('thresholds reject NaN', () => {
+    expect(checkPercentThreshold('cpuUtilizationPercent', NaN)).toBe('cpuUtilizationPercent NaN is not a percentage: use a value above 0 and at most 100');
+    expect(checkNonNegativeThreshold('replicaLagMs', NaN)).toMatch(/^replicaLagMs NaN /);
+  });
+});
