@@ -93,7 +93,7 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
       runRules(FUNCTION_RULES, {
         memorySizeMb: memorySize,
         timeoutSeconds: timeout.toSeconds(),
-        reservedConcurrency: props.reservedConcurrentExecutions,
+        reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       }),
     );
     this.endpoint = props.endpoint;

@@ -1,4 +1,4 @@
-import { Duration, Names } from 'aws-cdk-lib';
+import { Duration, Names, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -229,12 +229,14 @@ export class DatabaseDashboard extends Construct {
       description: `Encrypts the alarm topic of ${this.node.path}`,
       enableKeyRotation: true,
     });
-    // CloudWatch publishes alarm notifications to the topic and needs the key for that.
+    // CloudWatch publishes alarm notifications to the topic and needs the key for that: only for
+    // alarms of this account.
     key.addToResourcePolicy(
       new iam.PolicyStatement({
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
         resources: ['*'],
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
       }),
     );
     return new sns.Topic(this, 'AlarmTopic', { masterKey: key, enforceSSL: true, displayName: 'aurora-proxy-kit alarms' });

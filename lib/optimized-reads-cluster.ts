@@ -98,7 +98,8 @@ export interface OptimizedReadsClusterProps {
    */
   readonly clusterIdentifier?: string;
   /**
-   * Extra cluster parameters, merged over the kit's (which force TLS and load pg_stat_statements).
+   * Extra cluster parameters, merged over the kit's. `rds.force_ssl` cannot be turned off, and
+   * `shared_preload_libraries` is added to pg_stat_statements rather than replacing it.
    * @default - none
    */
   readonly parameters?: Record<string, string>;
@@ -148,7 +149,10 @@ export class OptimizedReadsCluster extends Construct {
     const engineVersion = props.engineVersion ?? DEFAULT_ENGINE_VERSION;
     const readers = props.readers ?? 2;
     const backupRetentionDays = props.backupRetentionDays ?? 7;
-    throwIfInvalid(this, runRules(CLUSTER_RULES, { instanceClass, engineVersion, readers, backupRetentionDays }));
+    throwIfInvalid(
+      this,
+      runRules(CLUSTER_RULES, { instanceClass, engineVersion, readers, backupRetentionDays, parameters: props.parameters }),
+    );
     if (!OFFERED_ENGINE_VERSIONS.includes(engineVersion)) {
       Annotations.of(this).addWarningV2(
         'aurora-proxy-kit:unknownEngineVersion',
@@ -192,13 +196,14 @@ export class OptimizedReadsCluster extends Construct {
       engine,
       description: `${parameterGroupFamily(engineVersion)} parameters of ${this.node.path}: TLS forced, pg_stat_statements loaded`,
       parameters: {
-        // Every client, the proxy included, must use TLS.
-        'rds.force_ssl': '1',
-        shared_preload_libraries: 'pg_stat_statements',
         // Connection churn is what the proxy tier removes; log it so the change is visible.
         log_connections: '1',
         log_disconnections: '1',
         ...props.parameters,
+        // Every client, the proxy included, must use TLS (an override to 0 is rejected above).
+        'rds.force_ssl': '1',
+        // Libraries the user asks for are loaded beside pg_stat_statements, never instead of it.
+        shared_preload_libraries: preloadLibraries(props.parameters?.shared_preload_libraries),
       },
     });
 
@@ -325,4 +330,10 @@ export class OptimizedReadsCluster extends Construct {
   public metricOptimizedReadsCacheHitRatio(instanceIdentifier: string, props?: InstanceMetricOptions): cloudwatch.Metric {
     return this.metricForInstance(instanceIdentifier, 'AuroraOptimizedReadsCacheHitRatio', { statistic: 'Average', ...props });
   }
+}
+
+/** The user's preload libraries with pg_stat_statements added once. */
+function preloadLibraries(requested: string | undefined): string {
+  const libraries = (requested ?? '').split(',').map((l) => l.trim()).filter((l) => l.length > 0);
+  return [...new Set(['pg_stat_statements', ...libraries])].join(',');
 }

@@ -9,7 +9,9 @@ import { skipCheckov } from './checkov';
 import { allowLogsToUseKey } from './key-policies';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { PoolingProxy } from './pooling-proxy';
+import { MAX_PROXY_ENDPOINTS } from './model';
 import { PoolingProxyEndpoint } from './pooling-proxy-endpoint';
+import { throwIfInvalid } from './validation';
 
 /** Settings of the reference deployment; each is a CDK context key of bin/app.ts. */
 export interface ReferenceDeploymentProps extends StackProps {
@@ -103,9 +105,16 @@ export class ReferenceDeployment extends Stack {
       'RDS Proxy reads its secret',
     );
 
+    const readOnlyEndpoints = props.readOnlyEndpoints ?? 1;
+    // One READ_WRITE endpoint plus these must fit RDS Proxy's 20 endpoints.
+    throwIfInvalid(this, [
+      !Number.isInteger(readOnlyEndpoints) || readOnlyEndpoints < 1 || readOnlyEndpoints > MAX_PROXY_ENDPOINTS - 1
+        ? `readOnlyEndpoints ${readOnlyEndpoints} is out of range: the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of ${MAX_PROXY_ENDPOINTS} (an integer from 1 to ${MAX_PROXY_ENDPOINTS - 1})`
+        : undefined,
+    ]);
     this.readOnlyEndpoint = this.proxy.addReadOnlyEndpoint('ReadOnly', { vpc: this.consumerVpc });
     this.readWriteEndpoint = this.proxy.addReadWriteEndpoint('ReadWrite', { vpc: this.consumerVpc });
-    for (let i = 2; i <= (props.readOnlyEndpoints ?? 1); i++) {
+    for (let i = 2; i <= readOnlyEndpoints; i++) {
       this.proxy.addReadOnlyEndpoint(`ReadOnly${i}`, { vpc: this.consumerVpc });
     }
 

@@ -45,8 +45,9 @@ export const DEPRECATED_ENGINE_VERSIONS: ReadonlyArray<string> = [
 ];
 
 /**
- * The kit's default engine version: the newest minor of the newest major for which every Optimized
- * Reads family has a documented floor (17). Major 18 is accepted when asked for.
+ * The kit's default engine version: the newest 17.x that aws-cdk-lib names. Major 17 is above every
+ * family's floor (r6gd/r6id from 16.1 on, r8gd from 17.4 on); 18.x is accepted when asked for but not
+ * the default until Optimized Reads on 18 has a track record.
  */
 export const DEFAULT_ENGINE_VERSION = '17.9';
 

@@ -54,6 +54,8 @@ function integerInRange(property: string, value: number, min: number, max: numbe
 
 export interface ClusterRuleInput {
   readonly instanceClass?: string;
+  /** Extra cluster parameters the user merges over the kit's. */
+  readonly parameters?: Readonly<Record<string, string>>;
   readonly engineVersion?: string;
   readonly readers?: number;
   readonly backupRetentionDays?: number;
@@ -101,6 +103,17 @@ export const CLUSTER_RULES: ReadonlyArray<Rule<ClusterRuleInput>> = [
     properties: ['engineVersion'],
     // The floor depends on the family, so this rule also reads instanceClass when it is valid.
     check: (i) => checkEngineVersion(i.engineVersion!, i.instanceClass),
+  },
+  {
+    id: 'parameters-keep-tls',
+    properties: ['parameters'],
+    // The kit forces TLS by parameter; an override must not quietly turn that off.
+    check: (i) => {
+      const forceSsl = i.parameters!['rds.force_ssl'];
+      return forceSsl !== undefined && forceSsl !== '1'
+        ? `parameters rds.force_ssl=${forceSsl} would let clients connect without TLS: remove it (the kit sets rds.force_ssl=1)`
+        : undefined;
+    },
   },
   {
     id: 'readers',
@@ -189,7 +202,7 @@ export function checkEndpointName(name: string): string | undefined {
 export interface FunctionRuleInput {
   readonly memorySizeMb?: number;
   readonly timeoutSeconds?: number;
-  readonly reservedConcurrency?: number;
+  readonly reservedConcurrentExecutions?: number;
 }
 
 export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
@@ -205,8 +218,8 @@ export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
   },
   {
     id: 'reserved-concurrency',
-    properties: ['reservedConcurrency'],
-    check: (i) => integerInRange('reservedConcurrency', i.reservedConcurrency!, 1, 1000, 'reserve at least 1 and no more than the default account quota of 1,000'),
+    properties: ['reservedConcurrentExecutions'],
+    check: (i) => integerInRange('reservedConcurrentExecutions', i.reservedConcurrentExecutions!, 1, 900, 'Lambda keeps 100 of the default 1,000 account concurrency unreserved'),
   },
 ];
 
@@ -221,7 +234,8 @@ export function checkPercentThreshold(property: string, value: number): string |
 }
 
 export function checkNonNegativeThreshold(property: string, value: number): string | undefined {
-  return !(value >= 0) ? `${property} ${value} is negative: use 0 or more` : undefined;
+  if (Number.isNaN(value)) return `${property} ${value} is not a number: use 0 or more`;
+  return value < 0 ? `${property} ${value} is negative: use 0 or more` : undefined;
 }
 
 /** Catalog classes listed for error messages and docs. */

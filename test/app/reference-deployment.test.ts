@@ -323,8 +323,12 @@ describe('readDeploymentContext', () => {
     expect(stack.proxy.endpoints).toHaveLength(20);
     expect(stack.proxy.endpoints.filter((e) => e.role === 'READ_ONLY')).toHaveLength(19);
     expect(() => referenceApp({ ...noBundling, readOnlyEndpoints: '20' })).toThrow(
-      kitError('AuroraProxyKit/Proxy', rejectionMessage('endpoint-count', { endpoints: 21 })),
+      kitError(
+        'AuroraProxyKit',
+        "readOnlyEndpoints 20 is out of range: the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of 20 (an integer from 1 to 19)",
+      ),
     );
+    expect(() => referenceApp({ ...noBundling, readOnlyEndpoints: '0' })).toThrow(/^AuroraProxyKit: readOnlyEndpoints 0 is out of range/);
   });
 
   test('a parsed but invalid value is rejected by the construct, with its path', () => {

@@ -217,9 +217,9 @@ describe('DatabaseConsumerFunction validation', () => {
     );
   });
 
-  test.each([0, 1001])('reservedConcurrentExecutions %s', (reservedConcurrentExecutions) => {
+  test.each([0, 901])('reservedConcurrentExecutions %s', (reservedConcurrentExecutions) => {
     expect(build({ reservedConcurrentExecutions })).toThrow(
-      kitError('Stack/Reader', rejectionMessage('reserved-concurrency', { reservedConcurrency: reservedConcurrentExecutions })),
+      kitError('Stack/Reader', rejectionMessage('reserved-concurrency', { reservedConcurrentExecutions: reservedConcurrentExecutions })),
     );
   });
 
@@ -229,7 +229,7 @@ describe('DatabaseConsumerFunction validation', () => {
         'Stack/Reader',
         'memorySize 64 is out of range: Lambda memory is 128 MB to 10,240 MB (an integer from 128 to 10240)',
         rejectionMessage('timeout', { timeoutSeconds: 901 }),
-        rejectionMessage('reserved-concurrency', { reservedConcurrency: 0 }),
+        rejectionMessage('reserved-concurrency', { reservedConcurrentExecutions: 0 }),
       ),
     );
   });

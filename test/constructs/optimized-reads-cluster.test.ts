@@ -239,6 +239,22 @@ describe('OptimizedReadsCluster with options', () => {
     });
   });
 
+  test('requested preload libraries are loaded beside pg_stat_statements, not instead of it', () => {
+    // GIVEN a user who wants another library
+    const { stack } = clusterStack({ parameters: { shared_preload_libraries: 'pg_hint_plan, pg_stat_statements' } });
+    // THEN both are loaded, pg_stat_statements once
+    Template.fromStack(stack).hasResourceProperties('AWS::RDS::DBClusterParameterGroup', {
+      Parameters: Match.objectLike({ shared_preload_libraries: 'pg_stat_statements,pg_hint_plan' }),
+    });
+  });
+
+  test('a parameter override that turns TLS off is rejected', () => {
+    // WHEN / THEN
+    expect(() => clusterStack({ parameters: { 'rds.force_ssl': '0' } })).toThrow(
+      kitError('Stack/Cluster', rejectionMessage('parameters-keep-tls', { parameters: { 'rds.force_ssl': '0' } })),
+    );
+  });
+
   test('an unknown but well-formed future version synthesizes with a warning', () => {
     // GIVEN
     const { stack, cluster } = clusterStack({ engineVersion: '17.99' });

@@ -24,9 +24,9 @@ interface RuleDriver {
   readonly evaluate: (input: Input) => string | undefined;
 }
 
-const CLUSTER_KEYS = ['instanceClass', 'engineVersion', 'readers', 'backupRetentionDays'];
+const CLUSTER_KEYS = ['instanceClass', 'engineVersion', 'readers', 'backupRetentionDays', 'parameters'];
 const PROXY_KEYS = ['maxConnectionsPercent', 'maxIdleConnectionsPercent', 'connectionBorrowTimeoutSeconds', 'sessionPinningFilters', 'idleClientTimeoutSeconds'];
-const FUNCTION_KEYS = ['memorySizeMb', 'timeoutSeconds', 'reservedConcurrency'];
+const FUNCTION_KEYS = ['memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExecutions'];
 const THRESHOLD_KEYS = Object.keys(DEFAULT_ALARM_THRESHOLDS);
 
 function tableDriver<I>(rule: Rule<I>, keys: string[]): RuleDriver {
@@ -66,7 +66,10 @@ const DRIVERS: Record<string, RuleDriver> = {
 const MESSAGE_NAME: Record<string, string> = { memorySizeMb: 'memorySize', timeoutSeconds: 'timeout' };
 
 function formatValue(value: unknown): string {
-  return Array.isArray(value) ? value.join(',') : String(value);
+  if (Array.isArray(value)) return value.join(',');
+  // A map of settings (cluster parameters) is named by its entries, key=value.
+  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => `${k}=${v}`).join(',');
+  return String(value);
 }
 
 const vectors = loadVectors();
