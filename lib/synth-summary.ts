@@ -49,13 +49,16 @@ export function summarizeTemplate(stackName: string, templateFile: string): Stac
     const cidr = resources[vpcId]?.Properties?.CidrBlock;
     return typeof cidr === 'string' ? `${vpcId} (${cidr})` : vpcId;
   };
+  const vpcsOf = (subnets: unknown): string =>
+    [...new Set(((subnets as unknown[] | undefined) ?? []).map((s) => vpcLabel(subnetVpc[refName(s)] ?? refName(s))))].join(',');
+  // A proxy's own (default) endpoint is READ_WRITE and sits in the proxy's subnets.
   const endpoints = Object.entries(resources)
-    .filter(([, r]) => r.Type === 'AWS::RDS::DBProxyEndpoint')
-    .map(([logicalId, r]) => {
-      const subnets = (r.Properties?.VpcSubnetIds as unknown[] | undefined) ?? [];
-      const vpcs = [...new Set(subnets.map((s) => vpcLabel(subnetVpc[refName(s)] ?? refName(s))))];
-      return { logicalId, role: String(r.Properties?.TargetRole ?? 'READ_WRITE'), vpc: vpcs.join(',') };
-    });
+    .filter(([, r]) => r.Type === 'AWS::RDS::DBProxy' || r.Type === 'AWS::RDS::DBProxyEndpoint')
+    .map(([logicalId, r]) => ({
+      logicalId: r.Type === 'AWS::RDS::DBProxy' ? `${logicalId} (default)` : logicalId,
+      role: String(r.Properties?.TargetRole ?? 'READ_WRITE'),
+      vpc: vpcsOf(r.Properties?.VpcSubnetIds),
+    }));
   const outputs: Record<string, string> = {};
   for (const [key, o] of Object.entries(template.Outputs ?? {})) {
     outputs[key] = typeof o.Value === 'string' ? o.Value : '(resolved at deploy)';

@@ -1,0 +1,53 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App } from 'aws-cdk-lib';
+import { readDeploymentContext } from '../../lib/app-context';
+import { ReferenceDeployment } from '../../lib/reference-deployment';
+import { formatSummary, summarizeAssembly } from '../../lib/synth-summary';
+
+const CDK_CONTEXT = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+
+describe('synth summary (make demo)', () => {
+  let outdir: string;
+  beforeAll(() => {
+    // GIVEN the reference app with 3 readers on r8gd, synthesized to a cloud assembly (no bundling needed)
+    outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'apk-summary-'));
+    const app = new App({
+      outdir,
+      context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], instanceClass: 'db.r8gd.4xlarge', readers: '3' },
+    });
+    new ReferenceDeployment(app, 'Summary', readDeploymentContext(app));
+    app.synth();
+  });
+  afterAll(() => fs.rmSync(outdir, { recursive: true, force: true }));
+
+  test('counts resources per type, instances, sizing and endpoints with their VPCs', () => {
+    // WHEN
+    const [stack] = summarizeAssembly(outdir);
+    // THEN
+    expect(stack.stackName).toBe('Summary');
+    expect(stack.resourceCounts['AWS::RDS::DBInstance']).toBe(4);
+    expect(stack.instanceClasses).toEqual({ 'db.r8gd.4xlarge': 4 });
+    // r8gd.4xlarge: 950 GB NVMe = 884.8 GiB; 90% of it less 2 x 128 GiB of temporary objects
+    expect(Number(stack.outputs.TieredCacheGiB)).toBeCloseTo(884.8 * 0.9 - 256, 0);
+    expect(stack.outputs.TemporaryObjectsGiB).toBe('256');
+    const roles = stack.endpoints.map((e) => `${e.role} ${e.vpc.replace(/[A-F0-9]{8} /, ' ')}`).sort();
+    expect(roles).toEqual([
+      'READ_ONLY ConsumerVpc (10.20.0.0/16)',
+      'READ_WRITE ConsumerVpc (10.20.0.0/16)',
+      'READ_WRITE DataVpc (10.10.0.0/16)',
+    ]);
+  });
+
+  test('formats a readable report', () => {
+    const text = formatSummary(summarizeAssembly(outdir));
+    expect(text).toMatch(/^Stack Summary \(Summary\.template\.json\): \d+ resources$/m);
+    expect(text).toMatch(/^ {4}4 x db\.r8gd\.4xlarge$/m);
+    expect(text).toMatch(/tiered cache +540\.\d GiB/);
+  });
+
+  test('a missing assembly says how to make one', () => {
+    expect(() => summarizeAssembly(path.join(outdir, 'nope'))).toThrow(/manifest\.json not found: run `npx cdk synth`/);
+  });
+});
