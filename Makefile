@@ -17,7 +17,8 @@ export npm_config_update_notifier=false
 # Debian packages the test suites run for real (PostgreSQL server and client, openssl for test certificates).
 SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl
 
-.PHONY: help deps system-deps node-deps scan-deps typecheck lint unit synth scan summary demo test clean
+.PHONY: help deps system-deps node-deps scan-deps typecheck lint unit synth scan summary demo test clean \
+  terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check
 
 help:
 	@echo "make demo   synthesize the reference app and print what it deploys"
@@ -78,12 +79,34 @@ scan: scan-deps
 	$(VENV)/bin/checkov --quiet --compact --skip-download --framework cloudformation \
 	  --config-file .checkov.yaml -d $(CDK_OUT)
 
+# --- Terraform tooling: an offline stand-in for hashicorp/aws that serves its real schema ------------
+TF_PROVIDER_DIR := test/terraform/provider
+
+# Builds the stand-in provider into .cache/terraform-mirror (skipped when its sources are unchanged).
+terraform-provider:
+	bash $(TF_PROVIDER_DIR)/install.sh
+
+# terraform >= 1.5 from PATH, else built from the Go module proxy into .cache/bin.
+terraform-cli:
+	bash $(TF_PROVIDER_DIR)/install-terraform.sh
+
+# Proves the stand-in is not a rubber stamp: Terraform's own errors for bad configs, no apply.
+terraform-selftest: terraform-cli
+	cd $(TF_PROVIDER_DIR) && PATH="$(CURDIR)/.cache/bin:$$PATH" timeout 600 go test -count=1 ./...
+
+# Regenerates the committed schema from @cdktn/provider-aws after editing schema/types.txt.
+terraform-schema:
+	bash $(TF_PROVIDER_DIR)/generate-schema.sh
+
+terraform-schema-check:
+	bash $(TF_PROVIDER_DIR)/generate-schema.sh --check
+
 summary: node-deps
 	npx ts-node bin/summarize-synth.ts $(CDK_OUT)
 
 demo: node-deps synth summary
 
-test: deps typecheck lint unit synth scan
+test: deps typecheck lint unit synth scan terraform-selftest
 	@echo "make test: all suites passed"
 
 clean:
