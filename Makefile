@@ -14,10 +14,11 @@ export npm_config_fund=false
 export npm_config_audit=false
 export npm_config_update_notifier=false
 
-# Debian packages the test suites run for real (PostgreSQL server and client, openssl for test certificates).
-SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl
+# Debian packages the test suites run for real (PostgreSQL server and client, openssl for test certificates,
+# and the local rehearsal's pooler and peers: PgBouncer, HAProxy, pgpool-II).
+SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl pgbouncer haproxy pgpool2
 
-.PHONY: help deps system-deps node-deps scan-deps typecheck lint unit synth scan summary demo test clean \
+.PHONY: help deps system-deps node-deps scan-deps typecheck lint unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
   terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check
 
 help:
@@ -108,6 +109,18 @@ demo: node-deps synth summary
 
 test: deps typecheck lint unit synth scan terraform-selftest
 	@echo "make test: all suites passed"
+
+# The local rehearsal (PostgreSQL writer + replicas, PgBouncer endpoints, HAProxy, pgpool-II) in .rehearsal/.
+# Extra flags: make rehearse-up REHEARSE_ARGS="--replicas 3 --async".
+REHEARSE_ARGS ?=
+rehearse-up: node-deps system-deps
+	npx ts-node --transpile-only bin/rehearse.ts up $(REHEARSE_ARGS)
+
+rehearse-status: node-deps
+	npx ts-node --transpile-only bin/rehearse.ts status $(REHEARSE_ARGS)
+
+rehearse-down: node-deps
+	npx ts-node --transpile-only bin/rehearse.ts down $(REHEARSE_ARGS)
 
 clean:
 	rm -rf $(CDK_OUT) $(VENV) node_modules

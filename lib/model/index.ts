@@ -3,3 +3,5 @@ export * from './engine-versions';
 export * from './sizing';
 export * from './metrics';
 export * from './rules';
+export * from './pgbouncer';
+export * from './rehearsal-rules';

@@ -1,0 +1,102 @@
+import { PROXY_RULES, runRules, type Rule } from './rules';
+import { poolSizing, type PoolSettings } from './sizing';
+
+/**
+ * Validation rules of the local rehearsal, as a table like rules.ts: each rule names the settings it
+ * reads and returns a message naming the setting, the bad value and the fix. They run before the
+ * rehearsal starts anything.
+ */
+export interface RehearsalRuleInput {
+  readonly replicas?: number;
+  /** First three octets of the loopback block, e.g. 127.0.10 (hosts .2, .3, ... and endpoints .101...). */
+  readonly addressBlock?: string;
+  readonly port?: number;
+  /** max_connections available to the application on every local instance. */
+  readonly maxConnections?: number;
+  /** max_connections the pool is sized against (defaults to maxConnections; e.g. an instance class's). */
+  readonly sizingMaxConnections?: number;
+  readonly pool?: PoolSettings;
+  readonly maxClientConnections?: number;
+}
+
+/** Aurora's limit, and the rehearsal's address plan has room for it. */
+export const REHEARSAL_MAX_REPLICAS = 15;
+
+function integerIn(property: string, value: number, min: number, max: number, fix: string): string | undefined {
+  return !Number.isInteger(value) || value < min || value > max
+    ? `${property} ${value} is out of range: ${fix} (an integer from ${min} to ${max})`
+    : undefined;
+}
+
+export function parseAddressBlock(block: string): [number, number, number] | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(block);
+  if (!m) return undefined;
+  const octets = [Number(m[1]), Number(m[2]), Number(m[3])] as [number, number, number];
+  return octets.every((o) => o <= 255) ? octets : undefined;
+}
+
+export const REHEARSAL_RULES: ReadonlyArray<Rule<RehearsalRuleInput>> = [
+  {
+    id: 'rehearsal-replicas',
+    properties: ['replicas'],
+    check: (i) => integerIn('replicas', i.replicas!, 1, REHEARSAL_MAX_REPLICAS, 'the read-only endpoint needs at least one replica; Aurora allows up to 15 readers'),
+  },
+  {
+    id: 'rehearsal-address-block',
+    properties: ['addressBlock'],
+    check: (i) => {
+      const octets = parseAddressBlock(i.addressBlock!);
+      if (octets === undefined) return `addressBlock ${i.addressBlock} is not three octets: use the form 127.0.10 (hosts become 127.0.10.2, 127.0.10.3, ...)`;
+      if (octets[0] !== 127) return `addressBlock ${i.addressBlock} is outside 127.0.0.0/8: the rehearsal listens on loopback only; use e.g. 127.0.10`;
+      // 127.0.0.x is where system services (a Debian postgres or pgbouncer) listen by default.
+      if (octets[1] === 0 && octets[2] === 0) return `addressBlock ${i.addressBlock} is shared with system services on 127.0.0.1: use a block of its own, e.g. 127.0.10`;
+      return undefined;
+    },
+  },
+  {
+    id: 'rehearsal-port',
+    properties: ['port'],
+    check: (i) => integerIn('port', i.port!, 1024, 65534, 'servers run as the postgres user, which cannot bind privileged ports; pgpool also uses port+1'),
+  },
+  {
+    id: 'rehearsal-max-connections',
+    properties: ['maxConnections'],
+    check: (i) => integerIn('maxConnections', i.maxConnections!, 5, 10000, 'set the max_connections of the local instances'),
+  },
+  {
+    id: 'rehearsal-sizing-max-connections',
+    properties: ['sizingMaxConnections'],
+    check: (i) => integerIn('sizingMaxConnections', i.sizingMaxConnections!, 1, 5000, 'Aurora caps max_connections at 5000'),
+  },
+  {
+    id: 'rehearsal-max-client-connections',
+    properties: ['maxClientConnections'],
+    check: (i) => integerIn('maxClientConnections', i.maxClientConnections!, 1, 10000, 'set how many client connections each PgBouncer endpoint accepts'),
+  },
+  {
+    id: 'rehearsal-pool-settings',
+    properties: ['pool'],
+    // The AWS proxy's own rules, so a setting the proxy would reject is rejected here too.
+    check: (i) => {
+      const messages = runRules(PROXY_RULES, i.pool!);
+      return messages.length > 0 ? `pool: ${messages.join('; ')}` : undefined;
+    },
+  },
+  {
+    id: 'rehearsal-pool-within-max-connections',
+    properties: ['pool', 'maxConnections'],
+    check: (i) => {
+      if (runRules(PROXY_RULES, i.pool!).length > 0) return undefined; // reported by rehearsal-pool-settings
+      const sizedAgainst = i.sizingMaxConnections ?? i.maxConnections!;
+      const { maxServerConnections } = poolSizing(sizedAgainst, i.pool!);
+      if (maxServerConnections < 1) {
+        return `pool size ${maxServerConnections} (maxConnectionsPercent ${i.pool!.maxConnectionsPercent} of max_connections ${sizedAgainst}) leaves no server connection: raise maxConnectionsPercent`;
+      }
+      if (maxServerConnections > i.maxConnections!) {
+        const fitting = Math.floor((i.maxConnections! * 100) / sizedAgainst);
+        return `pool size ${maxServerConnections} (maxConnectionsPercent ${i.pool!.maxConnectionsPercent} of max_connections ${sizedAgainst}) exceeds the replicas' maxConnections ${i.maxConnections}: lower maxConnectionsPercent to ${fitting} or less, or raise maxConnections to ${maxServerConnections}`;
+      }
+      return undefined;
+    },
+  },
+];

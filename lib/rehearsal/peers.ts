@@ -1,0 +1,148 @@
+/**
+ * The comparison peers, both run for real:
+ * - HAProxy in TCP mode round-robin over the replicas: the analog of Aurora's reader endpoint
+ *   (connection-level balancing, no pooling; TLS passes through to the replicas).
+ * - pgpool-II in streaming-replication mode, reads load-balanced to the replicas: the analog of
+ *   ProxySQL's query routing.
+ * Render functions are pure; launch functions spawn the daemons as the server user.
+ */
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chownTo, type OsUser } from './os-user';
+import { spawnDaemon, type TrackedProcess } from './processes';
+import type { Secrets } from './state';
+import type { TlsFiles } from './tls';
+
+export interface Backend {
+  readonly name: string;
+  readonly address: string;
+  readonly port: number;
+}
+
+export interface HaproxySpec {
+  readonly listenAddress: string;
+  readonly listenPort: number;
+  readonly replicas: ReadonlyArray<Backend>;
+  readonly maxClientConnections: number;
+}
+
+export function renderHaproxyConfig(spec: HaproxySpec): string {
+  return [
+    '# HAProxy reader endpoint, rendered by aurora-proxy-kit lib/rehearsal/peers.ts; do not edit.',
+    'global',
+    `  maxconn ${spec.maxClientConnections}`,
+    'defaults',
+    '  mode tcp',
+    '  timeout connect 2s',
+    '  timeout client 1h',
+    '  timeout server 1h',
+    '  # A new connection to a dead replica is retried on another one, as DNS round-robin clients would.',
+    '  retries 2',
+    '  option redispatch',
+    'listen reader',
+    `  bind ${spec.listenAddress}:${spec.listenPort}`,
+    '  balance roundrobin',
+    '  default-server inter 1s fall 2 rise 1',
+    ...spec.replicas.map((r) => `  server ${r.name} ${r.address}:${r.port} check`),
+    '',
+  ].join('\n');
+}
+
+export interface PgpoolSpec {
+  readonly listenAddress: string;
+  readonly listenPort: number;
+  readonly dir: string;
+  readonly writer: Backend;
+  readonly replicas: ReadonlyArray<Backend>;
+  readonly secrets: Secrets;
+  readonly tls: TlsFiles;
+  /** pgpool children (each a client slot holding one cached connection per backend). */
+  readonly children: number;
+}
+
+const q = (v: string | number): string => (typeof v === 'number' ? String(v) : `'${v.replace(/'/g, "''")}'`);
+
+export function renderPgpoolConfig(spec: PgpoolSpec): string {
+  const s = spec.secrets;
+  const backends = [spec.writer, ...spec.replicas];
+  const settings: Array<[string, string | number]> = [
+    ['backend_clustering_mode', 'streaming_replication'],
+    ['listen_addresses', spec.listenAddress],
+    ['port', spec.listenPort],
+    ['unix_socket_directories', spec.dir],
+    ['pcp_listen_addresses', spec.listenAddress],
+    ['pcp_port', spec.listenPort + 1],
+    ['pcp_socket_dir', spec.dir],
+    ['pid_file_name', join(spec.dir, 'pgpool.pid')],
+    ['logdir', spec.dir],
+    ['use_watchdog', 'off'],
+    ['num_init_children', spec.children],
+    ['max_pool', 1],
+    ['connection_cache', 'on'],
+    // Reads go to the replicas only (weight 0 on the writer), as a ProxySQL read/write split does.
+    ['load_balance_mode', 'on'],
+    ['sr_check_period', 1],
+    ['sr_check_user', s.adminUser],
+    ['sr_check_password', s.adminPassword],
+    ['health_check_period', 1],
+    ['health_check_timeout', 2],
+    ['health_check_user', s.adminUser],
+    ['health_check_password', s.adminPassword],
+    ['health_check_max_retries', 0],
+    ['failover_on_backend_error', 'on'],
+    ['search_primary_node_timeout', 5],
+    ['enable_pool_hba', 'off'],
+    ['pool_passwd', join(spec.dir, 'pool_passwd')],
+    ['allow_clear_text_frontend_auth', 'off'],
+    ['ssl', 'on'],
+    ['ssl_key', spec.tls.keyFile],
+    ['ssl_cert', spec.tls.certFile],
+    ['log_destination', 'stderr'],
+    ['logging_collector', 'off'],
+    ['memory_cache_enabled', 'off'],
+    ...backends.flatMap((b, i): Array<[string, string | number]> => [
+      [`backend_hostname${i}`, b.address],
+      [`backend_port${i}`, b.port],
+      [`backend_weight${i}`, i === 0 ? 0 : 1],
+      [`backend_flag${i}`, 'ALLOW_TO_FAILOVER'],
+      [`backend_application_name${i}`, b.name],
+    ]),
+  ];
+  return ['# pgpool-II, rendered by aurora-proxy-kit lib/rehearsal/peers.ts; do not edit.', ...settings.map(([k, v]) => `${k} = ${q(v)}`), ''].join('\n');
+}
+
+function writeOwned(file: string, text: string, user: OsUser | undefined): void {
+  writeFileSync(file, text, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  chownTo(user, file);
+}
+
+export function launchHaproxy(spec: HaproxySpec, dir: string, program: string, logFile: string, user: OsUser | undefined): TrackedProcess {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chownTo(user, dir);
+  const config = join(dir, 'haproxy.cfg');
+  writeOwned(config, renderHaproxyConfig(spec), user);
+  // -db: stay in the foreground, so the tracked pid is the proxy itself.
+  return spawnDaemon({ name: 'haproxy', kind: 'haproxy', program, args: ['-db', '-f', config], logFile, cwd: dir, user });
+}
+
+export function launchPgpool(spec: PgpoolSpec, program: string, logFile: string, user: OsUser | undefined): TrackedProcess {
+  mkdirSync(spec.dir, { recursive: true, mode: 0o700 });
+  chownTo(user, spec.dir);
+  const config = join(spec.dir, 'pgpool.conf');
+  writeOwned(config, renderPgpoolConfig(spec), user);
+  // "TEXT" marks a clear-text password: pgpool needs it to answer the servers' SCRAM challenge.
+  writeOwned(join(spec.dir, 'pool_passwd'), `${spec.secrets.appUser}:TEXT${spec.secrets.appPassword}\n${spec.secrets.adminUser}:TEXT${spec.secrets.adminPassword}\n`, user);
+  writeOwned(join(spec.dir, 'pcp.conf'), '', user);
+  writeOwned(join(spec.dir, 'pool_hba.conf'), '', user);
+  // -n: no daemon (tracked pid is the main process); -D: forget the backend status of a previous run.
+  return spawnDaemon({
+    name: 'pgpool',
+    kind: 'pgpool',
+    program,
+    args: ['-n', '-D', '-f', config, '-F', join(spec.dir, 'pcp.conf'), '-a', join(spec.dir, 'pool_hba.conf')],
+    logFile,
+    cwd: spec.dir,
+    user,
+  });
+}

@@ -1,0 +1,194 @@
+/**
+ * The rehearsal's PostgreSQL 15 instances: a writer made by initdb and replicas cloned from it with
+ * pg_basebackup, each on its own loopback address and the same port, like separate hosts. The
+ * postmaster is spawned directly (no pg_ctl) so its pid is the one tracked; settings that must stay
+ * fixed are `-c` flags, and the two that change at failover (primary_conninfo,
+ * synchronous_standby_names) live in postgresql.auto.conf so ALTER SYSTEM can change them.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { RehearsalStartError } from './errors';
+import { chownTo, type OsUser } from './os-user';
+import { cleanEnv, isAlive, logTail, spawnDaemon, type TrackedProcess } from './processes';
+import { conninfoValue, GiveUp, query, sqlLiteral, waitFor, type Target } from './sql';
+import type { NodeState, Secrets } from './state';
+import type { ResolvedSettings } from './settings';
+import type { TlsFiles } from './tls';
+
+const execFileAsync = promisify(execFile);
+
+/** Superuser slots on top of the application's max_connections (health checker, admin, status). */
+export const SUPERUSER_RESERVED_CONNECTIONS = 3;
+
+/** With quorum commit, a commit is acknowledged once any one replica has flushed it. */
+export const SYNC_STANDBY_NAMES = 'ANY 1 (*)';
+
+export interface PostgresContext {
+  readonly binDir: string;
+  readonly user: OsUser | undefined;
+  readonly settings: ResolvedSettings;
+  readonly tls: TlsFiles;
+  readonly secrets: Secrets;
+}
+
+export function nodeLayout(workDir: string, name: string, address: string, port: number): NodeState {
+  const base = join(workDir, 'nodes', name);
+  return { name, address, port, dataDir: join(base, 'data'), socketDir: join(base, 'socket'), logFile: join(workDir, 'logs', `${name}.log`) };
+}
+
+export function adminTarget(ctx: Pick<PostgresContext, 'secrets' | 'tls'>, node: Pick<NodeState, 'address' | 'port'>, database = 'postgres'): Target {
+  return { host: node.address, port: node.port, user: ctx.secrets.adminUser, password: ctx.secrets.adminPassword, database, caFile: ctx.tls.caFile };
+}
+
+async function run(ctx: PostgresContext, program: string, args: string[], cwd: string, timeoutMs: number, env: Record<string, string> = {}): Promise<void> {
+  try {
+    await execFileAsync(join(ctx.binDir, program), args, { cwd, env: cleanEnv(env), timeout: timeoutMs, killSignal: 'SIGKILL', ...(ctx.user ?? {}) });
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    throw new RehearsalStartError(program, e.message, e.stderr ?? '', { cause: err });
+  }
+}
+
+function prepareDirs(ctx: PostgresContext, node: NodeState): void {
+  const base = join(node.dataDir, '..');
+  // nodes/ must be traversable by the server user; each node's own directory is private to it.
+  mkdirSync(join(base, '..'), { recursive: true, mode: 0o755 });
+  mkdirSync(base, { mode: 0o700 });
+  mkdirSync(node.socketDir, { mode: 0o700 });
+  chownTo(ctx.user, base, node.socketDir);
+}
+
+export async function initWriter(ctx: PostgresContext, node: NodeState, timeoutMs: number): Promise<void> {
+  prepareDirs(ctx, node);
+  const base = join(node.dataDir, '..');
+  const pwfile = join(base, 'pwfile');
+  writeFileSync(pwfile, `${ctx.secrets.adminPassword}\n`, { mode: 0o600 });
+  chownTo(ctx.user, pwfile);
+  try {
+    await run(ctx, 'initdb', ['-D', node.dataDir, '-U', ctx.secrets.adminUser, `--pwfile=${pwfile}`, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'], base, timeoutMs);
+  } finally {
+    rmSync(pwfile, { force: true });
+  }
+  // TLS only over TCP, as Aurora with rds.force_ssl=1; the socket sits in a 0700 directory of the
+  // server user, so `trust` there is reachable only by that user.
+  const hba = ['local all all trust', 'hostssl all all 127.0.0.0/8 scram-sha-256', 'hostssl replication all 127.0.0.0/8 scram-sha-256', ''].join('\n');
+  writeFileSync(join(node.dataDir, 'pg_hba.conf'), hba);
+  chownTo(ctx.user, join(node.dataDir, 'pg_hba.conf'));
+}
+
+function replicaAutoConf(ctx: PostgresContext, node: NodeState, upstream: Pick<NodeState, 'address' | 'port'>): string {
+  return `# Written by aurora-proxy-kit rehearsal; changed by ALTER SYSTEM at failover.\nprimary_conninfo = ${sqlLiteral(primaryConninfo(ctx, node, upstream))}\n`;
+}
+
+export function primaryConninfo(ctx: Pick<PostgresContext, 'secrets'>, node: Pick<NodeState, 'name'>, upstream: Pick<NodeState, 'address' | 'port'>): string {
+  const s = ctx.secrets;
+  return `host=${upstream.address} port=${upstream.port} user=${s.replicationUser} password=${conninfoValue(s.replicationPassword)} application_name=${node.name} sslmode=require connect_timeout=2`;
+}
+
+/** Clones a replica from the running writer; -R writes standby.signal. */
+export async function cloneReplica(ctx: PostgresContext, node: NodeState, writer: NodeState, timeoutMs: number): Promise<void> {
+  prepareDirs(ctx, node);
+  await run(ctx, 'pg_basebackup', ['-h', writer.address, '-p', String(writer.port), '-U', ctx.secrets.replicationUser, '-D', node.dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync'], join(node.dataDir, '..'), timeoutMs, { PGPASSWORD: ctx.secrets.replicationPassword, PGSSLMODE: 'require' });
+  const autoConf = join(node.dataDir, 'postgresql.auto.conf');
+  writeFileSync(autoConf, replicaAutoConf(ctx, node, writer));
+  chmodSync(autoConf, 0o600);
+  chownTo(ctx.user, autoConf);
+}
+
+function serverSettings(ctx: PostgresContext, node: NodeState): Record<string, string> {
+  const s = ctx.settings;
+  return {
+    listen_addresses: node.address,
+    port: String(node.port),
+    unix_socket_directories: node.socketDir,
+    cluster_name: node.name,
+    max_connections: String(s.maxConnections + SUPERUSER_RESERVED_CONNECTIONS),
+    superuser_reserved_connections: String(SUPERUSER_RESERVED_CONNECTIONS),
+    ssl: 'on',
+    ssl_cert_file: ctx.tls.certFile,
+    ssl_key_file: ctx.tls.keyFile,
+    password_encryption: 'scram-sha-256',
+    fsync: s.fsync ? 'on' : 'off',
+    full_page_writes: s.fsync ? 'on' : 'off',
+    shared_buffers: '32MB',
+    wal_level: 'replica',
+    max_wal_senders: '20',
+    // Enough WAL for a replica to follow a promoted writer across the timeline switch.
+    wal_keep_size: '256MB',
+    hot_standby: 'on',
+    hot_standby_feedback: 'on',
+    // Notice a dead peer in seconds, not the default minute, and reconnect quickly after re-pointing.
+    wal_sender_timeout: '5s',
+    wal_receiver_timeout: '5s',
+    wal_retrieve_retry_interval: '200ms',
+    logging_collector: 'off',
+    log_min_messages: 'warning',
+    log_line_prefix: '%m [%p] ',
+  };
+}
+
+export function launchNode(ctx: PostgresContext, node: NodeState): TrackedProcess {
+  const args = ['-D', node.dataDir, ...Object.entries(serverSettings(ctx, node)).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  return spawnDaemon({ name: node.name, kind: 'postgres', program: join(ctx.binDir, 'postgres'), args, logFile: node.logFile, cwd: join(node.dataDir, '..'), user: ctx.user });
+}
+
+/** Waits until a TLS password login works; fails early if the postmaster exited. */
+export async function waitReady(ctx: PostgresContext, node: NodeState, proc: TrackedProcess, timeoutMs: number): Promise<void> {
+  try {
+    await waitFor(`${node.name} on ${node.address}:${node.port} to accept connections`, timeoutMs, async () => {
+      if (!isAlive(proc.pid)) throw new GiveUp(`${node.name} exited during start`);
+      await query(adminTarget(ctx, node), 'SELECT 1', undefined, 1000);
+      return true;
+    });
+  } catch (err) {
+    throw new RehearsalStartError(node.name, (err as Error).message, logTail(node.logFile), { cause: err });
+  }
+}
+
+/** Roles and database of the application, created once on the writer before replicas are cloned. */
+export async function bootstrapWriter(ctx: PostgresContext, writer: NodeState): Promise<void> {
+  const s = ctx.secrets;
+  const admin = adminTarget(ctx, writer);
+  await query(admin, `CREATE ROLE ${s.appUser} LOGIN PASSWORD ${sqlLiteral(s.appPassword)}`);
+  await query(admin, `CREATE ROLE ${s.replicationUser} LOGIN REPLICATION PASSWORD ${sqlLiteral(s.replicationPassword)}`);
+  await query(admin, `CREATE DATABASE ${s.database} OWNER ${s.appUser}`);
+}
+
+interface ReplicationRow {
+  application_name: string;
+  state: string;
+  sync_state: string;
+}
+
+export async function replicationRows(ctx: PostgresContext, writer: NodeState): Promise<ReplicationRow[]> {
+  return query<ReplicationRow>(adminTarget(ctx, writer), 'SELECT application_name, state, sync_state FROM pg_stat_replication ORDER BY application_name');
+}
+
+/** Waits until the named replicas stream from the writer. */
+export async function waitStreaming(ctx: PostgresContext, writer: NodeState, names: ReadonlyArray<string>, timeoutMs: number): Promise<void> {
+  await waitFor(`replicas ${names.join(', ')} to stream from ${writer.name}`, timeoutMs, async () => {
+    const rows = await replicationRows(ctx, writer);
+    return names.every((n) => rows.some((r) => r.application_name === n && r.state === 'streaming')) ? true : undefined;
+  });
+}
+
+/** Turns quorum commit on (names present) or off (no replica left to acknowledge). */
+export async function setSynchronous(ctx: PostgresContext, writer: NodeState, on: boolean): Promise<void> {
+  const admin = adminTarget(ctx, writer);
+  await query(admin, `ALTER SYSTEM SET synchronous_standby_names = ${sqlLiteral(on ? SYNC_STANDBY_NAMES : '')}`);
+  await query(admin, 'SELECT pg_reload_conf()');
+}
+
+export async function promote(ctx: PostgresContext, node: NodeState, timeoutSeconds: number): Promise<void> {
+  const rows = await query<{ promoted: boolean }>(adminTarget(ctx, node), `SELECT pg_promote(true, ${Math.max(1, Math.round(timeoutSeconds))}) AS promoted`, undefined, timeoutSeconds * 1000);
+  if (rows[0]?.promoted !== true) throw new Error(`${node.name} did not finish promotion within ${timeoutSeconds} s`);
+}
+
+/** Re-points a replica's WAL receiver at a new writer (primary_conninfo is reloadable since PG 13). */
+export async function follow(ctx: PostgresContext, node: NodeState, writer: NodeState): Promise<void> {
+  const admin = adminTarget(ctx, node);
+  await query(admin, `ALTER SYSTEM SET primary_conninfo = ${sqlLiteral(primaryConninfo(ctx, node, writer))}`);
+  await query(admin, 'SELECT pg_reload_conf()');
+}

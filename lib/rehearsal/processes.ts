@@ -1,0 +1,155 @@
+/**
+ * Background processes of the rehearsal, tracked by pid. Each is spawned detached (its own session
+ * and process group, pgid = pid) so it outlives the CLI that started it, and so stopping it can also
+ * reach its children (PostgreSQL backends, pgpool children) through the group.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import type { OsUser } from './os-user';
+
+export type ProcessKind = 'postgres' | 'pgbouncer' | 'haproxy' | 'pgpool' | 'health-checker';
+
+export interface TrackedProcess {
+  /** Unique within a rehearsal: writer, replica1, pgbouncer-rw, ... */
+  readonly name: string;
+  readonly kind: ProcessKind;
+  readonly pid: number;
+  /** Executable path, checked against /proc before signalling so a reused pid is never hit. */
+  readonly program: string;
+  readonly logFile: string;
+}
+
+export interface SpawnOptions {
+  readonly name: string;
+  readonly kind: ProcessKind;
+  readonly program: string;
+  readonly args: ReadonlyArray<string>;
+  readonly logFile: string;
+  readonly cwd: string;
+  readonly user?: OsUser;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** A minimal environment, so the caller's PG* variables cannot leak into the servers. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', LC_ALL: 'C', LANG: 'C', TZ: 'UTC', ...extra };
+}
+
+export function spawnDaemon(options: SpawnOptions): TrackedProcess {
+  const logFd = openSync(options.logFile, 'a');
+  try {
+    const child = spawn(options.program, [...options.args], {
+      cwd: options.cwd,
+      env: options.env ?? cleanEnv(),
+      stdio: ['ignore', logFd, logFd],
+      detached: true,
+      ...(options.user ?? {}),
+    });
+    // Reaped by libuv while this process lives; adopted by init once it exits.
+    child.on('error', () => undefined);
+    child.unref();
+    if (child.pid === undefined) throw new Error(`could not spawn ${options.program}`);
+    return { name: options.name, kind: options.kind, pid: child.pid, program: options.program, logFile: options.logFile };
+  } finally {
+    closeSync(logFd);
+  }
+}
+
+/** /proc/<pid>/stat fields we need: state and process group. */
+function procStat(pid: number): { state: string; pgid: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name is parenthesised and may contain spaces; fields follow the last ')'.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: rest[0] ?? '?', pgid: Number(rest[2]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Alive = exists and is not a zombie (a zombie holds a pid but runs nothing). */
+export function isAlive(pid: number): boolean {
+  const stat = procStat(pid);
+  return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X';
+}
+
+/** Live processes of the group led by `pgid` (the leader's children: backends, walsenders, ...). */
+export function groupMembers(pgid: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (stat !== undefined && stat.pgid === pgid && stat.state !== 'Z' && stat.state !== 'X') pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** True when `pid` still runs the program it was started as (guards against pid reuse). */
+export function isOurs(proc: TrackedProcess): boolean {
+  if (!isAlive(proc.pid)) return false;
+  try {
+    // The executable, not argv: PostgreSQL and pgpool rewrite their argv for ps.
+    return realpathSync(readlinkSync(`/proc/${proc.pid}/exe`)) === realpathSync(proc.program);
+  } catch {
+    return false;
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // Group already empty.
+  }
+}
+
+async function waitGone(pgid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!isAlive(pgid) && groupMembers(pgid).length === 0) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+}
+
+/** The signal that asks each program for a quick clean stop (SIGTERM is a *smart*, waiting stop for postgres). */
+function stopSignal(kind: ProcessKind): NodeJS.Signals {
+  return kind === 'postgres' ? 'SIGINT' : 'SIGTERM';
+}
+
+/**
+ * Stops a tracked process and everything in its group: the polite signal to the leader, a wait,
+ * then SIGKILL to the whole group. Returns the pids still alive afterwards (empty on success).
+ */
+export async function stopProcess(proc: TrackedProcess, graceMs = 10000): Promise<number[]> {
+  if (isOurs(proc)) {
+    try {
+      process.kill(proc.pid, stopSignal(proc.kind));
+    } catch {
+      // Exited in between.
+    }
+    if (await waitGone(proc.pid, graceMs)) return [];
+  } else if (groupMembers(proc.pid).length === 0) {
+    return [];
+  }
+  signalGroup(proc.pid, 'SIGKILL');
+  await waitGone(proc.pid, 5000);
+  return [proc.pid, ...groupMembers(proc.pid)].filter((p) => isAlive(p) && (p !== proc.pid || isOurs(proc)));
+}
+
+/** Simulates a host crash: SIGKILL to the whole group at once, then waits until it is gone. */
+export async function killProcess(proc: TrackedProcess): Promise<void> {
+  signalGroup(proc.pid, 'SIGKILL');
+  await waitGone(proc.pid, 5000);
+}
+
+/** Last lines of a log file, for error messages. */
+export function logTail(file: string, lines = 30): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}

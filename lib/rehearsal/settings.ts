@@ -1,0 +1,99 @@
+/**
+ * Settings of a local rehearsal, their defaults, and the address plan derived from them. Everything
+ * is validated (lib/model/rehearsal-rules.ts) before anything starts.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { DEFAULT_POOL_SETTINGS, POSTGRES_PORT, type PoolSettings } from '../model/sizing';
+import { REHEARSAL_RULES, parseAddressBlock } from '../model/rehearsal-rules';
+import { runRules } from '../model/rules';
+import { RehearsalConfigError } from './errors';
+
+export interface RehearsalSettings {
+  /** Streaming replicas behind the read-only endpoint (default 2). */
+  readonly replicas?: number;
+  /** Synchronous (quorum of one replica) replication, as Aurora acknowledges after a quorum write (default true). */
+  readonly synchronous?: boolean;
+  /** Directory the rehearsal owns: data, configs, logs, state (default ./.rehearsal). */
+  readonly workDir?: string;
+  /** First three octets of the loopback block (default 127.0.10). */
+  readonly addressBlock?: string;
+  /** Port every server listens on, each on its own address (default 5432). */
+  readonly port?: number;
+  /** max_connections available to the application on every instance (default 100). */
+  readonly maxConnections?: number;
+  /** max_connections the pools are sized against (default maxConnections). */
+  readonly sizingMaxConnections?: number;
+  /** RDS Proxy pool settings the PgBouncer pools are sized from (default DEFAULT_POOL_SETTINGS). */
+  readonly pool?: PoolSettings;
+  /** Client connections each PgBouncer endpoint accepts (default 1000). */
+  readonly maxClientConnections?: number;
+  /** fsync on the instances (default false: throwaway data; replication still acknowledges). */
+  readonly fsync?: boolean;
+  /** Start the HAProxy and pgpool-II peers (default true). */
+  readonly peers?: boolean;
+  /** Health-check interval of the checker that re-points the PgBouncer pools (default 500 ms). */
+  readonly healthCheckIntervalMs?: number;
+  /** Bound on `up` (default 90 s). */
+  readonly startTimeoutMs?: number;
+}
+
+export type ResolvedSettings = Required<RehearsalSettings>;
+
+export const DEFAULT_ADDRESS_BLOCK = '127.0.10';
+export const DEFAULT_WORK_DIR = '.rehearsal';
+
+export function resolveSettings(settings: RehearsalSettings = {}, cwd = process.cwd()): ResolvedSettings {
+  const workDir = settings.workDir ?? DEFAULT_WORK_DIR;
+  const maxConnections = settings.maxConnections ?? 100;
+  return {
+    replicas: settings.replicas ?? 2,
+    synchronous: settings.synchronous ?? true,
+    workDir: isAbsolute(workDir) ? workDir : resolve(cwd, workDir),
+    addressBlock: settings.addressBlock ?? DEFAULT_ADDRESS_BLOCK,
+    port: settings.port ?? POSTGRES_PORT,
+    maxConnections,
+    sizingMaxConnections: settings.sizingMaxConnections ?? maxConnections,
+    pool: settings.pool ?? DEFAULT_POOL_SETTINGS,
+    maxClientConnections: settings.maxClientConnections ?? 1000,
+    fsync: settings.fsync ?? false,
+    peers: settings.peers ?? true,
+    healthCheckIntervalMs: settings.healthCheckIntervalMs ?? 500,
+    startTimeoutMs: settings.startTimeoutMs ?? 90000,
+  };
+}
+
+/** Throws RehearsalConfigError with every problem at once. */
+export function validateSettings(s: ResolvedSettings): void {
+  const problems = runRules(REHEARSAL_RULES, s);
+  if (!Number.isInteger(s.healthCheckIntervalMs) || s.healthCheckIntervalMs < 100 || s.healthCheckIntervalMs > 60000) {
+    problems.push(`healthCheckIntervalMs ${s.healthCheckIntervalMs} is out of range: use 100 to 60000 ms`);
+  }
+  if (!Number.isInteger(s.startTimeoutMs) || s.startTimeoutMs < 5000) {
+    problems.push(`startTimeoutMs ${s.startTimeoutMs} is too short: use at least 5000 ms`);
+  }
+  if (problems.length > 0) throw new RehearsalConfigError(problems);
+}
+
+/** Where everything listens: hosts at .2, .3, ... like separate machines; endpoints at .101 and up. */
+export interface AddressPlan {
+  readonly writer: string;
+  readonly replicas: ReadonlyArray<string>;
+  readonly readWrite: string;
+  readonly readOnly: string;
+  readonly haproxy: string;
+  readonly pgpool: string;
+}
+
+export function addressPlan(s: Pick<ResolvedSettings, 'addressBlock' | 'replicas'>): AddressPlan {
+  const octets = parseAddressBlock(s.addressBlock);
+  if (octets === undefined) throw new RehearsalConfigError([`addressBlock ${s.addressBlock} is not three octets`]);
+  const at = (last: number): string => `${octets.join('.')}.${last}`;
+  return {
+    writer: at(2),
+    replicas: Array.from({ length: s.replicas }, (_, i) => at(3 + i)),
+    readWrite: at(101),
+    readOnly: at(102),
+    haproxy: at(103),
+    pgpool: at(104),
+  };
+}

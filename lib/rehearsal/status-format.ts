@@ -1,0 +1,51 @@
+/** Human-readable `rehearse status`: endpoints, processes, roles, replication, PgBouncer pools. */
+import type { RehearsalStatus } from './rehearsal';
+
+function table(header: string[], rows: Array<Array<string | number>>): string[] {
+  const cells = [header, ...rows.map((r) => r.map(String))];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  return cells.map((r) => `  ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')}`.trimEnd());
+}
+
+export function formatStatus(s: RehearsalStatus): string {
+  const e = s.endpoints;
+  const endpointRows: Array<[string, string]> = [
+    ['read/write (PgBouncer)', `${e.readWrite.host}:${e.readWrite.port}  pool ${s.poolSizes.readWrite}`],
+    ['read-only (PgBouncer)', `${e.readOnly.host}:${e.readOnly.port}  pool ${s.poolSizes.readOnly}`],
+    ...(e.haproxy ? [['reader (HAProxy, no pooling)', `${e.haproxy.host}:${e.haproxy.port}`] as [string, string]] : []),
+    ...(e.pgpool ? [['read/write split (pgpool-II)', `${e.pgpool.host}:${e.pgpool.port}`] as [string, string]] : []),
+  ];
+  const lines = [
+    `rehearsal in ${s.workDir} (${s.phase}); ${s.settings.replicas} replicas, ${s.settings.synchronous ? 'synchronous (ANY 1) ' : 'asynchronous '}replication`,
+    `connect: user ${e.readWrite.user}, database ${e.readWrite.database}, TLS verify-full with ${e.readWrite.caFile} (password in ${s.workDir}/secrets.json)`,
+    '',
+    'endpoints',
+    ...table(['endpoint', 'address'], endpointRows),
+    '',
+    'instances',
+    ...table(['name', 'address', 'role', 'pid'], s.nodes.map((n) => [n.name, `${n.address}:${n.port}`, n.role, n.pid ?? '-'])),
+    '',
+    'replication (from the writer)',
+    ...(s.replication.length === 0
+      ? ['  (none)']
+      : table(['replica', 'from', 'state', 'sync', 'replay lag (bytes)'], s.replication.map((r) => [r.application_name, r.client_addr, r.state, r.sync_state, r.replay_lag_bytes]))),
+    '',
+    'processes',
+    ...table(['name', 'pid', 'state', 'log'], s.processes.map((p) => [p.name, p.pid, p.alive ? 'running' : 'gone', p.logFile])),
+    '',
+  ];
+  for (const which of ['readWrite', 'readOnly'] as const) {
+    const pools = s.pools[which];
+    lines.push(`SHOW POOLS (${which === 'readWrite' ? 'read/write' : 'read-only'})`);
+    if (typeof pools === 'string') lines.push(`  ${pools}`);
+    else lines.push(...table(['database', 'user', 'cl_active', 'cl_waiting', 'sv_active', 'sv_idle', 'sv_used', 'sv_login', 'maxwait'], pools.map((p) => [p.database, p.user, p.cl_active, p.cl_waiting, p.sv_active, p.sv_idle, p.sv_used, p.sv_login, p.maxwait])));
+    lines.push('');
+  }
+  const h = s.health;
+  lines.push(
+    h === undefined
+      ? 'health checker: no report yet'
+      : `health checker (pid ${h.pid}, ${h.checkedAt}): writer ${h.writer ?? 'none'}; read/write -> ${h.readWriteHosts.join(',')}; read-only -> ${h.readOnlyHosts.join(',')}; ${h.reloads} reloads${h.lastError ? `; last error: ${h.lastError}` : ''}`,
+  );
+  return lines.join('\n');
+}
