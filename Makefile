@@ -22,7 +22,8 @@ SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl pgbouncer haproxy 
   terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check
 
 help:
-	@echo "make demo   synthesize the reference app and print what it deploys"
+	@echo "make demo   synthesize the reference app, print what it deploys, run the rehearsal and a short bench"
+	@echo "make bench  the seeds' experiments on the local rehearsal -> bench-results/latest.{json,md,svg}"
 	@echo "make test   typecheck, lint, jest (constructs, model, Lambda against real PostgreSQL), cdk-nag, cfn-lint, checkov"
 	@echo "make deps   install everything the above need (npm packages, scanner venv, Debian packages when root)"
 
@@ -102,12 +103,60 @@ terraform-schema:
 terraform-schema-check:
 	bash $(TF_PROVIDER_DIR)/generate-schema.sh --check
 
+# --- Terraform modules (modules/) and their examples (modules/examples/) -------------------------------------------
+TF_DIRS := $(sort $(filter-out modules/examples/,$(wildcard modules/*/)) $(wildcard modules/examples/*/))
+TFLINT := $(CURDIR)/.cache/bin/tflint
+# Every terraform command below runs against the offline stand-in (or the registry when TF_REAL_PROVIDER=1).
+TF_ENV = if [ "$${TF_REAL_PROVIDER:-}" != 1 ]; then eval "$$(bash $(TF_PROVIDER_DIR)/install.sh 2>/dev/null)"; fi; \
+  export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1; TF="$$(bash $(TF_PROVIDER_DIR)/install-terraform.sh)"
+.PHONY: lambda-zip terraform-generate terraform-tools terraform-check terratest terraform-plan-summary
+
+# The Lambda zips the Terraform modules deploy (dist/lambda/{read,write}-handler.zip), esbuild from lambda/src.
+lambda-zip: node-deps
+	npx ts-node --transpile-only bin/build-lambda.ts
+
+# Re-renders what the modules restate from lib/model (catalog, validations, vector tests, README tables).
+terraform-generate: node-deps
+	npx ts-node --transpile-only bin/generate-terraform.ts
+
+# tflint v0.64.0 into .cache/bin; its bundled terraform ruleset needs no plugin download.
+terraform-tools:
+	@test -x $(TFLINT) || { echo "building tflint v0.64.0 into .cache/bin"; GOBIN=$(CURDIR)/.cache/bin timeout 900 go install github.com/terraform-linters/tflint@v0.64.0; }
+
+# Generated files in sync, fmt, tflint, validate and `terraform test` on every module and example, checkov on the modules.
+terraform-check: node-deps scan-deps terraform-cli terraform-provider terraform-tools lambda-zip
+	npx ts-node --transpile-only bin/generate-terraform.ts --check
+	@$(TF_ENV); set -e; \
+	"$$TF" fmt -check -recursive modules; \
+	for d in $(TF_DIRS); do \
+	  echo "== $$d"; \
+	  "$$TF" -chdir=$$d init -input=false -backend=false -no-color >/dev/null; \
+	  "$$TF" -chdir=$$d validate -no-color; \
+	  $(TFLINT) --chdir=$$d --config=$(CURDIR)/.tflint.hcl; \
+	  "$$TF" -chdir=$$d test -no-color | tail -1; \
+	done
+	$(VENV)/bin/checkov --quiet --compact --skip-download --framework terraform -d modules --skip-path modules/examples
+
+# Terratest: plan tests of the examples (offline), and the AWS suite compiled (-tags aws; it runs only with credentials).
+terratest: terraform-cli terraform-provider lambda-zip
+	cd test/terratest && go vet ./... && go vet -tags aws ./...
+	@$(TF_ENV); export PATH="$$(dirname "$$TF"):$$PATH"; cd test/terratest && timeout 1200 go test -count=1 -timeout 20m ./...
+
+# Resources per type that `terraform apply` of modules/examples/complete would create (planned offline).
+terraform-plan-summary: node-deps terraform-cli terraform-provider lambda-zip
+	@$(TF_ENV); set -e; plan="$$(mktemp -d)/complete.tfplan"; \
+	"$$TF" -chdir=modules/examples/complete init -input=false -backend=false -no-color >/dev/null; \
+	"$$TF" -chdir=modules/examples/complete plan -input=false -lock=false -no-color -out="$$plan" >/dev/null; \
+	"$$TF" -chdir=modules/examples/complete show -json "$$plan" | npx ts-node --transpile-only bin/summarize-terraform-plan.ts
+
 summary: node-deps
 	npx ts-node bin/summarize-synth.ts $(CDK_OUT)
 
-demo: node-deps synth summary
+demo: node-deps system-deps synth summary
+	npx ts-node --transpile-only bin/demo.ts
+	@$(MAKE) --no-print-directory terraform-plan-summary
 
-test: deps typecheck lint unit synth scan terraform-selftest
+test: deps typecheck lint unit synth scan terraform-selftest terraform-check terratest
 	@echo "make test: all suites passed"
 
 # The local rehearsal (PostgreSQL writer + replicas, PgBouncer endpoints, HAProxy, pgpool-II) in .rehearsal/.
@@ -121,6 +170,13 @@ rehearse-status: node-deps
 
 rehearse-down: node-deps
 	npx ts-node --transpile-only bin/rehearse.ts down $(REHEARSE_ARGS)
+
+# The seeds' experiments on the local rehearsal (~10 min on 2 cores), not part of `make test`.
+# Extra flags: make bench BENCH_ARGS="--quick --scenario connect_overhead".
+BENCH_ARGS ?=
+.PHONY: bench
+bench: node-deps system-deps
+	npx ts-node --transpile-only bin/bench.ts --out bench-results $(BENCH_ARGS)
 
 clean:
 	rm -rf $(CDK_OUT) $(VENV) node_modules

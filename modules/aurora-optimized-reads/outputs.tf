@@ -1,0 +1,106 @@
+output "cluster_identifier" {
+  description = "The cluster identifier."
+  value       = aws_rds_cluster.this.cluster_identifier
+}
+
+output "cluster_arn" {
+  description = "ARN of the cluster."
+  value       = aws_rds_cluster.this.arn
+}
+
+output "writer_endpoint" {
+  description = "The cluster (writer) endpoint."
+  value       = aws_rds_cluster.this.endpoint
+}
+
+output "reader_endpoint" {
+  description = "The cluster's reader endpoint (connection-level round robin, no pooling: prefer a proxy READ_ONLY endpoint)."
+  value       = aws_rds_cluster.this.reader_endpoint
+}
+
+output "port" {
+  description = "The PostgreSQL port."
+  value       = aws_rds_cluster.this.port
+}
+
+output "master_username" {
+  description = "Name of the master user."
+  value       = var.master_username
+}
+
+output "database_name" {
+  description = "Name of the database created in the cluster."
+  value       = var.database_name
+}
+
+output "master_user_secret_arn" {
+  description = "ARN of the RDS-managed master user secret (Secrets Manager), for the proxy."
+  value       = aws_rds_cluster.this.master_user_secret[0].secret_arn
+}
+
+output "kms_key_arn" {
+  description = "The key that encrypts storage, the master secret, Performance Insights and the log."
+  value       = local.kms_key_arn
+}
+
+output "security_group_id" {
+  description = "The cluster's security group (no ingress until a proxy is granted)."
+  value       = aws_security_group.this.id
+}
+
+output "writer_instance_identifier" {
+  description = "The writer's DB instance identifier."
+  value       = aws_rds_cluster_instance.writer.identifier
+}
+
+output "reader_instance_identifiers" {
+  description = "The readers' DB instance identifiers, in order."
+  value       = aws_rds_cluster_instance.reader[*].identifier
+}
+
+output "instance_identifiers" {
+  description = "Every DB instance identifier, writer first (known at plan: the module names them)."
+  value       = concat([local.writer_identifier], local.reader_identifiers)
+}
+
+output "instance_class" {
+  description = "DB instance class of every instance."
+  value       = var.instance_class
+}
+
+output "engine_version" {
+  description = "Aurora PostgreSQL engine version."
+  value       = var.engine_version
+}
+
+output "log_group_name" {
+  description = "The exported PostgreSQL log group."
+  value       = aws_cloudwatch_log_group.postgresql.name
+}
+
+output "sizing" {
+  description = "How Aurora splits each instance's NVMe storage (GiB: nvme, temporary_objects, internal, tiered_cache) and the default max_connections (upper bound), from the kit's model."
+  value = {
+    instance_class        = var.instance_class
+    nvme_gib              = local.spec.nvme_gib
+    temporary_objects_gib = local.spec.temporary_objects_gib
+    internal_gib          = local.spec.internal_gib
+    tiered_cache_gib      = local.spec.tiered_cache_gib
+    max_connections       = local.spec.max_connections
+  }
+}
+
+output "tiered_cache_gib" {
+  description = "Optimized Reads tiered cache per instance (GiB)."
+  value       = local.spec.tiered_cache_gib
+}
+
+output "temporary_objects_gib" {
+  description = "NVMe space for temporary objects per instance (GiB)."
+  value       = local.spec.temporary_objects_gib
+}
+
+output "max_connections" {
+  description = "Default max_connections per instance (upper bound)."
+  value       = local.spec.max_connections
+}

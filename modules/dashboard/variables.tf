@@ -1,0 +1,84 @@
+variable "dashboard_name" {
+  description = "Name of the dashboard; alarms are named <dashboard_name>-<alarm>."
+  type        = string
+  nullable    = false
+}
+
+variable "instance_identifiers" {
+  description = "The cluster's DB instance identifiers, writer first (the aurora-optimized-reads module's instance_identifiers)."
+  type        = list(string)
+  nullable    = false
+
+  validation {
+    condition     = length(var.instance_identifiers) >= 1
+    error_message = "instanceIdentifiers is empty: pass the writer first, then the readers"
+  }
+}
+
+variable "proxy_name" {
+  description = "Name of the proxy whose endpoints and target roles are charted. null: no proxy widgets or alarms."
+  type        = string
+  default     = null
+}
+
+variable "proxy_endpoints" {
+  description = "The proxy's additional endpoints charted, name => target role (READ_ONLY or READ_WRITE); the default endpoint is always charted."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}
+
+variable "functions" {
+  description = "The consumer functions charted, label (e.g. Reader) => function name. Empty: no Lambda widgets or alarms."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}
+
+# BEGIN generated thresholds
+variable "thresholds" {
+  description = "Alarm thresholds; any left out take the kit's defaults (DEFAULT_ALARM_THRESHOLDS of lib/model)."
+  type = object({
+    cpu_utilization_percent        = optional(number, 80)
+    freeable_memory_bytes          = optional(number, 1073741824)
+    replica_lag_ms                 = optional(number, 1000)
+    free_local_storage_bytes       = optional(number, 10737418240)
+    proxy_pool_utilization_percent = optional(number, 90)
+    pinned_connections             = optional(number, 10)
+    function_errors                = optional(number, 1)
+    function_throttles             = optional(number, 1)
+  })
+  default  = {}
+  nullable = false
+
+  validation {
+    condition     = alltrue([for k, v in { cpuUtilizationPercent = var.thresholds.cpu_utilization_percent, proxyPoolUtilizationPercent = var.thresholds.proxy_pool_utilization_percent } : v > 0 && v <= 100])
+    error_message = join("\n", [for k, v in { cpuUtilizationPercent = var.thresholds.cpu_utilization_percent, proxyPoolUtilizationPercent = var.thresholds.proxy_pool_utilization_percent } : "${k} ${v} is not a percentage: use a value above 0 and at most 100" if !(v > 0 && v <= 100)])
+  }
+
+  validation {
+    condition     = alltrue([for k, v in { freeableMemoryBytes = var.thresholds.freeable_memory_bytes, replicaLagMs = var.thresholds.replica_lag_ms, freeLocalStorageBytes = var.thresholds.free_local_storage_bytes, pinnedConnections = var.thresholds.pinned_connections, functionErrors = var.thresholds.function_errors, functionThrottles = var.thresholds.function_throttles } : v >= 0])
+    error_message = join("\n", [for k, v in { freeableMemoryBytes = var.thresholds.freeable_memory_bytes, replicaLagMs = var.thresholds.replica_lag_ms, freeLocalStorageBytes = var.thresholds.free_local_storage_bytes, pinnedConnections = var.thresholds.pinned_connections, functionErrors = var.thresholds.function_errors, functionThrottles = var.thresholds.function_throttles } : "${k} ${v} is negative: use 0 or more" if v < 0])
+  }
+}
+# END generated thresholds
+
+variable "create_alarm_topic" {
+  description = "Whether the module creates the alarm topic: encrypted with a new KMS key (rotation on) that CloudWatch of this account may use, TLS-only publishing. false: pass alarm_topic_arn."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
+variable "alarm_topic_arn" {
+  description = "Topic every alarm notifies when create_alarm_topic is false; it must be encrypted and let CloudWatch use its key."
+  type        = string
+  default     = null
+}
+
+variable "tags" {
+  description = "Tags for every resource of the module."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}

@@ -1,0 +1,54 @@
+output "instance_class" {
+  description = "DB instance class of every instance."
+  value       = module.database.instance_class
+}
+
+output "engine_version" {
+  description = "Aurora PostgreSQL engine version."
+  value       = module.database.engine_version
+}
+
+output "tiered_cache_gib" {
+  description = "Optimized Reads tiered cache per instance (GiB)."
+  value       = module.database.tiered_cache_gib
+}
+
+output "temporary_objects_gib" {
+  description = "NVMe space for temporary objects per instance (GiB)."
+  value       = module.database.temporary_objects_gib
+}
+
+output "max_connections" {
+  description = "Default max_connections per instance (upper bound)."
+  value       = module.database.max_connections
+}
+
+output "proxy_max_server_connections" {
+  description = "Server connections the proxy may open per instance."
+  value       = module.proxy.max_server_connections
+}
+
+output "read_only_endpoint" {
+  description = "READ_ONLY proxy endpoint (consumer VPC)."
+  value       = module.proxy.endpoints["${var.name}-ro"].endpoint
+}
+
+output "read_write_endpoint" {
+  description = "READ_WRITE proxy endpoint (consumer VPC)."
+  value       = module.proxy.endpoints["${var.name}-rw"].endpoint
+}
+
+output "reader_function" {
+  description = "Lambda consumer on the read-only endpoint."
+  value       = module.reader.function_name
+}
+
+output "writer_function" {
+  description = "Lambda consumer on the read/write endpoint."
+  value       = module.writer.function_name
+}
+
+output "dashboard_name" {
+  description = "CloudWatch dashboard."
+  value       = module.dashboard.dashboard_name
+}

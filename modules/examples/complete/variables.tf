@@ -1,0 +1,58 @@
+variable "region" {
+  description = "AWS region to deploy to."
+  type        = string
+  default     = "us-east-1"
+}
+
+variable "name" {
+  description = "Name prefix of everything the example creates (cluster identifier, proxy, functions, dashboard)."
+  type        = string
+  default     = "aurora-proxy-kit"
+}
+
+variable "instance_class" {
+  description = "DB instance class of every instance (an Optimized Reads class)."
+  type        = string
+  default     = "db.r6gd.xlarge"
+}
+
+variable "readers" {
+  description = "Number of readers."
+  type        = number
+  default     = 2
+}
+
+variable "engine_version" {
+  description = "Aurora PostgreSQL engine version."
+  type        = string
+  default     = "17.9"
+}
+
+variable "max_connections_percent" {
+  description = "Share of max_connections the proxy may use."
+  type        = number
+  default     = 100
+}
+
+variable "read_only_endpoints" {
+  description = "Number of READ_ONLY endpoints in the consumer VPC (the first serves the reader Lambda); with the READ_WRITE endpoint they share RDS Proxy's 20 endpoints."
+  type        = number
+  default     = 1
+
+  validation {
+    condition     = floor(var.read_only_endpoints) == var.read_only_endpoints && var.read_only_endpoints >= 1 && var.read_only_endpoints <= 19
+    error_message = "readOnlyEndpoints ${var.read_only_endpoints} is out of range: the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of 20 (an integer from 1 to 19)"
+  }
+}
+
+variable "deletion_protection" {
+  description = "Whether the cluster refuses deletion (set false for a throw-away test deployment)."
+  type        = bool
+  default     = true
+}
+
+variable "lambda_dir" {
+  description = "Directory holding read-handler.zip and write-handler.zip (make lambda-zip builds them into dist/lambda). null: <repository>/dist/lambda."
+  type        = string
+  default     = null
+}

@@ -1,0 +1,200 @@
+data "aws_caller_identity" "current" {}
+data "aws_partition" "current" {}
+data "aws_region" "current" {}
+
+locals {
+  postgres_port = 5432
+  kms_key_arn   = var.create_kms_key ? aws_kms_key.this[0].arn : var.kms_key_arn
+}
+
+data "aws_iam_policy_document" "key" {
+  count = var.create_kms_key ? 1 : 0
+
+  #checkov:skip=CKV_AWS_109:A key policy's Resource is always the key itself ("*"); the account root statement is AWS's default and delegates to IAM
+  #checkov:skip=CKV_AWS_111:A key policy's Resource is always the key itself ("*"); the account root statement is AWS's default and delegates to IAM
+  #checkov:skip=CKV_AWS_356:A key policy's Resource is always the key itself ("*")
+  statement {
+    sid       = "AccountAdministers"
+    actions   = ["kms:*"]
+    resources = ["*"]
+    principals {
+      type        = "AWS"
+      identifiers = ["arn:${data.aws_partition.current.partition}:iam::${data.aws_caller_identity.current.account_id}:root"]
+    }
+  }
+
+  statement {
+    sid       = "CloudWatchLogsEncrypt"
+    actions   = ["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"]
+    resources = ["*"]
+    principals {
+      type        = "Service"
+      identifiers = ["logs.${data.aws_region.current.region}.amazonaws.com"]
+    }
+    condition {
+      test     = "ArnLike"
+      variable = "kms:EncryptionContext:aws:logs:arn"
+      values   = ["arn:${data.aws_partition.current.partition}:logs:${data.aws_region.current.region}:${data.aws_caller_identity.current.account_id}:*"]
+    }
+  }
+}
+
+resource "aws_kms_key" "this" {
+  count = var.create_kms_key ? 1 : 0
+
+  description         = "Encrypts the environment and logs of ${var.function_name}"
+  enable_key_rotation = true
+  policy              = data.aws_iam_policy_document.key[0].json
+  tags                = var.tags
+}
+
+resource "aws_cloudwatch_log_group" "this" {
+  name              = "/aws/lambda/${var.function_name}"
+  retention_in_days = var.log_retention_days
+  kms_key_id        = local.kms_key_arn
+  tags              = var.tags
+  #checkov:skip=CKV_AWS_338:Retention is a setting (log_retention_days, default 30 days like the CDK construct); a year of function logs is a cost the user opts into
+}
+
+# --- Network: egress only to its proxy endpoint, and the endpoint admits it -------------------------
+
+resource "aws_security_group" "this" {
+  name_prefix = "${var.function_name}-"
+  description = "Lambda consumer ${var.function_name}: egress only to its proxy endpoint"
+  vpc_id      = var.vpc_id
+  tags        = var.tags
+
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+resource "aws_vpc_security_group_egress_rule" "to_endpoint" {
+  security_group_id            = aws_security_group.this.id
+  referenced_security_group_id = var.endpoint.security_group_id
+  ip_protocol                  = "tcp"
+  from_port                    = local.postgres_port
+  to_port                      = local.postgres_port
+  description                  = "to its proxy endpoint"
+}
+
+resource "aws_vpc_security_group_ingress_rule" "endpoint_from_function" {
+  security_group_id            = var.endpoint.security_group_id
+  referenced_security_group_id = aws_security_group.this.id
+  ip_protocol                  = "tcp"
+  from_port                    = local.postgres_port
+  to_port                      = local.postgres_port
+  description                  = "${var.endpoint.target_role} clients"
+}
+
+# --- IAM: logs, VPC interfaces, tracing, and rds-db:connect as one user through one proxy -----------
+
+data "aws_iam_policy_document" "assume" {
+  statement {
+    actions = ["sts:AssumeRole"]
+    principals {
+      type        = "Service"
+      identifiers = ["lambda.amazonaws.com"]
+    }
+  }
+}
+
+resource "aws_iam_role" "this" {
+  name_prefix        = "${substr(var.function_name, 0, 37)}-"
+  assume_role_policy = data.aws_iam_policy_document.assume.json
+  tags               = var.tags
+}
+
+# AWS-maintained: writes the function's own logs; grants nothing on data.
+resource "aws_iam_role_policy_attachment" "basic" {
+  role       = aws_iam_role.this.name
+  policy_arn = "arn:${data.aws_partition.current.partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
+}
+
+# AWS-maintained: the network interfaces of a VPC function; EC2 offers no resource-level scoping for these actions.
+resource "aws_iam_role_policy_attachment" "vpc" {
+  role       = aws_iam_role.this.name
+  policy_arn = "arn:${data.aws_partition.current.partition}:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole"
+}
+
+data "aws_iam_policy_document" "function" {
+  #checkov:skip=CKV_AWS_356:Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray supports only on Resource *; rds-db:connect is scoped to the proxy and user
+  statement {
+    sid       = "Tracing"
+    actions   = ["xray:PutTraceSegments", "xray:PutTelemetryRecords"]
+    resources = ["*"]
+  }
+  statement {
+    sid       = "ConnectThroughTheProxy"
+    actions   = ["rds-db:connect"]
+    resources = ["${var.connect_arn_prefix}${var.db_user}"]
+  }
+}
+
+resource "aws_iam_role_policy" "function" {
+  name   = "tracing-and-database-connect"
+  role   = aws_iam_role.this.id
+  policy = data.aws_iam_policy_document.function.json
+}
+
+# --- The function --------------------------------------------------------------------------------
+
+resource "aws_lambda_function" "this" {
+  #checkov:skip=CKV_AWS_116:Consumers are invoked synchronously (request/response); a dead-letter queue only applies to asynchronous invocations
+  #checkov:skip=CKV_AWS_115:Reserved concurrency is opt-in (reserved_concurrent_executions): reserving it by default can fail in accounts with a low concurrency quota; the proxy already caps server connections
+  #checkov:skip=CKV_AWS_272:Code signing needs an AWS Signer profile the kit cannot assume; the zip is built reproducibly from lambda/ by the project's build
+  function_name                  = var.function_name
+  description                    = "aurora-proxy-kit ${var.endpoint.target_role} consumer"
+  filename                       = var.filename
+  source_code_hash               = var.source_code_hash != null ? var.source_code_hash : filebase64sha256(var.filename)
+  handler                        = var.handler
+  runtime                        = "nodejs24.x"
+  architectures                  = ["arm64"]
+  memory_size                    = var.memory_size
+  timeout                        = var.timeout
+  reserved_concurrent_executions = var.reserved_concurrent_executions == null ? -1 : var.reserved_concurrent_executions
+  role                           = aws_iam_role.this.arn
+  kms_key_arn                    = local.kms_key_arn
+  tags                           = var.tags
+
+  vpc_config {
+    subnet_ids         = var.subnet_ids
+    security_group_ids = [aws_security_group.this.id]
+  }
+
+  tracing_config {
+    mode = "Active"
+  }
+
+  logging_config {
+    log_format = "Text"
+    log_group  = aws_cloudwatch_log_group.this.name
+  }
+
+  environment {
+    variables = {
+      DB_HOST                 = var.endpoint.endpoint
+      DB_PORT                 = tostring(local.postgres_port)
+      DB_NAME                 = var.database_name
+      DB_USER                 = var.db_user
+      DB_AUTH                 = "iam"
+      DB_TLS                  = "verify-full"
+      DB_ENDPOINT_ROLE        = var.endpoint.target_role
+      CONNECTION_MODE         = var.connection_mode
+      POWERTOOLS_SERVICE_NAME = "aurora-proxy-kit"
+    }
+  }
+
+  lifecycle {
+    precondition {
+      condition     = var.create_kms_key || var.kms_key_arn != null
+      error_message = "kmsKeyArn is not set: pass kms_key_arn when create_kms_key is false"
+    }
+  }
+
+  depends_on = [
+    aws_iam_role_policy_attachment.basic,
+    aws_iam_role_policy_attachment.vpc,
+    aws_iam_role_policy.function,
+  ]
+}

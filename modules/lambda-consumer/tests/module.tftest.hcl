@@ -1,0 +1,50 @@
+mock_provider "aws" {}
+
+variables {
+  function_name      = "kit-reader"
+  filename           = "reader.zip"
+  source_code_hash   = "hash"
+  vpc_id             = "vpc-consumer"
+  subnet_ids         = ["subnet-c1", "subnet-c2"]
+  endpoint           = { endpoint = "kit-ro.endpoint.proxy-x.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint" }
+  connect_arn_prefix = "arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-0123/"
+  db_user            = "postgres"
+  database_name      = "app"
+}
+
+run "vpc_function_wired_to_its_endpoint" {
+  command = plan
+
+  assert {
+    condition     = aws_lambda_function.this.runtime == "nodejs24.x" && aws_lambda_function.this.architectures == tolist(["arm64"])
+    error_message = "Node.js 24 on arm64"
+  }
+  assert {
+    condition     = one(aws_lambda_function.this.vpc_config).subnet_ids == toset(["subnet-c1", "subnet-c2"]) && aws_security_group.this.vpc_id == "vpc-consumer"
+    error_message = "the function sits in the endpoint's VPC"
+  }
+  assert {
+    condition     = one(aws_lambda_function.this.tracing_config).mode == "Active"
+    error_message = "tracing active"
+  }
+  assert {
+    condition     = one(aws_lambda_function.this.environment).variables.DB_HOST == "kit-ro.endpoint.proxy-x.us-east-1.rds.amazonaws.com" && one(aws_lambda_function.this.environment).variables.DB_ENDPOINT_ROLE == "READ_ONLY" && one(aws_lambda_function.this.environment).variables.DB_AUTH == "iam" && one(aws_lambda_function.this.environment).variables.DB_TLS == "verify-full"
+    error_message = "environment from the endpoint"
+  }
+  assert {
+    condition     = aws_vpc_security_group_ingress_rule.endpoint_from_function.security_group_id == "sg-endpoint" && aws_vpc_security_group_egress_rule.to_endpoint.referenced_security_group_id == "sg-endpoint"
+    error_message = "network path to the endpoint only"
+  }
+  assert {
+    condition     = data.aws_iam_policy_document.function.statement[1].resources == toset(["arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-0123/postgres"])
+    error_message = "rds-db:connect on the proxy and user only"
+  }
+  assert {
+    condition     = aws_cloudwatch_log_group.this.retention_in_days == 30 && aws_cloudwatch_log_group.this.name == "/aws/lambda/kit-reader"
+    error_message = "log group with retention"
+  }
+  assert {
+    condition     = aws_lambda_function.this.reserved_concurrent_executions == -1
+    error_message = "unreserved by default"
+  }
+}

@@ -1,0 +1,149 @@
+variable "function_name" {
+  description = "Name of the function (also its log group /aws/lambda/<function_name> and the FunctionName dimension of its metrics)."
+  type        = string
+  nullable    = false
+}
+
+variable "filename" {
+  description = "Path of the function's zip, as the project's build makes it from lambda/ (make lambda-zip: dist/lambda/read-handler.zip or write-handler.zip, handler index.handler)."
+  type        = string
+  nullable    = false
+}
+
+variable "source_code_hash" {
+  description = "Base64 SHA-256 of the zip, to redeploy when the code changes. null: filebase64sha256(filename)."
+  type        = string
+  default     = null
+}
+
+variable "handler" {
+  description = "The function's handler."
+  type        = string
+  default     = "index.handler"
+  nullable    = false
+}
+
+variable "vpc_id" {
+  description = "VPC of the function: the proxy endpoint's VPC."
+  type        = string
+  nullable    = false
+}
+
+variable "subnet_ids" {
+  description = "Subnets of the function, in the endpoint's VPC."
+  type        = list(string)
+  nullable    = false
+}
+
+variable "endpoint" {
+  description = "The proxy endpoint the function connects through (an element of the pooling-proxy module's endpoints output): host name, target role and security group."
+  type = object({
+    endpoint          = string
+    target_role       = string
+    security_group_id = string
+  })
+  nullable = false
+
+  validation {
+    condition     = contains(["READ_ONLY", "READ_WRITE"], var.endpoint.target_role)
+    error_message = "targetRole ${var.endpoint.target_role} is not a proxy endpoint role: use READ_ONLY or READ_WRITE"
+  }
+}
+
+variable "connect_arn_prefix" {
+  description = "The pooling-proxy module's connect_arn_prefix; the function gets rds-db:connect on <prefix><db_user> only."
+  type        = string
+  nullable    = false
+}
+
+variable "db_user" {
+  description = "The database user the function logs in as with an IAM token."
+  type        = string
+  nullable    = false
+}
+
+variable "database_name" {
+  description = "The database to connect to."
+  type        = string
+  nullable    = false
+}
+
+variable "connection_mode" {
+  description = "reuse keeps one connection across invocations; per-invocation opens one per call (the seeds' comparison)."
+  type        = string
+  default     = "reuse"
+  nullable    = false
+
+  validation {
+    condition     = contains(["reuse", "per-invocation"], var.connection_mode)
+    error_message = "connectionMode ${var.connection_mode} is not a connection mode: use reuse or per-invocation"
+  }
+}
+
+variable "memory_size" {
+  description = "Memory in MB (128..10240)."
+  type        = number
+  default     = 512
+  nullable    = false
+  # BEGIN generated memory-size
+
+  validation {
+    condition     = floor(var.memory_size) == var.memory_size && var.memory_size >= 128 && var.memory_size <= 10240
+    error_message = "memorySize ${var.memory_size} is out of range: Lambda memory is 128 MB to 10,240 MB (an integer from 128 to 10240)"
+  }
+  # END generated memory-size
+}
+
+variable "timeout" {
+  description = "Function timeout in seconds (1..900)."
+  type        = number
+  default     = 30
+  nullable    = false
+  # BEGIN generated timeout
+
+  validation {
+    condition     = floor(var.timeout) == var.timeout && var.timeout >= 1 && var.timeout <= 900
+    error_message = "timeout ${var.timeout} is out of range: a Lambda function runs at most 15 minutes (an integer from 1 to 900)"
+  }
+  # END generated timeout
+}
+
+variable "reserved_concurrent_executions" {
+  description = "Reserved concurrency (1..900): caps the connections the function can open through the proxy. null: unreserved."
+  type        = number
+  default     = null
+  # BEGIN generated reserved-concurrency
+
+  validation {
+    condition     = var.reserved_concurrent_executions == null ? true : (floor(var.reserved_concurrent_executions) == var.reserved_concurrent_executions && var.reserved_concurrent_executions >= 1 && var.reserved_concurrent_executions <= 900)
+    error_message = "reservedConcurrentExecutions ${var.reserved_concurrent_executions == null ? "null" : var.reserved_concurrent_executions} is out of range: Lambda keeps 100 of the default 1,000 account concurrency unreserved (an integer from 1 to 900)"
+  }
+  # END generated reserved-concurrency
+}
+
+variable "log_retention_days" {
+  description = "Days the function's log is kept."
+  type        = number
+  default     = 30
+  nullable    = false
+}
+
+variable "create_kms_key" {
+  description = "Whether the module creates its KMS key (rotation on); false: pass kms_key_arn. A flag rather than a null check, so kms_key_arn may be unknown until apply."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
+variable "kms_key_arn" {
+  description = "Key that encrypts the function's environment and log group; its policy must let CloudWatch Logs use it. Used when create_kms_key is false."
+  type        = string
+  default     = null
+}
+
+variable "tags" {
+  description = "Tags for every resource of the module."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}

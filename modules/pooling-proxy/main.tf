@@ -1,0 +1,193 @@
+data "aws_caller_identity" "current" {}
+data "aws_partition" "current" {}
+data "aws_region" "current" {}
+
+locals {
+  postgres_port = 5432
+  # One ingress rule per (endpoint, allowed group); keys use the list index so they are known at plan.
+  endpoint_ingress = merge([
+    for name, e in var.endpoints : {
+      for i, sg in e.allowed_security_group_ids : "${name}/${i}" => { endpoint = name, source = sg }
+    }
+  ]...)
+}
+
+# --- Network: the proxy reaches the cluster (and Secrets Manager), nothing else --------------------
+
+resource "aws_security_group" "proxy" {
+  #checkov:skip=CKV2_AWS_5:Attached to aws_db_proxy.this (vpc_security_group_ids), a resource type checkov's attachment graph does not know
+  name_prefix = "${var.name}-"
+  description = "RDS Proxy ${var.name}: clients of the default endpoint"
+  vpc_id      = var.vpc_id
+  tags        = var.tags
+
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+resource "aws_vpc_security_group_egress_rule" "proxy_to_cluster" {
+  security_group_id            = aws_security_group.proxy.id
+  referenced_security_group_id = var.cluster_security_group_id
+  ip_protocol                  = "tcp"
+  from_port                    = local.postgres_port
+  to_port                      = local.postgres_port
+  description                  = "RDS Proxy to Aurora"
+}
+
+resource "aws_vpc_security_group_ingress_rule" "cluster_from_proxy" {
+  security_group_id            = var.cluster_security_group_id
+  referenced_security_group_id = aws_security_group.proxy.id
+  ip_protocol                  = "tcp"
+  from_port                    = local.postgres_port
+  to_port                      = local.postgres_port
+  description                  = "RDS Proxy to Aurora"
+}
+
+resource "aws_vpc_security_group_egress_rule" "proxy_to_secrets_manager" {
+  count = length(var.secrets_manager_security_group_ids)
+
+  security_group_id            = aws_security_group.proxy.id
+  referenced_security_group_id = var.secrets_manager_security_group_ids[count.index]
+  ip_protocol                  = "tcp"
+  from_port                    = 443
+  to_port                      = 443
+  description                  = "RDS Proxy reads its secret"
+}
+
+# --- IAM: the proxy reads only its secret, and decrypts only through Secrets Manager ---------------
+
+data "aws_iam_policy_document" "assume" {
+  statement {
+    actions = ["sts:AssumeRole"]
+    principals {
+      type        = "Service"
+      identifiers = ["rds.amazonaws.com"]
+    }
+    condition {
+      test     = "StringEquals"
+      variable = "aws:SourceAccount"
+      values   = [data.aws_caller_identity.current.account_id]
+    }
+  }
+}
+
+data "aws_iam_policy_document" "secret" {
+  statement {
+    sid       = "ReadTheSecret"
+    actions   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
+    resources = [var.master_user_secret_arn]
+  }
+  statement {
+    sid       = "DecryptTheSecret"
+    actions   = ["kms:Decrypt"]
+    resources = [var.secret_kms_key_arn]
+    condition {
+      test     = "StringEquals"
+      variable = "kms:ViaService"
+      values   = ["secretsmanager.${data.aws_region.current.region}.amazonaws.com"]
+    }
+  }
+}
+
+resource "aws_iam_role" "proxy" {
+  name_prefix        = "${substr(var.name, 0, 32)}-proxy-"
+  assume_role_policy = data.aws_iam_policy_document.assume.json
+  tags               = var.tags
+}
+
+resource "aws_iam_role_policy" "secret" {
+  name   = "read-database-secret"
+  role   = aws_iam_role.proxy.id
+  policy = data.aws_iam_policy_document.secret.json
+}
+
+# --- The proxy ------------------------------------------------------------------------------------
+
+resource "aws_db_proxy" "this" {
+  name                   = var.name
+  engine_family          = "POSTGRESQL"
+  require_tls            = true
+  idle_client_timeout    = var.idle_client_timeout_seconds
+  debug_logging          = var.debug_logging
+  role_arn               = aws_iam_role.proxy.arn
+  vpc_subnet_ids         = var.subnet_ids
+  vpc_security_group_ids = [aws_security_group.proxy.id]
+  tags                   = var.tags
+
+  auth {
+    auth_scheme               = "SECRETS"
+    iam_auth                  = "REQUIRED"
+    client_password_auth_type = "POSTGRES_SCRAM_SHA_256"
+    secret_arn                = var.master_user_secret_arn
+    description               = "master user secret of ${var.cluster_identifier}"
+  }
+
+  depends_on = [aws_iam_role_policy.secret]
+}
+
+resource "aws_db_proxy_default_target_group" "this" {
+  db_proxy_name = aws_db_proxy.this.name
+
+  connection_pool_config {
+    max_connections_percent      = var.max_connections_percent
+    max_idle_connections_percent = var.max_idle_connections_percent
+    connection_borrow_timeout    = var.connection_borrow_timeout_seconds
+    session_pinning_filters      = var.session_pinning_filters
+  }
+
+  lifecycle {
+    # BEGIN generated idle-within-max
+    precondition {
+      condition     = var.max_idle_connections_percent <= var.max_connections_percent
+      error_message = "maxIdleConnectionsPercent ${var.max_idle_connections_percent} exceeds maxConnectionsPercent ${var.max_connections_percent}: set it to ${var.max_connections_percent} or less"
+    }
+    # END generated idle-within-max
+  }
+}
+
+resource "aws_db_proxy_target" "cluster" {
+  db_proxy_name         = aws_db_proxy.this.name
+  target_group_name     = aws_db_proxy_default_target_group.this.name
+  db_cluster_identifier = var.cluster_identifier
+}
+
+# --- Endpoints, in any VPC, each with its own security group ---------------------------------------
+
+resource "aws_security_group" "endpoint" {
+  #checkov:skip=CKV2_AWS_5:Attached to aws_db_proxy_endpoint.this (vpc_security_group_ids), a resource type checkov's attachment graph does not know
+  for_each = var.endpoints
+
+  name_prefix = "${each.key}-"
+  description = "${each.value.target_role} proxy endpoint ${each.key}: ingress only from granted clients"
+  vpc_id      = each.value.vpc_id
+  tags        = var.tags
+
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+resource "aws_vpc_security_group_ingress_rule" "endpoint" {
+  for_each = local.endpoint_ingress
+
+  security_group_id            = aws_security_group.endpoint[each.value.endpoint].id
+  referenced_security_group_id = each.value.source
+  ip_protocol                  = "tcp"
+  from_port                    = local.postgres_port
+  to_port                      = local.postgres_port
+  description                  = "${var.endpoints[each.value.endpoint].target_role} clients"
+}
+
+resource "aws_db_proxy_endpoint" "this" {
+  for_each = var.endpoints
+
+  db_proxy_name          = aws_db_proxy.this.name
+  db_proxy_endpoint_name = each.key
+  vpc_subnet_ids         = each.value.subnet_ids
+  vpc_security_group_ids = [aws_security_group.endpoint[each.key].id]
+  target_role            = each.value.target_role
+  tags                   = var.tags
+
+  depends_on = [aws_db_proxy_target.cluster]
+}

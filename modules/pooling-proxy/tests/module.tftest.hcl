@@ -1,0 +1,81 @@
+mock_provider "aws" {
+  mock_data "aws_partition" {
+    defaults = { partition = "aws" }
+  }
+  mock_data "aws_region" {
+    defaults = { region = "us-east-1" }
+  }
+  mock_data "aws_caller_identity" {
+    defaults = { account_id = "123456789012" }
+  }
+  mock_resource "aws_db_proxy" {
+    defaults = { arn = "arn:aws:rds:us-east-1:123456789012:db-proxy:prx-0123456789abcdef0" }
+  }
+}
+
+variables {
+  name                               = "kit"
+  cluster_identifier                 = "kit"
+  cluster_security_group_id          = "sg-cluster"
+  master_user_secret_arn             = "arn:aws:secretsmanager:us-east-1:123456789012:secret:rds!cluster-kit"
+  secret_kms_key_arn                 = "arn:aws:kms:us-east-1:123456789012:key/kit"
+  vpc_id                             = "vpc-data"
+  subnet_ids                         = ["subnet-d1", "subnet-d2"]
+  secrets_manager_security_group_ids = ["sg-secrets"]
+  max_connections                    = 3604
+  endpoints = {
+    kit-ro = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], allowed_security_group_ids = ["sg-reporting"] }
+    kit-rw = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], target_role = "READ_WRITE" }
+  }
+}
+
+run "proxy_requires_tls_and_iam" {
+  command = apply
+
+  assert {
+    condition     = aws_db_proxy.this.require_tls && aws_db_proxy.this.engine_family == "POSTGRESQL"
+    error_message = "TLS must be required"
+  }
+  assert {
+    condition     = one(aws_db_proxy.this.auth).iam_auth == "REQUIRED" && one(aws_db_proxy.this.auth).auth_scheme == "SECRETS" && one(aws_db_proxy.this.auth).client_password_auth_type == "POSTGRES_SCRAM_SHA_256"
+    error_message = "IAM auth required, Secrets Manager auth to the database"
+  }
+  assert {
+    condition     = one(aws_db_proxy_default_target_group.this.connection_pool_config).max_connections_percent == 100 && one(aws_db_proxy_default_target_group.this.connection_pool_config).max_idle_connections_percent == 50 && one(aws_db_proxy_default_target_group.this.connection_pool_config).connection_borrow_timeout == 120
+    error_message = "the model's pool defaults"
+  }
+  assert {
+    condition     = aws_db_proxy_endpoint.this["kit-ro"].target_role == "READ_ONLY" && aws_db_proxy_endpoint.this["kit-rw"].target_role == "READ_WRITE"
+    error_message = "endpoint roles"
+  }
+  assert {
+    condition     = aws_db_proxy_endpoint.this["kit-ro"].vpc_subnet_ids == toset(["subnet-c1", "subnet-c2"]) && aws_security_group.endpoint["kit-ro"].vpc_id == "vpc-consumer"
+    error_message = "endpoints sit in the consumer VPC's subnets with their own security group"
+  }
+  assert {
+    condition     = length(aws_vpc_security_group_ingress_rule.endpoint) == 1 && aws_vpc_security_group_ingress_rule.endpoint["kit-ro/0"].referenced_security_group_id == "sg-reporting"
+    error_message = "allowed source security groups get ingress"
+  }
+  assert {
+    condition     = output.connect_arn_prefix == "arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-0123456789abcdef0/"
+    error_message = "rds-db:connect prefix as CDK builds it"
+  }
+  assert {
+    condition     = output.max_server_connections == 3604
+    error_message = "pool sizing"
+  }
+  assert {
+    condition     = anytrue([for s in data.aws_iam_policy_document.secret.statement : contains(s.resources, var.master_user_secret_arn)])
+    error_message = "the proxy role reads only its secret"
+  }
+}
+
+run "bad_target_role" {
+  command = plan
+
+  variables {
+    endpoints = { kit-x = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1"], target_role = "READ_SOMETIMES" } }
+  }
+
+  expect_failures = [var.endpoints]
+}

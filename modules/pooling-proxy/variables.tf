@@ -1,0 +1,172 @@
+variable "name" {
+  description = "Name of the proxy (also the ProxyName dimension of its metrics)."
+  type        = string
+  nullable    = false
+
+  validation {
+    condition     = can(regex("^[A-Za-z][A-Za-z0-9-]{0,59}$", var.name)) && !strcontains(var.name, "--") && !endswith(var.name, "-")
+    error_message = "proxyName ${var.name} is not a valid proxy name: use 1 to 60 letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen"
+  }
+}
+
+variable "cluster_identifier" {
+  description = "Identifier of the Aurora cluster the proxy pools connections to (e.g. module.aurora.cluster_identifier)."
+  type        = string
+  nullable    = false
+}
+
+variable "cluster_security_group_id" {
+  description = "The cluster's security group; the module lets the proxy, and only the proxy, reach it on 5432."
+  type        = string
+  nullable    = false
+}
+
+variable "master_user_secret_arn" {
+  description = "ARN of the Secrets Manager secret the proxy logs in to the database with (the cluster's managed master secret)."
+  type        = string
+  nullable    = false
+}
+
+variable "secret_kms_key_arn" {
+  description = "KMS key that encrypts the secret; the proxy's role may decrypt with it, through Secrets Manager only."
+  type        = string
+  nullable    = false
+}
+
+variable "vpc_id" {
+  description = "VPC of the proxy and its default endpoint (the cluster's VPC)."
+  type        = string
+  nullable    = false
+}
+
+variable "subnet_ids" {
+  description = "Subnets of the proxy's default (READ_WRITE) endpoint, in the cluster's VPC, at least two Availability Zones."
+  type        = list(string)
+  nullable    = false
+}
+
+variable "secrets_manager_security_group_ids" {
+  description = "Security groups of a Secrets Manager interface endpoint in the proxy's VPC; the proxy gets egress to them on 443. Empty: no such rule (the VPC must reach Secrets Manager otherwise)."
+  type        = list(string)
+  default     = []
+  nullable    = false
+}
+
+variable "max_connections" {
+  description = "The target's max_connections (e.g. module.aurora.max_connections), to output the pool's server connections per instance. null: not computed."
+  type        = number
+  default     = null
+}
+
+variable "max_connections_percent" {
+  description = "Share of each target's max_connections the proxy may open (1..100)."
+  type        = number
+  default     = 100
+  nullable    = false
+  # BEGIN generated max-connections-percent
+
+  validation {
+    condition     = floor(var.max_connections_percent) == var.max_connections_percent && var.max_connections_percent >= 1 && var.max_connections_percent <= 100
+    error_message = "maxConnectionsPercent ${var.max_connections_percent} is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)"
+  }
+  # END generated max-connections-percent
+}
+
+variable "max_idle_connections_percent" {
+  description = "Share of max_connections kept open while idle (0..max_connections_percent)."
+  type        = number
+  default     = 50
+  nullable    = false
+  # BEGIN generated max-idle-connections-percent
+
+  validation {
+    condition     = floor(var.max_idle_connections_percent) == var.max_idle_connections_percent && var.max_idle_connections_percent >= 0 && var.max_idle_connections_percent <= 100
+    error_message = "maxIdleConnectionsPercent ${var.max_idle_connections_percent} is out of range: set the share of max_connections kept open while idle (an integer from 0 to 100)"
+  }
+  # END generated max-idle-connections-percent
+}
+
+variable "connection_borrow_timeout_seconds" {
+  description = "Seconds a client waits to borrow a pooled connection (0..300)."
+  type        = number
+  default     = 120
+  nullable    = false
+  # BEGIN generated borrow-timeout
+
+  validation {
+    condition     = floor(var.connection_borrow_timeout_seconds) == var.connection_borrow_timeout_seconds && var.connection_borrow_timeout_seconds >= 0 && var.connection_borrow_timeout_seconds <= 300
+    error_message = "connectionBorrowTimeoutSeconds ${var.connection_borrow_timeout_seconds} is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)"
+  }
+  # END generated borrow-timeout
+}
+
+variable "idle_client_timeout_seconds" {
+  description = "Seconds an idle client connection stays open (1..28800)."
+  type        = number
+  default     = 1800
+  nullable    = false
+  # BEGIN generated idle-client-timeout
+
+  validation {
+    condition     = floor(var.idle_client_timeout_seconds) == var.idle_client_timeout_seconds && var.idle_client_timeout_seconds >= 1 && var.idle_client_timeout_seconds <= 28800
+    error_message = "idleClientTimeoutSeconds ${var.idle_client_timeout_seconds} is out of range: RDS Proxy closes idle client connections after 1 second to 8 hours (an integer from 1 to 28800)"
+  }
+  # END generated idle-client-timeout
+}
+
+variable "session_pinning_filters" {
+  description = "Session pinning filters. RDS Proxy supports none for PostgreSQL; any value is rejected, so a configuration ported from MySQL fails loudly instead of silently."
+  type        = list(string)
+  default     = []
+  nullable    = false
+  # BEGIN generated session-pinning-filters
+
+  validation {
+    condition     = length(var.session_pinning_filters) == 0
+    error_message = "sessionPinningFilters ${join(",", var.session_pinning_filters)} is not supported by RDS Proxy for PostgreSQL (MySQL only): remove it"
+  }
+  # END generated session-pinning-filters
+}
+
+variable "debug_logging" {
+  description = "Log SQL statements the proxy sees (may log sensitive data; for debugging only)."
+  type        = bool
+  default     = false
+  nullable    = false
+}
+
+variable "endpoints" {
+  description = "Additional proxy endpoints, keyed by endpoint name: each READ_ONLY (the readers) or READ_WRITE (the writer), in any VPC of the account and region (e.g. a consumer VPC), with a security group of its own that admits allowed_security_group_ids on 5432."
+  type = map(object({
+    vpc_id                     = string
+    subnet_ids                 = list(string)
+    target_role                = optional(string, "READ_ONLY")
+    allowed_security_group_ids = optional(list(string), [])
+  }))
+  default  = {}
+  nullable = false
+  # BEGIN generated endpoints
+
+  validation {
+    condition     = length(var.endpoints) <= 20
+    error_message = "endpoints ${length(var.endpoints)} exceeds the RDS Proxy limit of 20 endpoints per proxy: use a second proxy or fewer endpoints"
+  }
+
+  validation {
+    condition     = alltrue([for n in keys(var.endpoints) : (can(regex("^[A-Za-z][A-Za-z0-9-]{0,62}$", n)) && !strcontains(n, "--") && !endswith(n, "-"))])
+    error_message = "endpointName ${try([for n in keys(var.endpoints) : n if !(can(regex("^[A-Za-z][A-Za-z0-9-]{0,62}$", n)) && !strcontains(n, "--") && !endswith(n, "-"))][0], "")} is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen"
+  }
+  # END generated endpoints
+
+  validation {
+    condition     = alltrue([for e in values(var.endpoints) : contains(["READ_ONLY", "READ_WRITE"], e.target_role)])
+    error_message = "targetRole ${try([for e in values(var.endpoints) : e.target_role if !contains(["READ_ONLY", "READ_WRITE"], e.target_role)][0], "")} is not a proxy endpoint role: use READ_ONLY or READ_WRITE"
+  }
+}
+
+variable "tags" {
+  description = "Tags for every resource of the module."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}

@@ -1,0 +1,254 @@
+import * as path from 'path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { ReferenceDeployment } from '../../lib/reference-deployment';
+import { METRIC_CATALOG } from '../../lib/model';
+import { PlanJson, ROOT, TerraformDir, ensureLambdaZips } from './terraform-cli';
+
+/**
+ * Parity of the two flavours: the CDK reference app (bin/app.ts, synthesized here with its default
+ * settings, as `make synth` writes cdk.out/AuroraProxyKit.template.json) and the planned
+ * modules/examples/complete must have the same inventory: resource counts per kind and the properties that
+ * matter. A change to one flavour alone fails here.
+ */
+
+type Props = Record<string, unknown>;
+
+/** CloudFormation type -> Terraform type, for the kinds both flavours create one for one. */
+const TYPE_MAP: Record<string, string> = {
+  'AWS::RDS::DBCluster': 'aws_rds_cluster',
+  'AWS::RDS::DBInstance': 'aws_rds_cluster_instance',
+  'AWS::RDS::DBClusterParameterGroup': 'aws_rds_cluster_parameter_group',
+  'AWS::RDS::DBSubnetGroup': 'aws_db_subnet_group',
+  'AWS::RDS::DBProxy': 'aws_db_proxy',
+  'AWS::RDS::DBProxyTargetGroup': 'aws_db_proxy_default_target_group',
+  'AWS::RDS::DBProxyEndpoint': 'aws_db_proxy_endpoint',
+  'AWS::Lambda::Function': 'aws_lambda_function',
+  'AWS::CloudWatch::Alarm': 'aws_cloudwatch_metric_alarm',
+  'AWS::CloudWatch::Dashboard': 'aws_cloudwatch_dashboard',
+  'AWS::SNS::Topic': 'aws_sns_topic',
+  'AWS::SNS::TopicPolicy': 'aws_sns_topic_policy',
+  'AWS::KMS::Key': 'aws_kms_key',
+  'AWS::EC2::VPC': 'aws_vpc',
+  'AWS::EC2::Subnet': 'aws_subnet',
+  'AWS::EC2::RouteTable': 'aws_route_table',
+  'AWS::EC2::SubnetRouteTableAssociation': 'aws_route_table_association',
+  'AWS::EC2::FlowLog': 'aws_flow_log',
+  'AWS::EC2::VPCEndpoint': 'aws_vpc_endpoint',
+  'AWS::EC2::SecurityGroup': 'aws_security_group',
+  'AWS::Logs::LogGroup': 'aws_cloudwatch_log_group',
+  'AWS::IAM::Role': 'aws_iam_role',
+  'AWS::IAM::Policy': 'aws_iam_role_policy',
+};
+
+/**
+ * What CDK creates that has no Terraform counterpart by design: aws-cdk-lib's custom resource that
+ * strips each VPC's default security group (its handler Lambda and role), and CDK metadata. Security
+ * group rules are not compared here: CDK's DatabaseProxy adds a duplicate proxy->cluster egress rule of
+ * its own (5 egress rules against Terraform's 4); the modules' terraform tests assert each rule.
+ */
+function isCdkMachinery(id: string, type: string): boolean {
+  return type === 'AWS::CDK::Metadata' || type.startsWith('Custom::') || id.startsWith('CustomVpcRestrictDefaultSG');
+}
+
+interface Inventory {
+  counts: Record<string, number>;
+  cluster: Props;
+  instances: Props[];
+  proxy: Props;
+  pool: Props;
+  endpointRoles: string[];
+  functions: Props[];
+  alarms: Props[];
+  topicEncrypted: boolean;
+  dashboardMetrics: string[];
+}
+
+const sorted = <T>(items: T[]): T[] => [...items].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+function cdkInventory(): Inventory {
+  const stack = new ReferenceDeployment(new App(), 'AuroraProxyKit');
+  const resources = Template.fromStack(stack).toJSON().Resources as Record<string, { Type: string; Properties: Props }>;
+  const of = (type: string) => Object.entries(resources).filter(([id, r]) => r.Type === type && !isCdkMachinery(id, r.Type)).map(([, r]) => r.Properties);
+  const counts: Record<string, number> = {};
+  for (const [id, r] of Object.entries(resources)) {
+    if (isCdkMachinery(id, r.Type) || !TYPE_MAP[r.Type]) continue;
+    counts[TYPE_MAP[r.Type]] = (counts[TYPE_MAP[r.Type]] ?? 0) + 1;
+  }
+  const cluster = of('AWS::RDS::DBCluster')[0];
+  const proxy = of('AWS::RDS::DBProxy')[0];
+  const auth = (proxy.Auth as Props[])[0];
+  const pool = of('AWS::RDS::DBProxyTargetGroup')[0].ConnectionPoolConfigurationInfo as Props;
+  const body = JSON.stringify(of('AWS::CloudWatch::Dashboard')[0].DashboardBody);
+  return {
+    counts,
+    cluster: {
+      engine: cluster.Engine,
+      engineVersion: cluster.EngineVersion,
+      storageType: cluster.StorageType,
+      storageEncrypted: cluster.StorageEncrypted,
+      iamAuth: cluster.EnableIAMDatabaseAuthentication,
+      managedPassword: cluster.ManageMasterUserPassword,
+      deletionProtection: cluster.DeletionProtection,
+      backupRetention: cluster.BackupRetentionPeriod,
+      logExports: cluster.EnableCloudwatchLogsExports,
+      copyTagsToSnapshot: cluster.CopyTagsToSnapshot,
+    },
+    instances: sorted(
+      of('AWS::RDS::DBInstance').map((i) => ({
+        instanceClass: i.DBInstanceClass,
+        promotionTier: i.PromotionTier,
+        performanceInsights: i.EnablePerformanceInsights,
+        monitoringInterval: i.MonitoringInterval,
+        publiclyAccessible: i.PubliclyAccessible,
+        caCertificate: i.CACertificateIdentifier,
+      })),
+    ),
+    proxy: {
+      engineFamily: proxy.EngineFamily,
+      requireTls: proxy.RequireTLS,
+      debugLogging: proxy.DebugLogging,
+      idleClientTimeout: proxy.IdleClientTimeout,
+      authScheme: auth.AuthScheme,
+      iamAuth: auth.IAMAuth,
+      clientPasswordAuthType: auth.ClientPasswordAuthType,
+    },
+    pool: { max: pool.MaxConnectionsPercent, idle: pool.MaxIdleConnectionsPercent, borrow: pool.ConnectionBorrowTimeout },
+    endpointRoles: of('AWS::RDS::DBProxyEndpoint').map((e) => e.TargetRole as string).sort(),
+    functions: sorted(
+      of('AWS::Lambda::Function').map((f) => ({
+        runtime: f.Runtime,
+        architectures: f.Architectures,
+        memorySize: f.MemorySize,
+        timeout: f.Timeout,
+        tracing: (f.TracingConfig as Props).Mode,
+        environment: Object.keys((f.Environment as { Variables: Props }).Variables).sort(),
+        role: (f.Environment as { Variables: Props }).Variables.DB_ENDPOINT_ROLE,
+        inVpc: f.VpcConfig !== undefined,
+        encryptedEnvironment: f.KmsKeyArn !== undefined,
+      })),
+    ),
+    alarms: sorted(
+      of('AWS::CloudWatch::Alarm').map((a) => ({
+        metric: a.MetricName ?? (a.Metrics as Props[]).find((m) => m.Expression)!.Expression,
+        statistic: a.Statistic ?? null,
+        threshold: a.Threshold,
+        comparison: a.ComparisonOperator,
+        evaluationPeriods: a.EvaluationPeriods,
+        datapointsToAlarm: a.DatapointsToAlarm,
+        treatMissingData: a.TreatMissingData,
+      })),
+    ),
+    topicEncrypted: of('AWS::SNS::Topic')[0].KmsMasterKeyId !== undefined,
+    dashboardMetrics: METRIC_CATALOG.map((m) => `${m.namespace} ${m.metricName}`).filter((k) => body.includes(JSON.stringify(k.split(' ')).slice(1, -1).replace(/"/g, '\\"'))),
+  };
+}
+
+function terraformInventory(plan: PlanJson): Inventory {
+  const managed = plan.resource_changes.filter((r) => r.mode === 'managed');
+  const of = (type: string) => managed.filter((r) => r.type === type).map((r) => r.change.after as Props);
+  const counts: Record<string, number> = {};
+  const tfTypes = new Set(Object.values(TYPE_MAP));
+  for (const r of managed) if (tfTypes.has(r.type)) counts[r.type] = (counts[r.type] ?? 0) + 1;
+  const cluster = of('aws_rds_cluster')[0];
+  const proxy = of('aws_db_proxy')[0];
+  const auth = (proxy.auth as Props[])[0];
+  const pool = (of('aws_db_proxy_default_target_group')[0].connection_pool_config as Props[])[0];
+  const body = of('aws_cloudwatch_dashboard')[0].dashboard_body as string;
+  return {
+    counts,
+    cluster: {
+      engine: cluster.engine,
+      engineVersion: cluster.engine_version,
+      storageType: cluster.storage_type,
+      storageEncrypted: cluster.storage_encrypted,
+      iamAuth: cluster.iam_database_authentication_enabled,
+      managedPassword: cluster.manage_master_user_password,
+      deletionProtection: cluster.deletion_protection,
+      backupRetention: cluster.backup_retention_period,
+      logExports: cluster.enabled_cloudwatch_logs_exports,
+      copyTagsToSnapshot: cluster.copy_tags_to_snapshot,
+    },
+    instances: sorted(
+      of('aws_rds_cluster_instance').map((i) => ({
+        instanceClass: i.instance_class,
+        promotionTier: i.promotion_tier,
+        performanceInsights: i.performance_insights_enabled,
+        monitoringInterval: i.monitoring_interval,
+        publiclyAccessible: i.publicly_accessible,
+        caCertificate: i.ca_cert_identifier,
+      })),
+    ),
+    proxy: {
+      engineFamily: proxy.engine_family,
+      requireTls: proxy.require_tls,
+      debugLogging: proxy.debug_logging,
+      idleClientTimeout: proxy.idle_client_timeout,
+      authScheme: auth.auth_scheme,
+      iamAuth: auth.iam_auth,
+      clientPasswordAuthType: auth.client_password_auth_type,
+    },
+    pool: { max: pool.max_connections_percent, idle: pool.max_idle_connections_percent, borrow: pool.connection_borrow_timeout },
+    endpointRoles: of('aws_db_proxy_endpoint').map((e) => e.target_role as string).sort(),
+    functions: sorted(
+      managed.filter((r) => r.type === 'aws_lambda_function').map((r) => {
+        const f = r.change.after as Props;
+        // Values known only after apply (the endpoint host, the key ARN) are in after_unknown.
+        const unknown = (r.change.after_unknown ?? {}) as Props;
+        const unknownVariables = (((unknown.environment as Props[] | undefined)?.[0]?.variables ?? {}) as Props);
+        const variables = { ...unknownVariables, ...(((f.environment as Props[])[0].variables ?? {}) as Props) };
+        return {
+          runtime: f.runtime,
+          architectures: f.architectures,
+          memorySize: f.memory_size,
+          timeout: f.timeout,
+          tracing: (f.tracing_config as Props[])[0].mode,
+          environment: Object.keys(variables).sort(),
+          role: variables.DB_ENDPOINT_ROLE,
+          inVpc: (f.vpc_config as Props[]).length === 1,
+          encryptedEnvironment: (f.kms_key_arn ?? null) !== null || unknown.kms_key_arn === true,
+        };
+      }),
+    ),
+    alarms: sorted(
+      of('aws_cloudwatch_metric_alarm').map((a) => ({
+        metric: a.metric_name ?? (a.metric_query as Props[]).find((q) => q.expression)!.expression,
+        statistic: a.statistic ?? null,
+        threshold: a.threshold,
+        comparison: a.comparison_operator,
+        evaluationPeriods: a.evaluation_periods,
+        datapointsToAlarm: a.datapoints_to_alarm,
+        treatMissingData: a.treat_missing_data,
+      })),
+    ),
+    topicEncrypted: of('aws_sns_topic')[0].kms_master_key_id !== null,
+    dashboardMetrics: METRIC_CATALOG.map((m) => `${m.namespace} ${m.metricName}`).filter((k) => body.includes(JSON.stringify(k.split(' ')).slice(1, -1))),
+  };
+}
+
+describe('CDK reference app and Terraform complete example', () => {
+  let cdk: Inventory;
+  let tf: Inventory;
+  const complete = new TerraformDir(path.join(ROOT, 'modules', 'examples', 'complete'));
+
+  beforeAll(() => {
+    ensureLambdaZips();
+    tf = terraformInventory(complete.planJson());
+    cdk = cdkInventory();
+  }, 300_000);
+  afterAll(() => complete.dispose());
+
+  test('the same resources per kind', () => {
+    expect(tf.counts).toEqual(cdk.counts);
+  });
+
+  test.each(['cluster', 'instances', 'proxy', 'pool', 'endpointRoles', 'functions', 'alarms', 'topicEncrypted'] as const)('the same %s', (key) => {
+    expect(tf[key]).toEqual(cdk[key]);
+  });
+
+  test('both dashboards chart every catalog metric', () => {
+    const all = METRIC_CATALOG.map((m) => `${m.namespace} ${m.metricName}`);
+    expect(tf.dashboardMetrics).toEqual(all);
+    expect(cdk.dashboardMetrics).toEqual(all);
+  });
+});

@@ -1,0 +1,100 @@
+import { execFileSync, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { buildLambdaZips } from '../../bin/build-lambda';
+
+/**
+ * Runs Terraform against the offline stand-in provider (test/terraform/provider): builds it when its
+ * sources changed, and gives each caller its own data directory so that parallel jest workers do not
+ * share `.terraform/`.
+ */
+export const ROOT = path.join(__dirname, '..', '..');
+
+let env: NodeJS.ProcessEnv | undefined;
+
+export function terraformEnv(): NodeJS.ProcessEnv {
+  if (env) return env;
+  const out = execFileSync('bash', [path.join(ROOT, 'test/terraform/provider/install.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const match = /export TF_CLI_CONFIG_FILE=(\S+)/.exec(out);
+  if (!match) throw new Error(`install.sh printed no TF_CLI_CONFIG_FILE: ${out}`);
+  const terraform = execFileSync('bash', [path.join(ROOT, 'test/terraform/provider/install-terraform.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  env = { ...process.env, TF_CLI_CONFIG_FILE: match[1], CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_BIN: terraform };
+  return env;
+}
+
+/** The Lambda zips the examples deploy; built when missing. */
+export function ensureLambdaZips(): void {
+  const dir = path.join(ROOT, 'dist', 'lambda');
+  if (!['read-handler.zip', 'write-handler.zip'].every((f) => fs.existsSync(path.join(dir, f)))) buildLambdaZips(dir);
+}
+
+export interface TerraformRun {
+  readonly status: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A working copy of one configuration: `terraform -chdir=<dir>` with a private TF_DATA_DIR. */
+export class TerraformDir {
+  private readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tf-data-'));
+  private initialized = false;
+
+  constructor(public readonly dir: string) {}
+
+  public run(args: string[]): TerraformRun {
+    const e = terraformEnv();
+    const result = spawnSync(e.TF_BIN!, [`-chdir=${this.dir}`, ...args], {
+      env: { ...e, TF_DATA_DIR: this.dataDir },
+      encoding: 'utf8',
+      timeout: 180_000,
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    return { status: result.status ?? -1, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+  }
+
+  public init(): void {
+    if (this.initialized) return;
+    const r = this.run(['init', '-input=false', '-backend=false', '-no-color']);
+    if (r.status !== 0) throw new Error(`terraform init failed in ${this.dir}:\n${r.stdout}\n${r.stderr}`);
+    this.initialized = true;
+  }
+
+  /** `terraform plan -json` with variables: the error diagnostics' summary and detail. */
+  public planErrors(vars: Record<string, string>): Array<{ summary: string; detail: string }> {
+    this.init();
+    const r = this.run(['plan', '-json', '-input=false', '-lock=false', ...Object.entries(vars).flatMap(([k, v]) => ['-var', `${k}=${v}`])]);
+    return r.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { type: string; diagnostic?: { severity: string; summary: string; detail: string } })
+      .filter((m) => m.type === 'diagnostic' && m.diagnostic?.severity === 'error')
+      .map((m) => ({ summary: m.diagnostic!.summary, detail: m.diagnostic!.detail }));
+  }
+
+  /** The planned changes as `terraform show -json` gives them. */
+  public planJson(vars: Record<string, string> = {}): PlanJson {
+    this.init();
+    const planFile = path.join(this.dataDir, 'plan.tfplan');
+    const plan = this.run(['plan', '-input=false', '-lock=false', '-no-color', `-out=${planFile}`, ...Object.entries(vars).flatMap(([k, v]) => ['-var', `${k}=${v}`])]);
+    if (plan.status !== 0) throw new Error(`terraform plan failed in ${this.dir}:\n${plan.stdout}\n${plan.stderr}`);
+    const show = this.run(['show', '-json', planFile]);
+    if (show.status !== 0) throw new Error(`terraform show failed:\n${show.stderr}`);
+    return JSON.parse(show.stdout) as PlanJson;
+  }
+
+  public dispose(): void {
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+export interface ResourceChange {
+  readonly address: string;
+  readonly mode: string;
+  readonly type: string;
+  readonly change: { readonly after: Record<string, unknown> | null; readonly after_unknown?: Record<string, unknown> };
+}
+
+export interface PlanJson {
+  readonly resource_changes: ReadonlyArray<ResourceChange>;
+}

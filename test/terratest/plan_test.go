@@ -1,0 +1,116 @@
+package terratest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gruntwork-io/terratest/modules/random"
+	"github.com/gruntwork-io/terratest/modules/terraform"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Plan tests of the examples against the offline stand-in provider: the planned resource set and the
+// attributes that matter. No AWS account is needed.
+func TestExamplesPlan(t *testing.T) {
+	t.Parallel()
+
+	cases := []struct {
+		example string
+		vars    map[string]interface{}
+		counts  map[string]int
+		classes int
+	}{
+		{
+			example: "complete",
+			vars:    map[string]interface{}{},
+			counts: map[string]int{
+				"aws_vpc": 2, "aws_subnet": 4, "aws_flow_log": 2, "aws_vpc_endpoint": 1, "aws_kms_key": 3,
+				"aws_rds_cluster": 1, "aws_rds_cluster_instance": 3, "aws_db_proxy": 1, "aws_db_proxy_default_target_group": 1,
+				"aws_db_proxy_target": 1, "aws_db_proxy_endpoint": 2, "aws_lambda_function": 2, "aws_cloudwatch_dashboard": 1,
+				"aws_cloudwatch_metric_alarm": 19, "aws_sns_topic": 1, "aws_security_group": 7,
+			},
+			classes: 3,
+		},
+		{
+			example: "complete",
+			vars:    map[string]interface{}{"readers": 4, "read_only_endpoints": 3, "instance_class": "db.r8gd.2xlarge"},
+			counts:  map[string]int{"aws_rds_cluster_instance": 5, "aws_db_proxy_endpoint": 4, "aws_cloudwatch_metric_alarm": 27},
+			classes: 5,
+		},
+		{
+			example: "minimal",
+			vars:    map[string]interface{}{},
+			counts:  map[string]int{"aws_vpc": 1, "aws_rds_cluster": 1, "aws_rds_cluster_instance": 2, "aws_db_proxy": 1, "aws_db_proxy_endpoint": 1, "aws_lambda_function": 0},
+			classes: 2,
+		},
+	}
+
+	for i, tc := range cases {
+		tc := tc
+		t.Run(fmt.Sprintf("%s_%d", tc.example, i), func(t *testing.T) {
+			t.Parallel()
+			vars := map[string]interface{}{}
+			for k, v := range tc.vars {
+				vars[k] = v
+			}
+			if tc.example == "complete" {
+				// Unique names, as a real run would need.
+				vars["name"] = "kit-" + strings.ToLower(random.UniqueId())
+			}
+			dir := exampleCopy(t, tc.example)
+			plan := terraform.InitAndPlanAndShowWithStruct(t, terraformOptions(t, dir, vars))
+
+			counts := map[string]int{}
+			for _, rc := range plan.ResourceChangesMap {
+				if rc.Mode == "managed" {
+					counts[rc.Type]++
+				}
+			}
+			for typ, want := range tc.counts {
+				assert.Equal(t, want, counts[typ], "planned %s", typ)
+			}
+
+			instances := 0
+			for _, rc := range plan.ResourceChangesMap {
+				after, _ := rc.Change.After.(map[string]interface{})
+				switch rc.Type {
+				case "aws_rds_cluster":
+					assert.Equal(t, "aurora-iopt1", after["storage_type"])
+					assert.Equal(t, true, after["storage_encrypted"])
+					assert.Equal(t, true, after["iam_database_authentication_enabled"])
+					assert.Equal(t, true, after["manage_master_user_password"])
+				case "aws_rds_cluster_instance":
+					instances++
+					want := "db.r6gd.xlarge"
+					if c, ok := tc.vars["instance_class"]; ok {
+						want = c.(string)
+					}
+					assert.Equal(t, want, after["instance_class"])
+				case "aws_db_proxy":
+					assert.Equal(t, true, after["require_tls"])
+					auth := after["auth"].([]interface{})[0].(map[string]interface{})
+					assert.Equal(t, "REQUIRED", auth["iam_auth"])
+				case "aws_db_proxy_endpoint":
+					assert.Contains(t, []interface{}{"READ_ONLY", "READ_WRITE"}, after["target_role"])
+				case "aws_lambda_function":
+					assert.Equal(t, "nodejs24.x", after["runtime"])
+					assert.Len(t, after["vpc_config"], 1)
+				}
+			}
+			require.Equal(t, tc.classes, instances)
+		})
+	}
+}
+
+// A class without NVMe fails plan with the CDK construct's message.
+func TestCompleteRefusesClassWithoutNVMe(t *testing.T) {
+	t.Parallel()
+	dir := exampleCopy(t, "complete")
+	opts := terraformOptions(t, dir, map[string]interface{}{"instance_class": "db.r6g.xlarge"})
+	terraform.Init(t, opts)
+	out, err := terraform.PlanE(t, opts)
+	require.Error(t, err)
+	assert.Contains(t, out, "instanceClass db.r6g.xlarge has no local NVMe")
+}
