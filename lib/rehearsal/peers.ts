@@ -7,6 +7,7 @@
  * Render functions are pure; launch functions spawn the daemons as the server user.
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { chownTo, type OsUser } from './os-user';
 import { spawnDaemon, type TrackedProcess } from './processes';
@@ -24,6 +25,8 @@ export interface HaproxySpec {
   readonly listenPort: number;
   readonly replicas: ReadonlyArray<Backend>;
   readonly maxClientConnections: number;
+  /** Admin socket of HAProxy's runtime API (add server at runtime: Rehearsal.addReplica). */
+  readonly adminSocket?: string;
 }
 
 export function renderHaproxyConfig(spec: HaproxySpec): string {
@@ -31,6 +34,7 @@ export function renderHaproxyConfig(spec: HaproxySpec): string {
     '# HAProxy reader endpoint, rendered by aurora-proxy-kit lib/rehearsal/peers.ts; do not edit.',
     'global',
     `  maxconn ${spec.maxClientConnections}`,
+    ...(spec.adminSocket === undefined ? [] : [`  stats socket ${spec.adminSocket} mode 600 level admin`]),
     'defaults',
     '  mode tcp',
     '  timeout connect 2s',
@@ -115,6 +119,44 @@ function writeOwned(file: string, text: string, user: OsUser | undefined): void 
   writeFileSync(file, text, { mode: 0o600 });
   chmodSync(file, 0o600);
   chownTo(user, file);
+}
+
+/** Where the rehearsal's HAProxy keeps its runtime API socket. */
+export function haproxyAdminSocket(dir: string): string {
+  return join(dir, 'admin.sock');
+}
+
+/** One command on HAProxy's runtime API (stats socket); resolves with its answer. */
+export function haproxyCommand(socket: string, command: string, timeoutMs = 3000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const conn = createConnection(socket);
+    const timer = setTimeout(() => {
+      conn.destroy();
+      reject(new Error(`haproxy runtime API: no answer to "${command}" within ${timeoutMs} ms`));
+    }, timeoutMs);
+    conn.setEncoding('utf8');
+    conn.on('connect', () => conn.write(`${command}\n`));
+    conn.on('data', (d: string) => (answer += d));
+    conn.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    conn.on('close', () => {
+      clearTimeout(timer);
+      resolve(answer.trim());
+    });
+  });
+}
+
+/** Adds a replica to the running HAProxy's round-robin (runtime API), health-checked like the others. */
+export async function haproxyAddServer(socket: string, backend: Backend): Promise<void> {
+  const added = await haproxyCommand(socket, `add server reader/${backend.name} ${backend.address}:${backend.port} check inter 1s fall 2 rise 1`);
+  if (!/New server registered/i.test(added)) throw new Error(`haproxy refused to add ${backend.name}: ${added}`);
+  for (const command of [`enable health reader/${backend.name}`, `enable server reader/${backend.name}`]) {
+    const answer = await haproxyCommand(socket, command);
+    if (answer !== '') throw new Error(`haproxy: ${command}: ${answer}`);
+  }
 }
 
 export function launchHaproxy(spec: HaproxySpec, dir: string, program: string, logFile: string, user: OsUser | undefined): TrackedProcess {

@@ -16,7 +16,7 @@ import { pgBouncerPoolSizes, type PgBouncerEndpointSpec } from '../model/pgbounc
 import { findBinaries, type Binaries } from './binaries';
 import { RehearsalOperationError, RehearsalStartError, RehearsalStateError } from './errors';
 import { serverOsUser, type OsUser } from './os-user';
-import { launchHaproxy, launchPgpool } from './peers';
+import { haproxyAddServer, haproxyAdminSocket, launchHaproxy, launchPgpool } from './peers';
 import { consoleTarget, launchPgBouncer, showPools, type PoolRow, pgBouncerPaths, waitPgBouncerReady, writePgBouncerConfig } from './pgbouncer';
 import {
   adminTarget,
@@ -33,6 +33,7 @@ import {
   type PostgresContext,
 } from './postgres';
 import { assertAddressesFree, assertWorkDirUsable, type Listener } from './preflight';
+import { REHEARSAL_MAX_REPLICAS } from '../model/rehearsal-rules';
 import { cleanEnv, groupMembers, isAlive, isOurs, killProcess, logTail, spawnDaemon, stopProcess, type TrackedProcess } from './processes';
 import { addressPlan, resolveSettings, validateSettings, type AddressPlan, type RehearsalSettings, type ResolvedSettings } from './settings';
 import { GiveUp, query, waitFor } from './sql';
@@ -95,6 +96,17 @@ export interface FailoverReport {
   readonly promotedAfterMs: number;
   /** Kill -> the read/write endpoint points at the new writer. */
   readonly repointedAfterMs: number;
+}
+
+export interface AddReplicaReport {
+  readonly name: string;
+  readonly address: string;
+  /** Start of addReplica -> the new replica streams from the writer. */
+  readonly streamingAfterMs: number;
+  /** Start -> the health checker has put it into the read-only endpoint's host list. */
+  readonly inReadOnlyPoolAfterMs: number;
+  /** Whether HAProxy (the reader-endpoint analog) now round-robins over it too. */
+  readonly inHaproxy: boolean;
 }
 
 export interface ProcessStatus extends TrackedProcess {
@@ -218,7 +230,9 @@ export class Rehearsal {
     rmSync(join(workDir, HEALTH_FILE), { force: true });
 
     const nodes = [nodeLayout(workDir, 'writer', plan.writer, settings.port), ...plan.replicas.map((a, i) => nodeLayout(workDir, `replica${i + 1}`, a, settings.port))];
-    const tls = await generateTls(join(workDir, 'tls'), [plan.writer, ...plan.replicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool], user, binaries.openssl);
+    // Every replica address the block can hold, so a replica added later (addReplica) is covered too.
+    const spareReplicas = addressPlan({ ...settings, replicas: REHEARSAL_MAX_REPLICAS }).replicas;
+    const tls = await generateTls(join(workDir, 'tls'), [plan.writer, ...spareReplicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool], user, binaries.openssl);
     const pgbouncerState = (name: string, processName: string, listenAddress: string, hosts: string[]): PgBouncerState => {
       const paths = pgBouncerPaths(workDir, processName);
       const spec: PgBouncerEndpointSpec = {
@@ -304,7 +318,10 @@ export class Rehearsal {
     if (s.peers && bin.haproxy !== undefined && bin.pgpool !== undefined) {
       const backends = replicas.map((r) => ({ name: r.name, address: r.address, port: r.port }));
       const logs = join(this.workDir, 'logs');
-      const haproxy = this.track(launchHaproxy({ listenAddress: this.plan.haproxy, listenPort: s.port, replicas: backends, maxClientConnections: s.maxClientConnections }, join(this.workDir, 'peers', 'haproxy'), bin.haproxy, join(logs, 'haproxy.log'), this.user));
+      const haproxyDir = join(this.workDir, 'peers', 'haproxy');
+      const haproxy = this.track(
+        launchHaproxy({ listenAddress: this.plan.haproxy, listenPort: s.port, replicas: backends, maxClientConnections: s.maxClientConnections, adminSocket: haproxyAdminSocket(haproxyDir) }, haproxyDir, bin.haproxy, join(logs, 'haproxy.log'), this.user),
+      );
       const pgpool = this.track(
         launchPgpool(
           { listenAddress: this.plan.pgpool, listenPort: s.port, dir: join(this.workDir, 'peers', 'pgpool'), writer: { name: writer.name, address: writer.address, port: writer.port }, replicas: backends, secrets: this.secrets, tls: this.state.tls, children: 16 },
@@ -500,6 +517,58 @@ export class Rehearsal {
       if (this.state.settings.synchronous) await setSynchronous(ctx, chosen, true);
     }
     return { oldWriter: old.name, newWriter: chosen.name, newWriterAddress: chosen.address, followers: followers.map((f) => f.name), promotedAfterMs, repointedAfterMs };
+  }
+
+  /**
+   * Adds a streaming replica while everything runs, as adding an Aurora reader does: pg_basebackup
+   * from the writer onto the next address of the block, start it, wait until it streams; then the
+   * health checker (which re-reads the node list every round) puts it into the read-only endpoint's
+   * host list, and HAProxy gets it through its runtime API. pgpool-II is not told (it keeps its list).
+   */
+  async addReplica(timeoutMs = 60000): Promise<AddReplicaReport> {
+    const s = this.state.settings;
+    const started = Date.now();
+    const left = (): number => Math.max(1000, started + timeoutMs - Date.now());
+    const count = this.state.nodes.length - 1;
+    if (count >= REHEARSAL_MAX_REPLICAS) throw new RehearsalOperationError(`addReplica: already ${count} replicas, the most the rehearsal (and Aurora) allows is ${REHEARSAL_MAX_REPLICAS}`);
+    const address = addressPlan({ addressBlock: s.addressBlock, replicas: count + 1 }).replicas[count]!;
+    let name = `replica${count + 1}`;
+    for (let i = count + 2; this.state.nodes.some((n) => n.name === name); i++) name = `replica${i}`;
+    await assertAddressesFree([{ role: name, address, port: s.port }]);
+    const bin = findBinaries({ peers: s.peers });
+    const ctx = this.ctx(bin.postgresBinDir);
+    const writer = this.writerNode;
+    const node = nodeLayout(this.workDir, name, address, s.port);
+    await cloneReplica(ctx, node, writer, left());
+    const proc = this.track(launchNode(ctx, node));
+    try {
+      await waitReady(ctx, node, proc, left());
+      await waitStreaming(ctx, writer, [name], left());
+    } catch (err) {
+      await stopProcess(proc).catch(() => undefined);
+      throw err;
+    }
+    const streamingAfterMs = Date.now() - started;
+    this.state.nodes.push(node);
+    this.state = { ...this.state, plan: { ...this.state.plan, replicas: [...this.state.plan.replicas, address] } };
+    writeState(this.workDir, this.state);
+
+    let inHaproxy = false;
+    if (this.state.processes.some((p) => p.kind === 'haproxy' && isOurs(p))) {
+      await haproxyAddServer(haproxyAdminSocket(join(this.workDir, 'peers', 'haproxy')), { name, address, port: s.port });
+      inHaproxy = true;
+    }
+    await waitFor(`the health checker to add ${name} to the read-only pool`, left(), async () => {
+      const h = this.health();
+      return h !== undefined && h.readOnlyHosts.includes(address) ? true : undefined;
+    }, 50);
+    return { name, address, streamingAfterMs, inReadOnlyPoolAfterMs: Date.now() - started, inHaproxy };
+  }
+
+  /** Pid of a tracked process that is still ours (postmasters for CPU accounting, ...). */
+  pidOf(name: string): number | undefined {
+    const proc = [...this.state.processes].reverse().find((p) => p.name === name);
+    return proc !== undefined && isOurs(proc) ? proc.pid : undefined;
   }
 
   private process(name: string): TrackedProcess {

@@ -1,0 +1,46 @@
+/** The machine and the versions a bench ran on, recorded with every result. */
+import { spawnSync } from 'node:child_process';
+import { cpus, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { PG_BIN_DIR, pgbenchPath } from './pgbench';
+import { round } from './stats';
+import type { BenchEnvironment, ScenarioName } from './types';
+
+function version(program: string, args: string[], pattern: RegExp): string {
+  // Some print their version on stderr (pgpool).
+  const r = spawnSync(program, args, { encoding: 'utf8', timeout: 5000 });
+  if (r.error !== undefined) return 'not found';
+  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+  return pattern.exec(out)?.[1] ?? (out.split('\n')[0] ?? '').trim();
+}
+
+export function hostInfo(): BenchEnvironment['host'] {
+  return { cores: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: round(totalmem() / 1024 ** 3, 1), kernel: release(), node: process.version };
+}
+
+export function versions(): Record<string, string> {
+  return {
+    postgresql: version(join(PG_BIN_DIR, 'postgres'), ['--version'], /(\d+\.\d+)/),
+    pgbench: version(pgbenchPath(), ['--version'], /(\d+\.\d+)/),
+    pgbouncer: version('pgbouncer', ['--version'], /PgBouncer ([\d.]+)/),
+    haproxy: version('haproxy', ['-v'], /version ([\d.]+)/),
+    pgpool: version('pgpool', ['--version'], /version ([\d.]+)/),
+    node: process.version,
+  };
+}
+
+/** How each seed's load was scaled to this machine (also written per scenario). */
+export function scaling(cores: number, quick: boolean): Record<ScenarioName, string> {
+  const q = quick ? ' (--quick: shorter still, fewer waves)' : '';
+  return {
+    read_only_endpoint: `The seed ran pgbench -C waves of 100 clients every 10 s for 10 min against two db.r5.large readers (2 vCPU each, 1,600 max_connections); here writer, both replicas, the proxies and every pgbench share ${cores} cores, so waves of 100 clients start every 4 s for a 30 s run with max_connections 300 per replica (enough that the reader-endpoint analog never refuses a client)${q}.`,
+    reader_added: `The seed offered ~1,742 clients to two readers capped at 1,600 connections and added a third; here 500 clients (5 waves of 100, 3 s apart) meet two replicas capped at 100 application connections each, a third is added after 18 s of a 36 s run, so demand is 2.5x the reader-endpoint analog's capacity before and 1.7x after, as in the seed where demand exceeded it${q}.`,
+    connect_overhead: `The seed looped 1,000 sequential open+query and query-only calls from an EC2 client to RDS / RDS Proxy; here 1,000 sequential loops run over loopback TLS on the same ${cores} cores, so absolute times lack the network round trip (~0.3-0.5 ms in a datacenter) and compare the servers' own cost; the Lambda part runs the real handler in a worker thread (no API Gateway)${q}.`,
+    read_write_split: `The seed's sysbench read_write ran on separate Aurora instances; here each instance is pinned to its own core (writer on CPU 0, replicas on CPU 1) so the writer's CPU is a bottleneck as on one instance, with 12 clients doing 80% point reads / 20% single-row updates for 20 s per mode${q}.`,
+  };
+}
+
+export function benchEnvironment(quick: boolean): BenchEnvironment {
+  const host = hostInfo();
+  return { host, versions: versions(), scaling: scaling(host.cores, quick) };
+}

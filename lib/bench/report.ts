@@ -1,0 +1,110 @@
+/** Report writers: latest.json (everything), latest.md (a readable table beside the seeds), latest.svg (a chart). */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { round } from './stats';
+import { SCENARIO_NAMES, type BenchResult, type TargetCheck } from './types';
+
+export function renderJson(result: BenchResult): string {
+  return `${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 2)}\n`;
+}
+
+const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const fmt = (n: number): string => (Number.isFinite(n) ? String(round(n, Math.abs(n) >= 100 ? 1 : 3)) : String(n));
+
+function figure(c: TargetCheck, which: 'baseline' | 'ours'): string {
+  return `${which === 'baseline' ? c.baselineLabel : c.oursLabel}: ${fmt(c[which])} ${c.unit}`;
+}
+
+export function renderMarkdown(result: BenchResult): string {
+  const e = result.environment;
+  const lines: string[] = [
+    `# aurora-proxy-kit bench (${result.mode})`,
+    '',
+    `${result.startedAt}, ${result.durationSeconds} s on ${e.host.cores} cores (${e.host.cpuModel}), ${e.host.memoryGiB} GiB, Linux ${e.host.kernel}, Node ${e.host.node}.`,
+    `Versions: ${Object.entries(e.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    '',
+    `**${result.summary.met} of ${result.summary.targets} targets met.**${result.summary.missed.length > 0 ? ` Missed: ${result.summary.missed.join(', ')}.` : ''}${result.summary.failedScenarios.length > 0 ? ` Failed scenarios: ${result.summary.failedScenarios.join(', ')}.` : ''}`,
+    '',
+    '| scenario | metric | seed figure | baseline (ours) | ours | ratio ours/baseline | reads as | target | result |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const name of SCENARIO_NAMES) {
+    const s = result.scenarios[name];
+    if (s === undefined) continue;
+    if (s.error !== undefined) lines.push(`| ${name} | (scenario failed) | | | | | | | FAILED: ${cell(s.error)} |`);
+    for (const c of s.checks) {
+      lines.push(`| ${name} | ${cell(c.metric)} | ${cell(c.seed)} | ${cell(figure(c, 'baseline'))} | ${cell(figure(c, 'ours'))} | ${fmt(c.ratio)} | ${cell(c.reads)} | ${cell(c.target)} | ${c.met ? 'met' : '**missed**'} |`);
+    }
+  }
+  lines.push('', '## Other ratios (ours / baseline)', '');
+  for (const name of SCENARIO_NAMES) {
+    const s = result.scenarios[name];
+    if (s === undefined || s.error !== undefined) continue;
+    lines.push(`- **${name}**: ${Object.entries(s.ratios).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}`);
+  }
+  lines.push('', '## How the loads were scaled', '');
+  for (const name of SCENARIO_NAMES) if (result.scenarios[name] !== undefined) lines.push(`- **${name}**: ${e.scaling[name]}`);
+  lines.push('', '## Notes', '');
+  for (const name of SCENARIO_NAMES) {
+    const s = result.scenarios[name];
+    if (s === undefined) continue;
+    lines.push(`- **${name}** (${s.durationSeconds} s; seed: ${s.seedSource}): ${s.notes.join(' ')}`);
+  }
+  lines.push('', 'All figures, per side, with the settings of each rehearsal: latest.json.', '');
+  return lines.join('\n');
+}
+
+const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** The advantage factor a check is judged by (how many times better ours is), and the target factor. */
+export function advantage(c: TargetCheck): { value: number; target: number } | undefined {
+  const m = /^>= ([\d.]+)x/.exec(c.target);
+  if (m === null) return undefined;
+  const target = Number(m[1]);
+  const better = / (fewer|less|faster)$/.test(c.target) ? (c.ratio === 0 ? Number.POSITIVE_INFINITY : 1 / c.ratio) : c.ratio;
+  return { value: better, target };
+}
+
+/** Horizontal bars on a log scale: each target's measured advantage, its target marked. */
+export function renderSvg(result: BenchResult): string {
+  const rows = SCENARIO_NAMES.flatMap((n) => (result.scenarios[n]?.checks ?? []).map((c) => ({ c, a: advantage(c) }))).filter((r): r is { c: TargetCheck; a: { value: number; target: number } } => r.a !== undefined);
+  const width = 900;
+  const left = 360;
+  const barArea = width - left - 90;
+  const rowH = 34;
+  const top = 56;
+  const height = top + rows.length * rowH + 50;
+  const maxFactor = 32;
+  const x = (f: number): number => left + (Math.log2(Math.min(Math.max(f, 1 / 4), maxFactor)) + 2) / (Math.log2(maxFactor) + 2) * barArea;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${width}" height="${height}" fill="#fff"/>`,
+    `<text x="12" y="22" font-size="15" font-weight="bold">${esc(`aurora-proxy-kit bench (${result.mode}): advantage of the pooled path, log scale`)}</text>`,
+    `<text x="12" y="40" fill="#555">${esc(`${result.summary.met}/${result.summary.targets} targets met; bar = measured factor, black tick = target; green met, red missed. ${result.startedAt}`)}</text>`,
+  ];
+  for (const f of [0.25, 0.5, 1, 2, 4, 8, 16, 32]) {
+    parts.push(`<line x1="${x(f).toFixed(1)}" y1="${top - 4}" x2="${x(f).toFixed(1)}" y2="${top + rows.length * rowH}" stroke="${f === 1 ? '#888' : '#e4e4e4'}"/>`);
+    parts.push(`<text x="${x(f).toFixed(1)}" y="${top + rows.length * rowH + 16}" text-anchor="middle" fill="#555">${f}x</text>`);
+  }
+  rows.forEach(({ c, a }, i) => {
+    const y = top + i * rowH;
+    const x1 = x(1);
+    const xv = x(a.value);
+    parts.push(`<text x="${left - 8}" y="${y + 20}" text-anchor="end">${esc(`${c.id}: ${c.metric}`.slice(0, 58))}</text>`);
+    parts.push(`<rect x="${Math.min(x1, xv).toFixed(1)}" y="${y + 8}" width="${Math.max(1, Math.abs(xv - x1)).toFixed(1)}" height="16" fill="${c.met ? '#2e8b57' : '#c0392b'}"/>`);
+    parts.push(`<line x1="${x(a.target).toFixed(1)}" y1="${y + 4}" x2="${x(a.target).toFixed(1)}" y2="${y + 28}" stroke="#000" stroke-width="2"/>`);
+    parts.push(`<text x="${(Math.max(x1, xv) + 6).toFixed(1)}" y="${y + 20}">${esc(`${Number.isFinite(a.value) ? round(a.value, 2) : '∞'}x (target ${a.target}x)`)}</text>`);
+  });
+  parts.push(`<text x="12" y="${height - 10}" fill="#555">${esc('Absolute targets (0 errors, <= 0.1 ms added, >= 25% share) are in latest.md.')}</text>`, '</svg>', '');
+  return parts.join('\n');
+}
+
+export function writeReports(result: BenchResult, outDir: string): string[] {
+  const files: Array<[string, string]> = [
+    [join(outDir, 'latest.json'), renderJson(result)],
+    [join(outDir, 'latest.md'), renderMarkdown(result)],
+    [join(outDir, 'latest.svg'), renderSvg(result)],
+  ];
+  for (const [file, text] of files) writeFileSync(file, text);
+  return files.map(([f]) => f);
+}

@@ -1,0 +1,129 @@
+/**
+ * connect_overhead (seed 001, "What is RDS Proxy?"): 1,000 sequential loops of open+query and of a
+ * query on an open connection, directly to a replica and through the PgBouncer read-only endpoint,
+ * both over TLS with password (SCRAM) auth. pgbench -c 1 -t N --select-only, with and without -C:
+ * the per-loop time is 1000 / pgbench's tps (with -C pgbench counts the reconnection in). Then the real
+ * Lambda read handler, CONNECTION_MODE per-invocation vs reuse, direct vs pooled (simulateInvocations:
+ * one warm container, the cold start excluded).
+ */
+import { Client } from 'pg';
+import { lambdaEnvironment, simulateInvocations } from '../../rehearsal/lambda-harness';
+import type { Endpoint, Rehearsal } from '../../rehearsal/rehearsal';
+import { clientConfig } from '../../rehearsal/sql';
+import { CREATE_TABLE_SQL } from '../../../lambda/src/schema';
+import { atMost, fewerBy } from '../checks';
+import { runPgbench } from '../pgbench';
+import { preparePgbenchData, withRehearsal } from '../scope';
+import { SEED_FIGURES, SEED_SOURCES } from '../seed-figures';
+import { mean, percentile, ratio, round } from '../stats';
+import type { ScenarioResult } from '../types';
+import type { ScenarioContext } from './context';
+
+interface LoopFigures {
+  readonly loops: number;
+  readonly msPerLoop: number;
+  readonly pgbenchLatencyAvgMs: number;
+  readonly connectAvgMs?: number;
+  readonly errors: number;
+}
+
+async function loops(endpoint: Endpoint, n: number, connect: boolean): Promise<LoopFigures> {
+  // A short warm-up (caches, the pool's first server connection), then the measured run.
+  await runPgbench({ endpoint, clients: 1, transactions: Math.min(100, n), connectPerTransaction: connect, builtin: 'select-only', killAfterMs: 60000 });
+  const r = await runPgbench({ endpoint, clients: 1, transactions: n, connectPerTransaction: connect, builtin: 'select-only', killAfterMs: 120000 });
+  return {
+    loops: r.transactions,
+    msPerLoop: round(r.tps > 0 ? 1000 / r.tps : Number.NaN, 4),
+    pgbenchLatencyAvgMs: r.latencyAvgMs,
+    ...(r.connectAvgMs === undefined ? {} : { connectAvgMs: r.connectAvgMs }),
+    errors: r.abortedClients + r.failedTransactions + (r.exitCode !== 0 && r.abortedClients === 0 ? 1 : 0),
+  };
+}
+
+interface LambdaFigures {
+  readonly invocations: number;
+  readonly meanMs: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly coldStartMs: number;
+  readonly errors: number;
+}
+
+async function lambdaRun(endpoint: Endpoint, mode: 'per-invocation' | 'reuse', n: number): Promise<LambdaFigures> {
+  const outcomes = await simulateInvocations({ handler: 'read', env: lambdaEnvironment(endpoint, 'READ_ONLY', { CONNECTION_MODE: mode }), containers: 1, invocationsPerContainer: n + 1, event: () => ({ id: 1 }) });
+  const warm = outcomes.filter((o) => !o.cold);
+  const ms = warm.filter((o) => o.error === undefined).map((o) => o.elapsedMs);
+  return {
+    invocations: warm.length,
+    meanMs: round(mean(ms), 3),
+    p50Ms: round(percentile(ms, 50), 3),
+    p99Ms: round(percentile(ms, 99), 3),
+    coldStartMs: round(outcomes.find((o) => o.cold)?.elapsedMs ?? Number.NaN, 1),
+    errors: outcomes.filter((o) => o.error !== undefined).length,
+  };
+}
+
+async function seedEvent(r: Rehearsal): Promise<void> {
+  const c = new Client(clientConfig(r.endpoints.writer, 10000));
+  c.on('error', () => undefined);
+  await c.connect();
+  try {
+    await c.query(CREATE_TABLE_SQL);
+    await c.query(`INSERT INTO kit_events (id, payload) VALUES (1, '{"bench": true}') ON CONFLICT DO NOTHING`);
+  } finally {
+    await c.end();
+  }
+}
+
+export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioResult> {
+  const started = Date.now();
+  const n = ctx.quick ? 300 : 1000;
+  const lambdaN = ctx.quick ? 50 : 200;
+  const settings = { addressBlock: '127.0.43', replicas: 1, maxConnections: 100, peers: false, pool: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 120 } };
+  const figures = await withRehearsal(settings, ctx.outDir, async (r) => {
+    await preparePgbenchData(r);
+    await seedEvent(r);
+    const direct = r.endpoints.replicas[0]!;
+    const pooled = r.endpoints.readOnly;
+    const out = {
+      directQuery: await loops(direct, n, false),
+      pooledQuery: await loops(pooled, n, false),
+      directOpenQuery: await loops(direct, n, true),
+      pooledOpenQuery: await loops(pooled, n, true),
+      lambda: {
+        directPerInvocation: await lambdaRun(direct, 'per-invocation', lambdaN),
+        pooledPerInvocation: await lambdaRun(pooled, 'per-invocation', lambdaN),
+        directReuse: await lambdaRun(direct, 'reuse', lambdaN),
+        pooledReuse: await lambdaRun(pooled, 'reuse', lambdaN),
+      },
+    };
+    return out;
+  });
+  const addedMs = round(figures.pooledQuery.msPerLoop - figures.directQuery.msPerLoop, 4);
+  const ratios = {
+    queryOnOpenConnection: round(ratio(figures.pooledQuery.msPerLoop, figures.directQuery.msPerLoop), 4),
+    openPlusQuery: round(ratio(figures.pooledOpenQuery.msPerLoop, figures.directOpenQuery.msPerLoop), 4),
+    lambdaPerInvocation: round(ratio(figures.lambda.pooledPerInvocation.meanMs, figures.lambda.directPerInvocation.meanMs), 4),
+    lambdaReuseVsPerInvocationPooled: round(ratio(figures.lambda.pooledReuse.meanMs, figures.lambda.pooledPerInvocation.meanMs), 4),
+  };
+  const labels = { baselineLabel: 'direct (replica, TLS)', oursLabel: 'PgBouncer read-only (TLS)' };
+  const checks = [
+    atMost({ id: 'co-added-per-query', metric: 'time the pooler adds per query on an open connection (1 client)', seed: SEED_FIGURES.coQuery.text, baselineLabel: 'direct query (replica, TLS)', oursLabel: `added by PgBouncer (pooled query ${figures.pooledQuery.msPerLoop} ms)`, baseline: figures.directQuery.msPerLoop, ours: addedMs, unit: 'ms', limit: 0.1 }),
+    fewerBy({ id: 'co-open-query', metric: 'open+query per loop', seed: SEED_FIGURES.coOpen.text, ...labels, baseline: figures.directOpenQuery.msPerLoop, ours: figures.pooledOpenQuery.msPerLoop, unit: 'ms', factor: 5, word: 'faster' }),
+  ];
+  return {
+    name: 'connect_overhead',
+    title: 'Connect overhead, direct vs pooled (seed 001)',
+    seedSource: SEED_SOURCES.connect_overhead,
+    startedAt: new Date(started).toISOString(),
+    durationSeconds: round((Date.now() - started) / 1000, 1),
+    environment: { ...ctx.environment, settings, load: { loops: n, lambdaInvocations: lambdaN, client: 'pgbench -c 1 -j 1 -t N --select-only [-C], TLS verify-full, SCRAM' }, scaling: ctx.environment.scaling.connect_overhead },
+    figures: { ...figures, pooledAddsPerQueryMs: addedMs, seedLambda: SEED_FIGURES.coLambda.text },
+    ratios,
+    checks,
+    notes: [
+      'msPerLoop = 1000 / pgbench tps (with -C pgbench includes the reconnection time in tps); each run follows a 100-loop warm-up.',
+      'Lambda: the real read handler (lambda/src) in a worker thread, one warm container; mean/p50/p99 of the warm invocations.',
+    ],
+  };
+}

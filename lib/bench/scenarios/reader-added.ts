@@ -1,0 +1,125 @@
+/**
+ * reader_added (seed Test 2): the same pgbench -C waves, offered beyond what two replicas capped at
+ * max_connections can hold directly; a third replica is added mid-run (Rehearsal.addReplica: clone,
+ * start, HAProxy runtime API, the health checker puts it into the read-only pool). Once through
+ * HAProxy and once through the PgBouncer read-only endpoint, each on a fresh rehearsal. Measured:
+ * server connections per replica before and after the join (pg_stat_activity every 200 ms), the new
+ * replica's share, and the client connections served (offered minus the clients pgbench had to abort).
+ */
+import { join } from 'node:path';
+import type { AddReplicaReport, Endpoint, Rehearsal } from '../../rehearsal/rehearsal';
+import { sleep } from '../../rehearsal/sql';
+import { atLeastShare, atMost, moreBy } from '../checks';
+import { ConnectionSampler, windowStats, type Sample } from '../sampler';
+import { preparePgbenchData, withRehearsal } from '../scope';
+import { SEED_FIGURES, SEED_SOURCES } from '../seed-figures';
+import { ratio, round } from '../stats';
+import type { ScenarioResult } from '../types';
+import { runWaves, summarizeWaves, type WavePlan } from '../waves';
+import type { ScenarioContext } from './context';
+
+interface SideFigures {
+  readonly endpoint: string;
+  readonly added: AddReplicaReport;
+  readonly addedAtSecond: number;
+  readonly before: { readonly perReplicaAvg: number; readonly byReplica: Record<string, number> };
+  readonly after: { readonly perReplicaAvg: number; readonly byReplica: Record<string, number>; readonly newReplicaShare: number };
+  readonly peakPerReplica: number;
+  readonly clientsOffered: number;
+  readonly clientsServed: number;
+  readonly errors: number;
+  readonly transactions: number;
+  readonly tps: number;
+  readonly errorSamples: ReadonlyArray<string>;
+}
+
+const r1 = (n: number): number => round(n, 1);
+const roundAll = (o: Readonly<Record<string, number>>): Record<string, number> => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, r1(v)]));
+
+async function side(r: Rehearsal, which: 'haproxy' | 'pooler', plan: WavePlan, addAfterSeconds: number, logDir: string): Promise<SideFigures> {
+  const endpoint: Endpoint = which === 'haproxy' ? r.endpoints.haproxy! : r.endpoints.readOnly;
+  const sampler = new ConnectionSampler(r.endpoints.replicas[0]!.user, 200);
+  for (const e of r.endpoints.replicas) await sampler.add(e.name, r.adminEndpoint(e.name));
+  sampler.start();
+  const t0 = Date.now();
+  const load = runWaves(endpoint, plan, logDir, which);
+  await sleep(Math.max(0, t0 + addAfterSeconds * 1000 - Date.now()));
+  const addStarted = Date.now();
+  const added = await r.addReplica();
+  const joinedAt = Date.now();
+  await sampler.add(added.name, r.adminEndpoint(added.name));
+  const outcome = await load;
+  const samples: Sample[] = await sampler.stop();
+  const waves = summarizeWaves(outcome, plan.clientsPerWave);
+  const old = r.endpoints.replicas.filter((e) => e.name !== added.name).map((e) => e.name);
+  const all = [...old, added.name];
+  // Before: all waves running, nothing added yet. After: 2 s after the join (pool reload, HAProxy check).
+  const lastWave = outcome.startedAt + (plan.waves - 1) * plan.intervalSeconds * 1000;
+  const before = windowStats(samples, lastWave + 1000, addStarted, old);
+  const after = windowStats(samples, joinedAt + 2000, outcome.endedAt - 500, all);
+  const afterTotal = Object.values(after.byInstance).reduce((a, b) => a + b, 0);
+  return {
+    endpoint: `${endpoint.name} ${endpoint.host}:${endpoint.port}`,
+    added,
+    addedAtSecond: r1((addStarted - outcome.startedAt) / 1000),
+    before: { perReplicaAvg: r1(before.perInstanceAvg), byReplica: roundAll(before.byInstance) },
+    after: { perReplicaAvg: r1(after.perInstanceAvg), byReplica: roundAll(after.byInstance), newReplicaShare: round(afterTotal === 0 ? 0 : (after.byInstance[added.name] ?? 0) / afterTotal, 4) },
+    peakPerReplica: windowStats(samples, outcome.startedAt, outcome.endedAt, all).perInstancePeak,
+    clientsOffered: waves.clientsOffered,
+    clientsServed: waves.clientsServed,
+    errors: waves.errors,
+    transactions: waves.transactions,
+    tps: waves.tps,
+    errorSamples: waves.errorSamples,
+  };
+}
+
+export async function readerAdded(ctx: ScenarioContext): Promise<ScenarioResult> {
+  const started = Date.now();
+  const plan: WavePlan = ctx.quick ? { waves: 4, clientsPerWave: 100, intervalSeconds: 2, totalSeconds: 14 } : { waves: 5, clientsPerWave: 100, intervalSeconds: 3, totalSeconds: 36 };
+  const addAfterSeconds = ctx.quick ? 7 : 18;
+  const base = {
+    replicas: 2,
+    // The same per-replica max_connections on both sides: 100 application connections per replica.
+    maxConnections: 100,
+    pool: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 },
+    maxClientConnections: 2000,
+  };
+  const logDir = join(ctx.scratchDir, 'reader_added');
+  const haproxy = await withRehearsal({ ...base, addressBlock: '127.0.41' }, ctx.outDir, async (r) => {
+    await preparePgbenchData(r);
+    return side(r, 'haproxy', plan, addAfterSeconds, logDir);
+  });
+  const pooler = await withRehearsal({ ...base, addressBlock: '127.0.42' }, ctx.outDir, async (r) => {
+    await preparePgbenchData(r);
+    return side(r, 'pooler', plan, addAfterSeconds, logDir);
+  });
+  const ratios = {
+    serverConnectionsPerReplicaBefore: round(ratio(pooler.before.perReplicaAvg, haproxy.before.perReplicaAvg), 4),
+    serverConnectionsPerReplicaAfter: round(ratio(pooler.after.perReplicaAvg, haproxy.after.perReplicaAvg), 4),
+    newReplicaShare: round(ratio(pooler.after.newReplicaShare, haproxy.after.newReplicaShare), 4),
+    clientsServed: round(ratio(pooler.clientsServed, haproxy.clientsServed), 4),
+    tps: round(ratio(pooler.tps, haproxy.tps), 4),
+  };
+  const labels = { baselineLabel: 'HAProxy (reader endpoint)', oursLabel: 'PgBouncer read-only' };
+  const checks = [
+    atLeastShare({ id: 'ra-new-replica-share', metric: 'new replica\'s share of read-only server connections after it joins', seed: SEED_FIGURES.raNewReader.text, ...labels, baseline: haproxy.after.newReplicaShare, ours: pooler.after.newReplicaShare, unit: 'share', min: 0.25 }),
+    moreBy({ id: 'ra-clients-served', metric: `client connections served at max_connections ${base.maxConnections} per replica`, seed: SEED_FIGURES.raClients.text, ...labels, baseline: haproxy.clientsServed, ours: pooler.clientsServed, unit: 'clients', factor: 1.87 }),
+    atMost({ id: 'ra-pooler-errors', metric: 'errors through the pooler', seed: 'not published', ...labels, baseline: haproxy.errors, ours: pooler.errors, unit: 'errors', limit: 0 }),
+  ];
+  return {
+    name: 'reader_added',
+    title: 'A reader added mid-run (seed Test 2)',
+    seedSource: SEED_SOURCES.reader_added,
+    startedAt: new Date(started).toISOString(),
+    durationSeconds: round((Date.now() - started) / 1000, 1),
+    environment: { ...ctx.environment, settings: base, load: { ...plan, addReplicaAfterSeconds: addAfterSeconds, client: 'pgbench --select-only -C -n per wave, TLS verify-full' }, scaling: ctx.environment.scaling.reader_added },
+    figures: { baseline: haproxy, ours: pooler, seedPerInstance: SEED_FIGURES.raPerInstance.text },
+    ratios,
+    checks,
+    notes: [
+      'Clients served = clients offered minus clients pgbench aborted (a refused connection aborts a pgbench client); the ratio depends on how far the offered load exceeds the direct capacity (2 x 100 before the join, 3 x 100 after).',
+      'PgBouncer 1.18 hands out server connections round-robin over the host list; a RELOAD with a new list makes it close old server connections on release, so the pool re-spreads within seconds.',
+    ],
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * Runs a scenario against its own rehearsal: a fresh work dir, its own loopback block, `Rehearsal.up`,
+ * and `down()` (by pid) whatever happens; the work dir is removed afterwards (logs are copied to the
+ * result directory's logs/ when the scenario failed).
+ */
+import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Rehearsal } from '../rehearsal/rehearsal';
+import type { RehearsalSettings } from '../rehearsal/settings';
+import { query } from '../rehearsal/sql';
+import { initPgbench } from './pgbench';
+import { sleep } from '../rehearsal/sql';
+
+export async function withRehearsal<T>(settings: RehearsalSettings & { addressBlock: string }, logsTo: string | undefined, fn: (r: Rehearsal, workDir: string) => Promise<T>): Promise<T> {
+  const workDir = mkdtempSync(join(tmpdir(), 'bench-'));
+  chmodSync(workDir, 0o755);
+  let rehearsal: Rehearsal | undefined;
+  let failed = false;
+  try {
+    rehearsal = await Rehearsal.up({ healthCheckIntervalMs: 1000, ...settings, workDir });
+    return await fn(rehearsal, workDir);
+  } catch (err) {
+    failed = true;
+    throw err;
+  } finally {
+    try {
+      if (rehearsal !== undefined) await rehearsal.down();
+    } finally {
+      if (failed && logsTo !== undefined) cpSync(join(workDir, 'logs'), join(logsTo, `logs-${settings.addressBlock}`), { recursive: true, force: true });
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** pgbench tables on the writer, then waits until every replica has replayed them. */
+export async function preparePgbenchData(r: Rehearsal, scale = 1): Promise<void> {
+  await initPgbench(r.endpoints.writer, scale);
+  const deadline = Date.now() + 30000;
+  for (const replica of r.endpoints.replicas) {
+    for (;;) {
+      const rows = await query<{ n: number }>(replica, 'SELECT count(*)::int AS n FROM pgbench_accounts').catch(() => [{ n: -1 }]);
+      if (rows[0]?.n === 100000 * scale) break;
+      if (Date.now() > deadline) throw new Error(`${replica.name} did not replay the pgbench tables within 30 s`);
+      await sleep(200);
+    }
+  }
+}
+
+/** Postmaster pids of the current replicas, by node name (for CPU and memory accounting). */
+export function replicaPostmasters(r: Rehearsal): Record<string, number | undefined> {
+  return Object.fromEntries(r.endpoints.replicas.map((e) => [e.name, r.pidOf(e.name)]));
+}
