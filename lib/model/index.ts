@@ -5,3 +5,4 @@ export * from './metrics';
 export * from './rules';
 export * from './pgbouncer';
 export * from './rehearsal-rules';
+export * from './scram';

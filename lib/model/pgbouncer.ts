@@ -98,7 +98,10 @@ export function renderPgBouncerIni(spec: PgBouncerEndpointSpec): string {
     ['server_round_robin', 1],
     ['server_login_retry', spec.serverLoginRetrySeconds ?? 1],
     ['server_connect_timeout', spec.serverConnectTimeoutSeconds ?? 2],
-    ['server_check_delay', 0],
+    // PgBouncer's default: a server connection idle for 30 s is checked before reuse. Checking every
+    // reuse (0) would add a round trip to every transaction; after a failover the health checker's
+    // RELOAD with the new host list replaces the old server connections anyway.
+    ['server_check_delay', 30],
     ['auth_type', 'scram-sha-256'],
     ['auth_file', spec.files.authFile],
     ['admin_users', spec.adminUser],

@@ -14,7 +14,8 @@ import type { PgBouncerState, Secrets } from './state';
 
 export function userlistFor(secrets: Secrets): string {
   return renderPgBouncerUserlist([
-    { name: secrets.appUser, password: secrets.appPassword },
+    // The SCRAM verifier spares PgBouncer the PBKDF2 rounds of a plain-text password at every login.
+    { name: secrets.appUser, password: secrets.appPasswordVerifier ?? secrets.appPassword },
     { name: secrets.adminUser, password: secrets.adminPassword },
   ]);
 }

@@ -151,7 +151,8 @@ export async function waitReady(ctx: PostgresContext, node: NodeState, proc: Tra
 export async function bootstrapWriter(ctx: PostgresContext, writer: NodeState): Promise<void> {
   const s = ctx.secrets;
   const admin = adminTarget(ctx, writer);
-  await query(admin, `CREATE ROLE ${s.appUser} LOGIN PASSWORD ${sqlLiteral(s.appPassword)}`);
+  // The verifier, not the plain text, so that PgBouncer's auth file can hold the identical secret.
+  await query(admin, `CREATE ROLE ${s.appUser} LOGIN PASSWORD ${sqlLiteral(s.appPasswordVerifier ?? s.appPassword)}`);
   await query(admin, `CREATE ROLE ${s.replicationUser} LOGIN REPLICATION PASSWORD ${sqlLiteral(s.replicationPassword)}`);
   await query(admin, `CREATE DATABASE ${s.database} OWNER ${s.appUser}`);
 }

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { chownSync, mkdirSync, rmSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { pgBouncerPoolSizes, type PgBouncerEndpointSpec } from '../model/pgbouncer';
+import { scramSha256Verifier } from '../model/scram';
 import { findBinaries, type Binaries } from './binaries';
 import { RehearsalOperationError, RehearsalStartError, RehearsalStateError } from './errors';
 import { serverOsUser, type OsUser } from './os-user';
@@ -145,6 +146,11 @@ export interface RehearsalStatus {
 
 const APP_DATABASE = 'kit';
 
+/** The app password and its SCRAM verifier, which the writer and PgBouncer's auth file both store. */
+function appCredentials(appPassword: string): Pick<Secrets, 'appPassword' | 'appPasswordVerifier'> {
+  return { appPassword, appPasswordVerifier: scramSha256Verifier(appPassword) };
+}
+
 function newSecrets(): Secrets {
   const pw = (): string => randomBytes(18).toString('base64url');
   return {
@@ -152,7 +158,7 @@ function newSecrets(): Secrets {
     adminUser: 'kit_admin',
     adminPassword: pw(),
     appUser: 'kit_app',
-    appPassword: pw(),
+    ...appCredentials(pw()),
     replicationUser: 'kit_replicator',
     replicationPassword: pw(),
   };

@@ -15,6 +15,8 @@ export interface Secrets {
   readonly adminPassword: string;
   readonly appUser: string;
   readonly appPassword: string;
+  /** SCRAM-SHA-256 verifier of appPassword, stored by the writer and by PgBouncer (absent in older state files). */
+  readonly appPasswordVerifier?: string;
   readonly replicationUser: string;
   readonly replicationPassword: string;
 }
