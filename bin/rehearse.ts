@@ -6,6 +6,7 @@
  *       [--max-connections-percent P] [--max-idle-connections-percent P] [--borrow-timeout S]
  *       [--max-client-connections N] [--fsync] [--no-peers]
  *   npx ts-node --transpile-only bin/rehearse.ts status [--work-dir DIR] [--json]
+ *   npx ts-node --transpile-only bin/rehearse.ts outputs [--work-dir DIR] [--json]   (endpoint outputs as JSON, like `terraform output -json`)
  *   npx ts-node --transpile-only bin/rehearse.ts down [--work-dir DIR]
  *   npx ts-node --transpile-only bin/rehearse.ts drill [--work-dir DIR]     (writer failover drill)
  *
@@ -14,7 +15,7 @@
 import { DEFAULT_POOL_SETTINGS } from '../lib/model/sizing';
 import { runFailoverDrill } from '../lib/rehearsal/drill';
 import { MissingBinaryError, RehearsalConfigError, AddressInUseError, RehearsalStateError } from '../lib/rehearsal/errors';
-import { Rehearsal } from '../lib/rehearsal/rehearsal';
+import { Rehearsal, type Endpoint } from '../lib/rehearsal/rehearsal';
 import { DEFAULT_WORK_DIR, type RehearsalSettings } from '../lib/rehearsal/settings';
 import { formatStatus } from '../lib/rehearsal/status-format';
 
@@ -31,7 +32,7 @@ interface Parsed {
 
 export function parseArgs(argv: string[]): Parsed {
   const [command, ...rest] = argv;
-  if (command === undefined || !['up', 'status', 'down', 'drill'].includes(command)) throw new UsageError(`unknown command ${command ?? '(none)'}: use up, status, down or drill`);
+  if (command === undefined || !['up', 'status', 'outputs', 'down', 'drill'].includes(command)) throw new UsageError(`unknown command ${command ?? '(none)'}: use up, status, outputs, down or drill`);
   const values = new Map<string, string>();
   const flags = new Set<string>();
   for (let i = 0; i < rest.length; i++) {
@@ -98,6 +99,13 @@ async function main(argv: string[]): Promise<void> {
     case 'status': {
       const status = await Rehearsal.attach(workDir).status();
       process.stdout.write(parsed.flags.has('--json') ? `${JSON.stringify({ ...status, endpoints: undefined }, null, 2)}\n` : `${formatStatus(status)}\n`);
+      return;
+    }
+    case 'outputs': {
+      // What a deployment's outputs give a client (Terratest's validate stage reads these); always JSON.
+      const { readWrite, readOnly } = Rehearsal.attach(workDir).endpoints;
+      const output = (e: Endpoint): Record<string, string | number> => ({ host: e.host, port: e.port, database: e.database, user: e.user, password: e.password, ca_file: e.caFile });
+      process.stdout.write(`${JSON.stringify({ read_write: output(readWrite), read_only: output(readOnly) }, null, 2)}\n`);
       return;
     }
     case 'down': {
