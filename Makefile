@@ -137,7 +137,8 @@ terraform-check: node-deps scan-deps terraform-cli terraform-provider terraform-
 	done
 	$(VENV)/bin/checkov --quiet --compact --skip-download --framework terraform -d modules --skip-path modules/examples
 
-# Terratest: plan tests of the examples (offline), and the AWS suite compiled (-tags aws; it runs only with credentials).
+# Terratest: plan tests of the examples (offline), the rehearsal as a deploy target (deploy, validate, teardown
+# stages), and the AWS suite compiled (-tags aws; it runs only with credentials).
 terratest: node-deps system-deps terraform-cli terraform-provider lambda-zip
 	cd test/terratest && go vet ./... && go vet -tags aws ./...
 	@$(TF_ENV); export PATH="$$(dirname "$$TF"):$$PATH"; cd test/terratest && timeout 1200 go test -count=1 -timeout 20m ./...
