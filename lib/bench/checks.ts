@@ -2,16 +2,8 @@
 import { ratio, round } from './stats';
 import type { TargetCheck } from './types';
 
-interface Common {
-  readonly id: string;
-  readonly metric: string;
-  readonly seed: string;
-  readonly baselineLabel: string;
-  readonly oursLabel: string;
-  readonly baseline: number;
-  readonly ours: number;
-  readonly unit: string;
-}
+/** What a scenario measured; the builders below derive ratio, target, met and reads from it. */
+type Common = Pick<TargetCheck, 'id' | 'metric' | 'seed' | 'baselineLabel' | 'oursLabel' | 'baseline' | 'ours' | 'unit'>;
 
 /** Ours must be at least `factor` times lower than the baseline (ratio <= 1/factor). */
 export function fewerBy(c: Common & { readonly factor: number; readonly word?: string }): TargetCheck {

@@ -1,4 +1,4 @@
-import { PROXY_RULES, runRules, type Rule } from './rules';
+import { PROXY_RULES, integerInRange, runRules, type Rule } from './rules';
 import { poolSizing, type PoolSettings } from './sizing';
 
 /**
@@ -22,12 +22,6 @@ export interface RehearsalRuleInput {
 /** Aurora's limit, and the rehearsal's address plan has room for it. */
 export const REHEARSAL_MAX_REPLICAS = 15;
 
-function integerIn(property: string, value: number, min: number, max: number, fix: string): string | undefined {
-  return !Number.isInteger(value) || value < min || value > max
-    ? `${property} ${value} is out of range: ${fix} (an integer from ${min} to ${max})`
-    : undefined;
-}
-
 export function parseAddressBlock(block: string): [number, number, number] | undefined {
   const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(block);
   if (!m) return undefined;
@@ -39,7 +33,7 @@ export const REHEARSAL_RULES: ReadonlyArray<Rule<RehearsalRuleInput>> = [
   {
     id: 'rehearsal-replicas',
     properties: ['replicas'],
-    check: (i) => integerIn('replicas', i.replicas!, 1, REHEARSAL_MAX_REPLICAS, 'the read-only endpoint needs at least one replica; Aurora allows up to 15 readers'),
+    check: (i) => integerInRange('replicas', i.replicas!, 1, REHEARSAL_MAX_REPLICAS, 'the read-only endpoint needs at least one replica; Aurora allows up to 15 readers'),
   },
   {
     id: 'rehearsal-address-block',
@@ -56,22 +50,22 @@ export const REHEARSAL_RULES: ReadonlyArray<Rule<RehearsalRuleInput>> = [
   {
     id: 'rehearsal-port',
     properties: ['port'],
-    check: (i) => integerIn('port', i.port!, 1024, 65534, 'servers run as the postgres user, which cannot bind privileged ports; pgpool also uses port+1'),
+    check: (i) => integerInRange('port', i.port!, 1024, 65534, 'servers run as the postgres user, which cannot bind privileged ports; pgpool also uses port+1'),
   },
   {
     id: 'rehearsal-max-connections',
     properties: ['maxConnections'],
-    check: (i) => integerIn('maxConnections', i.maxConnections!, 5, 10000, 'set the max_connections of the local instances'),
+    check: (i) => integerInRange('maxConnections', i.maxConnections!, 5, 10000, 'set the max_connections of the local instances'),
   },
   {
     id: 'rehearsal-sizing-max-connections',
     properties: ['sizingMaxConnections'],
-    check: (i) => integerIn('sizingMaxConnections', i.sizingMaxConnections!, 1, 5000, 'Aurora caps max_connections at 5000'),
+    check: (i) => integerInRange('sizingMaxConnections', i.sizingMaxConnections!, 1, 5000, 'Aurora caps max_connections at 5000'),
   },
   {
     id: 'rehearsal-max-client-connections',
     properties: ['maxClientConnections'],
-    check: (i) => integerIn('maxClientConnections', i.maxClientConnections!, 1, 10000, 'set how many client connections each PgBouncer endpoint accepts'),
+    check: (i) => integerInRange('maxClientConnections', i.maxClientConnections!, 1, 10000, 'set how many client connections each PgBouncer endpoint accepts'),
   },
   {
     id: 'rehearsal-pool-settings',

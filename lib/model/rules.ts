@@ -41,7 +41,8 @@ export function runRules<I>(rules: ReadonlyArray<Rule<I>>, input: I): string[] {
 
 const FAMILY_LIST = Object.keys(OPTIMIZED_READS_FAMILIES).map((f) => `db.${f}`).join(', ');
 
-function integerInRange(property: string, value: number, min: number, max: number, fix: string): string | undefined {
+/** The range rule every integer setting shares; the message names the property, the value, the fix and the range. */
+export function integerInRange(property: string, value: number, min: number, max: number, fix: string): string | undefined {
   if (!Number.isInteger(value) || value < min || value > max) {
     return `${property} ${value} is out of range: ${fix} (an integer from ${min} to ${max})`;
   }
