@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import type { Endpoint } from '../rehearsal/rehearsal';
+import type { Endpoint } from '../rehearsal';
 
 export interface MixedLoadOptions {
   readonly read: Endpoint;

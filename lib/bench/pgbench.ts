@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Endpoint } from '../rehearsal/rehearsal';
+import type { Endpoint } from '../rehearsal';
 
 export const PG_BIN_DIR = '/usr/lib/postgresql/15/bin';
 

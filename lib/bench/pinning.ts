@@ -3,7 +3,7 @@
  * later): the 2-core analog of "each instance is its own host".
  */
 import { execFileSync } from 'node:child_process';
-import { groupMembers } from '../rehearsal/processes';
+import { groupMembers } from '../rehearsal';
 
 export function pinGroup(pgid: number, cpuList: string): number {
   const pids = groupMembers(pgid);

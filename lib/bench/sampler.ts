@@ -4,8 +4,7 @@
  * the PSS of each instance's processes. Each sample is timestamped so windows can be cut afterwards.
  */
 import { Client } from 'pg';
-import type { Endpoint } from '../rehearsal/rehearsal';
-import { clientConfig } from '../rehearsal/sql';
+import { type Endpoint, clientConfig } from '../rehearsal';
 import { childrenPssMiB } from './proc';
 import { mean } from './stats';
 

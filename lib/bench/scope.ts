@@ -6,11 +6,8 @@
 import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Rehearsal } from '../rehearsal/rehearsal';
-import type { RehearsalSettings } from '../rehearsal/settings';
-import { query } from '../rehearsal/sql';
+import { query, Rehearsal, sleep, WorkDirLayout, type RehearsalSettings } from '../rehearsal';
 import { initPgbench } from './pgbench';
-import { sleep } from '../rehearsal/sql';
 
 export async function withRehearsal<T>(settings: RehearsalSettings & { addressBlock: string }, logsTo: string | undefined, fn: (r: Rehearsal, workDir: string) => Promise<T>): Promise<T> {
   const workDir = mkdtempSync(join(tmpdir(), 'bench-'));
@@ -27,7 +24,7 @@ export async function withRehearsal<T>(settings: RehearsalSettings & { addressBl
     try {
       if (rehearsal !== undefined) await rehearsal.down();
     } finally {
-      if (failed && logsTo !== undefined) cpSync(join(workDir, 'logs'), join(logsTo, `logs-${settings.addressBlock}`), { recursive: true, force: true });
+      if (failed && logsTo !== undefined) cpSync(new WorkDirLayout(workDir).logsDir, join(logsTo, `logs-${settings.addressBlock}`), { recursive: true, force: true });
       rmSync(workDir, { recursive: true, force: true });
     }
   }

@@ -4,8 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Endpoint } from '../rehearsal/rehearsal';
-import { sleep } from '../rehearsal/sql';
+import { type Endpoint, sleep } from '../rehearsal';
 import { runPgbench, type PgbenchResult } from './pgbench';
 import { percentile, round } from './stats';
 

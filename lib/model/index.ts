@@ -3,6 +3,4 @@ export * from './engine-versions';
 export * from './sizing';
 export * from './metrics';
 export * from './rules';
-export * from './pgbouncer';
 export * from './rehearsal-rules';
-export * from './scram';

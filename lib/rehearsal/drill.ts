@@ -5,7 +5,8 @@
  */
 import { Client } from 'pg';
 import { RehearsalOperationError } from './errors';
-import type { Endpoint, FailoverReport, Rehearsal } from './rehearsal';
+import type { Rehearsal } from './rehearsal';
+import type { Endpoint, FailoverReport } from './types';
 import { clientConfig, query, sleep } from './sql';
 
 export const DRILL_TABLE = 'rehearsal_drill';

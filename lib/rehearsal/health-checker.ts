@@ -7,12 +7,14 @@
  * - read/write endpoint: the instance that is not in recovery (re-pointed after a failover).
  *
  * It runs as its own process (spawned by Rehearsal.up, tracked by pid, stopped by down), so it keeps
- * watching after the CLI that started the rehearsal has exited. It writes what it saw to health.json.
+ * watching after the CLI that started the rehearsal has exited. It writes what it saw to the health file.
  */
+import { WorkDirLayout } from './layout';
 import { adminTarget } from './postgres';
 import { consoleTarget, reloadPgBouncer, rewritePgBouncerIni } from './pgbouncer';
+import { readSecrets, type Secrets } from './secrets';
 import { query, sleep } from './sql';
-import { readSecrets, readState, writeHealth, type HealthReport, type NodeState, type RehearsalState, type Secrets } from './state';
+import { readState, writeHealth, type HealthReport, type NodeState, type RehearsalState } from './state';
 
 export type ProbeResult = 'writer' | 'replica' | 'down';
 
@@ -32,16 +34,18 @@ export class HealthChecker {
   private readOnlyHosts: string[];
   private reloads = 0;
   private stopped = false;
+  private readonly layout: WorkDirLayout;
 
-  constructor(private readonly workDir: string) {
+  constructor(workDir: string) {
+    this.layout = new WorkDirLayout(workDir);
     const state = this.state();
     this.readWriteHosts = [...state.pgbouncer.readWrite.spec.hosts];
     this.readOnlyHosts = [...state.pgbouncer.readOnly.spec.hosts];
   }
 
   private state(): RehearsalState {
-    const state = readState(this.workDir);
-    if (state === undefined) throw new Error(`no rehearsal state in ${this.workDir}`);
+    const state = readState(this.layout.workDir);
+    if (state === undefined) throw new Error(`no rehearsal state in ${this.layout.workDir}`);
     return state;
   }
 
@@ -49,7 +53,7 @@ export class HealthChecker {
   async checkOnce(): Promise<HealthReport> {
     // Re-read each round: failover() records the writer it promoted.
     const state = this.state();
-    const secrets = readSecrets(state.secretsFile);
+    const secrets = readSecrets(this.layout.secretsFile);
     const results = await Promise.all(state.nodes.map(async (n) => ({ node: n, role: await probeNode(state, secrets, n) })));
     const writers = results.filter((r) => r.role === 'writer').map((r) => r.node);
     // Two writers only after a split brain (an old writer restarted): trust the one failover chose.
@@ -63,7 +67,7 @@ export class HealthChecker {
       if (hosts.length === 0 || same(hosts, current)) return;
       const endpoint = state.pgbouncer[which];
       try {
-        rewritePgBouncerIni(endpoint, hosts);
+        rewritePgBouncerIni(endpoint, this.layout.pgbouncer(endpoint.processName), hosts);
         await reloadPgBouncer(consoleTarget(endpoint.spec, secrets, state.tls.caFile));
         if (which === 'readWrite') this.readWriteHosts = hosts;
         else this.readOnlyHosts = hosts;
@@ -85,7 +89,7 @@ export class HealthChecker {
       reloads: this.reloads,
       ...(lastError === undefined ? {} : { lastError }),
     };
-    writeHealth(state.healthFile, report);
+    writeHealth(this.layout.healthFile, report);
     return report;
   }
 

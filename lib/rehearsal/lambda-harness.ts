@@ -7,7 +7,7 @@
  */
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Endpoint } from './rehearsal';
+import type { Endpoint } from './types';
 
 export type HandlerName = 'read' | 'write';
 

@@ -8,10 +8,10 @@
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { join } from 'node:path';
+import type { HaproxyPaths, PgpoolPaths } from './layout';
 import { chownTo, type OsUser } from './os-user';
 import { spawnDaemon, type TrackedProcess } from './processes';
-import type { Secrets } from './state';
+import type { Secrets } from './secrets';
 import type { TlsFiles } from './tls';
 
 export interface Backend {
@@ -55,7 +55,7 @@ export function renderHaproxyConfig(spec: HaproxySpec): string {
 export interface PgpoolSpec {
   readonly listenAddress: string;
   readonly listenPort: number;
-  readonly dir: string;
+  readonly paths: PgpoolPaths;
   readonly writer: Backend;
   readonly replicas: ReadonlyArray<Backend>;
   readonly secrets: Secrets;
@@ -73,12 +73,12 @@ export function renderPgpoolConfig(spec: PgpoolSpec): string {
     ['backend_clustering_mode', 'streaming_replication'],
     ['listen_addresses', spec.listenAddress],
     ['port', spec.listenPort],
-    ['unix_socket_directories', spec.dir],
+    ['unix_socket_directories', spec.paths.dir],
     ['pcp_listen_addresses', spec.listenAddress],
     ['pcp_port', spec.listenPort + 1],
-    ['pcp_socket_dir', spec.dir],
-    ['pid_file_name', join(spec.dir, 'pgpool.pid')],
-    ['logdir', spec.dir],
+    ['pcp_socket_dir', spec.paths.dir],
+    ['pid_file_name', spec.paths.pidFile],
+    ['logdir', spec.paths.dir],
     ['use_watchdog', 'off'],
     ['num_init_children', spec.children],
     ['max_pool', 1],
@@ -96,7 +96,7 @@ export function renderPgpoolConfig(spec: PgpoolSpec): string {
     ['failover_on_backend_error', 'on'],
     ['search_primary_node_timeout', 5],
     ['enable_pool_hba', 'off'],
-    ['pool_passwd', join(spec.dir, 'pool_passwd')],
+    ['pool_passwd', spec.paths.passwordFile],
     ['allow_clear_text_frontend_auth', 'off'],
     ['ssl', 'on'],
     ['ssl_key', spec.tls.keyFile],
@@ -119,11 +119,6 @@ function writeOwned(file: string, text: string, user: OsUser | undefined): void 
   writeFileSync(file, text, { mode: 0o600 });
   chmodSync(file, 0o600);
   chownTo(user, file);
-}
-
-/** Where the rehearsal's HAProxy keeps its runtime API socket. */
-export function haproxyAdminSocket(dir: string): string {
-  return join(dir, 'admin.sock');
 }
 
 /** One command on HAProxy's runtime API (stats socket); resolves with its answer. */
@@ -159,32 +154,31 @@ export async function haproxyAddServer(socket: string, backend: Backend): Promis
   }
 }
 
-export function launchHaproxy(spec: HaproxySpec, dir: string, program: string, logFile: string, user: OsUser | undefined): TrackedProcess {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chownTo(user, dir);
-  const config = join(dir, 'haproxy.cfg');
-  writeOwned(config, renderHaproxyConfig(spec), user);
+export function launchHaproxy(spec: HaproxySpec, paths: HaproxyPaths, program: string, user: OsUser | undefined): TrackedProcess {
+  mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  chownTo(user, paths.dir);
+  writeOwned(paths.configFile, renderHaproxyConfig(spec), user);
   // -db: stay in the foreground, so the tracked pid is the proxy itself.
-  return spawnDaemon({ name: 'haproxy', kind: 'haproxy', program, args: ['-db', '-f', config], logFile, cwd: dir, user });
+  return spawnDaemon({ name: 'haproxy', kind: 'haproxy', program, args: ['-db', '-f', paths.configFile], logFile: paths.logFile, cwd: paths.dir, user });
 }
 
-export function launchPgpool(spec: PgpoolSpec, program: string, logFile: string, user: OsUser | undefined): TrackedProcess {
-  mkdirSync(spec.dir, { recursive: true, mode: 0o700 });
-  chownTo(user, spec.dir);
-  const config = join(spec.dir, 'pgpool.conf');
-  writeOwned(config, renderPgpoolConfig(spec), user);
+export function launchPgpool(spec: PgpoolSpec, program: string, user: OsUser | undefined): TrackedProcess {
+  const paths = spec.paths;
+  mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  chownTo(user, paths.dir);
+  writeOwned(paths.configFile, renderPgpoolConfig(spec), user);
   // "TEXT" marks a clear-text password: pgpool needs it to answer the servers' SCRAM challenge.
-  writeOwned(join(spec.dir, 'pool_passwd'), `${spec.secrets.appUser}:TEXT${spec.secrets.appPassword}\n${spec.secrets.adminUser}:TEXT${spec.secrets.adminPassword}\n`, user);
-  writeOwned(join(spec.dir, 'pcp.conf'), '', user);
-  writeOwned(join(spec.dir, 'pool_hba.conf'), '', user);
+  writeOwned(paths.passwordFile, `${spec.secrets.appUser}:TEXT${spec.secrets.appPassword}\n${spec.secrets.adminUser}:TEXT${spec.secrets.adminPassword}\n`, user);
+  writeOwned(paths.pcpFile, '', user);
+  writeOwned(paths.hbaFile, '', user);
   // -n: no daemon (tracked pid is the main process); -D: forget the backend status of a previous run.
   return spawnDaemon({
     name: 'pgpool',
     kind: 'pgpool',
     program,
-    args: ['-n', '-D', '-f', config, '-F', join(spec.dir, 'pcp.conf'), '-a', join(spec.dir, 'pool_hba.conf')],
-    logFile,
-    cwd: spec.dir,
+    args: ['-n', '-D', '-f', paths.configFile, '-F', paths.pcpFile, '-a', paths.hbaFile],
+    logFile: paths.logFile,
+    cwd: paths.dir,
     user,
   });
 }

@@ -1,16 +1,17 @@
 /**
- * PgBouncer endpoints: one process per endpoint (read/write, read-only), each on its own address,
- * configured by lib/model/pgbouncer.ts. The admin console (SHOW POOLS, RELOAD) is reached over the
- * same TLS listener with the rehearsal's admin user.
+ * PgBouncer endpoints as processes: one per endpoint (read/write, read-only), each on its own address,
+ * configured by pgbouncer-config.ts. The admin console (SHOW POOLS, RELOAD) is reached over the same
+ * TLS listener with the rehearsal's admin user.
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { renderPgBouncerIni, renderPgBouncerUserlist, type PgBouncerEndpointSpec } from '../model/pgbouncer';
+import type { PgBouncerPaths } from './layout';
 import { RehearsalStartError } from './errors';
 import { chownTo, type OsUser } from './os-user';
+import { renderPgBouncerIni, renderPgBouncerUserlist, type PgBouncerEndpointSpec } from './pgbouncer-config';
 import { isAlive, logTail, spawnDaemon, type TrackedProcess } from './processes';
+import type { Secrets } from './secrets';
 import { GiveUp, query, waitFor, type Target } from './sql';
-import type { PgBouncerState, Secrets } from './state';
+import type { PgBouncerState } from './state';
 
 export function userlistFor(secrets: Secrets): string {
   return renderPgBouncerUserlist([
@@ -21,11 +22,11 @@ export function userlistFor(secrets: Secrets): string {
 }
 
 /** Writes the ini file (and the shared auth file) readable only by the server user. */
-export function writePgBouncerConfig(state: PgBouncerState, secrets: Secrets, user: OsUser | undefined): void {
+export function writePgBouncerConfig(state: PgBouncerState, paths: PgBouncerPaths, secrets: Secrets, user: OsUser | undefined): void {
   mkdirSync(state.spec.files.unixSocketDir, { recursive: true, mode: 0o700 });
   chownTo(user, state.spec.files.unixSocketDir);
   for (const [file, text] of [
-    [state.configFile, renderPgBouncerIni(state.spec)],
+    [paths.configFile, renderPgBouncerIni(state.spec)],
     [state.spec.files.authFile, userlistFor(secrets)],
   ] as const) {
     writeFileSync(file, text, { mode: 0o600 });
@@ -35,12 +36,12 @@ export function writePgBouncerConfig(state: PgBouncerState, secrets: Secrets, us
 }
 
 /** Rewrites only the ini (the health checker's host-list change); ownership is kept by the in-place write. */
-export function rewritePgBouncerIni(state: PgBouncerState, hosts: ReadonlyArray<string>): void {
-  writeFileSync(state.configFile, renderPgBouncerIni({ ...state.spec, hosts }));
+export function rewritePgBouncerIni(state: PgBouncerState, paths: PgBouncerPaths, hosts: ReadonlyArray<string>): void {
+  writeFileSync(paths.configFile, renderPgBouncerIni({ ...state.spec, hosts }));
 }
 
-export function launchPgBouncer(state: PgBouncerState, program: string, logFile: string, cwd: string, user: OsUser | undefined): TrackedProcess {
-  return spawnDaemon({ name: state.processName, kind: 'pgbouncer', program, args: [state.configFile], logFile, cwd, user });
+export function launchPgBouncer(state: PgBouncerState, paths: PgBouncerPaths, program: string, cwd: string, user: OsUser | undefined): TrackedProcess {
+  return spawnDaemon({ name: state.processName, kind: 'pgbouncer', program, args: [paths.configFile], logFile: paths.logFile, cwd, user });
 }
 
 export function consoleTarget(spec: PgBouncerEndpointSpec, secrets: Secrets, caFile: string): Target {
@@ -96,13 +97,4 @@ export async function showPools(target: Target): Promise<PoolRow[]> {
 /** RELOAD re-reads the ini; a changed host list makes PgBouncer close the old server connections on release. */
 export async function reloadPgBouncer(target: Target): Promise<void> {
   await query(target, 'RELOAD', undefined, 2000);
-}
-
-export function pgBouncerPaths(workDir: string, processName: string): { configFile: string; logFile: string; pidFile: string; socketDir: string } {
-  return {
-    configFile: join(workDir, 'pgbouncer', `${processName}.ini`),
-    logFile: join(workDir, 'logs', `${processName}.log`),
-    pidFile: join(workDir, 'pgbouncer', `${processName}.pid`),
-    socketDir: join(workDir, 'pgbouncer', `${processName}.sock`),
-  };
 }

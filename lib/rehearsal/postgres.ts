@@ -7,13 +7,15 @@
  */
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { RehearsalStartError } from './errors';
+import type { WorkDirLayout } from './layout';
 import { chownTo, type OsUser } from './os-user';
 import { cleanEnv, isAlive, logTail, spawnDaemon, type TrackedProcess } from './processes';
+import type { Secrets } from './secrets';
 import { conninfoValue, GiveUp, query, sqlLiteral, waitFor, type Target } from './sql';
-import type { NodeState, Secrets } from './state';
+import type { NodeState } from './state';
 import type { ResolvedSettings } from './settings';
 import type { TlsFiles } from './tls';
 
@@ -31,15 +33,17 @@ export interface PostgresContext {
   readonly settings: ResolvedSettings;
   readonly tls: TlsFiles;
   readonly secrets: Secrets;
+  /** Accept plain TCP logins too (the Lambda suites test DB_TLS=disable); the rehearsal requires TLS, as rds.force_ssl does. */
+  readonly allowPlaintext?: boolean;
 }
 
-export function nodeLayout(workDir: string, name: string, address: string, port: number): NodeState {
-  const base = join(workDir, 'nodes', name);
-  return { name, address, port, dataDir: join(base, 'data'), socketDir: join(base, 'socket'), logFile: join(workDir, 'logs', `${name}.log`) };
+export function nodeState(layout: WorkDirLayout, name: string, address: string, port: number): NodeState {
+  return { name, address, port, ...layout.node(name) };
 }
 
 export function adminTarget(ctx: Pick<PostgresContext, 'secrets' | 'tls'>, node: Pick<NodeState, 'address' | 'port'>, database = 'postgres'): Target {
-  return { host: node.address, port: node.port, user: ctx.secrets.adminUser, password: ctx.secrets.adminPassword, database, caFile: ctx.tls.caFile };
+  const serverName = ctx.tls.serverName === undefined ? {} : { serverName: ctx.tls.serverName };
+  return { host: node.address, port: node.port, user: ctx.secrets.adminUser, password: ctx.secrets.adminPassword, database, caFile: ctx.tls.caFile, ...serverName };
 }
 
 async function run(ctx: PostgresContext, program: string, args: string[], cwd: string, timeoutMs: number, env: Record<string, string> = {}): Promise<void> {
@@ -52,28 +56,27 @@ async function run(ctx: PostgresContext, program: string, args: string[], cwd: s
 }
 
 function prepareDirs(ctx: PostgresContext, node: NodeState): void {
-  const base = join(node.dataDir, '..');
-  // nodes/ must be traversable by the server user; each node's own directory is private to it.
-  mkdirSync(join(base, '..'), { recursive: true, mode: 0o755 });
-  mkdirSync(base, { mode: 0o700 });
+  // The nodes directory must be traversable by the server user; each node's own directory is private to it.
+  mkdirSync(dirname(node.dir), { recursive: true, mode: 0o755 });
+  mkdirSync(node.dir, { mode: 0o700 });
   mkdirSync(node.socketDir, { mode: 0o700 });
-  chownTo(ctx.user, base, node.socketDir);
+  chownTo(ctx.user, node.dir, node.socketDir);
 }
 
 export async function initWriter(ctx: PostgresContext, node: NodeState, timeoutMs: number): Promise<void> {
   prepareDirs(ctx, node);
-  const base = join(node.dataDir, '..');
-  const pwfile = join(base, 'pwfile');
+  const pwfile = node.passwordFile;
   writeFileSync(pwfile, `${ctx.secrets.adminPassword}\n`, { mode: 0o600 });
   chownTo(ctx.user, pwfile);
   try {
-    await run(ctx, 'initdb', ['-D', node.dataDir, '-U', ctx.secrets.adminUser, `--pwfile=${pwfile}`, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'], base, timeoutMs);
+    await run(ctx, 'initdb', ['-D', node.dataDir, '-U', ctx.secrets.adminUser, `--pwfile=${pwfile}`, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'], node.dir, timeoutMs);
   } finally {
     rmSync(pwfile, { force: true });
   }
   // TLS only over TCP, as Aurora with rds.force_ssl=1; the socket sits in a 0700 directory of the
   // server user, so `trust` there is reachable only by that user.
-  const hba = ['local all all trust', 'hostssl all all 127.0.0.0/8 scram-sha-256', 'hostssl replication all 127.0.0.0/8 scram-sha-256', ''].join('\n');
+  const host = ctx.allowPlaintext ? 'host' : 'hostssl';
+  const hba = ['local all all trust', `${host} all all 127.0.0.0/8 scram-sha-256`, `${host} replication all 127.0.0.0/8 scram-sha-256`, ''].join('\n');
   writeFileSync(join(node.dataDir, 'pg_hba.conf'), hba);
   chownTo(ctx.user, join(node.dataDir, 'pg_hba.conf'));
 }
@@ -90,7 +93,7 @@ export function primaryConninfo(ctx: Pick<PostgresContext, 'secrets'>, node: Pic
 /** Clones a replica from the running writer; -R writes standby.signal. */
 export async function cloneReplica(ctx: PostgresContext, node: NodeState, writer: NodeState, timeoutMs: number): Promise<void> {
   prepareDirs(ctx, node);
-  await run(ctx, 'pg_basebackup', ['-h', writer.address, '-p', String(writer.port), '-U', ctx.secrets.replicationUser, '-D', node.dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync'], join(node.dataDir, '..'), timeoutMs, { PGPASSWORD: ctx.secrets.replicationPassword, PGSSLMODE: 'require' });
+  await run(ctx, 'pg_basebackup', ['-h', writer.address, '-p', String(writer.port), '-U', ctx.secrets.replicationUser, '-D', node.dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync'], node.dir, timeoutMs, { PGPASSWORD: ctx.secrets.replicationPassword, PGSSLMODE: 'require' });
   const autoConf = join(node.dataDir, 'postgresql.auto.conf');
   writeFileSync(autoConf, replicaAutoConf(ctx, node, writer));
   chmodSync(autoConf, 0o600);
@@ -131,7 +134,7 @@ function serverSettings(ctx: PostgresContext, node: NodeState): Record<string, s
 
 export function launchNode(ctx: PostgresContext, node: NodeState): TrackedProcess {
   const args = ['-D', node.dataDir, ...Object.entries(serverSettings(ctx, node)).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
-  return spawnDaemon({ name: node.name, kind: 'postgres', program: join(ctx.binDir, 'postgres'), args, logFile: node.logFile, cwd: join(node.dataDir, '..'), user: ctx.user });
+  return spawnDaemon({ name: node.name, kind: 'postgres', program: join(ctx.binDir, 'postgres'), args, logFile: node.logFile, cwd: node.dir, user: ctx.user });
 }
 
 /** Waits until a TLS password login works; fails early if the postmaster exited. */

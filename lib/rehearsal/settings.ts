@@ -7,6 +7,7 @@ import { DEFAULT_POOL_SETTINGS, POSTGRES_PORT, type PoolSettings } from '../mode
 import { REHEARSAL_RULES, parseAddressBlock } from '../model/rehearsal-rules';
 import { runRules } from '../model/rules';
 import { RehearsalConfigError } from './errors';
+import { LOOPBACK_BLOCKS } from './loopback-blocks';
 
 export interface RehearsalSettings {
   /** Streaming replicas behind the read-only endpoint (default 2). */
@@ -39,7 +40,7 @@ export interface RehearsalSettings {
 
 export type ResolvedSettings = Required<RehearsalSettings>;
 
-export const DEFAULT_ADDRESS_BLOCK = '127.0.10';
+export const DEFAULT_ADDRESS_BLOCK: string = LOOPBACK_BLOCKS.default.block;
 export const DEFAULT_WORK_DIR = '.rehearsal';
 
 export function resolveSettings(settings: RehearsalSettings = {}, cwd = process.cwd()): ResolvedSettings {

@@ -10,6 +10,8 @@ export interface Target {
   readonly database: string;
   /** PEM file of the rehearsal CA; connections verify the certificate and the address (verify-full). */
   readonly caFile: string;
+  /** Name to verify the certificate against instead of the address (a certificate that names no address). */
+  readonly serverName?: string;
 }
 
 const caCache = new Map<string, string>();
@@ -26,7 +28,7 @@ export function clientConfig(target: Target, timeoutMs = 3000): ClientConfig {
     user: target.user,
     password: target.password,
     database: target.database,
-    ssl: { ca, rejectUnauthorized: true },
+    ssl: { ca, rejectUnauthorized: true, ...(target.serverName === undefined ? {} : { servername: target.serverName }) },
     connectionTimeoutMillis: timeoutMs,
     query_timeout: timeoutMs * 10,
     application_name: 'aurora-proxy-kit-rehearsal',

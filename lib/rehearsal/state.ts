@@ -1,39 +1,24 @@
 /**
- * The rehearsal's state file (work dir/state.json): what runs, by pid, and where. `status` and
+ * The rehearsal's state file (WorkDirLayout.stateFile): what runs, by pid, and where. `status` and
  * `down` read it from a fresh process, so it is written after every change, atomically.
  */
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { PgBouncerEndpointSpec } from '../model/pgbouncer';
+import { WorkDirLayout, type NodePaths } from './layout';
+import type { PgBouncerEndpointSpec } from './pgbouncer-config';
 import type { TrackedProcess } from './processes';
 import type { AddressPlan, ResolvedSettings } from './settings';
 import type { TlsFiles } from './tls';
 
-export interface Secrets {
-  readonly database: string;
-  readonly adminUser: string;
-  readonly adminPassword: string;
-  readonly appUser: string;
-  readonly appPassword: string;
-  /** SCRAM-SHA-256 verifier of appPassword, stored by the writer and by PgBouncer (absent in older state files). */
-  readonly appPasswordVerifier?: string;
-  readonly replicationUser: string;
-  readonly replicationPassword: string;
-}
-
-export interface NodeState {
+export interface NodeState extends NodePaths {
   /** writer, replica1, replica2, ... (the name a node started with; its role can change by failover). */
   readonly name: string;
   readonly address: string;
   readonly port: number;
-  readonly dataDir: string;
-  readonly socketDir: string;
-  readonly logFile: string;
 }
 
 export interface PgBouncerState {
   readonly spec: PgBouncerEndpointSpec;
-  readonly configFile: string;
+  /** pgbouncer-rw or pgbouncer-ro: the tracked process's name and its files' (WorkDirLayout.pgbouncer). */
   readonly processName: string;
 }
 
@@ -50,15 +35,10 @@ export interface RehearsalState {
   readonly pgbouncer: { readonly readWrite: PgBouncerState; readonly readOnly: PgBouncerState };
   /** Every process started, in start order; killed ones stay listed (their pid is simply gone). */
   readonly processes: TrackedProcess[];
-  readonly secretsFile: string;
-  readonly healthFile: string;
 }
 
-export const STATE_FILE = 'state.json';
-export const SECRETS_FILE = 'secrets.json';
-export const HEALTH_FILE = 'health.json';
-
-function writeAtomic(path: string, text: string, mode: number): void {
+/** Writes through a temporary file and a rename, so a reader in another process never sees half a file. */
+export function writeAtomic(path: string, text: string, mode: number): void {
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, text, { mode });
   chmodSync(tmp, mode);
@@ -66,22 +46,13 @@ function writeAtomic(path: string, text: string, mode: number): void {
 }
 
 export function writeState(workDir: string, state: RehearsalState): void {
-  writeAtomic(join(workDir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`, 0o644);
+  writeAtomic(new WorkDirLayout(workDir).stateFile, `${JSON.stringify(state, null, 2)}\n`, 0o644);
 }
 
 export function readState(workDir: string): RehearsalState | undefined {
-  const path = join(workDir, STATE_FILE);
+  const path = new WorkDirLayout(workDir).stateFile;
   if (!existsSync(path)) return undefined;
   return JSON.parse(readFileSync(path, 'utf8')) as RehearsalState;
-}
-
-export function writeSecrets(path: string, secrets: Secrets): void {
-  // 0600: the passwords of a throwaway rehearsal, but still nobody else's business.
-  writeAtomic(path, `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
-}
-
-export function readSecrets(path: string): Secrets {
-  return JSON.parse(readFileSync(path, 'utf8')) as Secrets;
 }
 
 /** What the health checker last saw; written by it, read by status and by failover(). */

@@ -1,5 +1,6 @@
 /** Human-readable `rehearse status`: endpoints, processes, roles, replication, PgBouncer pools. */
-import type { RehearsalStatus } from './rehearsal';
+import { WorkDirLayout } from './layout';
+import type { RehearsalStatus } from './types';
 
 function table(header: string[], rows: Array<Array<string | number>>): string[] {
   const cells = [header, ...rows.map((r) => r.map(String))];
@@ -17,7 +18,7 @@ export function formatStatus(s: RehearsalStatus): string {
   ];
   const lines = [
     `rehearsal in ${s.workDir} (${s.phase}); ${s.settings.replicas} replicas, ${s.settings.synchronous ? 'synchronous (ANY 1) ' : 'asynchronous '}replication`,
-    `connect: user ${e.readWrite.user}, database ${e.readWrite.database}, TLS verify-full with ${e.readWrite.caFile} (password in ${s.workDir}/secrets.json)`,
+    `connect: user ${e.readWrite.user}, database ${e.readWrite.database}, TLS verify-full with ${e.readWrite.caFile} (password in ${new WorkDirLayout(s.workDir).secretsFile})`,
     '',
     'endpoints',
     ...table(['endpoint', 'address'], endpointRows),

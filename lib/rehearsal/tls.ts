@@ -1,12 +1,13 @@
 /**
  * The rehearsal's certificates: a throwaway CA and one server certificate whose subjectAltNames cover
- * every endpoint and instance address, so clients can use verify-full (DB_TLS=verify-full with
- * DB_TLS_CA_FILE) against any of them, as they do against RDS Proxy.
+ * every endpoint and instance address (addressNames), so clients can use verify-full
+ * (DB_TLS=verify-full with DB_TLS_CA_FILE) against any of them, as they do against RDS Proxy.
  */
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { TlsPaths } from './layout';
 import { chownTo, type OsUser } from './os-user';
 
 const execFileAsync = promisify(execFile);
@@ -15,22 +16,30 @@ export interface TlsFiles {
   readonly caFile: string;
   readonly certFile: string;
   readonly keyFile: string;
+  /** Name clients verify the certificate against when it names no address (default: the address). */
+  readonly serverName?: string;
 }
 
-export async function generateTls(dir: string, addresses: ReadonlyArray<string>, user: OsUser | undefined, openssl = 'openssl'): Promise<TlsFiles> {
+/** subjectAltNames naming each address (and localhost). */
+export function addressNames(addresses: ReadonlyArray<string>): string[] {
+  return [...new Set([...addresses.map((a) => `IP:${a}`), 'DNS:localhost'])];
+}
+
+/** Makes the CA and the server certificate for `subjectAltNames` (e.g. addressNames(...), or DNS:... entries). */
+export async function generateTls(paths: TlsPaths, subjectAltNames: ReadonlyArray<string>, user: OsUser | undefined, openssl = 'openssl'): Promise<TlsFiles> {
+  const dir = paths.dir;
   mkdirSync(dir, { recursive: true, mode: 0o755 });
   const run = (args: string[]): Promise<unknown> => execFileAsync(openssl, args, { cwd: dir, timeout: 15000 });
   // P-256 keys: generated in milliseconds, unlike RSA.
   const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  await run(['req', '-x509', ...ecKey, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '30', '-subj', '/CN=aurora-proxy-kit rehearsal CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
-  await run(['req', ...ecKey, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=aurora-proxy-kit rehearsal']);
-  const sans = [...new Set([...addresses.map((a) => `IP:${a}`), 'DNS:localhost'])];
-  writeFileSync(join(dir, 'server.ext'), [`subjectAltName=${sans.join(',')}`, 'basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=serverAuth', ''].join('\n'));
-  await run(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '30', '-extfile', 'server.ext']);
+  await run(['req', '-x509', ...ecKey, '-keyout', 'ca.key', '-out', paths.caFile, '-days', '30', '-subj', '/CN=aurora-proxy-kit rehearsal CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  await run(['req', ...ecKey, '-keyout', paths.keyFile, '-out', 'server.csr', '-subj', '/CN=aurora-proxy-kit rehearsal']);
+  writeFileSync(join(dir, 'server.ext'), [`subjectAltName=${subjectAltNames.join(',')}`, 'basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=serverAuth', ''].join('\n'));
+  await run(['x509', '-req', '-in', 'server.csr', '-CA', paths.caFile, '-CAkey', 'ca.key', '-CAcreateserial', '-out', paths.certFile, '-days', '30', '-extfile', 'server.ext']);
   // Nothing else is ever signed with this CA; dropping its key keeps it that way.
   rmSync(join(dir, 'ca.key'), { force: true });
   // PostgreSQL refuses a key readable by others or not owned by the server user.
-  chmodSync(join(dir, 'server.key'), 0o600);
-  chownTo(user, join(dir, 'server.key'));
-  return { caFile: join(dir, 'ca.crt'), certFile: join(dir, 'server.crt'), keyFile: join(dir, 'server.key') };
+  chmodSync(paths.keyFile, 0o600);
+  chownTo(user, paths.keyFile);
+  return { caFile: paths.caFile, certFile: paths.certFile, keyFile: paths.keyFile };
 }

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseBenchArgs } from '../../bin/bench';
+import { parseBenchArgs } from '../../lib/bench/cli';
 import { atLeastShare, atMost, fewerBy, moreBy } from '../../lib/bench/checks';
 import { parsePgbenchOutput, readTransactionLog } from '../../lib/bench/pgbench';
 import { parseProcStat, treeCpuSeconds } from '../../lib/bench/proc';

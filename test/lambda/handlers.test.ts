@@ -18,10 +18,8 @@ let standby: LocalPostgres;
 
 beforeAll(async () => {
   logger.setLogLevel('SILENT');
-  primary = new LocalPostgres();
-  await primary.start();
-  standby = new LocalPostgres({ standbyOf: primary });
-  await standby.start();
+  primary = await LocalPostgres.start();
+  standby = await primary.startStandby();
 }, 60000);
 
 afterAll(async () => {

@@ -16,9 +16,7 @@ let wrongName: LocalPostgres;
 
 beforeAll(async () => {
   logger.setLogLevel('SILENT');
-  server = new LocalPostgres({ ssl: true });
-  wrongName = new LocalPostgres({ ssl: { subjectAltNames: ['DNS:db.example.internal'] } });
-  await Promise.all([server.start(), wrongName.start()]);
+  [server, wrongName] = await Promise.all([LocalPostgres.start(), LocalPostgres.start({ subjectAltNames: ['DNS:db.example.internal'] })]);
 }, 60000);
 
 afterAll(async () => {

@@ -7,15 +7,25 @@ import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, settingsFrom } from '../../bin/rehearse';
-import { pgBouncerPoolSizes, renderPgBouncerIni, renderPgBouncerUserlist, type PgBouncerEndpointSpec } from '../../lib/model/pgbouncer';
 import { REHEARSAL_RULES } from '../../lib/model/rehearsal-rules';
 import { runRules } from '../../lib/model/rules';
 import { DEFAULT_POOL_SETTINGS, poolSizing } from '../../lib/model/sizing';
-import { AddressInUseError, RehearsalConfigError } from '../../lib/rehearsal/errors';
-import { renderHaproxyConfig } from '../../lib/rehearsal/peers';
-import { Rehearsal } from '../../lib/rehearsal/rehearsal';
-import { addressPlan, resolveSettings } from '../../lib/rehearsal/settings';
+import {
+  AddressInUseError,
+  addressPlan,
+  LOOPBACK_BLOCKS,
+  parseArgs,
+  pgBouncerPoolSizes,
+  Rehearsal,
+  RehearsalConfigError,
+  renderHaproxyConfig,
+  renderPgBouncerIni,
+  renderPgBouncerUserlist,
+  resolveSettings,
+  settingsFrom,
+  WorkDirLayout,
+  type PgBouncerEndpointSpec,
+} from '../../lib/rehearsal';
 
 const spec: PgBouncerEndpointSpec = {
   name: 'read-only',
@@ -85,6 +95,7 @@ describe('rehearsal rules', () => {
 });
 
 describe('refusals before anything starts', () => {
+  const addressBlock = LOOPBACK_BLOCKS.configSuite.block;
   let workDir: string;
   beforeEach(() => {
     workDir = mkdtempSync(join(tmpdir(), 'rehearsal-config-'));
@@ -94,7 +105,7 @@ describe('refusals before anything starts', () => {
 
   test('GIVEN zero replicas and an oversized pool WHEN up THEN RehearsalConfigError lists both and nothing is created', async () => {
     // WHEN
-    const up = Rehearsal.up({ workDir: join(workDir, 'r'), replicas: 0, maxConnections: 10, sizingMaxConnections: 50, addressBlock: '127.0.30' });
+    const up = Rehearsal.up({ workDir: join(workDir, 'r'), replicas: 0, maxConnections: 10, sizingMaxConnections: 50, addressBlock });
 
     // THEN
     await expect(up).rejects.toThrow(RehearsalConfigError);
@@ -104,17 +115,17 @@ describe('refusals before anything starts', () => {
 
   test('GIVEN the read-only endpoint address is taken WHEN up THEN AddressInUseError names it and nothing starts', async () => {
     // GIVEN
-    const plan = addressPlan(resolveSettings({ addressBlock: '127.0.30' }));
+    const plan = addressPlan(resolveSettings({ addressBlock }));
     const squatter: Server = createServer();
     await new Promise<void>((resolve) => squatter.listen({ host: plan.readOnly, port: 5432 }, resolve));
     try {
       // WHEN
-      const up = Rehearsal.up({ workDir: join(workDir, 'r'), addressBlock: '127.0.30' });
+      const up = Rehearsal.up({ workDir: join(workDir, 'r'), addressBlock });
 
       // THEN
       await expect(up).rejects.toThrow(AddressInUseError);
-      await expect(up).rejects.toThrow(/read-only endpoint address 127\.0\.30\.102:5432 is busy \(EADDRINUSE\)/);
-      expect(existsSync(join(workDir, 'r', 'state.json'))).toBe(false);
+      await expect(up).rejects.toThrow(new RegExp(`read-only endpoint address ${plan.readOnly.replace(/\./g, '\\.')}:5432 is busy \\(EADDRINUSE\\)`));
+      expect(existsSync(new WorkDirLayout(join(workDir, 'r')).stateFile)).toBe(false);
     } finally {
       await new Promise<void>((resolve) => squatter.close(() => resolve()));
     }

@@ -1,19 +1,17 @@
 /**
  * A live rehearsal (PostgreSQL 15 writer + 2 streaming replicas, PgBouncer endpoints, HAProxy,
  * pgpool-II, the health checker): what the endpoints promise, the real Lambda handlers through them,
- * and a replica crash. Address block 127.0.31 (other suites use other blocks).
+ * and a replica crash. Loopback block endpointsSuite (other suites use other blocks).
  */
 import { Client } from 'pg';
-import { simulateInvocations, lambdaEnvironment } from '../../lib/rehearsal/lambda-harness';
-import type { Endpoint, Rehearsal } from '../../lib/rehearsal/rehearsal';
-import { clientConfig, query } from '../../lib/rehearsal/sql';
+import { simulateInvocations, lambdaEnvironment, type Endpoint, type Rehearsal, clientConfig, query } from '../../lib/rehearsal';
 import { startRehearsal, stopRehearsal } from './live';
 
 let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
 let rehearsal: Rehearsal;
 
 beforeAll(async () => {
-  started = await startRehearsal('127.0.31');
+  started = await startRehearsal('endpointsSuite');
   rehearsal = started.rehearsal;
 }, 90000);
 

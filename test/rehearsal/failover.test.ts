@@ -1,12 +1,9 @@
 /**
- * Writer failover drill on a live rehearsal (address block 127.0.32): sequential writes through the
+ * Writer failover drill on a live rehearsal (loopback block failoverSuite): sequential writes through the
  * read/write endpoint while the writer is killed and a replica promoted. With synchronous (quorum)
  * replication, every acknowledged write must survive; the downtime is measured and reported.
  */
-import { runFailoverDrill, type DrillReport } from '../../lib/rehearsal/drill';
-import { lambdaEnvironment, simulateInvocations } from '../../lib/rehearsal/lambda-harness';
-import type { Rehearsal } from '../../lib/rehearsal/rehearsal';
-import { query } from '../../lib/rehearsal/sql';
+import { runFailoverDrill, type DrillReport, lambdaEnvironment, simulateInvocations, type Rehearsal, query } from '../../lib/rehearsal';
 import { startRehearsal, stopRehearsal } from './live';
 
 let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
@@ -14,7 +11,7 @@ let rehearsal: Rehearsal;
 let report: DrillReport;
 
 beforeAll(async () => {
-  started = await startRehearsal('127.0.32');
+  started = await startRehearsal('failoverSuite');
   rehearsal = started.rehearsal;
 }, 90000);
 

@@ -1,23 +1,21 @@
 /**
  * Shared by the live rehearsal suites: a work dir per suite and a check that nothing the rehearsal
- * started is left running. Each suite passes its own address block so suites running in parallel
- * never collide.
+ * started is left running. Each suite runs on its own loopback block (LOOPBACK_BLOCKS) so suites
+ * running in parallel never collide.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isAlive } from '../../lib/rehearsal/processes';
-import { Rehearsal } from '../../lib/rehearsal/rehearsal';
-import type { RehearsalSettings } from '../../lib/rehearsal/settings';
+import { isAlive, LOOPBACK_BLOCKS, Rehearsal, type LoopbackBlockUser, type RehearsalSettings } from '../../lib/rehearsal';
 
 /** Small and fast: 2 replicas, fsync off, short borrow timeout. */
-export async function startRehearsal(addressBlock: string, overrides: RehearsalSettings = {}): Promise<{ rehearsal: Rehearsal; workDir: string; pids: number[] }> {
+export async function startRehearsal(blockUser: LoopbackBlockUser, overrides: RehearsalSettings = {}): Promise<{ rehearsal: Rehearsal; workDir: string; pids: number[] }> {
   const workDir = mkdtempSync(join(tmpdir(), 'rehearsal-test-'));
   // The servers run as postgres and must traverse it.
   chmodSync(workDir, 0o755);
   const rehearsal = await Rehearsal.up({
     workDir,
-    addressBlock,
+    addressBlock: LOOPBACK_BLOCKS[blockUser].block,
     replicas: 2,
     maxConnections: 40,
     pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 30 },

@@ -7,9 +7,7 @@
  * one warm container, the cold start excluded).
  */
 import { Client } from 'pg';
-import { lambdaEnvironment, simulateInvocations } from '../../rehearsal/lambda-harness';
-import type { Endpoint, Rehearsal } from '../../rehearsal/rehearsal';
-import { clientConfig } from '../../rehearsal/sql';
+import { clientConfig, lambdaEnvironment, LOOPBACK_BLOCKS, simulateInvocations, type Endpoint, type Rehearsal } from '../../rehearsal';
 import { CREATE_TABLE_SQL } from '../../../lambda/src/schema';
 import { atMost, fewerBy } from '../checks';
 import { runPgbench } from '../pgbench';
@@ -79,7 +77,7 @@ export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioRes
   const started = Date.now();
   const n = ctx.quick ? 300 : 1000;
   const lambdaN = ctx.quick ? 50 : 200;
-  const settings = { addressBlock: '127.0.43', replicas: 1, maxConnections: 100, peers: false, pool: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 120 } };
+  const settings = { addressBlock: LOOPBACK_BLOCKS.benchConnectOverhead.block, replicas: 1, maxConnections: 100, peers: false, pool: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 120 } };
   const figures = await withRehearsal(settings, ctx.outDir, async (r) => {
     await preparePgbenchData(r);
     await seedEvent(r);

@@ -7,8 +7,7 @@
  * replica's share, and the client connections served (offered minus the clients pgbench had to abort).
  */
 import { join } from 'node:path';
-import type { AddReplicaReport, Endpoint, Rehearsal } from '../../rehearsal/rehearsal';
-import { sleep } from '../../rehearsal/sql';
+import { LOOPBACK_BLOCKS, type AddReplicaReport, type Endpoint, type Rehearsal, sleep } from '../../rehearsal';
 import { atLeastShare, atMost, moreBy } from '../checks';
 import { ConnectionSampler, windowStats, type Sample } from '../sampler';
 import { preparePgbenchData, withRehearsal } from '../scope';
@@ -86,11 +85,11 @@ export async function readerAdded(ctx: ScenarioContext): Promise<ScenarioResult>
     maxClientConnections: 2000,
   };
   const logDir = join(ctx.scratchDir, 'reader_added');
-  const haproxy = await withRehearsal({ ...base, addressBlock: '127.0.41' }, ctx.outDir, async (r) => {
+  const haproxy = await withRehearsal({ ...base, addressBlock: LOOPBACK_BLOCKS.benchReaderAddedHaproxy.block }, ctx.outDir, async (r) => {
     await preparePgbenchData(r);
     return side(r, 'haproxy', plan, addAfterSeconds, logDir);
   });
-  const pooler = await withRehearsal({ ...base, addressBlock: '127.0.42' }, ctx.outDir, async (r) => {
+  const pooler = await withRehearsal({ ...base, addressBlock: LOOPBACK_BLOCKS.benchReaderAddedPooler.block }, ctx.outDir, async (r) => {
     await preparePgbenchData(r);
     return side(r, 'pooler', plan, addAfterSeconds, logDir);
   });

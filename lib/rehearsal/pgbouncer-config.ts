@@ -1,4 +1,4 @@
-import { poolSizing, type PoolSettings } from './sizing';
+import { poolSizing, type PoolSettings } from '../model';
 
 /**
  * PgBouncer configuration of one rehearsal endpoint, rendered from the settings that size the AWS
@@ -120,7 +120,7 @@ export function renderPgBouncerIni(spec: PgBouncerEndpointSpec): string {
     ['log_disconnections', 0],
   ];
   return [
-    `; PgBouncer endpoint "${spec.name}", rendered by aurora-proxy-kit lib/model/pgbouncer.ts; do not edit.`,
+    `; PgBouncer endpoint "${spec.name}", rendered by aurora-proxy-kit lib/rehearsal/pgbouncer-config.ts; do not edit.`,
     `; pool_size ${poolSize} = poolSizing(max_connections ${spec.maxConnections}, maxConnectionsPercent ${spec.pool.maxConnectionsPercent}).`,
     '[databases]',
     `${iniValue('database', spec.database)} = ${iniValue('[databases]', db)}`,

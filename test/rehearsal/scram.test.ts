@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { scramSha256Verifier } from '../../lib/model/scram';
+import { scramSha256Verifier } from '../../lib/rehearsal';
 import { LocalPostgres } from '../support/local-postgres';
 
 describe('scramSha256Verifier', () => {
@@ -13,9 +13,11 @@ describe('scramSha256Verifier', () => {
   });
 
   describe('against a real PostgreSQL', () => {
-    const pg = new LocalPostgres();
-    beforeAll(() => pg.start(), 60000);
-    afterAll(() => pg.stop());
+    let pg: LocalPostgres;
+    beforeAll(async () => {
+      pg = await LocalPostgres.start();
+    }, 60000);
+    afterAll(() => pg?.stop());
 
     async function login(user: string, password: string): Promise<void> {
       const client = new Client({ ...pg.connectionConfig(), user, password });

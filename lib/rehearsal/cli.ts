@@ -1,0 +1,145 @@
+/**
+ * The rehearsal CLI's commands (bin/rehearse.ts is the entry point):
+ *
+ *   rehearse up [--replicas N] [--async] [--work-dir DIR] [--address-block 127.0.10] [--port 5432]
+ *       [--max-connections N] [--sizing-max-connections N] [--max-connections-percent P]
+ *       [--max-idle-connections-percent P] [--borrow-timeout S] [--max-client-connections N] [--fsync] [--no-peers]
+ *   rehearse status [--work-dir DIR] [--json]
+ *   rehearse outputs [--work-dir DIR] [--json]   (endpoint outputs as JSON, like `terraform output -json`)
+ *   rehearse down [--work-dir DIR]
+ *   rehearse drill [--work-dir DIR]              (writer failover drill)
+ *   rehearse block USER                          (the loopback block LOOPBACK_BLOCKS gives USER, e.g. terratest)
+ *
+ * Exit codes: 0 ok, 1 failure, 2 bad usage or settings (nothing was started).
+ */
+import { DEFAULT_POOL_SETTINGS } from '../model';
+import { runFailoverDrill } from './drill';
+import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalStateError } from './errors';
+import { isLoopbackBlockUser, LOOPBACK_BLOCKS } from './loopback-blocks';
+import { Rehearsal } from './rehearsal';
+import { DEFAULT_WORK_DIR, type RehearsalSettings } from './settings';
+import { formatStatus } from './status-format';
+import type { Endpoint } from './types';
+
+export class UsageError extends Error {}
+
+const COMMANDS = ['up', 'status', 'outputs', 'down', 'drill', 'block'] as const;
+const VALUE_FLAGS = ['--replicas', '--work-dir', '--address-block', '--port', '--max-connections', '--sizing-max-connections', '--max-connections-percent', '--max-idle-connections-percent', '--borrow-timeout', '--max-client-connections'] as const;
+const BOOLEAN_FLAGS = ['--async', '--fsync', '--no-peers', '--json'] as const;
+
+export interface ParsedArgs {
+  readonly command: (typeof COMMANDS)[number];
+  readonly values: Map<string, string>;
+  readonly flags: Set<string>;
+  /** Arguments that are not options (the user of `block`). */
+  readonly operands: string[];
+}
+
+export function parseArgs(argv: string[]): ParsedArgs {
+  const [command, ...rest] = argv;
+  if (command === undefined || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command ${command ?? '(none)'}: use up, status, outputs, down, drill or block`);
+  const values = new Map<string, string>();
+  const flags = new Set<string>();
+  const operands: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    if ((VALUE_FLAGS as readonly string[]).includes(name)) {
+      const value = inline ?? rest[++i];
+      if (value === undefined) throw new UsageError(`${name} needs a value`);
+      values.set(name, value);
+    } else if ((BOOLEAN_FLAGS as readonly string[]).includes(name)) {
+      flags.add(name);
+    } else if (command === 'block' && !arg.startsWith('-')) {
+      operands.push(arg);
+    } else {
+      throw new UsageError(`unknown option ${arg}; options: ${[...VALUE_FLAGS, ...BOOLEAN_FLAGS].join(' ')}`);
+    }
+  }
+  return { command: command as ParsedArgs['command'], values, flags, operands };
+}
+
+function numberFlag(p: ParsedArgs, name: string): number | undefined {
+  const v = p.values.get(name);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new RehearsalConfigError([`${name} ${v} is not a whole number: pass e.g. ${name} 2`]);
+  return Number(v);
+}
+
+export function settingsFrom(p: ParsedArgs): RehearsalSettings {
+  const percent = numberFlag(p, '--max-connections-percent');
+  const idle = numberFlag(p, '--max-idle-connections-percent');
+  const borrow = numberFlag(p, '--borrow-timeout');
+  const optional = <K extends keyof RehearsalSettings>(key: K, value: RehearsalSettings[K] | undefined): Partial<RehearsalSettings> => (value === undefined ? {} : { [key]: value });
+  return {
+    ...optional('replicas', numberFlag(p, '--replicas')),
+    ...optional('workDir', p.values.get('--work-dir')),
+    ...optional('addressBlock', p.values.get('--address-block')),
+    ...optional('port', numberFlag(p, '--port')),
+    ...optional('maxConnections', numberFlag(p, '--max-connections')),
+    ...optional('sizingMaxConnections', numberFlag(p, '--sizing-max-connections')),
+    ...optional('maxClientConnections', numberFlag(p, '--max-client-connections')),
+    ...(p.flags.has('--async') ? { synchronous: false } : {}),
+    ...(p.flags.has('--fsync') ? { fsync: true } : {}),
+    ...(p.flags.has('--no-peers') ? { peers: false } : {}),
+    ...(percent ?? idle ?? borrow) !== undefined
+      ? {
+          pool: {
+            maxConnectionsPercent: percent ?? DEFAULT_POOL_SETTINGS.maxConnectionsPercent,
+            maxIdleConnectionsPercent: idle ?? Math.min(DEFAULT_POOL_SETTINGS.maxIdleConnectionsPercent, percent ?? 100),
+            connectionBorrowTimeoutSeconds: borrow ?? DEFAULT_POOL_SETTINGS.connectionBorrowTimeoutSeconds,
+          },
+        }
+      : {},
+  };
+}
+
+/** What a deployment's outputs give a client (Terratest's validate stage reads these). */
+function outputs(rehearsal: Rehearsal): string {
+  const { readWrite, readOnly } = rehearsal.endpoints;
+  const output = (e: Endpoint): Record<string, string | number> => ({ host: e.host, port: e.port, database: e.database, user: e.user, password: e.password, ca_file: e.caFile });
+  return JSON.stringify({ read_write: output(readWrite), read_only: output(readOnly) }, null, 2);
+}
+
+/** Runs one command; returns what it prints and whether it failed its own check (drill). */
+export async function runRehearseCommand(argv: string[]): Promise<{ output: string; failed: boolean }> {
+  const parsed = parseArgs(argv);
+  const workDir = parsed.values.get('--work-dir') ?? DEFAULT_WORK_DIR;
+  switch (parsed.command) {
+    case 'up': {
+      const started = Date.now();
+      const rehearsal = await Rehearsal.up(settingsFrom(parsed));
+      return { output: `rehearsal up in ${((Date.now() - started) / 1000).toFixed(1)} s\n\n${formatStatus(await rehearsal.status())}`, failed: false };
+    }
+    case 'status': {
+      const status = await Rehearsal.attach(workDir).status();
+      return { output: parsed.flags.has('--json') ? JSON.stringify({ ...status, endpoints: undefined }, null, 2) : formatStatus(status), failed: false };
+    }
+    case 'outputs':
+      return { output: outputs(Rehearsal.attach(workDir)), failed: false };
+    case 'down': {
+      const { stopped } = await Rehearsal.attach(workDir).down();
+      return { output: `stopped ${stopped.join(', ')}; nothing left running`, failed: false };
+    }
+    case 'drill': {
+      const report = await runFailoverDrill(Rehearsal.attach(workDir));
+      const f = report.failover;
+      return {
+        output:
+          `failover ${f.oldWriter} -> ${f.newWriter}: promoted after ${f.promotedAfterMs} ms, read/write endpoint re-pointed after ${f.repointedAfterMs} ms\n` +
+          `writes: ${report.acknowledged} acknowledged, ${report.missing.length} missing afterwards, ${report.failedAttempts} failed attempts retried; client-visible downtime ${report.downtimeMs} ms`,
+        failed: report.missing.length > 0,
+      };
+    }
+    case 'block': {
+      const [user] = parsed.operands;
+      if (parsed.operands.length !== 1 || user === undefined || !isLoopbackBlockUser(user)) throw new UsageError(`block needs one of: ${Object.keys(LOOPBACK_BLOCKS).join(', ')}`);
+      return { output: LOOPBACK_BLOCKS[user].block, failed: false };
+    }
+  }
+}
+
+/** Exit code 2 for what the user can fix before anything starts. */
+export function isUsageProblem(err: unknown): boolean {
+  return err instanceof UsageError || err instanceof RehearsalConfigError || err instanceof MissingBinaryError || err instanceof AddressInUseError || err instanceof RehearsalStateError;
+}

@@ -1,0 +1,123 @@
+/**
+ * The work directory's layout: every file and directory the rehearsal keeps under it, named once.
+ * The rehearsal, the health checker (a separate process), `status` and `down` all find them here.
+ *
+ *   <workDir>/state.json, secrets.json, health.json
+ *   <workDir>/nodes/<node>/{data,socket}          one PostgreSQL instance each
+ *   <workDir>/pgbouncer/<endpoint>.{ini,pid,sock}, userlist.txt
+ *   <workDir>/peers/haproxy/, peers/pgpool/
+ *   <workDir>/tls/{ca.crt,server.crt,server.key}
+ *   <workDir>/logs/<process>.log                 kept by `down`
+ */
+import { join } from 'node:path';
+
+export interface NodePaths {
+  readonly dir: string;
+  readonly dataDir: string;
+  readonly socketDir: string;
+  /** initdb's password file, present only while initdb runs. */
+  readonly passwordFile: string;
+  readonly logFile: string;
+}
+
+export interface PgBouncerPaths {
+  readonly configFile: string;
+  readonly pidFile: string;
+  readonly socketDir: string;
+  readonly logFile: string;
+}
+
+export interface HaproxyPaths {
+  readonly dir: string;
+  readonly configFile: string;
+  /** Runtime API socket (add server at runtime: addReplica). */
+  readonly adminSocket: string;
+  readonly logFile: string;
+}
+
+export interface PgpoolPaths {
+  readonly dir: string;
+  readonly configFile: string;
+  readonly passwordFile: string;
+  readonly pcpFile: string;
+  readonly hbaFile: string;
+  readonly pidFile: string;
+  readonly logFile: string;
+}
+
+export interface TlsPaths {
+  readonly dir: string;
+  readonly caFile: string;
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+/** The certificate files inside a TLS directory (the rehearsal's, or any other the CA is made in). */
+export function tlsPaths(dir: string): TlsPaths {
+  return { dir, caFile: join(dir, 'ca.crt'), certFile: join(dir, 'server.crt'), keyFile: join(dir, 'server.key') };
+}
+
+export class WorkDirLayout {
+  readonly stateFile: string;
+  readonly secretsFile: string;
+  readonly healthFile: string;
+  readonly nodesDir: string;
+  readonly pgbouncerDir: string;
+  /** PgBouncer's auth file, shared by both endpoints. */
+  readonly pgbouncerAuthFile: string;
+  readonly peersDir: string;
+  readonly logsDir: string;
+  readonly tls: TlsPaths;
+  readonly haproxy: HaproxyPaths;
+  readonly pgpool: PgpoolPaths;
+  readonly healthCheckerLog: string;
+
+  constructor(readonly workDir: string) {
+    this.stateFile = join(workDir, 'state.json');
+    this.secretsFile = join(workDir, 'secrets.json');
+    this.healthFile = join(workDir, 'health.json');
+    this.nodesDir = join(workDir, 'nodes');
+    this.pgbouncerDir = join(workDir, 'pgbouncer');
+    this.pgbouncerAuthFile = join(this.pgbouncerDir, 'userlist.txt');
+    this.peersDir = join(workDir, 'peers');
+    this.logsDir = join(workDir, 'logs');
+    this.tls = tlsPaths(join(workDir, 'tls'));
+    const haproxyDir = join(this.peersDir, 'haproxy');
+    this.haproxy = { dir: haproxyDir, configFile: join(haproxyDir, 'haproxy.cfg'), adminSocket: join(haproxyDir, 'admin.sock'), logFile: this.log('haproxy') };
+    const pgpoolDir = join(this.peersDir, 'pgpool');
+    this.pgpool = {
+      dir: pgpoolDir,
+      configFile: join(pgpoolDir, 'pgpool.conf'),
+      passwordFile: join(pgpoolDir, 'pool_passwd'),
+      pcpFile: join(pgpoolDir, 'pcp.conf'),
+      hbaFile: join(pgpoolDir, 'pool_hba.conf'),
+      pidFile: join(pgpoolDir, 'pgpool.pid'),
+      logFile: this.log('pgpool'),
+    };
+    this.healthCheckerLog = this.log('health-checker');
+  }
+
+  /** Log of a tracked process, by its name. */
+  log(processName: string): string {
+    return join(this.logsDir, `${processName}.log`);
+  }
+
+  node(name: string): NodePaths {
+    const dir = join(this.nodesDir, name);
+    return { dir, dataDir: join(dir, 'data'), socketDir: join(dir, 'socket'), passwordFile: join(dir, 'pwfile'), logFile: this.log(name) };
+  }
+
+  pgbouncer(processName: string): PgBouncerPaths {
+    return {
+      configFile: join(this.pgbouncerDir, `${processName}.ini`),
+      pidFile: join(this.pgbouncerDir, `${processName}.pid`),
+      socketDir: join(this.pgbouncerDir, `${processName}.sock`),
+      logFile: this.log(processName),
+    };
+  }
+
+  /** What `up` clears from a previous run and `down` removes; logs stay for a post-mortem. */
+  get disposable(): ReadonlyArray<string> {
+    return [this.nodesDir, this.pgbouncerDir, this.peersDir, this.tls.dir, this.secretsFile, this.healthFile, this.stateFile];
+  }
+}

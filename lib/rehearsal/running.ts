@@ -1,0 +1,94 @@
+/**
+ * A rehearsal's live record, shared by the operations in their own files (start, status, failover,
+ * addReplica): the state (saved to the work dir after every change), the secrets, the server user,
+ * and what follows from them (endpoints, the current writer, tracked processes).
+ */
+import { RehearsalOperationError, RehearsalStateError } from './errors';
+import { WorkDirLayout } from './layout';
+import type { OsUser } from './os-user';
+import { pgBouncerPoolSizes } from './pgbouncer-config';
+import { adminTarget, type PostgresContext } from './postgres';
+import { isOurs, type TrackedProcess } from './processes';
+import type { Secrets } from './secrets';
+import { readHealth, writeState, type HealthReport, type NodeState, type RehearsalState } from './state';
+import type { Endpoint, Endpoints, PoolSizes } from './types';
+
+export class RunningRehearsal {
+  readonly layout: WorkDirLayout;
+
+  constructor(
+    public state: RehearsalState,
+    readonly secrets: Secrets,
+    readonly user: OsUser | undefined,
+  ) {
+    this.layout = new WorkDirLayout(state.settings.workDir);
+  }
+
+  /** Writes the state file (after every change: other processes read it). */
+  save(): void {
+    writeState(this.layout.workDir, this.state);
+  }
+
+  ctx(binDir = ''): PostgresContext {
+    return { binDir, user: this.user, settings: this.state.settings, tls: this.state.tls, secrets: this.secrets };
+  }
+
+  /** Records a started process at once, so a failure later still stops it. */
+  track(proc: TrackedProcess): TrackedProcess {
+    this.state.processes.push(proc);
+    this.save();
+    return proc;
+  }
+
+  /** The latest tracked process of that name. */
+  process(name: string): TrackedProcess {
+    const proc = [...this.state.processes].reverse().find((p) => p.name === name);
+    if (proc === undefined) throw new RehearsalOperationError(`no process named ${name}`);
+    return proc;
+  }
+
+  hasLive(kind: TrackedProcess['kind']): boolean {
+    return this.state.processes.some((p) => p.kind === kind && isOurs(p));
+  }
+
+  get writerNode(): NodeState {
+    const node = this.state.nodes.find((n) => n.name === this.state.writerName);
+    if (node === undefined) throw new RehearsalStateError(`state names writer ${this.state.writerName}, which is not a node`);
+    return node;
+  }
+
+  get replicaNodes(): NodeState[] {
+    return this.state.nodes.filter((n) => n.name !== this.state.writerName);
+  }
+
+  health(): HealthReport | undefined {
+    return readHealth(this.layout.healthFile);
+  }
+
+  endpoint(name: string, host: string): Endpoint {
+    return { name, host, port: this.state.settings.port, database: this.secrets.database, user: this.secrets.appUser, password: this.secrets.appPassword, caFile: this.state.tls.caFile };
+  }
+
+  adminEndpoint(node: NodeState): Endpoint {
+    return { ...adminTarget(this.ctx(), node), name: node.name };
+  }
+
+  get endpoints(): Endpoints {
+    const p = this.state.plan;
+    const withPeers = this.state.processes.some((x) => x.kind === 'haproxy');
+    return {
+      readWrite: this.endpoint('read-write', p.readWrite),
+      readOnly: this.endpoint('read-only', p.readOnly),
+      ...(withPeers ? { haproxy: this.endpoint('haproxy', p.haproxy), pgpool: this.endpoint('pgpool', p.pgpool) } : {}),
+      writer: this.endpoint(this.writerNode.name, this.writerNode.address),
+      replicas: this.replicaNodes.map((n) => this.endpoint(n.name, n.address)),
+    };
+  }
+
+  get poolSizes(): PoolSizes {
+    return {
+      readWrite: pgBouncerPoolSizes(this.state.pgbouncer.readWrite.spec).poolSize,
+      readOnly: pgBouncerPoolSizes(this.state.pgbouncer.readOnly.spec).poolSize,
+    };
+  }
+}

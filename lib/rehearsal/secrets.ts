@@ -1,0 +1,47 @@
+/**
+ * The rehearsal's credentials: made fresh by every `up`, kept in the work dir's secrets file (0600) so
+ * `status`, `down`, drills and the health checker can log in from other processes.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { scramSha256Verifier } from './scram';
+import { writeAtomic } from './state';
+
+export interface Secrets {
+  readonly database: string;
+  readonly adminUser: string;
+  readonly adminPassword: string;
+  readonly appUser: string;
+  readonly appPassword: string;
+  /** SCRAM-SHA-256 verifier of appPassword, stored by the writer and by PgBouncer (absent in older state files). */
+  readonly appPasswordVerifier?: string;
+  readonly replicationUser: string;
+  readonly replicationPassword: string;
+}
+
+const APP_DATABASE = 'kit';
+
+export function newSecrets(): Secrets {
+  const pw = (): string => randomBytes(18).toString('base64url');
+  const appPassword = pw();
+  return {
+    database: APP_DATABASE,
+    adminUser: 'kit_admin',
+    adminPassword: pw(),
+    appUser: 'kit_app',
+    appPassword,
+    // The writer and PgBouncer's auth file both store this verifier.
+    appPasswordVerifier: scramSha256Verifier(appPassword),
+    replicationUser: 'kit_replicator',
+    replicationPassword: pw(),
+  };
+}
+
+export function writeSecrets(path: string, secrets: Secrets): void {
+  // 0600: the passwords of a throwaway rehearsal, but still nobody else's business.
+  writeAtomic(path, `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
+}
+
+export function readSecrets(path: string): Secrets {
+  return JSON.parse(readFileSync(path, 'utf8')) as Secrets;
+}

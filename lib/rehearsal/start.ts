@@ -1,0 +1,188 @@
+/**
+ * Bringing a rehearsal up, after the checks: the work dir, the initial state, then the processes in
+ * order (writer, replicas, PgBouncer endpoints, peers, health checker), each tracked by pid as soon
+ * as it is spawned so a failed start can stop everything it started.
+ */
+import { chownSync, mkdirSync, rmSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { REHEARSAL_MAX_REPLICAS } from '../model/rehearsal-rules';
+import type { Binaries } from './binaries';
+import { RehearsalStartError } from './errors';
+import type { WorkDirLayout } from './layout';
+import type { OsUser } from './os-user';
+import { launchHaproxy, launchPgpool } from './peers';
+import { consoleTarget, launchPgBouncer, waitPgBouncerReady, writePgBouncerConfig } from './pgbouncer';
+import { bootstrapWriter, cloneReplica, initWriter, launchNode, nodeState, setSynchronous, waitReady, waitStreaming } from './postgres';
+import type { Listener } from './preflight';
+import { cleanEnv, isAlive, logTail, spawnDaemon, type TrackedProcess } from './processes';
+import type { RunningRehearsal } from './running';
+import type { Secrets } from './secrets';
+import { addressPlan, type AddressPlan, type ResolvedSettings } from './settings';
+import { GiveUp, query, waitFor } from './sql';
+import type { NodeState, PgBouncerState, RehearsalState } from './state';
+import { addressNames, generateTls } from './tls';
+import type { Endpoint } from './types';
+
+/** Every address:port the rehearsal will listen on, with the role an AddressInUseError names. */
+export function listeners(s: ResolvedSettings, plan: AddressPlan): Listener[] {
+  const at = (role: string, address: string, port = s.port): Listener => ({ role, address, port });
+  return [
+    at('writer', plan.writer),
+    ...plan.replicas.map((a, i) => at(`replica${i + 1}`, a)),
+    at('read/write endpoint', plan.readWrite),
+    at('read-only endpoint', plan.readOnly),
+    ...(s.peers ? [at('haproxy', plan.haproxy), at('pgpool', plan.pgpool), at('pgpool pcp', plan.pgpool, s.port + 1)] : []),
+  ];
+}
+
+/** Clears what a previous run left (logs included) and makes the directories the servers write to. */
+export function prepareWorkDir(layout: WorkDirLayout, user: OsUser | undefined): void {
+  mkdirSync(layout.workDir, { recursive: true, mode: 0o755 });
+  for (const dir of [layout.nodesDir, layout.pgbouncerDir, layout.peersDir, layout.tls.dir, layout.logsDir, layout.healthFile]) rmSync(dir, { recursive: true, force: true });
+  mkdirSync(layout.logsDir, { mode: 0o755 });
+  // Traversable by the server user; what is private lives one level down.
+  mkdirSync(layout.nodesDir, { mode: 0o755 });
+  mkdirSync(layout.peersDir, { mode: 0o755 });
+  mkdirSync(layout.pgbouncerDir, { mode: 0o700 });
+  if (user !== undefined) {
+    // The servers write their logs and pgbouncer files there.
+    chownSync(layout.logsDir, user.uid, user.gid);
+    chownSync(layout.pgbouncerDir, user.uid, user.gid);
+  }
+}
+
+/** The state before anything runs: nodes, endpoints and certificates laid out in the work dir. */
+export async function initialState(settings: ResolvedSettings, layout: WorkDirLayout, secrets: Secrets, user: OsUser | undefined, openssl: string): Promise<RehearsalState> {
+  const plan = addressPlan(settings);
+  const nodes = [nodeState(layout, 'writer', plan.writer, settings.port), ...plan.replicas.map((a, i) => nodeState(layout, `replica${i + 1}`, a, settings.port))];
+  // Every replica address the block can hold, so a replica added later (addReplica) is covered too.
+  const spareReplicas = addressPlan({ ...settings, replicas: REHEARSAL_MAX_REPLICAS }).replicas;
+  const tls = await generateTls(layout.tls, addressNames([plan.writer, ...spareReplicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool]), user, openssl);
+  const pgbouncer = (name: string, processName: string, listenAddress: string, hosts: string[]): PgBouncerState => {
+    const paths = layout.pgbouncer(processName);
+    return {
+      processName,
+      spec: {
+        name,
+        listenAddress,
+        listenPort: settings.port,
+        database: secrets.database,
+        hosts,
+        serverPort: settings.port,
+        maxConnections: settings.sizingMaxConnections,
+        pool: settings.pool,
+        maxClientConnections: settings.maxClientConnections,
+        adminUser: secrets.adminUser,
+        files: { authFile: layout.pgbouncerAuthFile, pidFile: paths.pidFile, unixSocketDir: paths.socketDir, tlsCertFile: tls.certFile, tlsKeyFile: tls.keyFile, tlsCaFile: tls.caFile },
+      },
+    };
+  };
+  return {
+    version: 1,
+    startedAt: new Date().toISOString(),
+    phase: 'starting',
+    settings,
+    plan,
+    tls,
+    nodes,
+    writerName: 'writer',
+    pgbouncer: {
+      readWrite: pgbouncer('read-write', 'pgbouncer-rw', plan.readWrite, [plan.writer]),
+      readOnly: pgbouncer('read-only', 'pgbouncer-ro', plan.readOnly, [...plan.replicas]),
+    },
+    processes: [],
+  };
+}
+
+/** How the health checker process is started: compiled JS as is, TypeScript through ts-node. */
+function healthCheckerCommand(): { program: string; args: string[]; env: Record<string, string> } {
+  const script = require.resolve('./health-checker');
+  if (extname(script) !== '.ts') return { program: process.execPath, args: [script], env: {} };
+  // ts-node looks for tsconfig.json from the working directory (the work dir): point it at the kit's.
+  return {
+    program: process.execPath,
+    args: ['-r', require.resolve('ts-node/register/transpile-only'), script],
+    env: { TS_NODE_PROJECT: join(__dirname, '..', '..', 'tsconfig.json'), TS_NODE_TRANSPILE_ONLY: 'true' },
+  };
+}
+
+async function waitEndpoint(run: RunningRehearsal, endpoint: Endpoint, proc: TrackedProcess, timeoutMs: number): Promise<void> {
+  try {
+    await waitFor(`${proc.name} on ${endpoint.host}:${endpoint.port}`, timeoutMs, async () => {
+      if (!isAlive(proc.pid)) throw new GiveUp(`${proc.name} exited during start`);
+      // As the admin user: pgpool caches the backend connections of this login, and they must not
+      // count against the application's budget on the replicas.
+      await query({ ...endpoint, user: run.secrets.adminUser, password: run.secrets.adminPassword, database: 'postgres' }, 'SELECT 1', undefined, 1000);
+      return true;
+    }, 200);
+  } catch (err) {
+    throw new RehearsalStartError(proc.name, (err as Error).message, logTail(proc.logFile), { cause: err });
+  }
+}
+
+async function startPeers(run: RunningRehearsal, bin: Required<Binaries>, writer: NodeState, replicas: ReadonlyArray<NodeState>, timeoutMs: () => number): Promise<void> {
+  const s = run.state.settings;
+  const plan = run.state.plan;
+  const backends = replicas.map((r) => ({ name: r.name, address: r.address, port: r.port }));
+  const haproxy = run.track(
+    launchHaproxy({ listenAddress: plan.haproxy, listenPort: s.port, replicas: backends, maxClientConnections: s.maxClientConnections, adminSocket: run.layout.haproxy.adminSocket }, run.layout.haproxy, bin.haproxy, run.user),
+  );
+  const pgpool = run.track(
+    launchPgpool(
+      { listenAddress: plan.pgpool, listenPort: s.port, paths: run.layout.pgpool, writer: { name: writer.name, address: writer.address, port: writer.port }, replicas: backends, secrets: run.secrets, tls: run.state.tls, children: 16 },
+      bin.pgpool,
+      run.user,
+    ),
+  );
+  await waitEndpoint(run, run.endpoints.haproxy!, haproxy, timeoutMs());
+  await waitEndpoint(run, run.endpoints.pgpool!, pgpool, timeoutMs());
+}
+
+async function startHealthChecker(run: RunningRehearsal, timeoutMs: number): Promise<void> {
+  const { program, args, env } = healthCheckerCommand();
+  const workDir = run.layout.workDir;
+  const checker = run.track(
+    spawnDaemon({ name: 'health-checker', kind: 'health-checker', program, args: [...args, workDir, String(run.state.settings.healthCheckIntervalMs)], logFile: run.layout.healthCheckerLog, cwd: workDir, env: cleanEnv(env) }),
+  );
+  try {
+    await waitFor('the health checker to report', timeoutMs, async () => {
+      if (!isAlive(checker.pid)) throw new GiveUp('health checker exited');
+      return run.health()?.pid === checker.pid ? true : undefined;
+    });
+  } catch (err) {
+    throw new RehearsalStartError('health-checker', (err as Error).message, logTail(checker.logFile), { cause: err });
+  }
+}
+
+/** Starts every process of the state, within settings.startTimeoutMs; the caller stops them on failure. */
+export async function startProcesses(run: RunningRehearsal, bin: Binaries): Promise<void> {
+  const s = run.state.settings;
+  const deadline = Date.now() + s.startTimeoutMs;
+  const left = (): number => Math.max(1000, deadline - Date.now());
+  const ctx = run.ctx(bin.postgresBinDir);
+  const [writer, ...replicas] = run.state.nodes as [NodeState, ...NodeState[]];
+
+  await initWriter(ctx, writer, left());
+  const writerProc = run.track(launchNode(ctx, writer));
+  await waitReady(ctx, writer, writerProc, left());
+  await bootstrapWriter(ctx, writer);
+
+  await Promise.all(replicas.map((r) => cloneReplica(ctx, r, writer, left())));
+  const replicaProcs = replicas.map((r) => run.track(launchNode(ctx, r)));
+  await Promise.all(replicas.map((r, i) => waitReady(ctx, r, replicaProcs[i]!, left())));
+  await waitStreaming(ctx, writer, replicas.map((r) => r.name), left());
+  // Only now: with quorum commit on and no replica attached, the bootstrap commits would wait forever.
+  if (s.synchronous) await setSynchronous(ctx, writer, true);
+
+  const pgb = run.state.pgbouncer;
+  for (const endpoint of [pgb.readWrite, pgb.readOnly]) writePgBouncerConfig(endpoint, run.layout.pgbouncer(endpoint.processName), run.secrets, run.user);
+  for (const endpoint of [pgb.readWrite, pgb.readOnly]) {
+    const proc = run.track(launchPgBouncer(endpoint, run.layout.pgbouncer(endpoint.processName), bin.pgbouncer, run.layout.pgbouncerDir, run.user));
+    await waitPgBouncerReady(consoleTarget(endpoint.spec, run.secrets, run.state.tls.caFile), proc, left());
+  }
+
+  if (s.peers && bin.haproxy !== undefined && bin.pgpool !== undefined) await startPeers(run, { ...bin, haproxy: bin.haproxy, pgpool: bin.pgpool }, writer, replicas, left);
+  await startHealthChecker(run, left());
+  run.state.phase = 'up';
+  run.save();
+}

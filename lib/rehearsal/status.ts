@@ -1,0 +1,62 @@
+/** `status`: each instance's role as it answers now, replication as the writer sees it, the pools. */
+import { consoleTarget, showPools, type PoolRow } from './pgbouncer';
+import { adminTarget } from './postgres';
+import { isOurs } from './processes';
+import type { RunningRehearsal } from './running';
+import { query } from './sql';
+import type { NodeStatus, RehearsalStatus, ReplicationStatus } from './types';
+
+async function nodeStatuses(run: RunningRehearsal): Promise<NodeStatus[]> {
+  const ctx = run.ctx();
+  const procByName = new Map(run.state.processes.map((p) => [p.name, p]));
+  return Promise.all(
+    run.state.nodes.map(async (n): Promise<NodeStatus> => {
+      const proc = procByName.get(n.name);
+      let role: NodeStatus['role'] = 'down';
+      try {
+        const rows = await query<{ r: boolean }>(adminTarget(ctx, n), 'SELECT pg_is_in_recovery() AS r', undefined, 1500);
+        role = rows[0]?.r ? 'replica' : 'writer';
+      } catch {
+        // down
+      }
+      return { name: n.name, address: n.address, port: n.port, role, pid: proc !== undefined && isOurs(proc) ? proc.pid : undefined };
+    }),
+  );
+}
+
+async function replicationFrom(run: RunningRehearsal, writer: NodeStatus | undefined): Promise<ReplicationStatus[]> {
+  if (writer === undefined) return [];
+  return query<ReplicationStatus>(
+    adminTarget(run.ctx(), writer),
+    `SELECT application_name, host(client_addr) AS client_addr, state, sync_state,
+            COALESCE(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn), 0)::bigint::int AS replay_lag_bytes
+     FROM pg_stat_replication ORDER BY application_name`,
+    undefined,
+    1500,
+  ).catch(() => []);
+}
+
+async function pools(run: RunningRehearsal, which: 'readWrite' | 'readOnly'): Promise<ReadonlyArray<PoolRow> | string> {
+  try {
+    return await showPools(consoleTarget(run.state.pgbouncer[which].spec, run.secrets, run.state.tls.caFile));
+  } catch (err) {
+    return `unavailable: ${(err as Error).message}`;
+  }
+}
+
+export async function readStatus(run: RunningRehearsal): Promise<RehearsalStatus> {
+  const nodes = await nodeStatuses(run);
+  const writer = nodes.find((n) => n.role === 'writer' && n.name === run.state.writerName) ?? nodes.find((n) => n.role === 'writer');
+  return {
+    workDir: run.layout.workDir,
+    phase: run.state.phase,
+    settings: run.state.settings,
+    endpoints: run.endpoints,
+    poolSizes: run.poolSizes,
+    processes: run.state.processes.map((p) => ({ ...p, alive: isOurs(p) })),
+    nodes,
+    replication: await replicationFrom(run, writer),
+    pools: { readWrite: await pools(run, 'readWrite'), readOnly: await pools(run, 'readOnly') },
+    health: run.health(),
+  };
+}

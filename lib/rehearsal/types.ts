@@ -1,0 +1,101 @@
+/** The rehearsal's vocabulary: what a client connects to, and what operations and `status` report. */
+import type { PoolRow } from './pgbouncer';
+import type { TrackedProcess } from './processes';
+import type { ResolvedSettings } from './settings';
+import type { HealthReport, RehearsalState } from './state';
+
+/** What a client needs to connect somewhere in the rehearsal (always TLS, verify-full with caFile). */
+export interface Endpoint {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+  readonly database: string;
+  readonly user: string;
+  readonly password: string;
+  readonly caFile: string;
+}
+
+export interface Endpoints {
+  /** PgBouncer read/write endpoint (RDS Proxy's default endpoint). */
+  readonly readWrite: Endpoint;
+  /** PgBouncer read-only endpoint over the live replicas (RDS Proxy READ_ONLY endpoint). */
+  readonly readOnly: Endpoint;
+  /** HAProxy TCP round-robin over the replicas (Aurora reader endpoint analog); absent without peers. */
+  readonly haproxy?: Endpoint;
+  /** pgpool-II read/write split (ProxySQL analog); absent without peers. */
+  readonly pgpool?: Endpoint;
+  /** The current writer, directly. */
+  readonly writer: Endpoint;
+  /** The current replicas, directly (including ones that were killed). */
+  readonly replicas: ReadonlyArray<Endpoint>;
+}
+
+/** Server connections each PgBouncer pool may open: poolSizing() of the settings. */
+export interface PoolSizes {
+  readonly readWrite: number;
+  readonly readOnly: number;
+}
+
+export interface KillReport {
+  readonly name: string;
+  readonly address: string;
+  /** Time from the kill until the health checker had removed the replica from the read-only pool. */
+  readonly droppedAfterMs: number;
+}
+
+export interface FailoverReport {
+  readonly oldWriter: string;
+  readonly newWriter: string;
+  readonly newWriterAddress: string;
+  /** Replicas re-pointed at the new writer. */
+  readonly followers: ReadonlyArray<string>;
+  /** Kill -> promotion finished. */
+  readonly promotedAfterMs: number;
+  /** Kill -> the read/write endpoint points at the new writer. */
+  readonly repointedAfterMs: number;
+}
+
+export interface AddReplicaReport {
+  readonly name: string;
+  readonly address: string;
+  /** Start of addReplica -> the new replica streams from the writer. */
+  readonly streamingAfterMs: number;
+  /** Start -> the health checker has put it into the read-only endpoint's host list. */
+  readonly inReadOnlyPoolAfterMs: number;
+  /** Whether HAProxy (the reader-endpoint analog) now round-robins over it too. */
+  readonly inHaproxy: boolean;
+}
+
+export interface ProcessStatus extends TrackedProcess {
+  readonly alive: boolean;
+}
+
+export interface NodeStatus {
+  readonly name: string;
+  readonly address: string;
+  readonly port: number;
+  readonly role: 'writer' | 'replica' | 'down';
+  readonly pid: number | undefined;
+}
+
+export interface ReplicationStatus {
+  readonly application_name: string;
+  readonly client_addr: string;
+  readonly state: string;
+  readonly sync_state: string;
+  readonly replay_lag_bytes: number;
+}
+
+export interface RehearsalStatus {
+  readonly workDir: string;
+  readonly phase: RehearsalState['phase'];
+  readonly settings: ResolvedSettings;
+  readonly endpoints: Endpoints;
+  readonly poolSizes: PoolSizes;
+  readonly processes: ReadonlyArray<ProcessStatus>;
+  readonly nodes: ReadonlyArray<NodeStatus>;
+  readonly replication: ReadonlyArray<ReplicationStatus>;
+  /** SHOW POOLS of each PgBouncer endpoint, or why it could not be read. */
+  readonly pools: Readonly<Record<'readWrite' | 'readOnly', ReadonlyArray<PoolRow> | string>>;
+  readonly health: HealthReport | undefined;
+}
