@@ -2,7 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { PG_BIN_DIR, pgbenchPath } from './pgbench';
+import { findPostgres15BinDir } from '../rehearsal';
+import { pgbenchPath } from './pgbench';
 import { round } from './stats';
 import type { BenchEnvironment, ScenarioName } from './types';
 
@@ -20,7 +21,7 @@ export function hostInfo(): BenchEnvironment['host'] {
 
 export function versions(): Record<string, string> {
   return {
-    postgresql: version(join(PG_BIN_DIR, 'postgres'), ['--version'], /(\d+\.\d+)/),
+    postgresql: version(join(findPostgres15BinDir(), 'postgres'), ['--version'], /(\d+\.\d+)/),
     pgbench: version(pgbenchPath(), ['--version'], /(\d+\.\d+)/),
     pgbouncer: version('pgbouncer', ['--version'], /PgBouncer ([\d.]+)/),
     haproxy: version('haproxy', ['-v'], /version ([\d.]+)/),

@@ -6,12 +6,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Endpoint } from '../rehearsal';
+import { findPostgres15BinDir, type Endpoint } from '../rehearsal';
 
-export const PG_BIN_DIR = '/usr/lib/postgresql/15/bin';
-
+/** The pgbench of the PostgreSQL 15 the rehearsal runs, else the one on PATH. */
 export function pgbenchPath(): string {
-  const candidate = join(PG_BIN_DIR, 'pgbench');
+  const candidate = join(findPostgres15BinDir(), 'pgbench');
   return existsSync(candidate) ? candidate : 'pgbench';
 }
 
