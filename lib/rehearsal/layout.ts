@@ -116,7 +116,7 @@ export class WorkDirLayout {
     };
   }
 
-  /** What `up` clears from a previous run and `down` removes; logs stay for a post-mortem. */
+  /** What `down` removes; logs stay for a post-mortem. */
   get disposable(): ReadonlyArray<string> {
     return [this.nodesDir, this.pgbouncerDir, this.peersDir, this.tls.dir, this.secretsFile, this.healthFile, this.stateFile];
   }

@@ -73,8 +73,8 @@ export async function initWriter(ctx: PostgresContext, node: NodeState, timeoutM
   } finally {
     rmSync(pwfile, { force: true });
   }
-  // TLS only over TCP, as Aurora with rds.force_ssl=1; the socket sits in a 0700 directory of the
-  // server user, so `trust` there is reachable only by that user.
+  // TLS only over TCP (unless allowPlaintext), as Aurora with rds.force_ssl=1; the socket sits in a
+  // 0700 directory of the server user, so `trust` there is reachable only by that user.
   const host = ctx.allowPlaintext ? 'host' : 'hostssl';
   const hba = ['local all all trust', `${host} all all 127.0.0.0/8 scram-sha-256`, `${host} replication all 127.0.0.0/8 scram-sha-256`, ''].join('\n');
   writeFileSync(join(node.dataDir, 'pg_hba.conf'), hba);
