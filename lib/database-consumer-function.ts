@@ -8,11 +8,11 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { skipCheckov } from './checkov';
-import { allowLogsToUseKey } from './key-policies';
+import { skipCheckov } from './private/checkov';
+import { allowLogsToUseKey } from './private/key-policies';
 import { FUNCTION_RULES, POSTGRES_PORT, runRules } from './model';
 import { PoolingProxyEndpoint } from './pooling-proxy-endpoint';
-import { throwIfInvalid } from './validation';
+import { throwIfInvalid } from './private/validation';
 
 /** Where the consumer code lives; esbuild bundles it from source at synth time. */
 export const LAMBDA_SOURCE_DIR = path.join(__dirname, '..', 'lambda', 'src');

@@ -17,7 +17,7 @@ import {
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { EndpointRole } from './pooling-proxy-endpoint';
 import { PoolingProxy } from './pooling-proxy';
-import { throwIfInvalid } from './validation';
+import { throwIfInvalid } from './private/validation';
 
 /** Properties of a DatabaseDashboard. */
 export interface DatabaseDashboardProps {

@@ -18,8 +18,8 @@ import {
   parseEngineVersion,
   runRules,
 } from './model';
-import { allowLogsToUseKey } from './key-policies';
-import { throwIfInvalid } from './validation';
+import { allowLogsToUseKey } from './private/key-policies';
+import { throwIfInvalid } from './private/validation';
 
 /** Properties of an OptimizedReadsCluster. */
 export interface OptimizedReadsClusterProps {

@@ -6,7 +6,7 @@ import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
 import { POSTGRES_PORT, checkEndpointName } from './model';
 import type { PoolingProxy } from './pooling-proxy';
-import { throwIfInvalid } from './validation';
+import { throwIfInvalid } from './private/validation';
 
 /** What an endpoint's connections reach: the writer, or the readers. */
 export type EndpointRole = 'READ_WRITE' | 'READ_ONLY';

@@ -17,7 +17,7 @@ import {
 } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { EndpointRole, PoolingProxyEndpoint, PoolingProxyEndpointOptions } from './pooling-proxy-endpoint';
-import { throwIfInvalid } from './validation';
+import { throwIfInvalid } from './private/validation';
 
 /** Properties of a PoolingProxy. */
 export interface PoolingProxyProps {

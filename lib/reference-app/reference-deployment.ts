@@ -3,15 +3,15 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DatabaseConsumerFunction } from './database-consumer-function';
-import { DatabaseDashboard } from './database-dashboard';
-import { skipCheckov } from './checkov';
-import { allowLogsToUseKey } from './key-policies';
-import { OptimizedReadsCluster } from './optimized-reads-cluster';
-import { PoolingProxy } from './pooling-proxy';
-import { MAX_PROXY_ENDPOINTS } from './model';
-import { PoolingProxyEndpoint } from './pooling-proxy-endpoint';
-import { throwIfInvalid } from './validation';
+import { DatabaseConsumerFunction } from '../database-consumer-function';
+import { DatabaseDashboard } from '../database-dashboard';
+import { skipCheckov } from '../private/checkov';
+import { allowLogsToUseKey } from '../private/key-policies';
+import { OptimizedReadsCluster } from '../optimized-reads-cluster';
+import { PoolingProxy } from '../pooling-proxy';
+import { MAX_PROXY_ENDPOINTS } from '../model';
+import { PoolingProxyEndpoint } from '../pooling-proxy-endpoint';
+import { throwIfInvalid } from '../private/validation';
 
 /** Settings of the reference deployment; each is a CDK context key of bin/app.ts. */
 export interface ReferenceDeploymentProps extends StackProps {
