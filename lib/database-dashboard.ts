@@ -9,13 +9,13 @@ import { DatabaseConsumerFunction } from './database-consumer-function';
 import {
   AlarmThresholds,
   DEFAULT_ALARM_THRESHOLDS,
+  EndpointRole,
   METRIC_CATALOG,
   MetricSpec,
   checkNonNegativeThreshold,
   checkPercentThreshold,
 } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
-import { EndpointRole } from './pooling-proxy-endpoint';
 import { PoolingProxy } from './pooling-proxy';
 import { throwIfInvalid } from './private/validation';
 

@@ -7,6 +7,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import {
   DEFAULT_POOL_SETTINGS,
+  EndpointRole,
   PROXY_RULES,
   PoolSettings,
   POSTGRES_PORT,
@@ -16,7 +17,7 @@ import {
   runRules,
 } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
-import { EndpointRole, PoolingProxyEndpoint, PoolingProxyEndpointOptions } from './pooling-proxy-endpoint';
+import { IPoolingProxy, PoolingProxyEndpoint, PoolingProxyEndpointOptions } from './pooling-proxy-endpoint';
 import { throwIfInvalid } from './private/validation';
 
 /** Properties of a PoolingProxy. */
@@ -77,7 +78,7 @@ export interface PoolingProxyProps {
  * from the proxy. Endpoints (READ_ONLY or READ_WRITE) can be added in any VPC of the stack, each with
  * its own security group, up to RDS Proxy's limit of 20.
  */
-export class PoolingProxy extends Construct {
+export class PoolingProxy extends Construct implements IPoolingProxy {
   public readonly proxy: rds.DatabaseProxy;
   /** Network access to the proxy's default endpoint. */
   public readonly connections: ec2.Connections;

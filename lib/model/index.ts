@@ -1,3 +1,4 @@
+export * from './vocabulary';
 export * from './instance-classes';
 export * from './engine-versions';
 export * from './sizing';

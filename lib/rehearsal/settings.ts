@@ -3,7 +3,8 @@
  * is validated (lib/model/rehearsal-rules.ts) before anything starts.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { DEFAULT_POOL_SETTINGS, POSTGRES_PORT, type PoolSettings } from '../model/sizing';
+import { DEFAULT_POOL_SETTINGS, type PoolSettings } from '../model/sizing';
+import { POSTGRES_PORT } from '../model/vocabulary';
 import { REHEARSAL_RULES, parseAddressBlock } from '../model/rehearsal-rules';
 import { runRules } from '../model/rules';
 import { RehearsalConfigError } from './errors';
