@@ -17,6 +17,7 @@ import { rootCertificates, type ConnectionOptions } from 'node:tls';
 import { Client, type ClientBase, type ClientConfig } from 'pg';
 import { Signer } from '@aws-sdk/rds-signer';
 import type { Config, ConnectionMode, TlsConfig } from './config';
+import { ENV_VARS } from './environment';
 import { ConfigError, isTransientError, toDatabaseError } from './errors';
 import { logger } from './logger';
 
@@ -55,10 +56,10 @@ function readCaBundle(path: string): string {
     try {
       pem = readFileSync(path, 'utf8');
     } catch (err) {
-      throw new ConfigError('DB_TLS_CA_FILE', path, `cannot be read (${(err as Error).message}); point it at a PEM CA bundle packaged with the function.`);
+      throw new ConfigError(ENV_VARS.tlsCaFile, path, `cannot be read (${(err as Error).message}); point it at a PEM CA bundle packaged with the function.`);
     }
     if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-      throw new ConfigError('DB_TLS_CA_FILE', path, 'does not contain a PEM certificate.');
+      throw new ConfigError(ENV_VARS.tlsCaFile, path, 'does not contain a PEM certificate.');
     }
     caBundles.set(path, pem);
   }

@@ -16,6 +16,19 @@ export {
   type ConnectionMode,
 } from './config';
 export {
+  ENV_VARS,
+  DB_AUTH_KINDS,
+  DB_TLS_MODES,
+  ENDPOINT_ROLES,
+  CONNECTION_MODES,
+  INTEGER_SETTINGS,
+  SERVICE_NAME,
+  consumerEnvironment,
+  type ConsumerAuth,
+  type ConsumerDeployment,
+  type IntegerSetting,
+} from './environment';
+export {
   ConfigError,
   ValidationError,
   DatabaseError,
