@@ -1,0 +1,108 @@
+import { loadConfig } from '../../lambda/src/config';
+import * as contract from '../../lambda/src/environment';
+import { CONNECTION_MODES, ENDPOINT_ROLES, POSTGRES_PORT, type ConnectionMode, type EndpointRole } from '../../lib/model';
+
+/** Compiles only when A and B are the same type. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+
+describe('vocabulary shared with the Lambda environment contract', () => {
+  // lambda/ depends on nothing of ours, so its contract restates these words; here they are held equal.
+  test('endpoint roles, connection modes and the default port are the model\'s', () => {
+    const sameRole: Same<EndpointRole, contract.EndpointRole> = true;
+    const sameMode: Same<ConnectionMode, contract.ConnectionMode> = true;
+    expect([sameRole, sameMode]).toEqual([true, true]);
+    expect(contract.ENDPOINT_ROLES).toEqual(ENDPOINT_ROLES);
+    expect(contract.CONNECTION_MODES).toEqual(CONNECTION_MODES);
+    expect(contract.INTEGER_SETTINGS.port.defaultValue).toBe(POSTGRES_PORT);
+  });
+});
+
+describe('consumerEnvironment', () => {
+  test('GIVEN a deployed function WHEN its environment is read back THEN the consumer sees the spec, with IAM and verified TLS', () => {
+    // GIVEN
+    const env = contract.consumerEnvironment({
+      host: 'kit-ro.endpoint.proxy-x.eu-west-1.rds.amazonaws.com',
+      port: POSTGRES_PORT,
+      database: 'app',
+      user: 'app_reader',
+      endpointRole: 'READ_ONLY',
+    });
+    // WHEN (the runtime adds AWS_REGION)
+    const config = loadConfig({ ...env, AWS_REGION: 'eu-west-1' });
+    // THEN
+    expect(env).toEqual({
+      DB_HOST: 'kit-ro.endpoint.proxy-x.eu-west-1.rds.amazonaws.com',
+      DB_PORT: '5432',
+      DB_NAME: 'app',
+      DB_USER: 'app_reader',
+      DB_AUTH: 'iam',
+      DB_TLS: 'verify-full',
+      DB_ENDPOINT_ROLE: 'READ_ONLY',
+      CONNECTION_MODE: 'reuse',
+      POWERTOOLS_SERVICE_NAME: 'aurora-proxy-kit',
+    });
+    expect(config).toMatchObject({
+      host: 'kit-ro.endpoint.proxy-x.eu-west-1.rds.amazonaws.com',
+      port: 5432,
+      database: 'app',
+      user: 'app_reader',
+      auth: { kind: 'iam', region: 'eu-west-1' },
+      tls: { mode: 'verify-full' },
+      endpointRole: 'READ_ONLY',
+      connectionMode: 'reuse',
+    });
+  });
+
+  test('GIVEN a local consumer with a password, a CA file and every setting WHEN read back THEN each is honoured', () => {
+    // GIVEN
+    const env = contract.consumerEnvironment({
+      host: '127.0.10.101',
+      port: 6432,
+      database: 'kit',
+      user: 'kit',
+      endpointRole: 'READ_WRITE',
+      auth: { kind: 'password', password: 'two words' },
+      tls: { mode: 'verify-full', caFile: '/tmp/ca.pem' },
+      connectionMode: 'per-invocation',
+      connectTimeoutMs: 1000,
+      queryTimeoutMs: 2000,
+      maxRetries: 0,
+      retryBaseDelayMs: 10,
+      logLevel: 'SILENT',
+    });
+    // WHEN
+    const config = loadConfig(env);
+    // THEN
+    expect(env).toMatchObject({ DB_PASSWORD: 'two words', DB_TLS_CA_FILE: '/tmp/ca.pem', MAX_RETRIES: '0', POWERTOOLS_LOG_LEVEL: 'SILENT' });
+    expect(config).toEqual({
+      host: '127.0.10.101',
+      port: 6432,
+      database: 'kit',
+      user: 'kit',
+      auth: { kind: 'password', password: 'two words' },
+      tls: { mode: 'verify-full', caFile: '/tmp/ca.pem' },
+      endpointRole: 'READ_WRITE',
+      connectionMode: 'per-invocation',
+      connectTimeoutMs: 1000,
+      queryTimeoutMs: 2000,
+      maxRetries: 0,
+      retryBaseDelayMs: 10,
+      applicationName: 'aurora-proxy-kit',
+    });
+  });
+
+  test('GIVEN settings left out WHEN read back THEN the contract\'s defaults apply', () => {
+    // GIVEN
+    const env = contract.consumerEnvironment({ host: 'h', port: 5432, database: 'd', user: 'u', endpointRole: 'READ_ONLY', auth: { kind: 'password', password: 'p' }, tls: { mode: 'disable' } });
+    // WHEN
+    const config = loadConfig(env);
+    // THEN
+    expect(Object.keys(env)).not.toContain('DB_TLS_CA_FILE');
+    expect(config).toMatchObject({
+      connectTimeoutMs: contract.INTEGER_SETTINGS.connectTimeoutMs.defaultValue,
+      queryTimeoutMs: contract.INTEGER_SETTINGS.queryTimeoutMs.defaultValue,
+      maxRetries: contract.INTEGER_SETTINGS.maxRetries.defaultValue,
+      retryBaseDelayMs: contract.INTEGER_SETTINGS.retryBaseDelayMs.defaultValue,
+    });
+  });
+});
