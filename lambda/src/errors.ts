@@ -95,6 +95,33 @@ const TRANSIENT_SQLSTATES = new Set([
 ]);
 
 /**
+ * Authentication failures that poolers report under SQLSTATE 08P01 (protocol_violation) rather than
+ * class 28: PgBouncer sends every error of its own as 08P01 (src/client.c: "password authentication
+ * failed", "SASL authentication failed", "no such user", ...), and RDS Proxy reports a refused IAM
+ * token or a missing secret the same way. Retrying cannot fix a wrong credential; it only adds
+ * latency and load, so these fail at once. "server login has been failing" is the pooler's back-off
+ * after server-side failures and stays retryable.
+ */
+const AUTHENTICATION_FAILURE_MESSAGES = [
+  /authentication failed/i,
+  /^no such user/i,
+  /invalid SASL authentication mechanism/i,
+  /cannot do SCRAM authentication/i,
+  /wrong password type/i,
+  /has no credentials for the role/i,
+  /IAM authentication/i,
+];
+
+/** Whether a server-reported error is a failed login, whatever SQLSTATE the pooler chose for it. */
+export function isAuthenticationFailure(err: unknown): boolean {
+  const sqlState = serverSqlState(err);
+  if (sqlState === undefined) return false;
+  if (sqlState.startsWith('28')) return true;
+  const message = messageOf(err);
+  return sqlState === '08P01' && AUTHENTICATION_FAILURE_MESSAGES.some((re) => re.test(message));
+}
+
+/**
  * Messages node-postgres uses for transport failures it raises itself,
  * without a `code`. Matching text is brittle, so keep this list short and
  * covered by tests.
@@ -152,7 +179,8 @@ function serverSqlState(err: unknown): string | undefined {
  * whether retrying on a fresh connection may succeed.
  *
  * Deliberately NOT retryable: 25006 read_only_sql_transaction (a miswired
- * endpoint stays miswired), auth failures (28xxx), TLS certificate errors,
+ * endpoint stays miswired), auth failures (28xxx, and 08P01 with an
+ * authentication message as PgBouncer and RDS Proxy report them), TLS certificate errors,
  * 57014 query_canceled (a statement timeout would just time out again),
  * client-side query timeouts (the statement may still be running), and every
  * SQL error caused by the statement itself.
@@ -163,7 +191,10 @@ export function isTransientError(err: unknown): boolean {
     return false;
   }
   const sqlState = serverSqlState(err);
-  if (sqlState !== undefined) return sqlState.startsWith('08') || TRANSIENT_SQLSTATES.has(sqlState);
+  if (sqlState !== undefined) {
+    if (isAuthenticationFailure(err)) return false;
+    return sqlState.startsWith('08') || TRANSIENT_SQLSTATES.has(sqlState);
+  }
   const code = codeOf(err);
   if (code !== undefined) return TRANSIENT_SOCKET_CODES.has(code);
   const message = messageOf(err);
@@ -198,6 +229,7 @@ function describe(value: unknown): string {
     const json = JSON.stringify(value);
     return json === undefined ? String(value) : json.length > 80 ? `${json.slice(0, 77)}...` : json;
   } catch {
-    return String(value);
+    // Too deep or cyclic to print (String() would recurse as deep as JSON did): name the type only.
+    return Array.isArray(value) ? '(array)' : `(${typeof value})`;
   }
 }
