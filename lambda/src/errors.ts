@@ -95,30 +95,31 @@ const TRANSIENT_SQLSTATES = new Set([
 ]);
 
 /**
- * Authentication failures that poolers report under SQLSTATE 08P01 (protocol_violation) rather than
- * class 28: PgBouncer sends every error of its own as 08P01 (src/client.c: "password authentication
- * failed", "SASL authentication failed", "no such user", ...), and RDS Proxy reports a refused IAM
- * token or a missing secret the same way. Retrying cannot fix a wrong credential; it only adds
- * latency and load, so these fail at once. "server login has been failing" is the pooler's back-off
- * after server-side failures and stays retryable.
+ * Failed logins as poolers report them, whatever SQLSTATE they carry: PgBouncer sends every error of
+ * its own as 08P01 protocol_violation ("SASL authentication failed", "password authentication
+ * failed", "no such user"; measured with PgBouncer 1.18), and RDS Proxy's documented messages
+ * (Aurora user guide, "Troubleshooting for RDS Proxy") come without a documented SQLSTATE. Retrying
+ * cannot fix a wrong credential or a missing secret; it only adds latency and load, so these fail at
+ * once. PgBouncer's "server login has been failing" is its back-off after server-side failures and
+ * stays retryable.
  */
 const AUTHENTICATION_FAILURE_MESSAGES = [
-  /authentication failed/i,
-  /^no such user/i,
-  /invalid SASL authentication mechanism/i,
-  /cannot do SCRAM authentication/i,
-  /wrong password type/i,
-  /has no credentials for the role/i,
-  /IAM authentication/i,
+  /authentication failed/i, // PgBouncer (SASL, password, certificate, PAM), RDS Proxy (IAM), PostgreSQL
+  /^no such user/i, // PgBouncer
+  /invalid SASL authentication mechanism/i, // PgBouncer
+  /cannot do SCRAM authentication/i, // PgBouncer
+  /has no credentials for the role/i, // RDS Proxy: no secret registered for the user
+  /password that was provided for the role/i, // RDS Proxy
+  /IAM is allowed only with SSL/i, // RDS Proxy
 ];
 
-/** Whether a server-reported error is a failed login, whatever SQLSTATE the pooler chose for it. */
+/** Whether a server-reported error is a failed login: SQLSTATE class 28, or a pooler's login message. */
 export function isAuthenticationFailure(err: unknown): boolean {
   const sqlState = serverSqlState(err);
   if (sqlState === undefined) return false;
   if (sqlState.startsWith('28')) return true;
   const message = messageOf(err);
-  return sqlState === '08P01' && AUTHENTICATION_FAILURE_MESSAGES.some((re) => re.test(message));
+  return AUTHENTICATION_FAILURE_MESSAGES.some((re) => re.test(message));
 }
 
 /**
@@ -180,7 +181,7 @@ function serverSqlState(err: unknown): string | undefined {
  *
  * Deliberately NOT retryable: 25006 read_only_sql_transaction (a miswired
  * endpoint stays miswired), auth failures (28xxx, and 08P01 with an
- * authentication message as PgBouncer and RDS Proxy report them), TLS certificate errors,
+ * login message as PgBouncer and RDS Proxy report them), TLS certificate errors,
  * 57014 query_canceled (a statement timeout would just time out again),
  * client-side query timeouts (the statement may still be running), and every
  * SQL error caused by the statement itself.

@@ -18,10 +18,13 @@ function fatal(code: string, message: string): PgDatabaseError {
 describe('authentication failures', () => {
   test.each<[string, string, string]>([
     ['PgBouncer, wrong password', '08P01', 'password authentication failed'],
-    ['PgBouncer, SCRAM exchange refused', '08P01', 'SASL authentication failed'],
     ['PgBouncer, unknown user', '08P01', 'no such user: reporter'],
     ['PgBouncer, SCRAM against an MD5 secret', '08P01', 'SCRAM authentication failed: user has MD5 secret'],
-    ['RDS Proxy, refused IAM token', '08P01', 'IAM authentication failed for user "reporter"'],
+    ['PgBouncer 1.18, wrong password or unknown user (measured)', '08P01', 'SASL authentication failed'],
+    ['RDS Proxy, refused IAM token (SQLSTATE undocumented)', '08P01', 'IAM authentication failed for user reporter. Check the IAM token for this user and try again.'],
+    ['RDS Proxy, refused IAM token for a role', 'XX000', 'The IAM authentication failed for the role reporter. Check the IAM token for this role and try again.'],
+    ['RDS Proxy, no secret for the user', '08P01', 'This RDS proxy has no credentials for the role reporter. Check the credentials for this role and try again.'],
+    ['RDS Proxy, IAM without TLS', '08P01', 'IAM is allowed only with SSL connections.'],
     ['PostgreSQL, wrong password', '28P01', 'password authentication failed for user "reporter"'],
     ['PostgreSQL, no pg_hba entry', '28000', 'no pg_hba.conf entry for host "10.0.0.1"'],
   ])('GIVEN %s (%s) WHEN classified THEN it is an authentication failure and not retried', (_case, code, message) => {
