@@ -6,9 +6,16 @@
  * the environment of a Lambda container never changes after cold start.
  */
 import { ConfigError } from './errors';
+import { proxyDomainOf } from './tls';
 
 export type DbAuth = 'iam' | 'password';
-export type DbTlsMode = 'verify-full' | 'require' | 'disable';
+/**
+ * verify-full: chain and host name (a proxy's default endpoint, a local server);
+ * verify-proxy-domain: chain to Amazon's roots and the proxy's own default-endpoint name, for the
+ * custom endpoints RDS Proxy's wildcard certificate does not name (see tls.ts);
+ * require / disable: local tests with a password only.
+ */
+export type DbTlsMode = 'verify-full' | 'verify-proxy-domain' | 'require' | 'disable';
 export type EndpointRole = 'READ_ONLY' | 'READ_WRITE';
 export type ConnectionMode = 'reuse' | 'per-invocation';
 
@@ -18,9 +25,13 @@ export type AuthConfig =
 
 export interface TlsConfig {
   readonly mode: DbTlsMode;
-  /** PEM bundle trusted in addition to Node's default roots (verify-full only). */
+  /** PEM bundle trusted in addition to the roots of the mode (verify-full, verify-proxy-domain). */
   readonly caFile?: string;
+  /** The name the certificate must be valid for (verify-proxy-domain): the proxy's default endpoint. */
+  readonly serverName?: string;
 }
+
+const VERIFYING_TLS_MODES: ReadonlyArray<DbTlsMode> = ['verify-full', 'verify-proxy-domain'];
 
 export interface Config {
   readonly host: string;
@@ -83,6 +94,37 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return n;
 }
 
+function readTls(env: Env, host: string, authKind: DbAuth): TlsConfig {
+  const mode = oneOf<DbTlsMode>(env, 'DB_TLS', ['verify-full', 'verify-proxy-domain', 'require', 'disable'], 'verify-full');
+  // Weakened TLS is only for local databases, which never use IAM tokens.
+  // Refusing the combination keeps an IAM token from ever crossing an
+  // unverified or plaintext connection.
+  if (!VERIFYING_TLS_MODES.includes(mode) && authKind !== 'password') {
+    throw new ConfigError('DB_TLS', mode, 'only verify-full or verify-proxy-domain is allowed with DB_AUTH=iam; require/disable are for local tests with DB_AUTH=password.');
+  }
+  const caFile = read(env, 'DB_TLS_CA_FILE');
+  if (caFile !== undefined && !VERIFYING_TLS_MODES.includes(mode)) {
+    throw new ConfigError('DB_TLS_CA_FILE', caFile, `only used with DB_TLS=verify-full or verify-proxy-domain (DB_TLS is ${mode}); unset it.`);
+  }
+  const serverName = read(env, 'DB_TLS_SERVER_NAME');
+  if (mode !== 'verify-proxy-domain') {
+    if (serverName !== undefined) {
+      throw new ConfigError('DB_TLS_SERVER_NAME', serverName, `only used with DB_TLS=verify-proxy-domain (DB_TLS is ${mode}); unset it.`);
+    }
+    return caFile === undefined ? { mode } : { mode, caFile };
+  }
+  if (serverName === undefined) {
+    throw new ConfigError('DB_TLS_SERVER_NAME', undefined, "required with DB_TLS=verify-proxy-domain; set it to the proxy's default endpoint, e.g. myproxy.proxy-abc123.us-east-1.rds.amazonaws.com.");
+  }
+  // The certificate is checked against serverName instead of DB_HOST, so DB_HOST must be an endpoint of
+  // that same proxy: otherwise any server holding a certificate for the proxy could stand in for it.
+  const domain = proxyDomainOf(serverName);
+  if (domain === '' || !host.endsWith(`.${domain}`)) {
+    throw new ConfigError('DB_HOST', host, `is not an endpoint of the proxy ${serverName} (DB_TLS_SERVER_NAME): with DB_TLS=verify-proxy-domain DB_HOST must end in .${domain || serverName}.`);
+  }
+  return caFile === undefined ? { mode, serverName } : { mode, caFile, serverName };
+}
+
 /**
  * Validates the environment and returns a typed config.
  * Throws ConfigError naming the variable, its value and the fix.
@@ -107,18 +149,7 @@ export function loadConfig(env: Env): Config {
     auth = { kind: 'password', password };
   }
 
-  const tlsMode = oneOf<DbTlsMode>(env, 'DB_TLS', ['verify-full', 'require', 'disable'], 'verify-full');
-  // Weakened TLS is only for local databases, which never use IAM tokens.
-  // Refusing the combination keeps an IAM token from ever crossing an
-  // unverified or plaintext connection.
-  if (tlsMode !== 'verify-full' && authKind !== 'password') {
-    throw new ConfigError('DB_TLS', tlsMode, 'only verify-full is allowed with DB_AUTH=iam; require/disable are for local tests with DB_AUTH=password.');
-  }
-  const caFile = read(env, 'DB_TLS_CA_FILE');
-  if (caFile !== undefined && tlsMode !== 'verify-full') {
-    throw new ConfigError('DB_TLS_CA_FILE', caFile, `only used with DB_TLS=verify-full (DB_TLS is ${tlsMode}); unset it.`);
-  }
-
+  const tls = readTls(env, host, authKind);
   const endpointRole = oneOf<EndpointRole>(env, 'DB_ENDPOINT_ROLE', ['READ_ONLY', 'READ_WRITE']);
   const connectionMode = oneOf<ConnectionMode>(env, 'CONNECTION_MODE', ['reuse', 'per-invocation'], 'reuse');
 
@@ -128,7 +159,7 @@ export function loadConfig(env: Env): Config {
     database,
     user,
     auth,
-    tls: caFile === undefined ? { mode: tlsMode } : { mode: tlsMode, caFile },
+    tls,
     endpointRole,
     connectionMode,
     connectTimeoutMs: integer(env, 'CONNECT_TIMEOUT_MS', 5000, 100, 60000),
