@@ -20,12 +20,15 @@ import {
   type TlsConfig,
 } from './environment';
 import { ConfigError } from './errors';
+import { proxyDomainOf } from './tls';
 
 export type { ConnectionMode, DbAuth, DbTlsMode, EndpointRole, TlsConfig };
 
 export type AuthConfig =
   | { readonly kind: 'iam'; readonly region: string }
   | { readonly kind: 'password'; readonly password: string };
+
+const VERIFYING_TLS_MODES: ReadonlyArray<DbTlsMode> = ['verify-full', 'verify-proxy-domain'];
 
 export interface Config {
   readonly host: string;
@@ -90,6 +93,37 @@ function integer(env: Env, setting: keyof typeof INTEGER_SETTINGS): number {
   return n;
 }
 
+function readTls(env: Env, host: string, authKind: DbAuth): TlsConfig {
+  const mode = oneOf<DbTlsMode>(env, ENV_VARS.tls, DB_TLS_MODES, 'verify-full');
+  // Weakened TLS is only for local databases, which never use IAM tokens.
+  // Refusing the combination keeps an IAM token from ever crossing an
+  // unverified or plaintext connection.
+  if (!VERIFYING_TLS_MODES.includes(mode) && authKind !== 'password') {
+    throw new ConfigError(ENV_VARS.tls, mode, 'only verify-full or verify-proxy-domain is allowed with DB_AUTH=iam; require/disable are for local tests with DB_AUTH=password.');
+  }
+  const caFile = read(env, ENV_VARS.tlsCaFile);
+  if (caFile !== undefined && !VERIFYING_TLS_MODES.includes(mode)) {
+    throw new ConfigError(ENV_VARS.tlsCaFile, caFile, `only used with DB_TLS=verify-full or verify-proxy-domain (DB_TLS is ${mode}); unset it.`);
+  }
+  const serverName = read(env, ENV_VARS.tlsServerName);
+  if (mode !== 'verify-proxy-domain') {
+    if (serverName !== undefined) {
+      throw new ConfigError(ENV_VARS.tlsServerName, serverName, `only used with DB_TLS=verify-proxy-domain (DB_TLS is ${mode}); unset it.`);
+    }
+    return caFile === undefined ? { mode } : { mode, caFile };
+  }
+  if (serverName === undefined) {
+    throw new ConfigError(ENV_VARS.tlsServerName, undefined, "required with DB_TLS=verify-proxy-domain; set it to the proxy's default endpoint, e.g. myproxy.proxy-abc123.us-east-1.rds.amazonaws.com.");
+  }
+  // The certificate is checked against serverName instead of DB_HOST, so DB_HOST must be an endpoint of
+  // that same proxy: otherwise any server holding a certificate for the proxy could stand in for it.
+  const domain = proxyDomainOf(serverName);
+  if (domain === '' || !host.endsWith(`.${domain}`)) {
+    throw new ConfigError(ENV_VARS.host, host, `is not an endpoint of the proxy ${serverName} (DB_TLS_SERVER_NAME): with DB_TLS=verify-proxy-domain DB_HOST must end in .${domain || serverName}.`);
+  }
+  return caFile === undefined ? { mode, serverName } : { mode, caFile, serverName };
+}
+
 /**
  * Validates the environment and returns a typed config.
  * Throws ConfigError naming the variable, its value and the fix.
@@ -114,18 +148,7 @@ export function loadConfig(env: Env): Config {
     auth = { kind: 'password', password };
   }
 
-  const tlsMode = oneOf<DbTlsMode>(env, ENV_VARS.tls, DB_TLS_MODES, 'verify-full');
-  // Weakened TLS is only for local databases, which never use IAM tokens.
-  // Refusing the combination keeps an IAM token from ever crossing an
-  // unverified or plaintext connection.
-  if (tlsMode !== 'verify-full' && authKind !== 'password') {
-    throw new ConfigError(ENV_VARS.tls, tlsMode, 'only verify-full is allowed with DB_AUTH=iam; require/disable are for local tests with DB_AUTH=password.');
-  }
-  const caFile = read(env, ENV_VARS.tlsCaFile);
-  if (caFile !== undefined && tlsMode !== 'verify-full') {
-    throw new ConfigError(ENV_VARS.tlsCaFile, caFile, `only used with DB_TLS=verify-full (DB_TLS is ${tlsMode}); unset it.`);
-  }
-
+  const tls = readTls(env, host, authKind);
   const endpointRole = oneOf<EndpointRole>(env, ENV_VARS.endpointRole, ENDPOINT_ROLES);
   const connectionMode = oneOf<ConnectionMode>(env, ENV_VARS.connectionMode, CONNECTION_MODES, 'reuse');
 
@@ -135,7 +158,7 @@ export function loadConfig(env: Env): Config {
     database,
     user,
     auth,
-    tls: caFile === undefined ? { mode: tlsMode } : { mode: tlsMode, caFile },
+    tls,
     endpointRole,
     connectionMode,
     connectTimeoutMs: integer(env, 'connectTimeoutMs'),

@@ -18,6 +18,7 @@ export const ENV_VARS = {
   password: 'DB_PASSWORD',
   tls: 'DB_TLS',
   tlsCaFile: 'DB_TLS_CA_FILE',
+  tlsServerName: 'DB_TLS_SERVER_NAME',
   endpointRole: 'DB_ENDPOINT_ROLE',
   connectionMode: 'CONNECTION_MODE',
   connectTimeoutMs: 'CONNECT_TIMEOUT_MS',
@@ -35,7 +36,13 @@ export const ENV_VARS = {
 export const DB_AUTH_KINDS = ['iam', 'password'] as const;
 export type DbAuth = (typeof DB_AUTH_KINDS)[number];
 
-export const DB_TLS_MODES = ['verify-full', 'require', 'disable'] as const;
+/**
+ * verify-full: chain and host name (a proxy's default endpoint, a local server);
+ * verify-proxy-domain: chain to Amazon's roots and the proxy's own default-endpoint name, for the
+ * custom endpoints RDS Proxy's wildcard certificate does not name (see tls.ts);
+ * require / disable: local tests with a password only.
+ */
+export const DB_TLS_MODES = ['verify-full', 'verify-proxy-domain', 'require', 'disable'] as const;
 export type DbTlsMode = (typeof DB_TLS_MODES)[number];
 
 export const ENDPOINT_ROLES = ['READ_ONLY', 'READ_WRITE'] as const;
@@ -64,8 +71,10 @@ export const INTEGER_SETTINGS = {
 
 export interface TlsConfig {
   readonly mode: DbTlsMode;
-  /** PEM bundle trusted in addition to Node's default roots (verify-full only). */
+  /** PEM bundle trusted in addition to the roots of the mode (verify-full, verify-proxy-domain). */
   readonly caFile?: string;
+  /** The name the certificate must be valid for (verify-proxy-domain): the proxy's default endpoint. */
+  readonly serverName?: string;
 }
 
 /** How a deployed consumer logs in: an IAM token (deployed functions), or a password (local use only). */
@@ -126,6 +135,7 @@ export function consumerEnvironment(spec: ConsumerDeployment): Record<string, st
     ...(auth.kind === 'password' ? { [ENV_VARS.password]: auth.password } : {}),
     [ENV_VARS.tls]: tls.mode,
     ...(tls.caFile !== undefined ? { [ENV_VARS.tlsCaFile]: tls.caFile } : {}),
+    ...(tls.serverName !== undefined ? { [ENV_VARS.tlsServerName]: tls.serverName } : {}),
     [ENV_VARS.endpointRole]: spec.endpointRole,
     [ENV_VARS.connectionMode]: spec.connectionMode ?? 'reuse',
     ...Object.fromEntries(optional.filter(([, value]) => value !== undefined).map(([name, value]) => [name, String(value)])),

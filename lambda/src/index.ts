@@ -40,13 +40,13 @@ export {
 export {
   withClient,
   buildClientConfig,
-  sslOptions,
   backoffDelayMs,
   resetConnectionForTests,
   type ConnectionInfo,
   type WithClientOptions,
 } from './db';
 export { logger } from './logger';
+export { amazonRootCertificates, proxyDomainOf, sslOptions } from './tls';
 export { CREATE_TABLE_SQL, TABLE_NAME, ensureSchema, resetSchemaState } from './schema';
 export { assertWritable, queryServedBy, SERVED_BY_SQL, type ServedBy } from './server-info';
 export { parseReadEvent, parseWriteEvent, type ReadEvent, type WriteEvent } from './validation';

@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chownTo, type OsUser } from './os-user';
@@ -17,14 +18,18 @@ export interface TlsFiles {
   readonly keyFile: string;
 }
 
-export async function generateTls(dir: string, addresses: ReadonlyArray<string>, user: OsUser | undefined, openssl = 'openssl'): Promise<TlsFiles> {
+/**
+ * A CA and a server certificate for `names`: IP addresses become IP SANs, anything else a DNS SAN, so
+ * a certificate can be shaped like RDS Proxy's (a wildcard `*.proxy-<id>.<region>.rds.amazonaws.com`).
+ */
+export async function generateTls(dir: string, names: ReadonlyArray<string>, user: OsUser | undefined, openssl = 'openssl'): Promise<TlsFiles> {
   mkdirSync(dir, { recursive: true, mode: 0o755 });
   const run = (args: string[]): Promise<unknown> => execFileAsync(openssl, args, { cwd: dir, timeout: 15000 });
   // P-256 keys: generated in milliseconds, unlike RSA.
   const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   await run(['req', '-x509', ...ecKey, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '30', '-subj', '/CN=aurora-proxy-kit rehearsal CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
   await run(['req', ...ecKey, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=aurora-proxy-kit rehearsal']);
-  const sans = [...new Set([...addresses.map((a) => `IP:${a}`), 'DNS:localhost'])];
+  const sans = [...new Set([...names.map((n) => (isIP(n) === 0 ? `DNS:${n}` : `IP:${n}`)), 'DNS:localhost'])];
   writeFileSync(join(dir, 'server.ext'), [`subjectAltName=${sans.join(',')}`, 'basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=serverAuth', ''].join('\n'));
   await run(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '30', '-extfile', 'server.ext']);
   // Nothing else is ever signed with this CA; dropping its key keeps it that way.
