@@ -11,7 +11,6 @@ import {
   PoolSettings,
   POSTGRES_PORT,
   PoolSizing,
-  checkEndpointCount,
   poolSizing,
   runRules,
 } from './model';
@@ -101,6 +100,7 @@ export class PoolingProxy extends Construct {
       this,
       runRules(PROXY_RULES, {
         ...pool,
+        proxyName: props.proxyName,
         idleClientTimeoutSeconds: idleClientTimeout.toSeconds(),
         sessionPinningFilters: props.sessionPinningFilters?.map((f) => f.filterName),
       }),
@@ -204,7 +204,7 @@ export class PoolingProxy extends Construct {
   }
 
   private addEndpoint(id: string, role: EndpointRole, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {
-    throwIfInvalid(this, [checkEndpointCount(this.endpointList.length + 1)]);
+    throwIfInvalid(this, runRules(PROXY_RULES, { endpoints: this.endpointList.length + 1 }));
     const endpoint = new PoolingProxyEndpoint(this, id, { ...options, proxy: this, role });
     this.endpointList.push(endpoint);
     return endpoint;
