@@ -79,9 +79,13 @@ export interface CustomRule<I> extends RuleBase<I> {
   readonly check: (input: I, names: (property: keyof I & string) => string) => string | undefined;
 }
 
-export type Rule<I> = IntegerRangeRule<I> | OneOfRule<I> | PatternRule<I> | ValueRule<I> | CustomRule<I>;
+export interface BoundRule<I> extends ValueRule<I> {
+  readonly kind: 'percentage' | 'non-negative';
+}
 
-export function isValueRule<I>(rule: Rule<I>): rule is ValueRule<I> {
+export type Rule<I> = IntegerRangeRule<I> | OneOfRule<I> | PatternRule<I> | BoundRule<I> | CustomRule<I>;
+
+export function isValueRule<I>(rule: Rule<I>): rule is Exclude<Rule<I>, CustomRule<I>> {
   return rule.kind !== 'custom';
 }
 
@@ -169,7 +173,7 @@ export function pattern<I>(row: Common<I> & { pattern: string; noDoubleOrTrailin
   };
 }
 
-export function percentage<I>(row: Common<I>): ValueRule<I> {
+export function percentage<I>(row: Common<I>): BoundRule<I> {
   return {
     ...row,
     kind: 'percentage',
@@ -179,7 +183,7 @@ export function percentage<I>(row: Common<I>): ValueRule<I> {
   };
 }
 
-export function nonNegative<I>(row: Common<I>): ValueRule<I> {
+export function nonNegative<I>(row: Common<I>): BoundRule<I> {
   return {
     ...row,
     kind: 'non-negative',

@@ -40,7 +40,7 @@ function tableDriver<I>(rule: Rule<I>, keys: string[]): RuleDriver {
     required: isValueRule(rule) && rule.properties.length > 1 ? [] : rule.properties,
     // runRules, not the row itself: the vectors must also hold under the table runner's skipping.
     evaluate: (input) => {
-      if (isValueRule(rule) && rule.properties.length > 1) expect(Object.keys(input).filter((k) => (rule.properties as string[]).includes(k))).toHaveLength(1);
+      if (isValueRule(rule) && rule.properties.length > 1) expect(Object.keys(input).filter((k) => (rule.properties as ReadonlyArray<string>).includes(k))).toHaveLength(1);
       const messages = runRules([rule], input as I);
       expect(messages.length).toBeLessThanOrEqual(1);
       return messages[0];

@@ -9,7 +9,7 @@ import {
   staleFiles,
   vectorExpectations,
   variableDefaults,
-} from '../../bin/generate-terraform';
+} from '../../lib/terraform';
 import { DEFAULT_ALARM_THRESHOLDS, DEFAULT_ENGINE_VERSION, DEFAULT_POOL_SETTINGS } from '../../lib/model';
 import { loadVectors } from '../helpers/vectors';
 
