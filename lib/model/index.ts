@@ -3,6 +3,7 @@ export * from './engine-versions';
 export * from './sizing';
 export * from './metrics';
 export * from './rule-table';
+export * from './catalog-checks';
 export * from './rules';
 export * from './pgbouncer';
 export * from './scram';

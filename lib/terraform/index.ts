@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { renderClusterCatalog, renderMetricCatalog } from './catalogs';
-import { MODULES } from './modules';
+import { MODULE_SPECS } from './modules';
 import { renderReadme } from './readme';
 import { fillRegions } from './regions';
 import { moduleRegions } from './validations';
@@ -28,7 +28,7 @@ export function renderAll(): Map<string, string> {
   files.set('modules/aurora-optimized-reads/catalog.tf', renderClusterCatalog());
   files.set('modules/dashboard/metrics.tf', renderMetricCatalog());
   const expectations = vectorExpectations();
-  for (const module of MODULES) {
+  for (const { module } of MODULE_SPECS) {
     const dir = path.join('modules', module);
     const regions = moduleRegions(module);
     for (const file of [...new Set(regions.map((r) => r.file))]) {

@@ -79,7 +79,8 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
   },
 ];
 
-export const MODULES = MODULE_SPECS.map((m) => m.module);
+/** The reusable modules (each with its README); examples hold rules too, e.g. the reference deployment's. */
+export const MODULES = MODULE_SPECS.map((m) => m.module).filter((m) => !m.startsWith('examples/'));
 
 export function moduleSpec(module: string): ModuleSpec {
   const spec = MODULE_SPECS.find((m) => m.module === module);

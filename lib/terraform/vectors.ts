@@ -22,6 +22,8 @@ export interface VectorExpectation {
   readonly vector: Vector;
   /** The model's messages for the module's full input. */
   readonly messages: string[];
+  /** The same messages as the module words them (its variable names). */
+  readonly terraformMessages: string[];
   /** What `expect_failures` lists: variables, resources with a precondition, checks. */
   readonly failures: string[];
 }
@@ -107,7 +109,7 @@ export function vectorExpectations(): VectorExpectation[] {
     if (module === 'aurora-optimized-reads' && engineVersion !== undefined && !OFFERED_ENGINE_VERSIONS.includes(engineVersion) && !failures.includes('var.engine_version')) {
       failures.push('check.engine_version_offered');
     }
-    return { module, vector, messages: violations.map((v) => v.message), failures };
+    return { module, vector, messages: violations.map((v) => v.message), terraformMessages: terraformMessages(module, input), failures };
   });
 }
 
@@ -128,10 +130,12 @@ export function renderVectorTests(module: string, expectations: ReadonlyArray<Ve
   ];
   cases.forEach((c, i) => {
     const vars = Object.entries(vectorVariables(module, c.vector.input));
+    const rule = rulesOf(module).find((r) => r.id === c.vector.rule)!;
+    const [own] = evaluateRules([rule], c.vector.input, (r) => r.terraform?.names).map((v) => v.message);
     lines.push(
       '',
-      `# ${c.vector.rule} ${JSON.stringify(c.vector.input)}: ${c.vector.accepted ? 'accepted' : `rejected: ${c.vector.message}`}`,
-      ...c.messages.filter((m) => m !== c.vector.message).map((m) => `# with the module's defaults the model also says: ${m}`),
+      `# ${c.vector.rule} ${JSON.stringify(c.vector.input)}: ${c.vector.accepted ? 'accepted' : `rejected: ${own}`}`,
+      ...c.terraformMessages.filter((_m, i) => c.messages[i] !== c.vector.message).map((m) => `# with the module's defaults the model also says: ${m}`),
       `run "v${String(i + 1).padStart(3, '0')}_${c.vector.rule.replace(/-/g, '_')}_${c.failures.every((f) => f.startsWith('check.')) ? 'accepted' : 'rejected'}" {`,
       '  command = plan',
       '',

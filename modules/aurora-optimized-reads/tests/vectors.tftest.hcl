@@ -67,7 +67,7 @@ run "v006_instance_class_accepted" {
   }
 }
 
-# instance-class {"instanceClass":"db.r6g.xlarge"}: rejected: instanceClass db.r6g.xlarge has no local NVMe: Optimized Reads needs db.r6gd, db.r6id, db.r8gd (e.g. db.r6gd.xlarge)
+# instance-class {"instanceClass":"db.r6g.xlarge"}: rejected: instance_class db.r6g.xlarge has no local NVMe: Optimized Reads needs db.r6gd, db.r6id, db.r8gd (e.g. db.r6gd.xlarge)
 run "v007_instance_class_rejected" {
   command = plan
 
@@ -78,7 +78,7 @@ run "v007_instance_class_rejected" {
   expect_failures = [var.instance_class]
 }
 
-# instance-class {"instanceClass":"db.r7g.2xlarge"}: rejected: instanceClass db.r7g.2xlarge has no local NVMe: Optimized Reads needs db.r6gd, db.r6id, db.r8gd (e.g. db.r6gd.xlarge)
+# instance-class {"instanceClass":"db.r7g.2xlarge"}: rejected: instance_class db.r7g.2xlarge has no local NVMe: Optimized Reads needs db.r6gd, db.r6id, db.r8gd (e.g. db.r6gd.xlarge)
 run "v008_instance_class_rejected" {
   command = plan
 
@@ -89,7 +89,7 @@ run "v008_instance_class_rejected" {
   expect_failures = [var.instance_class]
 }
 
-# instance-class {"instanceClass":"db.r6gd.large"}: rejected: instanceClass db.r6gd.large is not offered by Aurora PostgreSQL: choose a size of r6gd from xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
+# instance-class {"instanceClass":"db.r6gd.large"}: rejected: instance_class db.r6gd.large is not offered by Aurora PostgreSQL: choose a size of r6gd from xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
 run "v009_instance_class_rejected" {
   command = plan
 
@@ -100,7 +100,7 @@ run "v009_instance_class_rejected" {
   expect_failures = [var.instance_class]
 }
 
-# instance-class {"instanceClass":"db.r6gd.32xlarge"}: rejected: instanceClass db.r6gd.32xlarge is not offered by Aurora PostgreSQL: choose a size of r6gd from xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
+# instance-class {"instanceClass":"db.r6gd.32xlarge"}: rejected: instance_class db.r6gd.32xlarge is not offered by Aurora PostgreSQL: choose a size of r6gd from xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
 run "v010_instance_class_rejected" {
   command = plan
 
@@ -111,7 +111,7 @@ run "v010_instance_class_rejected" {
   expect_failures = [var.instance_class]
 }
 
-# instance-class {"instanceClass":"db.r8gd.32xlarge"}: rejected: instanceClass db.r8gd.32xlarge is not offered by Aurora PostgreSQL: choose a size of r8gd from xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge, 24xlarge, 48xlarge
+# instance-class {"instanceClass":"db.r8gd.32xlarge"}: rejected: instance_class db.r8gd.32xlarge is not offered by Aurora PostgreSQL: choose a size of r8gd from xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge, 24xlarge, 48xlarge
 run "v011_instance_class_rejected" {
   command = plan
 
@@ -122,7 +122,7 @@ run "v011_instance_class_rejected" {
   expect_failures = [var.instance_class]
 }
 
-# instance-class {"instanceClass":"r6gd.xlarge"}: rejected: instanceClass r6gd.xlarge is not a DB instance class: use the form db.<family>.<size>, e.g. db.r6gd.xlarge
+# instance-class {"instanceClass":"r6gd.xlarge"}: rejected: instance_class r6gd.xlarge is not a DB instance class: use the form db.<family>.<size>, e.g. db.r6gd.xlarge
 run "v012_instance_class_rejected" {
   command = plan
 
@@ -133,7 +133,7 @@ run "v012_instance_class_rejected" {
   expect_failures = [var.instance_class]
 }
 
-# instance-class {"instanceClass":"db.r6gd"}: rejected: instanceClass db.r6gd is not a DB instance class: use the form db.<family>.<size>, e.g. db.r6gd.xlarge
+# instance-class {"instanceClass":"db.r6gd"}: rejected: instance_class db.r6gd is not a DB instance class: use the form db.<family>.<size>, e.g. db.r6gd.xlarge
 run "v013_instance_class_rejected" {
   command = plan
 
@@ -246,7 +246,7 @@ run "v023_engine_version_accepted" {
   expect_failures = [check.engine_version_offered]
 }
 
-# engine-version {"engineVersion":"14.6","instanceClass":"db.r6gd.xlarge"}: rejected: engineVersion 14.6 is below the Optimized Reads floor 14.9 for r6gd: use 14.22 or later
+# engine-version {"engineVersion":"14.6","instanceClass":"db.r6gd.xlarge"}: rejected: engine_version 14.6 is below the Optimized Reads floor 14.9 for r6gd: use 14.22 or later
 run "v024_engine_version_rejected" {
   command = plan
 
@@ -259,8 +259,8 @@ run "v024_engine_version_rejected" {
   expect_failures = [aws_rds_cluster.this, check.engine_version_offered]
 }
 
-# engine-version {"engineVersion":"14.6"}: rejected: engineVersion 14.6 is deprecated and no longer offered by Amazon RDS: use 14.22
-# with the module's defaults the model also says: engineVersion 14.6 is below the Optimized Reads floor 14.9 for r6gd: use 14.22 or later
+# engine-version {"engineVersion":"14.6"}: rejected: engine_version 14.6 is deprecated and no longer offered by Amazon RDS: use 14.22
+# with the module's defaults the model also says: engine_version 14.6 is below the Optimized Reads floor 14.9 for r6gd: use 14.22 or later
 run "v025_engine_version_rejected" {
   command = plan
 
@@ -272,7 +272,7 @@ run "v025_engine_version_rejected" {
   expect_failures = [aws_rds_cluster.this, check.engine_version_offered]
 }
 
-# engine-version {"engineVersion":"14.9","instanceClass":"db.r8gd.xlarge"}: rejected: engineVersion 14.9 is below the Optimized Reads floor 14.12 for r8gd: use 14.22 or later
+# engine-version {"engineVersion":"14.9","instanceClass":"db.r8gd.xlarge"}: rejected: engine_version 14.9 is below the Optimized Reads floor 14.12 for r8gd: use 14.22 or later
 run "v026_engine_version_rejected" {
   command = plan
 
@@ -285,7 +285,7 @@ run "v026_engine_version_rejected" {
   expect_failures = [aws_rds_cluster.this, check.engine_version_offered]
 }
 
-# engine-version {"engineVersion":"14.9","instanceClass":"db.r6id.xlarge"}: rejected: engineVersion 14.9 is deprecated and no longer offered by Amazon RDS: use 14.22
+# engine-version {"engineVersion":"14.9","instanceClass":"db.r6id.xlarge"}: rejected: engine_version 14.9 is deprecated and no longer offered by Amazon RDS: use 14.22
 run "v027_engine_version_rejected" {
   command = plan
 
@@ -298,7 +298,7 @@ run "v027_engine_version_rejected" {
   expect_failures = [aws_rds_cluster.this, check.engine_version_offered]
 }
 
-# engine-version {"engineVersion":"15.4","instanceClass":"db.r6gd.xlarge"}: rejected: engineVersion 15.4 is deprecated and no longer offered by Amazon RDS: use 15.17
+# engine-version {"engineVersion":"15.4","instanceClass":"db.r6gd.xlarge"}: rejected: engine_version 15.4 is deprecated and no longer offered by Amazon RDS: use 15.17
 run "v028_engine_version_rejected" {
   command = plan
 
@@ -311,7 +311,7 @@ run "v028_engine_version_rejected" {
   expect_failures = [aws_rds_cluster.this, check.engine_version_offered]
 }
 
-# engine-version {"engineVersion":"16.2","instanceClass":"db.r8gd.xlarge"}: rejected: engineVersion 16.2 is below the Optimized Reads floor 16.3 for r8gd: use 16.13 or later
+# engine-version {"engineVersion":"16.2","instanceClass":"db.r8gd.xlarge"}: rejected: engine_version 16.2 is below the Optimized Reads floor 16.3 for r8gd: use 16.13 or later
 run "v029_engine_version_rejected" {
   command = plan
 
@@ -324,7 +324,7 @@ run "v029_engine_version_rejected" {
   expect_failures = [aws_rds_cluster.this, check.engine_version_offered]
 }
 
-# engine-version {"engineVersion":"16.3","instanceClass":"db.r8gd.xlarge"}: rejected: engineVersion 16.3 is deprecated and no longer offered by Amazon RDS: use 16.13
+# engine-version {"engineVersion":"16.3","instanceClass":"db.r8gd.xlarge"}: rejected: engine_version 16.3 is deprecated and no longer offered by Amazon RDS: use 16.13
 run "v030_engine_version_rejected" {
   command = plan
 
@@ -337,7 +337,7 @@ run "v030_engine_version_rejected" {
   expect_failures = [aws_rds_cluster.this, check.engine_version_offered]
 }
 
-# engine-version {"engineVersion":"17.2","instanceClass":"db.r8gd.xlarge"}: rejected: engineVersion 17.2 is below the Optimized Reads floor 17.4 for r8gd: use 17.9 or later
+# engine-version {"engineVersion":"17.2","instanceClass":"db.r8gd.xlarge"}: rejected: engine_version 17.2 is below the Optimized Reads floor 17.4 for r8gd: use 17.9 or later
 run "v031_engine_version_rejected" {
   command = plan
 
@@ -350,7 +350,7 @@ run "v031_engine_version_rejected" {
   expect_failures = [aws_rds_cluster.this, check.engine_version_offered]
 }
 
-# engine-version {"engineVersion":"17.2","instanceClass":"db.r6gd.xlarge"}: rejected: engineVersion 17.2 is deprecated and no longer offered by Amazon RDS: use 17.9
+# engine-version {"engineVersion":"17.2","instanceClass":"db.r6gd.xlarge"}: rejected: engine_version 17.2 is deprecated and no longer offered by Amazon RDS: use 17.9
 run "v032_engine_version_rejected" {
   command = plan
 
@@ -363,7 +363,7 @@ run "v032_engine_version_rejected" {
   expect_failures = [aws_rds_cluster.this, check.engine_version_offered]
 }
 
-# engine-version {"engineVersion":"17"}: rejected: engineVersion 17 is not of the form MAJOR.MINOR: use e.g. 18.6
+# engine-version {"engineVersion":"17"}: rejected: engine_version 17 is not of the form MAJOR.MINOR: use e.g. 18.6
 run "v033_engine_version_rejected" {
   command = plan
 
@@ -374,7 +374,7 @@ run "v033_engine_version_rejected" {
   expect_failures = [var.engine_version]
 }
 
-# engine-version {"engineVersion":"17.9.1","instanceClass":"db.r6gd.xlarge"}: rejected: engineVersion 17.9.1 is not of the form MAJOR.MINOR: use e.g. 18.6
+# engine-version {"engineVersion":"17.9.1","instanceClass":"db.r6gd.xlarge"}: rejected: engine_version 17.9.1 is not of the form MAJOR.MINOR: use e.g. 18.6
 run "v034_engine_version_rejected" {
   command = plan
 
@@ -386,7 +386,7 @@ run "v034_engine_version_rejected" {
   expect_failures = [var.engine_version]
 }
 
-# engine-version {"engineVersion":"13.9","instanceClass":"db.r6gd.xlarge"}: rejected: engineVersion 13.9 predates Optimized Reads: use 14.x or later, e.g. 18.6
+# engine-version {"engineVersion":"13.9","instanceClass":"db.r6gd.xlarge"}: rejected: engine_version 13.9 predates Optimized Reads: use 14.x or later, e.g. 18.6
 run "v035_engine_version_rejected" {
   command = plan
 
@@ -505,7 +505,7 @@ run "v046_backup_retention_accepted" {
   }
 }
 
-# backup-retention {"backupRetentionDays":6}: rejected: backupRetentionDays 6 is out of range: keep at least a week of backups; RDS allows at most 35 days (an integer from 7 to 35)
+# backup-retention {"backupRetentionDays":6}: rejected: backup_retention_days 6 is out of range: keep at least a week of backups; RDS allows at most 35 days (an integer from 7 to 35)
 run "v047_backup_retention_rejected" {
   command = plan
 
@@ -516,7 +516,7 @@ run "v047_backup_retention_rejected" {
   expect_failures = [var.backup_retention_days]
 }
 
-# backup-retention {"backupRetentionDays":36}: rejected: backupRetentionDays 36 is out of range: keep at least a week of backups; RDS allows at most 35 days (an integer from 7 to 35)
+# backup-retention {"backupRetentionDays":36}: rejected: backup_retention_days 36 is out of range: keep at least a week of backups; RDS allows at most 35 days (an integer from 7 to 35)
 run "v048_backup_retention_rejected" {
   command = plan
 
@@ -527,7 +527,7 @@ run "v048_backup_retention_rejected" {
   expect_failures = [var.backup_retention_days]
 }
 
-# backup-retention {"backupRetentionDays":0}: rejected: backupRetentionDays 0 is out of range: keep at least a week of backups; RDS allows at most 35 days (an integer from 7 to 35)
+# backup-retention {"backupRetentionDays":0}: rejected: backup_retention_days 0 is out of range: keep at least a week of backups; RDS allows at most 35 days (an integer from 7 to 35)
 run "v049_backup_retention_rejected" {
   command = plan
 
@@ -556,7 +556,7 @@ run "v051_cluster_identifier_accepted" {
   }
 }
 
-# cluster-identifier {"clusterIdentifier":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}: rejected: clusterIdentifier aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa is not a valid cluster identifier: use 1 to 50 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# cluster-identifier {"clusterIdentifier":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}: rejected: cluster_identifier aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa is not a valid cluster identifier: use 1 to 50 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v052_cluster_identifier_rejected" {
   command = plan
 
@@ -567,7 +567,7 @@ run "v052_cluster_identifier_rejected" {
   expect_failures = [var.cluster_identifier]
 }
 
-# cluster-identifier {"clusterIdentifier":"Vectors"}: rejected: clusterIdentifier Vectors is not a valid cluster identifier: use 1 to 50 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# cluster-identifier {"clusterIdentifier":"Vectors"}: rejected: cluster_identifier Vectors is not a valid cluster identifier: use 1 to 50 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v053_cluster_identifier_rejected" {
   command = plan
 
@@ -578,7 +578,7 @@ run "v053_cluster_identifier_rejected" {
   expect_failures = [var.cluster_identifier]
 }
 
-# cluster-identifier {"clusterIdentifier":"vec--tors"}: rejected: clusterIdentifier vec--tors is not a valid cluster identifier: use 1 to 50 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# cluster-identifier {"clusterIdentifier":"vec--tors"}: rejected: cluster_identifier vec--tors is not a valid cluster identifier: use 1 to 50 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v054_cluster_identifier_rejected" {
   command = plan
 
@@ -589,7 +589,7 @@ run "v054_cluster_identifier_rejected" {
   expect_failures = [var.cluster_identifier]
 }
 
-# cluster-identifier {"clusterIdentifier":"vectors-"}: rejected: clusterIdentifier vectors- is not a valid cluster identifier: use 1 to 50 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# cluster-identifier {"clusterIdentifier":"vectors-"}: rejected: cluster_identifier vectors- is not a valid cluster identifier: use 1 to 50 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v055_cluster_identifier_rejected" {
   command = plan
 
@@ -618,7 +618,7 @@ run "v057_monitoring_interval_accepted" {
   }
 }
 
-# monitoring-interval {"monitoringInterval":0}: rejected: monitoringInterval 0 is not an enhanced monitoring interval: use 1, 5, 10, 15, 30 or 60 seconds
+# monitoring-interval {"monitoringInterval":0}: rejected: monitoring_interval 0 is not an enhanced monitoring interval: use 1, 5, 10, 15, 30 or 60 seconds
 run "v058_monitoring_interval_rejected" {
   command = plan
 
@@ -629,7 +629,7 @@ run "v058_monitoring_interval_rejected" {
   expect_failures = [var.monitoring_interval]
 }
 
-# monitoring-interval {"monitoringInterval":7}: rejected: monitoringInterval 7 is not an enhanced monitoring interval: use 1, 5, 10, 15, 30 or 60 seconds
+# monitoring-interval {"monitoringInterval":7}: rejected: monitoring_interval 7 is not an enhanced monitoring interval: use 1, 5, 10, 15, 30 or 60 seconds
 run "v059_monitoring_interval_rejected" {
   command = plan
 
@@ -659,7 +659,7 @@ run "v061_cluster_kms_key_accepted" {
   }
 }
 
-# cluster-kms-key {"createKmsKey":false}: rejected: kmsKeyArn is not set: pass kmsKeyArn when createKmsKey is false
+# cluster-kms-key {"createKmsKey":false}: rejected: kms_key_arn is not set: pass kms_key_arn when create_kms_key is false
 run "v062_cluster_kms_key_rejected" {
   command = plan
 

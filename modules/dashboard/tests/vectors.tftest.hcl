@@ -41,7 +41,7 @@ run "v003_alarm_threshold_percent_accepted" {
   }
 }
 
-# alarm-threshold-percent {"cpuUtilizationPercent":150}: rejected: cpuUtilizationPercent 150 is not a percentage: use a value above 0 and at most 100
+# alarm-threshold-percent {"cpuUtilizationPercent":150}: rejected: thresholds.cpu_utilization_percent 150 is not a percentage: use a value above 0 and at most 100
 run "v004_alarm_threshold_percent_rejected" {
   command = plan
 
@@ -52,7 +52,7 @@ run "v004_alarm_threshold_percent_rejected" {
   expect_failures = [var.thresholds]
 }
 
-# alarm-threshold-percent {"proxyPoolUtilizationPercent":0}: rejected: proxyPoolUtilizationPercent 0 is not a percentage: use a value above 0 and at most 100
+# alarm-threshold-percent {"proxyPoolUtilizationPercent":0}: rejected: thresholds.proxy_pool_utilization_percent 0 is not a percentage: use a value above 0 and at most 100
 run "v005_alarm_threshold_percent_rejected" {
   command = plan
 
@@ -81,7 +81,7 @@ run "v007_alarm_threshold_non_negative_accepted" {
   }
 }
 
-# alarm-threshold-non-negative {"replicaLagMs":-1}: rejected: replicaLagMs -1 is negative: use 0 or more
+# alarm-threshold-non-negative {"replicaLagMs":-1}: rejected: thresholds.replica_lag_ms -1 is negative: use 0 or more
 run "v008_alarm_threshold_non_negative_rejected" {
   command = plan
 
@@ -92,7 +92,7 @@ run "v008_alarm_threshold_non_negative_rejected" {
   expect_failures = [var.thresholds]
 }
 
-# alarm-threshold-non-negative {"functionErrors":-0.5}: rejected: functionErrors -0.5 is negative: use 0 or more
+# alarm-threshold-non-negative {"functionErrors":-0.5}: rejected: thresholds.function_errors -0.5 is negative: use 0 or more
 run "v009_alarm_threshold_non_negative_rejected" {
   command = plan
 
@@ -112,7 +112,7 @@ run "v010_instance_identifiers_accepted" {
   }
 }
 
-# instance-identifiers {"instanceIdentifiers":[]}: rejected: instanceIdentifiers is empty: pass the writer first, then the readers
+# instance-identifiers {"instanceIdentifiers":[]}: rejected: instance_identifiers is empty: pass the writer first, then the readers
 run "v011_instance_identifiers_rejected" {
   command = plan
 

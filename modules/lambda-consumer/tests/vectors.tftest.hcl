@@ -37,7 +37,7 @@ run "v002_memory_size_accepted" {
   }
 }
 
-# memory-size {"memorySizeMb":127}: rejected: memorySize 127 is out of range: Lambda memory is 128 MB to 10,240 MB (an integer from 128 to 10240)
+# memory-size {"memorySizeMb":127}: rejected: memory_size 127 is out of range: Lambda memory is 128 MB to 10,240 MB (an integer from 128 to 10240)
 run "v003_memory_size_rejected" {
   command = plan
 
@@ -48,7 +48,7 @@ run "v003_memory_size_rejected" {
   expect_failures = [var.memory_size]
 }
 
-# memory-size {"memorySizeMb":10241}: rejected: memorySize 10241 is out of range: Lambda memory is 128 MB to 10,240 MB (an integer from 128 to 10240)
+# memory-size {"memorySizeMb":10241}: rejected: memory_size 10241 is out of range: Lambda memory is 128 MB to 10,240 MB (an integer from 128 to 10240)
 run "v004_memory_size_rejected" {
   command = plan
 
@@ -117,7 +117,7 @@ run "v010_reserved_concurrency_accepted" {
   }
 }
 
-# reserved-concurrency {"reservedConcurrentExecutions":0}: rejected: reservedConcurrentExecutions 0 is out of range: Lambda keeps 100 of the default 1,000 account concurrency unreserved (an integer from 1 to 900)
+# reserved-concurrency {"reservedConcurrentExecutions":0}: rejected: reserved_concurrent_executions 0 is out of range: Lambda keeps 100 of the default 1,000 account concurrency unreserved (an integer from 1 to 900)
 run "v011_reserved_concurrency_rejected" {
   command = plan
 
@@ -128,7 +128,7 @@ run "v011_reserved_concurrency_rejected" {
   expect_failures = [var.reserved_concurrent_executions]
 }
 
-# reserved-concurrency {"reservedConcurrentExecutions":901}: rejected: reservedConcurrentExecutions 901 is out of range: Lambda keeps 100 of the default 1,000 account concurrency unreserved (an integer from 1 to 900)
+# reserved-concurrency {"reservedConcurrentExecutions":901}: rejected: reserved_concurrent_executions 901 is out of range: Lambda keeps 100 of the default 1,000 account concurrency unreserved (an integer from 1 to 900)
 run "v012_reserved_concurrency_rejected" {
   command = plan
 
@@ -157,7 +157,7 @@ run "v014_connection_mode_accepted" {
   }
 }
 
-# connection-mode {"connectionMode":"pooled"}: rejected: connectionMode pooled is not a connection mode: use reuse or per-invocation
+# connection-mode {"connectionMode":"pooled"}: rejected: connection_mode pooled is not a connection mode: use reuse or per-invocation
 run "v015_connection_mode_rejected" {
   command = plan
 
@@ -177,7 +177,7 @@ run "v016_consumer_target_role_accepted" {
   }
 }
 
-# consumer-target-role {"targetRole":"WRITER"}: rejected: targetRole WRITER is not a proxy endpoint role: use READ_ONLY or READ_WRITE
+# consumer-target-role {"targetRole":"WRITER"}: rejected: endpoint.target_role WRITER is not a proxy endpoint role: use READ_ONLY or READ_WRITE
 run "v017_consumer_target_role_rejected" {
   command = plan
 
@@ -207,7 +207,7 @@ run "v019_function_kms_key_accepted" {
   }
 }
 
-# function-kms-key {"createKmsKey":false}: rejected: kmsKeyArn is not set: pass kmsKeyArn when createKmsKey is false
+# function-kms-key {"createKmsKey":false}: rejected: kms_key_arn is not set: pass kms_key_arn when create_kms_key is false
 run "v020_function_kms_key_rejected" {
   command = plan
 

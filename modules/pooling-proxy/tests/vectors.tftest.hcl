@@ -18,7 +18,7 @@ variables {
 }
 
 # max-connections-percent {"maxConnectionsPercent":1}: accepted
-# with the module's defaults the model also says: maxIdleConnectionsPercent 50 exceeds maxConnectionsPercent 1: set it to 1 or less
+# with the module's defaults the model also says: max_idle_connections_percent 50 exceeds max_connections_percent 1: set it to 1 or less
 run "v001_max_connections_percent_rejected" {
   command = plan
 
@@ -38,8 +38,8 @@ run "v002_max_connections_percent_accepted" {
   }
 }
 
-# max-connections-percent {"maxConnectionsPercent":0}: rejected: maxConnectionsPercent 0 is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)
-# with the module's defaults the model also says: maxIdleConnectionsPercent 50 exceeds maxConnectionsPercent 0: set it to 0 or less
+# max-connections-percent {"maxConnectionsPercent":0}: rejected: max_connections_percent 0 is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)
+# with the module's defaults the model also says: max_idle_connections_percent 50 exceeds max_connections_percent 0: set it to 0 or less
 run "v003_max_connections_percent_rejected" {
   command = plan
 
@@ -50,7 +50,7 @@ run "v003_max_connections_percent_rejected" {
   expect_failures = [var.max_connections_percent]
 }
 
-# max-connections-percent {"maxConnectionsPercent":150}: rejected: maxConnectionsPercent 150 is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)
+# max-connections-percent {"maxConnectionsPercent":150}: rejected: max_connections_percent 150 is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)
 run "v004_max_connections_percent_rejected" {
   command = plan
 
@@ -61,7 +61,7 @@ run "v004_max_connections_percent_rejected" {
   expect_failures = [var.max_connections_percent]
 }
 
-# max-connections-percent {"maxConnectionsPercent":101}: rejected: maxConnectionsPercent 101 is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)
+# max-connections-percent {"maxConnectionsPercent":101}: rejected: max_connections_percent 101 is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)
 run "v005_max_connections_percent_rejected" {
   command = plan
 
@@ -72,7 +72,7 @@ run "v005_max_connections_percent_rejected" {
   expect_failures = [var.max_connections_percent]
 }
 
-# max-connections-percent {"maxConnectionsPercent":50.5}: rejected: maxConnectionsPercent 50.5 is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)
+# max-connections-percent {"maxConnectionsPercent":50.5}: rejected: max_connections_percent 50.5 is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)
 run "v006_max_connections_percent_rejected" {
   command = plan
 
@@ -101,7 +101,7 @@ run "v008_max_idle_connections_percent_accepted" {
   }
 }
 
-# max-idle-connections-percent {"maxIdleConnectionsPercent":-1}: rejected: maxIdleConnectionsPercent -1 is out of range: set the share of max_connections kept open while idle (an integer from 0 to 100)
+# max-idle-connections-percent {"maxIdleConnectionsPercent":-1}: rejected: max_idle_connections_percent -1 is out of range: set the share of max_connections kept open while idle (an integer from 0 to 100)
 run "v009_max_idle_connections_percent_rejected" {
   command = plan
 
@@ -112,8 +112,8 @@ run "v009_max_idle_connections_percent_rejected" {
   expect_failures = [var.max_idle_connections_percent]
 }
 
-# max-idle-connections-percent {"maxIdleConnectionsPercent":101}: rejected: maxIdleConnectionsPercent 101 is out of range: set the share of max_connections kept open while idle (an integer from 0 to 100)
-# with the module's defaults the model also says: maxIdleConnectionsPercent 101 exceeds maxConnectionsPercent 100: set it to 100 or less
+# max-idle-connections-percent {"maxIdleConnectionsPercent":101}: rejected: max_idle_connections_percent 101 is out of range: set the share of max_connections kept open while idle (an integer from 0 to 100)
+# with the module's defaults the model also says: max_idle_connections_percent 101 exceeds max_connections_percent 100: set it to 100 or less
 run "v010_max_idle_connections_percent_rejected" {
   command = plan
 
@@ -154,7 +154,7 @@ run "v013_idle_within_max_accepted" {
   }
 }
 
-# idle-within-max {"maxIdleConnectionsPercent":60,"maxConnectionsPercent":50}: rejected: maxIdleConnectionsPercent 60 exceeds maxConnectionsPercent 50: set it to 50 or less
+# idle-within-max {"maxIdleConnectionsPercent":60,"maxConnectionsPercent":50}: rejected: max_idle_connections_percent 60 exceeds max_connections_percent 50: set it to 50 or less
 run "v014_idle_within_max_rejected" {
   command = plan
 
@@ -166,7 +166,7 @@ run "v014_idle_within_max_rejected" {
   expect_failures = [aws_db_proxy_default_target_group.this]
 }
 
-# idle-within-max {"maxIdleConnectionsPercent":2,"maxConnectionsPercent":1}: rejected: maxIdleConnectionsPercent 2 exceeds maxConnectionsPercent 1: set it to 1 or less
+# idle-within-max {"maxIdleConnectionsPercent":2,"maxConnectionsPercent":1}: rejected: max_idle_connections_percent 2 exceeds max_connections_percent 1: set it to 1 or less
 run "v015_idle_within_max_rejected" {
   command = plan
 
@@ -196,7 +196,7 @@ run "v017_borrow_timeout_accepted" {
   }
 }
 
-# borrow-timeout {"connectionBorrowTimeoutSeconds":301}: rejected: connectionBorrowTimeoutSeconds 301 is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)
+# borrow-timeout {"connectionBorrowTimeoutSeconds":301}: rejected: connection_borrow_timeout_seconds 301 is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)
 run "v018_borrow_timeout_rejected" {
   command = plan
 
@@ -207,7 +207,7 @@ run "v018_borrow_timeout_rejected" {
   expect_failures = [var.connection_borrow_timeout_seconds]
 }
 
-# borrow-timeout {"connectionBorrowTimeoutSeconds":-1}: rejected: connectionBorrowTimeoutSeconds -1 is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)
+# borrow-timeout {"connectionBorrowTimeoutSeconds":-1}: rejected: connection_borrow_timeout_seconds -1 is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)
 run "v019_borrow_timeout_rejected" {
   command = plan
 
@@ -245,7 +245,7 @@ run "v022_idle_client_timeout_accepted" {
   }
 }
 
-# idle-client-timeout {"idleClientTimeoutSeconds":0}: rejected: idleClientTimeoutSeconds 0 is out of range: RDS Proxy closes idle client connections after 1 second to 8 hours (an integer from 1 to 28800)
+# idle-client-timeout {"idleClientTimeoutSeconds":0}: rejected: idle_client_timeout_seconds 0 is out of range: RDS Proxy closes idle client connections after 1 second to 8 hours (an integer from 1 to 28800)
 run "v023_idle_client_timeout_rejected" {
   command = plan
 
@@ -256,7 +256,7 @@ run "v023_idle_client_timeout_rejected" {
   expect_failures = [var.idle_client_timeout_seconds]
 }
 
-# idle-client-timeout {"idleClientTimeoutSeconds":28801}: rejected: idleClientTimeoutSeconds 28801 is out of range: RDS Proxy closes idle client connections after 1 second to 8 hours (an integer from 1 to 28800)
+# idle-client-timeout {"idleClientTimeoutSeconds":28801}: rejected: idle_client_timeout_seconds 28801 is out of range: RDS Proxy closes idle client connections after 1 second to 8 hours (an integer from 1 to 28800)
 run "v024_idle_client_timeout_rejected" {
   command = plan
 
@@ -285,7 +285,7 @@ run "v026_session_pinning_filters_accepted" {
   }
 }
 
-# session-pinning-filters {"sessionPinningFilters":["EXCLUDE_VARIABLE_SETS"]}: rejected: sessionPinningFilters EXCLUDE_VARIABLE_SETS is not supported by RDS Proxy for PostgreSQL (MySQL only): remove it
+# session-pinning-filters {"sessionPinningFilters":["EXCLUDE_VARIABLE_SETS"]}: rejected: session_pinning_filters EXCLUDE_VARIABLE_SETS is not supported by RDS Proxy for PostgreSQL (MySQL only): remove it
 run "v027_session_pinning_filters_rejected" {
   command = plan
 
@@ -425,7 +425,7 @@ run "v035_endpoint_name_accepted" {
   }
 }
 
-# endpoint-name {"endpointName":"1reporting"}: rejected: endpointName 1reporting is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"1reporting"}: rejected: endpoints key 1reporting is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v036_endpoint_name_rejected" {
   command = plan
 
@@ -438,7 +438,7 @@ run "v036_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":"-reporting"}: rejected: endpointName -reporting is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"-reporting"}: rejected: endpoints key -reporting is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v037_endpoint_name_rejected" {
   command = plan
 
@@ -451,7 +451,7 @@ run "v037_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":"reporting--ro"}: rejected: endpointName reporting--ro is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"reporting--ro"}: rejected: endpoints key reporting--ro is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v038_endpoint_name_rejected" {
   command = plan
 
@@ -464,7 +464,7 @@ run "v038_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":"reporting-"}: rejected: endpointName reporting- is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"reporting-"}: rejected: endpoints key reporting- is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v039_endpoint_name_rejected" {
   command = plan
 
@@ -477,7 +477,7 @@ run "v039_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":"read_only"}: rejected: endpointName read_only is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"read_only"}: rejected: endpoints key read_only is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v040_endpoint_name_rejected" {
   command = plan
 
@@ -490,7 +490,7 @@ run "v040_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":"reporting.ro"}: rejected: endpointName reporting.ro is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"reporting.ro"}: rejected: endpoints key reporting.ro is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v041_endpoint_name_rejected" {
   command = plan
 
@@ -503,7 +503,7 @@ run "v041_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":"rxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}: rejected: endpointName rxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"rxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}: rejected: endpoints key rxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v042_endpoint_name_rejected" {
   command = plan
 
@@ -516,7 +516,7 @@ run "v042_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":""}: rejected: endpointName  is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":""}: rejected: endpoints key  is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v043_endpoint_name_rejected" {
   command = plan
 
@@ -547,7 +547,7 @@ run "v045_proxy_name_accepted" {
   }
 }
 
-# proxy-name {"proxyName":"PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP"}: rejected: proxyName PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP is not a valid proxy name: use 1 to 60 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# proxy-name {"proxyName":"PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP"}: rejected: name PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP is not a valid proxy name: use 1 to 60 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v046_proxy_name_rejected" {
   command = plan
 
@@ -558,7 +558,7 @@ run "v046_proxy_name_rejected" {
   expect_failures = [var.name]
 }
 
-# proxy-name {"proxyName":"1proxy"}: rejected: proxyName 1proxy is not a valid proxy name: use 1 to 60 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# proxy-name {"proxyName":"1proxy"}: rejected: name 1proxy is not a valid proxy name: use 1 to 60 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v047_proxy_name_rejected" {
   command = plan
 
@@ -569,7 +569,7 @@ run "v047_proxy_name_rejected" {
   expect_failures = [var.name]
 }
 
-# proxy-name {"proxyName":"vec--tors"}: rejected: proxyName vec--tors is not a valid proxy name: use 1 to 60 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# proxy-name {"proxyName":"vec--tors"}: rejected: name vec--tors is not a valid proxy name: use 1 to 60 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v048_proxy_name_rejected" {
   command = plan
 
@@ -602,7 +602,7 @@ run "v050_endpoint_target_role_accepted" {
   }
 }
 
-# endpoint-target-role {"targetRole":"READ_MOSTLY"}: rejected: targetRole READ_MOSTLY is not a proxy endpoint role: use READ_ONLY or READ_WRITE
+# endpoint-target-role {"targetRole":"READ_MOSTLY"}: rejected: endpoints target_role READ_MOSTLY is not a proxy endpoint role: use READ_ONLY or READ_WRITE
 run "v051_endpoint_target_role_rejected" {
   command = plan
 

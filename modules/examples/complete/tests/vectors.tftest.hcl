@@ -32,7 +32,7 @@ run "v002_read_only_endpoints_accepted" {
   }
 }
 
-# read-only-endpoints {"readOnlyEndpoints":0}: rejected: readOnlyEndpoints 0 is out of range: the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of 20 (an integer from 1 to 19)
+# read-only-endpoints {"readOnlyEndpoints":0}: rejected: read_only_endpoints 0 is out of range: the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of 20 (an integer from 1 to 19)
 run "v003_read_only_endpoints_rejected" {
   command = plan
 
@@ -43,7 +43,7 @@ run "v003_read_only_endpoints_rejected" {
   expect_failures = [var.read_only_endpoints]
 }
 
-# read-only-endpoints {"readOnlyEndpoints":20}: rejected: readOnlyEndpoints 20 is out of range: the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of 20 (an integer from 1 to 19)
+# read-only-endpoints {"readOnlyEndpoints":20}: rejected: read_only_endpoints 20 is out of range: the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of 20 (an integer from 1 to 19)
 run "v004_read_only_endpoints_rejected" {
   command = plan
 
@@ -54,7 +54,7 @@ run "v004_read_only_endpoints_rejected" {
   expect_failures = [var.read_only_endpoints]
 }
 
-# read-only-endpoints {"readOnlyEndpoints":1.5}: rejected: readOnlyEndpoints 1.5 is out of range: the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of 20 (an integer from 1 to 19)
+# read-only-endpoints {"readOnlyEndpoints":1.5}: rejected: read_only_endpoints 1.5 is out of range: the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of 20 (an integer from 1 to 19)
 run "v005_read_only_endpoints_rejected" {
   command = plan
 
