@@ -210,6 +210,18 @@ export const PROXY_RULES: ReadonlyArray<Rule<ProxyRuleInput>> = [
   }),
 ];
 
+/** The role of a proxy endpoint; a Terraform-only rule, since CDK types it (EndpointRole). */
+function endpointRoleRule<I extends { targetRole?: string }>(id: string, terraform: { module: string; name: string }, terraformOnly: string): Rule<I> {
+  return oneOf<I>({
+    id,
+    properties: ['targetRole'],
+    terraform: { module: terraform.module, names: { targetRole: terraform.name } },
+    terraformOnly,
+    values: ['READ_ONLY', 'READ_WRITE'],
+    what: 'a proxy endpoint role',
+  });
+}
+
 export interface EndpointRuleInput {
   readonly endpointName?: string;
   readonly targetRole?: string;
@@ -226,14 +238,11 @@ export const ENDPOINT_RULES: ReadonlyArray<Rule<EndpointRuleInput>> = [
     what: 'proxy endpoint name',
     use: '1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen',
   }),
-  oneOf({
-    id: 'endpoint-target-role',
-    properties: ['targetRole'],
-    terraform: { module: PROXY_MODULE, names: { targetRole: 'endpoints target_role' } },
-    terraformOnly: 'CDK picks the role by method (addReadOnlyEndpoint, addReadWriteEndpoint), typed EndpointRole',
-    values: ['READ_ONLY', 'READ_WRITE'],
-    what: 'a proxy endpoint role',
-  }),
+  endpointRoleRule(
+    'endpoint-target-role',
+    { module: PROXY_MODULE, name: 'endpoints target_role' },
+    'CDK picks the role by method (addReadOnlyEndpoint, addReadWriteEndpoint), typed EndpointRole',
+  ),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -288,14 +297,11 @@ export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
     values: ['reuse', 'per-invocation'],
     what: 'a connection mode',
   }),
-  oneOf({
-    id: 'consumer-target-role',
-    properties: ['targetRole'],
-    terraform: { module: FUNCTION_MODULE, names: { targetRole: 'endpoint.target_role' } },
-    terraformOnly: 'CDK reads the role from the PoolingProxyEndpoint construct the function is given',
-    values: ['READ_ONLY', 'READ_WRITE'],
-    what: 'a proxy endpoint role',
-  }),
+  endpointRoleRule(
+    'consumer-target-role',
+    { module: FUNCTION_MODULE, name: 'endpoint.target_role' },
+    'CDK reads the role from the PoolingProxyEndpoint construct the function is given',
+  ),
   kmsKeyRule<FunctionRuleInput>('function-kms-key', FUNCTION_MODULE),
 ];
 
