@@ -92,6 +92,7 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
         memorySizeMb: memorySize,
         timeoutSeconds: timeout.toSeconds(),
         reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+        connectionMode: props.connectionMode,
       }),
     );
     this.endpoint = props.endpoint;

@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
-import { EndpointRole, POSTGRES_PORT, checkEndpointName } from './model';
+import { ENDPOINT_RULES, EndpointRole, POSTGRES_PORT, runRules } from './model';
 import { throwIfInvalid } from './private/validation';
 
 /**
@@ -55,7 +55,7 @@ export class PoolingProxyEndpoint extends Construct {
 
   constructor(scope: Construct, id: string, props: PoolingProxyEndpointProps) {
     super(scope, id);
-    if (props.endpointName !== undefined) throwIfInvalid(this, [checkEndpointName(props.endpointName)]);
+    throwIfInvalid(this, runRules(ENDPOINT_RULES, { endpointName: props.endpointName }));
     this.role = props.role;
     this.vpc = props.vpc;
     this.proxy = props.proxy;

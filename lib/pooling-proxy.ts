@@ -12,7 +12,6 @@ import {
   PoolSettings,
   POSTGRES_PORT,
   PoolSizing,
-  checkEndpointCount,
   poolSizing,
   runRules,
 } from './model';
@@ -102,6 +101,7 @@ export class PoolingProxy extends Construct implements IPoolingProxy {
       this,
       runRules(PROXY_RULES, {
         ...pool,
+        proxyName: props.proxyName,
         idleClientTimeoutSeconds: idleClientTimeout.toSeconds(),
         sessionPinningFilters: props.sessionPinningFilters?.map((f) => f.filterName),
       }),
@@ -205,7 +205,7 @@ export class PoolingProxy extends Construct implements IPoolingProxy {
   }
 
   private addEndpoint(id: string, role: EndpointRole, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {
-    throwIfInvalid(this, [checkEndpointCount(this.endpointList.length + 1)]);
+    throwIfInvalid(this, runRules(PROXY_RULES, { endpoints: this.endpointList.length + 1 }));
     const endpoint = new PoolingProxyEndpoint(this, id, { ...options, proxy: this, role });
     this.endpointList.push(endpoint);
     return endpoint;

@@ -45,9 +45,17 @@ export type DbAuth = (typeof DB_AUTH_KINDS)[number];
 export const DB_TLS_MODES = ['verify-full', 'verify-proxy-domain', 'require', 'disable'] as const;
 export type DbTlsMode = (typeof DB_TLS_MODES)[number];
 
+/** The PostgreSQL port Aurora, RDS Proxy and the rehearsal's endpoints listen on. */
+export const POSTGRES_PORT = 5432;
+
+/** What a proxy endpoint's connections reach: the writer, or the readers. */
 export const ENDPOINT_ROLES = ['READ_ONLY', 'READ_WRITE'] as const;
 export type EndpointRole = (typeof ENDPOINT_ROLES)[number];
 
+/**
+ * How a consumer holds its database connection: `reuse` keeps one across invocations,
+ * `per-invocation` opens one per call (the seeds' comparison).
+ */
 export const CONNECTION_MODES = ['reuse', 'per-invocation'] as const;
 export type ConnectionMode = (typeof CONNECTION_MODES)[number];
 
@@ -62,7 +70,7 @@ export interface IntegerSetting {
 
 /** The whole-number settings: their defaults and the range the consumer accepts. */
 export const INTEGER_SETTINGS = {
-  port: { defaultValue: 5432, min: 1, max: 65535 },
+  port: { defaultValue: POSTGRES_PORT, min: 1, max: 65535 },
   connectTimeoutMs: { defaultValue: 5000, min: 100, max: 60000 },
   queryTimeoutMs: { defaultValue: 5000, min: 100, max: 900000 },
   maxRetries: { defaultValue: 2, min: 0, max: 5 },

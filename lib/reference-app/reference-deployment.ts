@@ -9,7 +9,7 @@ import { skipCheckov } from '../private/checkov';
 import { allowLogsToUseKey } from '../private/key-policies';
 import { OptimizedReadsCluster } from '../optimized-reads-cluster';
 import { PoolingProxy } from '../pooling-proxy';
-import { MAX_PROXY_ENDPOINTS } from '../model';
+import { DEPLOYMENT_RULES, runRules } from '../model';
 import { PoolingProxyEndpoint } from '../pooling-proxy-endpoint';
 import { throwIfInvalid } from '../private/validation';
 
@@ -106,12 +106,7 @@ export class ReferenceDeployment extends Stack {
     );
 
     const readOnlyEndpoints = props.readOnlyEndpoints ?? 1;
-    // One READ_WRITE endpoint plus these must fit RDS Proxy's 20 endpoints.
-    throwIfInvalid(this, [
-      !Number.isInteger(readOnlyEndpoints) || readOnlyEndpoints < 1 || readOnlyEndpoints > MAX_PROXY_ENDPOINTS - 1
-        ? `readOnlyEndpoints ${readOnlyEndpoints} is out of range: the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of ${MAX_PROXY_ENDPOINTS} (an integer from 1 to ${MAX_PROXY_ENDPOINTS - 1})`
-        : undefined,
-    ]);
+    throwIfInvalid(this, runRules(DEPLOYMENT_RULES, { readOnlyEndpoints }));
     this.readOnlyEndpoint = this.proxy.addReadOnlyEndpoint('ReadOnly', { vpc: this.consumerVpc });
     this.readWriteEndpoint = this.proxy.addReadWriteEndpoint('ReadWrite', { vpc: this.consumerVpc });
     for (let i = 2; i <= readOnlyEndpoints; i++) {

@@ -34,7 +34,7 @@ import {
   type PostgresContext,
 } from './postgres';
 import { assertAddressesFree, assertWorkDirUsable, type Listener } from './preflight';
-import { REHEARSAL_MAX_REPLICAS } from '../model/rehearsal-rules';
+import { REHEARSAL_MAX_REPLICAS } from './rules';
 import { cleanEnv, groupMembers, isAlive, isOurs, killProcess, logTail, spawnDaemon, stopProcess, type TrackedProcess } from './processes';
 import { addressPlan, resolveSettings, validateSettings, type AddressPlan, type RehearsalSettings, type ResolvedSettings } from './settings';
 import { GiveUp, query, waitFor } from './sql';

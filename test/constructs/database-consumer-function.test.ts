@@ -217,6 +217,12 @@ describe('DatabaseConsumerFunction validation', () => {
     );
   });
 
+  test('a connectionMode from plain JavaScript that is not a mode', () => {
+    expect(build({ connectionMode: 'pooled' as DatabaseConsumerFunctionProps['connectionMode'] })).toThrow(
+      kitError('Stack/Reader', rejectionMessage('connection-mode', { connectionMode: 'pooled' })),
+    );
+  });
+
   test.each([0, 901])('reservedConcurrentExecutions %s', (reservedConcurrentExecutions) => {
     expect(build({ reservedConcurrentExecutions })).toThrow(
       kitError('Stack/Reader', rejectionMessage('reserved-concurrency', { reservedConcurrentExecutions: reservedConcurrentExecutions })),

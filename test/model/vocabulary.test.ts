@@ -1,21 +1,6 @@
 import { loadConfig } from '../../lambda/src/config';
 import * as contract from '../../lambda/src/environment';
-import { CONNECTION_MODES, ENDPOINT_ROLES, POSTGRES_PORT, type ConnectionMode, type EndpointRole } from '../../lib/model';
-
-/** Compiles only when A and B are the same type. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-
-describe('vocabulary shared with the Lambda environment contract', () => {
-  // lambda/ depends on nothing of ours, so its contract restates these words; here they are held equal.
-  test('endpoint roles, connection modes and the default port are the model\'s', () => {
-    const sameRole: Same<EndpointRole, contract.EndpointRole> = true;
-    const sameMode: Same<ConnectionMode, contract.ConnectionMode> = true;
-    expect([sameRole, sameMode]).toEqual([true, true]);
-    expect(contract.ENDPOINT_ROLES).toEqual(ENDPOINT_ROLES);
-    expect(contract.CONNECTION_MODES).toEqual(CONNECTION_MODES);
-    expect(contract.INTEGER_SETTINGS.port.defaultValue).toBe(POSTGRES_PORT);
-  });
-});
+import { POSTGRES_PORT } from '../../lib/model';
 
 describe('consumerEnvironment', () => {
   test('GIVEN a deployed function WHEN its environment is read back THEN the consumer sees the spec, with IAM and verified TLS', () => {
