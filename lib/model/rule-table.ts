@@ -42,6 +42,20 @@ interface RuleBase<I> {
   readonly terraformOnly?: string;
   /** One-line summary for the modules' README tables. */
   readonly summary: string;
+  /**
+   * Set when the rule restates a constraint AWS (or the hashicorp/aws provider) imposes, rather than a
+   * choice of the kit: what AWS requires and where that is written (a documentation URL, or a provider
+   * source path and function). docs/AWS-RULES.md lists these rows, and each must have a shared vector.
+   */
+  readonly aws?: AwsSource;
+}
+
+/** Where an AWS constraint is written down. */
+export interface AwsSource {
+  /** The constraint in AWS's terms, e.g. "RDS identifiers are lower case, start with a letter, ...". */
+  readonly constraint: string;
+  /** Documentation URLs or provider source paths (`internal/service/rds/validate.go validIdentifier`). */
+  readonly sources: ReadonlyArray<string>;
 }
 
 /** A rule on one value, applied to each of its properties alone. */
