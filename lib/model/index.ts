@@ -6,5 +6,6 @@ export * from './metrics';
 export * from './rule-table';
 export * from './catalog-checks';
 export * from './rules';
+export * from './aws-facts';
 export * from './pgbouncer';
 export * from './scram';

@@ -87,6 +87,10 @@ export const CLUSTER_RULES: ReadonlyArray<Rule<ClusterRuleInput>> = [
     min: 0,
     max: 15,
     fix: 'Aurora allows up to 15 readers per cluster',
+    aws: {
+      constraint: 'an Aurora DB cluster has one writer and up to 15 Aurora Replicas',
+      sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/Aurora.Replication.html'],
+    },
   }),
   integerRange({
     id: 'backup-retention',
@@ -113,6 +117,10 @@ export const CLUSTER_RULES: ReadonlyArray<Rule<ClusterRuleInput>> = [
     values: [1, 5, 10, 15, 30, 60],
     what: 'an enhanced monitoring interval',
     unit: 'seconds',
+    aws: {
+      constraint: 'MonitoringInterval is 0, 1, 5, 10, 15, 30 or 60 seconds (0 turns enhanced monitoring off, which the kit does not)',
+      sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CreateDBCluster.html', 'internal/service/rds/cluster_instance.go (monitoring_interval: validation.IntInSlice)'],
+    },
   }),
   kmsKeyRule<ClusterRuleInput>('cluster-kms-key', CLUSTER_MODULE),
 ];
@@ -179,12 +187,20 @@ export const PROXY_RULES: ReadonlyArray<Rule<ProxyRuleInput>> = [
     min: 1,
     max: 28800,
     fix: 'RDS Proxy closes idle client connections after 1 second to 8 hours',
+    aws: {
+      constraint: 'IdleClientTimeout is 1 to 28,800 seconds (8 hours)',
+      sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CreateDBProxy.html'],
+    },
   }),
   custom({
     id: 'session-pinning-filters',
     properties: ['sessionPinningFilters'],
     terraform: { module: PROXY_MODULE, names: { sessionPinningFilters: 'session_pinning_filters' } },
     summary: 'must be empty (PostgreSQL)',
+    aws: {
+      constraint: 'session pinning filters (EXCLUDE_VARIABLE_SETS) apply to MySQL only; RDS Proxy for PostgreSQL has none',
+      sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_ConnectionPoolConfiguration.html'],
+    },
     check: (i, n) =>
       i.sessionPinningFilters!.length > 0
         ? `${n('sessionPinningFilters')} ${i.sessionPinningFilters!.join(',')} is not supported by RDS Proxy for PostgreSQL (MySQL only): remove it`
@@ -204,6 +220,10 @@ export const PROXY_RULES: ReadonlyArray<Rule<ProxyRuleInput>> = [
     properties: ['endpoints'],
     terraform: { module: PROXY_MODULE, names: { endpoints: 'endpoints' } },
     summary: `at most ${MAX_PROXY_ENDPOINTS}`,
+    aws: {
+      constraint: 'a proxy has at most 20 user-defined endpoints (21 with its default endpoint)',
+      sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy-endpoints.html'],
+    },
     check: (i, n) =>
       i.endpoints! > MAX_PROXY_ENDPOINTS
         ? `${n('endpoints')} ${i.endpoints} exceeds the RDS Proxy limit of ${MAX_PROXY_ENDPOINTS} endpoints per proxy: use a second proxy or fewer endpoints`
@@ -273,6 +293,10 @@ export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
     min: 128,
     max: 10240,
     fix: 'Lambda memory is 128 MB to 10,240 MB',
+    aws: {
+      constraint: 'a function has 128 MB to 10,240 MB of memory',
+      sources: ['https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html'],
+    },
   }),
   integerRange({
     id: 'timeout',
@@ -282,6 +306,10 @@ export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
     min: 1,
     max: 900,
     fix: 'a Lambda function runs at most 15 minutes',
+    aws: {
+      constraint: 'a function times out after 1 to 900 seconds',
+      sources: ['https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html'],
+    },
   }),
   integerRange({
     id: 'reserved-concurrency',

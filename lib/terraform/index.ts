@@ -1,11 +1,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { renderAwsRulesDoc } from './aws-rules-doc';
 import { renderClusterCatalog, renderMetricCatalog } from './catalogs';
+import { generatedBy } from './hcl';
 import { MODULE_SPECS } from './modules';
 import { renderReadme } from './readme';
 import { fillRegions } from './regions';
 import { moduleRegions } from './validations';
-import { renderVectorTests, vectorExpectations } from './vectors';
+import { loadVectors, renderVectorTests, vectorExpectations } from './vectors';
 
 /**
  * What the Terraform modules restate from lib/model, rendered so that each fact keeps one source:
@@ -17,7 +19,8 @@ import { renderVectorTests, vectorExpectations } from './vectors';
 export { MODULES, MODULE_SPECS, moduleOfRule, moduleSpec, propertyNames, rulesOf } from './modules';
 export { hclString, hclValue, generatedBy } from './hcl';
 export { parseOutputs, parseVariables, variableDefaults, type VariableInfo } from './readme';
-export { terraformMessages, vectorExpectations, vectorVariables, type Vector, type VectorExpectation } from './vectors';
+export { awsRuleRows } from './aws-rules-doc';
+export { loadVectors, terraformMessages, vectorExpectations, vectorVariables, type Vector, type VectorExpectation } from './vectors';
 export { moduleRegions, type Region } from './validations';
 
 export const ROOT = path.join(__dirname, '..', '..');
@@ -27,6 +30,7 @@ export function renderAll(): Map<string, string> {
   const files = new Map<string, string>();
   files.set('modules/aurora-optimized-reads/catalog.tf', renderClusterCatalog());
   files.set('modules/dashboard/metrics.tf', renderMetricCatalog());
+  files.set('docs/AWS-RULES.md', renderAwsRulesDoc(loadVectors(), generatedBy('lib/model/rules.ts and lib/model/aws-facts.ts')));
   const expectations = vectorExpectations();
   for (const { module } of MODULE_SPECS) {
     const dir = path.join('modules', module);

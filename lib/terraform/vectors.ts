@@ -91,9 +91,12 @@ function failingObject(module: string, violation: Violation<Vars>, input: Vars):
 const ROOT = path.join(__dirname, '..', '..');
 export const VECTORS_FILE = path.join(ROOT, 'test', 'vectors', 'validation-vectors.json');
 
+export function loadVectors(): Vector[] {
+  return JSON.parse(fs.readFileSync(VECTORS_FILE, 'utf8')) as Vector[];
+}
+
 export function vectorExpectations(): VectorExpectation[] {
-  const vectors = JSON.parse(fs.readFileSync(VECTORS_FILE, 'utf8')) as Vector[];
-  return vectors.map((vector) => {
+  return loadVectors().map((vector) => {
     const module = moduleOfRule(vector.rule);
     const defaults = variableDefaults(path.join(ROOT, 'modules', module));
     const input = { ...modelInput(module, { ...defaults, ...moduleSpec(module).fixture }), ...vector.input };

@@ -15,6 +15,7 @@ function fatal(code: string, message: string): PgDatabaseError {
   return err;
 }
 
+// AWS fact pooler-authentication-failure-codes (lib/model/aws-facts.ts).
 describe('authentication failures', () => {
   test.each<[string, string, string]>([
     ['PgBouncer, wrong password', '08P01', 'password authentication failed'],

@@ -89,6 +89,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+// AWS fact proxy-tls-custom-endpoint-identity (lib/model/aws-facts.ts).
 describe('certificates shaped like RDS Proxy', () => {
   test('GIVEN the wildcard certificate WHEN read THEN it names the proxy domain only, not the custom endpoint', () => {
     const cert = new X509Certificate(readFileSync(proxyTls.certFile));
