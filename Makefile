@@ -21,15 +21,15 @@ SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl pgbouncer haproxy 
 .PHONY: help deps system-deps node-deps scan-deps typecheck lint unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
   terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check
 
+# Every target documented by the `## <target>: <what it does>` line above it.
 help:
-	@echo "make demo   synthesize the reference app, print what it deploys, run the rehearsal and a short bench"
-	@echo "make bench  the seeds' experiments on the local rehearsal -> bench-results/latest.{json,md,svg}"
-	@echo "make test   typecheck, lint, jest (constructs, model, Lambda against real PostgreSQL), cdk-nag, cfn-lint, checkov"
-	@echo "make deps   install everything the above need (npm packages, scanner venv, Debian packages when root)"
+	@sed -n 's/^## \([a-z-]*\): \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | awk -F'\t' '{ printf "make %-24s %s\n", $$1, $$2 }'
 
+## deps: install everything below needs (npm packages, scanner venv, Debian packages when root)
 deps: system-deps node-deps scan-deps
 
 # Installs missing Debian packages when root; otherwise says what to install.
+## system-deps: Debian packages the suites run for real (installed when root)
 system-deps:
 	@missing=""; \
 	for pkg in $(SYSTEM_PACKAGES); do \
@@ -44,6 +44,7 @@ system-deps:
 	  fi; \
 	fi
 
+## node-deps: npm packages
 node-deps: node_modules/.package-lock.json
 
 # `npm install` rather than `npm ci`: npm 11 writes lock files without entries for optional platform
@@ -53,6 +54,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 	$(NPM) install --no-audit --no-fund --loglevel=error
 	@touch $@
 
+## scan-deps: cfn-lint and checkov in .venv
 scan-deps: $(VENV)/.installed
 
 $(VENV)/.installed: requirements-scan.txt
@@ -60,21 +62,26 @@ $(VENV)/.installed: requirements-scan.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-scan.txt
 	@touch $@
 
+## typecheck: tsc --noEmit
 typecheck: node-deps
 	npx tsc --noEmit -p tsconfig.json
 
+## lint: eslint
 lint: node-deps
 	npx eslint --max-warnings 0 .
 
+## unit: jest: model, constructs, app, Lambda and rehearsal against real PostgreSQL/PgBouncer, Terraform generator
 unit: node-deps system-deps
 	npx jest --ci
 
 # The reference app, synthesized offline (cdk-nag AwsSolutions runs as a validation plugin during synth).
+## synth: synthesize the reference app into cdk.out (cdk-nag runs during synth)
 synth: node-deps
 	rm -rf $(CDK_OUT)
 	npx cdk synth --quiet --output $(CDK_OUT)
 
 # cfn-lint and checkov on every synthesized template.
+## scan: cfn-lint and checkov on cdk.out
 scan: scan-deps
 	@test -d $(CDK_OUT) || { echo "no $(CDK_OUT): run make synth first" >&2; exit 1; }
 	$(VENV)/bin/cfn-lint $(CDK_OUT)/*.template.json
@@ -85,21 +92,26 @@ scan: scan-deps
 TF_PROVIDER_DIR := test/terraform/provider
 
 # Builds the stand-in provider into .cache/terraform-mirror (skipped when its sources are unchanged).
+## terraform-provider: build the offline stand-in hashicorp/aws provider into .cache/terraform-mirror
 terraform-provider:
 	bash $(TF_PROVIDER_DIR)/install.sh
 
 # terraform >= 1.5 from PATH, else built from the Go module proxy into .cache/bin.
+## terraform-cli: terraform >= 1.5 from PATH, else built into .cache/bin
 terraform-cli:
 	bash $(TF_PROVIDER_DIR)/install-terraform.sh
 
 # Proves the stand-in is not a rubber stamp: Terraform's own errors for bad configs, no apply.
+## terraform-selftest: prove the stand-in provider refuses what the real one refuses
 terraform-selftest: terraform-cli
 	cd $(TF_PROVIDER_DIR) && PATH="$(CURDIR)/.cache/bin:$$PATH" timeout 600 go test -count=1 ./...
 
 # Regenerates the committed schema from @cdktn/provider-aws after editing schema/types.txt.
+## terraform-schema: regenerate the stand-in schema from @cdktn/provider-aws
 terraform-schema:
 	bash $(TF_PROVIDER_DIR)/generate-schema.sh
 
+## terraform-schema-check: fail when the committed stand-in schema is stale
 terraform-schema-check:
 	bash $(TF_PROVIDER_DIR)/generate-schema.sh --check
 
@@ -112,18 +124,22 @@ TF_ENV = if [ "$${TF_REAL_PROVIDER:-}" != 1 ]; then eval "$$(bash $(TF_PROVIDER_
 .PHONY: lambda-zip terraform-generate terraform-tools terraform-check terratest terraform-plan-summary
 
 # The Lambda zips the Terraform modules deploy (dist/lambda/{read,write}-handler.zip), esbuild from lambda/src.
+## lambda-zip: build dist/lambda/*.zip for the Terraform modules
 lambda-zip: node-deps
 	npx ts-node --transpile-only bin/build-lambda.ts
 
 # Re-renders what the modules restate from lib/model (catalog, validations, vector tests, README tables).
+## terraform-generate: render what the modules and docs/AWS-RULES.md restate from lib/model
 terraform-generate: node-deps
 	npx ts-node --transpile-only bin/generate-terraform.ts
 
 # tflint v0.64.0 into .cache/bin; its bundled terraform ruleset needs no plugin download.
+## terraform-tools: tflint into .cache/bin
 terraform-tools:
 	@test -x $(TFLINT) || { echo "building tflint v0.64.0 into .cache/bin"; GOBIN=$(CURDIR)/.cache/bin timeout 900 go install github.com/terraform-linters/tflint@v0.64.0; }
 
 # Generated files in sync, fmt, tflint, validate and `terraform test` on every module and example, checkov on the modules.
+## terraform-check: generated files in sync, fmt, tflint, validate, terraform test, checkov on modules/
 terraform-check: node-deps scan-deps terraform-cli terraform-provider terraform-tools lambda-zip
 	npx ts-node --transpile-only bin/generate-terraform.ts --check
 	@$(TF_ENV); set -e; \
@@ -139,36 +155,44 @@ terraform-check: node-deps scan-deps terraform-cli terraform-provider terraform-
 
 # Terratest: plan tests of the examples (offline), the rehearsal as a deploy target (deploy, validate, teardown
 # stages), and the AWS suite compiled (-tags aws; it runs only with credentials).
+## terratest: Go plan tests of the examples and the rehearsal as a deploy target
 terratest: node-deps system-deps terraform-cli terraform-provider lambda-zip
 	cd test/terratest && go vet ./... && go vet -tags aws ./...
 	@$(TF_ENV); export PATH="$$(dirname "$$TF"):$$PATH"; cd test/terratest && timeout 1200 go test -count=1 -timeout 20m ./...
 
 # Resources per type that `terraform apply` of modules/examples/complete would create (planned offline).
+## terraform-plan-summary: resources modules/examples/complete would create (planned offline)
 terraform-plan-summary: node-deps terraform-cli terraform-provider lambda-zip
 	@$(TF_ENV); set -e; plan="$$(mktemp -d)/complete.tfplan"; \
 	"$$TF" -chdir=modules/examples/complete init -input=false -backend=false -no-color >/dev/null; \
 	"$$TF" -chdir=modules/examples/complete plan -input=false -lock=false -no-color -out="$$plan" >/dev/null; \
 	"$$TF" -chdir=modules/examples/complete show -json "$$plan" | npx ts-node --transpile-only bin/summarize-terraform-plan.ts
 
+## summary: what cdk.out deploys
 summary: node-deps
 	npx ts-node bin/summarize-synth.ts $(CDK_OUT)
 
+## demo: synthesize, summarize, run the rehearsal with the real handlers and a short bench, plan the Terraform example
 demo: node-deps system-deps synth summary
 	npx ts-node --transpile-only bin/demo.ts
 	@$(MAKE) --no-print-directory terraform-plan-summary
 
+## test: every suite and scanner (what CI runs)
 test: deps typecheck lint unit synth scan terraform-selftest terraform-check terratest
 	@echo "make test: all suites passed"
 
 # The local rehearsal (PostgreSQL writer + replicas, PgBouncer endpoints, HAProxy, pgpool-II) in .rehearsal/.
 # Extra flags: make rehearse-up REHEARSE_ARGS="--replicas 3 --async".
 REHEARSE_ARGS ?=
+## rehearse-up: start the local rehearsal in .rehearsal/ (REHEARSE_ARGS="--replicas 3")
 rehearse-up: node-deps system-deps
 	npx ts-node --transpile-only bin/rehearse.ts up $(REHEARSE_ARGS)
 
+## rehearse-status: status of the running rehearsal
 rehearse-status: node-deps
 	npx ts-node --transpile-only bin/rehearse.ts status $(REHEARSE_ARGS)
 
+## rehearse-down: stop the rehearsal
 rehearse-down: node-deps
 	npx ts-node --transpile-only bin/rehearse.ts down $(REHEARSE_ARGS)
 
@@ -176,8 +200,10 @@ rehearse-down: node-deps
 # Extra flags: make bench BENCH_ARGS="--quick --scenario connect_overhead".
 BENCH_ARGS ?=
 .PHONY: bench
+## bench: the seeds' experiments on the rehearsal -> bench-results/latest.{json,md,svg}
 bench: node-deps system-deps
 	npx ts-node --transpile-only bin/bench.ts --out bench-results $(BENCH_ARGS)
 
+## clean: remove cdk.out, .venv and node_modules
 clean:
 	rm -rf $(CDK_OUT) $(VENV) node_modules

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ContextError, readDeploymentContext } from '../lib/app-context';
-import { ReferenceDeployment } from '../lib/reference-deployment';
-import { KitValidationError } from '../lib/validation';
+import { ContextError, readDeploymentContext } from '../lib/reference-app/app-context';
+import { ReferenceDeployment } from '../lib/reference-app/reference-deployment';
+import { KitValidationError } from '../lib/private/validation';
 
 /**
  * The reference deployment. Settings come from CDK context, e.g.

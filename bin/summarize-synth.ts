@@ -5,7 +5,7 @@
  *
  *   npx ts-node bin/summarize-synth.ts [cdk.out]
  */
-import { summarizeAssembly, formatSummary } from '../lib/synth-summary';
+import { summarizeAssembly, formatSummary } from '../lib/reference-app/synth-summary';
 
 const dir = process.argv[2] ?? 'cdk.out';
 try {

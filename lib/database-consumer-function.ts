@@ -8,17 +8,15 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { skipCheckov } from './checkov';
-import { allowLogsToUseKey } from './key-policies';
-import { FUNCTION_RULES, POSTGRES_PORT, runRules } from './model';
+import { consumerEnvironment } from '../lambda/src/environment';
+import { skipCheckov } from './private/checkov';
+import { allowLogsToUseKey } from './private/key-policies';
+import { ConnectionMode, FUNCTION_RULES, POSTGRES_PORT, runRules } from './model';
 import { PoolingProxyEndpoint } from './pooling-proxy-endpoint';
-import { throwIfInvalid } from './validation';
+import { throwIfInvalid } from './private/validation';
 
 /** Where the consumer code lives; esbuild bundles it from source at synth time. */
 export const LAMBDA_SOURCE_DIR = path.join(__dirname, '..', 'lambda', 'src');
-
-/** How a consumer holds its database connection. */
-export type ConnectionMode = 'reuse' | 'per-invocation';
 
 /** Properties of a DatabaseConsumerFunction. */
 export interface DatabaseConsumerFunctionProps {
@@ -94,6 +92,7 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
         memorySizeMb: memorySize,
         timeoutSeconds: timeout.toSeconds(),
         reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+        connectionMode: props.connectionMode,
       }),
     );
     this.endpoint = props.endpoint;
@@ -132,17 +131,16 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
       environmentEncryption: key,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       description: `aurora-proxy-kit ${props.endpoint.role} consumer`,
-      environment: {
-        DB_HOST: props.endpoint.hostname,
-        DB_PORT: String(POSTGRES_PORT),
-        DB_NAME: props.databaseName,
-        DB_USER: props.dbUser,
-        DB_AUTH: 'iam',
-        DB_TLS: 'verify-full',
-        DB_ENDPOINT_ROLE: props.endpoint.role,
-        CONNECTION_MODE: props.connectionMode ?? 'reuse',
-        POWERTOOLS_SERVICE_NAME: 'aurora-proxy-kit',
-      },
+      environment: consumerEnvironment({
+        host: props.endpoint.hostname,
+        port: POSTGRES_PORT,
+        database: props.databaseName,
+        user: props.dbUser,
+        endpointRole: props.endpoint.role,
+        auth: { kind: 'iam' },
+        tls: { mode: 'verify-full' },
+        connectionMode: props.connectionMode,
+      }),
       projectRoot: path.join(__dirname, '..'),
       depsLockFilePath: path.join(__dirname, '..', 'package-lock.json'),
       bundling: {

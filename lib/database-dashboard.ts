@@ -9,15 +9,15 @@ import { DatabaseConsumerFunction } from './database-consumer-function';
 import {
   AlarmThresholds,
   DEFAULT_ALARM_THRESHOLDS,
+  EndpointRole,
   METRIC_CATALOG,
+  DASHBOARD_RULES,
   MetricSpec,
-  checkNonNegativeThreshold,
-  checkPercentThreshold,
+  runRules,
 } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
-import { EndpointRole } from './pooling-proxy-endpoint';
 import { PoolingProxy } from './pooling-proxy';
-import { throwIfInvalid } from './validation';
+import { throwIfInvalid } from './private/validation';
 
 /** Properties of a DatabaseDashboard. */
 export interface DatabaseDashboardProps {
@@ -53,8 +53,6 @@ export interface DatabaseDashboardProps {
 const HIGH = cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
 const LOW = cloudwatch.ComparisonOperator.LESS_THAN_OR_EQUAL_TO_THRESHOLD;
 
-const PERCENT_THRESHOLDS: ReadonlyArray<keyof AlarmThresholds> = ['cpuUtilizationPercent', 'proxyPoolUtilizationPercent'];
-
 /**
  * One CloudWatch dashboard for a deployment: every metric of the kit's catalog (Aurora and Optimized
  * Reads per instance, RDS Proxy per endpoint and per target role, Lambda per function), and alarms
@@ -73,11 +71,8 @@ export class DatabaseDashboard extends Construct {
     this.thresholds = { ...DEFAULT_ALARM_THRESHOLDS, ...props.thresholds };
     throwIfInvalid(
       this,
-      (Object.keys(this.thresholds) as Array<keyof AlarmThresholds>).map((name) =>
-        PERCENT_THRESHOLDS.includes(name)
-          ? checkPercentThreshold(name, this.thresholds[name])
-          : checkNonNegativeThreshold(name, this.thresholds[name]),
-      ),
+      // One threshold at a time, so the messages come in the thresholds' order.
+      (Object.keys(this.thresholds) as Array<keyof AlarmThresholds>).flatMap((name) => runRules(DASHBOARD_RULES, { [name]: this.thresholds[name] })),
     );
 
     this.alarmTopic = props.alarmTopic ?? this.createTopic();

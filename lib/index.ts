@@ -1,11 +1,41 @@
-export * from './model';
-export * from './validation';
-export * from './key-policies';
-export * from './checkov';
-export * from './optimized-reads-cluster';
-export * from './pooling-proxy';
-export * from './pooling-proxy-endpoint';
-export * from './database-consumer-function';
-export * from './database-dashboard';
-export * from './reference-deployment';
-export * from './app-context';
+/**
+ * What a CDK user of the kit imports: the constructs with their props, the types they pass and get
+ * back, the error they catch, and the model's facts worth knowing before a deploy (the Optimized
+ * Reads catalog and sizing). Renderers, rule tables, the rehearsal, internal helpers and the
+ * reference app stay internal; test/docs/public-api.test.ts pins this list.
+ */
+export { OptimizedReadsCluster, type OptimizedReadsClusterProps, type InstanceMetricOptions } from './optimized-reads-cluster';
+export { PoolingProxy, type PoolingProxyProps } from './pooling-proxy';
+export {
+  PoolingProxyEndpoint,
+  type IPoolingProxy,
+  type PoolingProxyEndpointOptions,
+  type PoolingProxyEndpointProps,
+} from './pooling-proxy-endpoint';
+export { DatabaseConsumerFunction, type DatabaseConsumerFunctionProps } from './database-consumer-function';
+export { DatabaseDashboard, type DatabaseDashboardProps } from './database-dashboard';
+export { KitValidationError } from './private/validation';
+export {
+  // Vocabulary
+  POSTGRES_PORT,
+  type ConnectionMode,
+  type EndpointRole,
+  // The Optimized Reads catalog
+  DEFAULT_ENGINE_VERSION,
+  INSTANCE_CLASS_CATALOG,
+  findInstanceClass,
+  type Architecture,
+  type InstanceClassSpec,
+  type OptimizedReadsFamily,
+  // Sizing
+  DEFAULT_POOL_SETTINGS,
+  defaultMaxConnections,
+  optimizedReadsSizing,
+  poolSizing,
+  type OptimizedReadsSizing,
+  type PoolSettings,
+  type PoolSizing,
+  // Alarms
+  DEFAULT_ALARM_THRESHOLDS,
+  type AlarmThresholds,
+} from './model';

@@ -17,9 +17,10 @@ import {
   parameterGroupFamily,
   parseEngineVersion,
   runRules,
+  unknownEngineVersionWarning,
 } from './model';
-import { allowLogsToUseKey } from './key-policies';
-import { throwIfInvalid } from './validation';
+import { allowLogsToUseKey } from './private/key-policies';
+import { throwIfInvalid } from './private/validation';
 
 /** Properties of an OptimizedReadsCluster. */
 export interface OptimizedReadsClusterProps {
@@ -151,12 +152,20 @@ export class OptimizedReadsCluster extends Construct {
     const backupRetentionDays = props.backupRetentionDays ?? 7;
     throwIfInvalid(
       this,
-      runRules(CLUSTER_RULES, { instanceClass, engineVersion, readers, backupRetentionDays, parameters: props.parameters }),
+      runRules(CLUSTER_RULES, {
+        instanceClass,
+        engineVersion,
+        readers,
+        backupRetentionDays,
+        parameters: props.parameters,
+        clusterIdentifier: props.clusterIdentifier,
+        monitoringInterval: props.monitoringInterval?.toSeconds(),
+      }),
     );
     if (!OFFERED_ENGINE_VERSIONS.includes(engineVersion)) {
       Annotations.of(this).addWarningV2(
         'aurora-proxy-kit:unknownEngineVersion',
-        `engineVersion ${engineVersion} is not in the kit's catalog of offered versions; check that RDS offers it in your region`,
+        unknownEngineVersionWarning(engineVersion),
       );
     }
 

@@ -4,12 +4,19 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
-import { POSTGRES_PORT, checkEndpointName } from './model';
-import type { PoolingProxy } from './pooling-proxy';
-import { throwIfInvalid } from './validation';
+import { ENDPOINT_RULES, EndpointRole, POSTGRES_PORT, runRules } from './model';
+import { throwIfInvalid } from './private/validation';
 
-/** What an endpoint's connections reach: the writer, or the readers. */
-export type EndpointRole = 'READ_WRITE' | 'READ_ONLY';
+/**
+ * What an endpoint needs of its proxy. PoolingProxy implements it; depending on this interface rather
+ * than on PoolingProxy keeps the endpoint free of the proxy's module, which creates endpoints.
+ */
+export interface IPoolingProxy {
+  /** The RDS Proxy the endpoint belongs to. */
+  readonly proxy: rds.IDatabaseProxy;
+  /** Grants IAM authentication through the proxy as `dbUser`. */
+  grantConnect(grantee: iam.IGrantable, dbUser: string): iam.Grant;
+}
 
 /** Where and how to place an endpoint of a PoolingProxy. */
 export interface PoolingProxyEndpointOptions {
@@ -29,7 +36,7 @@ export interface PoolingProxyEndpointOptions {
 
 /** Properties of a PoolingProxyEndpoint. */
 export interface PoolingProxyEndpointProps extends PoolingProxyEndpointOptions {
-  readonly proxy: PoolingProxy;
+  readonly proxy: IPoolingProxy;
   readonly role: EndpointRole;
 }
 
@@ -44,11 +51,11 @@ export class PoolingProxyEndpoint extends Construct {
   /** Network access to the endpoint: grant it to each client. */
   public readonly connections: ec2.Connections;
   public readonly securityGroup: ec2.SecurityGroup;
-  private readonly proxy: PoolingProxy;
+  private readonly proxy: IPoolingProxy;
 
   constructor(scope: Construct, id: string, props: PoolingProxyEndpointProps) {
     super(scope, id);
-    if (props.endpointName !== undefined) throwIfInvalid(this, [checkEndpointName(props.endpointName)]);
+    throwIfInvalid(this, runRules(ENDPOINT_RULES, { endpointName: props.endpointName }));
     this.role = props.role;
     this.vpc = props.vpc;
     this.proxy = props.proxy;

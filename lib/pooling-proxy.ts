@@ -7,17 +7,17 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import {
   DEFAULT_POOL_SETTINGS,
+  EndpointRole,
   PROXY_RULES,
   PoolSettings,
   POSTGRES_PORT,
   PoolSizing,
-  checkEndpointCount,
   poolSizing,
   runRules,
 } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
-import { EndpointRole, PoolingProxyEndpoint, PoolingProxyEndpointOptions } from './pooling-proxy-endpoint';
-import { throwIfInvalid } from './validation';
+import { IPoolingProxy, PoolingProxyEndpoint, PoolingProxyEndpointOptions } from './pooling-proxy-endpoint';
+import { throwIfInvalid } from './private/validation';
 
 /** Properties of a PoolingProxy. */
 export interface PoolingProxyProps {
@@ -77,7 +77,7 @@ export interface PoolingProxyProps {
  * from the proxy. Endpoints (READ_ONLY or READ_WRITE) can be added in any VPC of the stack, each with
  * its own security group, up to RDS Proxy's limit of 20.
  */
-export class PoolingProxy extends Construct {
+export class PoolingProxy extends Construct implements IPoolingProxy {
   public readonly proxy: rds.DatabaseProxy;
   /** Network access to the proxy's default endpoint. */
   public readonly connections: ec2.Connections;
@@ -101,6 +101,7 @@ export class PoolingProxy extends Construct {
       this,
       runRules(PROXY_RULES, {
         ...pool,
+        proxyName: props.proxyName,
         idleClientTimeoutSeconds: idleClientTimeout.toSeconds(),
         sessionPinningFilters: props.sessionPinningFilters?.map((f) => f.filterName),
       }),
@@ -204,7 +205,7 @@ export class PoolingProxy extends Construct {
   }
 
   private addEndpoint(id: string, role: EndpointRole, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {
-    throwIfInvalid(this, [checkEndpointCount(this.endpointList.length + 1)]);
+    throwIfInvalid(this, runRules(PROXY_RULES, { endpoints: this.endpointList.length + 1 }));
     const endpoint = new PoolingProxyEndpoint(this, id, { ...options, proxy: this, role });
     this.endpointList.push(endpoint);
     return endpoint;

@@ -1,26 +1,34 @@
 /**
- * Environment contract of the Lambda consumers.
+ * Reads the Lambda consumers' environment (the contract is environment.ts).
  *
  * `loadConfig` is a pure function of the environment so every rule can be
  * unit-tested; `getConfig` memoises it for the container's lifetime, because
  * the environment of a Lambda container never changes after cold start.
  */
+import {
+  CONNECTION_MODES,
+  DB_AUTH_KINDS,
+  DB_TLS_MODES,
+  ENDPOINT_ROLES,
+  ENV_VARS,
+  INTEGER_SETTINGS,
+  SERVICE_NAME,
+  type ConnectionMode,
+  type DbAuth,
+  type DbTlsMode,
+  type EndpointRole,
+  type TlsConfig,
+} from './environment';
 import { ConfigError } from './errors';
+import { proxyDomainOf } from './tls';
 
-export type DbAuth = 'iam' | 'password';
-export type DbTlsMode = 'verify-full' | 'require' | 'disable';
-export type EndpointRole = 'READ_ONLY' | 'READ_WRITE';
-export type ConnectionMode = 'reuse' | 'per-invocation';
+export type { ConnectionMode, DbAuth, DbTlsMode, EndpointRole, TlsConfig };
 
 export type AuthConfig =
   | { readonly kind: 'iam'; readonly region: string }
   | { readonly kind: 'password'; readonly password: string };
 
-export interface TlsConfig {
-  readonly mode: DbTlsMode;
-  /** PEM bundle trusted in addition to Node's default roots (verify-full only). */
-  readonly caFile?: string;
-}
+const VERIFYING_TLS_MODES: ReadonlyArray<DbTlsMode> = ['verify-full', 'verify-proxy-domain'];
 
 export interface Config {
   readonly host: string;
@@ -39,7 +47,7 @@ export interface Config {
   readonly applicationName: string;
 }
 
-export const DEFAULT_APPLICATION_NAME = 'aurora-proxy-kit';
+export const DEFAULT_APPLICATION_NAME = SERVICE_NAME;
 
 type Env = NodeJS.ProcessEnv;
 
@@ -69,7 +77,9 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return value as T;
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+function integer(env: Env, setting: keyof typeof INTEGER_SETTINGS): number {
+  const name = ENV_VARS[setting];
+  const { defaultValue: fallback, min, max } = INTEGER_SETTINGS[setting];
   const value = read(env, name);
   if (value === undefined) return fallback;
   // Strict decimal check: Number('1e3') or parseInt('50ms') would silently accept typos.
@@ -83,44 +93,64 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return n;
 }
 
+function readTls(env: Env, host: string, authKind: DbAuth): TlsConfig {
+  const mode = oneOf<DbTlsMode>(env, ENV_VARS.tls, DB_TLS_MODES, 'verify-full');
+  // Weakened TLS is only for local databases, which never use IAM tokens.
+  // Refusing the combination keeps an IAM token from ever crossing an
+  // unverified or plaintext connection.
+  if (!VERIFYING_TLS_MODES.includes(mode) && authKind !== 'password') {
+    throw new ConfigError(ENV_VARS.tls, mode, 'only verify-full or verify-proxy-domain is allowed with DB_AUTH=iam; require/disable are for local tests with DB_AUTH=password.');
+  }
+  const caFile = read(env, ENV_VARS.tlsCaFile);
+  if (caFile !== undefined && !VERIFYING_TLS_MODES.includes(mode)) {
+    throw new ConfigError(ENV_VARS.tlsCaFile, caFile, `only used with DB_TLS=verify-full or verify-proxy-domain (DB_TLS is ${mode}); unset it.`);
+  }
+  const serverName = read(env, ENV_VARS.tlsServerName);
+  if (mode !== 'verify-proxy-domain') {
+    if (serverName !== undefined) {
+      throw new ConfigError(ENV_VARS.tlsServerName, serverName, `only used with DB_TLS=verify-proxy-domain (DB_TLS is ${mode}); unset it.`);
+    }
+    return caFile === undefined ? { mode } : { mode, caFile };
+  }
+  if (serverName === undefined) {
+    throw new ConfigError(ENV_VARS.tlsServerName, undefined, "required with DB_TLS=verify-proxy-domain; set it to the proxy's default endpoint, e.g. myproxy.proxy-abc123.us-east-1.rds.amazonaws.com.");
+  }
+  // The certificate is checked against serverName instead of DB_HOST, so DB_HOST must be an endpoint of
+  // that same proxy: otherwise any server holding a certificate for the proxy could stand in for it.
+  const domain = proxyDomainOf(serverName);
+  if (domain === '' || !host.endsWith(`.${domain}`)) {
+    throw new ConfigError(ENV_VARS.host, host, `is not an endpoint of the proxy ${serverName} (DB_TLS_SERVER_NAME): with DB_TLS=verify-proxy-domain DB_HOST must end in .${domain || serverName}.`);
+  }
+  return caFile === undefined ? { mode, serverName } : { mode, caFile, serverName };
+}
+
 /**
  * Validates the environment and returns a typed config.
  * Throws ConfigError naming the variable, its value and the fix.
  */
 export function loadConfig(env: Env): Config {
-  const host = required(env, 'DB_HOST', 'Set it to the RDS Proxy endpoint host name.');
-  const port = integer(env, 'DB_PORT', 5432, 1, 65535);
-  const database = required(env, 'DB_NAME', 'Set it to the database name.');
-  const user = required(env, 'DB_USER', 'Set it to the database user the function logs in as.');
+  const host = required(env, ENV_VARS.host, 'Set it to the RDS Proxy endpoint host name.');
+  const port = integer(env, 'port');
+  const database = required(env, ENV_VARS.database, 'Set it to the database name.');
+  const user = required(env, ENV_VARS.user, 'Set it to the database user the function logs in as.');
 
-  const authKind = oneOf<DbAuth>(env, 'DB_AUTH', ['iam', 'password'], 'iam');
+  const authKind = oneOf<DbAuth>(env, ENV_VARS.auth, DB_AUTH_KINDS, 'iam');
   let auth: AuthConfig;
   if (authKind === 'iam') {
-    const region = required(env, 'AWS_REGION', 'DB_AUTH=iam signs tokens for a region; Lambda sets AWS_REGION itself.');
+    const region = required(env, ENV_VARS.region, 'DB_AUTH=iam signs tokens for a region; Lambda sets AWS_REGION itself.');
     auth = { kind: 'iam', region };
   } else {
     // Not trimmed-checked via read(): a password may legitimately contain spaces.
-    const password = env.DB_PASSWORD;
+    const password = env[ENV_VARS.password];
     if (password === undefined || password === '') {
-      throw new ConfigError('DB_PASSWORD', password, 'required when DB_AUTH=password (local use only; deployed functions use DB_AUTH=iam).');
+      throw new ConfigError(ENV_VARS.password, password, 'required when DB_AUTH=password (local use only; deployed functions use DB_AUTH=iam).');
     }
     auth = { kind: 'password', password };
   }
 
-  const tlsMode = oneOf<DbTlsMode>(env, 'DB_TLS', ['verify-full', 'require', 'disable'], 'verify-full');
-  // Weakened TLS is only for local databases, which never use IAM tokens.
-  // Refusing the combination keeps an IAM token from ever crossing an
-  // unverified or plaintext connection.
-  if (tlsMode !== 'verify-full' && authKind !== 'password') {
-    throw new ConfigError('DB_TLS', tlsMode, 'only verify-full is allowed with DB_AUTH=iam; require/disable are for local tests with DB_AUTH=password.');
-  }
-  const caFile = read(env, 'DB_TLS_CA_FILE');
-  if (caFile !== undefined && tlsMode !== 'verify-full') {
-    throw new ConfigError('DB_TLS_CA_FILE', caFile, `only used with DB_TLS=verify-full (DB_TLS is ${tlsMode}); unset it.`);
-  }
-
-  const endpointRole = oneOf<EndpointRole>(env, 'DB_ENDPOINT_ROLE', ['READ_ONLY', 'READ_WRITE']);
-  const connectionMode = oneOf<ConnectionMode>(env, 'CONNECTION_MODE', ['reuse', 'per-invocation'], 'reuse');
+  const tls = readTls(env, host, authKind);
+  const endpointRole = oneOf<EndpointRole>(env, ENV_VARS.endpointRole, ENDPOINT_ROLES);
+  const connectionMode = oneOf<ConnectionMode>(env, ENV_VARS.connectionMode, CONNECTION_MODES, 'reuse');
 
   return {
     host,
@@ -128,14 +158,14 @@ export function loadConfig(env: Env): Config {
     database,
     user,
     auth,
-    tls: caFile === undefined ? { mode: tlsMode } : { mode: tlsMode, caFile },
+    tls,
     endpointRole,
     connectionMode,
-    connectTimeoutMs: integer(env, 'CONNECT_TIMEOUT_MS', 5000, 100, 60000),
-    queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 5000, 100, 900000),
-    maxRetries: integer(env, 'MAX_RETRIES', 2, 0, 5),
-    retryBaseDelayMs: integer(env, 'RETRY_BASE_DELAY_MS', 50, 1, 10000),
-    applicationName: read(env, 'AWS_LAMBDA_FUNCTION_NAME') ?? DEFAULT_APPLICATION_NAME,
+    connectTimeoutMs: integer(env, 'connectTimeoutMs'),
+    queryTimeoutMs: integer(env, 'queryTimeoutMs'),
+    maxRetries: integer(env, 'maxRetries'),
+    retryBaseDelayMs: integer(env, 'retryBaseDelayMs'),
+    applicationName: read(env, ENV_VARS.functionName) ?? DEFAULT_APPLICATION_NAME,
   };
 }
 
@@ -155,7 +185,7 @@ export function getConfig(): Config {
 export function getConfigForRole(role: EndpointRole): Config {
   const config = getConfig();
   if (config.endpointRole !== role) {
-    throw new ConfigError('DB_ENDPOINT_ROLE', config.endpointRole, `this handler must be wired to the ${role} proxy endpoint; set DB_ENDPOINT_ROLE=${role} and DB_HOST to that endpoint.`);
+    throw new ConfigError(ENV_VARS.endpointRole, config.endpointRole, `this handler must be wired to the ${role} proxy endpoint; set DB_ENDPOINT_ROLE=${role} and DB_HOST to that endpoint.`);
   }
   return config;
 }

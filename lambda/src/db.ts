@@ -12,13 +12,12 @@
  * a fresh connection, with exponential backoff and jitter. The unit of work
  * passed to withClient() is re-run on retry, so it must be idempotent.
  */
-import { readFileSync } from 'node:fs';
-import { rootCertificates, type ConnectionOptions } from 'node:tls';
 import { Client, type ClientBase, type ClientConfig } from 'pg';
 import { Signer } from '@aws-sdk/rds-signer';
-import type { Config, ConnectionMode, TlsConfig } from './config';
-import { ConfigError, isTransientError, toDatabaseError } from './errors';
+import type { Config, ConnectionMode } from './config';
+import { isTransientError, toDatabaseError } from './errors';
 import { logger } from './logger';
+import { resetTlsCachesForTests, sslOptions } from './tls';
 
 /** Reported in every response so callers can see what the connection layer did. */
 export interface ConnectionInfo {
@@ -46,45 +45,6 @@ const END_TIMEOUT_MS = 1000;
 // ---------------------------------------------------------------------------
 // Client options
 // ---------------------------------------------------------------------------
-
-const caBundles = new Map<string, string>();
-
-function readCaBundle(path: string): string {
-  let pem = caBundles.get(path);
-  if (pem === undefined) {
-    try {
-      pem = readFileSync(path, 'utf8');
-    } catch (err) {
-      throw new ConfigError('DB_TLS_CA_FILE', path, `cannot be read (${(err as Error).message}); point it at a PEM CA bundle packaged with the function.`);
-    }
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-      throw new ConfigError('DB_TLS_CA_FILE', path, 'does not contain a PEM certificate.');
-    }
-    caBundles.set(path, pem);
-  }
-  return pem;
-}
-
-/** node-postgres `ssl` option for a DB_TLS mode. */
-export function sslOptions(tls: TlsConfig): false | ConnectionOptions {
-  switch (tls.mode) {
-    case 'disable':
-      return false;
-    case 'require':
-      // Encrypted but unauthenticated: config.ts only allows this with a
-      // static local password, never with IAM tokens.
-      return { rejectUnauthorized: false };
-    case 'verify-full':
-      // rejectUnauthorized checks the chain; Node's checkServerIdentity
-      // (pg passes the host through) checks the name/IP against the SANs.
-      // Passing `ca` replaces Node's bundled roots, so the extra bundle is
-      // appended to them rather than given alone: RDS Proxy certificates
-      // chain to Amazon's public roots, which are in the default set.
-      return tls.caFile === undefined
-        ? { rejectUnauthorized: true }
-        : { rejectUnauthorized: true, ca: [...rootCertificates, readCaBundle(tls.caFile)] };
-  }
-}
 
 let signerCache: { key: string; signer: Signer } | undefined;
 
@@ -278,6 +238,6 @@ export async function resetConnectionForTests(): Promise<void> {
   slot = undefined;
   connecting = undefined;
   signerCache = undefined;
-  caBundles.clear();
+  resetTlsCachesForTests();
   if (current !== undefined) await endQuietly(current.client);
 }

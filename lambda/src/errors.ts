@@ -95,6 +95,34 @@ const TRANSIENT_SQLSTATES = new Set([
 ]);
 
 /**
+ * Failed logins as poolers report them, whatever SQLSTATE they carry: PgBouncer sends every error of
+ * its own as 08P01 protocol_violation ("SASL authentication failed", "password authentication
+ * failed", "no such user"; measured with PgBouncer 1.18), and RDS Proxy's documented messages
+ * (Aurora user guide, "Troubleshooting for RDS Proxy") come without a documented SQLSTATE. Retrying
+ * cannot fix a wrong credential or a missing secret; it only adds latency and load, so these fail at
+ * once. PgBouncer's "server login has been failing" is its back-off after server-side failures and
+ * stays retryable.
+ */
+const AUTHENTICATION_FAILURE_MESSAGES = [
+  /authentication failed/i, // PgBouncer (SASL, password, certificate, PAM), RDS Proxy (IAM), PostgreSQL
+  /^no such user/i, // PgBouncer
+  /invalid SASL authentication mechanism/i, // PgBouncer
+  /cannot do SCRAM authentication/i, // PgBouncer
+  /has no credentials for the role/i, // RDS Proxy: no secret registered for the user
+  /password that was provided for the role/i, // RDS Proxy
+  /IAM is allowed only with SSL/i, // RDS Proxy
+];
+
+/** Whether a server-reported error is a failed login: SQLSTATE class 28, or a pooler's login message. */
+export function isAuthenticationFailure(err: unknown): boolean {
+  const sqlState = serverSqlState(err);
+  if (sqlState === undefined) return false;
+  if (sqlState.startsWith('28')) return true;
+  const message = messageOf(err);
+  return AUTHENTICATION_FAILURE_MESSAGES.some((re) => re.test(message));
+}
+
+/**
  * Messages node-postgres uses for transport failures it raises itself,
  * without a `code`. Matching text is brittle, so keep this list short and
  * covered by tests.
@@ -152,7 +180,8 @@ function serverSqlState(err: unknown): string | undefined {
  * whether retrying on a fresh connection may succeed.
  *
  * Deliberately NOT retryable: 25006 read_only_sql_transaction (a miswired
- * endpoint stays miswired), auth failures (28xxx), TLS certificate errors,
+ * endpoint stays miswired), auth failures (28xxx, and 08P01 with an
+ * login message as PgBouncer and RDS Proxy report them), TLS certificate errors,
  * 57014 query_canceled (a statement timeout would just time out again),
  * client-side query timeouts (the statement may still be running), and every
  * SQL error caused by the statement itself.
@@ -163,7 +192,10 @@ export function isTransientError(err: unknown): boolean {
     return false;
   }
   const sqlState = serverSqlState(err);
-  if (sqlState !== undefined) return sqlState.startsWith('08') || TRANSIENT_SQLSTATES.has(sqlState);
+  if (sqlState !== undefined) {
+    if (isAuthenticationFailure(err)) return false;
+    return sqlState.startsWith('08') || TRANSIENT_SQLSTATES.has(sqlState);
+  }
   const code = codeOf(err);
   if (code !== undefined) return TRANSIENT_SOCKET_CODES.has(code);
   const message = messageOf(err);
@@ -198,6 +230,7 @@ function describe(value: unknown): string {
     const json = JSON.stringify(value);
     return json === undefined ? String(value) : json.length > 80 ? `${json.slice(0, 77)}...` : json;
   } catch {
-    return String(value);
+    // Too deep or cyclic to print (String() would recurse as deep as JSON did): name the type only.
+    return Array.isArray(value) ? '(array)' : `(${typeof value})`;
   }
 }

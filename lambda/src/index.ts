@@ -16,6 +16,19 @@ export {
   type ConnectionMode,
 } from './config';
 export {
+  ENV_VARS,
+  DB_AUTH_KINDS,
+  DB_TLS_MODES,
+  ENDPOINT_ROLES,
+  CONNECTION_MODES,
+  INTEGER_SETTINGS,
+  SERVICE_NAME,
+  consumerEnvironment,
+  type ConsumerAuth,
+  type ConsumerDeployment,
+  type IntegerSetting,
+} from './environment';
+export {
   ConfigError,
   ValidationError,
   DatabaseError,
@@ -27,13 +40,13 @@ export {
 export {
   withClient,
   buildClientConfig,
-  sslOptions,
   backoffDelayMs,
   resetConnectionForTests,
   type ConnectionInfo,
   type WithClientOptions,
 } from './db';
 export { logger } from './logger';
+export { amazonRootCertificates, proxyDomainOf, sslOptions } from './tls';
 export { CREATE_TABLE_SQL, TABLE_NAME, ensureSchema, resetSchemaState } from './schema';
 export { assertWritable, queryServedBy, SERVED_BY_SQL, type ServedBy } from './server-info';
 export { parseReadEvent, parseWriteEvent, type ReadEvent, type WriteEvent } from './validation';

@@ -4,5 +4,6 @@
  * once at cold start and every log line is a single structured JSON object.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import { SERVICE_NAME } from './environment';
 
-export const logger = new Logger({ serviceName: 'aurora-proxy-kit' });
+export const logger = new Logger({ serviceName: SERVICE_NAME });

@@ -97,3 +97,18 @@ export const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
   functionErrors: 1,
   functionThrottles: 1,
 };
+
+/**
+ * The unit of each alarm threshold. A `percent` threshold is a share (above 0, at most 100); the others
+ * are amounts (0 or more). The rule table and the Terraform module read this, not the names.
+ */
+export const ALARM_THRESHOLD_UNITS: Readonly<Record<keyof AlarmThresholds, 'percent' | 'bytes' | 'milliseconds' | 'count'>> = {
+  cpuUtilizationPercent: 'percent',
+  freeableMemoryBytes: 'bytes',
+  replicaLagMs: 'milliseconds',
+  freeLocalStorageBytes: 'bytes',
+  proxyPoolUtilizationPercent: 'percent',
+  pinnedConnections: 'count',
+  functionErrors: 'count',
+  functionThrottles: 'count',
+};

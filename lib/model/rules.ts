@@ -1,52 +1,34 @@
-import {
-  DEPRECATED_ENGINE_VERSIONS,
-  OPTIMIZED_READS_MIN_MAJOR,
-  compareEngineVersions,
-  newestOfferedVersion,
-  parseEngineVersion,
-  versionFloor,
-} from './engine-versions';
-import {
-  INSTANCE_CLASS_CATALOG,
-  OPTIMIZED_READS_FAMILIES,
-  findInstanceClass,
-  isOptimizedReadsFamily,
-  parseInstanceClass,
-  sizesOf,
-} from './instance-classes';
+import { checkEngineVersion, checkInstanceClass } from './catalog-checks';
+import { OPTIMIZED_READS_MIN_MAJOR } from './engine-versions';
+import { INSTANCE_CLASS_CATALOG, OPTIMIZED_READS_FAMILIES } from './instance-classes';
+import { ALARM_THRESHOLD_UNITS, type AlarmThresholds } from './metrics';
+import { CONNECTION_MODES, ENDPOINT_ROLES } from './vocabulary';
+import { type Rule, custom, integerRange, nonNegative, oneOf, pattern, percentage } from './rule-table';
 
 /**
- * Validation rules, kept as tables: one row per rule, naming the properties it reads. The CDK
- * constructs run these tables at synth time; the Terraform modules restate each rule as a `validation`
- * block with the same wording, and the shared vectors in test/vectors/ prove the two agree.
- *
- * A rule returns undefined when the input is fine, or a message that names the property, the bad
- * value and the fix.
+ * Validation rules, as tables (machinery in rule-table.ts): one row per rule, with its kind, its bounds
+ * or values as data, the properties it reads, and where each flavour states it. The CDK constructs run
+ * these tables at synth time; bin/generate-terraform.ts renders them into the Terraform modules; the
+ * shared vectors in test/vectors/ prove the two agree. A message names the property, the bad value and
+ * the fix; CDK names the construct prop, Terraform the module's variable.
  */
-export interface Rule<I> {
-  /** Stable id, used by the shared test vectors. */
-  readonly id: string;
-  /** The properties the rule reads; more than one for rules that span props. */
-  readonly properties: ReadonlyArray<keyof I & string>;
-  readonly check: (input: I) => string | undefined;
-}
 
-/** Runs every rule whose properties are all set and returns the messages of the ones that fail. */
-export function runRules<I>(rules: ReadonlyArray<Rule<I>>, input: I): string[] {
-  return rules
-    .filter((rule) => rule.properties.every((p) => input[p] !== undefined))
-    .map((rule) => rule.check(input))
-    .filter((message): message is string => message !== undefined);
-}
+/** A Terraform-only rule's reason when the module takes an explicit key switch CDK does not need. */
+const KMS_SWITCH_REASON = 'CDK takes an optional key object and creates one when it is absent; Terraform switches by create_kms_key so that a key ARN may be unknown at plan';
 
-const FAMILY_LIST = Object.keys(OPTIMIZED_READS_FAMILIES).map((f) => `db.${f}`).join(', ');
-
-/** The range rule every integer setting shares; the message names the property, the value, the fix and the range. */
-export function integerInRange(property: string, value: number, min: number, max: number, fix: string): string | undefined {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    return `${property} ${value} is out of range: ${fix} (an integer from ${min} to ${max})`;
-  }
-  return undefined;
+/** The KMS precondition of a module that creates its key unless told otherwise. */
+function kmsKeyRule<I extends { createKmsKey?: boolean; kmsKeyArn?: string }>(id: string, module: string): Rule<I> {
+  return custom<I>({
+    id,
+    properties: ['createKmsKey'],
+    terraform: { module, names: { createKmsKey: 'create_kms_key', kmsKeyArn: 'kms_key_arn' } },
+    terraformOnly: KMS_SWITCH_REASON,
+    summary: 'kms_key_arn is required when create_kms_key is false (a precondition)',
+    check: (i, n) =>
+      !i.createKmsKey && i.kmsKeyArn === undefined
+        ? `${n('kmsKeyArn')} is not set: pass ${n('kmsKeyArn')} when ${n('createKmsKey')} is false`
+        : undefined,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -60,141 +42,229 @@ export interface ClusterRuleInput {
   readonly engineVersion?: string;
   readonly readers?: number;
   readonly backupRetentionDays?: number;
+  readonly clusterIdentifier?: string;
+  /** Seconds between enhanced monitoring samples. */
+  readonly monitoringInterval?: number;
+  readonly createKmsKey?: boolean;
+  readonly kmsKeyArn?: string;
 }
 
-export function checkInstanceClass(instanceClass: string): string | undefined {
-  const parsed = parseInstanceClass(instanceClass);
-  if (!parsed) {
-    return `instanceClass ${instanceClass} is not a DB instance class: use the form db.<family>.<size>, e.g. db.r6gd.xlarge`;
-  }
-  if (!isOptimizedReadsFamily(parsed.family)) {
-    return `instanceClass ${instanceClass} has no local NVMe: Optimized Reads needs ${FAMILY_LIST} (e.g. db.r6gd.xlarge)`;
-  }
-  if (!findInstanceClass(instanceClass)) {
-    return `instanceClass ${instanceClass} is not offered by Aurora PostgreSQL: choose a size of ${parsed.family} from ${sizesOf(parsed.family).join(', ')}`;
-  }
-  return undefined;
-}
-
-export function checkEngineVersion(engineVersion: string, instanceClass?: string): string | undefined {
-  const parsed = parseEngineVersion(engineVersion);
-  if (!parsed) {
-    return `engineVersion ${engineVersion} is not of the form MAJOR.MINOR: use e.g. ${newestOfferedVersion()}`;
-  }
-  if (parsed.major < OPTIMIZED_READS_MIN_MAJOR) {
-    return `engineVersion ${engineVersion} predates Optimized Reads: use ${OPTIMIZED_READS_MIN_MAJOR}.x or later, e.g. ${newestOfferedVersion()}`;
-  }
-  const spec = instanceClass ? findInstanceClass(instanceClass) : undefined;
-  if (spec) {
-    const floor = versionFloor(spec.family, parsed.major);
-    if (floor && compareEngineVersions(parsed, parseEngineVersion(floor)!) < 0) {
-      return `engineVersion ${engineVersion} is below the Optimized Reads floor ${floor} for ${spec.family}: use ${newestOfferedVersion(parsed.major) ?? floor} or later`;
-    }
-  }
-  if (DEPRECATED_ENGINE_VERSIONS.includes(engineVersion)) {
-    return `engineVersion ${engineVersion} is deprecated and no longer offered by Amazon RDS: use ${newestOfferedVersion(parsed.major) ?? newestOfferedVersion()}`;
-  }
-  return undefined;
-}
+const CLUSTER_MODULE = 'aurora-optimized-reads';
 
 export const CLUSTER_RULES: ReadonlyArray<Rule<ClusterRuleInput>> = [
-  { id: 'instance-class', properties: ['instanceClass'], check: (i) => checkInstanceClass(i.instanceClass!) },
-  {
+  custom({
+    id: 'instance-class',
+    properties: ['instanceClass'],
+    terraform: { module: CLUSTER_MODULE, names: { instanceClass: 'instance_class' } },
+    summary: `one of the catalog's Optimized Reads classes (${Object.keys(OPTIMIZED_READS_FAMILIES).map((f) => `db.${f}.*`).join(', ')})`,
+    check: (i, n) => checkInstanceClass(i.instanceClass!, n('instanceClass')),
+  }),
+  custom({
     id: 'engine-version',
     properties: ['engineVersion'],
+    terraform: { module: CLUSTER_MODULE, names: { engineVersion: 'engine_version' } },
+    summary: `MAJOR.MINOR, ${OPTIMIZED_READS_MIN_MAJOR} or later, at or above the family's Optimized Reads floor, not deprecated (floor and deprecation are checked by a precondition on the cluster)`,
     // The floor depends on the family, so this rule also reads instanceClass when it is valid.
-    check: (i) => checkEngineVersion(i.engineVersion!, i.instanceClass),
-  },
-  {
+    check: (i, n) => checkEngineVersion(i.engineVersion!, i.instanceClass, n('engineVersion')),
+  }),
+  custom({
     id: 'parameters-keep-tls',
     properties: ['parameters'],
+    terraform: { module: CLUSTER_MODULE, names: { parameters: 'parameters' } },
+    summary: 'rds.force_ssl, if set, must stay 1',
     // The kit forces TLS by parameter; an override must not quietly turn that off.
-    check: (i) => {
+    check: (i, n) => {
       const forceSsl = i.parameters!['rds.force_ssl'];
       return forceSsl !== undefined && forceSsl !== '1'
-        ? `parameters rds.force_ssl=${forceSsl} would let clients connect without TLS: remove it (the kit sets rds.force_ssl=1)`
+        ? `${n('parameters')} rds.force_ssl=${forceSsl} would let clients connect without TLS: remove it (the kit sets rds.force_ssl=1)`
         : undefined;
     },
-  },
-  {
+  }),
+  integerRange({
     id: 'readers',
     properties: ['readers'],
-    check: (i) => integerInRange('readers', i.readers!, 0, 15, 'Aurora allows up to 15 readers per cluster'),
-  },
-  {
+    terraform: { module: CLUSTER_MODULE, names: { readers: 'readers' } },
+    min: 0,
+    max: 15,
+    fix: 'Aurora allows up to 15 readers per cluster',
+    aws: {
+      constraint: 'an Aurora DB cluster has one writer and up to 15 Aurora Replicas',
+      sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/Aurora.Replication.html'],
+    },
+  }),
+  integerRange({
     id: 'backup-retention',
     properties: ['backupRetentionDays'],
-    check: (i) => integerInRange('backupRetentionDays', i.backupRetentionDays!, 7, 35, 'keep at least a week of backups; RDS allows at most 35 days'),
-  },
+    terraform: { module: CLUSTER_MODULE, names: { backupRetentionDays: 'backup_retention_days' } },
+    min: 7,
+    max: 35,
+    fix: 'keep at least a week of backups; RDS allows at most 35 days',
+  }),
+  pattern({
+    id: 'cluster-identifier',
+    properties: ['clusterIdentifier'],
+    terraform: { module: CLUSTER_MODULE, names: { clusterIdentifier: 'cluster_identifier' } },
+    // 50, not RDS's 63: instance identifiers append -writer and -reader-<n>.
+    pattern: '^[a-z][a-z0-9-]{0,49}$',
+    noDoubleOrTrailingHyphen: true,
+    what: 'cluster identifier',
+    use: '1 to 50 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen',
+  }),
+  oneOf({
+    id: 'monitoring-interval',
+    properties: ['monitoringInterval'],
+    terraform: { module: CLUSTER_MODULE, names: { monitoringInterval: 'monitoring_interval' } },
+    values: [1, 5, 10, 15, 30, 60],
+    what: 'an enhanced monitoring interval',
+    unit: 'seconds',
+    aws: {
+      constraint: 'MonitoringInterval is 0, 1, 5, 10, 15, 30 or 60 seconds (0 turns enhanced monitoring off, which the kit does not)',
+      sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CreateDBCluster.html', 'internal/service/rds/cluster_instance.go (monitoring_interval: validation.IntInSlice)'],
+    },
+  }),
+  kmsKeyRule<ClusterRuleInput>('cluster-kms-key', CLUSTER_MODULE),
 ];
 
 // ---------------------------------------------------------------------------------------------
-// Proxy
+// Proxy and its endpoints
 // ---------------------------------------------------------------------------------------------
 
 export interface ProxyRuleInput {
+  readonly proxyName?: string;
   readonly maxConnectionsPercent?: number;
   readonly maxIdleConnectionsPercent?: number;
   readonly connectionBorrowTimeoutSeconds?: number;
   readonly sessionPinningFilters?: ReadonlyArray<string>;
   readonly idleClientTimeoutSeconds?: number;
+  /** How many endpoints the proxy has. */
+  readonly endpoints?: number;
 }
 
 /** RDS Proxy quota: user-defined endpoints per proxy. */
 export const MAX_PROXY_ENDPOINTS = 20;
 
+const PROXY_MODULE = 'pooling-proxy';
+
 export const PROXY_RULES: ReadonlyArray<Rule<ProxyRuleInput>> = [
-  {
+  integerRange({
     id: 'max-connections-percent',
     properties: ['maxConnectionsPercent'],
-    check: (i) => integerInRange('maxConnectionsPercent', i.maxConnectionsPercent!, 1, 100, 'set the share of the target\'s max_connections the proxy may use'),
-  },
-  {
+    terraform: { module: PROXY_MODULE, names: { maxConnectionsPercent: 'max_connections_percent' } },
+    min: 1,
+    max: 100,
+    fix: 'set the share of the target\'s max_connections the proxy may use',
+  }),
+  integerRange({
     id: 'max-idle-connections-percent',
     properties: ['maxIdleConnectionsPercent'],
-    check: (i) => integerInRange('maxIdleConnectionsPercent', i.maxIdleConnectionsPercent!, 0, 100, 'set the share of max_connections kept open while idle'),
-  },
-  {
+    terraform: { module: PROXY_MODULE, names: { maxIdleConnectionsPercent: 'max_idle_connections_percent' } },
+    min: 0,
+    max: 100,
+    fix: 'set the share of max_connections kept open while idle',
+  }),
+  custom({
     id: 'idle-within-max',
     properties: ['maxIdleConnectionsPercent', 'maxConnectionsPercent'],
-    check: (i) =>
+    terraform: { module: PROXY_MODULE, names: { maxIdleConnectionsPercent: 'max_idle_connections_percent', maxConnectionsPercent: 'max_connections_percent' } },
+    summary: 'at most max_connections_percent (a precondition of the target group)',
+    check: (i, n) =>
       i.maxIdleConnectionsPercent! > i.maxConnectionsPercent!
-        ? `maxIdleConnectionsPercent ${i.maxIdleConnectionsPercent} exceeds maxConnectionsPercent ${i.maxConnectionsPercent}: set it to ${i.maxConnectionsPercent} or less`
+        ? `${n('maxIdleConnectionsPercent')} ${i.maxIdleConnectionsPercent} exceeds ${n('maxConnectionsPercent')} ${i.maxConnectionsPercent}: set it to ${i.maxConnectionsPercent} or less`
         : undefined,
-  },
-  {
+  }),
+  integerRange({
     id: 'borrow-timeout',
     properties: ['connectionBorrowTimeoutSeconds'],
-    check: (i) => integerInRange('connectionBorrowTimeoutSeconds', i.connectionBorrowTimeoutSeconds!, 0, 300, 'a client waits at most 5 minutes for a pooled connection'),
-  },
-  {
+    terraform: { module: PROXY_MODULE, names: { connectionBorrowTimeoutSeconds: 'connection_borrow_timeout_seconds' } },
+    min: 0,
+    max: 300,
+    fix: 'a client waits at most 5 minutes for a pooled connection',
+  }),
+  integerRange({
     id: 'idle-client-timeout',
     properties: ['idleClientTimeoutSeconds'],
-    check: (i) => integerInRange('idleClientTimeoutSeconds', i.idleClientTimeoutSeconds!, 1, 28800, 'RDS Proxy closes idle client connections after 1 second to 8 hours'),
-  },
-  {
+    terraform: { module: PROXY_MODULE, names: { idleClientTimeoutSeconds: 'idle_client_timeout_seconds' } },
+    min: 1,
+    max: 28800,
+    fix: 'RDS Proxy closes idle client connections after 1 second to 8 hours',
+    aws: {
+      constraint: 'IdleClientTimeout is 1 to 28,800 seconds (8 hours)',
+      sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CreateDBProxy.html'],
+    },
+  }),
+  custom({
     id: 'session-pinning-filters',
     properties: ['sessionPinningFilters'],
-    check: (i) =>
+    terraform: { module: PROXY_MODULE, names: { sessionPinningFilters: 'session_pinning_filters' } },
+    summary: 'must be empty (PostgreSQL)',
+    aws: {
+      constraint: 'session pinning filters (EXCLUDE_VARIABLE_SETS) apply to MySQL only; RDS Proxy for PostgreSQL has none',
+      sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_ConnectionPoolConfiguration.html'],
+    },
+    check: (i, n) =>
       i.sessionPinningFilters!.length > 0
-        ? `sessionPinningFilters ${i.sessionPinningFilters!.join(',')} is not supported by RDS Proxy for PostgreSQL (MySQL only): remove it`
+        ? `${n('sessionPinningFilters')} ${i.sessionPinningFilters!.join(',')} is not supported by RDS Proxy for PostgreSQL (MySQL only): remove it`
         : undefined,
-  },
+  }),
+  pattern({
+    id: 'proxy-name',
+    properties: ['proxyName'],
+    terraform: { module: PROXY_MODULE, names: { proxyName: 'name' } },
+    pattern: '^[A-Za-z][A-Za-z0-9-]{0,59}$',
+    noDoubleOrTrailingHyphen: true,
+    what: 'proxy name',
+    use: '1 to 60 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen',
+  }),
+  custom({
+    id: 'endpoint-count',
+    properties: ['endpoints'],
+    terraform: { module: PROXY_MODULE, names: { endpoints: 'endpoints' } },
+    summary: `at most ${MAX_PROXY_ENDPOINTS}`,
+    aws: {
+      constraint: 'a proxy has at most 20 user-defined endpoints (21 with its default endpoint)',
+      sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy-endpoints.html'],
+    },
+    check: (i, n) =>
+      i.endpoints! > MAX_PROXY_ENDPOINTS
+        ? `${n('endpoints')} ${i.endpoints} exceeds the RDS Proxy limit of ${MAX_PROXY_ENDPOINTS} endpoints per proxy: use a second proxy or fewer endpoints`
+        : undefined,
+  }),
 ];
 
-export function checkEndpointCount(count: number): string | undefined {
-  return count > MAX_PROXY_ENDPOINTS
-    ? `endpoints ${count} exceeds the RDS Proxy limit of ${MAX_PROXY_ENDPOINTS} endpoints per proxy: use a second proxy or fewer endpoints`
-    : undefined;
+/** The role of a proxy endpoint; a Terraform-only rule, since CDK types it (EndpointRole). */
+function endpointRoleRule<I extends { targetRole?: string }>(id: string, terraform: { module: string; name: string }, terraformOnly: string): Rule<I> {
+  return oneOf<I>({
+    id,
+    properties: ['targetRole'],
+    terraform: { module: terraform.module, names: { targetRole: terraform.name } },
+    terraformOnly,
+    values: ENDPOINT_ROLES,
+    what: 'a proxy endpoint role',
+  });
 }
 
-/** DBProxyEndpointName: 1-63 letters, digits and hyphens, starting with a letter, no `--`, no trailing `-`. */
-export function checkEndpointName(name: string): string | undefined {
-  if (!/^[A-Za-z](?!.*--)[A-Za-z0-9-]{0,62}$/.test(name) || name.endsWith('-')) {
-    return `endpointName ${name} is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen`;
-  }
-  return undefined;
+export interface EndpointRuleInput {
+  readonly endpointName?: string;
+  readonly targetRole?: string;
 }
+
+export const ENDPOINT_RULES: ReadonlyArray<Rule<EndpointRuleInput>> = [
+  pattern({
+    id: 'endpoint-name',
+    properties: ['endpointName'],
+    // The module takes endpoints as a map keyed by endpoint name.
+    terraform: { module: PROXY_MODULE, names: { endpointName: 'endpoints key' } },
+    pattern: '^[A-Za-z][A-Za-z0-9-]{0,62}$',
+    noDoubleOrTrailingHyphen: true,
+    what: 'proxy endpoint name',
+    use: '1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen',
+  }),
+  endpointRoleRule(
+    'endpoint-target-role',
+    { module: PROXY_MODULE, name: 'endpoints target_role' },
+    'CDK picks the role by method (addReadOnlyEndpoint, addReadWriteEndpoint), typed EndpointRole',
+  ),
+];
 
 // ---------------------------------------------------------------------------------------------
 // Consumer function
@@ -204,40 +274,130 @@ export interface FunctionRuleInput {
   readonly memorySizeMb?: number;
   readonly timeoutSeconds?: number;
   readonly reservedConcurrentExecutions?: number;
+  readonly connectionMode?: string;
+  /** The role of the endpoint the function connects through. */
+  readonly targetRole?: string;
+  readonly createKmsKey?: boolean;
+  readonly kmsKeyArn?: string;
 }
 
+const FUNCTION_MODULE = 'lambda-consumer';
+
 export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
-  {
+  integerRange({
     id: 'memory-size',
     properties: ['memorySizeMb'],
-    check: (i) => integerInRange('memorySize', i.memorySizeMb!, 128, 10240, 'Lambda memory is 128 MB to 10,240 MB'),
-  },
-  {
+    // Messages name the construct prop, whose unit is implied, not the model's unit-suffixed key.
+    names: { memorySizeMb: 'memorySize' },
+    terraform: { module: FUNCTION_MODULE, names: { memorySizeMb: 'memory_size' } },
+    min: 128,
+    max: 10240,
+    fix: 'Lambda memory is 128 MB to 10,240 MB',
+    aws: {
+      constraint: 'a function has 128 MB to 10,240 MB of memory',
+      sources: ['https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html'],
+    },
+  }),
+  integerRange({
     id: 'timeout',
     properties: ['timeoutSeconds'],
-    check: (i) => integerInRange('timeout', i.timeoutSeconds!, 1, 900, 'a Lambda function runs at most 15 minutes'),
-  },
-  {
+    names: { timeoutSeconds: 'timeout' },
+    terraform: { module: FUNCTION_MODULE, names: { timeoutSeconds: 'timeout' } },
+    min: 1,
+    max: 900,
+    fix: 'a Lambda function runs at most 15 minutes',
+    aws: {
+      constraint: 'a function times out after 1 to 900 seconds',
+      sources: ['https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html'],
+    },
+  }),
+  integerRange({
     id: 'reserved-concurrency',
     properties: ['reservedConcurrentExecutions'],
-    check: (i) => integerInRange('reservedConcurrentExecutions', i.reservedConcurrentExecutions!, 1, 900, 'Lambda keeps 100 of the default 1,000 account concurrency unreserved'),
-  },
+    terraform: { module: FUNCTION_MODULE, names: { reservedConcurrentExecutions: 'reserved_concurrent_executions' }, nullable: true },
+    min: 1,
+    max: 900,
+    fix: 'Lambda keeps 100 of the default 1,000 account concurrency unreserved',
+  }),
+  oneOf({
+    id: 'connection-mode',
+    properties: ['connectionMode'],
+    terraform: { module: FUNCTION_MODULE, names: { connectionMode: 'connection_mode' } },
+    values: CONNECTION_MODES,
+    what: 'a connection mode',
+  }),
+  endpointRoleRule(
+    'consumer-target-role',
+    { module: FUNCTION_MODULE, name: 'endpoint.target_role' },
+    'CDK reads the role from the PoolingProxyEndpoint construct the function is given',
+  ),
+  kmsKeyRule<FunctionRuleInput>('function-kms-key', FUNCTION_MODULE),
 ];
 
 // ---------------------------------------------------------------------------------------------
-// Dashboard alarm thresholds
+// Dashboard
 // ---------------------------------------------------------------------------------------------
 
-export function checkPercentThreshold(property: string, value: number): string | undefined {
-  return value <= 0 || value > 100 || Number.isNaN(value)
-    ? `${property} ${value} is not a percentage: use a value above 0 and at most 100`
-    : undefined;
+export type DashboardRuleInput = Partial<AlarmThresholds> & { readonly instanceIdentifiers?: ReadonlyArray<string> };
+
+const THRESHOLD_NAMES = Object.keys(ALARM_THRESHOLD_UNITS) as Array<keyof AlarmThresholds>;
+const PERCENT_THRESHOLD_NAMES = THRESHOLD_NAMES.filter((n) => ALARM_THRESHOLD_UNITS[n] === 'percent');
+const OTHER_THRESHOLD_NAMES = THRESHOLD_NAMES.filter((n) => ALARM_THRESHOLD_UNITS[n] !== 'percent');
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const thresholdNames = (names: ReadonlyArray<string>) => Object.fromEntries(names.map((n) => [n, `thresholds.${snake(n)}`]));
+
+const DASHBOARD_MODULE = 'dashboard';
+
+export const DASHBOARD_RULES: ReadonlyArray<Rule<DashboardRuleInput>> = [
+  percentage({
+    id: 'alarm-threshold-percent',
+    properties: PERCENT_THRESHOLD_NAMES,
+    terraform: { module: DASHBOARD_MODULE, names: thresholdNames(PERCENT_THRESHOLD_NAMES) },
+  }),
+  nonNegative({
+    id: 'alarm-threshold-non-negative',
+    properties: OTHER_THRESHOLD_NAMES,
+    terraform: { module: DASHBOARD_MODULE, names: thresholdNames(OTHER_THRESHOLD_NAMES) },
+  }),
+  custom({
+    id: 'instance-identifiers',
+    properties: ['instanceIdentifiers'],
+    terraform: { module: DASHBOARD_MODULE, names: { instanceIdentifiers: 'instance_identifiers' } },
+    terraformOnly: 'CDK reads the instances from the OptimizedReadsCluster construct',
+    summary: 'at least one (the writer first)',
+    check: (i, n) => (i.instanceIdentifiers!.length === 0 ? `${n('instanceIdentifiers')} is empty: pass the writer first, then the readers` : undefined),
+  }),
+];
+
+// ---------------------------------------------------------------------------------------------
+// The reference deployment
+// ---------------------------------------------------------------------------------------------
+
+export interface DeploymentRuleInput {
+  readonly readOnlyEndpoints?: number;
 }
 
-export function checkNonNegativeThreshold(property: string, value: number): string | undefined {
-  if (Number.isNaN(value)) return `${property} ${value} is not a number: use 0 or more`;
-  return value < 0 ? `${property} ${value} is negative: use 0 or more` : undefined;
-}
+export const DEPLOYMENT_RULES: ReadonlyArray<Rule<DeploymentRuleInput>> = [
+  integerRange({
+    id: 'read-only-endpoints',
+    properties: ['readOnlyEndpoints'],
+    terraform: { module: 'examples/complete', names: { readOnlyEndpoints: 'read_only_endpoints' } },
+    // One READ_WRITE endpoint plus these must fit RDS Proxy's limit.
+    min: 1,
+    max: MAX_PROXY_ENDPOINTS - 1,
+    fix: `the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of ${MAX_PROXY_ENDPOINTS}`,
+  }),
+];
+
+/** Every table the constructs and the Terraform modules share. */
+export const RULE_TABLES = {
+  cluster: CLUSTER_RULES,
+  proxy: PROXY_RULES,
+  endpoint: ENDPOINT_RULES,
+  function: FUNCTION_RULES,
+  dashboard: DASHBOARD_RULES,
+  deployment: DEPLOYMENT_RULES,
+} as const;
 
 /** Catalog classes listed for error messages and docs. */
 export const OPTIMIZED_READS_CLASS_NAMES = INSTANCE_CLASS_CATALOG.map((s) => s.instanceClass);

@@ -6,9 +6,6 @@ import { InstanceClassSpec } from './instance-classes';
  * they are buying before they deploy.
  */
 
-/** The PostgreSQL port Aurora, RDS Proxy and the rehearsal's endpoints listen on. */
-export const POSTGRES_PORT = 5432;
-
 const GIB = 1024 ** 3;
 const GB = 1000 ** 3;
 

@@ -4,7 +4,6 @@
  * health checker (which re-reads the node list every round) puts it into the read-only endpoint's
  * host list, and HAProxy gets it through its runtime API. pgpool-II is not told (it keeps its list).
  */
-import { REHEARSAL_MAX_REPLICAS } from '../model/rehearsal-rules';
 import { findBinaries } from './binaries';
 import { RehearsalOperationError } from './errors';
 import { haproxyAddServer } from './peers';
@@ -12,6 +11,7 @@ import { cloneReplica, launchNode, nodeState, waitReady, waitStreaming } from '.
 import { assertAddressesFree } from './preflight';
 import { stopProcess } from './processes';
 import type { RunningRehearsal } from './running';
+import { REHEARSAL_MAX_REPLICAS } from './rules';
 import { addressPlan } from './settings';
 import { waitFor } from './sql';
 import type { AddReplicaReport } from './types';

@@ -1,6 +1,7 @@
 /** Public surface of the local rehearsal: the CLIs, the bench and the tests import from here only. */
 export * from './errors';
 export * from './settings';
+export * from './rules';
 export * from './types';
 export { Rehearsal } from './rehearsal';
 export * from './status-format';
@@ -20,7 +21,7 @@ export { groupMembers, isAlive, stopProcess, type TrackedProcess } from './proce
 // Building blocks for a bare PostgreSQL outside a rehearsal (the Lambda suites' primary and standby).
 export { findPostgres15BinDir } from './binaries';
 export { serverOsUser, type OsUser } from './os-user';
-export { addressNames, generateTls, type TlsFiles } from './tls';
+export { generateTls, type TlsFiles } from './tls';
 export { cloneReplica, initWriter, launchNode, nodeState, waitReady, type PostgresContext } from './postgres';
 
 // The rehearse CLI's commands (bin/rehearse.ts).

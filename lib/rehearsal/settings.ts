@@ -1,11 +1,12 @@
 /**
  * Settings of a local rehearsal, their defaults, and the address plan derived from them. Everything
- * is validated (lib/model/rehearsal-rules.ts) before anything starts.
+ * is validated (lib/rehearsal/rules.ts) before anything starts.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { DEFAULT_POOL_SETTINGS, POSTGRES_PORT, type PoolSettings } from '../model/sizing';
-import { REHEARSAL_RULES, parseAddressBlock } from '../model/rehearsal-rules';
-import { runRules } from '../model/rules';
+import { DEFAULT_POOL_SETTINGS, type PoolSettings } from '../model/sizing';
+import { POSTGRES_PORT } from '../model/vocabulary';
+import { REHEARSAL_RULES, parseAddressBlock } from './rules';
+import { runRules } from '../model/rule-table';
 import { RehearsalConfigError } from './errors';
 import { LOOPBACK_BLOCKS } from './loopback-blocks';
 

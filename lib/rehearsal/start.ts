@@ -5,7 +5,7 @@
  */
 import { chownSync, mkdirSync, rmSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { REHEARSAL_MAX_REPLICAS } from '../model/rehearsal-rules';
+import { REHEARSAL_MAX_REPLICAS } from './rules';
 import type { Binaries } from './binaries';
 import { RehearsalStartError } from './errors';
 import type { WorkDirLayout } from './layout';
@@ -20,7 +20,7 @@ import type { Secrets } from './secrets';
 import { addressPlan, type AddressPlan, type ResolvedSettings } from './settings';
 import { GiveUp, query, waitFor } from './sql';
 import type { NodeState, PgBouncerState, RehearsalState } from './state';
-import { addressNames, generateTls } from './tls';
+import { generateTls } from './tls';
 import type { Endpoint } from './types';
 
 /** Every address:port the rehearsal will listen on, with the role an AddressInUseError names. */
@@ -57,7 +57,7 @@ export async function initialState(settings: ResolvedSettings, layout: WorkDirLa
   const nodes = [nodeState(layout, 'writer', plan.writer, settings.port), ...plan.replicas.map((a, i) => nodeState(layout, `replica${i + 1}`, a, settings.port))];
   // Every replica address the block can hold, so a replica added later (addReplica) is covered too.
   const spareReplicas = addressPlan({ ...settings, replicas: REHEARSAL_MAX_REPLICAS }).replicas;
-  const tls = await generateTls(layout.tls, addressNames([plan.writer, ...spareReplicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool]), user, openssl);
+  const tls = await generateTls(layout.tls.dir, [plan.writer, ...spareReplicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool], user, openssl);
   const pgbouncer = (name: string, processName: string, listenAddress: string, hosts: string[]): PgBouncerState => {
     const paths = layout.pgbouncer(processName);
     return {

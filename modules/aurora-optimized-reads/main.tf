@@ -177,10 +177,12 @@ resource "aws_rds_cluster" "this" {
   depends_on = [aws_cloudwatch_log_group.postgresql]
 
   lifecycle {
+    # BEGIN generated cluster-kms-key by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
     precondition {
       condition     = var.create_kms_key || var.kms_key_arn != null
-      error_message = "kmsKeyArn is not set: pass kms_key_arn when create_kms_key is false"
+      error_message = "kms_key_arn is not set: pass kms_key_arn when create_kms_key is false"
     }
+    # END generated cluster-kms-key
     precondition {
       condition     = local.engine_version_problem == null
       error_message = coalesce(local.engine_version_problem, "ok")
@@ -249,9 +251,11 @@ resource "aws_rds_cluster_instance" "reader" {
 }
 
 # A warning, as the CDK construct's annotation: the version passes the rules but is not in the catalog.
+# BEGIN generated engine-version-offered by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 check "engine_version_offered" {
   assert {
     condition     = contains(local.offered_engine_versions, var.engine_version)
-    error_message = "engineVersion ${var.engine_version} is not in the kit's catalog of offered versions; check that RDS offers it in your region"
+    error_message = "engine_version ${var.engine_version} is not in the kit's catalog of offered versions; check that RDS offers it in your region"
   }
 }
+# END generated engine-version-offered

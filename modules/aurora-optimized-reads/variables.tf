@@ -2,11 +2,13 @@ variable "cluster_identifier" {
   description = "Cluster identifier; instances are named <cluster_identifier>-writer and <cluster_identifier>-reader-<n>, the PostgreSQL log group /aws/rds/cluster/<cluster_identifier>/postgresql."
   type        = string
   nullable    = false
+  # BEGIN generated cluster-identifier by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
-    condition     = can(regex("^[a-z][a-z0-9-]{0,49}$", var.cluster_identifier)) && !strcontains(var.cluster_identifier, "--") && !endswith(var.cluster_identifier, "-")
-    error_message = "clusterIdentifier ${var.cluster_identifier} is not a valid cluster identifier: use 1 to 50 lower-case letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen"
+    condition     = (can(regex("^[a-z][a-z0-9-]{0,49}$", var.cluster_identifier)) && !strcontains(var.cluster_identifier, "--") && !endswith(var.cluster_identifier, "-"))
+    error_message = "cluster_identifier ${var.cluster_identifier} is not a valid cluster identifier: use 1 to 50 lower-case letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen"
   }
+  # END generated cluster-identifier
 }
 
 variable "vpc_id" {
@@ -26,21 +28,21 @@ variable "instance_class" {
   type        = string
   default     = "db.r6gd.xlarge"
   nullable    = false
-  # BEGIN generated instance-class
+  # BEGIN generated instance-class by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = can(regex("^db\\.([a-z0-9-]+)\\.([a-z0-9]+)$", var.instance_class))
-    error_message = "instanceClass ${var.instance_class} is not a DB instance class: use the form db.<family>.<size>, e.g. db.r6gd.xlarge"
+    error_message = "instance_class ${var.instance_class} is not a DB instance class: use the form db.<family>.<size>, e.g. db.r6gd.xlarge"
   }
 
   validation {
     condition     = !can(regex("^db\\.([a-z0-9-]+)\\.([a-z0-9]+)$", var.instance_class)) || contains(["r6gd", "r6id", "r8gd"], try(regex("^db\\.([a-z0-9-]+)\\.([a-z0-9]+)$", var.instance_class)[0], ""))
-    error_message = "instanceClass ${var.instance_class} has no local NVMe: Optimized Reads needs db.r6gd, db.r6id, db.r8gd (e.g. db.r6gd.xlarge)"
+    error_message = "instance_class ${var.instance_class} has no local NVMe: Optimized Reads needs db.r6gd, db.r6id, db.r8gd (e.g. db.r6gd.xlarge)"
   }
 
   validation {
     condition     = !can(regex("^db\\.([a-z0-9-]+)\\.([a-z0-9]+)$", var.instance_class)) || !contains(["r6gd", "r6id", "r8gd"], try(regex("^db\\.([a-z0-9-]+)\\.([a-z0-9]+)$", var.instance_class)[0], "")) || contains(["db.r6gd.xlarge", "db.r6gd.2xlarge", "db.r6gd.4xlarge", "db.r6gd.8xlarge", "db.r6gd.12xlarge", "db.r6gd.16xlarge", "db.r6id.xlarge", "db.r6id.2xlarge", "db.r6id.4xlarge", "db.r6id.8xlarge", "db.r6id.12xlarge", "db.r6id.16xlarge", "db.r6id.24xlarge", "db.r6id.32xlarge", "db.r8gd.xlarge", "db.r8gd.2xlarge", "db.r8gd.4xlarge", "db.r8gd.8xlarge", "db.r8gd.12xlarge", "db.r8gd.16xlarge", "db.r8gd.24xlarge", "db.r8gd.48xlarge"], var.instance_class)
-    error_message = replace(lookup({ r6gd = "instanceClass @VALUE@ is not offered by Aurora PostgreSQL: choose a size of r6gd from xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge", r6id = "instanceClass @VALUE@ is not offered by Aurora PostgreSQL: choose a size of r6id from xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge, 24xlarge, 32xlarge", r8gd = "instanceClass @VALUE@ is not offered by Aurora PostgreSQL: choose a size of r8gd from xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge, 24xlarge, 48xlarge" }, try(regex("^db\\.([a-z0-9-]+)\\.([a-z0-9]+)$", var.instance_class)[0], ""), ""), "@VALUE@", var.instance_class)
+    error_message = replace(lookup({ r6gd = "instance_class @VALUE@ is not offered by Aurora PostgreSQL: choose a size of r6gd from xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge", r6id = "instance_class @VALUE@ is not offered by Aurora PostgreSQL: choose a size of r6id from xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge, 24xlarge, 32xlarge", r8gd = "instance_class @VALUE@ is not offered by Aurora PostgreSQL: choose a size of r8gd from xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge, 24xlarge, 48xlarge" }, try(regex("^db\\.([a-z0-9-]+)\\.([a-z0-9]+)$", var.instance_class)[0], ""), ""), "@VALUE@", var.instance_class)
   }
   # END generated instance-class
 }
@@ -50,7 +52,7 @@ variable "readers" {
   type        = number
   default     = 2
   nullable    = false
-  # BEGIN generated readers
+  # BEGIN generated readers by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.readers) == var.readers && var.readers >= 0 && var.readers <= 15
@@ -64,16 +66,16 @@ variable "engine_version" {
   type        = string
   default     = "17.9"
   nullable    = false
-  # BEGIN generated engine-version
+  # BEGIN generated engine-version by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = can(regex("^[0-9]+\\.[0-9]+$", var.engine_version))
-    error_message = "engineVersion ${var.engine_version} is not of the form MAJOR.MINOR: use e.g. 18.6"
+    error_message = "engine_version ${var.engine_version} is not of the form MAJOR.MINOR: use e.g. 18.6"
   }
 
   validation {
     condition     = !can(regex("^[0-9]+\\.[0-9]+$", var.engine_version)) || try(tonumber(split(".", var.engine_version)[0]) >= 14, false)
-    error_message = "engineVersion ${var.engine_version} predates Optimized Reads: use 14.x or later, e.g. 18.6"
+    error_message = "engine_version ${var.engine_version} predates Optimized Reads: use 14.x or later, e.g. 18.6"
   }
   # END generated engine-version
 }
@@ -124,11 +126,11 @@ variable "backup_retention_days" {
   type        = number
   default     = 7
   nullable    = false
-  # BEGIN generated backup-retention
+  # BEGIN generated backup-retention by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.backup_retention_days) == var.backup_retention_days && var.backup_retention_days >= 7 && var.backup_retention_days <= 35
-    error_message = "backupRetentionDays ${var.backup_retention_days} is out of range: keep at least a week of backups; RDS allows at most 35 days (an integer from 7 to 35)"
+    error_message = "backup_retention_days ${var.backup_retention_days} is out of range: keep at least a week of backups; RDS allows at most 35 days (an integer from 7 to 35)"
   }
   # END generated backup-retention
 }
@@ -138,11 +140,13 @@ variable "monitoring_interval" {
   type        = number
   default     = 60
   nullable    = false
+  # BEGIN generated monitoring-interval by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = contains([1, 5, 10, 15, 30, 60], var.monitoring_interval)
-    error_message = "monitoringInterval ${var.monitoring_interval} is not an enhanced monitoring interval: use 1, 5, 10, 15, 30 or 60 seconds"
+    error_message = "monitoring_interval ${var.monitoring_interval} is not an enhanced monitoring interval: use 1, 5, 10, 15, 30 or 60 seconds"
   }
+  # END generated monitoring-interval
 }
 
 variable "performance_insights_retention_days" {
@@ -164,7 +168,7 @@ variable "parameters" {
   type        = map(string)
   default     = {}
   nullable    = false
-  # BEGIN generated parameters-keep-tls
+  # BEGIN generated parameters-keep-tls by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = lookup(var.parameters, "rds.force_ssl", "1") == "1"

@@ -8,11 +8,13 @@ variable "instance_identifiers" {
   description = "The cluster's DB instance identifiers, writer first (the aurora-optimized-reads module's instance_identifiers)."
   type        = list(string)
   nullable    = false
+  # BEGIN generated instance-identifiers by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = length(var.instance_identifiers) >= 1
-    error_message = "instanceIdentifiers is empty: pass the writer first, then the readers"
+    error_message = "instance_identifiers is empty: pass the writer first, then the readers"
   }
+  # END generated instance-identifiers
 }
 
 variable "proxy_name" {
@@ -35,7 +37,7 @@ variable "functions" {
   nullable    = false
 }
 
-# BEGIN generated thresholds
+# BEGIN generated thresholds by bin/generate-terraform.ts from lib/model/metrics.ts and rules.ts; edit there (make terraform-generate)
 variable "thresholds" {
   description = "Alarm thresholds; any left out take the kit's defaults (DEFAULT_ALARM_THRESHOLDS of lib/model)."
   type = object({
@@ -52,13 +54,13 @@ variable "thresholds" {
   nullable = false
 
   validation {
-    condition     = alltrue([for k, v in { cpuUtilizationPercent = var.thresholds.cpu_utilization_percent, proxyPoolUtilizationPercent = var.thresholds.proxy_pool_utilization_percent } : v > 0 && v <= 100])
-    error_message = join("\n", [for k, v in { cpuUtilizationPercent = var.thresholds.cpu_utilization_percent, proxyPoolUtilizationPercent = var.thresholds.proxy_pool_utilization_percent } : "${k} ${v} is not a percentage: use a value above 0 and at most 100" if !(v > 0 && v <= 100)])
+    condition     = alltrue([for k, v in { "thresholds.cpu_utilization_percent" = var.thresholds.cpu_utilization_percent, "thresholds.proxy_pool_utilization_percent" = var.thresholds.proxy_pool_utilization_percent } : v > 0 && v <= 100])
+    error_message = join("\n", [for k, v in { "thresholds.cpu_utilization_percent" = var.thresholds.cpu_utilization_percent, "thresholds.proxy_pool_utilization_percent" = var.thresholds.proxy_pool_utilization_percent } : "${k} ${v} is not a percentage: use a value above 0 and at most 100" if !(v > 0 && v <= 100)])
   }
 
   validation {
-    condition     = alltrue([for k, v in { freeableMemoryBytes = var.thresholds.freeable_memory_bytes, replicaLagMs = var.thresholds.replica_lag_ms, freeLocalStorageBytes = var.thresholds.free_local_storage_bytes, pinnedConnections = var.thresholds.pinned_connections, functionErrors = var.thresholds.function_errors, functionThrottles = var.thresholds.function_throttles } : v >= 0])
-    error_message = join("\n", [for k, v in { freeableMemoryBytes = var.thresholds.freeable_memory_bytes, replicaLagMs = var.thresholds.replica_lag_ms, freeLocalStorageBytes = var.thresholds.free_local_storage_bytes, pinnedConnections = var.thresholds.pinned_connections, functionErrors = var.thresholds.function_errors, functionThrottles = var.thresholds.function_throttles } : "${k} ${v} is negative: use 0 or more" if v < 0])
+    condition     = alltrue([for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_local_storage_bytes" = var.thresholds.free_local_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : v >= 0])
+    error_message = join("\n", [for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_local_storage_bytes" = var.thresholds.free_local_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : "${k} ${v} is negative: use 0 or more" if !(v >= 0)])
   }
 }
 # END generated thresholds

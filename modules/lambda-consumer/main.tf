@@ -186,10 +186,12 @@ resource "aws_lambda_function" "this" {
   }
 
   lifecycle {
+    # BEGIN generated function-kms-key by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
     precondition {
       condition     = var.create_kms_key || var.kms_key_arn != null
-      error_message = "kmsKeyArn is not set: pass kms_key_arn when create_kms_key is false"
+      error_message = "kms_key_arn is not set: pass kms_key_arn when create_kms_key is false"
     }
+    # END generated function-kms-key
   }
 
   depends_on = [

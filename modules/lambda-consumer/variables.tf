@@ -43,11 +43,13 @@ variable "endpoint" {
     security_group_id = string
   })
   nullable = false
+  # BEGIN generated consumer-target-role by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = contains(["READ_ONLY", "READ_WRITE"], var.endpoint.target_role)
-    error_message = "targetRole ${var.endpoint.target_role} is not a proxy endpoint role: use READ_ONLY or READ_WRITE"
+    error_message = "endpoint.target_role ${var.endpoint.target_role} is not a proxy endpoint role: use READ_ONLY or READ_WRITE"
   }
+  # END generated consumer-target-role
 }
 
 variable "connect_arn_prefix" {
@@ -73,11 +75,13 @@ variable "connection_mode" {
   type        = string
   default     = "reuse"
   nullable    = false
+  # BEGIN generated connection-mode by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = contains(["reuse", "per-invocation"], var.connection_mode)
-    error_message = "connectionMode ${var.connection_mode} is not a connection mode: use reuse or per-invocation"
+    error_message = "connection_mode ${var.connection_mode} is not a connection mode: use reuse or per-invocation"
   }
+  # END generated connection-mode
 }
 
 variable "memory_size" {
@@ -85,11 +89,11 @@ variable "memory_size" {
   type        = number
   default     = 512
   nullable    = false
-  # BEGIN generated memory-size
+  # BEGIN generated memory-size by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.memory_size) == var.memory_size && var.memory_size >= 128 && var.memory_size <= 10240
-    error_message = "memorySize ${var.memory_size} is out of range: Lambda memory is 128 MB to 10,240 MB (an integer from 128 to 10240)"
+    error_message = "memory_size ${var.memory_size} is out of range: Lambda memory is 128 MB to 10,240 MB (an integer from 128 to 10240)"
   }
   # END generated memory-size
 }
@@ -99,7 +103,7 @@ variable "timeout" {
   type        = number
   default     = 30
   nullable    = false
-  # BEGIN generated timeout
+  # BEGIN generated timeout by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.timeout) == var.timeout && var.timeout >= 1 && var.timeout <= 900
@@ -112,11 +116,11 @@ variable "reserved_concurrent_executions" {
   description = "Reserved concurrency (1..900): caps the connections the function can open through the proxy. null: unreserved."
   type        = number
   default     = null
-  # BEGIN generated reserved-concurrency
+  # BEGIN generated reserved-concurrency by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = var.reserved_concurrent_executions == null ? true : (floor(var.reserved_concurrent_executions) == var.reserved_concurrent_executions && var.reserved_concurrent_executions >= 1 && var.reserved_concurrent_executions <= 900)
-    error_message = "reservedConcurrentExecutions ${var.reserved_concurrent_executions == null ? "null" : var.reserved_concurrent_executions} is out of range: Lambda keeps 100 of the default 1,000 account concurrency unreserved (an integer from 1 to 900)"
+    error_message = "reserved_concurrent_executions ${var.reserved_concurrent_executions == null ? "null" : var.reserved_concurrent_executions} is out of range: Lambda keeps 100 of the default 1,000 account concurrency unreserved (an integer from 1 to 900)"
   }
   # END generated reserved-concurrency
 }

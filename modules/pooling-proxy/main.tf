@@ -137,10 +137,10 @@ resource "aws_db_proxy_default_target_group" "this" {
   }
 
   lifecycle {
-    # BEGIN generated idle-within-max
+    # BEGIN generated idle-within-max by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
     precondition {
       condition     = var.max_idle_connections_percent <= var.max_connections_percent
-      error_message = "maxIdleConnectionsPercent ${var.max_idle_connections_percent} exceeds maxConnectionsPercent ${var.max_connections_percent}: set it to ${var.max_connections_percent} or less"
+      error_message = "max_idle_connections_percent ${var.max_idle_connections_percent} exceeds max_connections_percent ${var.max_connections_percent}: set it to ${var.max_connections_percent} or less"
     }
     # END generated idle-within-max
   }

@@ -2,11 +2,13 @@ variable "name" {
   description = "Name of the proxy (also the ProxyName dimension of its metrics)."
   type        = string
   nullable    = false
+  # BEGIN generated proxy-name by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
-    condition     = can(regex("^[A-Za-z][A-Za-z0-9-]{0,59}$", var.name)) && !strcontains(var.name, "--") && !endswith(var.name, "-")
-    error_message = "proxyName ${var.name} is not a valid proxy name: use 1 to 60 letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen"
+    condition     = (can(regex("^[A-Za-z][A-Za-z0-9-]{0,59}$", var.name)) && !strcontains(var.name, "--") && !endswith(var.name, "-"))
+    error_message = "name ${var.name} is not a valid proxy name: use 1 to 60 letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen"
   }
+  # END generated proxy-name
 }
 
 variable "cluster_identifier" {
@@ -63,11 +65,11 @@ variable "max_connections_percent" {
   type        = number
   default     = 100
   nullable    = false
-  # BEGIN generated max-connections-percent
+  # BEGIN generated max-connections-percent by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.max_connections_percent) == var.max_connections_percent && var.max_connections_percent >= 1 && var.max_connections_percent <= 100
-    error_message = "maxConnectionsPercent ${var.max_connections_percent} is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)"
+    error_message = "max_connections_percent ${var.max_connections_percent} is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)"
   }
   # END generated max-connections-percent
 }
@@ -77,11 +79,11 @@ variable "max_idle_connections_percent" {
   type        = number
   default     = 50
   nullable    = false
-  # BEGIN generated max-idle-connections-percent
+  # BEGIN generated max-idle-connections-percent by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.max_idle_connections_percent) == var.max_idle_connections_percent && var.max_idle_connections_percent >= 0 && var.max_idle_connections_percent <= 100
-    error_message = "maxIdleConnectionsPercent ${var.max_idle_connections_percent} is out of range: set the share of max_connections kept open while idle (an integer from 0 to 100)"
+    error_message = "max_idle_connections_percent ${var.max_idle_connections_percent} is out of range: set the share of max_connections kept open while idle (an integer from 0 to 100)"
   }
   # END generated max-idle-connections-percent
 }
@@ -91,11 +93,11 @@ variable "connection_borrow_timeout_seconds" {
   type        = number
   default     = 120
   nullable    = false
-  # BEGIN generated borrow-timeout
+  # BEGIN generated borrow-timeout by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.connection_borrow_timeout_seconds) == var.connection_borrow_timeout_seconds && var.connection_borrow_timeout_seconds >= 0 && var.connection_borrow_timeout_seconds <= 300
-    error_message = "connectionBorrowTimeoutSeconds ${var.connection_borrow_timeout_seconds} is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)"
+    error_message = "connection_borrow_timeout_seconds ${var.connection_borrow_timeout_seconds} is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)"
   }
   # END generated borrow-timeout
 }
@@ -105,11 +107,11 @@ variable "idle_client_timeout_seconds" {
   type        = number
   default     = 1800
   nullable    = false
-  # BEGIN generated idle-client-timeout
+  # BEGIN generated idle-client-timeout by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.idle_client_timeout_seconds) == var.idle_client_timeout_seconds && var.idle_client_timeout_seconds >= 1 && var.idle_client_timeout_seconds <= 28800
-    error_message = "idleClientTimeoutSeconds ${var.idle_client_timeout_seconds} is out of range: RDS Proxy closes idle client connections after 1 second to 8 hours (an integer from 1 to 28800)"
+    error_message = "idle_client_timeout_seconds ${var.idle_client_timeout_seconds} is out of range: RDS Proxy closes idle client connections after 1 second to 8 hours (an integer from 1 to 28800)"
   }
   # END generated idle-client-timeout
 }
@@ -119,11 +121,11 @@ variable "session_pinning_filters" {
   type        = list(string)
   default     = []
   nullable    = false
-  # BEGIN generated session-pinning-filters
+  # BEGIN generated session-pinning-filters by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = length(var.session_pinning_filters) == 0
-    error_message = "sessionPinningFilters ${join(",", var.session_pinning_filters)} is not supported by RDS Proxy for PostgreSQL (MySQL only): remove it"
+    error_message = "session_pinning_filters ${join(",", var.session_pinning_filters)} is not supported by RDS Proxy for PostgreSQL (MySQL only): remove it"
   }
   # END generated session-pinning-filters
 }
@@ -145,23 +147,27 @@ variable "endpoints" {
   }))
   default  = {}
   nullable = false
-  # BEGIN generated endpoints
+  # BEGIN generated endpoint-count by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = length(var.endpoints) <= 20
     error_message = "endpoints ${length(var.endpoints)} exceeds the RDS Proxy limit of 20 endpoints per proxy: use a second proxy or fewer endpoints"
   }
+  # END generated endpoint-count
+  # BEGIN generated endpoint-name by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = alltrue([for n in keys(var.endpoints) : (can(regex("^[A-Za-z][A-Za-z0-9-]{0,62}$", n)) && !strcontains(n, "--") && !endswith(n, "-"))])
-    error_message = "endpointName ${try([for n in keys(var.endpoints) : n if !(can(regex("^[A-Za-z][A-Za-z0-9-]{0,62}$", n)) && !strcontains(n, "--") && !endswith(n, "-"))][0], "")} is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen"
+    error_message = "endpoints key ${try([for n in keys(var.endpoints) : n if !(can(regex("^[A-Za-z][A-Za-z0-9-]{0,62}$", n)) && !strcontains(n, "--") && !endswith(n, "-"))][0], "")} is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen"
   }
-  # END generated endpoints
+  # END generated endpoint-name
+  # BEGIN generated endpoint-target-role by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = alltrue([for e in values(var.endpoints) : contains(["READ_ONLY", "READ_WRITE"], e.target_role)])
-    error_message = "targetRole ${try([for e in values(var.endpoints) : e.target_role if !contains(["READ_ONLY", "READ_WRITE"], e.target_role)][0], "")} is not a proxy endpoint role: use READ_ONLY or READ_WRITE"
+    error_message = "endpoints target_role ${try([for e in values(var.endpoints) : e.target_role if !(contains(["READ_ONLY", "READ_WRITE"], e.target_role))][0], "")} is not a proxy endpoint role: use READ_ONLY or READ_WRITE"
   }
+  # END generated endpoint-target-role
 }
 
 variable "tags" {

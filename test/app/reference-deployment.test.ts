@@ -5,8 +5,8 @@ import { Annotations, Capture, Match, Template } from 'aws-cdk-lib/assertions';
 import { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { IConstruct } from 'constructs';
-import { CONTEXT_KEYS, readDeploymentContext } from '../../lib/app-context';
-import { ReferenceDeployment } from '../../lib/reference-deployment';
+import { CONTEXT_KEYS, readDeploymentContext } from '../../lib/reference-app/app-context';
+import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
 import { getAtt, isolatedSubnetRefs, kitError, logicalIdOf, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
 

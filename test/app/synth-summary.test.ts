@@ -2,9 +2,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { App } from 'aws-cdk-lib';
-import { readDeploymentContext } from '../../lib/app-context';
-import { ReferenceDeployment } from '../../lib/reference-deployment';
-import { formatSummary, summarizeAssembly } from '../../lib/synth-summary';
+import { readDeploymentContext } from '../../lib/reference-app/app-context';
+import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
+import { formatSummary, summarizeAssembly } from '../../lib/reference-app/synth-summary';
 
 const CDK_CONTEXT = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 

@@ -5,7 +5,7 @@ import { Capture, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { allowLogsToUseKey } from '../../lib/key-policies';
+import { allowLogsToUseKey } from '../../lib/private/key-policies';
 import { DatabaseConsumerFunction, DatabaseConsumerFunctionProps, LAMBDA_SOURCE_DIR } from '../../lib/database-consumer-function';
 import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
 import { PoolingProxy } from '../../lib/pooling-proxy';
@@ -214,6 +214,12 @@ describe('DatabaseConsumerFunction validation', () => {
   test('timeout of 16 minutes names the value in seconds', () => {
     expect(build({ timeout: Duration.minutes(16) })).toThrow(
       kitError('Stack/Reader', 'timeout 960 is out of range: a Lambda function runs at most 15 minutes (an integer from 1 to 900)'),
+    );
+  });
+
+  test('a connectionMode from plain JavaScript that is not a mode', () => {
+    expect(build({ connectionMode: 'pooled' as DatabaseConsumerFunctionProps['connectionMode'] })).toThrow(
+      kitError('Stack/Reader', rejectionMessage('connection-mode', { connectionMode: 'pooled' })),
     );
   });
 

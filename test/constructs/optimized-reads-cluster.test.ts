@@ -1,4 +1,4 @@
-import { Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { Annotations, Capture, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -309,6 +309,16 @@ describe('OptimizedReadsCluster validation', () => {
     expect(build({ engineVersion: '17' })).toThrow(kitError('Stack/Cluster', rejectionMessage('engine-version', { engineVersion: '17' })));
     expect(build({ engineVersion: '13.9' })).toThrow(
       kitError('Stack/Cluster', rejectionMessage('engine-version', { engineVersion: '13.9', instanceClass: 'db.r6gd.xlarge' })),
+    );
+  });
+
+  test.each(['vec--tors', 'Vectors', 'a'.repeat(51)])('clusterIdentifier %s is not a valid identifier', (clusterIdentifier) => {
+    expect(build({ clusterIdentifier })).toThrow(kitError('Stack/Cluster', rejectionMessage('cluster-identifier', { clusterIdentifier })));
+  });
+
+  test.each([0, 7])('monitoringInterval of %s s is not an enhanced monitoring interval', (seconds) => {
+    expect(build({ monitoringInterval: Duration.seconds(seconds) })).toThrow(
+      kitError('Stack/Cluster', rejectionMessage('monitoring-interval', { monitoringInterval: seconds })),
     );
   });
 

@@ -306,6 +306,10 @@ describe('PoolingProxy validation', () => {
     );
   });
 
+  test.each(['1proxy', 'vec--tors'])('proxyName %s is not a valid proxy name', (proxyName) => {
+    expect(build({ proxyName })).toThrow(kitError('Stack/Proxy', rejectionMessage('proxy-name', { proxyName })));
+  });
+
   test.each([0, 28801])('idle client timeout of %s s', (seconds) => {
     expect(build({ idleClientTimeout: Duration.seconds(seconds) })).toThrow(
       kitError('Stack/Proxy', rejectionMessage('idle-client-timeout', { idleClientTimeoutSeconds: seconds })),

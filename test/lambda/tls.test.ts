@@ -16,7 +16,7 @@ let wrongName: LocalPostgres;
 
 beforeAll(async () => {
   logger.setLogLevel('SILENT');
-  [server, wrongName] = await Promise.all([LocalPostgres.start(), LocalPostgres.start({ subjectAltNames: ['DNS:db.example.internal'] })]);
+  [server, wrongName] = await Promise.all([LocalPostgres.start(), LocalPostgres.start({ names: ['db.example.internal'] })]);
 }, 60000);
 
 afterAll(async () => {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { DatabaseError as PgDatabaseError } from 'pg';
 import { loadConfig } from '../../lambda/src/config';
-import { backoffDelayMs, buildClientConfig, sslOptions } from '../../lambda/src/db';
+import { backoffDelayMs, buildClientConfig } from '../../lambda/src/db';
+import { sslOptions } from '../../lambda/src/tls';
 import {
   ConfigError,
   DatabaseError,

@@ -1,14 +1,16 @@
 import {
   CLUSTER_RULES,
+  DASHBOARD_RULES,
   DEFAULT_ALARM_THRESHOLDS,
+  DEPLOYMENT_RULES,
+  ENDPOINT_RULES,
   FUNCTION_RULES,
   MAX_PROXY_ENDPOINTS,
   PROXY_RULES,
+  RULE_TABLES,
   Rule,
-  checkEndpointCount,
-  checkEndpointName,
-  checkNonNegativeThreshold,
-  checkPercentThreshold,
+  evaluateRules,
+  isValueRule,
   runRules,
 } from '../../lib/model';
 import { ValidationVector, loadVectors } from '../helpers/vectors';
@@ -24,17 +26,21 @@ interface RuleDriver {
   readonly evaluate: (input: Input) => string | undefined;
 }
 
-const CLUSTER_KEYS = ['instanceClass', 'engineVersion', 'readers', 'backupRetentionDays', 'parameters'];
-const PROXY_KEYS = ['maxConnectionsPercent', 'maxIdleConnectionsPercent', 'connectionBorrowTimeoutSeconds', 'sessionPinningFilters', 'idleClientTimeoutSeconds'];
-const FUNCTION_KEYS = ['memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExecutions'];
-const THRESHOLD_KEYS = Object.keys(DEFAULT_ALARM_THRESHOLDS);
+const CLUSTER_KEYS = ['instanceClass', 'engineVersion', 'readers', 'backupRetentionDays', 'parameters', 'clusterIdentifier', 'monitoringInterval', 'createKmsKey', 'kmsKeyArn'];
+const PROXY_KEYS = ['proxyName', 'maxConnectionsPercent', 'maxIdleConnectionsPercent', 'connectionBorrowTimeoutSeconds', 'sessionPinningFilters', 'idleClientTimeoutSeconds', 'endpoints'];
+const ENDPOINT_KEYS = ['endpointName', 'targetRole'];
+const FUNCTION_KEYS = ['memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExecutions', 'connectionMode', 'targetRole', 'createKmsKey', 'kmsKeyArn'];
+const DASHBOARD_KEYS = [...Object.keys(DEFAULT_ALARM_THRESHOLDS), 'instanceIdentifiers'];
+const DEPLOYMENT_KEYS = ['readOnlyEndpoints'];
 
 function tableDriver<I>(rule: Rule<I>, keys: string[]): RuleDriver {
   return {
     keys,
-    required: rule.properties,
-    // runRules, not rule.check: the vectors must also hold under the table runner's skipping.
+    // A value rule applies to each of its properties alone: a vector sets one of them.
+    required: isValueRule(rule) && rule.properties.length > 1 ? [] : rule.properties,
+    // runRules, not the row itself: the vectors must also hold under the table runner's skipping.
     evaluate: (input) => {
+      if (isValueRule(rule) && rule.properties.length > 1) expect(Object.keys(input).filter((k) => (rule.properties as ReadonlyArray<string>).includes(k))).toHaveLength(1);
       const messages = runRules([rule], input as I);
       expect(messages.length).toBeLessThanOrEqual(1);
       return messages[0];
@@ -42,22 +48,17 @@ function tableDriver<I>(rule: Rule<I>, keys: string[]): RuleDriver {
   };
 }
 
-function singleKey(input: Input): [string, number] {
-  const entries = Object.entries(input);
-  expect(entries).toHaveLength(1);
-  return entries[0] as [string, number];
-}
-
 const DRIVERS: Record<string, RuleDriver> = {
   ...Object.fromEntries(CLUSTER_RULES.map((r) => [r.id, tableDriver(r, CLUSTER_KEYS)])),
   ...Object.fromEntries(PROXY_RULES.map((r) => [r.id, tableDriver(r, PROXY_KEYS)])),
+  ...Object.fromEntries(ENDPOINT_RULES.map((r) => [r.id, tableDriver(r, ENDPOINT_KEYS)])),
   ...Object.fromEntries(FUNCTION_RULES.map((r) => [r.id, tableDriver(r, FUNCTION_KEYS)])),
-  'endpoint-count': { keys: ['endpoints'], required: ['endpoints'], evaluate: (i) => checkEndpointCount(i.endpoints as number) },
-  'endpoint-name': { keys: ['endpointName'], required: ['endpointName'], evaluate: (i) => checkEndpointName(i.endpointName as string) },
-  // Dashboard alarm thresholds: one threshold per vector, any AlarmThresholds key.
-  'alarm-threshold-percent': { keys: THRESHOLD_KEYS, required: [], evaluate: (i) => checkPercentThreshold(...singleKey(i)) },
-  'alarm-threshold-non-negative': { keys: THRESHOLD_KEYS, required: [], evaluate: (i) => checkNonNegativeThreshold(...singleKey(i)) },
+  ...Object.fromEntries(DASHBOARD_RULES.map((r) => [r.id, tableDriver(r, DASHBOARD_KEYS)])),
+  ...Object.fromEntries(DEPLOYMENT_RULES.map((r) => [r.id, tableDriver(r, DEPLOYMENT_KEYS)])),
 };
+
+/** Rules about a missing or empty value: the message names the property, without a value. */
+const NO_VALUE_RULES = ['cluster-kms-key', 'function-kms-key', 'instance-identifiers'];
 
 /**
  * Messages name the property the user set. For the function rules that is the construct prop, whose
@@ -77,7 +78,7 @@ const describeVector = (v: ValidationVector) => `${v.rule} ${JSON.stringify(v.in
 
 describe('shared validation vectors', () => {
   test('rule ids are unique across the tables', () => {
-    const ids = [...CLUSTER_RULES, ...PROXY_RULES, ...FUNCTION_RULES].map((r) => r.id);
+    const ids = Object.values(RULE_TABLES).flatMap((rules: ReadonlyArray<Rule<never>>) => rules.map((r) => r.id));
     expect(new Set(ids).size).toBe(ids.length);
   });
 
@@ -108,11 +109,18 @@ describe('shared validation vectors', () => {
     expect(message ?? null).toBe(v.message);
   });
 
-  test.each(vectors.filter((v) => !v.accepted).map((v) => [describeVector(v), v] as const))(
+  test.each(vectors.filter((v) => !v.accepted && !NO_VALUE_RULES.includes(v.rule)).map((v) => [describeVector(v), v] as const))(
     '%s: the message starts with the property and the bad value',
     (_name, v) => {
       const [key, value] = Object.entries(v.input).find(([k]) => k !== 'instanceClass' || v.rule === 'instance-class')!;
       expect(v.message!.startsWith(`${MESSAGE_NAME[key] ?? key} ${formatValue(value)} `)).toBe(true);
+    },
+  );
+
+  test.each(vectors.filter((v) => !v.accepted && NO_VALUE_RULES.includes(v.rule)).map((v) => [describeVector(v), v] as const))(
+    '%s: the message starts with the missing property',
+    (_name, v) => {
+      expect(v.message).toMatch(/^(kmsKeyArn is not set|instanceIdentifiers is empty):/);
     },
   );
 
@@ -179,7 +187,18 @@ describe('runRules', () => {
   });
 
   test('thresholds reject NaN', () => {
-    expect(checkPercentThreshold('cpuUtilizationPercent', NaN)).toBe('cpuUtilizationPercent NaN is not a percentage: use a value above 0 and at most 100');
-    expect(checkNonNegativeThreshold('replicaLagMs', NaN)).toMatch(/^replicaLagMs NaN /);
+    expect(runRules(DASHBOARD_RULES, { cpuUtilizationPercent: NaN })).toEqual(['cpuUtilizationPercent NaN is not a percentage: use a value above 0 and at most 100']);
+    expect(runRules(DASHBOARD_RULES, { replicaLagMs: NaN })).toEqual([expect.stringMatching(/^replicaLagMs NaN /)]);
+  });
+
+  test('evaluateRules names properties as a flavour asks, e.g. by Terraform variable', () => {
+    const terraform = (rule: Rule<typeof input>) => rule.terraform?.names;
+    const input = { maxConnectionsPercent: 150 };
+    expect(evaluateRules(PROXY_RULES, input, terraform).map((v) => v.message)).toEqual([
+      'max_connections_percent 150 is out of range: set the share of the target\'s max_connections the proxy may use (an integer from 1 to 100)',
+    ]);
+    expect(runRules(PROXY_RULES, input)).toEqual([
+      'maxConnectionsPercent 150 is out of range: set the share of the target\'s max_connections the proxy may use (an integer from 1 to 100)',
+    ]);
   });
 });

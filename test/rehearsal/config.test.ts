@@ -7,8 +7,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REHEARSAL_RULES } from '../../lib/model/rehearsal-rules';
-import { runRules } from '../../lib/model/rules';
+import { runRules } from '../../lib/model/rule-table';
 import { DEFAULT_POOL_SETTINGS, poolSizing } from '../../lib/model/sizing';
 import {
   AddressInUseError,
@@ -18,6 +17,7 @@ import {
   pgBouncerPoolSizes,
   Rehearsal,
   RehearsalConfigError,
+  REHEARSAL_RULES,
   renderHaproxyConfig,
   renderPgBouncerIni,
   renderPgBouncerUserlist,

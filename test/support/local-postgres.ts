@@ -4,9 +4,9 @@
  * initdb, pg_basebackup, process tracking), with two differences the Lambda suites need: each server
  * has its own free port and CA, and plain TCP logins are accepted too (to test DB_TLS=disable).
  *
- *   const primary = await LocalPostgres.start();                  // TLS for IP:127.0.0.1 and localhost
+ *   const primary = await LocalPostgres.start();                  // TLS for 127.0.0.1 and localhost
  *   const standby = await primary.startStandby();                 // pg_basebackup of the primary
- *   const wrong = await LocalPostgres.start({ subjectAltNames: ['DNS:db.example.internal'] });
+ *   const wrong = await LocalPostgres.start({ names: ['db.example.internal'] });   // not 127.0.0.1
  *   await standby.stop(); await primary.stop();                   // by pid, then the files go
  */
 import { randomBytes } from 'node:crypto';
@@ -15,7 +15,6 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import type { ClientConfig, QueryResultRow } from 'pg';
 import {
-  addressNames,
   cloneReplica,
   findPostgres15BinDir,
   generateTls,
@@ -74,15 +73,14 @@ export class LocalPostgres {
     private readonly primary?: LocalPostgres,
   ) {}
 
-  /** A primary whose certificate names `subjectAltNames` (default IP:127.0.0.1 and DNS:localhost). */
-  static async start(options: { subjectAltNames?: ReadonlyArray<string> } = {}): Promise<LocalPostgres> {
+  /** A primary whose certificate names `names` and localhost (default: 127.0.0.1, its address). */
+  static async start(options: { names?: ReadonlyArray<string> } = {}): Promise<LocalPostgres> {
     const layout = newLayout();
     const user = serverOsUser();
-    const names = options.subjectAltNames ?? addressNames([HOST]);
-    const tls = await generateTls(layout.tls, names, user);
-    // A certificate without our address is checked against its first DNS name while starting.
-    const dnsName = names.find((n) => n.startsWith('DNS:'))?.slice(4);
-    const serverName = names.includes(`IP:${HOST}`) || dnsName === undefined ? {} : { serverName: dnsName };
+    const names = options.names ?? [HOST];
+    const tls = await generateTls(layout.tls.dir, names, user);
+    // A certificate without our address is checked against localhost, which every one names, while starting.
+    const serverName = names.includes(HOST) ? {} : { serverName: 'localhost' };
     const password = randomBytes(12).toString('hex');
     const ctx: PostgresContext = {
       binDir: findPostgres15BinDir(),

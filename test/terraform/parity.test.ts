@@ -1,7 +1,7 @@
 import * as path from 'path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { ReferenceDeployment } from '../../lib/reference-deployment';
+import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
 import { METRIC_CATALOG } from '../../lib/model';
 import { PlanJson, ROOT, TerraformDir, ensureLambdaZips } from './terraform-cli';
 

@@ -1,11 +1,13 @@
 import * as path from 'path';
+import { moduleOfRule, terraformMessages } from '../../lib/terraform';
 import { rejectionMessage } from '../helpers/vectors';
 import { ROOT, TerraformDir, ensureLambdaZips } from './terraform-cli';
 
 /**
  * `expect_failures` in terraform test proves which check fails, not its wording. Here the complete
  * example is planned with one bad input at a time, and the error must carry exactly the message the
- * CDK construct gives for the same input (the shared vector's message).
+ * CDK construct gives for the same input (the shared vector's message), with the module's variable
+ * named where CDK names its prop: both come from the same row of lib/model.
  */
 const complete = new TerraformDir(path.join(ROOT, 'modules', 'examples', 'complete'));
 
@@ -24,7 +26,11 @@ test.each([
   ['max_connections_percent', '150', 'max-connections-percent', { maxConnectionsPercent: 150 }],
   ['readers', '16', 'readers', { readers: 16 }],
 ] as const)('%s = %s fails plan with the CDK construct\'s message', (variable, value, rule, input) => {
-  const message = rejectionMessage(rule, input);
+  const cdkMessage = rejectionMessage(rule, input);
+  const [message] = terraformMessages(moduleOfRule(rule), input);
+  // The same message but for the name: the module's variable where CDK names its prop.
+  expect(message.startsWith(`${variable} ${value} `)).toBe(true);
+  expect(message.slice(variable.length)).toBe(cdkMessage.slice(cdkMessage.indexOf(' ')));
   const errors = complete.planErrors({ [variable]: value });
   expect(errors.map((e) => e.detail.split('\n\n')[0])).toEqual([message]);
 });
@@ -32,5 +38,5 @@ test.each([
 test('the acceptance case: db.r6g.xlarge is refused as an invalid variable value', () => {
   const errors = complete.planErrors({ instance_class: 'db.r6g.xlarge' });
   expect(errors[0].summary).toBe('Invalid value for variable');
-  expect(errors[0].detail).toContain('instanceClass db.r6g.xlarge has no local NVMe: Optimized Reads needs db.r6gd, db.r6id, db.r8gd (e.g. db.r6gd.xlarge)');
+  expect(errors[0].detail).toContain('instance_class db.r6g.xlarge has no local NVMe: Optimized Reads needs db.r6gd, db.r6id, db.r8gd (e.g. db.r6gd.xlarge)');
 });

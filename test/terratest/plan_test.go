@@ -104,7 +104,7 @@ func TestExamplesPlan(t *testing.T) {
 	}
 }
 
-// A class without NVMe fails plan with the CDK construct's message.
+// A class without NVMe fails plan with the CDK construct's message, naming the variable where CDK names the prop.
 func TestCompleteRefusesClassWithoutNVMe(t *testing.T) {
 	t.Parallel()
 	dir := exampleCopy(t, "complete")
@@ -112,5 +112,5 @@ func TestCompleteRefusesClassWithoutNVMe(t *testing.T) {
 	terraform.Init(t, opts)
 	out, err := terraform.PlanE(t, opts)
 	require.Error(t, err)
-	assert.Contains(t, out, "instanceClass db.r6g.xlarge has no local NVMe")
+	assert.Contains(t, out, "instance_class db.r6g.xlarge has no local NVMe")
 }

@@ -38,11 +38,13 @@ variable "read_only_endpoints" {
   description = "Number of READ_ONLY endpoints in the consumer VPC (the first serves the reader Lambda); with the READ_WRITE endpoint they share RDS Proxy's 20 endpoints."
   type        = number
   default     = 1
+  # BEGIN generated read-only-endpoints by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.read_only_endpoints) == var.read_only_endpoints && var.read_only_endpoints >= 1 && var.read_only_endpoints <= 19
-    error_message = "readOnlyEndpoints ${var.read_only_endpoints} is out of range: the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of 20 (an integer from 1 to 19)"
+    error_message = "read_only_endpoints ${var.read_only_endpoints} is out of range: the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of 20 (an integer from 1 to 19)"
   }
+  # END generated read-only-endpoints
 }
 
 variable "deletion_protection" {

@@ -1,10 +1,11 @@
-import { PROXY_RULES, integerInRange, runRules, type Rule } from './rules';
-import { poolSizing, type PoolSettings } from './sizing';
+import { PROXY_RULES } from '../model/rules';
+import { type Rule, custom, integerRange, runRules } from '../model/rule-table';
+import { poolSizing, type PoolSettings } from '../model/sizing';
 
 /**
- * Validation rules of the local rehearsal, as a table like rules.ts: each rule names the settings it
- * reads and returns a message naming the setting, the bad value and the fix. They run before the
- * rehearsal starts anything.
+ * Validation rules of the local rehearsal, rows of the same machinery as the model's tables
+ * (lib/model/rule-table.ts): each names the settings it reads and returns a message naming the setting,
+ * the bad value and the fix. They run before the rehearsal starts anything.
  */
 export interface RehearsalRuleInput {
   readonly replicas?: number;
@@ -30,55 +31,57 @@ export function parseAddressBlock(block: string): [number, number, number] | und
 }
 
 export const REHEARSAL_RULES: ReadonlyArray<Rule<RehearsalRuleInput>> = [
-  {
+  integerRange({
     id: 'rehearsal-replicas',
     properties: ['replicas'],
-    check: (i) => integerInRange('replicas', i.replicas!, 1, REHEARSAL_MAX_REPLICAS, 'the read-only endpoint needs at least one replica; Aurora allows up to 15 readers'),
-  },
-  {
+    min: 1,
+    max: REHEARSAL_MAX_REPLICAS,
+    fix: 'the read-only endpoint needs at least one replica; Aurora allows up to 15 readers',
+  }),
+  custom({
     id: 'rehearsal-address-block',
     properties: ['addressBlock'],
-    check: (i) => {
+    summary: 'three octets of a loopback block other than 127.0.0',
+    check: (i, n) => {
       const octets = parseAddressBlock(i.addressBlock!);
-      if (octets === undefined) return `addressBlock ${i.addressBlock} is not three octets: use the form 127.0.10 (hosts become 127.0.10.2, 127.0.10.3, ...)`;
-      if (octets[0] !== 127) return `addressBlock ${i.addressBlock} is outside 127.0.0.0/8: the rehearsal listens on loopback only; use e.g. 127.0.10`;
+      const name = n('addressBlock');
+      if (octets === undefined) return `${name} ${i.addressBlock} is not three octets: use the form 127.0.10 (hosts become 127.0.10.2, 127.0.10.3, ...)`;
+      if (octets[0] !== 127) return `${name} ${i.addressBlock} is outside 127.0.0.0/8: the rehearsal listens on loopback only; use e.g. 127.0.10`;
       // 127.0.0.x is where system services (a Debian postgres or pgbouncer) listen by default.
-      if (octets[1] === 0 && octets[2] === 0) return `addressBlock ${i.addressBlock} is shared with system services on 127.0.0.1: use a block of its own, e.g. 127.0.10`;
+      if (octets[1] === 0 && octets[2] === 0) return `${name} ${i.addressBlock} is shared with system services on 127.0.0.1: use a block of its own, e.g. 127.0.10`;
       return undefined;
     },
-  },
-  {
+  }),
+  integerRange({
     id: 'rehearsal-port',
     properties: ['port'],
-    check: (i) => integerInRange('port', i.port!, 1024, 65534, 'servers run as the postgres user, which cannot bind privileged ports; pgpool also uses port+1'),
-  },
-  {
-    id: 'rehearsal-max-connections',
-    properties: ['maxConnections'],
-    check: (i) => integerInRange('maxConnections', i.maxConnections!, 5, 10000, 'set the max_connections of the local instances'),
-  },
-  {
-    id: 'rehearsal-sizing-max-connections',
-    properties: ['sizingMaxConnections'],
-    check: (i) => integerInRange('sizingMaxConnections', i.sizingMaxConnections!, 1, 5000, 'Aurora caps max_connections at 5000'),
-  },
-  {
+    min: 1024,
+    max: 65534,
+    fix: 'servers run as the postgres user, which cannot bind privileged ports; pgpool also uses port+1',
+  }),
+  integerRange({ id: 'rehearsal-max-connections', properties: ['maxConnections'], min: 5, max: 10000, fix: 'set the max_connections of the local instances' }),
+  integerRange({ id: 'rehearsal-sizing-max-connections', properties: ['sizingMaxConnections'], min: 1, max: 5000, fix: 'Aurora caps max_connections at 5000' }),
+  integerRange({
     id: 'rehearsal-max-client-connections',
     properties: ['maxClientConnections'],
-    check: (i) => integerInRange('maxClientConnections', i.maxClientConnections!, 1, 10000, 'set how many client connections each PgBouncer endpoint accepts'),
-  },
-  {
+    min: 1,
+    max: 10000,
+    fix: 'set how many client connections each PgBouncer endpoint accepts',
+  }),
+  custom({
     id: 'rehearsal-pool-settings',
     properties: ['pool'],
+    summary: 'the RDS Proxy pool rules',
     // The AWS proxy's own rules, so a setting the proxy would reject is rejected here too.
     check: (i) => {
       const messages = runRules(PROXY_RULES, i.pool!);
       return messages.length > 0 ? `pool: ${messages.join('; ')}` : undefined;
     },
-  },
-  {
+  }),
+  custom({
     id: 'rehearsal-pool-within-max-connections',
     properties: ['pool', 'maxConnections'],
+    summary: 'the pool fits the replicas\' max_connections',
     check: (i) => {
       if (runRules(PROXY_RULES, i.pool!).length > 0) return undefined; // reported by rehearsal-pool-settings
       const sizedAgainst = i.sizingMaxConnections ?? i.maxConnections!;
@@ -92,5 +95,5 @@ export const REHEARSAL_RULES: ReadonlyArray<Rule<RehearsalRuleInput>> = [
       }
       return undefined;
     },
-  },
+  }),
 ];

@@ -3,15 +3,15 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DatabaseConsumerFunction } from './database-consumer-function';
-import { DatabaseDashboard } from './database-dashboard';
-import { skipCheckov } from './checkov';
-import { allowLogsToUseKey } from './key-policies';
-import { OptimizedReadsCluster } from './optimized-reads-cluster';
-import { PoolingProxy } from './pooling-proxy';
-import { MAX_PROXY_ENDPOINTS } from './model';
-import { PoolingProxyEndpoint } from './pooling-proxy-endpoint';
-import { throwIfInvalid } from './validation';
+import { DatabaseConsumerFunction } from '../database-consumer-function';
+import { DatabaseDashboard } from '../database-dashboard';
+import { skipCheckov } from '../private/checkov';
+import { allowLogsToUseKey } from '../private/key-policies';
+import { OptimizedReadsCluster } from '../optimized-reads-cluster';
+import { PoolingProxy } from '../pooling-proxy';
+import { DEPLOYMENT_RULES, runRules } from '../model';
+import { PoolingProxyEndpoint } from '../pooling-proxy-endpoint';
+import { throwIfInvalid } from '../private/validation';
 
 /** Settings of the reference deployment; each is a CDK context key of bin/app.ts. */
 export interface ReferenceDeploymentProps extends StackProps {
@@ -106,12 +106,7 @@ export class ReferenceDeployment extends Stack {
     );
 
     const readOnlyEndpoints = props.readOnlyEndpoints ?? 1;
-    // One READ_WRITE endpoint plus these must fit RDS Proxy's 20 endpoints.
-    throwIfInvalid(this, [
-      !Number.isInteger(readOnlyEndpoints) || readOnlyEndpoints < 1 || readOnlyEndpoints > MAX_PROXY_ENDPOINTS - 1
-        ? `readOnlyEndpoints ${readOnlyEndpoints} is out of range: the READ_WRITE endpoint and the READ_ONLY ones share RDS Proxy's limit of ${MAX_PROXY_ENDPOINTS} (an integer from 1 to ${MAX_PROXY_ENDPOINTS - 1})`
-        : undefined,
-    ]);
+    throwIfInvalid(this, runRules(DEPLOYMENT_RULES, { readOnlyEndpoints }));
     this.readOnlyEndpoint = this.proxy.addReadOnlyEndpoint('ReadOnly', { vpc: this.consumerVpc });
     this.readWriteEndpoint = this.proxy.addReadWriteEndpoint('ReadWrite', { vpc: this.consumerVpc });
     for (let i = 2; i <= readOnlyEndpoints; i++) {

@@ -1,0 +1,69 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { renderAwsRulesDoc } from './aws-rules-doc';
+import { renderClusterCatalog, renderMetricCatalog } from './catalogs';
+import { generatedBy } from './hcl';
+import { MODULE_SPECS } from './modules';
+import { renderReadme } from './readme';
+import { fillRegions } from './regions';
+import { moduleRegions } from './validations';
+import { loadVectors, renderVectorTests, vectorExpectations } from './vectors';
+
+/**
+ * What the Terraform modules restate from lib/model, rendered so that each fact keeps one source:
+ * the catalog locals (catalogs.ts), the `# BEGIN generated <id>` regions of the modules' .tf files
+ * (validations.ts), one `terraform test` file of the shared vectors per module (vectors.ts), and the
+ * README tables (readme.ts). Everything is rendered in one pass from lib/model and the hand-written
+ * files; nothing reads the generator's own output back.
+ */
+export { MODULES, MODULE_SPECS, moduleOfRule, moduleSpec, propertyNames, rulesOf } from './modules';
+export { hclString, hclValue, generatedBy } from './hcl';
+export { parseOutputs, parseVariables, variableDefaults, type VariableInfo } from './readme';
+export { awsRuleRows } from './aws-rules-doc';
+export { loadVectors, terraformMessages, vectorExpectations, vectorVariables, type Vector, type VectorExpectation } from './vectors';
+export { moduleRegions, type Region } from './validations';
+
+export const ROOT = path.join(__dirname, '..', '..');
+
+/** Every generated file's path (relative to the repository) and its content. */
+export function renderAll(): Map<string, string> {
+  const files = new Map<string, string>();
+  files.set('modules/aurora-optimized-reads/catalog.tf', renderClusterCatalog());
+  files.set('modules/dashboard/metrics.tf', renderMetricCatalog());
+  files.set('docs/AWS-RULES.md', renderAwsRulesDoc(loadVectors(), generatedBy('lib/model/rules.ts and lib/model/aws-facts.ts')));
+  const expectations = vectorExpectations();
+  for (const { module } of MODULE_SPECS) {
+    const dir = path.join('modules', module);
+    const regions = moduleRegions(module);
+    for (const file of [...new Set(regions.map((r) => r.file))]) {
+      const rel = path.join(dir, file);
+      files.set(rel, fillRegions(fs.readFileSync(path.join(ROOT, rel), 'utf8'), regions.filter((r) => r.file === file), rel));
+    }
+    files.set(path.join(dir, 'tests', 'vectors.tftest.hcl'), renderVectorTests(module, expectations));
+    if (fs.existsSync(path.join(ROOT, dir, 'README.md'))) files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), regions));
+  }
+  return files;
+}
+
+/** Generated files whose committed content differs from a fresh render. */
+export function staleFiles(): string[] {
+  return [...renderAll()]
+    .filter(([rel, content]) => {
+      const file = path.join(ROOT, rel);
+      return !fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== content;
+    })
+    .map(([rel]) => rel);
+}
+
+/** Writes every generated file that differs; returns the paths written. */
+export function writeGenerated(): string[] {
+  const written: string[] = [];
+  for (const [rel, content] of renderAll()) {
+    const file = path.join(ROOT, rel);
+    if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === content) continue;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, content);
+    written.push(rel);
+  }
+  return written;
+}

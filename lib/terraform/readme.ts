@@ -1,0 +1,153 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { isValueRule } from '../model';
+import { generatedBy } from './hcl';
+import { rulesOf, ruleVariable } from './modules';
+import { handWritten } from './regions';
+import type { Region } from './validations';
+
+/**
+ * The inputs and outputs tables of each module's README.md, between `<!-- BEGIN_TF_INPUTS -->` /
+ * `<!-- END_TF_INPUTS -->` (and `_OUTPUTS`): variables and outputs from one parse of the hand-written
+ * .tf files (generated regions cut out), variables the generator declares itself from its own regions,
+ * and each variable's rules from the model.
+ */
+export interface VariableInfo {
+  readonly name: string;
+  readonly description: string;
+  readonly type: string;
+  readonly default?: string;
+  readonly nullable: boolean;
+  /** Hand-written validation blocks. */
+  readonly validations: number;
+  /** Offset in the text parsed, to keep the file's order. */
+  readonly offset: number;
+}
+
+/** Top-level blocks `<kind> "<name>" { ... }` of an HCL file, by brace counting outside strings. */
+export function topLevelBlocks(text: string, kind: string): Array<{ name: string; body: string; offset: number }> {
+  const out: Array<{ name: string; body: string; offset: number }> = [];
+  const re = new RegExp(`^${kind} "([^"]+)" \\{$`, 'gm');
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    let depth = 1;
+    let i = m.index + m[0].length;
+    let inString = false;
+    for (; i < text.length && depth > 0; i++) {
+      const c = text[i];
+      if (inString) {
+        if (c === '\\') i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === '#') i = text.indexOf('\n', i) - 1;
+      else if (c === '{') depth++;
+      else if (c === '}') depth--;
+    }
+    out.push({ name: m[1], body: text.slice(m.index + m[0].length, i - 1), offset: m.index });
+  }
+  return out;
+}
+
+/** The value of a top-level attribute of a block body: one line, or a bracketed multi-line value. */
+function attribute(body: string, name: string): string | undefined {
+  const lines = body.split('\n');
+  const start = lines.findIndex((l) => new RegExp(`^  ${name}\\s*=`).test(l));
+  if (start < 0) return undefined;
+  let value = lines[start].replace(new RegExp(`^  ${name}\\s*=\\s*`), '');
+  let depth = (value.match(/[[({]/g) ?? []).length - (value.match(/[\])}]/g) ?? []).length;
+  for (let i = start + 1; depth > 0 && i < lines.length; i++) {
+    value += ` ${lines[i].trim()}`;
+    depth += (lines[i].match(/[[({]/g) ?? []).length - (lines[i].match(/[\])}]/g) ?? []).length;
+  }
+  return value.replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ \)/g, ')').replace(/\{ \}/g, '{}').trim();
+}
+
+function unquote(value: string | undefined): string {
+  return value === undefined ? '' : (JSON.parse(value) as string);
+}
+
+export function parseVariables(text: string): VariableInfo[] {
+  return topLevelBlocks(text, 'variable').map(({ name, body, offset }) => ({
+    name,
+    description: unquote(attribute(body, 'description')),
+    type: attribute(body, 'type') ?? 'any',
+    default: attribute(body, 'default'),
+    nullable: attribute(body, 'nullable') !== 'false',
+    validations: (body.match(/^\s*validation \{/gm) ?? []).length,
+    offset,
+  }));
+}
+
+export function parseOutputs(text: string): Array<{ name: string; description: string }> {
+  return topLevelBlocks(text, 'output').map(({ name, body }) => ({ name, description: unquote(attribute(body, 'description')) }));
+}
+
+/** A module's variables in file order: the hand-written ones, and those a generated region declares whole. */
+export function moduleVariables(moduleDir: string, regions: ReadonlyArray<Region>): VariableInfo[] {
+  return fs
+    .readdirSync(moduleDir)
+    .filter((f) => f.endsWith('.tf'))
+    .sort()
+    .flatMap((f) => {
+      const text = handWritten(fs.readFileSync(path.join(moduleDir, f), 'utf8'));
+      const declared = [...text.matchAll(/^# region (\S+)$/gm)].flatMap((m) =>
+        regions.filter((r) => r.id === m[1]).flatMap((r) => parseVariables(r.lines.join('\n')).map((v) => ({ ...v, offset: m.index! }))),
+      );
+      return [...parseVariables(text), ...declared].sort((a, b) => a.offset - b.offset);
+    });
+}
+
+/** Literal defaults of a module's hand-written variables (strings, numbers, bools, empty or flat lists and maps). */
+export function variableDefaults(moduleDir: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const v of parseVariables(handWritten(fs.readFileSync(path.join(moduleDir, 'variables.tf'), 'utf8')))) {
+    if (v.default === undefined) continue;
+    try {
+      out[v.name] = JSON.parse(v.default);
+    } catch {
+      // Not a JSON-compatible literal (e.g. an object expression); not a rule input.
+    }
+  }
+  return out;
+}
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const code = (text: string) => `\`${cell(text)}\``;
+
+function rulesColumn(module: string, variable: VariableInfo): string {
+  const docs = rulesOf(module)
+    .filter((r) => ruleVariable(r) === variable.name)
+    .map((r) => {
+      // A rule over several attributes of one variable lists them.
+      const which = isValueRule(r) && r.properties.length > 1 ? `${r.properties.map((p) => r.terraform!.names[p]).join(', ')} ` : '';
+      return `${r.id}: ${which}${r.summary}`;
+    });
+  if (variable.validations > 0) docs.push('validated (see variables.tf)');
+  return cell(docs.join('; ')) || '-';
+}
+
+function inputsTable(module: string, variables: ReadonlyArray<VariableInfo>): string {
+  const rows = variables.map(
+    (v) => `| ${code(v.name)} | ${code(v.type)} | ${v.default === undefined ? 'required' : code(v.default)} | ${cell(v.description)} | ${rulesColumn(module, v)} |`,
+  );
+  return ['| Name | Type | Default | Description | Rules |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
+}
+
+function outputsTable(moduleDir: string): string {
+  const outputs = parseOutputs(fs.readFileSync(path.join(moduleDir, 'outputs.tf'), 'utf8'));
+  return ['| Name | Description |', '| --- | --- |', ...outputs.map((o) => `| ${code(o.name)} | ${cell(o.description)} |`)].join('\n');
+}
+
+function fillTable(text: string, marker: string, comment: string, table: string, file: string): string {
+  const re = new RegExp(`<!-- BEGIN_TF_${marker} -->[\\s\\S]*?<!-- END_TF_${marker} -->`);
+  if (!re.test(text)) throw new Error(`${file}: no <!-- BEGIN_TF_${marker} --> ... <!-- END_TF_${marker} --> markers`);
+  return text.replace(re, () => `<!-- BEGIN_TF_${marker} -->\n<!-- ${comment} -->\n${table}\n<!-- END_TF_${marker} -->`);
+}
+
+/** The module's README with both tables rendered. */
+export function renderReadme(module: string, moduleDir: string, regions: ReadonlyArray<Region>): string {
+  const file = path.join(moduleDir, 'README.md');
+  let text = fs.readFileSync(file, 'utf8');
+  text = fillTable(text, 'INPUTS', generatedBy('variables.tf and lib/model/rules.ts'), inputsTable(module, moduleVariables(moduleDir, regions)), file);
+  text = fillTable(text, 'OUTPUTS', generatedBy('outputs.tf'), outputsTable(moduleDir), file);
+  return text;
+}

@@ -1,0 +1,240 @@
+import {
+  DEFAULT_ALARM_THRESHOLDS,
+  INSTANCE_CLASS_CATALOG,
+  MAX_PROXY_ENDPOINTS,
+  OPTIMIZED_READS_FAMILIES,
+  OPTIMIZED_READS_MIN_MAJOR,
+  type CustomRule,
+  isValueRule,
+  unknownEngineVersionWarning,
+} from '../model';
+import { hclString, hclTemplate, hclValue, slot } from './hcl';
+import { type ModuleRule, expressionOf, moduleSpec, rulesOf, variableOf } from './modules';
+
+/**
+ * The HCL of each model rule, as `# BEGIN generated <id>` ... `# END generated <id>` regions: a
+ * `validation` block inside the variable, or a `precondition` in main.tf for a rule that spans
+ * variables. Conditions are rendered from the row's data (kind, bounds, values, pattern); messages from
+ * its template with the module's variable names, each value an interpolation.
+ */
+export interface Region {
+  readonly module: string;
+  /** File of the module holding the region. */
+  readonly file: 'variables.tf' | 'main.tf';
+  readonly id: string;
+  /** What to edit instead of the region. */
+  readonly source: string;
+  /** The rendered lines (without the markers), indented for their place. */
+  readonly lines: string[];
+}
+
+type ValueRule = Exclude<ModuleRule, CustomRule<Record<string, unknown>>>;
+
+interface Block {
+  readonly condition: string;
+  readonly errorMessage: string;
+}
+
+const RULES_SOURCE = 'lib/model/rules.ts';
+
+function validationLines(blocks: ReadonlyArray<Block>): string[] {
+  return blocks.flatMap((b) => ['', '  validation {', `    condition     = ${b.condition}`, `    error_message = ${b.errorMessage}`, '  }']);
+}
+
+function preconditionLines(block: Block): string[] {
+  return ['    precondition {', `      condition     = ${block.condition}`, `      error_message = ${block.errorMessage}`, '    }'];
+}
+
+const not = (condition: string) => (condition.startsWith('(') ? `!${condition}` : `!(${condition})`);
+
+/** The HCL condition that a value rule accepts `x`. */
+export function acceptsHcl(rule: ValueRule, x: string): string {
+  switch (rule.kind) {
+    case 'integer-range':
+      return `floor(${x}) == ${x} && ${x} >= ${rule.min} && ${x} <= ${rule.max}`;
+    case 'one-of':
+      return `contains(${hclValue(rule.values)}, ${x})`;
+    case 'pattern': {
+      const hyphens = rule.noDoubleOrTrailingHyphen ? ` && !strcontains(${x}, "--") && !endswith(${x}, "-")` : '';
+      return `(can(regex(${hclString(rule.pattern)}, ${x}))${hyphens})`;
+    }
+    case 'percentage':
+      return `${x} > 0 && ${x} <= 100`;
+    case 'non-negative':
+      return `${x} >= 0`;
+  }
+}
+
+function valueRuleBlock(module: string, rule: ValueRule): Block {
+  const names = rule.terraform!.names;
+  const collection = moduleSpec(module).collections?.[rule.id];
+  if (collection) {
+    const ok = acceptsHcl(rule, collection.value);
+    const name = names[rule.properties[0]];
+    return {
+      condition: `alltrue([for ${collection.each} : ${ok}])`,
+      errorMessage: hclTemplate(rule.message(name, slot(0)), [`try([for ${collection.each} : ${collection.value} if ${not(ok)}][0], "")`]),
+    };
+  }
+  if (rule.properties.length > 1) {
+    // One rule over several attributes: each is checked and every failing one reported.
+    const map = `{ ${rule.properties.map((p) => `${hclString(names[p])} = ${expressionOf(names[p])}`).join(', ')} }`;
+    const ok = acceptsHcl(rule, 'v');
+    return {
+      condition: `alltrue([for k, v in ${map} : ${ok}])`,
+      errorMessage: `join("\\n", [for k, v in ${map} : ${hclTemplate(rule.message(slot(0), slot(1)), ['k', 'v'])} if ${not(ok)}])`,
+    };
+  }
+  const x = expressionOf(names[rule.properties[0]])!;
+  const message = rule.message(names[rule.properties[0]], slot(0));
+  // HCL's || does not short-circuit, and the message is rendered even when the condition holds.
+  return rule.terraform!.nullable
+    ? { condition: `${x} == null ? true : (${acceptsHcl(rule, x)})`, errorMessage: hclTemplate(message, [`${x} == null ? "null" : ${x}`]) }
+    : { condition: acceptsHcl(rule, x), errorMessage: hclTemplate(message, [x]) };
+}
+
+/** A custom rule's message for a probe input, naming the module's variables. */
+function terraformMessage(rule: ModuleRule, input: Record<string, unknown>): string {
+  const names = rule.terraform!.names;
+  const message = rule.kind === 'custom' ? rule.check(input, (p) => names[p] ?? p) : undefined;
+  if (message === undefined) throw new Error(`rule ${rule.id} accepted a probe meant to be rejected`);
+  return message;
+}
+
+/** A custom rule's message with probe values turned into interpolations. */
+function probed(rule: ModuleRule, input: Record<string, unknown>, probes: ReadonlyArray<readonly [string, string]>): string {
+  let message = terraformMessage(rule, input);
+  probes.forEach(([probe], i) => {
+    if (!message!.includes(probe)) throw new Error(`probe ${probe} not found in the message of ${rule.id}: ${message}`);
+    message = message!.split(probe).join(slot(i));
+  });
+  return hclTemplate(message, probes.map(([, expr]) => expr));
+}
+
+const PROBE = 'xPROBEx';
+const INSTANCE_CLASS_RE = '^db\\\\.([a-z0-9-]+)\\\\.([a-z0-9]+)$';
+const ENGINE_VERSION_RE = '^[0-9]+\\\\.[0-9]+$';
+
+/** The blocks of the rules whose logic is their own (catalog lookups, several variables). */
+const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
+  'instance-class': (rule) => {
+    const v = 'var.instance_class';
+    const families = hclValue(Object.keys(OPTIMIZED_READS_FAMILIES));
+    const parses = `can(regex("${INSTANCE_CLASS_RE}", ${v}))`;
+    const family = `regex("${INSTANCE_CLASS_RE}", ${v})[0]`;
+    const notOffered = Object.fromEntries(
+      Object.keys(OPTIMIZED_READS_FAMILIES).map((f) => [f, terraformMessage(rule, { instanceClass: `db.${f}.xsizex` }).split(`db.${f}.xsizex`).join('@VALUE@')]),
+    );
+    return [
+      { condition: parses, errorMessage: probed(rule, { instanceClass: PROBE }, [[PROBE, v]]) },
+      { condition: `!${parses} || contains(${families}, try(${family}, ""))`, errorMessage: probed(rule, { instanceClass: 'db.xfamilyx.xsizex' }, [['db.xfamilyx.xsizex', v]]) },
+      {
+        condition: `!${parses} || !contains(${families}, try(${family}, "")) || contains(${hclValue(INSTANCE_CLASS_CATALOG.map((s) => s.instanceClass))}, ${v})`,
+        errorMessage: `replace(lookup(${hclValue(notOffered)}, try(${family}, ""), ""), "@VALUE@", ${v})`,
+      },
+    ];
+  },
+  // Floor and deprecation depend on the family too: a precondition on the cluster (main.tf) checks them from catalog.tf.
+  'engine-version': (rule) => {
+    const v = 'var.engine_version';
+    const parses = `can(regex("${ENGINE_VERSION_RE}", ${v}))`;
+    return [
+      { condition: parses, errorMessage: probed(rule, { engineVersion: PROBE }, [[PROBE, v]]) },
+      {
+        condition: `!${parses} || try(tonumber(split(".", ${v})[0]) >= ${OPTIMIZED_READS_MIN_MAJOR}, false)`,
+        errorMessage: probed(rule, { engineVersion: `${OPTIMIZED_READS_MIN_MAJOR - 1}.999` }, [[`${OPTIMIZED_READS_MIN_MAJOR - 1}.999`, v]]),
+      },
+    ];
+  },
+  'parameters-keep-tls': (rule) => [
+    {
+      condition: 'lookup(var.parameters, "rds.force_ssl", "1") == "1"',
+      errorMessage: probed(rule, { parameters: { 'rds.force_ssl': PROBE } }, [[PROBE, 'lookup(var.parameters, "rds.force_ssl", "")']]),
+    },
+  ],
+  'session-pinning-filters': (rule) => [
+    { condition: 'length(var.session_pinning_filters) == 0', errorMessage: probed(rule, { sessionPinningFilters: [PROBE] }, [[PROBE, 'join(",", var.session_pinning_filters)']]) },
+  ],
+  'endpoint-count': (rule) => [
+    { condition: `length(var.endpoints) <= ${MAX_PROXY_ENDPOINTS}`, errorMessage: probed(rule, { endpoints: 918273 }, [['918273', 'length(var.endpoints)']]) },
+  ],
+  'instance-identifiers': (rule) => [{ condition: 'length(var.instance_identifiers) >= 1', errorMessage: probed(rule, { instanceIdentifiers: [] }, []) }],
+  'idle-within-max': (rule) => [
+    {
+      condition: 'var.max_idle_connections_percent <= var.max_connections_percent',
+      errorMessage: probed(rule, { maxIdleConnectionsPercent: 918273, maxConnectionsPercent: 564738 }, [
+        ['918273', 'var.max_idle_connections_percent'],
+        ['564738', 'var.max_connections_percent'],
+      ]),
+    },
+  ],
+  'cluster-kms-key': (rule) => [{ condition: 'var.create_kms_key || var.kms_key_arn != null', errorMessage: probed(rule, { createKmsKey: false }, []) }],
+  'function-kms-key': (rule) => [{ condition: 'var.create_kms_key || var.kms_key_arn != null', errorMessage: probed(rule, { createKmsKey: false }, []) }],
+};
+
+function ruleRegion(module: string, rule: ModuleRule): Region {
+  const precondition = moduleSpec(module).preconditions?.[rule.id];
+  const blocks = isValueRule(rule) ? [valueRuleBlock(module, rule)] : CUSTOM_BLOCKS[rule.id]?.(rule);
+  if (!blocks) throw new Error(`rule ${rule.id} of ${module} has no HCL renderer`);
+  return {
+    module,
+    file: precondition ? 'main.tf' : 'variables.tf',
+    id: rule.id,
+    source: RULES_SOURCE,
+    lines: precondition ? blocks.flatMap(preconditionLines) : validationLines(blocks),
+  };
+}
+
+const snakeOf = (name: string) => name.replace(/^thresholds\./, '');
+
+/** The dashboard's whole `thresholds` variable: its keys and defaults, and the threshold rules. */
+function thresholdsRegion(rules: ReadonlyArray<ModuleRule>): Region {
+  const names = Object.assign({}, ...rules.map((r) => r.terraform!.names)) as Record<string, string>;
+  const keys = Object.keys(DEFAULT_ALARM_THRESHOLDS) as Array<keyof typeof DEFAULT_ALARM_THRESHOLDS>;
+  const pad = Math.max(...keys.map((k) => snakeOf(names[k]).length));
+  return {
+    module: 'dashboard',
+    file: 'variables.tf',
+    id: 'thresholds',
+    source: 'lib/model/metrics.ts and rules.ts',
+    lines: [
+      'variable "thresholds" {',
+      '  description = "Alarm thresholds; any left out take the kit\'s defaults (DEFAULT_ALARM_THRESHOLDS of lib/model)."',
+      '  type = object({',
+      ...keys.map((k) => `    ${snakeOf(names[k]).padEnd(pad)} = optional(number, ${DEFAULT_ALARM_THRESHOLDS[k]})`),
+      '  })',
+      '  default  = {}',
+      '  nullable = false',
+      ...validationLines(rules.filter(isValueRule).map((r) => valueRuleBlock('dashboard', r))),
+      '}',
+    ],
+  };
+}
+
+/** The cluster's warning, as the CDK construct's annotation, for a version the rules accept but the catalog does not list. */
+function engineVersionOfferedRegion(): Region {
+  return {
+    module: 'aurora-optimized-reads',
+    file: 'main.tf',
+    id: 'engine-version-offered',
+    source: RULES_SOURCE,
+    lines: [
+      'check "engine_version_offered" {',
+      '  assert {',
+      '    condition     = contains(local.offered_engine_versions, var.engine_version)',
+      `    error_message = ${hclTemplate(unknownEngineVersionWarning(slot(0), 'engine_version'), ['var.engine_version'])}`,
+      '  }',
+      '}',
+    ],
+  };
+}
+
+export function moduleRegions(module: string): Region[] {
+  const rules = rulesOf(module);
+  const thresholdRules = rules.filter((r) => variableOf(r.terraform!.names[r.properties[0]]) === 'thresholds');
+  return [
+    ...rules.filter((r) => !thresholdRules.includes(r)).map((r) => ruleRegion(module, r)),
+    ...(thresholdRules.length > 0 ? [thresholdsRegion(thresholdRules)] : []),
+    ...(module === 'aurora-optimized-reads' ? [engineVersionOfferedRegion()] : []),
+  ];
+}

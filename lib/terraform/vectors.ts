@@ -1,0 +1,160 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { OFFERED_ENGINE_VERSIONS, OPTIMIZED_READS_MIN_MAJOR, evaluateRules, parseEngineVersion, type Violation } from '../model';
+import { alignedMap, generatedBy, hclString, hclValue } from './hcl';
+import { PROXY_ENDPOINT, expressionOf, moduleOfRule, moduleSpec, propertyNames, ruleVariable, rulesOf } from './modules';
+import { variableDefaults } from './readme';
+
+/**
+ * The shared validation vectors (test/vectors/validation-vectors.json) as `terraform test` runs, one
+ * file per module: a vector sets only the properties its rule reads, the module's defaults fill in the
+ * rest, and the expected outcome is the model's for that full input.
+ */
+export interface Vector {
+  readonly rule: string;
+  readonly input: Record<string, unknown>;
+  readonly accepted: boolean;
+  readonly message: string | null;
+}
+
+export interface VectorExpectation {
+  readonly module: string;
+  readonly vector: Vector;
+  /** The model's messages for the module's full input. */
+  readonly messages: string[];
+  /** The same messages as the module words them (its variable names). */
+  readonly terraformMessages: string[];
+  /** What `expect_failures` lists: variables, resources with a precondition, checks. */
+  readonly failures: string[];
+}
+
+type Vars = Record<string, unknown>;
+
+function endpointsMap(endpoints: Record<string, Vars>): string {
+  const names = Object.keys(endpoints);
+  if (names.length === 0) return '{}';
+  const pad = Math.max(...names.map((n) => hclString(n).length));
+  return `{\n${names.map((n) => `      ${hclString(n).padEnd(pad)} = ${hclValue(endpoints[n])}`).join('\n')}\n    }`;
+}
+
+/** Vector values of properties that live inside a collection variable, as that variable. */
+const COLLECTION_VALUES: Readonly<Record<string, (value: unknown) => string>> = {
+  endpoints: (count) => endpointsMap(Object.fromEntries(Array.from({ length: count as number }, (_, i) => [`endpoint-${i + 1}`, PROXY_ENDPOINT]))),
+  'endpoints key': (name) => endpointsMap({ [name as string]: PROXY_ENDPOINT }),
+  'endpoints target_role': (role) => endpointsMap({ 'endpoint-1': { ...PROXY_ENDPOINT, target_role: role } }),
+};
+
+/** A vector's input as the module's variables (HCL text), merged into the fixture where it sets an attribute. */
+export function vectorVariables(module: string, input: Record<string, unknown>): Record<string, string> {
+  const names = propertyNames(module);
+  const fixture = moduleSpec(module).fixture;
+  const objects: Record<string, Vars> = {};
+  const out: Record<string, string> = {};
+  for (const [property, value] of Object.entries(input)) {
+    const name = names[property];
+    if (name === undefined) throw new Error(`${module}: no variable for property ${property}`);
+    if (COLLECTION_VALUES[name]) out[name.split(' ')[0]] = COLLECTION_VALUES[name](value);
+    else if (name.includes('.')) {
+      const [variable, attribute] = name.split('.');
+      objects[variable] = { ...((objects[variable] ?? fixture[variable] ?? {}) as Vars), [attribute]: value };
+      out[variable] = hclValue(objects[variable]);
+    } else out[name] = hclValue(value);
+  }
+  return out;
+}
+
+/** The model input a module's variables amount to (defaults and fixture), for properties with a plain variable. */
+function modelInput(module: string, vars: Vars): Vars {
+  const input: Vars = {};
+  for (const [property, name] of Object.entries(propertyNames(module))) {
+    if (COLLECTION_VALUES[name] || expressionOf(name) === undefined) continue;
+    const [variable, attribute] = name.split('.');
+    const value = attribute === undefined ? vars[variable] : (vars[variable] as Vars | undefined)?.[attribute];
+    if (value !== undefined && value !== null) input[property] = value;
+  }
+  return input;
+}
+
+/** The checkable object a violation fails: the variable, or the resource whose precondition states the rule. */
+function failingObject(module: string, violation: Violation<Vars>, input: Vars): string {
+  const rule = violation.rule;
+  const precondition = moduleSpec(module).preconditions?.[rule.id];
+  if (precondition) return precondition;
+  if (rule.id === 'engine-version') {
+    // The variable checks the form and the first major; the family floor and deprecation are a precondition.
+    const parsed = parseEngineVersion(input.engineVersion as string);
+    if (parsed && parsed.major >= OPTIMIZED_READS_MIN_MAJOR) return 'aws_rds_cluster.this';
+  }
+  return `var.${ruleVariable(rule)}`;
+}
+
+const ROOT = path.join(__dirname, '..', '..');
+export const VECTORS_FILE = path.join(ROOT, 'test', 'vectors', 'validation-vectors.json');
+
+export function loadVectors(): Vector[] {
+  return JSON.parse(fs.readFileSync(VECTORS_FILE, 'utf8')) as Vector[];
+}
+
+export function vectorExpectations(): VectorExpectation[] {
+  return loadVectors().map((vector) => {
+    const module = moduleOfRule(vector.rule);
+    const defaults = variableDefaults(path.join(ROOT, 'modules', module));
+    const input = { ...modelInput(module, { ...defaults, ...moduleSpec(module).fixture }), ...vector.input };
+    const violations = evaluateRules(rulesOf(module), input);
+    const objects = [...new Set(violations.map((v) => failingObject(module, v, input)))];
+    // Terraform validates variables first; a resource whose inputs failed validation is not planned,
+    // so its precondition is not evaluated.
+    const variables = objects.filter((o) => o.startsWith('var.'));
+    const failures = variables.length > 0 ? variables : objects;
+    // The cluster module's check block warns, as the CDK construct's annotation does, about a version
+    // the rules accept but the catalog does not list; terraform test counts a failed check as a failure.
+    const engineVersion = input.engineVersion as string | undefined;
+    if (module === 'aurora-optimized-reads' && engineVersion !== undefined && !OFFERED_ENGINE_VERSIONS.includes(engineVersion) && !failures.includes('var.engine_version')) {
+      failures.push('check.engine_version_offered');
+    }
+    return { module, vector, messages: violations.map((v) => v.message), terraformMessages: terraformMessages(module, input), failures };
+  });
+}
+
+export function renderVectorTests(module: string, expectations: ReadonlyArray<VectorExpectation>): string {
+  const spec = moduleSpec(module);
+  const cases = expectations.filter((c) => c.module === module);
+  const fixture = Object.entries(spec.fixture).map(([k, v]) => [k, hclValue(v)] as const);
+  const lines = [
+    `# ${generatedBy('test/vectors/validation-vectors.json and lib/model/rules.ts')}`,
+    '#',
+    '# The shared validation vectors of this module\'s rules, one run each. A vector sets only the',
+    '# properties its rule reads; the module\'s defaults fill in the rest, and the expected outcome is the',
+    '# model\'s for that full input, so Terraform and the CDK constructs are held to the same verdicts.',
+    '# The exact messages are checked by test/terraform/plan-messages.test.ts.',
+    '',
+    ...(spec.mockProvider ? ['mock_provider "aws" {', ...spec.mockProvider, '}'] : ['mock_provider "aws" {}']),
+    ...(fixture.length > 0 ? ['', 'variables {', ...alignedMap('  ', fixture), '}'] : []),
+  ];
+  cases.forEach((c, i) => {
+    const vars = Object.entries(vectorVariables(module, c.vector.input));
+    const rule = rulesOf(module).find((r) => r.id === c.vector.rule)!;
+    const [own] = evaluateRules([rule], c.vector.input, (r) => r.terraform?.names).map((v) => v.message);
+    lines.push(
+      '',
+      `# ${c.vector.rule} ${JSON.stringify(c.vector.input)}: ${c.vector.accepted ? 'accepted' : `rejected: ${own}`}`,
+      ...c.terraformMessages.filter((_m, i) => c.messages[i] !== c.vector.message).map((m) => `# with the module's defaults the model also says: ${m}`),
+      `run "v${String(i + 1).padStart(3, '0')}_${c.vector.rule.replace(/-/g, '_')}_${c.failures.every((f) => f.startsWith('check.')) ? 'accepted' : 'rejected'}" {`,
+      '  command = plan',
+      '',
+      '  variables {',
+      ...alignedMap('    ', vars),
+      '  }',
+    );
+    if (c.failures.length > 0) lines.push('');
+    if (c.failures.includes('check.engine_version_offered')) lines.push('  # check.engine_version_offered: a warning for a version outside the catalog, which terraform test counts');
+    if (c.failures.length > 0) lines.push(`  expect_failures = [${c.failures.join(', ')}]`);
+    lines.push('}');
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/** The messages a module gives for a model input: the model's rules of that module, naming its variables. */
+export function terraformMessages(module: string, input: Vars): string[] {
+  return evaluateRules(rulesOf(module), input, (rule) => rule.terraform?.names).map((v) => v.message);
+}

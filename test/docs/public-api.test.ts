@@ -1,0 +1,62 @@
+import * as path from 'path';
+import * as ts from 'typescript';
+
+/**
+ * The names a CDK user can import from the kit, values and types alike: the constructs and their
+ * props, the types they pass and get back, the error they catch, and the catalog and sizing facts.
+ * Renderers, rule tables, the rehearsal, internal helpers and the reference app are not on it.
+ * Growing or shrinking the public surface is a decision: change this list with it.
+ */
+const PUBLIC_API = [
+  'AlarmThresholds',
+  'Architecture',
+  'ConnectionMode',
+  'DEFAULT_ALARM_THRESHOLDS',
+  'DEFAULT_ENGINE_VERSION',
+  'DEFAULT_POOL_SETTINGS',
+  'DatabaseConsumerFunction',
+  'DatabaseConsumerFunctionProps',
+  'DatabaseDashboard',
+  'DatabaseDashboardProps',
+  'EndpointRole',
+  'INSTANCE_CLASS_CATALOG',
+  'IPoolingProxy',
+  'InstanceClassSpec',
+  'InstanceMetricOptions',
+  'KitValidationError',
+  'OptimizedReadsCluster',
+  'OptimizedReadsClusterProps',
+  'OptimizedReadsFamily',
+  'OptimizedReadsSizing',
+  'POSTGRES_PORT',
+  'PoolSettings',
+  'PoolSizing',
+  'PoolingProxy',
+  'PoolingProxyEndpoint',
+  'PoolingProxyEndpointOptions',
+  'PoolingProxyEndpointProps',
+  'PoolingProxyProps',
+  'defaultMaxConnections',
+  'findInstanceClass',
+  'optimizedReadsSizing',
+  'poolSizing',
+];
+
+const ROOT = path.join(__dirname, '..', '..');
+
+/** Every name lib/index.ts exports, types included, as the compiler sees them. */
+function exportedNames(): string[] {
+  const config = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
+  const entry = path.join(ROOT, 'lib', 'index.ts');
+  const program = ts.createProgram([entry], { ...parsed.options, noEmit: true });
+  const checker = program.getTypeChecker();
+  const module = checker.getSymbolAtLocation(program.getSourceFile(entry)!)!;
+  return checker.getExportsOfModule(module).map((s) => s.getName()).sort();
+}
+
+describe('public API', () => {
+  test('lib/index.ts exports exactly the listed names', () => {
+    expect(exportedNames()).toEqual([...PUBLIC_API].sort());
+  });
+});
