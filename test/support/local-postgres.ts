@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ClientConfig, QueryResultRow } from 'pg';
 import {
   cloneReplica,
@@ -56,7 +57,7 @@ process.once('exit', () => {
 
 /** A fresh directory the postgres user (when tests run as root) can traverse, with a logs directory. */
 function newLayout(): WorkDirLayout {
-  const layout = new WorkDirLayout(mkdtempSync(`${tmpdir()}/aurora-proxy-kit-pg-`));
+  const layout = new WorkDirLayout(mkdtempSync(join(tmpdir(), 'aurora-proxy-kit-pg-')));
   chmodSync(layout.workDir, 0o755);
   mkdirSync(layout.logsDir);
   return layout;
@@ -78,7 +79,10 @@ export class LocalPostgres {
     const layout = newLayout();
     const user = serverOsUser();
     const names = options.names ?? [HOST];
-    const tls = await generateTls(layout.tls.dir, names, user);
+    const tls = await generateTls(layout.tls.dir, names, user).catch((err: unknown) => {
+      rmSync(layout.workDir, { recursive: true, force: true });
+      throw err;
+    });
     // A certificate without our address is checked against localhost, which every one names, while starting.
     const serverName = names.includes(HOST) ? {} : { serverName: 'localhost' };
     const password = randomBytes(12).toString('hex');
