@@ -7,26 +7,30 @@
  */
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { ENV_VARS, consumerEnvironment, type ConsumerDeployment, type EndpointRole } from '../../lambda/src/environment';
 import type { Endpoint } from './types';
 
 export type HandlerName = 'read' | 'write';
 
-/** The environment a consumer function gets when wired to a rehearsal endpoint. */
-export function lambdaEnvironment(endpoint: Endpoint, role: 'READ_ONLY' | 'READ_WRITE', extra: Record<string, string> = {}): Record<string, string> {
+/**
+ * The environment a consumer function gets when wired to a rehearsal endpoint, built by the consumers'
+ * own contract (lambda/src/environment.ts) as the CDK construct builds it, with a password in place of
+ * an IAM token and the rehearsal's CA beside the public roots.
+ */
+export function lambdaEnvironment(endpoint: Endpoint, role: EndpointRole, overrides: Partial<ConsumerDeployment> = {}): Record<string, string> {
   return {
-    DB_HOST: endpoint.host,
-    DB_PORT: String(endpoint.port),
-    DB_NAME: endpoint.database,
-    DB_USER: endpoint.user,
-    DB_AUTH: 'password',
-    DB_PASSWORD: endpoint.password,
-    DB_TLS: 'verify-full',
-    DB_TLS_CA_FILE: endpoint.caFile,
-    DB_ENDPOINT_ROLE: role,
-    CONNECTION_MODE: 'reuse',
-    AWS_LAMBDA_FUNCTION_NAME: `rehearsal-${role === 'READ_ONLY' ? 'reader' : 'writer'}`,
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-    ...extra,
+    ...consumerEnvironment({
+      host: endpoint.host,
+      port: endpoint.port,
+      database: endpoint.database,
+      user: endpoint.user,
+      endpointRole: role,
+      auth: { kind: 'password', password: endpoint.password },
+      tls: { mode: 'verify-full', caFile: endpoint.caFile },
+      logLevel: 'SILENT',
+      ...overrides,
+    }),
+    [ENV_VARS.functionName]: `rehearsal-${role === 'READ_ONLY' ? 'reader' : 'writer'}`,
   };
 }
 

@@ -5,21 +5,26 @@
  */
 import { loadConfig, setConfigForTests, type Config } from '../../lambda/src/config';
 import { resetConnectionForTests } from '../../lambda/src/db';
+import { consumerEnvironment } from '../../lambda/src/environment';
 import { resetSchemaState } from '../../lambda/src/schema';
 import type { LocalPostgres } from '../support/local-postgres';
 
-/** Lambda environment for a local server, with password auth and no TLS unless overridden. */
+/**
+ * Lambda environment for a local server, built by the consumers' contract, with password auth and no
+ * TLS; `overrides` may set or unset (undefined) any variable.
+ */
 export function lambdaEnv(server: LocalPostgres, overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
-    DB_HOST: server.host,
-    DB_PORT: String(server.port),
-    DB_NAME: 'postgres',
-    DB_USER: server.superuser,
-    DB_AUTH: 'password',
-    DB_PASSWORD: server.password,
-    DB_TLS: 'disable',
-    DB_ENDPOINT_ROLE: 'READ_ONLY',
-    RETRY_BASE_DELAY_MS: '10',
+    ...consumerEnvironment({
+      host: server.host,
+      port: server.port,
+      database: 'postgres',
+      user: server.superuser,
+      endpointRole: 'READ_ONLY',
+      auth: { kind: 'password', password: server.password },
+      tls: { mode: 'disable' },
+      retryBaseDelayMs: 10,
+    }),
     ...overrides,
   };
 }

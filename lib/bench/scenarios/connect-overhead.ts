@@ -48,7 +48,7 @@ interface LambdaFigures {
 }
 
 async function lambdaRun(endpoint: Endpoint, mode: 'per-invocation' | 'reuse', n: number): Promise<LambdaFigures> {
-  const outcomes = await simulateInvocations({ handler: 'read', env: lambdaEnvironment(endpoint, 'READ_ONLY', { CONNECTION_MODE: mode }), containers: 1, invocationsPerContainer: n + 1, event: () => ({ id: 1 }) });
+  const outcomes = await simulateInvocations({ handler: 'read', env: lambdaEnvironment(endpoint, 'READ_ONLY', { connectionMode: mode }), containers: 1, invocationsPerContainer: n + 1, event: () => ({ id: 1 }) });
   const warm = outcomes.filter((o) => !o.cold);
   const ms = warm.filter((o) => o.error === undefined).map((o) => o.elapsedMs);
   return {
