@@ -11,7 +11,7 @@ import { Construct } from 'constructs';
 import { consumerEnvironment } from '../lambda/src/environment';
 import { skipCheckov } from './private/checkov';
 import { allowLogsToUseKey } from './private/key-policies';
-import { ConnectionMode, FUNCTION_RULES, POSTGRES_PORT, runRules } from './model';
+import { ConnectionMode, FUNCTION_RULES, POSTGRES_PORT, consumerEndpointTls, runRules } from './model';
 import { PoolingProxyEndpoint } from './pooling-proxy-endpoint';
 import { throwIfInvalid } from './private/validation';
 
@@ -138,7 +138,8 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
         user: props.dbUser,
         endpointRole: props.endpoint.role,
         auth: { kind: 'iam' },
-        tls: { mode: 'verify-full' },
+        // A PoolingProxyEndpoint is never the proxy's default endpoint.
+        tls: consumerEndpointTls({ isProxyDefaultEndpoint: false, proxyDefaultEndpoint: props.endpoint.proxyDefaultEndpoint }),
         connectionMode: props.connectionMode,
       }),
       projectRoot: path.join(__dirname, '..'),

@@ -14,6 +14,8 @@ import { throwIfInvalid } from './private/validation';
 export interface IPoolingProxy {
   /** The RDS Proxy the endpoint belongs to. */
   readonly proxy: rds.IDatabaseProxy;
+  /** The proxy's default endpoint host name: the name its wildcard certificate is issued for. */
+  readonly defaultEndpoint: string;
   /** Grants IAM authentication through the proxy as `dbUser`. */
   grantConnect(grantee: iam.IGrantable, dbUser: string): iam.Grant;
 }
@@ -83,6 +85,15 @@ export class PoolingProxyEndpoint extends Construct {
   /** The endpoint's DNS name. */
   public get hostname(): string {
     return this.endpoint.endpoint;
+  }
+
+  /**
+   * The proxy's default endpoint host name. A consumer of this endpoint checks the proxy's certificate
+   * against it: the certificate is a wildcard for the proxy's domain, which does not cover this endpoint's
+   * own name (see DatabaseConsumerFunction).
+   */
+  public get proxyDefaultEndpoint(): string {
+    return this.proxy.defaultEndpoint;
   }
 
   /** The endpoint's name, the EndpointName dimension of its metrics. */

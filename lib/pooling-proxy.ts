@@ -136,13 +136,15 @@ export class PoolingProxy extends Construct implements IPoolingProxy {
       securityGroups: [securityGroup],
       defaultPort: ec2.Port.tcp(POSTGRES_PORT),
     });
-    // The proxy opens server connections to the cluster; nothing else may.
-    props.cluster.connections.allowDefaultPortFrom(securityGroup, 'RDS Proxy to Aurora');
-    securityGroup.addEgressRule(
-      props.cluster.connections.securityGroups[0],
-      ec2.Port.tcp(POSTGRES_PORT),
-      'RDS Proxy to Aurora',
-    );
+    // The proxy's path to the cluster (ingress on the cluster's group, egress on the proxy's, on the
+    // cluster port) is added by ProxyTarget.fromCluster when the proxy binds it. A second rule of our own
+    // would render the same permission under another id (a literal port against CDK's Endpoint.Port
+    // token, aws/aws-cdk#24305), and removing either later would revoke the one in force.
+  }
+
+  /** The proxy's default endpoint host name: the name its wildcard certificate is issued for. */
+  public get defaultEndpoint(): string {
+    return this.proxy.endpoint;
   }
 
   /** The endpoints added so far, in order. */
@@ -205,8 +207,14 @@ export class PoolingProxy extends Construct implements IPoolingProxy {
   }
 
   private addEndpoint(id: string, role: EndpointRole, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {
-    throwIfInvalid(this, runRules(PROXY_RULES, { endpoints: this.endpointList.length + 1 }));
+    throwIfInvalid(
+      this,
+      runRules(PROXY_RULES, { endpoints: this.endpointList.length + 1, readers: this.cluster.readerInstanceIdentifiers.length, targetRole: role }),
+    );
     const endpoint = new PoolingProxyEndpoint(this, id, { ...options, proxy: this, role });
+    // The target group waits for every instance of the cluster (aws-cdk-lib adds those dependencies);
+    // an endpoint created before its targets are registered would have nothing to route to.
+    endpoint.endpoint.node.addDependency(this.proxy.node.findChild('ProxyTargetGroup'));
     this.endpointList.push(endpoint);
     return endpoint;
   }

@@ -3,7 +3,7 @@ import { OPTIMIZED_READS_MIN_MAJOR } from './engine-versions';
 import { INSTANCE_CLASS_CATALOG, OPTIMIZED_READS_FAMILIES } from './instance-classes';
 import { ALARM_THRESHOLD_UNITS, type AlarmThresholds } from './metrics';
 import { CONNECTION_MODES, ENDPOINT_ROLES } from './vocabulary';
-import { type Rule, custom, integerRange, nonNegative, oneOf, pattern, percentage } from './rule-table';
+import { type AwsSource, type Rule, custom, integerRange, nonNegative, oneOf, pattern, percentage } from './rule-table';
 
 /**
  * Validation rules, as tables (machinery in rule-table.ts): one row per rule, with its kind, its bounds
@@ -138,7 +138,25 @@ export interface ProxyRuleInput {
   readonly idleClientTimeoutSeconds?: number;
   /** How many endpoints the proxy has. */
   readonly endpoints?: number;
+  /** Readers of the proxy's cluster, for an endpoint of `targetRole`. */
+  readonly readers?: number;
+  /** The role of an endpoint being added. */
+  readonly targetRole?: string;
 }
+
+/**
+ * Proxy and proxy endpoint names. The API allows upper case, but the hashicorp/aws provider refuses it at
+ * plan, so both flavours keep to what both accept.
+ */
+const RDS_PROXY_IDENTIFIER: AwsSource = {
+  constraint:
+    'An RDS Proxy or proxy endpoint name has 1 to 63 letters, digits and hyphens, begins with a letter, and neither ends with a hyphen nor contains two consecutive hyphens; the hashicorp/aws provider (validIdentifier) also requires lower case',
+  sources: [
+    'https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CreateDBProxy.html',
+    'https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CreateDBProxyEndpoint.html',
+    'hashicorp/terraform-provider-aws internal/service/rds/validate.go validIdentifier',
+  ],
+};
 
 /** RDS Proxy quota: user-defined endpoints per proxy. */
 export const MAX_PROXY_ENDPOINTS = 20;
@@ -210,10 +228,11 @@ export const PROXY_RULES: ReadonlyArray<Rule<ProxyRuleInput>> = [
     id: 'proxy-name',
     properties: ['proxyName'],
     terraform: { module: PROXY_MODULE, names: { proxyName: 'name' } },
-    pattern: '^[A-Za-z][A-Za-z0-9-]{0,59}$',
+    pattern: '^[a-z][a-z0-9-]{0,59}$',
     noDoubleOrTrailingHyphen: true,
     what: 'proxy name',
-    use: '1 to 60 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen',
+    use: '1 to 60 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen',
+    aws: RDS_PROXY_IDENTIFIER,
   }),
   custom({
     id: 'endpoint-count',
@@ -227,6 +246,22 @@ export const PROXY_RULES: ReadonlyArray<Rule<ProxyRuleInput>> = [
     check: (i, n) =>
       i.endpoints! > MAX_PROXY_ENDPOINTS
         ? `${n('endpoints')} ${i.endpoints} exceeds the RDS Proxy limit of ${MAX_PROXY_ENDPOINTS} endpoints per proxy: use a second proxy or fewer endpoints`
+        : undefined,
+  }),
+  custom({
+    id: 'read-only-endpoint-readers',
+    properties: ['readers', 'targetRole'],
+    // CDK picks the role by method; readers is the cluster's prop.
+    names: { targetRole: 'addReadOnlyEndpoint' },
+    terraform: { module: PROXY_MODULE, names: { readers: 'readers', targetRole: 'endpoints target_role' } },
+    summary: 'at least 1 when an endpoint is READ_ONLY (a precondition of the endpoints)',
+    aws: {
+      constraint: 'RDS Proxy creates a READ_ONLY endpoint only when the Aurora cluster has one or more reader DB instances',
+      sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy-endpoints.html'],
+    },
+    check: (i, n) =>
+      i.targetRole === 'READ_ONLY' && i.readers === 0
+        ? `${n('readers')} 0 leaves a READ_ONLY endpoint (${n('targetRole')}) without a target: RDS Proxy refuses READ_ONLY endpoints for a cluster with only a writer; add a reader or use a READ_WRITE endpoint`
         : undefined,
   }),
 ];
@@ -254,10 +289,11 @@ export const ENDPOINT_RULES: ReadonlyArray<Rule<EndpointRuleInput>> = [
     properties: ['endpointName'],
     // The module takes endpoints as a map keyed by endpoint name.
     terraform: { module: PROXY_MODULE, names: { endpointName: 'endpoints key' } },
-    pattern: '^[A-Za-z][A-Za-z0-9-]{0,62}$',
+    pattern: '^[a-z][a-z0-9-]{0,62}$',
     noDoubleOrTrailingHyphen: true,
     what: 'proxy endpoint name',
-    use: '1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen',
+    use: '1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen',
+    aws: RDS_PROXY_IDENTIFIER,
   }),
   endpointRoleRule(
     'endpoint-target-role',
@@ -277,6 +313,10 @@ export interface FunctionRuleInput {
   readonly connectionMode?: string;
   /** The role of the endpoint the function connects through. */
   readonly targetRole?: string;
+  /** Whether that endpoint is its proxy's default endpoint (rather than one created beside it). */
+  readonly isProxyDefaultEndpoint?: boolean;
+  /** Host name of the proxy's default endpoint: the name a custom endpoint's certificate is checked against. */
+  readonly proxyDefaultEndpoint?: string | null;
   readonly createKmsKey?: boolean;
   readonly kmsKeyArn?: string;
 }
@@ -331,6 +371,28 @@ export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
     { module: FUNCTION_MODULE, name: 'endpoint.target_role' },
     'CDK reads the role from the PoolingProxyEndpoint construct the function is given',
   ),
+  custom({
+    id: 'consumer-tls-server-name',
+    properties: ['isProxyDefaultEndpoint'],
+    terraform: {
+      module: FUNCTION_MODULE,
+      names: { isProxyDefaultEndpoint: 'endpoint.is_proxy_default_endpoint', proxyDefaultEndpoint: 'endpoint.proxy_default_endpoint' },
+    },
+    terraformOnly: 'CDK reads the proxy\'s default endpoint from the PoolingProxyEndpoint construct the function is given',
+    summary: 'a custom endpoint needs the proxy\'s default endpoint, the name its TLS certificate is checked against',
+    aws: {
+      constraint:
+        'RDS Proxy\'s certificate is a wildcard for the proxy\'s domain: VERIFY_IDENTITY (verify-full) works on the proxy\'s default endpoint only, not on endpoints you create, which allow REQUIRED and VERIFY_CA',
+      sources: [
+        'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy.howitworks.html#rds-proxy-security.tls',
+        'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy-endpoints.html',
+      ],
+    },
+    check: (i, n) =>
+      !i.isProxyDefaultEndpoint && (i.proxyDefaultEndpoint ?? undefined) === undefined
+        ? `${n('proxyDefaultEndpoint')} is not set: a custom proxy endpoint's certificate names the proxy's default endpoint, not the endpoint, so pass the proxy's default endpoint host name (verify-full works on the default endpoint only)`
+        : undefined,
+  }),
   kmsKeyRule<FunctionRuleInput>('function-kms-key', FUNCTION_MODULE),
 ];
 

@@ -31,11 +31,22 @@ export function hclValue(value: unknown): string {
   return `{ ${entries.map(([k, v]) => `${hclKey(k)} = ${hclValue(v)}`).join(', ')} }`;
 }
 
-/** `key = value` lines with the values aligned, as terraform fmt writes them. */
+/**
+ * `key = value` lines with the values aligned, as terraform fmt writes them: a value spanning lines ends
+ * a run of aligned lines and is not aligned itself.
+ */
 export function alignedMap(indent: string, entries: ReadonlyArray<readonly [string, string]>): string[] {
   const keys = entries.map(([k]) => hclKey(k));
-  const pad = Math.max(...keys.map((k) => k.length));
-  return entries.map(([, v], i) => `${indent}${keys[i].padEnd(pad)} = ${v}`);
+  const multiLine = entries.map(([, v]) => v.includes('\n'));
+  const pads = keys.map((k) => k.length);
+  for (let start = 0; start < entries.length; ) {
+    let end = start;
+    while (end < entries.length && !multiLine[end]) end++;
+    const pad = Math.max(0, ...keys.slice(start, end).map((k) => k.length));
+    for (let i = start; i < end; i++) pads[i] = pad;
+    start = end + 1;
+  }
+  return entries.map(([, v], i) => `${indent}${keys[i].padEnd(pads[i])} = ${v}`);
 }
 
 /** A placeholder for a value in a message template; `hclTemplate` turns it into an interpolation. */

@@ -8,6 +8,7 @@ import {
   isValueRule,
   unknownEngineVersionWarning,
 } from '../model';
+import { consumerEnvironmentRegion } from './environment';
 import { hclString, hclTemplate, hclValue, slot } from './hcl';
 import { type ModuleRule, expressionOf, moduleSpec, rulesOf, variableOf } from './modules';
 
@@ -168,6 +169,16 @@ const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
       ]),
     },
   ],
+  // A precondition of the for_each endpoints: each READ_ONLY one needs a reader.
+  'read-only-endpoint-readers': (rule) => [
+    { condition: 'each.value.target_role != "READ_ONLY" || var.readers > 0', errorMessage: probed(rule, { readers: 0, targetRole: 'READ_ONLY' }, []) },
+  ],
+  'consumer-tls-server-name': (rule) => [
+    {
+      condition: 'var.endpoint.is_proxy_default_endpoint || var.endpoint.proxy_default_endpoint != null',
+      errorMessage: probed(rule, { isProxyDefaultEndpoint: false }, []),
+    },
+  ],
   'cluster-kms-key': (rule) => [{ condition: 'var.create_kms_key || var.kms_key_arn != null', errorMessage: probed(rule, { createKmsKey: false }, []) }],
   'function-kms-key': (rule) => [{ condition: 'var.create_kms_key || var.kms_key_arn != null', errorMessage: probed(rule, { createKmsKey: false }, []) }],
 };
@@ -236,5 +247,6 @@ export function moduleRegions(module: string): Region[] {
     ...rules.filter((r) => !thresholdRules.includes(r)).map((r) => ruleRegion(module, r)),
     ...(thresholdRules.length > 0 ? [thresholdsRegion(thresholdRules)] : []),
     ...(module === 'aurora-optimized-reads' ? [engineVersionOfferedRegion()] : []),
+    ...(module === 'lambda-consumer' ? [consumerEnvironmentRegion()] : []),
   ];
 }

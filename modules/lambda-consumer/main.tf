@@ -172,17 +172,22 @@ resource "aws_lambda_function" "this" {
   }
 
   environment {
-    variables = {
-      DB_HOST                 = var.endpoint.endpoint
-      DB_PORT                 = tostring(local.postgres_port)
-      DB_NAME                 = var.database_name
-      DB_USER                 = var.db_user
-      DB_AUTH                 = "iam"
-      DB_TLS                  = "verify-full"
-      DB_ENDPOINT_ROLE        = var.endpoint.target_role
-      CONNECTION_MODE         = var.connection_mode
-      POWERTOOLS_SERVICE_NAME = "aurora-proxy-kit"
-    }
+    # BEGIN generated consumer-environment by bin/generate-terraform.ts from lambda/src/environment.ts; edit there (make terraform-generate)
+    variables = merge(
+      {
+        DB_HOST                 = var.endpoint.endpoint
+        DB_PORT                 = tostring(local.postgres_port)
+        DB_NAME                 = var.database_name
+        DB_USER                 = var.db_user
+        DB_AUTH                 = "iam"
+        DB_TLS                  = var.endpoint.is_proxy_default_endpoint ? "verify-full" : "verify-proxy-domain"
+        DB_ENDPOINT_ROLE        = var.endpoint.target_role
+        CONNECTION_MODE         = var.connection_mode
+        POWERTOOLS_SERVICE_NAME = "aurora-proxy-kit"
+      },
+      var.endpoint.is_proxy_default_endpoint ? {} : { DB_TLS_SERVER_NAME = var.endpoint.proxy_default_endpoint },
+    )
+    # END generated consumer-environment
   }
 
   lifecycle {

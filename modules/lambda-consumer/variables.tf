@@ -36,11 +36,13 @@ variable "subnet_ids" {
 }
 
 variable "endpoint" {
-  description = "The proxy endpoint the function connects through (an element of the pooling-proxy module's endpoints output): host name, target role and security group."
+  description = "The proxy endpoint the function connects through (an element of the pooling-proxy module's endpoints output): host name, target role, security group, and the proxy's default endpoint host name. RDS Proxy's certificate names the default endpoint only, so a consumer of another endpoint checks it against proxy_default_endpoint (DB_TLS=verify-proxy-domain); set is_proxy_default_endpoint for the default endpoint itself (DB_TLS=verify-full)."
   type = object({
-    endpoint          = string
-    target_role       = string
-    security_group_id = string
+    endpoint                  = string
+    target_role               = string
+    security_group_id         = string
+    proxy_default_endpoint    = optional(string)
+    is_proxy_default_endpoint = optional(bool, false)
   })
   nullable = false
   # BEGIN generated consumer-target-role by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
@@ -50,6 +52,13 @@ variable "endpoint" {
     error_message = "endpoint.target_role ${var.endpoint.target_role} is not a proxy endpoint role: use READ_ONLY or READ_WRITE"
   }
   # END generated consumer-target-role
+  # BEGIN generated consumer-tls-server-name by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+
+  validation {
+    condition     = var.endpoint.is_proxy_default_endpoint || var.endpoint.proxy_default_endpoint != null
+    error_message = "endpoint.proxy_default_endpoint is not set: a custom proxy endpoint's certificate names the proxy's default endpoint, not the endpoint, so pass the proxy's default endpoint host name (verify-full works on the default endpoint only)"
+  }
+  # END generated consumer-tls-server-name
 }
 
 variable "connect_arn_prefix" {

@@ -91,7 +91,9 @@ data "aws_iam_policy_document" "secret" {
 }
 
 resource "aws_iam_role" "proxy" {
-  name_prefix        = "${substr(var.name, 0, 32)}-proxy-"
+  # The provider caps name_prefix at 38 characters (64 less its 26-character unique suffix,
+  # internal/service/iam/role.go): 31 of the name and "-proxy-".
+  name_prefix        = "${substr(var.name, 0, 31)}-proxy-"
   assume_role_policy = data.aws_iam_policy_document.assume.json
   tags               = var.tags
 }
@@ -120,7 +122,7 @@ resource "aws_db_proxy" "this" {
     iam_auth                  = "REQUIRED"
     client_password_auth_type = "POSTGRES_SCRAM_SHA_256"
     secret_arn                = var.master_user_secret_arn
-    description               = "master user secret of ${var.cluster_identifier}"
+    description               = "master user secret of the cluster"
   }
 
   depends_on = [aws_iam_role_policy.secret]
@@ -146,6 +148,10 @@ resource "aws_db_proxy_default_target_group" "this" {
   }
 }
 
+# Registering the cluster needs its instances to exist, and the provider retries RegisterDBProxyTargets
+# for 5 minutes only, and only on InvalidDBInstanceStateFault "CREATING" (internal/service/rds/proxy_target.go),
+# which Aurora instances outlast. cluster_identifier is therefore taken from the cluster module's output,
+# which depends on every instance, so the target (and the endpoints after it) waits for them.
 resource "aws_db_proxy_target" "cluster" {
   db_proxy_name         = aws_db_proxy.this.name
   target_group_name     = aws_db_proxy_default_target_group.this.name
@@ -188,6 +194,15 @@ resource "aws_db_proxy_endpoint" "this" {
   vpc_security_group_ids = [aws_security_group.endpoint[each.key].id]
   target_role            = each.value.target_role
   tags                   = var.tags
+
+  lifecycle {
+    # BEGIN generated read-only-endpoint-readers by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+    precondition {
+      condition     = each.value.target_role != "READ_ONLY" || var.readers > 0
+      error_message = "readers 0 leaves a READ_ONLY endpoint (endpoints target_role) without a target: RDS Proxy refuses READ_ONLY endpoints for a cluster with only a writer; add a reader or use a READ_WRITE endpoint"
+    }
+    # END generated read-only-endpoint-readers
+  }
 
   depends_on = [aws_db_proxy_target.cluster]
 }

@@ -24,7 +24,7 @@ output "role_arn" {
 }
 
 output "endpoints" {
-  description = "The additional endpoints by name: host name, ARN, target role, VPC and security group (grant clients ingress to it)."
+  description = "The additional endpoints by name: host name, ARN, target role, VPC, security group (grant clients ingress to it), and the proxy's default endpoint, the name their TLS certificate is checked against; each is the lambda-consumer module's endpoint input."
   value = {
     for name, e in aws_db_proxy_endpoint.this : name => {
       endpoint          = e.endpoint
@@ -32,6 +32,9 @@ output "endpoints" {
       target_role       = e.target_role
       vpc_id            = var.endpoints[name].vpc_id
       security_group_id = aws_security_group.endpoint[name].id
+      # The proxy's certificate names its default endpoint, not this one: consumers verify against it.
+      proxy_default_endpoint    = aws_db_proxy.this.endpoint
+      is_proxy_default_endpoint = false
     }
   }
 }

@@ -5,15 +5,21 @@ variable "name" {
   # BEGIN generated proxy-name by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
-    condition     = (can(regex("^[A-Za-z][A-Za-z0-9-]{0,59}$", var.name)) && !strcontains(var.name, "--") && !endswith(var.name, "-"))
-    error_message = "name ${var.name} is not a valid proxy name: use 1 to 60 letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen"
+    condition     = (can(regex("^[a-z][a-z0-9-]{0,59}$", var.name)) && !strcontains(var.name, "--") && !endswith(var.name, "-"))
+    error_message = "name ${var.name} is not a valid proxy name: use 1 to 60 lower-case letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen"
   }
   # END generated proxy-name
 }
 
 variable "cluster_identifier" {
-  description = "Identifier of the Aurora cluster the proxy pools connections to (e.g. module.aurora.cluster_identifier)."
+  description = "Identifier of the Aurora cluster the proxy pools connections to: pass module.aurora.cluster_identifier, which is known only once every instance exists, so the proxy target is registered after them."
   type        = string
+  nullable    = false
+}
+
+variable "readers" {
+  description = "Number of reader instances in the cluster (e.g. length(module.aurora.reader_instance_identifiers)); a READ_ONLY endpoint needs at least one."
+  type        = number
   nullable    = false
 }
 
@@ -157,8 +163,8 @@ variable "endpoints" {
   # BEGIN generated endpoint-name by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
-    condition     = alltrue([for n in keys(var.endpoints) : (can(regex("^[A-Za-z][A-Za-z0-9-]{0,62}$", n)) && !strcontains(n, "--") && !endswith(n, "-"))])
-    error_message = "endpoints key ${try([for n in keys(var.endpoints) : n if !(can(regex("^[A-Za-z][A-Za-z0-9-]{0,62}$", n)) && !strcontains(n, "--") && !endswith(n, "-"))][0], "")} is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen"
+    condition     = alltrue([for n in keys(var.endpoints) : (can(regex("^[a-z][a-z0-9-]{0,62}$", n)) && !strcontains(n, "--") && !endswith(n, "-"))])
+    error_message = "endpoints key ${try([for n in keys(var.endpoints) : n if !(can(regex("^[a-z][a-z0-9-]{0,62}$", n)) && !strcontains(n, "--") && !endswith(n, "-"))][0], "")} is not a valid proxy endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen"
   }
   # END generated endpoint-name
   # BEGIN generated endpoint-target-role by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)

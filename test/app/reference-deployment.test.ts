@@ -47,6 +47,36 @@ const ACKNOWLEDGED_AHEAD: Readonly<Record<string, string>> = {
   'AwsSolutions-RDS11': 'cdk-nag does not yet flag provisioned aurora-postgresql on 5432',
 };
 
+type Props = Record<string, unknown>;
+
+interface SecurityGroupRule {
+  readonly GroupId: unknown;
+  readonly IpProtocol: string;
+  readonly FromPort?: number;
+  readonly ToPort?: number;
+  readonly SourceSecurityGroupId?: unknown;
+  readonly DestinationSecurityGroupId?: unknown;
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+const envOf = (fn: { Properties: Props }) => ((fn.Properties.Environment as { Variables?: Props } | undefined)?.Variables ?? {});
+
+/** Every security group rule of a template, whether its own resource or inline in its group. */
+function securityGroupRules(resources: Record<string, { Type: string; Properties: Props }>): { ingress: SecurityGroupRule[]; egress: SecurityGroupRule[] } {
+  const ingress: SecurityGroupRule[] = [];
+  const egress: SecurityGroupRule[] = [];
+  for (const [id, r] of Object.entries(resources)) {
+    if (r.Type === 'AWS::EC2::SecurityGroupIngress') ingress.push(r.Properties as unknown as SecurityGroupRule);
+    if (r.Type === 'AWS::EC2::SecurityGroupEgress') egress.push(r.Properties as unknown as SecurityGroupRule);
+    if (r.Type === 'AWS::EC2::SecurityGroup') {
+      const own = { 'Fn::GetAtt': [id, 'GroupId'] };
+      for (const rule of (r.Properties.SecurityGroupIngress ?? []) as Props[]) ingress.push({ ...rule, GroupId: own } as unknown as SecurityGroupRule);
+      for (const rule of (r.Properties.SecurityGroupEgress ?? []) as Props[]) egress.push({ ...rule, GroupId: own } as unknown as SecurityGroupRule);
+    }
+  }
+  return { ingress, egress };
+}
+
 describe('ReferenceDeployment', () => {
   let app: App;
   let stack: ReferenceDeployment;
@@ -188,6 +218,38 @@ describe('ReferenceDeployment', () => {
     ]);
     expect(Object.keys(counts).filter((t) => !expectedTypes.has(t))).toEqual([]);
     expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBeLessThan(120);
+  });
+
+  test('every consumer has a network path to its endpoint: egress from its group, ingress to the endpoint\'s, in its VPC', () => {
+    // GIVEN
+    const resources = template.toJSON().Resources as Record<string, { Type: string; Properties: Props }>;
+    const consumers = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && envOf(r).DB_HOST !== undefined);
+    // THEN
+    expect(consumers).toHaveLength(2);
+    for (const fn of consumers) {
+      const env = envOf(fn);
+      const port = Number(env.DB_PORT);
+      const [endpointId, attribute] = (env.DB_HOST as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'];
+      const endpoint = resources[endpointId];
+      expect([endpoint.Type, attribute]).toEqual(['AWS::RDS::DBProxyEndpoint', 'Endpoint']);
+      const vpcConfig = fn.Properties.VpcConfig as { SecurityGroupIds: unknown[]; SubnetIds: unknown[] };
+      const consumerGroups = vpcConfig.SecurityGroupIds.map(json);
+      const endpointGroups = (endpoint.Properties.VpcSecurityGroupIds as unknown[]).map(json);
+      const rules = securityGroupRules(resources);
+      const allows = (rule: SecurityGroupRule) => rule.IpProtocol === 'tcp' && Number(rule.FromPort) <= port && port <= Number(rule.ToPort);
+      // The consumer's group lets it out to the endpoint's group on the port ...
+      expect(rules.egress.some((r) => consumerGroups.includes(json(r.GroupId)) && endpointGroups.includes(json(r.DestinationSecurityGroupId)) && allows(r))).toBe(true);
+      // ... and the endpoint's group lets it in.
+      expect(rules.ingress.some((r) => endpointGroups.includes(json(r.GroupId)) && consumerGroups.includes(json(r.SourceSecurityGroupId)) && allows(r))).toBe(true);
+      // The endpoint is placed in the consumer's VPC, so the two subnets route to each other (the VPC's local route).
+      const vpcOf = (subnet: unknown) => json(resources[(subnet as { Ref: string }).Ref].Properties.VpcId);
+      const consumerVpcs = new Set(vpcConfig.SubnetIds.map(vpcOf));
+      expect(consumerVpcs.size).toBe(1);
+      expect(new Set((endpoint.Properties.VpcSubnetIds as unknown[]).map(vpcOf))).toEqual(consumerVpcs);
+      for (const group of [...consumerGroups, ...endpointGroups]) {
+        expect(json(resources[(JSON.parse(group) as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]].Properties.VpcId)).toBe([...consumerVpcs][0]);
+      }
+    }
   });
 
   test('the default security groups of both VPCs are emptied (restrictDefaultSecurityGroup)', () => {

@@ -100,7 +100,8 @@ describe('DatabaseConsumerFunction', () => {
       DB_NAME: 'app',
       DB_USER: 'app_reader',
       DB_AUTH: 'iam',
-      DB_TLS: 'verify-full',
+      DB_TLS: 'verify-proxy-domain',
+      DB_TLS_SERVER_NAME: getAtt(net.proxy.proxy, 'Endpoint'),
       DB_ENDPOINT_ROLE: 'READ_ONLY',
       CONNECTION_MODE: 'reuse',
       POWERTOOLS_SERVICE_NAME: 'aurora-proxy-kit',
@@ -112,6 +113,16 @@ describe('DatabaseConsumerFunction', () => {
       DB_ENDPOINT_ROLE: 'READ_WRITE',
       CONNECTION_MODE: 'per-invocation',
     });
+  });
+
+  test('TLS to a custom endpoint: the certificate is checked against the proxy\'s default endpoint, never verify-full', () => {
+    // RDS Proxy's wildcard certificate names the default endpoint only (VERIFY_IDENTITY works there only).
+    for (const fn of [reader, writer]) {
+      expect(props(fn).Environment.Variables).toMatchObject({
+        DB_TLS: 'verify-proxy-domain',
+        DB_TLS_SERVER_NAME: getAtt(net.proxy.proxy, 'Endpoint'),
+      });
+    }
   });
 
   test('logs go to its own log group, with retention and the key', () => {

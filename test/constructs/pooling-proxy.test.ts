@@ -131,6 +131,35 @@ describe('PoolingProxy', () => {
     } while (destinations.next());
   });
 
+  test('exactly one rule each way between the proxy and the database, on the cluster port', () => {
+    // GIVEN
+    const proxySg = getAtt(proxy.connections.securityGroups[0], 'GroupId');
+    const clusterSg = getAtt(cluster.connections.securityGroups[0], 'GroupId');
+    // WHEN
+    const egress = Object.values(template.findResources('AWS::EC2::SecurityGroupEgress', { Properties: { GroupId: proxySg, DestinationSecurityGroupId: clusterSg } }));
+    const ingress = Object.values(template.findResources('AWS::EC2::SecurityGroupIngress', { Properties: { GroupId: clusterSg, SourceSecurityGroupId: proxySg } }));
+    // THEN
+    // Two rules for one permission (aws/aws-cdk#24305) would make removing either revoke the one in force.
+    expect(egress).toHaveLength(1);
+    expect(ingress).toHaveLength(1);
+    expect(egress[0].Properties.FromPort).toEqual(getAtt(cluster.cluster, 'Endpoint.Port'));
+  });
+
+  test('endpoints are created after the target group, which waits for every instance', () => {
+    // GIVEN
+    const resources = template.toJSON().Resources as Record<string, { Type: string; DependsOn?: string[] }>;
+    const [targetGroupId] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::RDS::DBProxyTargetGroup')!;
+    const instanceIds = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::RDS::DBInstance').map(([id]) => id);
+    // THEN
+    expect(instanceIds.length).toBe(1 + cluster.readerInstanceIdentifiers.length);
+    expect(resources[targetGroupId].DependsOn).toEqual(expect.arrayContaining(instanceIds));
+    for (const endpoint of [readOnly, readWrite]) expect(resources[logicalIdOf(endpoint.endpoint)].DependsOn).toContain(targetGroupId);
+  });
+
+  test('an endpoint knows its proxy\'s default endpoint, the name the proxy\'s certificate is issued for', () => {
+    expect(stack.resolve(readOnly.proxyDefaultEndpoint)).toEqual(getAtt(proxy.proxy, 'Endpoint'));
+  });
+
   test('a READ_ONLY endpoint in another VPC: that VPC\'s subnets and its own security group', () => {
     // GIVEN
     const subnets = new Capture();
@@ -251,7 +280,7 @@ describe('PoolingProxy options', () => {
     expect(proxy.node.tryFindChild('OneTooMany')).toBeUndefined();
   });
 
-  test.each(['1reporting', 'reporting--ro', 'reporting-', 'read_only', 'r' + 'x'.repeat(63)])(
+  test.each(['1reporting', 'reporting--ro', 'reporting-', 'read_only', 'r' + 'x'.repeat(63), 'Reader'])(
     'endpoint name %s is rejected, naming the endpoint construct',
     (endpointName) => {
       const { proxy, otherVpc } = proxyStack();
@@ -306,7 +335,7 @@ describe('PoolingProxy validation', () => {
     );
   });
 
-  test.each(['1proxy', 'vec--tors'])('proxyName %s is not a valid proxy name', (proxyName) => {
+  test.each(['1proxy', 'vec--tors', 'Reader'])('proxyName %s is not a valid proxy name', (proxyName) => {
     expect(build({ proxyName })).toThrow(kitError('Stack/Proxy', rejectionMessage('proxy-name', { proxyName })));
   });
 
@@ -314,6 +343,19 @@ describe('PoolingProxy validation', () => {
     expect(build({ idleClientTimeout: Duration.seconds(seconds) })).toThrow(
       kitError('Stack/Proxy', rejectionMessage('idle-client-timeout', { idleClientTimeoutSeconds: seconds })),
     );
+  });
+
+  test('a READ_ONLY endpoint needs a reader; a READ_WRITE one does not', () => {
+    // GIVEN
+    const { stack } = newStack();
+    const vpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
+    const writerOnly = new PoolingProxy(stack, 'Proxy', { cluster: new OptimizedReadsCluster(stack, 'Cluster', { vpc, readers: 0 }) });
+    // THEN
+    expect(() => writerOnly.addReadWriteEndpoint('ReadWrite', { vpc })).not.toThrow();
+    expect(() => writerOnly.addReadOnlyEndpoint('ReadOnly', { vpc })).toThrow(
+      kitError('Stack/Proxy', rejectionMessage('read-only-endpoint-readers', { readers: 0, targetRole: 'READ_ONLY' })),
+    );
+    expect(writerOnly.endpoints).toHaveLength(1);
   });
 
   test('session pinning filters are MySQL-only', () => {

@@ -27,9 +27,9 @@ interface RuleDriver {
 }
 
 const CLUSTER_KEYS = ['instanceClass', 'engineVersion', 'readers', 'backupRetentionDays', 'parameters', 'clusterIdentifier', 'monitoringInterval', 'createKmsKey', 'kmsKeyArn'];
-const PROXY_KEYS = ['proxyName', 'maxConnectionsPercent', 'maxIdleConnectionsPercent', 'connectionBorrowTimeoutSeconds', 'sessionPinningFilters', 'idleClientTimeoutSeconds', 'endpoints'];
+const PROXY_KEYS = ['proxyName', 'maxConnectionsPercent', 'maxIdleConnectionsPercent', 'connectionBorrowTimeoutSeconds', 'sessionPinningFilters', 'idleClientTimeoutSeconds', 'endpoints', 'readers', 'targetRole'];
 const ENDPOINT_KEYS = ['endpointName', 'targetRole'];
-const FUNCTION_KEYS = ['memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExecutions', 'connectionMode', 'targetRole', 'createKmsKey', 'kmsKeyArn'];
+const FUNCTION_KEYS = ['memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExecutions', 'connectionMode', 'targetRole', 'isProxyDefaultEndpoint', 'proxyDefaultEndpoint', 'createKmsKey', 'kmsKeyArn'];
 const DASHBOARD_KEYS = [...Object.keys(DEFAULT_ALARM_THRESHOLDS), 'instanceIdentifiers'];
 const DEPLOYMENT_KEYS = ['readOnlyEndpoints'];
 
@@ -58,7 +58,7 @@ const DRIVERS: Record<string, RuleDriver> = {
 };
 
 /** Rules about a missing or empty value: the message names the property, without a value. */
-const NO_VALUE_RULES = ['cluster-kms-key', 'function-kms-key', 'instance-identifiers'];
+const NO_VALUE_RULES = ['cluster-kms-key', 'function-kms-key', 'instance-identifiers', 'consumer-tls-server-name'];
 
 /**
  * Messages name the property the user set. For the function rules that is the construct prop, whose
@@ -120,7 +120,7 @@ describe('shared validation vectors', () => {
   test.each(vectors.filter((v) => !v.accepted && NO_VALUE_RULES.includes(v.rule)).map((v) => [describeVector(v), v] as const))(
     '%s: the message starts with the missing property',
     (_name, v) => {
-      expect(v.message).toMatch(/^(kmsKeyArn is not set|instanceIdentifiers is empty):/);
+      expect(v.message).toMatch(/^(kmsKeyArn is not set|instanceIdentifiers is empty|proxyDefaultEndpoint is not set):/);
     },
   );
 

@@ -36,6 +36,8 @@ const TYPE_MAP: Record<string, string> = {
   'AWS::EC2::FlowLog': 'aws_flow_log',
   'AWS::EC2::VPCEndpoint': 'aws_vpc_endpoint',
   'AWS::EC2::SecurityGroup': 'aws_security_group',
+  'AWS::EC2::SecurityGroupIngress': 'aws_vpc_security_group_ingress_rule',
+  'AWS::EC2::SecurityGroupEgress': 'aws_vpc_security_group_egress_rule',
   'AWS::Logs::LogGroup': 'aws_cloudwatch_log_group',
   'AWS::IAM::Role': 'aws_iam_role',
   'AWS::IAM::Policy': 'aws_iam_role_policy',
@@ -44,8 +46,7 @@ const TYPE_MAP: Record<string, string> = {
 /**
  * What CDK creates that has no Terraform counterpart by design: aws-cdk-lib's custom resource that
  * strips each VPC's default security group (its handler Lambda and role), and CDK metadata. Security
- * group rules are not compared here: CDK's DatabaseProxy adds a duplicate proxy->cluster egress rule of
- * its own (5 egress rules against Terraform's 4); the modules' terraform tests assert each rule.
+ * group rules are compared as resources: one per permission in both flavours.
  */
 function isCdkMachinery(id: string, type: string): boolean {
   return type === 'AWS::CDK::Metadata' || type.startsWith('Custom::') || id.startsWith('CustomVpcRestrictDefaultSG');
@@ -124,6 +125,7 @@ function cdkInventory(): Inventory {
         tracing: (f.TracingConfig as Props).Mode,
         environment: Object.keys((f.Environment as { Variables: Props }).Variables).sort(),
         role: (f.Environment as { Variables: Props }).Variables.DB_ENDPOINT_ROLE,
+        tls: (f.Environment as { Variables: Props }).Variables.DB_TLS,
         inVpc: f.VpcConfig !== undefined,
         encryptedEnvironment: f.KmsKeyArn !== undefined,
       })),
@@ -205,6 +207,7 @@ function terraformInventory(plan: PlanJson): Inventory {
           tracing: (f.tracing_config as Props[])[0].mode,
           environment: Object.keys(variables).sort(),
           role: variables.DB_ENDPOINT_ROLE,
+          tls: variables.DB_TLS,
           inVpc: (f.vpc_config as Props[]).length === 1,
           encryptedEnvironment: (f.kms_key_arn ?? null) !== null || unknown.kms_key_arn === true,
         };

@@ -48,6 +48,7 @@ module "proxy" {
 
   name                      = "minimal"
   cluster_identifier        = module.database.cluster_identifier
+  readers                   = length(module.database.reader_instance_identifiers)
   cluster_security_group_id = module.database.security_group_id
   master_user_secret_arn    = module.database.master_user_secret_arn
   secret_kms_key_arn        = module.database.kms_key_arn

@@ -6,7 +6,7 @@ variables {
   source_code_hash   = "hash"
   vpc_id             = "vpc-consumer"
   subnet_ids         = ["subnet-c1", "subnet-c2"]
-  endpoint           = { endpoint = "kit-ro.endpoint.proxy-x.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint" }
+  endpoint           = { endpoint = "kit-ro.endpoint.proxy-x.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "kit.proxy-x.us-east-1.rds.amazonaws.com" }
   connect_arn_prefix = "arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-0123/"
   db_user            = "postgres"
   database_name      = "app"
@@ -28,8 +28,12 @@ run "vpc_function_wired_to_its_endpoint" {
     error_message = "tracing active"
   }
   assert {
-    condition     = one(aws_lambda_function.this.environment).variables.DB_HOST == "kit-ro.endpoint.proxy-x.us-east-1.rds.amazonaws.com" && one(aws_lambda_function.this.environment).variables.DB_ENDPOINT_ROLE == "READ_ONLY" && one(aws_lambda_function.this.environment).variables.DB_AUTH == "iam" && one(aws_lambda_function.this.environment).variables.DB_TLS == "verify-full"
+    condition     = one(aws_lambda_function.this.environment).variables.DB_HOST == "kit-ro.endpoint.proxy-x.us-east-1.rds.amazonaws.com" && one(aws_lambda_function.this.environment).variables.DB_ENDPOINT_ROLE == "READ_ONLY" && one(aws_lambda_function.this.environment).variables.DB_AUTH == "iam"
     error_message = "environment from the endpoint"
+  }
+  assert {
+    condition     = one(aws_lambda_function.this.environment).variables.DB_TLS == "verify-proxy-domain" && one(aws_lambda_function.this.environment).variables.DB_TLS_SERVER_NAME == "kit.proxy-x.us-east-1.rds.amazonaws.com"
+    error_message = "a custom endpoint's certificate is checked against the proxy's default endpoint (verify-full works on the default endpoint only)"
   }
   assert {
     condition     = aws_vpc_security_group_ingress_rule.endpoint_from_function.security_group_id == "sg-endpoint" && aws_vpc_security_group_egress_rule.to_endpoint.referenced_security_group_id == "sg-endpoint"
@@ -46,5 +50,18 @@ run "vpc_function_wired_to_its_endpoint" {
   assert {
     condition     = aws_lambda_function.this.reserved_concurrent_executions == -1
     error_message = "unreserved by default"
+  }
+}
+
+run "the_default_endpoint_is_verified_by_its_own_name" {
+  command = plan
+
+  variables {
+    endpoint = { endpoint = "kit.proxy-x.us-east-1.rds.amazonaws.com", target_role = "READ_WRITE", security_group_id = "sg-proxy", is_proxy_default_endpoint = true }
+  }
+
+  assert {
+    condition     = one(aws_lambda_function.this.environment).variables.DB_TLS == "verify-full" && !contains(keys(one(aws_lambda_function.this.environment).variables), "DB_TLS_SERVER_NAME")
+    error_message = "verify-full on the proxy's default endpoint, without a server name"
   }
 }

@@ -13,7 +13,7 @@ variables {
   source_code_hash   = "vectors"
   vpc_id             = "vpc-consumer"
   subnet_ids         = ["subnet-c1", "subnet-c2"]
-  endpoint           = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint" }
+  endpoint           = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false }
   connect_arn_prefix = "arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-vectors/"
   db_user            = "postgres"
   database_name      = "app"
@@ -173,7 +173,7 @@ run "v016_consumer_target_role_accepted" {
   command = plan
 
   variables {
-    endpoint = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_WRITE", security_group_id = "sg-endpoint" }
+    endpoint = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_WRITE", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false }
   }
 }
 
@@ -182,7 +182,7 @@ run "v017_consumer_target_role_rejected" {
   command = plan
 
   variables {
-    endpoint = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "WRITER", security_group_id = "sg-endpoint" }
+    endpoint = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "WRITER", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false }
   }
 
   expect_failures = [var.endpoint]
@@ -216,4 +216,33 @@ run "v020_function_kms_key_rejected" {
   }
 
   expect_failures = [aws_lambda_function.this]
+}
+
+# consumer-tls-server-name {"isProxyDefaultEndpoint":false,"proxyDefaultEndpoint":"kit.proxy-abc123.us-east-1.rds.amazonaws.com"}: accepted
+run "v021_consumer_tls_server_name_accepted" {
+  command = plan
+
+  variables {
+    endpoint = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "kit.proxy-abc123.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false }
+  }
+}
+
+# consumer-tls-server-name {"isProxyDefaultEndpoint":true}: accepted
+run "v022_consumer_tls_server_name_accepted" {
+  command = plan
+
+  variables {
+    endpoint = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = true }
+  }
+}
+
+# consumer-tls-server-name {"isProxyDefaultEndpoint":false,"proxyDefaultEndpoint":null}: rejected: endpoint.proxy_default_endpoint is not set: a custom proxy endpoint's certificate names the proxy's default endpoint, not the endpoint, so pass the proxy's default endpoint host name (verify-full works on the default endpoint only)
+run "v023_consumer_tls_server_name_rejected" {
+  command = plan
+
+  variables {
+    endpoint = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = null, is_proxy_default_endpoint = false }
+  }
+
+  expect_failures = [var.endpoint]
 }

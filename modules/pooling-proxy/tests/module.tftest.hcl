@@ -16,6 +16,7 @@ mock_provider "aws" {
 variables {
   name                               = "kit"
   cluster_identifier                 = "kit"
+  readers                            = 2
   cluster_security_group_id          = "sg-cluster"
   master_user_secret_arn             = "arn:aws:secretsmanager:us-east-1:123456789012:secret:rds!cluster-kit"
   secret_kms_key_arn                 = "arn:aws:kms:us-east-1:123456789012:key/kit"
@@ -65,6 +66,10 @@ run "proxy_requires_tls_and_iam" {
     error_message = "pool sizing"
   }
   assert {
+    condition     = output.endpoints["kit-ro"].proxy_default_endpoint == aws_db_proxy.this.endpoint && !output.endpoints["kit-ro"].is_proxy_default_endpoint
+    error_message = "each endpoint carries the proxy's default endpoint, the name its consumers verify the certificate against"
+  }
+  assert {
     condition     = anytrue([for s in data.aws_iam_policy_document.secret.statement : contains(s.resources, var.master_user_secret_arn)])
     error_message = "the proxy role reads only its secret"
   }
@@ -78,4 +83,17 @@ run "bad_target_role" {
   }
 
   expect_failures = [var.endpoints]
+}
+
+run "role_name_prefix_within_the_provider_limit" {
+  command = plan
+
+  variables {
+    name = "pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"
+  }
+
+  assert {
+    condition     = length(aws_iam_role.proxy.name_prefix) <= 38
+    error_message = "the provider caps an IAM role name_prefix at 38 characters"
+  }
 }

@@ -15,6 +15,7 @@ variables {
   secret_kms_key_arn        = "arn:aws:kms:us-east-1:123456789012:key/vectors"
   vpc_id                    = "vpc-data"
   subnet_ids                = ["subnet-d1", "subnet-d2"]
+  readers                   = 1
 }
 
 # max-connections-percent {"maxConnectionsPercent":1}: accepted
@@ -392,13 +393,13 @@ run "v032_endpoint_name_accepted" {
   }
 }
 
-# endpoint-name {"endpointName":"ReadOnly2"}: accepted
+# endpoint-name {"endpointName":"readonly2"}: accepted
 run "v033_endpoint_name_accepted" {
   command = plan
 
   variables {
     endpoints = {
-      "ReadOnly2" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"] }
+      "readonly2" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"] }
     }
   }
 }
@@ -425,7 +426,7 @@ run "v035_endpoint_name_accepted" {
   }
 }
 
-# endpoint-name {"endpointName":"1reporting"}: rejected: endpoints key 1reporting is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"1reporting"}: rejected: endpoints key 1reporting is not a valid proxy endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v036_endpoint_name_rejected" {
   command = plan
 
@@ -438,7 +439,7 @@ run "v036_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":"-reporting"}: rejected: endpoints key -reporting is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"-reporting"}: rejected: endpoints key -reporting is not a valid proxy endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v037_endpoint_name_rejected" {
   command = plan
 
@@ -451,7 +452,7 @@ run "v037_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":"reporting--ro"}: rejected: endpoints key reporting--ro is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"reporting--ro"}: rejected: endpoints key reporting--ro is not a valid proxy endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v038_endpoint_name_rejected" {
   command = plan
 
@@ -464,7 +465,7 @@ run "v038_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":"reporting-"}: rejected: endpoints key reporting- is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"reporting-"}: rejected: endpoints key reporting- is not a valid proxy endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v039_endpoint_name_rejected" {
   command = plan
 
@@ -477,7 +478,7 @@ run "v039_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":"read_only"}: rejected: endpoints key read_only is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"read_only"}: rejected: endpoints key read_only is not a valid proxy endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v040_endpoint_name_rejected" {
   command = plan
 
@@ -490,7 +491,7 @@ run "v040_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":"reporting.ro"}: rejected: endpoints key reporting.ro is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"reporting.ro"}: rejected: endpoints key reporting.ro is not a valid proxy endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v041_endpoint_name_rejected" {
   command = plan
 
@@ -503,7 +504,7 @@ run "v041_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":"rxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}: rejected: endpoints key rxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":"rxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}: rejected: endpoints key rxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx is not a valid proxy endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v042_endpoint_name_rejected" {
   command = plan
 
@@ -516,7 +517,7 @@ run "v042_endpoint_name_rejected" {
   expect_failures = [var.endpoints]
 }
 
-# endpoint-name {"endpointName":""}: rejected: endpoints key  is not a valid proxy endpoint name: use 1 to 63 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# endpoint-name {"endpointName":""}: rejected: endpoints key  is not a valid proxy endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v043_endpoint_name_rejected" {
   command = plan
 
@@ -538,27 +539,27 @@ run "v044_proxy_name_accepted" {
   }
 }
 
-# proxy-name {"proxyName":"PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP"}: accepted
+# proxy-name {"proxyName":"pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: accepted
 run "v045_proxy_name_accepted" {
   command = plan
 
   variables {
-    name = "PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP"
+    name = "pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"
   }
 }
 
-# proxy-name {"proxyName":"PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP"}: rejected: name PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP is not a valid proxy name: use 1 to 60 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# proxy-name {"proxyName":"ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: rejected: name ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp is not a valid proxy name: use 1 to 60 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v046_proxy_name_rejected" {
   command = plan
 
   variables {
-    name = "PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP"
+    name = "ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"
   }
 
   expect_failures = [var.name]
 }
 
-# proxy-name {"proxyName":"1proxy"}: rejected: name 1proxy is not a valid proxy name: use 1 to 60 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# proxy-name {"proxyName":"1proxy"}: rejected: name 1proxy is not a valid proxy name: use 1 to 60 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v047_proxy_name_rejected" {
   command = plan
 
@@ -569,7 +570,7 @@ run "v047_proxy_name_rejected" {
   expect_failures = [var.name]
 }
 
-# proxy-name {"proxyName":"vec--tors"}: rejected: name vec--tors is not a valid proxy name: use 1 to 60 letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+# proxy-name {"proxyName":"vec--tors"}: rejected: name vec--tors is not a valid proxy name: use 1 to 60 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
 run "v048_proxy_name_rejected" {
   command = plan
 
@@ -613,4 +614,79 @@ run "v051_endpoint_target_role_rejected" {
   }
 
   expect_failures = [var.endpoints]
+}
+
+# endpoint-name {"endpointName":"Reader"}: rejected: endpoints key Reader is not a valid proxy endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+run "v052_endpoint_name_rejected" {
+  command = plan
+
+  variables {
+    endpoints = {
+      "Reader" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"] }
+    }
+  }
+
+  expect_failures = [var.endpoints]
+}
+
+# endpoint-name {"endpointName":"ReadOnly2"}: rejected: endpoints key ReadOnly2 is not a valid proxy endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+run "v053_endpoint_name_rejected" {
+  command = plan
+
+  variables {
+    endpoints = {
+      "ReadOnly2" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"] }
+    }
+  }
+
+  expect_failures = [var.endpoints]
+}
+
+# proxy-name {"proxyName":"Reader"}: rejected: name Reader is not a valid proxy name: use 1 to 60 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen
+run "v054_proxy_name_rejected" {
+  command = plan
+
+  variables {
+    name = "Reader"
+  }
+
+  expect_failures = [var.name]
+}
+
+# read-only-endpoint-readers {"readers":0,"targetRole":"READ_ONLY"}: rejected: readers 0 leaves a READ_ONLY endpoint (endpoints target_role) without a target: RDS Proxy refuses READ_ONLY endpoints for a cluster with only a writer; add a reader or use a READ_WRITE endpoint
+run "v055_read_only_endpoint_readers_rejected" {
+  command = plan
+
+  variables {
+    readers = 0
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], target_role = "READ_ONLY" }
+    }
+  }
+
+  expect_failures = [aws_db_proxy_endpoint.this]
+}
+
+# read-only-endpoint-readers {"readers":0,"targetRole":"READ_WRITE"}: accepted
+run "v056_read_only_endpoint_readers_accepted" {
+  command = plan
+
+  variables {
+    readers = 0
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], target_role = "READ_WRITE" }
+    }
+  }
+}
+
+# read-only-endpoint-readers {"readers":1,"targetRole":"READ_ONLY"}: accepted
+run "v057_read_only_endpoint_readers_accepted" {
+  command = plan
+
+  variables {
+    readers = 1
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], target_role = "READ_ONLY" }
+    }
+  }
 }
