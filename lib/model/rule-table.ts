@@ -54,7 +54,7 @@ interface RuleBase<I> {
 export interface AwsSource {
   /** The constraint in AWS's terms, e.g. "RDS identifiers are lower case, start with a letter, ...". */
   readonly constraint: string;
-  /** Documentation URLs or provider source paths (`internal/service/rds/validate.go validIdentifier`). */
+  /** Documentation URLs, or provider source as `hashicorp/terraform-provider-aws internal/service/rds/validate.go validIdentifier`. */
   readonly sources: ReadonlyArray<string>;
 }
 

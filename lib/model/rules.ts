@@ -119,7 +119,7 @@ export const CLUSTER_RULES: ReadonlyArray<Rule<ClusterRuleInput>> = [
     unit: 'seconds',
     aws: {
       constraint: 'MonitoringInterval is 0, 1, 5, 10, 15, 30 or 60 seconds (0 turns enhanced monitoring off, which the kit does not)',
-      sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CreateDBCluster.html', 'internal/service/rds/cluster_instance.go (monitoring_interval: validation.IntInSlice)'],
+      sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CreateDBCluster.html', 'hashicorp/terraform-provider-aws internal/service/rds/cluster_instance.go (monitoring_interval: validation.IntInSlice)'],
     },
   }),
   kmsKeyRule<ClusterRuleInput>('cluster-kms-key', CLUSTER_MODULE),

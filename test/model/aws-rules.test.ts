@@ -18,7 +18,7 @@ describe('AWS rules', () => {
   test.each(rows.map(({ rule }) => [rule.id, rule] as const))('GIVEN the AWS rule %s THEN it names its sources and has a rejected and an accepted vector', (id, rule) => {
     expect(rule.aws!.constraint.length).toBeGreaterThan(20);
     expect(rule.aws!.sources.length).toBeGreaterThan(0);
-    for (const source of rule.aws!.sources) expect(source).toMatch(/^https:\/\/|^internal\/service\/|^[\w./-]+\.go\b/);
+    for (const source of rule.aws!.sources) expect(source).toMatch(/^https:\/\/|^hashicorp\/terraform-provider-aws internal\/service\//);
     const vectors = loadVectors().filter((v) => v.rule === id);
     expect(vectors.some((v) => !v.accepted)).toBe(true);
     expect(vectors.some((v) => v.accepted)).toBe(true);
