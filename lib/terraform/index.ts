@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { renderClusterCatalog, renderMetricCatalog } from './catalogs';
-import { MODULE_SPECS } from './modules';
+import { INTERNAL_MODULES, MODULE_SPECS } from './modules';
 import { renderReadme } from './readme';
 import { fillRegions } from './regions';
 import { moduleRegions } from './validations';
@@ -14,7 +14,7 @@ import { renderVectorTests, vectorExpectations } from './vectors';
  * README tables (readme.ts). Everything is rendered in one pass from lib/model and the hand-written
  * files; nothing reads the generator's own output back.
  */
-export { MODULES, MODULE_SPECS, moduleOfRule, moduleSpec, propertyNames, rulesOf } from './modules';
+export { INTERNAL_MODULES, MODULES, MODULE_SPECS, moduleOfRule, moduleSpec, propertyNames, rulesOf } from './modules';
 export { hclString, hclValue, generatedBy } from './hcl';
 export { parseOutputs, parseVariables, variableDefaults, type VariableInfo } from './readme';
 export { terraformMessages, vectorExpectations, vectorVariables, type Vector, type VectorExpectation } from './vectors';
@@ -37,6 +37,10 @@ export function renderAll(): Map<string, string> {
     }
     files.set(path.join(dir, 'tests', 'vectors.tftest.hcl'), renderVectorTests(module, expectations));
     if (fs.existsSync(path.join(ROOT, dir, 'README.md'))) files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), regions));
+  }
+  for (const module of INTERNAL_MODULES) {
+    const dir = path.join('modules', module);
+    files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), []));
   }
   return files;
 }
