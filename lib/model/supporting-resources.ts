@@ -51,7 +51,7 @@ export const POSTGRES_LOG_GROUP: AwsSource = {
 };
 
 /** What RDS Proxy calls on its secret (aws-cdk-lib's `grantRead`, the Terraform module's role policy). */
-export const PROXY_SECRET_ACTIONS: ReadonlyArray<string> = ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'];
+export const PROXY_SECRET_ACTIONS: ReadonlyArray<string> = ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'];
 
 export const VPC_ENDPOINT_POLICY: AwsSource = {
   constraint:

@@ -169,7 +169,7 @@ resource "aws_vpc_endpoint" "secrets_manager" {
 data "aws_iam_policy_document" "secrets_manager_endpoint" {
   statement {
     sid       = "ProxyReadsTheMasterSecret"
-    actions   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
+    actions   = ["secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue"]
     resources = [module.database.master_user_secret_arn]
     principals {
       type        = "AWS"

@@ -7,6 +7,7 @@ locals {
   # exact names match with ArnEquals, a name pattern with * needs ArnLike.
   log_group_arns = [for name in var.log_group_names : "arn:${data.aws_partition.current.partition}:logs:${data.aws_region.current.region}:${data.aws_caller_identity.current.account_id}:log-group:${name}"]
   operator       = anytrue([for name in var.log_group_names : strcontains(name, "*")]) ? "ArnLike" : "ArnEquals"
+  context_key    = "kms:EncryptionContext:aws:logs:arn"
 }
 
 data "aws_iam_policy_document" "this" {
@@ -33,7 +34,7 @@ data "aws_iam_policy_document" "this" {
     }
     condition {
       test     = local.operator
-      variable = "kms:EncryptionContext:aws:logs:arn"
+      variable = local.context_key
       values   = local.log_group_arns
     }
   }

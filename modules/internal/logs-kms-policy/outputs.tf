@@ -3,7 +3,7 @@ output "json" {
   value       = data.aws_iam_policy_document.this.json
 }
 
-output "log_group_arns" {
-  description = "The log group ARNs (or ARN patterns) the CloudWatch Logs statement admits."
-  value       = local.log_group_arns
+output "logs_condition" {
+  description = "The condition of the CloudWatch Logs statement: test (ArnEquals, or ArnLike for a name pattern), variable (kms:EncryptionContext:aws:logs:arn) and values (the log group ARNs)."
+  value       = { test = local.operator, variable = local.context_key, values = local.log_group_arns }
 }
