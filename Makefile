@@ -116,7 +116,7 @@ terraform-schema-check:
 	bash $(TF_PROVIDER_DIR)/generate-schema.sh --check
 
 # --- Terraform modules (modules/) and their examples (modules/examples/) -------------------------------------------
-TF_DIRS := $(sort $(filter-out modules/examples/,$(wildcard modules/*/)) $(wildcard modules/examples/*/))
+TF_DIRS := $(sort $(filter-out modules/examples/ modules/internal/,$(wildcard modules/*/)) $(wildcard modules/internal/*/) $(wildcard modules/examples/*/))
 TFLINT := $(CURDIR)/.cache/bin/tflint
 # Every terraform command below runs against the offline stand-in (or the registry when TF_REAL_PROVIDER=1).
 TF_ENV = if [ "$${TF_REAL_PROVIDER:-}" != 1 ]; then eval "$$(bash $(TF_PROVIDER_DIR)/install.sh 2>/dev/null)"; fi; \

@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -10,7 +10,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { consumerEnvironment } from '../lambda/src/environment';
 import { skipCheckov } from './private/checkov';
-import { allowLogsToUseKey } from './private/key-policies';
+import { allowLogsToUseKey, stackLogGroupPattern } from './private/key-policies';
 import { ConnectionMode, FUNCTION_RULES, POSTGRES_PORT, consumerEndpointTls, runRules } from './model';
 import { PoolingProxyEndpoint } from './pooling-proxy-endpoint';
 import { throwIfInvalid } from './private/validation';
@@ -103,7 +103,7 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
         description: `Encrypts the environment and logs of ${this.node.path}`,
         enableKeyRotation: true,
       });
-    if (!props.encryptionKey) allowLogsToUseKey(key as kms.Key);
+    if (!props.encryptionKey) allowLogsToUseKey(key as kms.Key, [stackLogGroupPattern(Stack.of(this))]);
 
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,

@@ -8,7 +8,9 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import {
   CLUSTER_RULES,
+  DEFAULT_AUTO_MINOR_VERSION_UPGRADE,
   DEFAULT_ENGINE_VERSION,
+  KMS_DELETION_WINDOW_DAYS,
   InstanceClassSpec,
   OFFERED_ENGINE_VERSIONS,
   OptimizedReadsSizing,
@@ -16,7 +18,9 @@ import {
   optimizedReadsSizing,
   parameterGroupFamily,
   parseEngineVersion,
+  postgresLogGroupName,
   runRules,
+  autoMinorVersionUpgradeWarning,
   unknownEngineVersionWarning,
 } from './model';
 import { allowLogsToUseKey } from './private/key-policies';
@@ -48,6 +52,14 @@ export interface OptimizedReadsClusterProps {
    */
   readonly engineVersion?: string;
   /**
+   * Whether RDS applies minor engine upgrades by itself (to the cluster and every instance). Off by
+   * default: RDS cannot downgrade, so once it has upgraded the cluster past `engineVersion`, the next
+   * deployment that sends `engineVersion` fails until you raise it to the running version. When on,
+   * synth warns so.
+   * @default false
+   */
+  readonly autoMinorVersionUpgrade?: boolean;
+  /**
    * Name of the master user; RDS keeps its password in Secrets Manager and rotates it.
    * @default 'postgres'
    */
@@ -58,8 +70,10 @@ export interface OptimizedReadsClusterProps {
    */
   readonly databaseName?: string;
   /**
-   * KMS key that encrypts storage, the master secret and Performance Insights.
-   * @default - a new customer-managed key with rotation on
+   * KMS key that encrypts storage, the master secret, Performance Insights and the PostgreSQL log
+   * group; its policy must let CloudWatch Logs use it for that log group.
+   * @default - a new customer-managed key with rotation on, retained when the stack is deleted, its
+   * CloudWatch Logs statement limited to the cluster's PostgreSQL log group
    */
   readonly encryptionKey?: kms.IKey;
   /**
@@ -168,6 +182,10 @@ export class OptimizedReadsCluster extends Construct {
         unknownEngineVersionWarning(engineVersion),
       );
     }
+    const autoMinorVersionUpgrade = props.autoMinorVersionUpgrade ?? DEFAULT_AUTO_MINOR_VERSION_UPGRADE;
+    if (autoMinorVersionUpgrade) {
+      Annotations.of(this).addWarningV2('aurora-proxy-kit:autoMinorVersionUpgrade', autoMinorVersionUpgradeWarning(engineVersion));
+    }
 
     this.instanceClass = instanceClass;
     this.instanceSpec = findInstanceClass(instanceClass)!;
@@ -176,22 +194,26 @@ export class OptimizedReadsCluster extends Construct {
     this.masterUsername = props.masterUsername ?? 'postgres';
     this.databaseName = props.databaseName ?? 'app';
 
+    this.clusterIdentifier =
+      props.clusterIdentifier ?? Names.uniqueResourceName(this, { maxLength: 63, separator: '-' }).toLowerCase();
+    const logGroupName = postgresLogGroupName(this.clusterIdentifier);
+
     if (props.encryptionKey) {
       this.encryptionKey = props.encryptionKey;
     } else {
+      // Retained, and a deletion waits the longest window: it decrypts the final snapshot and backups.
       const key = new kms.Key(this, 'Key', {
         description: `Encrypts the ${this.node.path} Aurora cluster, its master secret, Performance Insights and its log`,
         enableKeyRotation: true,
         removalPolicy: RemovalPolicy.RETAIN,
+        pendingWindow: Duration.days(KMS_DELETION_WINDOW_DAYS),
       });
-      allowLogsToUseKey(key);
+      allowLogsToUseKey(key, [logGroupName]);
       this.encryptionKey = key;
     }
 
-    this.clusterIdentifier =
-      props.clusterIdentifier ?? Names.uniqueResourceName(this, { maxLength: 63, separator: '-' }).toLowerCase();
     this.logGroup = new logs.LogGroup(this, 'PostgresLog', {
-      logGroupName: `/aws/rds/cluster/${this.clusterIdentifier}/postgresql`,
+      logGroupName,
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       encryptionKey: this.encryptionKey,
       removalPolicy: RemovalPolicy.RETAIN,
@@ -228,7 +250,7 @@ export class OptimizedReadsCluster extends Construct {
       enablePerformanceInsights: true,
       performanceInsightRetention: props.performanceInsightRetention ?? rds.PerformanceInsightRetention.DEFAULT,
       performanceInsightEncryptionKey: this.encryptionKey,
-      autoMinorVersionUpgrade: true,
+      autoMinorVersionUpgrade,
       publiclyAccessible: false,
       caCertificate: rds.CaCertificate.RDS_CA_RSA2048_G1,
     };
@@ -244,6 +266,8 @@ export class OptimizedReadsCluster extends Construct {
       readers: Array.from({ length: readers }, (_, i) =>
         rds.ClusterInstance.provisioned(`Reader${i + 1}`, { ...instanceDefaults, promotionTier: i === 0 ? 1 : 2 }),
       ),
+      // On the cluster as on the instances: Aurora upgrades only when both are on.
+      autoMinorVersionUpgrade,
       storageType: rds.DBClusterStorageType.AURORA_IOPT1,
       storageEncrypted: true,
       storageEncryptionKey: this.encryptionKey,

@@ -1,4 +1,5 @@
 import { OptimizedReadsFamily } from './instance-classes';
+import type { AwsSource } from './rule-table';
 
 /**
  * Aurora PostgreSQL engine versions and the Optimized Reads version floors.
@@ -50,6 +51,37 @@ export const DEPRECATED_ENGINE_VERSIONS: ReadonlyArray<string> = [
  * the default until Optimized Reads on 18 has a track record.
  */
 export const DEFAULT_ENGINE_VERSION = '17.9';
+
+/**
+ * Whether the kit lets RDS apply minor engine upgrades by itself: off by default in both flavours.
+ * Both pin a full `MAJOR.MINOR` version, and RDS cannot go back down: once RDS has upgraded the
+ * cluster, CloudFormation sends the older pinned version on the next update that touches the cluster
+ * and the update fails (aws-cdk#15475), and a Terraform plan proposes the downgrade unless the provider
+ * suppresses it (terraform-provider-aws#49396). With upgrades off, a minor upgrade is a version bump the
+ * user makes.
+ */
+export const DEFAULT_AUTO_MINOR_VERSION_UPGRADE = false;
+
+export const ENGINE_VERSION_NO_DOWNGRADE: AwsSource = {
+  constraint:
+    'RDS cannot downgrade an engine version; automatic minor upgrades of an Aurora cluster need the setting on the cluster and on every instance, and change the running version outside the stack or state',
+  sources: [
+    'https://github.com/aws/aws-cdk/issues/15475',
+    'https://github.com/hashicorp/terraform-provider-aws/pull/49396',
+    'https://docs.aws.amazon.com/config/latest/developerguide/rds-automatic-minor-version-upgrade-enabled.html',
+  ],
+};
+
+/** Said at synth (CDK annotation) and plan (Terraform check) when automatic minor upgrades are turned on. */
+export function autoMinorVersionUpgradeWarning(
+  engineVersion: string,
+  names: { engineVersion: string; autoMinorVersionUpgrade: string } = { engineVersion: 'engineVersion', autoMinorVersionUpgrade: 'autoMinorVersionUpgrade' },
+): string {
+  return (
+    `${names.autoMinorVersionUpgrade} is on: RDS may upgrade the cluster past ${names.engineVersion} ${engineVersion} and cannot downgrade it; ` +
+    `after an upgrade, set ${names.engineVersion} to the version the cluster runs before the next deployment`
+  );
+}
 
 export function parseEngineVersion(version: string): EngineVersion | undefined {
   const match = /^(\d+)\.(\d+)$/.exec(version);

@@ -2,6 +2,7 @@ export * from './vocabulary';
 export * from './instance-classes';
 export * from './engine-versions';
 export * from './sizing';
+export * from './supporting-resources';
 export * from './metrics';
 export * from './rule-table';
 export * from './catalog-checks';

@@ -1,15 +1,16 @@
-import { CfnOutput, RemovalPolicy, Stack, StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, StackProps, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DatabaseConsumerFunction } from '../database-consumer-function';
 import { DatabaseDashboard } from '../database-dashboard';
 import { skipCheckov } from '../private/checkov';
-import { allowLogsToUseKey } from '../private/key-policies';
+import { allowLogsToUseKey, stackLogGroupPattern } from '../private/key-policies';
 import { OptimizedReadsCluster } from '../optimized-reads-cluster';
 import { PoolingProxy } from '../pooling-proxy';
-import { DEPLOYMENT_RULES, runRules } from '../model';
+import { DEPLOYMENT_RULES, KMS_DELETION_WINDOW_DAYS, PROXY_SECRET_ACTIONS, runRules } from '../model';
 import { PoolingProxyEndpoint } from '../pooling-proxy-endpoint';
 import { throwIfInvalid } from '../private/validation';
 
@@ -69,13 +70,14 @@ export class ReferenceDeployment extends Stack {
   constructor(scope: Construct, id: string, props: ReferenceDeploymentProps = {}) {
     super(scope, id, props);
 
-    // One key for the stack's logs (VPC flow logs, Lambda logs, Lambda environments).
+    // One key for the stack's logs (VPC flow logs, Lambda logs, Lambda environments), all unnamed log groups of this stack.
     const logKey = new kms.Key(this, 'LogKey', {
       description: 'Encrypts the logs and function environments of the aurora-proxy-kit reference deployment',
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
+      pendingWindow: Duration.days(KMS_DELETION_WINDOW_DAYS),
     });
-    allowLogsToUseKey(logKey);
+    allowLogsToUseKey(logKey, [stackLogGroupPattern(this)]);
 
     this.dataVpc = this.isolatedVpc('DataVpc', '10.10.0.0/16', logKey);
     this.consumerVpc = this.isolatedVpc('ConsumerVpc', '10.20.0.0/16', logKey);
@@ -92,18 +94,7 @@ export class ReferenceDeployment extends Stack {
       maxConnectionsPercent: props.maxConnectionsPercent,
     });
 
-    // RDS Proxy reads the master secret from Secrets Manager; the data VPC reaches it privately.
-    const secretsEndpoint = this.dataVpc.addInterfaceEndpoint('SecretsManager', {
-      service: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
-      privateDnsEnabled: true,
-      open: false,
-    });
-    secretsEndpoint.connections.allowDefaultPortFrom(this.proxy.connections, 'RDS Proxy reads its secret');
-    this.proxy.connections.securityGroups[0].addEgressRule(
-      secretsEndpoint.connections.securityGroups[0],
-      ec2.Port.HTTPS,
-      'RDS Proxy reads its secret',
-    );
+    this.addSecretsManagerEndpoint();
 
     const readOnlyEndpoints = props.readOnlyEndpoints ?? 1;
     throwIfInvalid(this, runRules(DEPLOYMENT_RULES, { readOnlyEndpoints }));
@@ -129,6 +120,36 @@ export class ReferenceDeployment extends Stack {
 
     this.addOutputs();
     this.acknowledgeFindings();
+  }
+
+  /**
+   * RDS Proxy reads the master secret from Secrets Manager; the data VPC reaches it privately. The
+   * endpoint answers HTTPS from the proxy only, opens no connection itself, and passes only the
+   * proxy's reads of the master secret.
+   */
+  private addSecretsManagerEndpoint(): void {
+    const securityGroup = new ec2.SecurityGroup(this, 'SecretsManagerEndpointSecurityGroup', {
+      vpc: this.dataVpc,
+      description: 'Secrets Manager interface endpoint of the data VPC: HTTPS from the proxy only',
+      allowAllOutbound: false,
+    });
+    const secretsEndpoint = this.dataVpc.addInterfaceEndpoint('SecretsManager', {
+      service: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
+      privateDnsEnabled: true,
+      open: false,
+      securityGroups: [securityGroup],
+    });
+    secretsEndpoint.connections.allowDefaultPortFrom(this.proxy.connections, 'RDS Proxy reads its secret');
+    this.proxy.connections.securityGroups[0].addEgressRule(securityGroup, ec2.Port.HTTPS, 'RDS Proxy reads its secret');
+    // The role aws-cdk-lib's DatabaseProxy creates to read its secrets (PoolingProxy passes none of its own).
+    const proxyRole = this.proxy.proxy.node.findChild('IAMRole') as iam.IRole;
+    secretsEndpoint.addToPolicy(
+      new iam.PolicyStatement({
+        principals: [proxyRole],
+        actions: [...PROXY_SECRET_ACTIONS],
+        resources: [this.database.masterSecret.secretArn],
+      }),
+    );
   }
 
   private isolatedVpc(id: string, cidr: string, logKey: kms.IKey): ec2.Vpc {

@@ -89,6 +89,9 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
 /** The reusable modules (each with its README); examples hold rules too, e.g. the reference deployment's. */
 export const MODULES = MODULE_SPECS.map((m) => m.module).filter((m) => !m.startsWith('examples/'));
 
+/** Helpers of the modules, under modules/internal/: no rules of their own, a README with generated tables each. */
+export const INTERNAL_MODULES: ReadonlyArray<string> = ['internal/logs-kms-policy', 'internal/cluster-instances'];
+
 export function moduleSpec(module: string): ModuleSpec {
   const spec = MODULE_SPECS.find((m) => m.module === module);
   if (!spec) throw new Error(`no Terraform module ${module}`);

@@ -1,6 +1,4 @@
-data "aws_caller_identity" "current" {}
 data "aws_partition" "current" {}
-data "aws_region" "current" {}
 
 locals {
   # The variable's validation admits only catalog classes; try() keeps a rejected value from adding a second error.
@@ -16,6 +14,8 @@ locals {
   )
 
   kms_key_arn = var.create_kms_key ? aws_kms_key.this[0].arn : var.kms_key_arn
+  # Where Aurora PostgreSQL exports its log; created here first, encrypted and with retention.
+  log_group_name = "/aws/rds/cluster/${var.cluster_identifier}/postgresql"
   # Libraries the user asks for are loaded beside pg_stat_statements, never instead of it.
   preload_libraries = join(",", distinct(concat(["pg_stat_statements"], compact([for l in split(",", lookup(var.parameters, "shared_preload_libraries", "")) : trimspace(l)]))))
   parameters = merge(
@@ -32,37 +32,12 @@ locals {
   reader_identifiers = [for i in range(var.readers) : "${var.cluster_identifier}-reader-${i + 1}"]
 }
 
-data "aws_iam_policy_document" "key" {
-  count = var.create_kms_key ? 1 : 0
+# The PostgreSQL log group is the only one CloudWatch Logs may encrypt with this key.
+module "key_policy" {
+  source = "../internal/logs-kms-policy"
+  count  = var.create_kms_key ? 1 : 0
 
-  #checkov:skip=CKV_AWS_109:A key policy's Resource is always the key itself ("*"); the account root statement is AWS's default and delegates to IAM
-  #checkov:skip=CKV_AWS_111:A key policy's Resource is always the key itself ("*"); the account root statement is AWS's default and delegates to IAM
-  #checkov:skip=CKV_AWS_356:A key policy's Resource is always the key itself ("*")
-  statement {
-    sid       = "AccountAdministers"
-    actions   = ["kms:*"]
-    resources = ["*"]
-    principals {
-      type        = "AWS"
-      identifiers = ["arn:${data.aws_partition.current.partition}:iam::${data.aws_caller_identity.current.account_id}:root"]
-    }
-  }
-
-  # The PostgreSQL log group is encrypted with this key.
-  statement {
-    sid       = "CloudWatchLogsEncrypt"
-    actions   = ["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"]
-    resources = ["*"]
-    principals {
-      type        = "Service"
-      identifiers = ["logs.${data.aws_region.current.region}.amazonaws.com"]
-    }
-    condition {
-      test     = "ArnLike"
-      variable = "kms:EncryptionContext:aws:logs:arn"
-      values   = ["arn:${data.aws_partition.current.partition}:logs:${data.aws_region.current.region}:${data.aws_caller_identity.current.account_id}:*"]
-    }
-  }
+  log_group_names = [local.log_group_name]
 }
 
 resource "aws_kms_key" "this" {
@@ -70,15 +45,19 @@ resource "aws_kms_key" "this" {
 
   description         = "Encrypts the ${var.cluster_identifier} Aurora cluster, its master secret, Performance Insights and its log"
   enable_key_rotation = true
-  policy              = data.aws_iam_policy_document.key[0].json
-  tags                = var.tags
+  # A destroy only schedules the deletion; the longest window leaves 30 days to cancel it while the
+  # final snapshot and backups still need the key.
+  deletion_window_in_days = 30
+  policy                  = module.key_policy[0].json
+  tags                    = var.tags
 }
 
 # Created before the cluster, or RDS creates it unencrypted and without retention.
 resource "aws_cloudwatch_log_group" "postgresql" {
-  name              = "/aws/rds/cluster/${var.cluster_identifier}/postgresql"
+  name              = local.log_group_name
   retention_in_days = var.log_retention_days
   kms_key_id        = local.kms_key_arn
+  skip_destroy      = var.log_group_skip_destroy
   tags              = var.tags
   #checkov:skip=CKV_AWS_338:Retention is a setting (log_retention_days, default 30 days like the CDK construct); a year of PostgreSQL logs is a cost the user opts into
 }
@@ -150,6 +129,8 @@ resource "aws_rds_cluster" "this" {
   cluster_identifier = var.cluster_identifier
   engine             = "aurora-postgresql"
   engine_version     = var.engine_version
+  # On the cluster as on the instances: Aurora upgrades only when both are on.
+  auto_minor_version_upgrade = var.auto_minor_version_upgrade
   # I/O-Optimized storage: Optimized Reads' tiered cache needs it.
   storage_type      = "aurora-iopt1"
   storage_encrypted = true
@@ -190,64 +171,58 @@ resource "aws_rds_cluster" "this" {
   }
 }
 
+# What every instance shares, the writer's and the readers'.
 locals {
-  instance_defaults = {
-    instance_class                        = var.instance_class
-    performance_insights_enabled          = true
-    performance_insights_kms_key_id       = local.kms_key_arn
-    performance_insights_retention_period = var.performance_insights_retention_days
-    monitoring_interval                   = var.monitoring_interval
-    monitoring_role_arn                   = aws_iam_role.monitoring.arn
-    auto_minor_version_upgrade            = true
-    publicly_accessible                   = false
-    ca_cert_identifier                    = "rds-ca-rsa2048-g1"
+  instance_settings = {
+    cluster_identifier                  = aws_rds_cluster.this.id
+    instance_class                      = var.instance_class
+    kms_key_arn                         = local.kms_key_arn
+    performance_insights_retention_days = var.performance_insights_retention_days
+    monitoring_interval                 = var.monitoring_interval
+    monitoring_role_arn                 = aws_iam_role.monitoring.arn
+    auto_minor_version_upgrade          = var.auto_minor_version_upgrade
+    tags                                = var.tags
   }
 }
 
 # Created first, so it becomes the writer.
-resource "aws_rds_cluster_instance" "writer" {
-  identifier                            = local.writer_identifier
-  cluster_identifier                    = aws_rds_cluster.this.id
-  engine                                = aws_rds_cluster.this.engine
-  engine_version                        = aws_rds_cluster.this.engine_version
-  instance_class                        = local.instance_defaults.instance_class
-  promotion_tier                        = 0
-  performance_insights_enabled          = local.instance_defaults.performance_insights_enabled
-  performance_insights_kms_key_id       = local.instance_defaults.performance_insights_kms_key_id
-  performance_insights_retention_period = local.instance_defaults.performance_insights_retention_period
-  monitoring_interval                   = local.instance_defaults.monitoring_interval
-  monitoring_role_arn                   = local.instance_defaults.monitoring_role_arn
-  auto_minor_version_upgrade            = local.instance_defaults.auto_minor_version_upgrade
-  publicly_accessible                   = local.instance_defaults.publicly_accessible
-  ca_cert_identifier                    = local.instance_defaults.ca_cert_identifier
-  copy_tags_to_snapshot                 = true
-  tags                                  = var.tags
+module "writer" {
+  source = "../internal/cluster-instances"
+
+  identifiers     = [local.writer_identifier]
+  promotion_tiers = [0]
+  settings        = local.instance_settings
 
   depends_on = [aws_iam_role_policy_attachment.monitoring]
 }
 
-resource "aws_rds_cluster_instance" "reader" {
-  count = var.readers
+module "readers" {
+  source = "../internal/cluster-instances"
 
-  identifier         = local.reader_identifiers[count.index]
-  cluster_identifier = aws_rds_cluster.this.id
-  engine             = aws_rds_cluster.this.engine
-  engine_version     = aws_rds_cluster.this.engine_version
-  instance_class     = local.instance_defaults.instance_class
+  identifiers = local.reader_identifiers
   # Reader 1 is the preferred failover target (tier 1); the rest follow (tier 2).
-  promotion_tier                        = count.index == 0 ? 1 : 2
-  performance_insights_enabled          = local.instance_defaults.performance_insights_enabled
-  performance_insights_kms_key_id       = local.instance_defaults.performance_insights_kms_key_id
-  performance_insights_retention_period = local.instance_defaults.performance_insights_retention_period
-  monitoring_interval                   = local.instance_defaults.monitoring_interval
-  monitoring_role_arn                   = local.instance_defaults.monitoring_role_arn
-  auto_minor_version_upgrade            = local.instance_defaults.auto_minor_version_upgrade
-  publicly_accessible                   = local.instance_defaults.publicly_accessible
-  ca_cert_identifier                    = local.instance_defaults.ca_cert_identifier
-  copy_tags_to_snapshot                 = true
-  tags                                  = var.tags
+  promotion_tiers = [for i in range(var.readers) : i == 0 ? 1 : 2]
+  settings        = local.instance_settings
 
-  depends_on = [aws_rds_cluster_instance.writer]
+  depends_on = [module.writer]
+}
+
+moved {
+  from = aws_rds_cluster_instance.writer
+  to   = module.writer.aws_rds_cluster_instance.this[0]
+}
+
+moved {
+  from = aws_rds_cluster_instance.reader
+  to   = module.readers.aws_rds_cluster_instance.this
+}
+
+# With automatic minor upgrades on, say at every plan what the user must do after one.
+check "auto_minor_version_upgrade" {
+  assert {
+    condition     = !var.auto_minor_version_upgrade
+    error_message = "auto_minor_version_upgrade is on: RDS may upgrade the cluster past engine_version ${var.engine_version} and cannot downgrade it; after an upgrade, set engine_version to the version the cluster runs before the next deployment"
+  }
 }
 
 # A warning, as the CDK construct's annotation: the version passes the rules but is not in the catalog.

@@ -19,6 +19,11 @@ output "reader_endpoint" {
   value       = aws_rds_cluster.this.reader_endpoint
 }
 
+output "engine_version_actual" {
+  description = "The engine version the cluster runs; above engine_version after an automatic minor upgrade."
+  value       = aws_rds_cluster.this.engine_version_actual
+}
+
 output "port" {
   description = "The PostgreSQL port."
   value       = aws_rds_cluster.this.port
@@ -51,12 +56,12 @@ output "security_group_id" {
 
 output "writer_instance_identifier" {
   description = "The writer's DB instance identifier."
-  value       = aws_rds_cluster_instance.writer.identifier
+  value       = module.writer.identifiers[0]
 }
 
 output "reader_instance_identifiers" {
   description = "The readers' DB instance identifiers, in order."
-  value       = aws_rds_cluster_instance.reader[*].identifier
+  value       = module.readers.identifiers
 }
 
 output "instance_identifiers" {

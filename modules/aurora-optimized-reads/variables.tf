@@ -80,6 +80,13 @@ variable "engine_version" {
   # END generated engine-version
 }
 
+variable "auto_minor_version_upgrade" {
+  description = "Whether RDS applies minor engine upgrades by itself, to the cluster and every instance. Off by default: RDS cannot downgrade, so after an upgrade engine_version is below the running version and the next plan proposes a downgrade; when on, plan warns (check block) and you raise engine_version to the running version (output engine_version_actual) after each upgrade."
+  type        = bool
+  default     = false
+  nullable    = false
+}
+
 variable "master_username" {
   description = "Name of the master user; RDS keeps its password in Secrets Manager (encrypted with the cluster key) and rotates it."
   type        = string
@@ -95,14 +102,14 @@ variable "database_name" {
 }
 
 variable "create_kms_key" {
-  description = "Whether the module creates its KMS key (rotation on); false: pass kms_key_arn. A flag rather than a null check, so kms_key_arn may be unknown until apply."
+  description = "Whether the module creates its KMS key (rotation on, CloudWatch Logs limited to the PostgreSQL log group, 30-day deletion window); false: pass kms_key_arn. A flag rather than a null check, so kms_key_arn may be unknown until apply. terraform destroy schedules the module's key for deletion (cancel within 30 days to restore a final snapshot); to keep the key, create it in your configuration with lifecycle { prevent_destroy = true } and pass it."
   type        = bool
   default     = true
   nullable    = false
 }
 
 variable "kms_key_arn" {
-  description = "KMS key that encrypts storage, the master secret, Performance Insights and the PostgreSQL log. Its policy must let CloudWatch Logs use it. Used when create_kms_key is false."
+  description = "KMS key that encrypts storage, the master secret, Performance Insights and the PostgreSQL log. Its policy must let CloudWatch Logs use it for the log group /aws/rds/cluster/<cluster_identifier>/postgresql (modules/internal/logs-kms-policy writes such a policy). Used when create_kms_key is false."
   type        = string
   default     = null
 }
@@ -160,6 +167,13 @@ variable "log_retention_days" {
   description = "Days the exported PostgreSQL log is kept."
   type        = number
   default     = 30
+  nullable    = false
+}
+
+variable "log_group_skip_destroy" {
+  description = "Whether terraform destroy leaves the PostgreSQL log group (and its logs) in place and only forgets it, as the CDK construct retains it."
+  type        = bool
+  default     = true
   nullable    = false
 }
 

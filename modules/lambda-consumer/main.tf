@@ -1,57 +1,35 @@
-data "aws_caller_identity" "current" {}
 data "aws_partition" "current" {}
-data "aws_region" "current" {}
 
 locals {
   postgres_port = 5432
   kms_key_arn   = var.create_kms_key ? aws_kms_key.this[0].arn : var.kms_key_arn
+  # Lambda's default log group name, created here first, encrypted and with retention.
+  log_group_name = "/aws/lambda/${var.function_name}"
 }
 
-data "aws_iam_policy_document" "key" {
-  count = var.create_kms_key ? 1 : 0
+# The function's log group is the only one CloudWatch Logs may encrypt with this key.
+module "key_policy" {
+  source = "../internal/logs-kms-policy"
+  count  = var.create_kms_key ? 1 : 0
 
-  #checkov:skip=CKV_AWS_109:A key policy's Resource is always the key itself ("*"); the account root statement is AWS's default and delegates to IAM
-  #checkov:skip=CKV_AWS_111:A key policy's Resource is always the key itself ("*"); the account root statement is AWS's default and delegates to IAM
-  #checkov:skip=CKV_AWS_356:A key policy's Resource is always the key itself ("*")
-  statement {
-    sid       = "AccountAdministers"
-    actions   = ["kms:*"]
-    resources = ["*"]
-    principals {
-      type        = "AWS"
-      identifiers = ["arn:${data.aws_partition.current.partition}:iam::${data.aws_caller_identity.current.account_id}:root"]
-    }
-  }
-
-  statement {
-    sid       = "CloudWatchLogsEncrypt"
-    actions   = ["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"]
-    resources = ["*"]
-    principals {
-      type        = "Service"
-      identifiers = ["logs.${data.aws_region.current.region}.amazonaws.com"]
-    }
-    condition {
-      test     = "ArnLike"
-      variable = "kms:EncryptionContext:aws:logs:arn"
-      values   = ["arn:${data.aws_partition.current.partition}:logs:${data.aws_region.current.region}:${data.aws_caller_identity.current.account_id}:*"]
-    }
-  }
+  log_group_names = [local.log_group_name]
 }
 
 resource "aws_kms_key" "this" {
   count = var.create_kms_key ? 1 : 0
 
-  description         = "Encrypts the environment and logs of ${var.function_name}"
-  enable_key_rotation = true
-  policy              = data.aws_iam_policy_document.key[0].json
-  tags                = var.tags
+  description             = "Encrypts the environment and logs of ${var.function_name}"
+  enable_key_rotation     = true
+  deletion_window_in_days = 30
+  policy                  = module.key_policy[0].json
+  tags                    = var.tags
 }
 
 resource "aws_cloudwatch_log_group" "this" {
-  name              = "/aws/lambda/${var.function_name}"
+  name              = local.log_group_name
   retention_in_days = var.log_retention_days
   kms_key_id        = local.kms_key_arn
+  skip_destroy      = var.log_group_skip_destroy
   tags              = var.tags
   #checkov:skip=CKV_AWS_338:Retention is a setting (log_retention_days, default 30 days like the CDK construct); a year of function logs is a cost the user opts into
 }

@@ -141,15 +141,22 @@ variable "log_retention_days" {
   nullable    = false
 }
 
+variable "log_group_skip_destroy" {
+  description = "Whether terraform destroy leaves the function's log group (and its logs) in place and only forgets it, as the CDK construct retains it."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
 variable "create_kms_key" {
-  description = "Whether the module creates its KMS key (rotation on); false: pass kms_key_arn. A flag rather than a null check, so kms_key_arn may be unknown until apply."
+  description = "Whether the module creates its KMS key (rotation on, CloudWatch Logs limited to the function's log group, 30-day deletion window); false: pass kms_key_arn. A flag rather than a null check, so kms_key_arn may be unknown until apply."
   type        = bool
   default     = true
   nullable    = false
 }
 
 variable "kms_key_arn" {
-  description = "Key that encrypts the function's environment and log group; its policy must let CloudWatch Logs use it. Used when create_kms_key is false."
+  description = "Key that encrypts the function's environment and log group; its policy must let CloudWatch Logs use it for the log group /aws/lambda/<function_name> (modules/internal/logs-kms-policy writes such a policy). Used when create_kms_key is false."
   type        = string
   default     = null
 }

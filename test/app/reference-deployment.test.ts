@@ -5,6 +5,7 @@ import { Annotations, Capture, Match, Template } from 'aws-cdk-lib/assertions';
 import { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { IConstruct } from 'constructs';
+import { KMS_DELETION_WINDOW_DAYS, LOGS_ENCRYPTION_CONTEXT_KEY, PROXY_SECRET_ACTIONS } from '../../lib/model';
 import { CONTEXT_KEYS, readDeploymentContext } from '../../lib/reference-app/app-context';
 import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
 import { getAtt, isolatedSubnetRefs, kitError, logicalIdOf, ref } from '../helpers/cdk';
@@ -180,6 +181,44 @@ describe('ReferenceDeployment', () => {
     expect(ingress.map((r) => [r.Properties.SourceSecurityGroupId, r.Properties.FromPort])).toEqual([
       [getAtt(stack.proxy.connections.securityGroups[0], 'GroupId'), 443],
     ]);
+  });
+
+  test('the Secrets Manager endpoint opens no connection and passes only the proxy\'s reads of the master secret', () => {
+    // GIVEN
+    const endpointSg = new Capture();
+    const policy = new Capture();
+    template.hasResourceProperties('AWS::EC2::VPCEndpoint', { SecurityGroupIds: [endpointSg], PolicyDocument: policy });
+    const [sgId] = endpointSg.asObject()['Fn::GetAtt'] as string[];
+    // THEN: aws-cdk-lib's placeholder rule that matches no traffic is the group's only egress
+    expect(template.findResources('AWS::EC2::SecurityGroup')[sgId].Properties.SecurityGroupEgress).toEqual([
+      expect.objectContaining({ CidrIp: '255.255.255.255/32', Description: 'Disallow all traffic' }),
+    ]);
+    expect(Object.keys(template.findResources('AWS::EC2::SecurityGroupEgress', { Properties: { GroupId: endpointSg.asObject() } }))).toEqual([]);
+    const proxyRole = template.findResources('AWS::RDS::DBProxy')[logicalIdOf(stack.proxy.proxy)].Properties.RoleArn;
+    expect(policy.asObject().Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Principal: { AWS: proxyRole },
+        Action: [...PROXY_SECRET_ACTIONS],
+        Resource: { 'Fn::GetAtt': [logicalIdOf(stack.database.cluster), 'MasterUserSecret.SecretArn'] },
+      },
+    ]);
+  });
+
+  test('the log key serves the stack\'s own log groups only, and outlives the stack like every key and log group', () => {
+    const logKey = Object.entries(template.findResources('AWS::KMS::Key')).find(([id]) => id.startsWith('LogKey'))![1];
+    const logs = logKey.Properties.KeyPolicy.Statement.find((st: { Sid?: string }) => st.Sid === 'CloudWatchLogsEncrypt');
+    expect(logs.Condition).toEqual({
+      ArnLike: {
+        [LOGS_ENCRYPTION_CONTEXT_KEY]: [
+          { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':logs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':log-group:AuroraProxyKit-*']] },
+        ],
+      },
+    });
+    expect(logKey.Properties.PendingWindowInDays).toBe(KMS_DELETION_WINDOW_DAYS);
+    for (const type of ['AWS::KMS::Key', 'AWS::Logs::LogGroup']) {
+      for (const [id, r] of Object.entries(template.findResources(type))) expect([id, r.DeletionPolicy]).toEqual([id, 'Retain']);
+    }
   });
 
   test('resource counts per type', () => {

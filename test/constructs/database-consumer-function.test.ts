@@ -5,7 +5,7 @@ import { Capture, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { allowLogsToUseKey } from '../../lib/private/key-policies';
+import { allowLogsToUseKey, stackLogGroupPattern } from '../../lib/private/key-policies';
 import { DatabaseConsumerFunction, DatabaseConsumerFunctionProps, LAMBDA_SOURCE_DIR } from '../../lib/database-consumer-function';
 import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
 import { PoolingProxy } from '../../lib/pooling-proxy';
@@ -258,7 +258,7 @@ describe('DatabaseConsumerFunction with a shared key', () => {
     const { stack } = newStack();
     const { readOnly } = dataPath(stack);
     const key = new kms.Key(stack, 'SharedKey', { enableKeyRotation: true });
-    allowLogsToUseKey(key);
+    allowLogsToUseKey(key, [stackLogGroupPattern(stack)]);
     // WHEN
     const fn = new DatabaseConsumerFunction(stack, 'Reader', {
       endpoint: readOnly,

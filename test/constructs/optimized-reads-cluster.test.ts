@@ -4,7 +4,15 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DEFAULT_ENGINE_VERSION, METRIC_CATALOG, findInstanceClass, optimizedReadsSizing } from '../../lib/model';
+import {
+  DEFAULT_ENGINE_VERSION,
+  KMS_DELETION_WINDOW_DAYS,
+  LOGS_ENCRYPTION_CONTEXT_KEY,
+  METRIC_CATALOG,
+  autoMinorVersionUpgradeWarning,
+  findInstanceClass,
+  optimizedReadsSizing,
+} from '../../lib/model';
 import { OptimizedReadsCluster, OptimizedReadsClusterProps } from '../../lib/optimized-reads-cluster';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
@@ -75,22 +83,39 @@ describe('OptimizedReadsCluster with defaults', () => {
         MonitoringInterval: 60,
         MonitoringRoleArn: Match.anyValue(),
         PubliclyAccessible: false,
-        AutoMinorVersionUpgrade: true,
+        AutoMinorVersionUpgrade: false,
+        // An instance runs its cluster's version; a version of its own could only lag behind it.
+        EngineVersion: Match.absent(),
       },
       3,
     );
   });
 
-  test('the key is customer-managed, rotated, and lets CloudWatch Logs of the region use it', () => {
-    template.hasResourceProperties('AWS::KMS::Key', {
-      EnableKeyRotation: true,
-      KeyPolicy: {
-        Statement: Match.arrayWith([
-          Match.objectLike({
-            Principal: { Service: { 'Fn::Join': ['', ['logs.', { Ref: 'AWS::Region' }, '.amazonaws.com']] } },
-            Condition: { ArnLike: { 'kms:EncryptionContext:aws:logs:arn': Match.anyValue() } },
-          }),
-        ]),
+  test('minor engine upgrades are deliberate: off on the cluster as on every instance', () => {
+    template.hasResourceProperties('AWS::RDS::DBCluster', { AutoMinorVersionUpgrade: false });
+    template.resourcePropertiesCountIs('AWS::RDS::DBInstance', { AutoMinorVersionUpgrade: false }, 3);
+  });
+
+  test('the key is customer-managed, rotated, retained, and lets CloudWatch Logs of the region use it for the PostgreSQL log group only', () => {
+    const logGroupArn = {
+      'Fn::Join': [
+        '',
+        ['arn:', { Ref: 'AWS::Partition' }, ':logs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:log-group:/aws/rds/cluster/${cluster.clusterIdentifier}/postgresql`],
+      ],
+    };
+    template.hasResource('AWS::KMS::Key', {
+      DeletionPolicy: 'Retain',
+      Properties: {
+        EnableKeyRotation: true,
+        PendingWindowInDays: KMS_DELETION_WINDOW_DAYS,
+        KeyPolicy: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Principal: { Service: { 'Fn::Join': ['', ['logs.', { Ref: 'AWS::Region' }, '.amazonaws.com']] } },
+              Condition: { ArnEquals: { [LOGS_ENCRYPTION_CONTEXT_KEY]: [logGroupArn] } },
+            }),
+          ]),
+        },
       },
     });
   });
@@ -255,6 +280,16 @@ describe('OptimizedReadsCluster with options', () => {
     );
   });
 
+  test('autoMinorVersionUpgrade: true turns upgrades on for the cluster and every instance, and synth says what to do after one', () => {
+    // GIVEN
+    const { stack } = clusterStack({ autoMinorVersionUpgrade: true });
+    const template = Template.fromStack(stack);
+    // THEN
+    template.hasResourceProperties('AWS::RDS::DBCluster', { AutoMinorVersionUpgrade: true });
+    template.resourcePropertiesCountIs('AWS::RDS::DBInstance', { AutoMinorVersionUpgrade: true }, 3);
+    Annotations.fromStack(stack).hasWarning('/Stack/Cluster', Match.stringLikeRegexp(escapeRegExp(autoMinorVersionUpgradeWarning(DEFAULT_ENGINE_VERSION))));
+  });
+
   test('an unknown but well-formed future version synthesizes with a warning', () => {
     // GIVEN
     const { stack, cluster } = clusterStack({ engineVersion: '17.99' });
@@ -354,3 +389,7 @@ describe('OptimizedReadsCluster validation', () => {
     );
   });
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -11,7 +11,7 @@ import {
   vectorExpectations,
   variableDefaults,
 } from '../../lib/terraform';
-import { DEFAULT_ALARM_THRESHOLDS, DEFAULT_ENGINE_VERSION, DEFAULT_POOL_SETTINGS, RULE_TABLES, type Rule } from '../../lib/model';
+import { DEFAULT_ALARM_THRESHOLDS, DEFAULT_AUTO_MINOR_VERSION_UPGRADE, autoMinorVersionUpgradeWarning, DEFAULT_ENGINE_VERSION, DEFAULT_POOL_SETTINGS, RULE_TABLES, type Rule } from '../../lib/model';
 import { loadVectors } from '../helpers/vectors';
 
 /**
@@ -81,6 +81,16 @@ describe('module defaults are the model\'s', () => {
 
   test('engine version', () => {
     expect(defaults('aurora-optimized-reads').engine_version).toBe(DEFAULT_ENGINE_VERSION);
+  });
+
+  test('automatic minor upgrades', () => {
+    expect(defaults('aurora-optimized-reads').auto_minor_version_upgrade).toBe(DEFAULT_AUTO_MINOR_VERSION_UPGRADE);
+  });
+
+  test('turning automatic minor upgrades on warns at plan with the message CDK gives at synth', () => {
+    const main = fs.readFileSync(path.join(ROOT, 'modules', 'aurora-optimized-reads', 'main.tf'), 'utf8');
+    const message = autoMinorVersionUpgradeWarning('${var.engine_version}', { engineVersion: 'engine_version', autoMinorVersionUpgrade: 'auto_minor_version_upgrade' });
+    expect(main).toContain(`condition     = !var.auto_minor_version_upgrade\n    error_message = "${message}"`);
   });
 
   test('pool settings', () => {

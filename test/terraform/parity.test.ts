@@ -2,7 +2,7 @@ import * as path from 'path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
-import { METRIC_CATALOG } from '../../lib/model';
+import { DEFAULT_AUTO_MINOR_VERSION_UPGRADE, KMS_DELETION_WINDOW_DAYS, METRIC_CATALOG, PROXY_SECRET_ACTIONS, postgresLogGroupName } from '../../lib/model';
 import { PlanJson, ROOT, TerraformDir, ensureLambdaZips } from './terraform-cli';
 
 /**
@@ -63,6 +63,28 @@ interface Inventory {
   alarms: Props[];
   topicEncrypted: boolean;
   dashboardMetrics: string[];
+  /** Each KMS key: its deletion window and the operator of its CloudWatch Logs condition (null: none). */
+  keys: Props[];
+  /** The cluster key's CloudWatch Logs scope: the log group ARN, account, region and partition left out. */
+  clusterKeyLogGroups: string[];
+  /** How many log groups outlive a destroy / how many there are. */
+  logGroupsRetained: [number, number];
+  secretsEndpoint: Props;
+}
+
+/** The log group part of a CloudWatch Logs encryption-context ARN, `<cluster>` for the cluster identifier. */
+const logGroupOf = (arn: string, clusterIdentifier: string) => arn.replace(/^.*:log-group:/, '').replace(clusterIdentifier, '<cluster>');
+
+/** The CloudWatch Logs statement of a key policy, when it has one. */
+function logsStatement(policy: { Statement: Props[] }): Props | undefined {
+  return policy.Statement.find((st) => st.Sid === 'CloudWatchLogsEncrypt');
+}
+
+/** A CloudFormation Fn::Join of literals and pseudo-parameter Refs, as the string AWS would see (account etc. kept as names). */
+function joined(value: unknown): string {
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (!join) return String(value);
+  return join[1].map((part) => (typeof part === 'string' ? part : `\${${(part as { Ref: string }).Ref}}`)).join(join[0]);
 }
 
 const sorted = <T>(items: T[]): T[] => [...items].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
@@ -81,6 +103,18 @@ function cdkInventory(): Inventory {
   const auth = (proxy.Auth as Props[])[0];
   const pool = of('AWS::RDS::DBProxyTargetGroup')[0].ConnectionPoolConfigurationInfo as Props;
   const body = JSON.stringify(of('AWS::CloudWatch::Dashboard')[0].DashboardBody);
+  const keys = of('AWS::KMS::Key');
+  const clusterKey = keys.find((k) => String(k.Description).includes('Aurora cluster'))!;
+  const clusterKeyLogs = logsStatement(clusterKey.KeyPolicy as { Statement: Props[] })!.Condition as Record<string, Record<string, unknown[]>>;
+  const logGroups = Object.values(resources).filter((r) => r.Type === 'AWS::Logs::LogGroup') as Array<{ DeletionPolicy?: string }>;
+  const endpoint = of('AWS::EC2::VPCEndpoint')[0];
+  const endpointSgId = (endpoint.SecurityGroupIds as Array<{ 'Fn::GetAtt': string[] }>)[0]['Fn::GetAtt'][0];
+  const endpointEgress = [
+    ...((resources[endpointSgId].Properties.SecurityGroupEgress as Props[] | undefined) ?? []).filter((e) => e.Description !== 'Disallow all traffic'),
+    ...of('AWS::EC2::SecurityGroupEgress').filter((e) => JSON.stringify(e.GroupId).includes(endpointSgId)),
+  ];
+  const endpointStatement = (endpoint.PolicyDocument as { Statement: Props[] } | undefined)?.Statement ?? [];
+  const secretArn = JSON.stringify({ 'Fn::GetAtt': [Object.keys(resources).find((id) => resources[id].Type === 'AWS::RDS::DBCluster'), 'MasterUserSecret.SecretArn'] });
   return {
     counts,
     cluster: {
@@ -94,6 +128,7 @@ function cdkInventory(): Inventory {
       backupRetention: cluster.BackupRetentionPeriod,
       logExports: cluster.EnableCloudwatchLogsExports,
       copyTagsToSnapshot: cluster.CopyTagsToSnapshot,
+      autoMinorVersionUpgrade: cluster.AutoMinorVersionUpgrade,
     },
     instances: sorted(
       of('AWS::RDS::DBInstance').map((i) => ({
@@ -103,6 +138,8 @@ function cdkInventory(): Inventory {
         monitoringInterval: i.MonitoringInterval,
         publiclyAccessible: i.PubliclyAccessible,
         caCertificate: i.CACertificateIdentifier,
+        autoMinorVersionUpgrade: i.AutoMinorVersionUpgrade,
+        ownEngineVersion: i.EngineVersion !== undefined,
       })),
     ),
     proxy: {
@@ -143,6 +180,22 @@ function cdkInventory(): Inventory {
     ),
     topicEncrypted: of('AWS::SNS::Topic')[0].KmsMasterKeyId !== undefined,
     dashboardMetrics: METRIC_CATALOG.map((m) => `${m.namespace} ${m.metricName}`).filter((k) => body.includes(JSON.stringify(k.split(' ')).slice(1, -1).replace(/"/g, '\\"'))),
+    keys: sorted(
+      keys.map((k) => {
+        const logs = logsStatement(k.KeyPolicy as { Statement: Props[] });
+        return { deletionWindowDays: k.PendingWindowInDays ?? null, logsCondition: logs ? Object.keys(logs.Condition as Props)[0] : null };
+      }),
+    ),
+    clusterKeyLogGroups: Object.values(Object.values(clusterKeyLogs)[0])[0].map((arn) => logGroupOf(joined(arn), String(cluster.DBClusterIdentifier))),
+    logGroupsRetained: [logGroups.filter((g) => g.DeletionPolicy === 'Retain').length, logGroups.length],
+    secretsEndpoint: {
+      egressRules: endpointEgress.length,
+      statements: endpointStatement.map((st) => ({
+        actions: st.Action,
+        principal: JSON.stringify((st.Principal as Props).AWS) === JSON.stringify(proxy.RoleArn) ? 'the proxy role' : JSON.stringify(st.Principal),
+        resource: JSON.stringify(st.Resource) === secretArn ? 'the master secret' : JSON.stringify(st.Resource),
+      })),
+    },
   };
 }
 
@@ -157,6 +210,15 @@ function terraformInventory(plan: PlanJson): Inventory {
   const auth = (proxy.auth as Props[])[0];
   const pool = (of('aws_db_proxy_default_target_group')[0].connection_pool_config as Props[])[0];
   const body = of('aws_cloudwatch_dashboard')[0].dashboard_body as string;
+  const policyOf = (key: Props) => JSON.parse(key.policy as string) as { Statement: Props[] };
+  const clusterKey = of('aws_kms_key').find((k) => String(k.description).includes('Aurora cluster'))!;
+  const clusterKeyLogs = logsStatement(policyOf(clusterKey))!.Condition as Record<string, Record<string, string | string[]>>;
+  const logGroups = of('aws_cloudwatch_log_group');
+  const endpointSg = 'aws_security_group.secrets_manager';
+  const config = plan.configuration.root_module.resources;
+  const expressions = (address: string) => config.find((r) => r.address === address)!.expressions as Record<string, unknown>;
+  const policyRef = (expressions('aws_vpc_endpoint.secrets_manager').policy as { references: string[] }).references[1];
+  const endpointStatements = (expressions(policyRef).statement ?? []) as Array<Record<string, unknown>>;
   return {
     counts,
     cluster: {
@@ -170,6 +232,7 @@ function terraformInventory(plan: PlanJson): Inventory {
       backupRetention: cluster.backup_retention_period,
       logExports: cluster.enabled_cloudwatch_logs_exports,
       copyTagsToSnapshot: cluster.copy_tags_to_snapshot,
+      autoMinorVersionUpgrade: cluster.auto_minor_version_upgrade,
     },
     instances: sorted(
       of('aws_rds_cluster_instance').map((i) => ({
@@ -179,6 +242,9 @@ function terraformInventory(plan: PlanJson): Inventory {
         monitoringInterval: i.monitoring_interval,
         publiclyAccessible: i.publicly_accessible,
         caCertificate: i.ca_cert_identifier,
+        autoMinorVersionUpgrade: i.auto_minor_version_upgrade,
+        // Unknown at plan (null in `after`) when not configured: the instance takes the cluster's.
+        ownEngineVersion: (i.engine_version ?? null) !== null,
       })),
     ),
     proxy: {
@@ -226,6 +292,29 @@ function terraformInventory(plan: PlanJson): Inventory {
     ),
     topicEncrypted: of('aws_sns_topic')[0].kms_master_key_id !== null,
     dashboardMetrics: METRIC_CATALOG.map((m) => `${m.namespace} ${m.metricName}`).filter((k) => body.includes(JSON.stringify(k.split(' ')).slice(1, -1))),
+    keys: sorted(
+      of('aws_kms_key').map((k) => {
+        const logs = logsStatement(policyOf(k));
+        return { deletionWindowDays: k.deletion_window_in_days ?? null, logsCondition: logs ? Object.keys(logs.Condition as Props)[0] : null };
+      }),
+    ),
+    clusterKeyLogGroups: [Object.values(Object.values(clusterKeyLogs)[0])[0]].flat().map((arn) => logGroupOf(arn, String(cluster.cluster_identifier))),
+    logGroupsRetained: [logGroups.filter((g) => g.skip_destroy === true).length, logGroups.length],
+    secretsEndpoint: {
+      // Terraform removes the allow-all rule AWS adds to a new group: only inline or separate rules could open it.
+      egressRules:
+        ((of('aws_security_group').find((g) => String(g.description).startsWith('Secrets Manager interface endpoint'))!.egress as Props[] | undefined) ?? []).length +
+        config.filter((r) => r.type === 'aws_vpc_security_group_egress_rule' && JSON.stringify(r.expressions).includes(endpointSg)).length,
+      statements: endpointStatements.map((st) => {
+        const refs = (field: unknown) => ((field as { references?: string[] }).references ?? [])[0];
+        const principals = (st.principals as Array<Record<string, unknown>>)[0];
+        return {
+          actions: (st.actions as { constant_value: string[] }).constant_value,
+          principal: refs(principals.identifiers) === 'module.proxy.role_arn' ? 'the proxy role' : JSON.stringify(principals),
+          resource: refs(st.resources) === 'module.database.master_user_secret_arn' ? 'the master secret' : JSON.stringify(st.resources),
+        };
+      }),
+    },
   };
 }
 
@@ -247,6 +336,38 @@ describe('CDK reference app and Terraform complete example', () => {
 
   test.each(['cluster', 'instances', 'proxy', 'pool', 'endpointRoles', 'functions', 'alarms', 'topicEncrypted'] as const)('the same %s', (key) => {
     expect(tf[key]).toEqual(cdk[key]);
+  });
+
+  test('minor engine upgrades are off on the cluster and every instance, and no instance pins a version of its own', () => {
+    for (const flavour of [cdk, tf]) {
+      expect(flavour.cluster.autoMinorVersionUpgrade).toBe(DEFAULT_AUTO_MINOR_VERSION_UPGRADE);
+      expect(flavour.instances.map((i) => [i.autoMinorVersionUpgrade, i.ownEngineVersion])).toEqual(flavour.instances.map(() => [false, false]));
+    }
+  });
+
+  test('the keys: the same deletion windows, and CloudWatch Logs scoped to log groups (exact for the cluster key)', () => {
+    expect(tf.keys).toEqual(cdk.keys);
+    expect(cdk.keys.filter((k) => k.logsCondition !== null)).toEqual(
+      sorted([
+        { deletionWindowDays: KMS_DELETION_WINDOW_DAYS, logsCondition: 'ArnEquals' },
+        { deletionWindowDays: KMS_DELETION_WINDOW_DAYS, logsCondition: 'ArnLike' },
+      ]),
+    );
+    expect(tf.clusterKeyLogGroups).toEqual(cdk.clusterKeyLogGroups);
+    expect(cdk.clusterKeyLogGroups).toEqual([postgresLogGroupName('<cluster>')]);
+  });
+
+  test('every log group outlives a destroy', () => {
+    expect(tf.logGroupsRetained).toEqual(cdk.logGroupsRetained);
+    expect(cdk.logGroupsRetained[0]).toBe(cdk.logGroupsRetained[1]);
+  });
+
+  test('the Secrets Manager endpoint opens no connection and passes only the proxy\'s reads of the master secret', () => {
+    expect(tf.secretsEndpoint).toEqual(cdk.secretsEndpoint);
+    expect(cdk.secretsEndpoint).toEqual({
+      egressRules: 0,
+      statements: [{ actions: [...PROXY_SECRET_ACTIONS], principal: 'the proxy role', resource: 'the master secret' }],
+    });
   });
 
   test('both dashboards chart every catalog metric', () => {

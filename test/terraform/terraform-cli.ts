@@ -97,4 +97,10 @@ export interface ResourceChange {
 
 export interface PlanJson {
   readonly resource_changes: ReadonlyArray<ResourceChange>;
+  /** The root module's configuration: each resource's argument expressions (constants, references). */
+  readonly configuration: {
+    readonly root_module: {
+      readonly resources: ReadonlyArray<{ readonly address: string; readonly type: string; readonly expressions: Record<string, unknown> }>;
+    };
+  };
 }

@@ -36,11 +36,11 @@ run "secure_defaults" {
     error_message = "the cluster key must rotate"
   }
   assert {
-    condition     = length(aws_rds_cluster_instance.reader) == 2 && aws_rds_cluster_instance.writer.promotion_tier == 0 && aws_rds_cluster_instance.reader[0].promotion_tier == 1 && aws_rds_cluster_instance.reader[1].promotion_tier == 2
+    condition     = length(module.writer.instances) == 1 && length(module.readers.instances) == 2 && module.writer.instances[0].promotion_tier == 0 && module.readers.instances[0].promotion_tier == 1 && module.readers.instances[1].promotion_tier == 2
     error_message = "a writer (tier 0) and two readers (tiers 1, 2) by default"
   }
   assert {
-    condition     = alltrue([for i in concat([aws_rds_cluster_instance.writer], aws_rds_cluster_instance.reader) : i.instance_class == "db.r6gd.xlarge" && i.performance_insights_enabled && i.monitoring_interval == 60 && !i.publicly_accessible])
+    condition     = alltrue([for i in concat(module.writer.instances, module.readers.instances) : i.instance_class == "db.r6gd.xlarge" && i.performance_insights_enabled && i.monitoring_interval == 60 && !i.publicly_accessible])
     error_message = "every instance: db.r6gd.xlarge, Performance Insights, enhanced monitoring, private"
   }
   assert {
@@ -54,6 +54,47 @@ run "secure_defaults" {
   assert {
     condition     = output.tiered_cache_gib == 134.7 && output.temporary_objects_gib == 64 && output.max_connections == 3604
     error_message = "sizing of db.r6gd.xlarge must come from the model"
+  }
+}
+
+run "minor_versions_are_deliberate" {
+  command = plan
+
+  assert {
+    condition     = !aws_rds_cluster.this.auto_minor_version_upgrade && alltrue([for i in concat(module.writer.instances, module.readers.instances) : !i.auto_minor_version_upgrade])
+    error_message = "automatic minor upgrades are off on the cluster and every instance by default"
+  }
+}
+
+run "automatic_minor_upgrades_warn" {
+  command = plan
+
+  variables {
+    auto_minor_version_upgrade = true
+  }
+
+  assert {
+    condition     = aws_rds_cluster.this.auto_minor_version_upgrade && alltrue([for i in concat(module.writer.instances, module.readers.instances) : i.auto_minor_version_upgrade])
+    error_message = "when asked, automatic minor upgrades are on for the cluster and every instance (Aurora needs both)"
+  }
+
+  expect_failures = [check.auto_minor_version_upgrade]
+}
+
+run "supporting_resources_outlive_destroy" {
+  command = plan
+
+  assert {
+    condition     = aws_kms_key.this[0].deletion_window_in_days == 30
+    error_message = "a destroy schedules the key's deletion 30 days out, the longest window"
+  }
+  assert {
+    condition     = aws_cloudwatch_log_group.postgresql.skip_destroy && aws_cloudwatch_log_group.postgresql.name == "/aws/rds/cluster/kit/postgresql"
+    error_message = "the PostgreSQL log group is kept after destroy, as the CDK construct retains it"
+  }
+  assert {
+    condition     = module.key_policy[0].logs_condition.test == "ArnEquals" && length(module.key_policy[0].logs_condition.values) == 1 && endswith(module.key_policy[0].logs_condition.values[0], ":log-group:/aws/rds/cluster/kit/postgresql")
+    error_message = "CloudWatch Logs may use the cluster key for its PostgreSQL log group only"
   }
 }
 
@@ -89,7 +130,7 @@ run "r8gd_sizing_and_own_key" {
     error_message = "a given key replaces the module's"
   }
   assert {
-    condition     = length(aws_rds_cluster_instance.reader) == 0 && output.temporary_objects_gib == 3072
+    condition     = length(module.readers.instances) == 0 && output.temporary_objects_gib == 3072
     error_message = "no readers; 2x of 1,536 GiB memory for temporary objects"
   }
 }

@@ -7,8 +7,6 @@ data "aws_availability_zones" "available" {
   state = "available"
 }
 
-data "aws_caller_identity" "current" {}
-data "aws_partition" "current" {}
 data "aws_region" "current" {}
 
 locals {
@@ -26,6 +24,9 @@ locals {
   ]...)
   subnet_ids = { for vpc in keys(local.vpcs) : vpc => [for i, _ in local.azs : aws_subnet.isolated["${vpc}-${i}"].id] }
 
+  function_names   = { reader = "${var.name}-reader", writer = "${var.name}-writer" }
+  flow_logs_prefix = "/aurora-proxy-kit/${var.name}/"
+
   endpoints = merge(
     { "${var.name}-ro" = { vpc_id = aws_vpc.this["consumer"].id, subnet_ids = local.subnet_ids.consumer, target_role = "READ_ONLY" } },
     { "${var.name}-rw" = { vpc_id = aws_vpc.this["consumer"].id, subnet_ids = local.subnet_ids.consumer, target_role = "READ_WRITE" } },
@@ -35,36 +36,18 @@ locals {
 
 # --- One key for the deployment's logs (flow logs, Lambda logs, Lambda environments) -----------------
 
-data "aws_iam_policy_document" "log_key" {
-  statement {
-    sid       = "AccountAdministers"
-    actions   = ["kms:*"]
-    resources = ["*"]
-    principals {
-      type        = "AWS"
-      identifiers = ["arn:${data.aws_partition.current.partition}:iam::${data.aws_caller_identity.current.account_id}:root"]
-    }
-  }
-  statement {
-    sid       = "CloudWatchLogsEncrypt"
-    actions   = ["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"]
-    resources = ["*"]
-    principals {
-      type        = "Service"
-      identifiers = ["logs.${data.aws_region.current.region}.amazonaws.com"]
-    }
-    condition {
-      test     = "ArnLike"
-      variable = "kms:EncryptionContext:aws:logs:arn"
-      values   = ["arn:${data.aws_partition.current.partition}:logs:${data.aws_region.current.region}:${data.aws_caller_identity.current.account_id}:*"]
-    }
-  }
+# CloudWatch Logs may use it for the deployment's log groups only: the functions' and the flow logs.
+module "log_key_policy" {
+  source = "../../internal/logs-kms-policy"
+
+  log_group_names = concat([for f in values(local.function_names) : "/aws/lambda/${f}"], ["${local.flow_logs_prefix}*"])
 }
 
 resource "aws_kms_key" "logs" {
-  description         = "Encrypts the logs and function environments of the aurora-proxy-kit reference deployment"
-  enable_key_rotation = true
-  policy              = data.aws_iam_policy_document.log_key.json
+  description             = "Encrypts the logs and function environments of the aurora-proxy-kit reference deployment"
+  enable_key_rotation     = true
+  deletion_window_in_days = 30
+  policy                  = module.log_key_policy.json
 }
 
 # --- Two isolated VPCs with flow logs ----------------------------------------------------------------
@@ -104,9 +87,11 @@ resource "aws_route_table_association" "isolated" {
 resource "aws_cloudwatch_log_group" "flow_logs" {
   for_each = local.vpcs
 
-  name_prefix       = "/aurora-proxy-kit/${var.name}/${each.key}-vpc-flow-logs-"
+  name_prefix       = "${local.flow_logs_prefix}${each.key}-vpc-flow-logs-"
   retention_in_days = 30
   kms_key_id        = aws_kms_key.logs.arn
+  # Kept after terraform destroy, as the CDK app retains its log groups.
+  skip_destroy = true
 }
 
 data "aws_iam_policy_document" "flow_logs_assume" {
@@ -152,7 +137,9 @@ resource "aws_flow_log" "this" {
   iam_role_arn    = aws_iam_role.flow_logs[each.key].arn
 }
 
-# RDS Proxy reads the master secret from Secrets Manager; the data VPC reaches it privately.
+# RDS Proxy reads the master secret from Secrets Manager; the data VPC reaches it privately. The
+# endpoint answers HTTPS from the proxy only and opens no connection itself (no egress rule: Terraform
+# removes the allow-all rule AWS adds to a new group).
 resource "aws_security_group" "secrets_manager" {
   name_prefix = "${var.name}-secretsmanager-"
   description = "Secrets Manager interface endpoint of the data VPC: HTTPS from the proxy only"
@@ -175,6 +162,20 @@ resource "aws_vpc_endpoint" "secrets_manager" {
   private_dns_enabled = true
   subnet_ids          = local.subnet_ids.data
   security_group_ids  = [aws_security_group.secrets_manager.id]
+  policy              = data.aws_iam_policy_document.secrets_manager_endpoint.json
+}
+
+# Through the endpoint, only the proxy's reads of the master secret pass.
+data "aws_iam_policy_document" "secrets_manager_endpoint" {
+  statement {
+    sid       = "ProxyReadsTheMasterSecret"
+    actions   = ["secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue"]
+    resources = [module.database.master_user_secret_arn]
+    principals {
+      type        = "AWS"
+      identifiers = [module.proxy.role_arn]
+    }
+  }
 }
 
 # --- The four modules ----------------------------------------------------------------------------
@@ -212,7 +213,7 @@ module "proxy" {
 module "reader" {
   source = "../../lambda-consumer"
 
-  function_name      = "${var.name}-reader"
+  function_name      = local.function_names.reader
   filename           = "${local.lambda_dir}/read-handler.zip"
   vpc_id             = aws_vpc.this["consumer"].id
   subnet_ids         = local.subnet_ids.consumer
@@ -227,7 +228,7 @@ module "reader" {
 module "writer" {
   source = "../../lambda-consumer"
 
-  function_name      = "${var.name}-writer"
+  function_name      = local.function_names.writer
   filename           = "${local.lambda_dir}/write-handler.zip"
   vpc_id             = aws_vpc.this["consumer"].id
   subnet_ids         = local.subnet_ids.consumer

@@ -65,3 +65,16 @@ run "the_default_endpoint_is_verified_by_its_own_name" {
     error_message = "verify-full on the proxy's default endpoint, without a server name"
   }
 }
+
+run "key_and_log_group_outlive_destroy_and_serve_this_function" {
+  command = plan
+
+  assert {
+    condition     = aws_kms_key.this[0].deletion_window_in_days == 30 && aws_cloudwatch_log_group.this.skip_destroy
+    error_message = "a destroy schedules the key's deletion 30 days out and keeps the log group, as the CDK construct retains both"
+  }
+  assert {
+    condition     = module.key_policy[0].logs_condition.test == "ArnEquals" && length(module.key_policy[0].logs_condition.values) == 1 && endswith(module.key_policy[0].logs_condition.values[0], ":log-group:/aws/lambda/kit-reader")
+    error_message = "CloudWatch Logs may use the function's key for its log group only"
+  }
+}
