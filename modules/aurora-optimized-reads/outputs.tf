@@ -1,7 +1,7 @@
 output "cluster_identifier" {
   description = "The cluster identifier, available once every instance exists (a proxy target registered with it needs them)."
   value       = aws_rds_cluster.this.cluster_identifier
-  depends_on  = [aws_rds_cluster_instance.writer, aws_rds_cluster_instance.reader]
+  depends_on  = [module.writer, module.readers]
 }
 
 output "cluster_arn" {
