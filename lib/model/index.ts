@@ -3,6 +3,7 @@ export * from './instance-classes';
 export * from './engine-versions';
 export * from './sizing';
 export * from './metrics';
+export * from './alarms';
 export * from './rule-table';
 export * from './catalog-checks';
 export * from './rules';

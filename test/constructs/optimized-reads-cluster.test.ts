@@ -163,6 +163,7 @@ describe('OptimizedReadsCluster with defaults', () => {
     ['metricBufferCacheHitRatio', 'BufferCacheHitRatio'],
     ['metricReplicaLag', 'AuroraReplicaLag'],
     ['metricFreeLocalStorage', 'FreeLocalStorage'],
+    ['metricFreeEphemeralStorage', 'FreeEphemeralStorage'],
     ['metricReadIopsEphemeralStorage', 'ReadIOPSEphemeralStorage'],
     ['metricReadLatencyEphemeralStorage', 'ReadLatencyEphemeralStorage'],
     ['metricOptimizedReadsCacheHitRatio', 'AuroraOptimizedReadsCacheHitRatio'],
