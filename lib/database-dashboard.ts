@@ -7,13 +7,27 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { DatabaseConsumerFunction } from './database-consumer-function';
 import {
+  ALARM_CATALOG,
+  ALARM_TOPIC_ACCESS,
+  AlarmInput,
+  AlarmSpec,
   AlarmThresholds,
-  DEFAULT_ALARM_THRESHOLDS,
-  EndpointRole,
-  METRIC_CATALOG,
+  COMPARISON_SYMBOLS,
   DASHBOARD_RULES,
+  DEFAULT_ALARM_THRESHOLDS,
+  DEFAULT_PROXY_ENDPOINT_NAME,
+  InstanceSelection,
+  METRIC_CATALOG,
+  METRIC_PERIOD_SECONDS,
+  MetricScope,
   MetricSpec,
+  MetricSubject,
+  TARGET_ROLE_SERIES,
+  alarmArnPattern,
+  coversInstance,
+  metricDimensions,
   runRules,
+  singleInput,
 } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { PoolingProxy } from './pooling-proxy';
@@ -34,8 +48,9 @@ export interface DatabaseDashboardProps {
    */
   readonly functions?: DatabaseConsumerFunction[];
   /**
-   * Name of the dashboard.
-   * @default - a name CDK generates
+   * Name of the dashboard. Every alarm's name starts with it and a hyphen, so the alarm topic's
+   * policies can admit exactly these alarms.
+   * @default - a name CDK generates for the dashboard; the alarms start with a name unique to this construct
    */
   readonly dashboardName?: string;
   /**
@@ -44,25 +59,36 @@ export interface DatabaseDashboardProps {
    */
   readonly thresholds?: Partial<AlarmThresholds>;
   /**
-   * Topic every alarm notifies. It must be encrypted and let CloudWatch use its key.
-   * @default - a new topic encrypted with a new KMS key, TLS-only publishing
+   * Topic every alarm notifies. Its policy must let cloudwatch.amazonaws.com publish (sns:Publish) and, as
+   * it must be encrypted, its key policy let CloudWatch use the key (kms:Decrypt, kms:GenerateDataKey*), for
+   * the alarms named `alarmNamePrefix`*; the kit cannot add statements to an imported topic.
+   * @default - a new topic encrypted with a new KMS key, TLS-only publishing, that this dashboard's alarms may publish to
    */
   readonly alarmTopic?: sns.ITopic;
 }
 
-const HIGH = cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
-const LOW = cloudwatch.ComparisonOperator.LESS_THAN_OR_EQUAL_TO_THRESHOLD;
+/** One line of a scope: what it is labelled in graphs, how its alarms are named, and its dimensions' values. */
+interface Series {
+  readonly label: string;
+  /** The start of its alarms' names (WriterCpu); lines of a scope without alarms have none. */
+  readonly alarmName?: string;
+  /** Position among the cluster's instances, writer first (`instance` scope). */
+  readonly instanceIndex?: number;
+  readonly subject: MetricSubject;
+}
 
 /**
  * One CloudWatch dashboard for a deployment: every metric of the kit's catalog (Aurora and Optimized
- * Reads per instance, RDS Proxy per endpoint and per target role, Lambda per function), and alarms
- * with configurable thresholds that notify an encrypted SNS topic.
+ * Reads per instance, RDS Proxy per endpoint and per target role, Lambda per function), and the alarms of
+ * the kit's alarm catalog with configurable thresholds, notifying an encrypted SNS topic.
  */
 export class DatabaseDashboard extends Construct {
   public readonly dashboard: cloudwatch.Dashboard;
   public readonly alarmTopic: sns.ITopic;
   public readonly alarms: cloudwatch.Alarm[] = [];
   public readonly thresholds: AlarmThresholds;
+  /** What every alarm's name starts with: the dashboard's name (or a name unique to this construct) and a hyphen. */
+  public readonly alarmNamePrefix: string;
   private readonly props: DatabaseDashboardProps;
 
   constructor(scope: Construct, id: string, props: DatabaseDashboardProps) {
@@ -74,6 +100,7 @@ export class DatabaseDashboard extends Construct {
       // One threshold at a time, so the messages come in the thresholds' order.
       (Object.keys(this.thresholds) as Array<keyof AlarmThresholds>).flatMap((name) => runRules(DASHBOARD_RULES, { [name]: this.thresholds[name] })),
     );
+    this.alarmNamePrefix = `${props.dashboardName ?? Names.uniqueResourceName(this, { maxLength: 128, separator: '-' })}-`;
 
     this.alarmTopic = props.alarmTopic ?? this.createTopic();
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
@@ -81,68 +108,67 @@ export class DatabaseDashboard extends Construct {
       defaultInterval: Duration.hours(3),
     });
 
-    this.addSection('Aurora instances', METRIC_CATALOG.filter((m) => m.scope === 'instance'));
+    this.addSection('Aurora instances', 'instance');
     if (props.proxy) {
-      this.addSection('RDS Proxy endpoints (client side)', METRIC_CATALOG.filter((m) => m.scope === 'proxy-endpoint'));
-      this.addSection('RDS Proxy target roles (database side)', METRIC_CATALOG.filter((m) => m.scope === 'proxy-target-role'));
+      this.addSection('RDS Proxy endpoints (client side)', 'proxy-endpoint');
+      this.addSection('RDS Proxy target roles (database side)', 'proxy-target-role');
     }
     if (props.functions && props.functions.length > 0) {
-      this.addSection('Lambda consumers', METRIC_CATALOG.filter((m) => m.scope === 'function'));
+      this.addSection('Lambda consumers', 'function');
     }
-    this.addAlarms();
+    for (const spec of ALARM_CATALOG) for (const series of this.seriesOf(spec.scope, spec.instances)) this.addAlarm(spec, series);
   }
 
   /** The metric lines of one catalog entry: one per instance, endpoint, role or function, per statistic. */
   public metricsFor(spec: MetricSpec): cloudwatch.IMetric[] {
-    return this.seriesFor(spec).flatMap(({ label, dimensions }) =>
-      spec.statistics.map(
-        (statistic) =>
-          new cloudwatch.Metric({
-            namespace: spec.namespace,
-            metricName: spec.metricName,
-            dimensionsMap: dimensions,
-            statistic,
-            period: Duration.minutes(1),
-            label: spec.statistics.length > 1 ? `${label} ${statistic}` : label,
-          }),
+    return this.seriesOf(spec.scope, spec.instances ?? 'all').flatMap(({ label, subject }) =>
+      spec.statistics.map((statistic) =>
+        this.metricOf({ namespace: spec.namespace, metricName: spec.metricName, statistic }, spec.scope, subject, spec.statistics.length > 1 ? `${label} ${statistic}` : label),
       ),
     );
   }
 
-  private seriesFor(spec: MetricSpec): Array<{ label: string; dimensions: Record<string, string> }> {
+  private metricOf(input: AlarmInput, scope: MetricScope, subject: MetricSubject, label?: string): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: input.namespace,
+      metricName: input.metricName,
+      dimensionsMap: metricDimensions(scope, subject),
+      statistic: input.statistic,
+      period: Duration.seconds(METRIC_PERIOD_SECONDS),
+      label,
+    });
+  }
+
+  /** The lines of a scope; of the instances, those `instances` selects. */
+  private seriesOf(scope: MetricScope, instances: InstanceSelection): Series[] {
     const { cluster, proxy, functions = [] } = this.props;
-    switch (spec.scope) {
+    switch (scope) {
       case 'instance':
         return cluster.instanceIdentifiers
-          // Replica lag is a reader metric; the writer has none.
-          .filter((_, i) => spec.metricName !== 'AuroraReplicaLag' || i > 0)
-          .map((instanceId, i) => ({
+          .map((instanceIdentifier, i) => ({
             label: i === 0 ? 'writer' : `reader-${i}`,
-            dimensions: { DBInstanceIdentifier: instanceId },
-          }));
+            alarmName: i === 0 ? 'Writer' : `Reader${i}`,
+            instanceIndex: i,
+            subject: { instanceIdentifier },
+          }))
+          .filter((s) => coversInstance(instances, s.instanceIndex));
       case 'proxy-endpoint':
         if (!proxy) return [];
         return [
-          { label: 'default', dimensions: { ProxyName: proxy.proxy.dbProxyName, EndpointName: 'default' } },
-          ...proxy.endpoints.map((e) => ({
-            label: `${e.node.id} (${e.role})`,
-            dimensions: { ProxyName: proxy.proxy.dbProxyName, EndpointName: e.endpointName },
-          })),
+          { label: DEFAULT_PROXY_ENDPOINT_NAME, subject: { proxyName: proxy.proxy.dbProxyName, endpointName: DEFAULT_PROXY_ENDPOINT_NAME } },
+          ...proxy.endpoints.map((e) => ({ label: `${e.node.id} (${e.role})`, subject: { proxyName: proxy.proxy.dbProxyName, endpointName: e.endpointName } })),
         ];
       case 'proxy-target-role':
         if (!proxy) return [];
-        return (['READ_WRITE', 'READ_ONLY'] as EndpointRole[]).map((role) => ({
-          label: role,
-          dimensions: { ProxyName: proxy.proxy.dbProxyName, TargetGroup: 'default', TargetRole: role },
-        }));
+        return TARGET_ROLE_SERIES.map(({ role, alarmName }) => ({ label: role, alarmName, subject: { proxyName: proxy.proxy.dbProxyName, targetRole: role } }));
       case 'function':
-        return functions.map((f) => ({ label: this.functionName(f), dimensions: { FunctionName: f.function.functionName } }));
+        return functions.map((f) => ({ label: this.functionName(f), alarmName: this.functionName(f), subject: { functionName: f.function.functionName } }));
     }
   }
 
-  private addSection(title: string, specs: MetricSpec[]): void {
+  private addSection(title: string, scope: MetricScope): void {
     this.dashboard.addWidgets(new cloudwatch.TextWidget({ markdown: `## ${title}`, width: 24, height: 1 }));
-    const widgets = specs.map(
+    const widgets = METRIC_CATALOG.filter((spec) => spec.scope === scope).map(
       (spec) =>
         new cloudwatch.GraphWidget({
           title: spec.optimizedReadsOnly ? `${spec.metricName} (Optimized Reads)` : spec.metricName,
@@ -155,38 +181,6 @@ export class DatabaseDashboard extends Construct {
     for (let i = 0; i < widgets.length; i += 3) this.dashboard.addWidgets(...widgets.slice(i, i + 3));
   }
 
-  private addAlarms(): void {
-    const { cluster, proxy, functions = [] } = this.props;
-    const t = this.thresholds;
-    cluster.instanceIdentifiers.forEach((instanceId, i) => {
-      const name = i === 0 ? 'Writer' : `Reader${i}`;
-      this.alarm(`${name}Cpu`, cluster.metricCpuUtilization(instanceId), t.cpuUtilizationPercent, HIGH, 5, 3);
-      this.alarm(`${name}FreeableMemory`, cluster.metricFreeableMemory(instanceId), t.freeableMemoryBytes, LOW, 5, 3);
-      this.alarm(`${name}FreeLocalStorage`, cluster.metricFreeLocalStorage(instanceId), t.freeLocalStorageBytes, LOW, 5, 3);
-      if (i > 0) this.alarm(`${name}ReplicaLag`, cluster.metricReplicaLag(instanceId), t.replicaLagMs, HIGH, 5, 3);
-    });
-    if (proxy) {
-      for (const role of ['READ_WRITE', 'READ_ONLY'] as EndpointRole[]) {
-        const label = role === 'READ_WRITE' ? 'ReadWrite' : 'ReadOnly';
-        const utilization = new cloudwatch.MathExpression({
-          expression: '100 * connections / IF(allowed > 0, allowed, 1)',
-          usingMetrics: {
-            connections: proxy.metricDatabaseConnections(role),
-            allowed: proxy.metricMaxDatabaseConnectionsAllowed(role),
-          },
-          label: `${role} pool utilization (%)`,
-          period: Duration.minutes(1),
-        });
-        this.alarm(`Proxy${label}PoolUtilization`, utilization, t.proxyPoolUtilizationPercent, HIGH, 5, 3);
-        this.alarm(`Proxy${label}Pinned`, proxy.metricDatabaseConnectionsCurrentlySessionPinned(role), t.pinnedConnections, HIGH, 5, 3);
-      }
-    }
-    for (const fn of functions) {
-      this.alarm(`${this.functionName(fn)}Errors`, fn.metricErrors(), t.functionErrors, HIGH, 5, 1);
-      this.alarm(`${this.functionName(fn)}Throttles`, fn.metricThrottles(), t.functionThrottles, HIGH, 5, 1);
-    }
-  }
-
   /**
    * A function's name in alarm ids and graph labels: its construct id, or, when another charted
    * function has the same id (e.g. two `Reader`s under different parents), its path-unique id.
@@ -196,44 +190,56 @@ export class DatabaseDashboard extends Construct {
     return clash ? Names.uniqueId(fn) : fn.node.id;
   }
 
-  private alarm(
-    id: string,
-    metric: cloudwatch.IMetric,
-    threshold: number,
-    comparison: cloudwatch.ComparisonOperator,
-    evaluationPeriods: number,
-    datapointsToAlarm: number,
-  ): void {
+  private addAlarm(spec: AlarmSpec, series: Series): void {
+    if (series.alarmName === undefined) throw new Error(`alarm ${spec.name}: ${spec.scope} lines have no alarm names`);
+    const id = `${series.alarmName}${spec.name}`;
+    const threshold = this.thresholds[spec.threshold];
+    const metric = spec.expression
+      ? new cloudwatch.MathExpression({
+          expression: spec.expression.expression,
+          usingMetrics: Object.fromEntries(Object.entries(spec.inputs).map(([name, input]) => [name, this.metricOf(input, spec.scope, series.subject)])),
+          label: `${series.label} ${spec.expression.label}`,
+          period: Duration.seconds(METRIC_PERIOD_SECONDS),
+        })
+      : this.metricOf(singleInput(spec), spec.scope, series.subject);
     const alarm = new cloudwatch.Alarm(this, `${id}Alarm`, {
+      alarmName: `${this.alarmNamePrefix}${id}`,
       metric,
       threshold,
-      comparisonOperator: comparison,
-      evaluationPeriods,
-      datapointsToAlarm,
+      comparisonOperator: spec.comparison as cloudwatch.ComparisonOperator,
+      evaluationPeriods: spec.evaluationPeriods,
+      datapointsToAlarm: spec.datapointsToAlarm,
       // No data means no traffic (or an instance without NVMe metrics yet), not a failure.
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `aurora-proxy-kit ${this.node.path}: ${id} ${comparison === HIGH ? '>=' : '<='} ${threshold}`,
+      alarmDescription: `aurora-proxy-kit ${this.node.path}: ${id} ${COMPARISON_SYMBOLS[spec.comparison]} ${threshold}`,
     });
     alarm.addAlarmAction(new actions.SnsAction(this.alarmTopic));
     alarm.addOkAction(new actions.SnsAction(this.alarmTopic));
     this.alarms.push(alarm);
   }
 
+  /**
+   * A topic only this dashboard's alarms may publish to: SNS replaces its default policy with the topic
+   * policy that `enforceSSL` creates, and CloudWatch needs the topic's key to publish to an encrypted topic.
+   */
   private createTopic(): sns.Topic {
+    const stack = Stack.of(this);
+    const cloudWatch = new iam.ServicePrincipal(ALARM_TOPIC_ACCESS.principal);
+    const conditions = {
+      StringEquals: { 'aws:SourceAccount': stack.account },
+      ArnLike: { 'aws:SourceArn': alarmArnPattern(stack.partition, stack.region, stack.account, this.alarmNamePrefix) },
+    };
     const key = new kms.Key(this, 'AlarmTopicKey', {
       description: `Encrypts the alarm topic of ${this.node.path}`,
       enableKeyRotation: true,
     });
-    // CloudWatch publishes alarm notifications to the topic and needs the key for that: only for
-    // alarms of this account.
     key.addToResourcePolicy(
-      new iam.PolicyStatement({
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
-        resources: ['*'],
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
-      }),
+      new iam.PolicyStatement({ sid: ALARM_TOPIC_ACCESS.sid, actions: [...ALARM_TOPIC_ACCESS.keyActions], principals: [cloudWatch], resources: ['*'], conditions }),
     );
-    return new sns.Topic(this, 'AlarmTopic', { masterKey: key, enforceSSL: true, displayName: 'aurora-proxy-kit alarms' });
+    const topic = new sns.Topic(this, 'AlarmTopic', { masterKey: key, enforceSSL: true, displayName: 'aurora-proxy-kit alarms' });
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({ sid: ALARM_TOPIC_ACCESS.sid, actions: [...ALARM_TOPIC_ACCESS.topicActions], principals: [cloudWatch], resources: [topic.topicArn], conditions }),
+    );
+    return topic;
   }
 }

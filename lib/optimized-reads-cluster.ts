@@ -14,7 +14,9 @@ import {
   InstanceClassSpec,
   OFFERED_ENGINE_VERSIONS,
   OptimizedReadsSizing,
+  catalogMetric,
   findInstanceClass,
+  metricDimensions,
   optimizedReadsSizing,
   parameterGroupFamily,
   parseEngineVersion,
@@ -313,55 +315,65 @@ export class OptimizedReadsCluster extends Construct {
     return new cloudwatch.Metric({
       namespace: 'AWS/RDS',
       metricName,
-      dimensionsMap: { DBInstanceIdentifier: instanceIdentifier },
+      dimensionsMap: metricDimensions('instance', { instanceIdentifier }),
       period: Duration.minutes(1),
       ...props,
     });
   }
 
+  /** A catalog metric of one instance, at the catalog's statistic. */
+  private catalogMetricForInstance(instanceIdentifier: string, metricName: string, props?: InstanceMetricOptions): cloudwatch.Metric {
+    return this.metricForInstance(instanceIdentifier, metricName, { statistic: catalogMetric('instance', metricName).statistics[0], ...props });
+  }
+
   /** CPUUtilization of one instance (Average). */
   public metricCpuUtilization(instanceIdentifier: string, props?: InstanceMetricOptions): cloudwatch.Metric {
-    return this.metricForInstance(instanceIdentifier, 'CPUUtilization', { statistic: 'Average', ...props });
+    return this.catalogMetricForInstance(instanceIdentifier, 'CPUUtilization', props);
   }
 
   /** DatabaseConnections of one instance (Average). */
   public metricDatabaseConnections(instanceIdentifier: string, props?: InstanceMetricOptions): cloudwatch.Metric {
-    return this.metricForInstance(instanceIdentifier, 'DatabaseConnections', { statistic: 'Average', ...props });
+    return this.catalogMetricForInstance(instanceIdentifier, 'DatabaseConnections', props);
   }
 
   /** FreeableMemory of one instance (Minimum). */
   public metricFreeableMemory(instanceIdentifier: string, props?: InstanceMetricOptions): cloudwatch.Metric {
-    return this.metricForInstance(instanceIdentifier, 'FreeableMemory', { statistic: 'Minimum', ...props });
+    return this.catalogMetricForInstance(instanceIdentifier, 'FreeableMemory', props);
   }
 
   /** BufferCacheHitRatio of one instance (Average). */
   public metricBufferCacheHitRatio(instanceIdentifier: string, props?: InstanceMetricOptions): cloudwatch.Metric {
-    return this.metricForInstance(instanceIdentifier, 'BufferCacheHitRatio', { statistic: 'Average', ...props });
+    return this.catalogMetricForInstance(instanceIdentifier, 'BufferCacheHitRatio', props);
   }
 
   /** AuroraReplicaLag of one reader (Maximum). */
   public metricReplicaLag(instanceIdentifier: string, props?: InstanceMetricOptions): cloudwatch.Metric {
-    return this.metricForInstance(instanceIdentifier, 'AuroraReplicaLag', { statistic: 'Maximum', ...props });
+    return this.catalogMetricForInstance(instanceIdentifier, 'AuroraReplicaLag', props);
   }
 
-  /** FreeLocalStorage (NVMe left for temporary objects) of one instance (Minimum). */
+  /** FreeLocalStorage (local storage left, by instance class; not the NVMe) of one instance (Minimum). */
   public metricFreeLocalStorage(instanceIdentifier: string, props?: InstanceMetricOptions): cloudwatch.Metric {
-    return this.metricForInstance(instanceIdentifier, 'FreeLocalStorage', { statistic: 'Minimum', ...props });
+    return this.catalogMetricForInstance(instanceIdentifier, 'FreeLocalStorage', props);
+  }
+
+  /** FreeEphemeralStorage (NVMe left for temporary objects and the tiered cache) of one instance (Minimum). */
+  public metricFreeEphemeralStorage(instanceIdentifier: string, props?: InstanceMetricOptions): cloudwatch.Metric {
+    return this.catalogMetricForInstance(instanceIdentifier, 'FreeEphemeralStorage', props);
   }
 
   /** ReadIOPSEphemeralStorage (NVMe read IOPS) of one instance (Average). */
   public metricReadIopsEphemeralStorage(instanceIdentifier: string, props?: InstanceMetricOptions): cloudwatch.Metric {
-    return this.metricForInstance(instanceIdentifier, 'ReadIOPSEphemeralStorage', { statistic: 'Average', ...props });
+    return this.catalogMetricForInstance(instanceIdentifier, 'ReadIOPSEphemeralStorage', props);
   }
 
-  /** ReadLatencyEphemeralStorage (NVMe read latency) of one instance (Average). */
+  /** ReadLatencyEphemeralStorage (NVMe read latency, in seconds) of one instance (Average). */
   public metricReadLatencyEphemeralStorage(instanceIdentifier: string, props?: InstanceMetricOptions): cloudwatch.Metric {
-    return this.metricForInstance(instanceIdentifier, 'ReadLatencyEphemeralStorage', { statistic: 'Average', ...props });
+    return this.catalogMetricForInstance(instanceIdentifier, 'ReadLatencyEphemeralStorage', props);
   }
 
-  /** AuroraOptimizedReadsCacheHitRatio (tiered cache hits) of one instance (Average). */
+  /** AuroraOptimizedReadsCacheHitRatio (tiered cache hits; AWS publishes it for the writer only) of one instance (Average). */
   public metricOptimizedReadsCacheHitRatio(instanceIdentifier: string, props?: InstanceMetricOptions): cloudwatch.Metric {
-    return this.metricForInstance(instanceIdentifier, 'AuroraOptimizedReadsCacheHitRatio', { statistic: 'Average', ...props });
+    return this.catalogMetricForInstance(instanceIdentifier, 'AuroraOptimizedReadsCacheHitRatio', props);
   }
 }
 

@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
-import { ENDPOINT_RULES, EndpointRole, POSTGRES_PORT, runRules } from './model';
+import { ENDPOINT_RULES, EndpointRole, POSTGRES_PORT, metricDimensions, runRules } from './model';
 import { throwIfInvalid } from './private/validation';
 
 /**
@@ -115,7 +115,7 @@ export class PoolingProxyEndpoint extends Construct {
     return new cloudwatch.Metric({
       namespace: 'AWS/RDS',
       metricName,
-      dimensionsMap: { ProxyName: this.proxy.proxy.dbProxyName, EndpointName: this.endpointName },
+      dimensionsMap: metricDimensions('proxy-endpoint', { proxyName: this.proxy.proxy.dbProxyName, endpointName: this.endpointName }),
       period: Duration.minutes(1),
       ...props,
     });

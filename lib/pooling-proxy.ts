@@ -12,6 +12,8 @@ import {
   PoolSettings,
   POSTGRES_PORT,
   PoolSizing,
+  catalogMetric,
+  metricDimensions,
   poolSizing,
   runRules,
 } from './model';
@@ -183,27 +185,38 @@ export class PoolingProxy extends Construct implements IPoolingProxy {
 
   /** A database-side metric of one target role (RDS Proxy does not split these per endpoint). */
   public metricForTargetRole(metricName: string, role: EndpointRole, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric(metricName, { TargetGroup: 'default', TargetRole: role }, props);
+    return new cloudwatch.Metric({
+      namespace: 'AWS/RDS',
+      metricName,
+      dimensionsMap: metricDimensions('proxy-target-role', { proxyName: this.proxy.dbProxyName, targetRole: role }),
+      period: Duration.minutes(1),
+      ...props,
+    });
+  }
+
+  /** A catalog metric of one target role, at the catalog's statistic. */
+  private catalogMetricForTargetRole(metricName: string, role: EndpointRole, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metricForTargetRole(metricName, role, { statistic: catalogMetric('proxy-target-role', metricName).statistics[0], ...props });
   }
 
   /** Server connections held for one target role (Sum). */
   public metricDatabaseConnections(role: EndpointRole, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metricForTargetRole('DatabaseConnections', role, { statistic: 'Sum', ...props });
+    return this.catalogMetricForTargetRole('DatabaseConnections', role, props);
   }
 
   /** Server connections pinned to a client session, for one target role (Sum). */
   public metricDatabaseConnectionsCurrentlySessionPinned(role: EndpointRole, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metricForTargetRole('DatabaseConnectionsCurrentlySessionPinned', role, { statistic: 'Sum', ...props });
+    return this.catalogMetricForTargetRole('DatabaseConnectionsCurrentlySessionPinned', role, props);
   }
 
-  /** The pool ceiling for one target role (Maximum). */
+  /** The pool ceiling for one target role (Sum: RDS Proxy publishes it per proxy host). */
   public metricMaxDatabaseConnectionsAllowed(role: EndpointRole, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metricForTargetRole('MaxDatabaseConnectionsAllowed', role, { statistic: 'Maximum', ...props });
+    return this.catalogMetricForTargetRole('MaxDatabaseConnectionsAllowed', role, props);
   }
 
   /** Share of time a target role was available (Minimum). */
   public metricAvailabilityPercentage(role: EndpointRole, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metricForTargetRole('AvailabilityPercentage', role, { statistic: 'Minimum', ...props });
+    return this.catalogMetricForTargetRole('AvailabilityPercentage', role, props);
   }
 
   private addEndpoint(id: string, role: EndpointRole, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {

@@ -4,6 +4,7 @@ export * from './engine-versions';
 export * from './sizing';
 export * from './supporting-resources';
 export * from './metrics';
+export * from './alarms';
 export * from './rule-table';
 export * from './catalog-checks';
 export * from './rules';

@@ -1,12 +1,19 @@
+import type { AwsSource } from './rule-table';
+import type { EndpointRole } from './vocabulary';
+
 /**
  * The dashboard metric catalog: every CloudWatch metric the kit charts, with the dimension set it is
  * published under. The CDK dashboard and the Terraform dashboard module both render from this list, and
- * tests check that every entry appears on both.
+ * tests check that every entry appears on both. An entry whose choice rests on a fact of AWS's metric
+ * tables (unit, statistic, which instances publish it) carries that fact and its source in `aws`.
  *
  * Sources: "Amazon CloudWatch metrics for Amazon Aurora" (instance-level metrics, the Optimized Reads
  * ones appear only on NVMe instances), "Monitoring RDS Proxy metrics with Amazon CloudWatch" (the
  * four dimension sets), and "Lambda function metrics".
  */
+
+const AURORA_INSTANCE_METRICS = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/Aurora.AuroraMonitoring.Metrics.html#Aurora.AuroraMySQL.Monitoring.Metrics.instances';
+const RDS_PROXY_METRICS = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy.monitoring.html';
 
 /**
  * What a metric is split by:
@@ -20,17 +27,31 @@ export type MetricScope = 'instance' | 'proxy-endpoint' | 'proxy-target-role' | 
 
 export type MetricStatistic = 'Average' | 'Sum' | 'Maximum' | 'Minimum' | 'p50' | 'p99';
 
+/** Which instances publish an instance metric: all, the writer (AWS: "primary") or the readers. */
+export type InstanceSelection = 'all' | 'writer' | 'readers';
+
 export interface MetricSpec {
   readonly namespace: 'AWS/RDS' | 'AWS/Lambda';
   readonly metricName: string;
   readonly scope: MetricScope;
-  /** Statistics charted; the first is the one alarms use. */
+  /** Statistics charted; the first is the one alarms use (ALARM_CATALOG). */
   readonly statistics: ReadonlyArray<MetricStatistic>;
+  /** The unit AWS publishes the metric in; the graph's axis label. */
   readonly unit: string;
   /** Published only on Optimized Reads (NVMe) instances. */
   readonly optimizedReadsOnly?: boolean;
+  /**
+   * The instances charted (`instance` scope only).
+   * @default 'all'
+   */
+  readonly instances?: InstanceSelection;
   readonly description: string;
+  /** The AWS fact this entry's unit, statistic or instances follow, and where it is written down. */
+  readonly aws?: AwsSource;
 }
+
+/** The period of every charted line and every alarm. */
+export const METRIC_PERIOD_SECONDS = 60;
 
 export const METRIC_CATALOG: ReadonlyArray<MetricSpec> = [
   // Aurora, per instance
@@ -38,11 +59,60 @@ export const METRIC_CATALOG: ReadonlyArray<MetricSpec> = [
   { namespace: 'AWS/RDS', metricName: 'CPUUtilization', scope: 'instance', statistics: ['Average'], unit: 'Percent', description: 'Instance CPU' },
   { namespace: 'AWS/RDS', metricName: 'FreeableMemory', scope: 'instance', statistics: ['Minimum'], unit: 'Bytes', description: 'Memory left; each server connection costs some' },
   { namespace: 'AWS/RDS', metricName: 'BufferCacheHitRatio', scope: 'instance', statistics: ['Average'], unit: 'Percent', description: 'Reads served from the in-memory buffer pool' },
-  { namespace: 'AWS/RDS', metricName: 'AuroraReplicaLag', scope: 'instance', statistics: ['Maximum'], unit: 'Milliseconds', description: 'Reader lag behind the writer' },
-  { namespace: 'AWS/RDS', metricName: 'FreeLocalStorage', scope: 'instance', statistics: ['Minimum'], unit: 'Bytes', description: 'Local NVMe storage left for temporary objects' },
+  {
+    namespace: 'AWS/RDS',
+    metricName: 'AuroraReplicaLag',
+    scope: 'instance',
+    statistics: ['Maximum'],
+    unit: 'Milliseconds',
+    instances: 'readers',
+    description: 'Reader lag behind the writer',
+    aws: { constraint: 'AuroraReplicaLag applies to Aurora Replicas only: the writer publishes none.', sources: [AURORA_INSTANCE_METRICS] },
+  },
+  {
+    namespace: 'AWS/RDS',
+    metricName: 'FreeLocalStorage',
+    scope: 'instance',
+    statistics: ['Minimum'],
+    unit: 'Bytes',
+    description: 'Local storage left on the instance (depends on the instance class; not the NVMe)',
+    aws: {
+      constraint: 'FreeLocalStorage is "the amount of local storage available" to each instance, for Aurora MySQL and PostgreSQL; the ephemeral NVMe of Optimized Reads is FreeEphemeralStorage.',
+      sources: [AURORA_INSTANCE_METRICS],
+    },
+  },
+  {
+    namespace: 'AWS/RDS',
+    metricName: 'FreeEphemeralStorage',
+    scope: 'instance',
+    statistics: ['Minimum'],
+    unit: 'Bytes',
+    optimizedReadsOnly: true,
+    description: 'NVMe storage left for temporary objects and the tiered cache',
+    aws: { constraint: 'FreeEphemeralStorage is "the amount of available Ephemeral NVMe storage" (Aurora PostgreSQL, Bytes).', sources: [AURORA_INSTANCE_METRICS] },
+  },
   { namespace: 'AWS/RDS', metricName: 'ReadIOPSEphemeralStorage', scope: 'instance', statistics: ['Average'], unit: 'Count/Second', optimizedReadsOnly: true, description: 'Read IOPS on the local NVMe storage' },
-  { namespace: 'AWS/RDS', metricName: 'ReadLatencyEphemeralStorage', scope: 'instance', statistics: ['Average'], unit: 'Milliseconds', optimizedReadsOnly: true, description: 'Read latency of the local NVMe storage' },
-  { namespace: 'AWS/RDS', metricName: 'AuroraOptimizedReadsCacheHitRatio', scope: 'instance', statistics: ['Average'], unit: 'Percent', optimizedReadsOnly: true, description: 'Reads served from the NVMe tiered cache' },
+  {
+    namespace: 'AWS/RDS',
+    metricName: 'ReadLatencyEphemeralStorage',
+    scope: 'instance',
+    statistics: ['Average'],
+    unit: 'Seconds',
+    optimizedReadsOnly: true,
+    description: 'Read latency of the local NVMe storage',
+    aws: { constraint: 'ReadLatencyEphemeralStorage, the average time per read I/O on Ephemeral NVMe storage, is published in Seconds.', sources: [AURORA_INSTANCE_METRICS] },
+  },
+  {
+    namespace: 'AWS/RDS',
+    metricName: 'AuroraOptimizedReadsCacheHitRatio',
+    scope: 'instance',
+    statistics: ['Average'],
+    unit: 'Percent',
+    optimizedReadsOnly: true,
+    instances: 'writer',
+    description: 'Reads served from the NVMe tiered cache',
+    aws: { constraint: 'AuroraOptimizedReadsCacheHitRatio applies to the "Primary for Aurora PostgreSQL": the writer only.', sources: [AURORA_INSTANCE_METRICS] },
+  },
   // RDS Proxy, per endpoint (client side)
   { namespace: 'AWS/RDS', metricName: 'ClientConnections', scope: 'proxy-endpoint', statistics: ['Sum'], unit: 'Count', description: 'Client connections open on the endpoint' },
   { namespace: 'AWS/RDS', metricName: 'ClientConnectionsSetupFailedAuth', scope: 'proxy-endpoint', statistics: ['Sum'], unit: 'Count', description: 'Client connection attempts that failed authentication' },
@@ -51,9 +121,32 @@ export const METRIC_CATALOG: ReadonlyArray<MetricSpec> = [
   { namespace: 'AWS/RDS', metricName: 'QueryResponseLatency', scope: 'proxy-endpoint', statistics: ['Average', 'p99'], unit: 'Microseconds', description: 'Query response time seen by clients' },
   { namespace: 'AWS/RDS', metricName: 'QueryRequests', scope: 'proxy-endpoint', statistics: ['Sum'], unit: 'Count', description: 'Queries received' },
   // RDS Proxy, per target role (database side)
-  { namespace: 'AWS/RDS', metricName: 'DatabaseConnections', scope: 'proxy-target-role', statistics: ['Sum'], unit: 'Count', description: 'Server connections the proxy holds' },
+  {
+    namespace: 'AWS/RDS',
+    metricName: 'DatabaseConnections',
+    scope: 'proxy-target-role',
+    statistics: ['Sum'],
+    unit: 'Count',
+    description: 'Server connections the proxy holds',
+    aws: {
+      constraint: 'RDS Proxy publishes DatabaseConnections for each EC2 instance serving the proxy; "the most useful statistic for this metric is Sum".',
+      sources: [RDS_PROXY_METRICS],
+    },
+  },
   { namespace: 'AWS/RDS', metricName: 'DatabaseConnectionsCurrentlySessionPinned', scope: 'proxy-target-role', statistics: ['Sum'], unit: 'Count', description: 'Server connections pinned to one client session' },
-  { namespace: 'AWS/RDS', metricName: 'MaxDatabaseConnectionsAllowed', scope: 'proxy-target-role', statistics: ['Maximum'], unit: 'Count', description: 'Pool ceiling from MaxConnectionsPercent' },
+  {
+    namespace: 'AWS/RDS',
+    metricName: 'MaxDatabaseConnectionsAllowed',
+    scope: 'proxy-target-role',
+    statistics: ['Sum'],
+    unit: 'Count',
+    description: 'Pool ceiling from MaxConnectionsPercent',
+    aws: {
+      constraint:
+        'RDS Proxy publishes its metrics for each EC2 instance serving the proxy, to be aggregated across them; for DatabaseConnections and MaxDatabaseConnectionsAllowed "the most useful statistic ... is Sum".',
+      sources: [RDS_PROXY_METRICS],
+    },
+  },
   { namespace: 'AWS/RDS', metricName: 'AvailabilityPercentage', scope: 'proxy-target-role', statistics: ['Minimum'], unit: 'Percent', description: 'Share of time the target role was available' },
   // Lambda, per function
   { namespace: 'AWS/Lambda', metricName: 'Invocations', scope: 'function', statistics: ['Sum'], unit: 'Count', description: 'Invocations' },
@@ -67,6 +160,58 @@ export function metricsOfScope(scope: MetricScope): MetricSpec[] {
   return METRIC_CATALOG.filter((m) => m.scope === scope);
 }
 
+/** The catalog entry of a metric in a scope; throws for one the catalog does not hold. */
+export function catalogMetric(scope: MetricScope, metricName: string): MetricSpec {
+  const spec = METRIC_CATALOG.find((m) => m.scope === scope && m.metricName === metricName);
+  if (!spec) throw new Error(`${metricName} is not in the metric catalog for scope ${scope}`);
+  return spec;
+}
+
+/** The values a line's dimensions take: which instance, proxy, endpoint, target role or function it is of. */
+export interface MetricSubject {
+  readonly instanceIdentifier?: string;
+  readonly proxyName?: string;
+  readonly endpointName?: string;
+  readonly targetRole?: EndpointRole;
+  readonly functionName?: string;
+}
+
+/** One dimension of a scope: its value comes from the subject, or is fixed. */
+export type MetricDimension = { readonly name: string; readonly subject: keyof MetricSubject } | { readonly name: string; readonly value: string };
+
+/**
+ * The dimension set of each scope, in AWS's order (RDS Proxy's dimension sets 2 and 4; the kit's proxies
+ * have one target group, `default`).
+ */
+export const SCOPE_DIMENSIONS: Readonly<Record<MetricScope, ReadonlyArray<MetricDimension>>> = {
+  instance: [{ name: 'DBInstanceIdentifier', subject: 'instanceIdentifier' }],
+  'proxy-endpoint': [
+    { name: 'ProxyName', subject: 'proxyName' },
+    { name: 'EndpointName', subject: 'endpointName' },
+  ],
+  'proxy-target-role': [
+    { name: 'ProxyName', subject: 'proxyName' },
+    { name: 'TargetGroup', value: 'default' },
+    { name: 'TargetRole', subject: 'targetRole' },
+  ],
+  function: [{ name: 'FunctionName', subject: 'functionName' }],
+};
+
+/** The dimensions map of a line of `scope` about `subject`; throws when the subject lacks a value the scope needs. */
+export function metricDimensions(scope: MetricScope, subject: MetricSubject): Record<string, string> {
+  return Object.fromEntries(
+    SCOPE_DIMENSIONS[scope].map((d) => {
+      if ('value' in d) return [d.name, d.value];
+      const value = subject[d.subject];
+      if (value === undefined) throw new Error(`a ${scope} metric needs ${d.subject}`);
+      return [d.name, value];
+    }),
+  );
+}
+
+/** The name RDS Proxy gives its default endpoint, the EndpointName of its metrics. */
+export const DEFAULT_PROXY_ENDPOINT_NAME = 'default';
+
 /** Alarm thresholds the dashboard sets by default; each is a prop of DatabaseDashboard. */
 export interface AlarmThresholds {
   /** Instance CPUUtilization (Average, percent) at or above which to alarm. */
@@ -75,9 +220,9 @@ export interface AlarmThresholds {
   readonly freeableMemoryBytes: number;
   /** Reader AuroraReplicaLag (Maximum, ms) at or above which to alarm. */
   readonly replicaLagMs: number;
-  /** Instance FreeLocalStorage (Minimum, bytes) at or below which to alarm. */
-  readonly freeLocalStorageBytes: number;
-  /** Share of the pool ceiling (DatabaseConnections / MaxDatabaseConnectionsAllowed, percent) at or above which to alarm. */
+  /** Instance FreeEphemeralStorage (Minimum, bytes: the Optimized Reads NVMe left) at or below which to alarm. */
+  readonly freeEphemeralStorageBytes: number;
+  /** Share of the pool ceiling (Sum of DatabaseConnections / Sum of MaxDatabaseConnectionsAllowed, percent) at or above which to alarm. */
   readonly proxyPoolUtilizationPercent: number;
   /** DatabaseConnectionsCurrentlySessionPinned (Sum) at or above which to alarm. */
   readonly pinnedConnections: number;
@@ -91,7 +236,7 @@ export const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
   cpuUtilizationPercent: 80,
   freeableMemoryBytes: 1 * 1024 ** 3,
   replicaLagMs: 1000,
-  freeLocalStorageBytes: 10 * 1024 ** 3,
+  freeEphemeralStorageBytes: 10 * 1024 ** 3,
   proxyPoolUtilizationPercent: 90,
   pinnedConnections: 10,
   functionErrors: 1,
@@ -106,7 +251,7 @@ export const ALARM_THRESHOLD_UNITS: Readonly<Record<keyof AlarmThresholds, 'perc
   cpuUtilizationPercent: 'percent',
   freeableMemoryBytes: 'bytes',
   replicaLagMs: 'milliseconds',
-  freeLocalStorageBytes: 'bytes',
+  freeEphemeralStorageBytes: 'bytes',
   proxyPoolUtilizationPercent: 'percent',
   pinnedConnections: 'count',
   functionErrors: 'count',

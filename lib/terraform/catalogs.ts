@@ -1,14 +1,24 @@
 import {
+  ALARM_CATALOG,
+  ALARM_TOPIC_ACCESS,
+  COMPARISON_SYMBOLS,
+  DEFAULT_PROXY_ENDPOINT_NAME,
   DEPRECATED_ENGINE_VERSIONS,
   INSTANCE_CLASS_CATALOG,
   METRIC_CATALOG,
+  METRIC_PERIOD_SECONDS,
+  type MetricDimension,
+  SCOPE_DIMENSIONS,
+  TARGET_ROLE_SERIES,
+  alarmArnPattern,
   OFFERED_ENGINE_VERSIONS,
   OPTIMIZED_READS_VERSION_FLOORS,
   type OptimizedReadsFamily,
   checkEngineVersion,
   optimizedReadsSizing,
 } from '../model';
-import { alignedMap, generatedBy, hclString, hclValue } from './hcl';
+import { alignedMap, generatedBy, hclString, hclTemplate, hclValue, slot } from './hcl';
+import { propertyNames } from './modules';
 
 /** The catalog files: what the modules restate of lib/model as locals. */
 
@@ -82,11 +92,22 @@ export function renderClusterCatalog(): string {
   ].join('\n');
 }
 
+/** How the dashboard module names the alarm-name prefix and the data sources the alarm ARN pattern reads. */
+const ALARM_ARN_PARTS = ['data.aws_partition.current.partition', 'data.aws_region.current.region', 'data.aws_caller_identity.current.account_id', 'local.alarm_name_prefix'];
+
 export function renderMetricCatalog(): string {
+  const thresholdKeys = propertyNames('dashboard');
+  const thresholdKey = (name: string) => thresholdKeys[name].replace(/^thresholds\./, '');
+  const dimensions = (Object.entries(SCOPE_DIMENSIONS) as Array<[string, ReadonlyArray<MetricDimension>]>).map(
+    ([scope, dims]) =>
+      [scope, hclValue(dims.map((d) => ({ name: d.name, subject: 'subject' in d ? snake(d.subject) : null, value: 'value' in d ? d.value : null })))] as const,
+  );
   return [
-    `# ${generatedBy('lib/model/metrics.ts')}`,
+    `# ${generatedBy('lib/model/metrics.ts and alarms.ts')}`,
     '#',
-    '# The dashboard metric catalog (lib/model/metrics.ts): every metric the dashboard charts.',
+    '# The dashboard metric catalog (lib/model/metrics.ts): every metric the dashboard charts, with the instances',
+    '# that publish it; the dimension set of each scope; the alarm catalog (lib/model/alarms.ts): every alarm, on',
+    '# which metrics at which statistic, its direction and threshold; and what CloudWatch needs of the alarm topic.',
     '',
     'locals {',
     '  metric_catalog = [',
@@ -99,10 +120,55 @@ export function renderMetricCatalog(): string {
           statistics: m.statistics,
           unit: m.unit,
           optimized_reads_only: m.optimizedReadsOnly ?? false,
+          instances: m.instances ?? 'all',
         })},`,
     ),
     '  ]',
+    '',
+    '  # Scope => its dimensions in order: each takes the line\'s subject value of that name, or a fixed value.',
+    '  scope_dimensions = {',
+    ...alignedMap('    ', dimensions),
+    '  }',
+    '',
+    ...alignedMap('  ', [
+      ['default_endpoint_name', hclString(DEFAULT_PROXY_ENDPOINT_NAME)],
+      ['target_role_series', hclValue(TARGET_ROLE_SERIES.map((t) => ({ role: t.role, alarm_name: t.alarmName })))],
+      ['metric_period', String(METRIC_PERIOD_SECONDS)],
+    ]),
+    '',
+    '  # Every alarm, per line of its scope (of the instances, those `instances` selects): the metrics it reads',
+    '  # by id (an expression alarm) or its one metric, at the catalog\'s first statistic.',
+    '  alarm_catalog = [',
+    ...ALARM_CATALOG.map(
+      (a) =>
+        `    ${hclValue({
+          name: a.name,
+          scope: a.scope,
+          instances: a.instances,
+          inputs: Object.entries(a.inputs).map(([id, i]) => ({ id, namespace: i.namespace, metric_name: i.metricName, statistic: i.statistic })),
+          expression: a.expression?.expression ?? null,
+          expression_label: a.expression?.label ?? null,
+          comparison: a.comparison,
+          symbol: COMPARISON_SYMBOLS[a.comparison],
+          threshold: thresholdKey(a.threshold),
+          evaluation_periods: a.evaluationPeriods,
+          datapoints_to_alarm: a.datapointsToAlarm,
+        })},`,
+    ),
+    '  ]',
+    '',
+    '  # What cloudwatch.amazonaws.com may do with the alarm topic and its key: only for this account\'s alarms',
+    '  # whose names start with the prefix (aws:SourceArn).',
+    ...alignedMap('  ', [
+      ['alarm_topic_sid', hclString(ALARM_TOPIC_ACCESS.sid)],
+      ['alarm_topic_principal', hclString(ALARM_TOPIC_ACCESS.principal)],
+      ['alarm_topic_actions', hclValue(ALARM_TOPIC_ACCESS.topicActions)],
+      ['alarm_key_actions', hclValue(ALARM_TOPIC_ACCESS.keyActions)],
+      ['alarm_source_arn', hclTemplate(alarmArnPattern(slot(0), slot(1), slot(2), slot(3)), ALARM_ARN_PARTS)],
+    ]),
     '}',
     '',
   ].join('\n');
 }
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

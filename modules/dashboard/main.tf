@@ -3,25 +3,35 @@ data "aws_partition" "current" {}
 data "aws_region" "current" {}
 
 locals {
-  period = 60
+  alarm_name_prefix = "${var.dashboard_name}-"
 
-  # The lines of each scope: one per instance, endpoint, target role or function (as DatabaseDashboard draws them).
+  # The lines of each scope, as DatabaseDashboard draws them: one per instance, endpoint, target role or
+  # function, with its label, the start of its alarms' names, the instance selections it falls under
+  # (metric_catalog and alarm_catalog's `instances`), and the values of its dimensions (scope_dimensions).
   series = {
     instance = [
       for i, id in var.instance_identifiers : {
         label      = i == 0 ? "writer" : "reader-${i}"
-        dimensions = ["DBInstanceIdentifier", id]
-        reader     = i > 0
+        alarm_name = i == 0 ? "Writer" : "Reader${i}"
+        selections = ["all", i == 0 ? "writer" : "readers"]
+        subject    = { instance_identifier = id }
       }
     ]
     proxy-endpoint = var.proxy_name == null ? [] : concat(
-      [{ label = "default", dimensions = ["ProxyName", var.proxy_name, "EndpointName", "default"], reader = false }],
-      [for name, role in var.proxy_endpoints : { label = "${name} (${role})", dimensions = ["ProxyName", var.proxy_name, "EndpointName", name], reader = false }],
+      [{ label = local.default_endpoint_name, alarm_name = null, selections = ["all"], subject = { proxy_name = var.proxy_name, endpoint_name = local.default_endpoint_name } }],
+      [for name, role in var.proxy_endpoints : { label = "${name} (${role})", alarm_name = null, selections = ["all"], subject = { proxy_name = var.proxy_name, endpoint_name = name } }],
     )
     proxy-target-role = var.proxy_name == null ? [] : [
-      for role in ["READ_WRITE", "READ_ONLY"] : { label = role, dimensions = ["ProxyName", var.proxy_name, "TargetGroup", "default", "TargetRole", role], reader = false }
+      for t in local.target_role_series : { label = t.role, alarm_name = t.alarm_name, selections = ["all"], subject = { proxy_name = var.proxy_name, target_role = t.role } }
     ]
-    function = [for label, name in var.functions : { label = label, dimensions = ["FunctionName", name], reader = false }]
+    function = [for label, name in var.functions : { label = label, alarm_name = label, selections = ["all"], subject = { function_name = name } }]
+  }
+
+  # Each line's dimensions: its subject's values, or the scope's fixed ones.
+  dimensions = {
+    for scope, lines in local.series : scope => [
+      for s in lines : { for d in local.scope_dimensions[scope] : d.name => d.value != null ? d.value : s.subject[d.subject] }
+    ]
   }
 
   sections = [
@@ -42,15 +52,16 @@ locals {
         view   = "timeSeries"
         title  = m.optimized_reads_only ? "${m.metric_name} (Optimized Reads)" : m.metric_name
         region = data.aws_region.current.region
-        metrics = flatten([
-          # Replica lag is a reader metric; the writer has none.
-          for s in local.series[m.scope] : [
+        # One line per series and statistic: [namespace, metric, dimension, value, ..., options]. (concat, not
+        # flatten: flatten would merge the lines into one list.)
+        metrics = concat([], [
+          for i, s in local.series[m.scope] : [
             for stat in m.statistics : concat(
-              [m.namespace, m.metric_name], s.dimensions,
-              [{ label = length(m.statistics) > 1 ? "${s.label} ${stat}" : s.label, period = local.period, stat = stat }],
+              [m.namespace, m.metric_name], flatten([for name, value in local.dimensions[m.scope][i] : [name, value]]),
+              [{ label = length(m.statistics) > 1 ? "${s.label} ${stat}" : s.label, period = local.metric_period, stat = stat }],
             )
-          ] if m.metric_name != "AuroraReplicaLag" || s.reader
-        ])
+          ] if contains(s.selections, m.instances)
+        ]...)
         yAxis = { left = { label = m.unit, showUnits = false, min = 0 } }
       }
     }
@@ -69,48 +80,36 @@ resource "aws_cloudwatch_dashboard" "this" {
   dashboard_body = jsonencode({ start = "-PT3H", widgets = local.widgets })
 }
 
-# --- Alarms, the same set and thresholds as DatabaseDashboard --------------------------------------
+# --- Alarms: alarm_catalog (metrics.tf) on each line of its scope ------------------------------------
 
 locals {
   thresholds = var.thresholds
 
-  instance_alarms = merge([
-    for i, id in var.instance_identifiers : merge(
-      {
-        "${i == 0 ? "Writer" : "Reader${i}"}Cpu"              = { id = id, metric = "CPUUtilization", statistic = "Average", threshold = local.thresholds.cpu_utilization_percent, high = true }
-        "${i == 0 ? "Writer" : "Reader${i}"}FreeableMemory"   = { id = id, metric = "FreeableMemory", statistic = "Minimum", threshold = local.thresholds.freeable_memory_bytes, high = false }
-        "${i == 0 ? "Writer" : "Reader${i}"}FreeLocalStorage" = { id = id, metric = "FreeLocalStorage", statistic = "Minimum", threshold = local.thresholds.free_local_storage_bytes, high = false }
-      },
-      i == 0 ? {} : { "Reader${i}ReplicaLag" = { id = id, metric = "AuroraReplicaLag", statistic = "Maximum", threshold = local.thresholds.replica_lag_ms, high = true } },
-    )
-  ]...)
-
-  proxy_roles = var.proxy_name == null ? {} : { ReadWrite = "READ_WRITE", ReadOnly = "READ_ONLY" }
-
-  function_alarms = merge([
-    for label, name in var.functions : {
-      "${label}Errors"    = { name = name, metric = "Errors", threshold = local.thresholds.function_errors }
-      "${label}Throttles" = { name = name, metric = "Throttles", threshold = local.thresholds.function_throttles }
+  # "<line's alarm name><alarm name>" (WriterCpu, ProxyReadOnlyPinned, ReaderErrors) => the alarm with its line.
+  alarms = merge([
+    for a in local.alarm_catalog : {
+      for i, s in local.series[a.scope] : "${s.alarm_name}${a.name}" => merge(a, { label = s.label, dimensions = local.dimensions[a.scope][i] })
+      if contains(s.selections, a.instances)
     }
   ]...)
 
   alarm_topic_arn = var.create_alarm_topic ? aws_sns_topic.alarms[0].arn : var.alarm_topic_arn
 }
 
-resource "aws_cloudwatch_metric_alarm" "instance" {
-  for_each = local.instance_alarms
+resource "aws_cloudwatch_metric_alarm" "metric" {
+  for_each = { for name, a in local.alarms : name => a if a.expression == null }
 
-  alarm_name          = "${var.dashboard_name}-${each.key}"
-  alarm_description   = "aurora-proxy-kit ${var.dashboard_name}: ${each.key} ${each.value.high ? ">=" : "<="} ${each.value.threshold}"
-  namespace           = "AWS/RDS"
-  metric_name         = each.value.metric
-  dimensions          = { DBInstanceIdentifier = each.value.id }
-  statistic           = each.value.statistic
-  period              = local.period
-  threshold           = each.value.threshold
-  comparison_operator = each.value.high ? "GreaterThanOrEqualToThreshold" : "LessThanOrEqualToThreshold"
-  evaluation_periods  = 5
-  datapoints_to_alarm = 3
+  alarm_name          = "${local.alarm_name_prefix}${each.key}"
+  alarm_description   = "aurora-proxy-kit ${var.dashboard_name}: ${each.key} ${each.value.symbol} ${local.thresholds[each.value.threshold]}"
+  namespace           = each.value.inputs[0].namespace
+  metric_name         = each.value.inputs[0].metric_name
+  dimensions          = each.value.dimensions
+  statistic           = each.value.inputs[0].statistic
+  period              = local.metric_period
+  threshold           = local.thresholds[each.value.threshold]
+  comparison_operator = each.value.comparison
+  evaluation_periods  = each.value.evaluation_periods
+  datapoints_to_alarm = each.value.datapoints_to_alarm
   # No data means no traffic (or an instance without NVMe metrics yet), not a failure.
   treat_missing_data = "notBreaching"
   alarm_actions      = [local.alarm_topic_arn]
@@ -118,88 +117,40 @@ resource "aws_cloudwatch_metric_alarm" "instance" {
   tags               = var.tags
 }
 
-resource "aws_cloudwatch_metric_alarm" "proxy_pool_utilization" {
-  for_each = local.proxy_roles
+resource "aws_cloudwatch_metric_alarm" "expression" {
+  for_each = { for name, a in local.alarms : name => a if a.expression != null }
 
-  alarm_name          = "${var.dashboard_name}-Proxy${each.key}PoolUtilization"
-  alarm_description   = "aurora-proxy-kit ${var.dashboard_name}: Proxy${each.key}PoolUtilization >= ${local.thresholds.proxy_pool_utilization_percent}"
-  threshold           = local.thresholds.proxy_pool_utilization_percent
-  comparison_operator = "GreaterThanOrEqualToThreshold"
-  evaluation_periods  = 5
-  datapoints_to_alarm = 3
+  alarm_name          = "${local.alarm_name_prefix}${each.key}"
+  alarm_description   = "aurora-proxy-kit ${var.dashboard_name}: ${each.key} ${each.value.symbol} ${local.thresholds[each.value.threshold]}"
+  threshold           = local.thresholds[each.value.threshold]
+  comparison_operator = each.value.comparison
+  evaluation_periods  = each.value.evaluation_periods
+  datapoints_to_alarm = each.value.datapoints_to_alarm
   treat_missing_data  = "notBreaching"
   alarm_actions       = [local.alarm_topic_arn]
   ok_actions          = [local.alarm_topic_arn]
   tags                = var.tags
 
   metric_query {
-    id          = "utilization"
-    expression  = "100 * connections / IF(allowed > 0, allowed, 1)"
-    label       = "${each.value} pool utilization (%)"
+    id          = "expression"
+    expression  = each.value.expression
+    label       = "${each.value.label} ${each.value.expression_label}"
     return_data = true
   }
 
-  metric_query {
-    id = "connections"
-    metric {
-      namespace   = "AWS/RDS"
-      metric_name = "DatabaseConnections"
-      dimensions  = { ProxyName = var.proxy_name, TargetGroup = "default", TargetRole = each.value }
-      stat        = "Sum"
-      period      = local.period
+  dynamic "metric_query" {
+    for_each = each.value.inputs
+    content {
+      id = metric_query.value.id
+      metric {
+        namespace   = metric_query.value.namespace
+        metric_name = metric_query.value.metric_name
+        dimensions  = each.value.dimensions
+        stat        = metric_query.value.statistic
+        period      = local.metric_period
+      }
     }
   }
-
-  metric_query {
-    id = "allowed"
-    metric {
-      namespace   = "AWS/RDS"
-      metric_name = "MaxDatabaseConnectionsAllowed"
-      dimensions  = { ProxyName = var.proxy_name, TargetGroup = "default", TargetRole = each.value }
-      stat        = "Maximum"
-      period      = local.period
-    }
-  }
-}
-
-resource "aws_cloudwatch_metric_alarm" "proxy_pinned" {
-  for_each = local.proxy_roles
-
-  alarm_name          = "${var.dashboard_name}-Proxy${each.key}Pinned"
-  alarm_description   = "aurora-proxy-kit ${var.dashboard_name}: Proxy${each.key}Pinned >= ${local.thresholds.pinned_connections}"
-  namespace           = "AWS/RDS"
-  metric_name         = "DatabaseConnectionsCurrentlySessionPinned"
-  dimensions          = { ProxyName = var.proxy_name, TargetGroup = "default", TargetRole = each.value }
-  statistic           = "Sum"
-  period              = local.period
-  threshold           = local.thresholds.pinned_connections
-  comparison_operator = "GreaterThanOrEqualToThreshold"
-  evaluation_periods  = 5
-  datapoints_to_alarm = 3
-  treat_missing_data  = "notBreaching"
-  alarm_actions       = [local.alarm_topic_arn]
-  ok_actions          = [local.alarm_topic_arn]
-  tags                = var.tags
-}
-
-resource "aws_cloudwatch_metric_alarm" "function" {
-  for_each = local.function_alarms
-
-  alarm_name          = "${var.dashboard_name}-${each.key}"
-  alarm_description   = "aurora-proxy-kit ${var.dashboard_name}: ${each.key} >= ${each.value.threshold}"
-  namespace           = "AWS/Lambda"
-  metric_name         = each.value.metric
-  dimensions          = { FunctionName = each.value.name }
-  statistic           = "Sum"
-  period              = local.period
-  threshold           = each.value.threshold
-  comparison_operator = "GreaterThanOrEqualToThreshold"
-  evaluation_periods  = 5
-  datapoints_to_alarm = 1
-  treat_missing_data  = "notBreaching"
-  alarm_actions       = [local.alarm_topic_arn]
-  ok_actions          = [local.alarm_topic_arn]
-  tags                = var.tags
 }
 
 # --- The alarm topic: encrypted, TLS-only publishing ------------------------------------------------
@@ -220,19 +171,24 @@ data "aws_iam_policy_document" "topic_key" {
     }
   }
 
-  # CloudWatch publishes alarm notifications to the topic and needs the key for that: only for alarms of this account.
+  # CloudWatch publishes alarm notifications to the topic and needs the key for that: only for this module's alarms.
   statement {
-    sid       = "CloudWatchAlarmsPublish"
-    actions   = ["kms:Decrypt", "kms:GenerateDataKey*"]
+    sid       = local.alarm_topic_sid
+    actions   = local.alarm_key_actions
     resources = ["*"]
     principals {
       type        = "Service"
-      identifiers = ["cloudwatch.amazonaws.com"]
+      identifiers = [local.alarm_topic_principal]
     }
     condition {
       test     = "StringEquals"
       variable = "aws:SourceAccount"
       values   = [data.aws_caller_identity.current.account_id]
+    }
+    condition {
+      test     = "ArnLike"
+      variable = "aws:SourceArn"
+      values   = [local.alarm_source_arn]
     }
   }
 }
@@ -274,18 +230,24 @@ data "aws_iam_policy_document" "topic" {
     }
   }
 
+  # The topic policy replaces SNS's default one: CloudWatch may publish only for this module's alarms.
   statement {
-    sid       = "CloudWatchAlarmsOfThisAccountPublish"
-    actions   = ["sns:Publish"]
+    sid       = local.alarm_topic_sid
+    actions   = local.alarm_topic_actions
     resources = [aws_sns_topic.alarms[0].arn]
     principals {
       type        = "Service"
-      identifiers = ["cloudwatch.amazonaws.com"]
+      identifiers = [local.alarm_topic_principal]
     }
     condition {
       test     = "StringEquals"
       variable = "aws:SourceAccount"
       values   = [data.aws_caller_identity.current.account_id]
+    }
+    condition {
+      test     = "ArnLike"
+      variable = "aws:SourceArn"
+      values   = [local.alarm_source_arn]
     }
   }
 }

@@ -21,10 +21,8 @@ output "alarm_topic_arn" {
 output "alarm_names" {
   description = "Names of every alarm."
   value = concat(
-    [for a in aws_cloudwatch_metric_alarm.instance : a.alarm_name],
-    [for a in aws_cloudwatch_metric_alarm.proxy_pool_utilization : a.alarm_name],
-    [for a in aws_cloudwatch_metric_alarm.proxy_pinned : a.alarm_name],
-    [for a in aws_cloudwatch_metric_alarm.function : a.alarm_name],
+    [for a in aws_cloudwatch_metric_alarm.metric : a.alarm_name],
+    [for a in aws_cloudwatch_metric_alarm.expression : a.alarm_name],
   )
 }
 

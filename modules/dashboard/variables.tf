@@ -44,7 +44,7 @@ variable "thresholds" {
     cpu_utilization_percent        = optional(number, 80)
     freeable_memory_bytes          = optional(number, 1073741824)
     replica_lag_ms                 = optional(number, 1000)
-    free_local_storage_bytes       = optional(number, 10737418240)
+    free_ephemeral_storage_bytes   = optional(number, 10737418240)
     proxy_pool_utilization_percent = optional(number, 90)
     pinned_connections             = optional(number, 10)
     function_errors                = optional(number, 1)
@@ -59,21 +59,21 @@ variable "thresholds" {
   }
 
   validation {
-    condition     = alltrue([for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_local_storage_bytes" = var.thresholds.free_local_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : v >= 0])
-    error_message = join("\n", [for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_local_storage_bytes" = var.thresholds.free_local_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : "${k} ${v} is negative: use 0 or more" if !(v >= 0)])
+    condition     = alltrue([for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_ephemeral_storage_bytes" = var.thresholds.free_ephemeral_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : v >= 0])
+    error_message = join("\n", [for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_ephemeral_storage_bytes" = var.thresholds.free_ephemeral_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : "${k} ${v} is negative: use 0 or more" if !(v >= 0)])
   }
 }
 # END generated thresholds
 
 variable "create_alarm_topic" {
-  description = "Whether the module creates the alarm topic: encrypted with a new KMS key (rotation on) that CloudWatch of this account may use, TLS-only publishing. false: pass alarm_topic_arn."
+  description = "Whether the module creates the alarm topic: encrypted with a new KMS key (rotation on), TLS-only publishing, and only this module's alarms (named <dashboard_name>-*, of this account) may publish to it and use its key. false: pass alarm_topic_arn."
   type        = bool
   default     = true
   nullable    = false
 }
 
 variable "alarm_topic_arn" {
-  description = "Topic every alarm notifies when create_alarm_topic is false; it must be encrypted and let CloudWatch use its key."
+  description = "Topic every alarm notifies when create_alarm_topic is false. Its policy must let cloudwatch.amazonaws.com publish (sns:Publish) and its key policy let CloudWatch use the key (kms:Decrypt, kms:GenerateDataKey*), for the alarms named <dashboard_name>-*."
   type        = string
   default     = null
 }

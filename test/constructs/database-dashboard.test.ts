@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Names, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
@@ -87,18 +87,31 @@ describe('DatabaseDashboard over the whole data path', () => {
     for (const m of METRIC_CATALOG) expect(body).toContain(`"${m.metricName}"`);
   });
 
-  test.each(METRIC_CATALOG.filter((m) => m.optimizedReadsOnly).map((m) => [m.metricName]))(
-    'Optimized Reads metric %s has one line per instance, writer and readers',
-    (metricName) => {
+  test.each(METRIC_CATALOG.filter((m) => m.optimizedReadsOnly).map((m) => [m.metricName, m.instances ?? 'all']))(
+    'Optimized Reads metric %s has one line per instance that publishes it (%s)',
+    (metricName, instances) => {
+      const writer = refText(cluster.cluster.node.findChild('Writer'));
+      const readers = [refText(cluster.cluster.node.findChild('Reader1')), refText(cluster.cluster.node.findChild('Reader2'))];
       const ids = linesOf(widgets, metricName).map((l) => l.dimensions.DBInstanceIdentifier);
-      expect(ids.sort()).toEqual(
-        [cluster.cluster.node.findChild('Writer'), cluster.cluster.node.findChild('Reader1'), cluster.cluster.node.findChild('Reader2')]
-          .map(refText)
-          .sort(),
-      );
+      expect(ids.sort()).toEqual((instances === 'writer' ? [writer] : [writer, ...readers]).sort());
       expect(widgets.some((w) => w.properties.title === `${metricName} (Optimized Reads)`)).toBe(true);
     },
   );
+
+  test('the tiered cache hit ratio is charted for the writer only: AWS publishes it for the primary', () => {
+    const ids = linesOf(widgets, 'AuroraOptimizedReadsCacheHitRatio').map((l) => l.dimensions.DBInstanceIdentifier);
+    expect(ids).toEqual([refText(cluster.cluster.node.findChild('Writer'))]);
+  });
+
+  test('NVMe storage left is charted as FreeEphemeralStorage on every instance, beside FreeLocalStorage', () => {
+    expect(linesOf(widgets, 'FreeEphemeralStorage')).toHaveLength(3);
+    expect(linesOf(widgets, 'FreeLocalStorage')).toHaveLength(3);
+  });
+
+  test('NVMe read latency is charted in seconds, the unit AWS publishes it in', () => {
+    const graph = widgets.find((w) => w.properties.title === 'ReadLatencyEphemeralStorage (Optimized Reads)') as unknown as { properties: { yAxis: { left: { label: string } } } };
+    expect(graph.properties.yAxis.left.label).toBe('Seconds');
+  });
 
   test('replica lag is charted for the readers only', () => {
     const ids = linesOf(widgets, 'AuroraReplicaLag').map((l) => l.dimensions.DBInstanceIdentifier);
@@ -131,7 +144,7 @@ describe('DatabaseDashboard over the whole data path', () => {
     );
   });
 
-  test('alarms: CPU, memory and local storage per instance, lag per reader, pool and pinning per role, errors and throttles per function', () => {
+  test('alarms: CPU, memory and NVMe storage per instance, lag per reader, pool and pinning per role, errors and throttles per function', () => {
     // GIVEN
     const instances = cluster.instanceIdentifiers.length;
     const readers = cluster.readerInstanceIdentifiers.length;
@@ -140,7 +153,8 @@ describe('DatabaseDashboard over the whole data path', () => {
     // THEN
     expect(count('CPUUtilization')).toBe(instances);
     expect(count('FreeableMemory')).toBe(instances);
-    expect(count('FreeLocalStorage')).toBe(instances);
+    expect(count('FreeEphemeralStorage')).toBe(instances);
+    expect(count('FreeLocalStorage')).toBe(0);
     expect(count('AuroraReplicaLag')).toBe(readers);
     expect(count('DatabaseConnectionsCurrentlySessionPinned')).toBe(2);
     expect(alarms.filter((a) => a.Properties.Metrics !== undefined)).toHaveLength(2); // pool utilization, per role
@@ -158,7 +172,7 @@ describe('DatabaseDashboard over the whole data path', () => {
     for (const [metricName, threshold, comparison, statistic] of [
       ['CPUUtilization', t.cpuUtilizationPercent, high, 'Average'],
       ['FreeableMemory', t.freeableMemoryBytes, low, 'Minimum'],
-      ['FreeLocalStorage', t.freeLocalStorageBytes, low, 'Minimum'],
+      ['FreeEphemeralStorage', t.freeEphemeralStorageBytes, low, 'Minimum'],
       ['AuroraReplicaLag', t.replicaLagMs, high, 'Maximum'],
       ['DatabaseConnectionsCurrentlySessionPinned', t.pinnedConnections, high, 'Sum'],
       ['Errors', t.functionErrors, high, 'Sum'],
@@ -180,8 +194,9 @@ describe('DatabaseDashboard over the whole data path', () => {
       ComparisonOperator: high,
       Metrics: Match.arrayWith([
         Match.objectLike({ Expression: '100 * connections / IF(allowed > 0, allowed, 1)' }),
-        Match.objectLike({ Id: 'connections', MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: 'DatabaseConnections' }) }) }),
-        Match.objectLike({ Id: 'allowed', MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: 'MaxDatabaseConnectionsAllowed' }) }) }),
+        Match.objectLike({ Id: 'connections', MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: 'DatabaseConnections' }), Stat: 'Sum' }) }),
+        // RDS Proxy publishes per proxy host: Sum on both sides, or utilization reads N times too high.
+        Match.objectLike({ Id: 'allowed', MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: 'MaxDatabaseConnectionsAllowed' }), Stat: 'Sum' }) }),
       ]),
     });
   });
@@ -191,9 +206,26 @@ describe('DatabaseDashboard over the whole data path', () => {
     template.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [topic], OKActions: [topic] });
   });
 
-  test('the topic is KMS-encrypted, CloudWatch may use the key, and publishing requires TLS', () => {
+  test('every alarm is named with the prefix the topic policies admit', () => {
+    const stack = Stack.of(dashboard);
+    const prefix = Names.uniqueResourceName(dashboard, { maxLength: 128, separator: '-' });
+    expect(dashboard.alarmNamePrefix).toBe(`${prefix}-`);
+    for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
+      expect(stack.resolve(alarm.Properties.AlarmName)).toMatch(new RegExp(`^${prefix}-[A-Za-z0-9]+$`));
+    }
+  });
+
+  test('the topic is KMS-encrypted, CloudWatch may use the key and publish for these alarms only, and publishing requires TLS', () => {
     // GIVEN
     const key = dashboard.node.findChild('AlarmTopicKey');
+    const conditions = {
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      ArnLike: {
+        'aws:SourceArn': {
+          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:alarm:${dashboard.alarmNamePrefix}*`]],
+        },
+      },
+    };
     // THEN
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: getAtt(key, 'Arn') });
     template.hasResourceProperties('AWS::KMS::Key', {
@@ -201,8 +233,10 @@ describe('DatabaseDashboard over the whole data path', () => {
       KeyPolicy: {
         Statement: Match.arrayWith([
           Match.objectLike({
+            Effect: 'Allow',
             Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
             Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Condition: conditions,
           }),
         ]),
       },
@@ -216,6 +250,14 @@ describe('DatabaseDashboard over the whole data path', () => {
             Action: 'sns:Publish',
             Principal: '*',
             Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+          // The topic policy replaces SNS's default one, so without this CloudWatch could not publish.
+          Match.objectLike({
+            Effect: 'Allow',
+            Action: 'sns:Publish',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Resource: ref(dashboard.alarmTopic),
+            Condition: conditions,
           }),
         ]),
       },

@@ -188,6 +188,7 @@ describe('OptimizedReadsCluster with defaults', () => {
     ['metricBufferCacheHitRatio', 'BufferCacheHitRatio'],
     ['metricReplicaLag', 'AuroraReplicaLag'],
     ['metricFreeLocalStorage', 'FreeLocalStorage'],
+    ['metricFreeEphemeralStorage', 'FreeEphemeralStorage'],
     ['metricReadIopsEphemeralStorage', 'ReadIOPSEphemeralStorage'],
     ['metricReadLatencyEphemeralStorage', 'ReadLatencyEphemeralStorage'],
     ['metricOptimizedReadsCacheHitRatio', 'AuroraOptimizedReadsCacheHitRatio'],

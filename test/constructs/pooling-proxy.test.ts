@@ -242,6 +242,12 @@ describe('PoolingProxy', () => {
     expect(stack.resolve(pinned.dimensions)).toEqual({ ProxyName: ref(proxy.proxy), TargetGroup: 'default', TargetRole: 'READ_ONLY' });
     expect(pinned.statistic).toBe('Sum');
   });
+
+  test('the pool ceiling is summed over the proxy hosts, like the connections it divides', () => {
+    // RDS Proxy publishes both per host; AWS recommends Sum for each (lib/model/metrics.ts).
+    expect(proxy.metricMaxDatabaseConnectionsAllowed('READ_WRITE').statistic).toBe('Sum');
+    expect(proxy.metricDatabaseConnections('READ_WRITE').statistic).toBe('Sum');
+  });
 });
 
 describe('PoolingProxy options', () => {

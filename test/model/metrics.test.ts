@@ -8,6 +8,7 @@ const REQUIRED: ReadonlyArray<readonly [MetricScope, string]> = [
   ['instance', 'BufferCacheHitRatio'],
   ['instance', 'AuroraReplicaLag'],
   ['instance', 'FreeLocalStorage'],
+  ['instance', 'FreeEphemeralStorage'],
   ['instance', 'ReadIOPSEphemeralStorage'],
   ['instance', 'ReadLatencyEphemeralStorage'],
   ['instance', 'AuroraOptimizedReadsCacheHitRatio'],
@@ -37,7 +38,7 @@ describe('metric catalog', () => {
 
   test('the Optimized Reads metrics, and only they, are flagged NVMe-only', () => {
     const flagged = METRIC_CATALOG.filter((m) => m.optimizedReadsOnly).map((m) => m.metricName).sort();
-    expect(flagged).toEqual(['AuroraOptimizedReadsCacheHitRatio', 'ReadIOPSEphemeralStorage', 'ReadLatencyEphemeralStorage']);
+    expect(flagged).toEqual(['AuroraOptimizedReadsCacheHitRatio', 'FreeEphemeralStorage', 'ReadIOPSEphemeralStorage', 'ReadLatencyEphemeralStorage']);
   });
 
   test('each (scope, metric) appears once; namespaces follow the scope; statistics and units are set', () => {
@@ -69,7 +70,7 @@ describe('metric catalog', () => {
     expect(DEFAULT_ALARM_THRESHOLDS.proxyPoolUtilizationPercent).toBeGreaterThan(0);
     expect(DEFAULT_ALARM_THRESHOLDS.proxyPoolUtilizationPercent).toBeLessThanOrEqual(100);
     expect(DEFAULT_ALARM_THRESHOLDS.freeableMemoryBytes).toBe(2 ** 30);
-    expect(DEFAULT_ALARM_THRESHOLDS.freeLocalStorageBytes).toBe(10 * 2 ** 30);
+    expect(DEFAULT_ALARM_THRESHOLDS.freeEphemeralStorageBytes).toBe(10 * 2 ** 30);
     for (const value of Object.values(DEFAULT_ALARM_THRESHOLDS)) expect(value).toBeGreaterThanOrEqual(0);
   });
 });

@@ -3,6 +3,9 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
 import { DEFAULT_AUTO_MINOR_VERSION_UPGRADE, KMS_DELETION_WINDOW_DAYS, METRIC_CATALOG, PROXY_SECRET_ACTIONS, postgresLogGroupName } from '../../lib/model';
+import { AlarmPath, TEST_ENV, judgeAlarmPath, templateAlarmPaths } from '../helpers/alarm-permissions';
+import { joinIntrinsic } from '../helpers/cdk';
+import { PolicyStatement } from '../helpers/policy-evaluation';
 import { PlanJson, ROOT, TerraformDir, ensureLambdaZips } from './terraform-cli';
 
 /**
@@ -62,7 +65,9 @@ interface Inventory {
   functions: Props[];
   alarms: Props[];
   topicEncrypted: boolean;
+  alarmPaths: AlarmPath[];
   dashboardMetrics: string[];
+  dashboardLines: string[];
   /** Each KMS key: its deletion window and the operator of its CloudWatch Logs condition (null: none). */
   keys: Props[];
   /** The cluster key's CloudWatch Logs scope: the log group ARN, account, region and partition left out. */
@@ -88,6 +93,43 @@ function joined(value: unknown): string {
 }
 
 const sorted = <T>(items: T[]): T[] => [...items].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+/** An alarm's name without the flavour's prefix (the dashboard's name, or a name CDK derives): WriterCpu. */
+const alarmId = (name: string) => name.slice(name.lastIndexOf('-') + 1);
+
+/** Dimension names, with the values that are fixed words rather than resource names. */
+function dimensionText(dimensions: Record<string, string>): string {
+  return Object.keys(dimensions)
+    .sort()
+    .map((k) => (k === 'TargetGroup' || k === 'TargetRole' ? `${k}=${dimensions[k]}` : k))
+    .join(',');
+}
+
+/** Each graph line of a dashboard body: the graph's title, the metric, its dimensions and statistic. */
+function dashboardLines(body: string): string[] {
+  const widgets = (JSON.parse(body) as { widgets: Array<{ properties: { title?: string; metrics?: unknown[][] } }> }).widgets;
+  return widgets
+    .flatMap((w) =>
+      (w.properties.metrics ?? []).map((line) => {
+        const strings = line.filter((p): p is string => typeof p === 'string');
+        const options = (line.find((p) => typeof p === 'object') ?? {}) as { stat?: string };
+        const dimensions: Record<string, string> = {};
+        for (let i = 2; i + 1 < strings.length; i += 2) dimensions[strings[i]] = strings[i + 1];
+        // A CDK dashboard line leaves out `stat` when it is CloudWatch's default, Average.
+        return `${w.properties.title}: ${strings[0]} ${strings[1]} ${dimensionText(dimensions)} ${options.stat ?? 'Average'}`;
+      }),
+    )
+    .sort();
+}
+
+/** The metrics an expression alarm reads (none for a single-metric alarm), with their query ids. */
+function metricStats(alarm: Props): Array<{ Id: string; Stat: string; Metric: { MetricName: string; Dimensions: unknown } }> {
+  return ((alarm.Metrics as Array<{ Id: string; MetricStat?: { Stat: string; Metric: { MetricName: string; Dimensions: unknown } } }> | undefined) ?? [])
+    .filter((m) => m.MetricStat)
+    .map((m) => ({ Id: m.Id, ...m.MetricStat! }));
+}
+
+const pathsSorted = (paths: AlarmPath[]) => sorted(paths.map((p) => ({ ...p, alarm: alarmId(p.alarm) })));
 
 function cdkInventory(): Inventory {
   const stack = new ReferenceDeployment(new App(), 'AuroraProxyKit');
@@ -169,8 +211,13 @@ function cdkInventory(): Inventory {
     ),
     alarms: sorted(
       of('AWS::CloudWatch::Alarm').map((a) => ({
+        name: alarmId(a.AlarmName as string),
         metric: a.MetricName ?? (a.Metrics as Props[]).find((m) => m.Expression)!.Expression,
         statistic: a.Statistic ?? null,
+        dimensions: dimensionText(
+          Object.fromEntries(((a.Dimensions ?? metricStats(a)[0].Metric.Dimensions) as Array<{ Name: string; Value: unknown }>).map((d) => [d.Name, String(d.Value)])),
+        ),
+        inputs: metricStats(a).map((m) => `${m.Id} ${m.Metric.MetricName} ${m.Stat}`).sort(),
         threshold: a.Threshold,
         comparison: a.ComparisonOperator,
         evaluationPeriods: a.EvaluationPeriods,
@@ -179,7 +226,9 @@ function cdkInventory(): Inventory {
       })),
     ),
     topicEncrypted: of('AWS::SNS::Topic')[0].KmsMasterKeyId !== undefined,
+    alarmPaths: pathsSorted(templateAlarmPaths({ Resources: resources })),
     dashboardMetrics: METRIC_CATALOG.map((m) => `${m.namespace} ${m.metricName}`).filter((k) => body.includes(JSON.stringify(k.split(' ')).slice(1, -1).replace(/"/g, '\\"'))),
+    dashboardLines: dashboardLines(joinIntrinsic(of('AWS::CloudWatch::Dashboard')[0].DashboardBody)),
     keys: sorted(
       keys.map((k) => {
         const logs = logsStatement(k.KeyPolicy as { Statement: Props[] });
@@ -281,8 +330,14 @@ function terraformInventory(plan: PlanJson): Inventory {
     ),
     alarms: sorted(
       of('aws_cloudwatch_metric_alarm').map((a) => ({
+        name: alarmId(a.alarm_name as string),
         metric: a.metric_name ?? (a.metric_query as Props[]).find((q) => q.expression)!.expression,
         statistic: a.statistic ?? null,
+        dimensions: dimensionText((a.dimensions ?? ((a.metric_query as Props[]).find((q) => (q.metric as Props[]).length > 0)!.metric as Props[])[0].dimensions) as Record<string, string>),
+        inputs: ((a.metric_query as Props[] | undefined) ?? [])
+          .filter((q) => (q.metric as Props[]).length > 0)
+          .map((q) => `${q.id} ${(q.metric as Props[])[0].metric_name} ${(q.metric as Props[])[0].stat}`)
+          .sort(),
         threshold: a.threshold,
         comparison: a.comparison_operator,
         evaluationPeriods: a.evaluation_periods,
@@ -291,7 +346,9 @@ function terraformInventory(plan: PlanJson): Inventory {
       })),
     ),
     topicEncrypted: of('aws_sns_topic')[0].kms_master_key_id !== null,
+    alarmPaths: pathsSorted(terraformAlarmPaths(plan)),
     dashboardMetrics: METRIC_CATALOG.map((m) => `${m.namespace} ${m.metricName}`).filter((k) => body.includes(JSON.stringify(k.split(' ')).slice(1, -1))),
+    dashboardLines: dashboardLines(body),
     keys: sorted(
       of('aws_kms_key').map((k) => {
         const logs = logsStatement(policyOf(k));
@@ -318,6 +375,44 @@ function terraformInventory(plan: PlanJson): Inventory {
   };
 }
 
+/**
+ * The planned alarm paths: every alarm's actions are the dashboard module's topic (its ARN, and so the
+ * alarm actions and the topic policy's Resource, are known only after apply), judged against the planned
+ * topic policy statements and key policy.
+ */
+function terraformAlarmPaths(plan: PlanJson): AlarmPath[] {
+  const change = (address: string) => plan.resource_changes.find((r) => r.address === address)!.change;
+  const { partition, region, account } = TEST_ENV;
+  const topicArn = `arn:${partition}:sns:${region}:${account}:${(change('module.dashboard.aws_sns_topic.alarms[0]').after as Props).name as string}`;
+  const keyArn = `arn:${partition}:kms:${region}:${account}:key/alarm-topic`;
+  const topicStatements = ((change('module.dashboard.data.aws_iam_policy_document.topic[0]').after as Props).statement as Props[]).map(
+    (s): PolicyStatement => {
+      const principals = s.principals as Array<{ type: string; identifiers: string[] }>;
+      const conditions: Record<string, Record<string, string[]>> = {};
+      for (const c of s.condition as Array<{ test: string; variable: string; values: string[] }>) {
+        if (conditions[c.test]?.[c.variable]) throw new Error(`two ${c.test} conditions on ${c.variable}`);
+        conditions[c.test] = { ...conditions[c.test], [c.variable]: c.values };
+      }
+      return {
+        Sid: s.sid as string,
+        Effect: (s.effect as 'Allow' | 'Deny' | null) ?? 'Allow',
+        Principal: principals.some((p) => p.type === '*') ? '*' : Object.fromEntries(principals.map((p) => [p.type, p.identifiers])),
+        Action: s.actions as string[],
+        Resource: (s.resources as Array<string | null>).map((r) => r ?? topicArn),
+        Condition: conditions,
+      };
+    },
+  );
+  const keyStatements = (JSON.parse((change('module.dashboard.aws_kms_key.alarm_topic[0]').after as Props).policy as string) as { Statement: PolicyStatement[] }).Statement;
+  return plan.resource_changes
+    .filter((r) => r.type === 'aws_cloudwatch_metric_alarm')
+    .flatMap((r) => {
+      const a = r.change.after as Props;
+      const actions = [...(a.alarm_actions as unknown[]), ...(a.ok_actions as unknown[])];
+      return actions.map(() => judgeAlarmPath(a.alarm_name as string, { arn: topicArn, statements: topicStatements }, { arn: keyArn, statements: keyStatements }));
+    });
+}
+
 describe('CDK reference app and Terraform complete example', () => {
   let cdk: Inventory;
   let tf: Inventory;
@@ -334,7 +429,7 @@ describe('CDK reference app and Terraform complete example', () => {
     expect(tf.counts).toEqual(cdk.counts);
   });
 
-  test.each(['cluster', 'instances', 'proxy', 'pool', 'endpointRoles', 'functions', 'alarms', 'topicEncrypted'] as const)('the same %s', (key) => {
+  test.each(['cluster', 'instances', 'proxy', 'pool', 'endpointRoles', 'functions', 'alarms', 'topicEncrypted', 'dashboardLines'] as const)('the same %s', (key) => {
     expect(tf[key]).toEqual(cdk[key]);
   });
 
@@ -370,9 +465,16 @@ describe('CDK reference app and Terraform complete example', () => {
     });
   });
 
+  test('CloudWatch may publish to the topic and use its key for every alarm action, in both', () => {
+    expect(cdk.alarmPaths.length).toBeGreaterThan(0);
+    for (const p of cdk.alarmPaths) expect(p).toEqual({ alarm: p.alarm, publish: 'allow', generateDataKey: 'allow', decrypt: 'allow' });
+    expect(tf.alarmPaths).toEqual(cdk.alarmPaths);
+  });
+
   test('both dashboards chart every catalog metric', () => {
     const all = METRIC_CATALOG.map((m) => `${m.namespace} ${m.metricName}`);
     expect(tf.dashboardMetrics).toEqual(all);
     expect(cdk.dashboardMetrics).toEqual(all);
+    expect(cdk.dashboardLines.length).toBeGreaterThan(METRIC_CATALOG.length);
   });
 });

@@ -22,24 +22,81 @@ run "every_catalog_metric_and_the_cdk_alarm_set" {
     error_message = "every metric of the catalog must be on the dashboard"
   }
   assert {
-    condition     = length(local.metric_catalog) == 24
-    error_message = "the catalog has 24 metrics"
+    condition     = length(local.metric_catalog) == 25
+    error_message = "the catalog has 25 metrics"
   }
   assert {
-    condition     = length(aws_cloudwatch_metric_alarm.instance) == 11 && length(aws_cloudwatch_metric_alarm.proxy_pool_utilization) == 2 && length(aws_cloudwatch_metric_alarm.proxy_pinned) == 2 && length(aws_cloudwatch_metric_alarm.function) == 4
-    error_message = "19 alarms as DatabaseDashboard: 3 per instance + lag per reader, 2 per proxy role, 2 per function"
+    condition     = length(aws_cloudwatch_metric_alarm.metric) == 17 && length(aws_cloudwatch_metric_alarm.expression) == 2
+    error_message = "19 alarms as DatabaseDashboard: 3 per instance + lag per reader, 2 per proxy role (pool utilization an expression), 2 per function"
   }
   assert {
-    condition     = aws_cloudwatch_metric_alarm.instance["WriterCpu"].threshold == 80 && aws_cloudwatch_metric_alarm.instance["Reader1ReplicaLag"].threshold == 1000 && aws_cloudwatch_metric_alarm.proxy_pool_utilization["ReadOnly"].threshold == 90
+    condition     = aws_cloudwatch_metric_alarm.metric["WriterCpu"].threshold == 80 && aws_cloudwatch_metric_alarm.metric["Reader1ReplicaLag"].threshold == 1000 && aws_cloudwatch_metric_alarm.expression["ProxyReadOnlyPoolUtilization"].threshold == 90
     error_message = "default thresholds from the model"
   }
   assert {
-    condition     = !contains(keys(aws_cloudwatch_metric_alarm.instance), "WriterReplicaLag")
+    condition     = !contains(keys(aws_cloudwatch_metric_alarm.metric), "WriterReplicaLag")
     error_message = "the writer has no replica lag alarm"
   }
   assert {
     condition     = length(aws_sns_topic.alarms) == 1 && aws_kms_key.alarm_topic[0].enable_key_rotation && anytrue([for s in data.aws_iam_policy_document.topic[0].statement : s.effect == "Deny" && s.condition != null])
     error_message = "the alarm topic is encrypted with a rotating key"
+  }
+}
+
+# AWS's metric tables (lib/model/metrics.ts carries each fact with its source).
+run "metrics_as_aws_publishes_them" {
+  command = plan
+
+  assert {
+    condition = alltrue([
+      for name in ["Writer", "Reader1", "Reader2"] :
+      aws_cloudwatch_metric_alarm.metric["${name}FreeEphemeralStorage"].metric_name == "FreeEphemeralStorage" && aws_cloudwatch_metric_alarm.metric["${name}FreeEphemeralStorage"].comparison_operator == "LessThanOrEqualToThreshold"
+    ]) && !anytrue([for a in aws_cloudwatch_metric_alarm.metric : a.metric_name == "FreeLocalStorage"])
+    error_message = "the NVMe-left alarm watches FreeEphemeralStorage on every instance, not FreeLocalStorage"
+  }
+  assert {
+    condition     = one([for w in jsondecode(aws_cloudwatch_dashboard.this.dashboard_body).widgets : w.properties.yAxis.left.label if lookup(w.properties, "title", "") == "ReadLatencyEphemeralStorage (Optimized Reads)"]) == "Seconds"
+    error_message = "ReadLatencyEphemeralStorage is published in Seconds"
+  }
+  assert {
+    condition = alltrue([
+      for role in ["ProxyReadWrite", "ProxyReadOnly"] : alltrue([
+        for q in aws_cloudwatch_metric_alarm.expression["${role}PoolUtilization"].metric_query : q.metric[0].stat == "Sum" if length(q.metric) > 0
+      ]) && length([for q in aws_cloudwatch_metric_alarm.expression["${role}PoolUtilization"].metric_query : q if length(q.metric) > 0]) == 2
+    ])
+    error_message = "pool utilization divides Sum(DatabaseConnections) by Sum(MaxDatabaseConnectionsAllowed): RDS Proxy publishes per proxy host"
+  }
+  assert {
+    condition = [
+      for w in jsondecode(aws_cloudwatch_dashboard.this.dashboard_body).widgets : [for line in w.properties.metrics : line[3]]
+      if lookup(w.properties, "title", "") == "AuroraOptimizedReadsCacheHitRatio (Optimized Reads)"
+    ] == [["kit-writer"]]
+    error_message = "AuroraOptimizedReadsCacheHitRatio is charted for the writer only, which publishes it"
+  }
+}
+
+# CloudWatch may publish to the topic and use its key for this module's alarms only.
+run "cloudwatch_may_notify_the_topic" {
+  command = plan
+
+  assert {
+    condition = alltrue([
+      for doc in [data.aws_iam_policy_document.topic[0], data.aws_iam_policy_document.topic_key[0]] : length([
+        for s in doc.statement : s if s.effect != "Deny"
+        && contains(one(s.principals).identifiers, "cloudwatch.amazonaws.com")
+        && contains([for c in s.condition : "${c.test} ${c.variable}"], "StringEquals aws:SourceAccount")
+        && contains([for c in s.condition : "${c.test} ${c.variable} ${one(c.values)}"], "ArnLike aws:SourceArn ${local.alarm_source_arn}")
+      ]) == 1
+    ])
+    error_message = "the topic and key policies allow CloudWatch scoped to the account and to the alarm ARN pattern"
+  }
+  assert {
+    condition     = endswith(local.alarm_source_arn, ":alarm:kit-*") && alltrue([for a in concat(values(aws_cloudwatch_metric_alarm.metric), values(aws_cloudwatch_metric_alarm.expression)) : startswith(a.alarm_name, "kit-")])
+    error_message = "every alarm's name starts with the prefix the policies admit"
+  }
+  assert {
+    condition     = toset(one([for s in data.aws_iam_policy_document.topic_key[0].statement : s.actions if s.sid == local.alarm_topic_sid])) == toset(["kms:Decrypt", "kms:GenerateDataKey*"])
+    error_message = "CloudWatch may use the topic's key"
   }
 }
 
@@ -52,7 +109,7 @@ run "no_proxy_no_functions" {
   }
 
   assert {
-    condition     = length(aws_cloudwatch_metric_alarm.proxy_pinned) == 0 && length(aws_cloudwatch_metric_alarm.function) == 0
+    condition     = length(aws_cloudwatch_metric_alarm.expression) == 0 && length(aws_cloudwatch_metric_alarm.metric) == 3 * 3 + 2
     error_message = "no proxy or Lambda alarms"
   }
   assert {

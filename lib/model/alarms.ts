@@ -1,0 +1,143 @@
+import { type AlarmThresholds, type InstanceSelection, type MetricScope, type MetricSpec, type MetricStatistic, catalogMetric } from './metrics';
+import type { AwsSource } from './rule-table';
+import type { EndpointRole } from './vocabulary';
+
+/**
+ * The alarm set of the dashboard: which alarms exist, on which metric, in which direction, against which
+ * threshold and per which line (instance, target role, function). DatabaseDashboard creates these and the
+ * Terraform generator renders them into modules/dashboard/metrics.tf, so neither flavour restates them.
+ * An alarm's statistic is its metric's first charted one (METRIC_CATALOG).
+ */
+
+export type AlarmComparison = 'GreaterThanOrEqualToThreshold' | 'LessThanOrEqualToThreshold';
+
+/** A metric alarmed on: a catalog entry of the alarm's scope, at the entry's first statistic. */
+export interface AlarmInput {
+  readonly namespace: MetricSpec['namespace'];
+  readonly metricName: string;
+  readonly statistic: MetricStatistic;
+}
+
+export interface AlarmSpec {
+  /** The alarm's name after its line's: `Cpu` gives WriterCpu, Reader1Cpu. */
+  readonly name: string;
+  readonly scope: MetricScope;
+  /** The instances alarmed (`instance` scope): those that publish the metric. */
+  readonly instances: InstanceSelection;
+  /** The metric alarmed on, or, with `expression`, the metrics the expression reads by id. */
+  readonly inputs: Readonly<Record<string, AlarmInput>>;
+  /** A metric math expression over `inputs`; without it the alarm watches its one input. */
+  readonly expression?: { readonly expression: string; readonly label: string };
+  readonly comparison: AlarmComparison;
+  readonly threshold: keyof AlarmThresholds;
+  readonly evaluationPeriods: number;
+  readonly datapointsToAlarm: number;
+}
+
+const HIGH: AlarmComparison = 'GreaterThanOrEqualToThreshold';
+const LOW: AlarmComparison = 'LessThanOrEqualToThreshold';
+
+/** How an alarm's description writes its comparison. */
+export const COMPARISON_SYMBOLS: Readonly<Record<AlarmComparison, string>> = { [HIGH]: '>=', [LOW]: '<=' };
+
+type AlarmRow = Omit<AlarmSpec, 'inputs' | 'instances'> & { readonly metrics: Readonly<Record<string, string>> };
+
+function alarm(row: AlarmRow): AlarmSpec {
+  const { metrics, ...rest } = row;
+  const specs = Object.values(metrics).map((metricName) => catalogMetric(row.scope, metricName));
+  const inputs = Object.fromEntries(
+    Object.entries(metrics).map(([id, metricName]) => {
+      const spec = catalogMetric(row.scope, metricName);
+      return [id, { namespace: spec.namespace, metricName, statistic: spec.statistics[0] }];
+    }),
+  );
+  // An instance alarm reaches the instances that publish every metric it reads.
+  const selections = [...new Set(specs.map((s) => s.instances ?? 'all'))].filter((s) => s !== 'all');
+  if (selections.length > 1) throw new Error(`alarm ${row.name} reads metrics of different instances: ${selections.join(', ')}`);
+  return { ...rest, instances: selections[0] ?? 'all', inputs };
+}
+
+export const ALARM_CATALOG: ReadonlyArray<AlarmSpec> = [
+  alarm({ name: 'Cpu', scope: 'instance', metrics: { m: 'CPUUtilization' }, comparison: HIGH, threshold: 'cpuUtilizationPercent', evaluationPeriods: 5, datapointsToAlarm: 3 }),
+  alarm({ name: 'FreeableMemory', scope: 'instance', metrics: { m: 'FreeableMemory' }, comparison: LOW, threshold: 'freeableMemoryBytes', evaluationPeriods: 5, datapointsToAlarm: 3 }),
+  alarm({
+    name: 'FreeEphemeralStorage',
+    scope: 'instance',
+    metrics: { m: 'FreeEphemeralStorage' },
+    comparison: LOW,
+    threshold: 'freeEphemeralStorageBytes',
+    evaluationPeriods: 5,
+    datapointsToAlarm: 3,
+  }),
+  alarm({ name: 'ReplicaLag', scope: 'instance', metrics: { m: 'AuroraReplicaLag' }, comparison: HIGH, threshold: 'replicaLagMs', evaluationPeriods: 5, datapointsToAlarm: 3 }),
+  alarm({
+    name: 'PoolUtilization',
+    scope: 'proxy-target-role',
+    metrics: { connections: 'DatabaseConnections', allowed: 'MaxDatabaseConnectionsAllowed' },
+    expression: { expression: '100 * connections / IF(allowed > 0, allowed, 1)', label: 'pool utilization (%)' },
+    comparison: HIGH,
+    threshold: 'proxyPoolUtilizationPercent',
+    evaluationPeriods: 5,
+    datapointsToAlarm: 3,
+  }),
+  alarm({
+    name: 'Pinned',
+    scope: 'proxy-target-role',
+    metrics: { m: 'DatabaseConnectionsCurrentlySessionPinned' },
+    comparison: HIGH,
+    threshold: 'pinnedConnections',
+    evaluationPeriods: 5,
+    datapointsToAlarm: 3,
+  }),
+  alarm({ name: 'Errors', scope: 'function', metrics: { m: 'Errors' }, comparison: HIGH, threshold: 'functionErrors', evaluationPeriods: 5, datapointsToAlarm: 1 }),
+  alarm({ name: 'Throttles', scope: 'function', metrics: { m: 'Throttles' }, comparison: HIGH, threshold: 'functionThrottles', evaluationPeriods: 5, datapointsToAlarm: 1 }),
+];
+
+/** The proxy's target roles, each with the name its alarms start with (ProxyReadWritePinned). */
+export const TARGET_ROLE_SERIES: ReadonlyArray<{ readonly role: EndpointRole; readonly alarmName: string }> = [
+  { role: 'READ_WRITE', alarmName: 'ProxyReadWrite' },
+  { role: 'READ_ONLY', alarmName: 'ProxyReadOnly' },
+];
+
+/** The one input of a single-metric alarm. */
+export function singleInput(spec: AlarmSpec): AlarmInput {
+  const inputs = Object.values(spec.inputs);
+  if (spec.expression || inputs.length !== 1) throw new Error(`alarm ${spec.name} is an expression over ${inputs.length} metrics`);
+  return inputs[0];
+}
+
+/** Whether an instance alarm or graph of `selection` covers the instance at `index` (0: the writer). */
+export function coversInstance(selection: InstanceSelection, index: number): boolean {
+  return selection === 'all' || (selection === 'writer') === (index === 0);
+}
+
+/**
+ * What CloudWatch needs to notify an encrypted SNS topic, which the alarm topic's policies grant (to
+ * cloudwatch.amazonaws.com, only for this account's alarms whose names start with the dashboard's prefix).
+ */
+export const ALARM_TOPIC_ACCESS: {
+  readonly sid: string;
+  readonly principal: string;
+  readonly topicActions: ReadonlyArray<string>;
+  readonly keyActions: ReadonlyArray<string>;
+  readonly aws: AwsSource;
+} = {
+  sid: 'CloudWatchAlarmsPublish',
+  principal: 'cloudwatch.amazonaws.com',
+  topicActions: ['sns:Publish'],
+  keyActions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+  aws: {
+    constraint:
+      'A topic policy replaces SNS\'s default one, so CloudWatch (cloudwatch.amazonaws.com) needs an Allow for sns:Publish, scoped with aws:SourceAccount and an ArnLike aws:SourceArn on the alarms; an encrypted topic needs a customer managed key whose policy lets the service use kms:Decrypt and kms:GenerateDataKey*.',
+    sources: [
+      'https://repost.aws/knowledge-center/cloudwatch-receive-sns-for-alarm-trigger',
+      'https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services',
+      'https://docs.aws.amazon.com/sns/latest/dg/sns-access-policy-use-cases.html',
+    ],
+  },
+};
+
+/** The ARN pattern of the alarms whose names start with `prefix`: what aws:SourceArn is matched against. */
+export function alarmArnPattern(partition: string, region: string, account: string, prefix: string): string {
+  return `arn:${partition}:cloudwatch:${region}:${account}:alarm:${prefix}*`;
+}

@@ -1,0 +1,102 @@
+import {
+  ALARM_CATALOG,
+  ALARM_THRESHOLD_UNITS,
+  ALARM_TOPIC_ACCESS,
+  METRIC_CATALOG,
+  alarmArnPattern,
+  catalogMetric,
+  coversInstance,
+  metricDimensions,
+} from '../../lib/model';
+
+describe('alarm catalog', () => {
+  test('names are unique per scope', () => {
+    const keys = ALARM_CATALOG.map((a) => `${a.scope}/${a.name}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  test.each(ALARM_CATALOG.map((a) => [a.name, a] as const))('%s reads catalog metrics of its scope at their first statistic', (_name, alarm) => {
+    for (const input of Object.values(alarm.inputs)) {
+      const spec = catalogMetric(alarm.scope, input.metricName);
+      expect([input.namespace, input.statistic]).toEqual([spec.namespace, spec.statistics[0]]);
+    }
+    expect(Object.keys(alarm.inputs).length).toBe(alarm.expression ? 2 : 1);
+  });
+
+  test('every threshold has an alarm', () => {
+    expect(new Set(ALARM_CATALOG.map((a) => a.threshold))).toEqual(new Set(Object.keys(ALARM_THRESHOLD_UNITS)));
+  });
+
+  test('the NVMe-left alarm watches FreeEphemeralStorage (the ephemeral NVMe), falling to its threshold', () => {
+    const nvme = ALARM_CATALOG.find((a) => a.threshold === 'freeEphemeralStorageBytes')!;
+    expect([nvme.inputs.m.metricName, nvme.comparison]).toEqual(['FreeEphemeralStorage', 'LessThanOrEqualToThreshold']);
+    expect(ALARM_CATALOG.some((a) => Object.values(a.inputs).some((i) => i.metricName === 'FreeLocalStorage'))).toBe(false);
+  });
+
+  test('pool utilization sums both of its inputs over the proxy hosts', () => {
+    const pool = ALARM_CATALOG.find((a) => a.name === 'PoolUtilization')!;
+    expect(pool.inputs).toEqual({
+      connections: { namespace: 'AWS/RDS', metricName: 'DatabaseConnections', statistic: 'Sum' },
+      allowed: { namespace: 'AWS/RDS', metricName: 'MaxDatabaseConnectionsAllowed', statistic: 'Sum' },
+    });
+  });
+
+  test('replica lag is alarmed on the readers only, which publish it', () => {
+    expect(ALARM_CATALOG.find((a) => a.name === 'ReplicaLag')!.instances).toBe('readers');
+    expect(ALARM_CATALOG.filter((a) => a.name !== 'ReplicaLag').every((a) => a.instances === 'all')).toBe(true);
+  });
+});
+
+describe('AWS metric facts', () => {
+  test.each([
+    ['instance', 'FreeEphemeralStorage', { unit: 'Bytes', optimizedReadsOnly: true }],
+    ['instance', 'ReadLatencyEphemeralStorage', { unit: 'Seconds' }],
+    ['instance', 'AuroraOptimizedReadsCacheHitRatio', { instances: 'writer' }],
+    ['instance', 'AuroraReplicaLag', { instances: 'readers' }],
+    ['proxy-target-role', 'DatabaseConnections', { statistics: ['Sum'] }],
+    ['proxy-target-role', 'MaxDatabaseConnectionsAllowed', { statistics: ['Sum'] }],
+  ] as const)('%s %s follows AWS (%j), with its source', (scope, metricName, fact) => {
+    const spec = catalogMetric(scope, metricName);
+    expect(spec).toMatchObject(fact);
+    expect(spec.aws!.sources.length).toBeGreaterThan(0);
+    for (const source of spec.aws!.sources) expect(source).toMatch(/^https:\/\/docs\.aws\.amazon\.com\//);
+  });
+
+  test('every recorded fact names a constraint and documented sources', () => {
+    for (const spec of METRIC_CATALOG.filter((m) => m.aws)) {
+      expect(spec.aws!.constraint).not.toBe('');
+      for (const source of spec.aws!.sources) expect(source).toMatch(/^https:\/\//);
+    }
+    for (const source of ALARM_TOPIC_ACCESS.aws.sources) expect(source).toMatch(/^https:\/\//);
+  });
+});
+
+describe('dimensions and lines', () => {
+  test('each scope has its dimension set, in AWS order, with the one target group', () => {
+    expect(metricDimensions('instance', { instanceIdentifier: 'w' })).toEqual({ DBInstanceIdentifier: 'w' });
+    expect(Object.entries(metricDimensions('proxy-endpoint', { proxyName: 'p', endpointName: 'e' }))).toEqual([
+      ['ProxyName', 'p'],
+      ['EndpointName', 'e'],
+    ]);
+    expect(Object.entries(metricDimensions('proxy-target-role', { proxyName: 'p', targetRole: 'READ_ONLY' }))).toEqual([
+      ['ProxyName', 'p'],
+      ['TargetGroup', 'default'],
+      ['TargetRole', 'READ_ONLY'],
+    ]);
+    expect(metricDimensions('function', { functionName: 'f' })).toEqual({ FunctionName: 'f' });
+  });
+
+  test('a subject without a value its scope needs is refused', () => {
+    expect(() => metricDimensions('proxy-target-role', { proxyName: 'p' })).toThrow('a proxy-target-role metric needs targetRole');
+  });
+
+  test('instance selections: the writer is index 0', () => {
+    expect([0, 1, 2].map((i) => coversInstance('all', i))).toEqual([true, true, true]);
+    expect([0, 1, 2].map((i) => coversInstance('writer', i))).toEqual([true, false, false]);
+    expect([0, 1, 2].map((i) => coversInstance('readers', i))).toEqual([false, true, true]);
+  });
+
+  test('the alarm ARN pattern matches the alarms of one prefix', () => {
+    expect(alarmArnPattern('aws', 'eu-west-1', '111122223333', 'kit-')).toBe('arn:aws:cloudwatch:eu-west-1:111122223333:alarm:kit-*');
+  });
+});
