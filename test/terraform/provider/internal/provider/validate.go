@@ -112,7 +112,8 @@ func attribute(obj tftypes.Value, name string) (tftypes.Value, bool) {
 	return v, ok
 }
 
-// presence tells whether an attribute is set: known and non-null, with unknown reported apart
+// presence tells whether an attribute is set: known, non-null and, for a collection or block
+// list, not empty (Terraform passes absent blocks as empty collections); unknown is reported apart
 // (an unknown value may turn out null, so rules about presence skip it).
 func presence(cfg tftypes.Value, name string) (set, unknown bool) {
 	v, ok := attribute(cfg, name)
@@ -121,6 +122,18 @@ func presence(cfg tftypes.Value, name string) (set, unknown bool) {
 	}
 	if !v.IsKnown() {
 		return false, true
+	}
+	switch v.Type().(type) {
+	case tftypes.List, tftypes.Set, tftypes.Map:
+		var n int
+		var elems []tftypes.Value
+		var entries map[string]tftypes.Value
+		if v.As(&elems) == nil {
+			n = len(elems)
+		} else if v.As(&entries) == nil {
+			n = len(entries)
+		}
+		return n > 0, false
 	}
 	return true, false
 }
