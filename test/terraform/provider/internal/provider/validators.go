@@ -141,10 +141,10 @@ var cloudwatchEC2AutomateARN = stringRule(func(name, s string) []string {
 
 // internal/service/cloudwatch/metric_alarm.go: the namespace and period validators.
 var (
-	cloudwatchNamespace   = allOf(stringLenBetween(1, 255), stringMatch(regexp.MustCompile(`[^:].*`), "must not contain colon characters"))
-	cloudwatchAlarmPeriod = anyOf(intInSlice(10, 20, 30), intDivisibleBy(60))
-	cloudwatchQueryPeriod = anyOf(intInSlice(1, 5, 10, 20, 30), intDivisibleBy(60))
-	cloudwatchStatistic   = oneOf("SampleCount", "Average", "Sum", "Minimum", "Maximum") // types.Statistic
+	cloudwatchNamespace    = allOf(stringLenBetween(1, 255), stringMatch(regexp.MustCompile(`[^:].*`), "must not contain colon characters"))
+	cloudwatchAlarmPeriod  = anyOf(intInSlice(10, 20, 30), intDivisibleBy(60))
+	cloudwatchQueryPeriod  = anyOf(intInSlice(1, 5, 10, 20, 30), intDivisibleBy(60))
+	cloudwatchStatistic    = oneOf("SampleCount", "Average", "Sum", "Minimum", "Maximum") // types.Statistic
 	cloudwatchExtendedStat = stringMatch(
 		regexp.MustCompile(`^((p|(tm)|(wm)|(tc)|(ts))((\d{1,2}(\.\d{1,2})?)|(100))|(IQM)|(((TM)|(WM)|(PR)|(TC)|(TS)))\((\d+(\.\d+)?%?)?:(\d+(\.\d+)?%?)?\))$`),
 		"invalid statistic, see: https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/Statistics-definitions.html")
