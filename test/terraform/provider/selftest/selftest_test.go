@@ -1,7 +1,9 @@
 // Package selftest proves the offline hashicorp/aws stand-in is not a rubber stamp: Terraform's own
 // validation must reject a misspelled argument, a wrong type, a missing required argument and a
-// block count the real schema forbids, must plan a valid configuration with computed attributes
-// "(known after apply)", and apply must fail with the stand-in's message.
+// block count the real schema forbids; the stand-in must reject what the real provider's
+// validators refuse (an RDS identifier, an IAM name_prefix length, an enum); it must plan a valid
+// configuration with computed attributes "(known after apply)", and apply must fail with the
+// stand-in's message.
 //
 // It runs terraform (TERRAFORM, else terraform on PATH, else <repo>/.cache/bin/terraform) in
 // temporary copies of testdata/<case>, with TF_CLI_CONFIG_FILE pointing at the mirror that
@@ -182,6 +184,10 @@ func TestValidateRejects(t *testing.T) {
 		{"missing_required", "Missing required argument", `The argument "engine_family" is required, but no definition was found.`},
 		{"too_many_blocks", "Too many serverlessv2_scaling_configuration blocks", `No more than 1 "serverlessv2_scaling_configuration" blocks are allowed`},
 		{"block_as_argument", "Unsupported argument", `An argument named "vpc_config" is not expected here. Did you mean to define a block of type "vpc_config"?`},
+		// The real provider's plan-time validators (internal/provider/validators.go): SDKv2 puts the message in the summary.
+		{"invalid_identifier", `only lowercase alphanumeric characters and hyphens allowed in "name"`, ""},
+		{"name_prefix_too_long", "expected length of name_prefix to be in the range (1 - 38), got selftest-proxy-role-with-a-long-prefix-", ""},
+		{"invalid_enum", `expected target_role to be one of ["READ_WRITE" "READ_ONLY"], got READ`, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture, func(t *testing.T) {

@@ -130,11 +130,28 @@ func (s *Server) StopProvider(context.Context, *tfprotov5.StopProviderRequest) (
 
 // ---- managed resources ----
 
-// ValidateResourceTypeConfig accepts: Terraform core has already checked the configuration against
-// the schema (unknown arguments, types, required arguments, block counts).
+// ValidateResourceTypeConfig runs the real provider's plan-time validators (validators.go) after
+// Terraform core's own checks against the schema. Terraform calls it at validate with what is
+// known then, and again at plan with the evaluated configuration.
 func (s *Server) ValidateResourceTypeConfig(_ context.Context, req *tfprotov5.ValidateResourceTypeConfigRequest) (*tfprotov5.ValidateResourceTypeConfigResponse, error) {
-	_, diags := s.resource(req.TypeName)
-	return &tfprotov5.ValidateResourceTypeConfigResponse{Diagnostics: diags}, nil
+	r, diags := s.resource(req.TypeName)
+	if diags != nil {
+		return &tfprotov5.ValidateResourceTypeConfigResponse{Diagnostics: diags}, nil
+	}
+	return &tfprotov5.ValidateResourceTypeConfigResponse{Diagnostics: validateConfig(resourceRules, req.TypeName, r, req.Config)}, nil
+}
+
+// validateConfig runs the rules of typeName, if it has any, over a configuration.
+func validateConfig(table map[string]typeRules, typeName string, sch *Schema, raw *tfprotov5.DynamicValue) []*tfprotov5.Diagnostic {
+	rules, ok := table[typeName]
+	if !ok || raw == nil {
+		return nil
+	}
+	cfg, err := raw.Unmarshal(sch.ValueType())
+	if err != nil {
+		return errorDiag("Cannot read configuration", err.Error())
+	}
+	return rules.validateConfig(cfg)
 }
 
 func (s *Server) UpgradeResourceState(_ context.Context, req *tfprotov5.UpgradeResourceStateRequest) (*tfprotov5.UpgradeResourceStateResponse, error) {
@@ -185,6 +202,14 @@ func (s *Server) PlanResourceChange(_ context.Context, req *tfprotov5.PlanResour
 		}
 	}
 	planned := proposed
+	if prior.IsNull() && !proposed.IsNull() && req.Config != nil {
+		// The provider's CustomizeDiff checks of a create.
+		if cfg, err := req.Config.Unmarshal(t); err == nil {
+			if diags := resourceRules[req.TypeName].validatePlan(cfg); len(diags) > 0 {
+				return &tfprotov5.PlanResourceChangeResponse{Diagnostics: diags}, nil
+			}
+		}
+	}
 	if prior.IsNull() && !proposed.IsNull() {
 		if planned, err = unknownComputed(r.Block, proposed); err != nil {
 			return &tfprotov5.PlanResourceChangeResponse{Diagnostics: errorDiag("Cannot plan", err.Error())}, nil
@@ -227,8 +252,11 @@ func (s *Server) MoveResourceState(context.Context, *tfprotov5.MoveResourceState
 // ---- data sources ----
 
 func (s *Server) ValidateDataSourceConfig(_ context.Context, req *tfprotov5.ValidateDataSourceConfigRequest) (*tfprotov5.ValidateDataSourceConfigResponse, error) {
-	_, diags := s.dataSource(req.TypeName)
-	return &tfprotov5.ValidateDataSourceConfigResponse{Diagnostics: diags}, nil
+	d, diags := s.dataSource(req.TypeName)
+	if diags != nil {
+		return &tfprotov5.ValidateDataSourceConfigResponse{Diagnostics: diags}, nil
+	}
+	return &tfprotov5.ValidateDataSourceConfigResponse{Diagnostics: validateConfig(dataSourceRules, req.TypeName, d, req.Config)}, nil
 }
 
 // ReadDataSource returns the configuration with every computed attribute it leaves null filled:
