@@ -13,8 +13,6 @@ export interface ModuleSpec {
   readonly module: string;
   /** Values of the required variables, for the vector runs. */
   readonly fixture: Readonly<Record<string, unknown>>;
-  /** Extra lines of the vector runs' `mock_provider "aws"` block (data the configuration indexes into). */
-  readonly mockProvider?: ReadonlyArray<string>;
   /** Rule id -> the resource whose `precondition` states it (in main.tf), for rules that span variables. */
   readonly preconditions?: Readonly<Record<string, string>>;
   /** Rule id -> how the rule reaches values inside a collection variable: the `for` clause and the element's value. */
@@ -75,14 +73,6 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
   {
     module: 'examples/complete',
     fixture: {},
-    mockProvider: [
-      '  mock_data "aws_availability_zones" {',
-      '    defaults = { names = ["us-east-1a", "us-east-1b", "us-east-1c"] }',
-      '  }',
-      '  mock_data "aws_region" {',
-      '    defaults = { region = "us-east-1" }',
-      '  }',
-    ],
   },
 ];
 

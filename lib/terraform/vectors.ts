@@ -89,6 +89,8 @@ function failingObject(module: string, violation: Violation<Vars>, input: Vars):
 }
 
 const ROOT = path.join(__dirname, '..', '..');
+/** The mocked provider's values every module test shares. */
+export const MOCKS_DIR = path.join(ROOT, 'test', 'terraform', 'mocks', 'aws');
 export const VECTORS_FILE = path.join(ROOT, 'test', 'vectors', 'validation-vectors.json');
 
 export function loadVectors(): Vector[] {
@@ -128,7 +130,10 @@ export function renderVectorTests(module: string, expectations: ReadonlyArray<Ve
     '# model\'s for that full input, so Terraform and the CDK constructs are held to the same verdicts.',
     '# The exact messages are checked by test/terraform/plan-messages.test.ts.',
     '',
-    ...(spec.mockProvider ? ['mock_provider "aws" {', ...spec.mockProvider, '}'] : ['mock_provider "aws" {}']),
+    // The shared mock values (test/terraform/mocks/aws): validated attributes must look like AWS's.
+    'mock_provider "aws" {',
+    `  source = "${path.relative(path.join(ROOT, 'modules', module), MOCKS_DIR)}"`,
+    '}',
     ...(fixture.length > 0 ? ['', 'variables {', ...alignedMap('  ', fixture), '}'] : []),
   ];
   cases.forEach((c, i) => {

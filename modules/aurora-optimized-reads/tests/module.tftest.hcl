@@ -1,6 +1,8 @@
 # What matters about the cluster, planned with a mocked provider.
 
-mock_provider "aws" {}
+mock_provider "aws" {
+  source = "../../test/terraform/mocks/aws"
+}
 
 variables {
   cluster_identifier = "kit"

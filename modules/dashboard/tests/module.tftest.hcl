@@ -1,7 +1,5 @@
 mock_provider "aws" {
-  mock_data "aws_region" {
-    defaults = { region = "us-east-1" }
-  }
+  source = "../../test/terraform/mocks/aws"
 }
 
 variables {

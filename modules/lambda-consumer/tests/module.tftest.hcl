@@ -1,4 +1,6 @@
-mock_provider "aws" {}
+mock_provider "aws" {
+  source = "../../test/terraform/mocks/aws"
+}
 
 variables {
   function_name      = "kit-reader"

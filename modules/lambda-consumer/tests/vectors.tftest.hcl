@@ -5,7 +5,9 @@
 # model's for that full input, so Terraform and the CDK constructs are held to the same verdicts.
 # The exact messages are checked by test/terraform/plan-messages.test.ts.
 
-mock_provider "aws" {}
+mock_provider "aws" {
+  source = "../../test/terraform/mocks/aws"
+}
 
 variables {
   function_name      = "vectors"

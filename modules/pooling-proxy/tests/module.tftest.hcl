@@ -1,16 +1,5 @@
 mock_provider "aws" {
-  mock_data "aws_partition" {
-    defaults = { partition = "aws" }
-  }
-  mock_data "aws_region" {
-    defaults = { region = "us-east-1" }
-  }
-  mock_data "aws_caller_identity" {
-    defaults = { account_id = "123456789012" }
-  }
-  mock_resource "aws_db_proxy" {
-    defaults = { arn = "arn:aws:rds:us-east-1:123456789012:db-proxy:prx-0123456789abcdef0" }
-  }
+  source = "../../test/terraform/mocks/aws"
 }
 
 variables {

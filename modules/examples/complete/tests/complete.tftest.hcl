@@ -3,18 +3,7 @@
 # zips (make lambda-zip).
 
 mock_provider "aws" {
-  mock_data "aws_availability_zones" {
-    defaults = { names = ["us-east-1a", "us-east-1b", "us-east-1c"] }
-  }
-  mock_data "aws_region" {
-    defaults = { region = "us-east-1" }
-  }
-  mock_resource "aws_rds_cluster" {
-    defaults = { master_user_secret = [{ secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:rds!cluster-kit", kms_key_id = "k", secret_status = "active" }] }
-  }
-  mock_resource "aws_db_proxy" {
-    defaults = { arn = "arn:aws:rds:us-east-1:123456789012:db-proxy:prx-0123456789abcdef0" }
-  }
+  source = "../../../test/terraform/mocks/aws"
 }
 
 run "cross_vpc_topology" {

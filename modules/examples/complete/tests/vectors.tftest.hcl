@@ -6,12 +6,7 @@
 # The exact messages are checked by test/terraform/plan-messages.test.ts.
 
 mock_provider "aws" {
-  mock_data "aws_availability_zones" {
-    defaults = { names = ["us-east-1a", "us-east-1b", "us-east-1c"] }
-  }
-  mock_data "aws_region" {
-    defaults = { region = "us-east-1" }
-  }
+  source = "../../../test/terraform/mocks/aws"
 }
 
 # read-only-endpoints {"readOnlyEndpoints":1}: accepted

@@ -1,7 +1,5 @@
 mock_provider "aws" {
-  mock_data "aws_availability_zones" {
-    defaults = { names = ["us-east-1a", "us-east-1b"] }
-  }
+  source = "../../../test/terraform/mocks/aws"
 }
 
 run "one_vpc_one_reader_one_read_only_endpoint" {

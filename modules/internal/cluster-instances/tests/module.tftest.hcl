@@ -1,6 +1,8 @@
 # Every instance gets the shared settings and no engine version of its own, planned with a mocked provider.
 
-mock_provider "aws" {}
+mock_provider "aws" {
+  source = "../../../test/terraform/mocks/aws"
+}
 
 variables {
   identifiers     = ["kit-reader-1", "kit-reader-2"]

@@ -1,15 +1,7 @@
 # The CloudWatch Logs statement admits the named log groups only, planned with a mocked provider.
 
 mock_provider "aws" {
-  mock_data "aws_partition" {
-    defaults = { partition = "aws" }
-  }
-  mock_data "aws_region" {
-    defaults = { region = "us-east-1" }
-  }
-  mock_data "aws_caller_identity" {
-    defaults = { account_id = "123456789012" }
-  }
+  source = "../../../test/terraform/mocks/aws"
 }
 
 run "exact_names_match_exactly" {
