@@ -54,10 +54,26 @@ func offlineCLIConfig(t *testing.T) map[string]string {
 }
 
 // exampleCopy copies the repository's modules/ (the modules and modules/examples/<name>) into a temporary
-// folder, so parallel tests do not share .terraform/, and returns the example's folder in the copy.
+// folder, so parallel tests do not share .terraform/, and returns the example's folder in the copy. The
+// copies leave out the modules' `terraform test` files: these plan tests do not run them, and their mocked
+// provider reads shared values from test/terraform/mocks, outside the copy.
 func exampleCopy(t *testing.T, name string) string {
 	t.Helper()
-	return test_structure.CopyTerraformFolderToTemp(t, filepath.Join(repoRoot(t), "modules"), filepath.Join("examples", name))
+	root := test_structure.CopyTerraformFolderToTemp(t, filepath.Join(repoRoot(t), "modules"), ".")
+	testDirs, err := filepath.Glob(filepath.Join(root, "*", "tests"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested, err := filepath.Glob(filepath.Join(root, "*", "*", "tests"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range append(testDirs, nested...) {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatalf("removing %s from the copy: %v", dir, err)
+		}
+	}
+	return filepath.Join(root, "examples", name)
 }
 
 func terraformOptions(t *testing.T, dir string, vars map[string]interface{}) *terraform.Options {
