@@ -1,0 +1,94 @@
+/** Rules of the consumer functions (DatabaseConsumerFunction; modules/lambda-consumer). */
+import { CONNECTION_MODES } from '../vocabulary';
+import { type Rule, custom, integerRange, oneOf } from '../rule-table';
+import { endpointRoleRule, kmsKeyRule } from './shared';
+
+export interface FunctionRuleInput {
+  readonly memorySizeMb?: number;
+  readonly timeoutSeconds?: number;
+  readonly reservedConcurrentExecutions?: number;
+  readonly connectionMode?: string;
+  /** The role of the endpoint the function connects through. */
+  readonly targetRole?: string;
+  /** Whether that endpoint is its proxy's default endpoint (rather than one created beside it). */
+  readonly isProxyDefaultEndpoint?: boolean;
+  /** Host name of the proxy's default endpoint: the name a custom endpoint's certificate is checked against. */
+  readonly proxyDefaultEndpoint?: string | null;
+  readonly createKmsKey?: boolean;
+  readonly kmsKeyArn?: string;
+}
+
+const FUNCTION_MODULE = 'lambda-consumer';
+
+export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
+  integerRange({
+    id: 'memory-size',
+    properties: ['memorySizeMb'],
+    // Messages name the construct prop, whose unit is implied, not the model's unit-suffixed key.
+    names: { memorySizeMb: 'memorySize' },
+    terraform: { module: FUNCTION_MODULE, names: { memorySizeMb: 'memory_size' } },
+    min: 128,
+    max: 10240,
+    fix: 'Lambda memory is 128 MB to 10,240 MB',
+    aws: {
+      constraint: 'a function has 128 MB to 10,240 MB of memory',
+      sources: ['https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html'],
+    },
+  }),
+  integerRange({
+    id: 'timeout',
+    properties: ['timeoutSeconds'],
+    names: { timeoutSeconds: 'timeout' },
+    terraform: { module: FUNCTION_MODULE, names: { timeoutSeconds: 'timeout' } },
+    min: 1,
+    max: 900,
+    fix: 'a Lambda function runs at most 15 minutes',
+    aws: {
+      constraint: 'a function times out after 1 to 900 seconds',
+      sources: ['https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html'],
+    },
+  }),
+  integerRange({
+    id: 'reserved-concurrency',
+    properties: ['reservedConcurrentExecutions'],
+    terraform: { module: FUNCTION_MODULE, names: { reservedConcurrentExecutions: 'reserved_concurrent_executions' }, nullable: true },
+    min: 1,
+    max: 900,
+    fix: 'Lambda keeps 100 of the default 1,000 account concurrency unreserved',
+  }),
+  oneOf({
+    id: 'connection-mode',
+    properties: ['connectionMode'],
+    terraform: { module: FUNCTION_MODULE, names: { connectionMode: 'connection_mode' } },
+    values: CONNECTION_MODES,
+    what: 'a connection mode',
+  }),
+  endpointRoleRule(
+    'consumer-target-role',
+    { module: FUNCTION_MODULE, name: 'endpoint.target_role' },
+    'CDK reads the role from the PoolingProxyEndpoint construct the function is given',
+  ),
+  custom({
+    id: 'consumer-tls-server-name',
+    properties: ['isProxyDefaultEndpoint'],
+    terraform: {
+      module: FUNCTION_MODULE,
+      names: { isProxyDefaultEndpoint: 'endpoint.is_proxy_default_endpoint', proxyDefaultEndpoint: 'endpoint.proxy_default_endpoint' },
+    },
+    terraformOnly: 'CDK reads the proxy\'s default endpoint from the PoolingProxyEndpoint construct the function is given',
+    summary: 'a custom endpoint needs the proxy\'s default endpoint, the name its TLS certificate is checked against',
+    aws: {
+      constraint:
+        'RDS Proxy\'s certificate is a wildcard for the proxy\'s domain: VERIFY_IDENTITY (verify-full) works on the proxy\'s default endpoint only, not on endpoints you create, which allow REQUIRED and VERIFY_CA',
+      sources: [
+        'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy.howitworks.html#rds-proxy-security.tls',
+        'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy-endpoints.html',
+      ],
+    },
+    check: (i, n) =>
+      !i.isProxyDefaultEndpoint && (i.proxyDefaultEndpoint ?? undefined) === undefined
+        ? `${n('proxyDefaultEndpoint')} is not set: a custom proxy endpoint's certificate names the proxy's default endpoint, not the endpoint, so pass the proxy's default endpoint host name (verify-full works on the default endpoint only)`
+        : undefined,
+  }),
+  kmsKeyRule<FunctionRuleInput>('function-kms-key', FUNCTION_MODULE),
+];
