@@ -1,24 +1,15 @@
 import { PROXY_RULES } from '../model/rules';
 import { type Rule, custom, integerRange, runRules } from '../model/rule-table';
-import { poolSizing, type PoolSettings } from '../model/sizing';
+import { poolSizing } from '../model/sizing';
+import type { RehearsalSettings } from './settings';
 
 /**
  * Validation rules of the local rehearsal, rows of the same machinery as the model's tables
  * (lib/model/rule-table.ts): each names the settings it reads and returns a message naming the setting,
  * the bad value and the fix. They run before the rehearsal starts anything.
  */
-export interface RehearsalRuleInput {
-  readonly replicas?: number;
-  /** First three octets of the loopback block, e.g. 127.0.10 (hosts .2, .3, ... and endpoints .101...). */
-  readonly addressBlock?: string;
-  readonly port?: number;
-  /** max_connections available to the application on every local instance. */
-  readonly maxConnections?: number;
-  /** max_connections the pool is sized against (defaults to maxConnections; e.g. an instance class's). */
-  readonly sizingMaxConnections?: number;
-  readonly pool?: PoolSettings;
-  readonly maxClientConnections?: number;
-}
+/** The settings the rules read (each documented on RehearsalSettings). */
+export type RehearsalRuleInput = Pick<RehearsalSettings, 'replicas' | 'addressBlock' | 'port' | 'maxConnections' | 'sizingMaxConnections' | 'pool' | 'maxClientConnections'>;
 
 /** Aurora's limit, and the rehearsal's address plan has room for it. */
 export const REHEARSAL_MAX_REPLICAS = 15;
