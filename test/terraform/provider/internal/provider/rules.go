@@ -207,7 +207,8 @@ var validKMSKeyID = stringRule(func(name, s string) []string {
 	return nil
 })
 
-// validIAMPolicyJSON is verify.ValidIAMPolicyJSON(maxLen): an object, no leading space, within the quota.
+// validIAMPolicyJSON is verify.ValidIAMPolicyJSON: an object, no leading space; within maxLen when
+// the resource adds a size quota (0: none).
 func validIAMPolicyJSON(maxLen int) rule {
 	return stringRule(func(name, s string) []string {
 		switch {
@@ -227,7 +228,7 @@ func validIAMPolicyJSON(maxLen int) rule {
 			return []string{fmt.Sprintf("%q contains an invalid JSON policy: %s", name, err)}
 		}
 		normalized, _ := json.Marshal(x)
-		return errorsIf(len(normalized) > maxLen, "Cannot exceed quota for PolicySize: %d (actual: %d)", maxLen, len(normalized))
+		return errorsIf(maxLen > 0 && len(normalized) > maxLen, "Cannot exceed quota for PolicySize: %d (actual: %d)", maxLen, len(normalized))
 	})
 }
 

@@ -10,7 +10,8 @@ import (
 
 // The real provider's plan-time validators for the arguments the kit's modules set, ported from
 // github.com/hashicorp/terraform-provider-aws (paths below are in that repository). Enum values
-// are those of the aws-sdk-go-v2 types the provider's enum.Validate reads.
+// are those of the aws-sdk-go-v2 types the provider's enum.Validate reads, in their order. The
+// README says which version of each file and module was read.
 
 // ---- validators the provider defines itself ----
 
@@ -199,7 +200,7 @@ var resourceRules = map[string]typeRules{
 			{"cluster_identifier_prefix", rdsIdentifierPrefix, srcRDSCluster + " (validIdentifierPrefix)", false},
 			{"backup_retention_period", intAtMost(35), srcRDSCluster, false},
 			{"engine", rdsEngine, srcRDSCluster, false},
-			{"enabled_cloudwatch_logs_exports", oneOf("audit", "error", "general", "iam-db-auth-error", "instance", "postgresql", "slowquery"), srcRDSCluster + " (clusterExportableLogType_Values)", false},
+			{"enabled_cloudwatch_logs_exports", oneOf("audit", "error", "general", "iam-db-auth-error", "instance", "postgresql", "slowquery", "upgrade"), srcRDSCluster + " (clusterExportableLogType_Values)", false},
 			{"final_snapshot_identifier", rdsFinalSnapshotIdentifier, srcRDSCluster, false},
 			{"kms_key_id", validARN, srcRDSCluster + " (verify.ValidARN)", false},
 			{"master_user_secret_kms_key_id", validKMSKeyID, srcRDSCluster + " (verify.ValidKMSKeyID)", false},
@@ -289,7 +290,7 @@ var resourceRules = map[string]typeRules{
 		attributes: []attrRule{
 			{"name", iamResourceName(64), srcIAMRole + " (validResourceName(roleNameMaxLen))", false},
 			{"name_prefix", iamResourceName(38), srcIAMRole + " (validResourceName(roleNamePrefixMaxLen))", false},
-			{"assume_role_policy", stringIsJSON, srcIAMRole, false},
+			{"assume_role_policy", validIAMPolicyJSON(0), srcIAMRole + " (verify.ValidIAMPolicyJSON)", false},
 		},
 		config: []configRule{conflictsWith("name", "name_prefix", srcIAMRole)},
 	},
@@ -352,7 +353,7 @@ var resourceRules = map[string]typeRules{
 			{"namespace", cloudwatchNamespace, srcAlarm, false},
 			{"period", cloudwatchAlarmPeriod, srcAlarm, false},
 			{"statistic", cloudwatchStatistic, srcAlarm + " (types.Statistic)", false},
-			{"treat_missing_data", oneOfFold("breaching", "notBreaching", "ignore", "missing"), srcAlarm + " (missingData_Values)", false},
+			{"treat_missing_data", oneOfFold("breaching", "ignore", "missing", "notBreaching"), srcAlarm + " (missingData_Values)", false},
 			{"metric_query.id", stringLenBetween(1, 255), srcAlarm, false},
 			{"metric_query.expression", stringLenBetween(1, 1024), srcAlarm, false},
 			{"metric_query.period", cloudwatchQueryPeriod, srcAlarm, false},
@@ -394,7 +395,7 @@ var resourceRules = map[string]typeRules{
 	},
 	"aws_vpc_endpoint": {
 		attributes: []attrRule{
-			{"vpc_endpoint_type", oneOf("Interface", "Gateway", "GatewayLoadBalancer", "Resource", "ServiceNetwork"), srcVPCEndpoint + " (types.VpcEndpointType)", false},
+			{"vpc_endpoint_type", oneOf("Interface", "Gateway", "GatewayLoadBalancer", "Resource", "ServiceNetwork", "Tunnel"), srcVPCEndpoint + " (types.VpcEndpointType)", false},
 		},
 	},
 }
@@ -419,14 +420,16 @@ var dataSourceRules = map[string]typeRules{
 	},
 }
 
-// lambdaRuntimes are the values of aws-sdk-go-v2 service/lambda types.Runtime.
+// lambdaRuntimes are the values of aws-sdk-go-v2 service/lambda types.Runtime, in its order (the
+// order of the provider's "expected runtime to be one of [...]" message).
 var lambdaRuntimes = []string{
 	"nodejs", "nodejs4.3", "nodejs6.10", "nodejs8.10", "nodejs10.x", "nodejs12.x", "nodejs14.x", "nodejs16.x",
-	"java8", "java8.al2", "java11", "python2.7", "python3.6", "python3.7", "python3.8", "python3.9",
-	"dotnetcore1.0", "dotnetcore2.0", "dotnetcore2.1", "dotnetcore3.1", "dotnet6", "dotnet8", "nodejs4.3-edge",
-	"go1.x", "ruby2.5", "ruby2.7", "provided", "provided.al2", "nodejs18.x", "python3.10", "java17", "ruby3.2",
-	"ruby3.3", "ruby3.4", "python3.11", "nodejs20.x", "provided.al2023", "python3.12", "java21", "python3.13",
-	"nodejs22.x", "nodejs24.x", "python3.14", "java25", "dotnet10",
+	"nodejs18.x", "nodejs20.x", "nodejs22.x", "nodejs24.x", "java8", "java8.al2", "java11", "java17", "java21",
+	"java25", "python2.7", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10", "python3.11",
+	"python3.12", "python3.13", "python3.14", "dotnetcore1.0", "dotnetcore2.0", "dotnetcore2.1", "dotnetcore3.1",
+	"dotnet6", "dotnet8", "dotnet10", "nodejs4.3-edge", "go1.x", "ruby2.5", "ruby2.7", "ruby3.2", "ruby3.3",
+	"ruby3.4", "ruby4.0", "provided", "provided.al2", "provided.al2023", "nodejs26.x", "python3.15",
+	"java8.al2023", "java11.al2023", "java17.al2023",
 }
 
 // metricAlarmStatistic is the metric alarm's CustomizeDiff: a single-metric alarm needs exactly
