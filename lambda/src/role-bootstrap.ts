@@ -16,6 +16,11 @@ import { Client, escapeIdentifier, type ClientBase } from 'pg';
 import { ENDPOINT_ROLES, type EndpointRole } from './environment';
 import { ConfigError } from './errors';
 
+/** The request cannot be carried out as asked; the message names the value and the fix. */
+export class RoleBootstrapError extends Error {
+  override readonly name = 'RoleBootstrapError';
+}
+
 /** One consumer role: its name, and whether it reads only or also writes. */
 export interface DatabaseRoleSpec {
   readonly name: string;
@@ -105,14 +110,14 @@ export function readAccessStatements(request: RoleBootstrapRequest): string[] {
 export async function applyDatabaseRoles(client: ClientBase, request: RoleBootstrapRequest): Promise<void> {
   const { rows } = await client.query<{ user: string }>('SELECT current_user AS user');
   const problems = requestProblems(request, rows[0]?.user);
-  if (problems.length > 0) throw new ConfigError(`role bootstrap: ${problems.join('; ')}`);
+  if (problems.length > 0) throw new RoleBootstrapError(`role bootstrap: ${problems.join('; ')}`);
   // The master user cannot remove these attributes (nor ALTER a superuser at all): refuse such a role.
   const unsafe = await client.query<{ rolname: string }>(
     'SELECT rolname FROM pg_roles WHERE rolname = ANY($1) AND (rolsuper OR rolreplication OR rolbypassrls)',
     [request.roles.map((r) => r.name)],
   );
   if (unsafe.rowCount !== 0) {
-    throw new ConfigError(`role bootstrap: ${unsafe.rows.map((r) => r.rolname).join(', ')} has SUPERUSER, REPLICATION or BYPASSRLS, which the master user cannot remove: drop or rename that role, then deploy again`);
+    throw new RoleBootstrapError(`role bootstrap: ${unsafe.rows.map((r) => r.rolname).join(', ')} has SUPERUSER, REPLICATION or BYPASSRLS, which the master user cannot remove: drop or rename that role, then deploy again`);
   }
   await client.query('BEGIN');
   try {
@@ -168,13 +173,13 @@ async function readMasterCredentials(secretArn: string): Promise<MasterCredentia
   const sdk = require(SECRETS_MANAGER_SDK) as SecretsManagerModule;
   const { SecretString } = await new sdk.SecretsManagerClient().send(new sdk.GetSecretValueCommand({ SecretId: secretArn }));
   const secret = JSON.parse(SecretString ?? '{}') as Partial<MasterCredentials>;
-  if (!secret.username || !secret.password) throw new ConfigError(`secret ${secretArn} has no username and password`);
+  if (!secret.username || !secret.password) throw new RoleBootstrapError(`secret ${secretArn} has no username and password`);
   return { username: secret.username, password: secret.password };
 }
 
 function requiredEnv(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];
-  if (!value) throw new ConfigError(`${name} is not set: the role bootstrap needs it`);
+  if (!value) throw new ConfigError(name, value, 'the role bootstrap needs it');
   return value;
 }
 

@@ -19,7 +19,7 @@ output "security_group_id" {
 }
 
 output "role_arn" {
-  description = "The role the proxy reads its secret with."
+  description = "The role the proxy assumes to log in to the cluster with IAM."
   value       = aws_iam_role.proxy.arn
 }
 

@@ -5,8 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { ConfigError } from '../../lambda/src/errors';
-import { applyDatabaseRoles, requestProblems, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
+import { applyDatabaseRoles, requestProblems, RoleBootstrapError, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
 import { LocalPostgres } from '../support/local-postgres';
 
 const DATABASE = 'app';
@@ -75,7 +74,7 @@ async function sqlStateOfQuery(client: Client, sql: string): Promise<string | un
 }
 
 describe('a role that already exists with other attributes', () => {
-  test('GIVEN app_reader exists without login, with CREATEDB, a password and a connection limit WHEN bootstrapping THEN it gets the least-privilege attributes', async () => {
+  test('GIVEN app_reader exists without login, with CREATEDB, a password and a connection limit WHEN bootstrapping THEN it gets the least-privilege attributes, IAM login only (rds-iam-role-iam-only-login)', async () => {
     // GIVEN
     await server.query("CREATE ROLE app_reader NOLOGIN CREATEDB CONNECTION LIMIT 1 PASSWORD 'old-secret'");
 
@@ -152,7 +151,7 @@ describe('requests', () => {
 
   test('GIVEN the master user as a consumer role WHEN bootstrapping THEN it is refused before any statement', async () => {
     const request: RoleBootstrapRequest = { database: DATABASE, roles: [{ name: MASTER, access: 'READ_WRITE' }] };
-    await expect(bootstrap(request)).rejects.toThrow(ConfigError);
+    await expect(bootstrap(request)).rejects.toThrow(RoleBootstrapError);
     await expect(bootstrap(request)).rejects.toThrow(`role name ${MASTER} is the master user`);
   });
 });
