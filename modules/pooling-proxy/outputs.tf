@@ -57,3 +57,8 @@ output "max_server_connections" {
   description = "Server connections the pool may open per instance (floor(max_connections * max_connections_percent / 100)); null without max_connections."
   value       = var.max_connections == null ? null : floor(var.max_connections * var.max_connections_percent / 100)
 }
+
+output "database_users" {
+  description = "The database users the proxy may log in to the cluster as (rds-db:connect on dbuser:<cluster resource id>/<user>)."
+  value       = var.database_users
+}

@@ -86,7 +86,8 @@ interface Inventory {
   logGroupsRetained: [number, number];
   secretsEndpoint: Props;
   /** The users the proxy role may log in to the cluster as, and the roles the bootstrap makes. */
-  databaseUsers: { proxy: string[]; bootstrap: Props[] };
+  /** proxyActions: every distinct action of the proxy role's policies. */
+  databaseUsers: { proxy: string[]; proxyActions: string[]; bootstrap: Props[] };
 }
 
 /** The log group part of a CloudWatch Logs encryption-context ARN, `<cluster>` for the cluster identifier. */
@@ -156,11 +157,10 @@ function cdkInventory(): Inventory {
   const proxy = of('AWS::RDS::DBProxy')[0];
   const pool = of('AWS::RDS::DBProxyTargetGroup')[0].ConnectionPoolConfigurationInfo as Props;
   const proxyRoleId = (proxy.RoleArn as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0];
-  const proxyConnects = of('AWS::IAM::Policy')
+  const proxyStatements = of('AWS::IAM::Policy')
     .filter((p) => JSON.stringify(p.Roles) === JSON.stringify([{ Ref: proxyRoleId }]))
-    .flatMap((p) => (p.PolicyDocument as { Statement: Array<{ Action: string; Resource: unknown[] }> }).Statement)
-    .filter((st) => st.Action === 'rds-db:connect')
-    .flatMap((st) => st.Resource.map((r) => dbUserOf(joined(r))));
+    .flatMap((p) => (p.PolicyDocument as { Statement: Array<{ Action: string; Resource: unknown }> }).Statement);
+  const proxyConnects = proxyStatements.filter((st) => st.Action === 'rds-db:connect').flatMap((st) => [st.Resource].flat().map((r) => dbUserOf(joined(r))));
   const bootstrapFunction = Object.values(resources).find((r) => r.Type === 'AWS::Lambda::Function' && (r.Properties.Environment as { Variables: Props } | undefined)?.Variables.DB_MASTER_SECRET_ARN)!;
   const body = JSON.stringify(of('AWS::CloudWatch::Dashboard')[0].DashboardBody);
   const keys = of('AWS::KMS::Key');
@@ -265,6 +265,7 @@ function cdkInventory(): Inventory {
     },
     databaseUsers: {
       proxy: proxyConnects.sort(),
+      proxyActions: [...new Set(proxyStatements.flatMap((st) => [st.Action].flat()))],
       bootstrap: (of('Custom::DatabaseRoles')[0].Request as { roles: Props[] }).roles,
     },
   };
@@ -279,7 +280,9 @@ function terraformInventory(plan: PlanJson): Inventory {
   const cluster = of('aws_rds_cluster')[0];
   const proxy = of('aws_db_proxy')[0];
   const after = (address: string) => plan.resource_changes.find((r) => r.address === address)!.change.after as Props;
-  const proxyConnects = ((after('module.proxy.data.aws_iam_policy_document.connect[0]').statement as Props[])[0].resources as string[]).map(dbUserOf);
+  const connectPolicy = after('module.proxy.data.aws_iam_policy_document.connect[0]');
+  // The rds-db:connect ARNs carry the cluster's resource ID, known only after apply: the users come from the output.
+  const proxyConnects = [...(plan.output_changes!.database_users.after as { proxy: string[] }).proxy];
   const pool = (of('aws_db_proxy_default_target_group')[0].connection_pool_config as Props[])[0];
   const body = of('aws_cloudwatch_dashboard')[0].dashboard_body as string;
   const policyOf = (key: Props) => JSON.parse(key.policy as string) as { Statement: Props[] };
@@ -397,6 +400,7 @@ function terraformInventory(plan: PlanJson): Inventory {
     },
     databaseUsers: {
       proxy: proxyConnects.sort(),
+      proxyActions: [...new Set((connectPolicy.statement as Props[]).flatMap((st) => st.actions as string[]))],
       bootstrap: (JSON.parse(after('module.database_roles.aws_lambda_invocation.this').input as string) as { roles: Props[] }).roles,
     },
   };
@@ -497,6 +501,7 @@ describe('CDK reference app and Terraform complete example', () => {
     expect(tf.databaseUsers).toEqual(cdk.databaseUsers);
     expect(cdk.databaseUsers).toEqual({
       proxy: ['app_reader', 'app_writer'],
+      proxyActions: ['rds-db:connect'],
       bootstrap: [{ name: 'app_reader', access: 'READ_ONLY' }, { name: 'app_writer', access: 'READ_WRITE' }],
     });
     for (const flavour of [cdk, tf]) {

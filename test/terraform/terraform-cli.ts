@@ -97,6 +97,8 @@ export interface ResourceChange {
 
 export interface PlanJson {
   readonly resource_changes: ReadonlyArray<ResourceChange>;
+  /** The root module's outputs, as planned (`after` is null when known only after apply). */
+  readonly output_changes?: Readonly<Record<string, { readonly after: unknown }>>;
   /** The root module's configuration: each resource's argument expressions (constants, references). */
   readonly configuration: {
     readonly root_module: {
