@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * Builds the Lambda consumer zips the Terraform modules deploy: esbuild bundles lambda/src/read-handler.ts
- * and write-handler.ts for Node.js 24 on arm64 (the settings lib/database-consumer-function.ts gives
+ * Builds the Lambda zips the Terraform modules deploy: esbuild bundles lambda/src/read-handler.ts,
+ * write-handler.ts and role-bootstrap.ts (the database-role bootstrap) for Node.js 24 on arm64 (the settings lib/database-consumer-function.ts gives
  * NodejsFunction: minified, source map, everything bundled but pg's optional native binding), and each
  * bundle becomes dist/lambda/<name>.zip holding index.js (+ index.js.map), handler `index.handler`.
  *
@@ -16,7 +16,7 @@ import * as path from 'path';
 import { buildSync } from 'esbuild';
 
 const ROOT = path.join(__dirname, '..');
-export const LAMBDA_HANDLERS = ['read-handler', 'write-handler'] as const;
+export const LAMBDA_HANDLERS = ['read-handler', 'write-handler', 'role-bootstrap'] as const;
 
 /** Builds every handler's zip into outDir and returns their paths. */
 export function buildLambdaZips(outDir = path.join(ROOT, 'dist', 'lambda')): string[] {

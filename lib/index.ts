@@ -14,6 +14,7 @@ export {
 } from './pooling-proxy-endpoint';
 export { DatabaseConsumerFunction, type DatabaseConsumerFunctionProps } from './database-consumer-function';
 export { DatabaseDashboard, type DatabaseDashboardProps } from './database-dashboard';
+export { DatabaseRoleBootstrap, type DatabaseRoleBootstrapProps, type DatabaseRoleSpec } from './database-role-bootstrap';
 export { KitValidationError } from './private/validation';
 export {
   // Vocabulary

@@ -1,9 +1,8 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as rds from 'aws-cdk-lib/aws-rds';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import {
   DEFAULT_POOL_SETTINGS,
@@ -62,11 +61,6 @@ export interface PoolingProxyProps {
    */
   readonly sessionPinningFilters?: rds.SessionPinningFilter[];
   /**
-   * More database users' secrets the proxy may log in with, beside the master secret.
-   * @default - the cluster's master secret only
-   */
-  readonly additionalSecrets?: secretsmanager.ISecret[];
-  /**
    * Log SQL statements the proxy sees (may log sensitive data; for debugging only).
    * @default false
    */
@@ -74,8 +68,8 @@ export interface PoolingProxyProps {
 }
 
 /**
- * An RDS Proxy in front of an OptimizedReadsCluster: TLS required, IAM authentication required,
- * Secrets Manager authentication to the database, its own security group, and database ingress only
+ * An RDS Proxy in front of an OptimizedReadsCluster: TLS required, end-to-end IAM authentication
+ * (clients and the proxy itself log in with IAM tokens, as each client's own database user; no secret), its own security group, and database ingress only
  * from the proxy. Endpoints (READ_ONLY or READ_WRITE) can be added in any VPC of the stack, each with
  * its own security group, up to RDS Proxy's limit of 20.
  */
@@ -87,7 +81,10 @@ export class PoolingProxy extends Construct implements IPoolingProxy {
   public readonly poolSettings: PoolSettings;
   /** Server connections the pool may open per instance, from the cluster's default max_connections. */
   public readonly poolSizing: PoolSizing;
+  /** The role RDS Proxy assumes; it may log in to the cluster as each user granted through the proxy. */
+  public readonly role: iam.Role;
   private readonly endpointList: PoolingProxyEndpoint[] = [];
+  private readonly databaseUsers = new Set<string>();
 
   constructor(scope: Construct, id: string, props: PoolingProxyProps) {
     super(scope, id);
@@ -118,16 +115,18 @@ export class PoolingProxy extends Construct implements IPoolingProxy {
       allowAllOutbound: false,
     });
 
+    // End-to-end IAM authentication: clients log in with IAM tokens, and so does the proxy to the
+    // database, as each client's own user; no secret is read (the role below needs rds-db:connect).
+    this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('rds.amazonaws.com') });
     this.proxy = new rds.DatabaseProxy(this, 'Proxy', {
       proxyTarget: rds.ProxyTarget.fromCluster(props.cluster.cluster),
       dbProxyName: props.proxyName,
-      secrets: [props.cluster.masterSecret, ...(props.additionalSecrets ?? [])],
+      defaultAuthScheme: rds.DefaultAuthScheme.IAM_AUTH,
+      role: this.role,
       vpc: props.cluster.cluster.vpc,
       vpcSubnets: props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
       securityGroups: [securityGroup],
       requireTLS: true,
-      iamAuth: true,
-      clientPasswordAuthType: rds.ClientPasswordAuthType.POSTGRES_SCRAM_SHA_256,
       maxConnectionsPercent: pool.maxConnectionsPercent,
       maxIdleConnectionsPercent: pool.maxIdleConnectionsPercent,
       borrowTimeout: Duration.seconds(pool.connectionBorrowTimeoutSeconds),
@@ -165,10 +164,22 @@ export class PoolingProxy extends Construct implements IPoolingProxy {
   }
 
   /**
-   * Grants IAM authentication through the proxy as `dbUser` (`rds-db:connect` on this proxy and user).
-   * Network access is granted per endpoint (PoolingProxyEndpoint.grantConnect).
+   * Grants IAM authentication through the proxy as `dbUser` (`rds-db:connect` on this proxy and user),
+   * and lets the proxy log in to the cluster as that user. Network access is granted per endpoint
+   * (PoolingProxyEndpoint.grantConnect).
    */
   public grantConnect(grantee: iam.IGrantable, dbUser: string): iam.Grant {
+    if (!this.databaseUsers.has(dbUser)) {
+      this.databaseUsers.add(dbUser);
+      // The cluster's database user ARN: rds-db:<region>:<account>:dbuser:<cluster resource id>/<user>.
+      const userArn = Stack.of(this).formatArn({
+        service: 'rds-db',
+        resource: 'dbuser',
+        resourceName: `${this.cluster.cluster.clusterResourceIdentifier}/${dbUser}`,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      });
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['rds-db:connect'], resources: [userArn] }));
+    }
     return this.proxy.grantConnect(grantee, dbUser);
   }
 

@@ -1,105 +1,215 @@
 /**
- * The least-privilege database roles the consumers log in as, instead of the master user: one role per
- * access level, each allowed IAM authentication (membership in `rds_iam`, which on RDS also forbids a
- * password login) and nothing else. The statements are idempotent, so the bootstrap can run on every
- * deployment: a role that exists is brought back to exactly these attributes and memberships, whatever
- * was granted to it by hand since.
+ * The database-role bootstrap: runs at deploy time (a CloudFormation custom resource in CDK, an
+ * aws_lambda_invocation in Terraform), logs in to the cluster's writer as the master user and makes
+ * one least-privilege role per consumer, so no consumer logs in as the master user.
  *
- * Plain SQL, run as the master user on the writer; the local tests run it against a real PostgreSQL with
- * a stand-in `rds_iam` role.
+ * Each role may log in only with an IAM token (`GRANT rds_iam`: "If a user is a member of the rds_iam
+ * role, then they can only log in using IAM database authentication", Aurora user guide,
+ * UsingWithRDS.IAMDBAuth.DBAccounts). A READ_ONLY role gets SELECT and a read-only default
+ * transaction; a READ_WRITE role gets DML and CREATE on the schema (the write consumer creates its
+ * table on first use), and every READ_ONLY role may read the tables a READ_WRITE role creates.
+ *
+ * Every statement is idempotent, and a role that already exists is brought back to these attributes.
+ * Roles are never dropped: on delete they stay, with whatever they own.
  */
-import type { EndpointRole } from './environment';
+import { Client, escapeIdentifier, type ClientBase } from 'pg';
+import { ENDPOINT_ROLES, type EndpointRole } from './environment';
+import { ConfigError } from './errors';
 
-/** What a consumer role may do. */
-export type RoleAccess = 'read-only' | 'read-write';
-
-export interface ConsumerRole {
-  /** The database user a consumer logs in as (and its IAM `rds-db:connect` resource names). */
-  readonly name: string;
-  readonly access: RoleAccess;
-}
-
-/** The role RDS uses to mark users that log in with IAM tokens. */
-export const RDS_IAM_ROLE = 'rds_iam';
-
-/** The kit's consumer roles by the endpoint role their functions are wired to. */
-export const DEFAULT_CONSUMER_ROLES: Readonly<Record<EndpointRole, ConsumerRole>> = {
-  READ_ONLY: { name: 'app_reader', access: 'read-only' },
-  READ_WRITE: { name: 'app_writer', access: 'read-write' },
-};
-
-/** PostgreSQL identifiers the bootstrap accepts: lower case, so they need no case folding rules. */
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/** A typed failure: the bad setting, the value and the fix, like the consumers' ConfigError. */
+/** The request cannot be carried out as asked; the message names the value and the fix. */
 export class RoleBootstrapError extends Error {
   override readonly name = 'RoleBootstrapError';
 }
 
-function identifier(what: string, value: string): string {
-  if (!IDENTIFIER.test(value) || value.startsWith('pg_') || value.startsWith('rds')) {
-    throw new RoleBootstrapError(`${what} ${JSON.stringify(value)} is not a role or database name the bootstrap creates: use 1 to 63 lower-case letters, digits and underscores, starting with a letter or underscore, not pg_* or rds*`);
-  }
-  return `"${value}"`;
+/** One consumer role: its name, and whether it reads only or also writes. */
+export interface DatabaseRoleSpec {
+  readonly name: string;
+  readonly access: EndpointRole;
 }
 
-/** A string literal for the DO blocks (identifiers are validated, so this only guards the quote). */
-const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
-
-export interface RoleBootstrapSpec {
-  /** The database the consumers use. */
+/** What the bootstrap is asked to make (the custom resource's properties, the invocation's input). */
+export interface RoleBootstrapRequest {
   readonly database: string;
-  /** @default 'public' */
+  readonly roles: ReadonlyArray<DatabaseRoleSpec>;
   readonly schema?: string;
-  /** @default the two DEFAULT_CONSUMER_ROLES */
-  readonly roles?: ReadonlyArray<ConsumerRole>;
+}
+
+/** Lower-case identifiers only, so the name is the same quoted or not; 63 bytes is PostgreSQL's NAMEDATALEN - 1. */
+export const ROLE_NAME_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+/** Prefixes PostgreSQL (pg_) and RDS (rds_, rdsadmin) keep for their own roles. */
+export const RESERVED_ROLE_PREFIXES = ['pg_', 'rds'] as const;
+/** The role RDS grants IAM database authentication through. */
+export const RDS_IAM_ROLE = 'rds_iam';
+export const DEFAULT_SCHEMA = 'public';
+
+/** Problems with a request, each naming the value and the fix; empty when valid. */
+export function requestProblems(request: RoleBootstrapRequest, masterUser?: string): string[] {
+  const problems: string[] = [];
+  if (!ROLE_NAME_PATTERN.test(request.database)) problems.push(`database ${JSON.stringify(request.database)} is not a lower-case identifier`);
+  if (request.roles.length === 0) problems.push('roles is empty: name at least one consumer role');
+  const seen = new Set<string>();
+  for (const { name, access } of request.roles) {
+    if (!ROLE_NAME_PATTERN.test(name)) problems.push(`role name ${JSON.stringify(name)} must match ${ROLE_NAME_PATTERN.source}`);
+    if (RESERVED_ROLE_PREFIXES.some((p) => name.startsWith(p))) problems.push(`role name ${name} starts with ${RESERVED_ROLE_PREFIXES.join(' or ')}, kept for PostgreSQL's and RDS's own roles`);
+    if (name === masterUser) problems.push(`role name ${name} is the master user: consumers get roles of their own`);
+    if (!(ENDPOINT_ROLES as ReadonlyArray<string>).includes(access)) problems.push(`role ${name} access ${JSON.stringify(access)} must be one of ${ENDPOINT_ROLES.join(', ')}`);
+    if (seen.has(name)) problems.push(`role name ${name} appears twice`);
+    seen.add(name);
+  }
+  return problems;
 }
 
 /**
- * The statements, in order. Read-only roles get SELECT on what exists and, through default privileges,
- * on every table a read/write role creates later (the write consumer creates its table on first use), and
- * `default_transaction_read_only` as a second lock. Read/write roles may create tables in the schema and
- * read and write every table in it.
+ * The statements that make one role, in order. Attributes a non-superuser master cannot set
+ * (SUPERUSER, REPLICATION, BYPASSRLS) are checked before, not set: RDS's master user is not a superuser.
  */
-export function roleBootstrapStatements(spec: RoleBootstrapSpec): string[] {
-  const database = identifier('database', spec.database);
-  const schema = identifier('schema', spec.schema ?? 'public');
-  const roles = spec.roles ?? Object.values(DEFAULT_CONSUMER_ROLES);
-  const names = roles.map((r) => identifier('role', r.name));
-  if (new Set(names).size !== names.length) throw new RoleBootstrapError(`roles ${roles.map((r) => r.name).join(',')} name a role twice: give each access level its own role`);
-  const writers = roles.filter((r) => r.access === 'read-write');
-  const out: string[] = [];
-  // Every role exists before any grant, since a read-only role's default privileges name the writers.
-  roles.forEach((role, i) => {
-    const name = names[i];
-    out.push(
-      // CREATE ROLE has no IF NOT EXISTS; a concurrent bootstrap losing the race sees 42710, handled by the caller's retry.
-      `DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = ${literal(role.name)}) THEN CREATE ROLE ${name} LOGIN; END IF; END $$`,
-      `ALTER ROLE ${name} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS INHERIT CONNECTION LIMIT -1 PASSWORD NULL`,
-      // Memberships granted by hand (another role's privileges, pg_write_all_data, ...) are taken back.
-      `DO $$ DECLARE m record; BEGIN FOR m IN SELECT g.rolname FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid JOIN pg_roles u ON u.oid = a.member WHERE u.rolname = ${literal(role.name)} AND g.rolname <> ${literal(RDS_IAM_ROLE)} LOOP EXECUTE format('REVOKE %I FROM %I', m.rolname, ${literal(role.name)}); END LOOP; END $$`,
-      `GRANT ${RDS_IAM_ROLE} TO ${name}`,
-      `GRANT CONNECT ON DATABASE ${database} TO ${name}`,
-    );
-  });
-  roles.forEach((role, i) => {
-    const name = names[i];
-    if (role.access === 'read-only') {
-      out.push(
-        `REVOKE CREATE ON SCHEMA ${schema} FROM ${name}`,
-        `GRANT USAGE ON SCHEMA ${schema} TO ${name}`,
-        `REVOKE INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON ALL TABLES IN SCHEMA ${schema} FROM ${name}`,
-        `GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${name}`,
-        ...writers.map((w) => `ALTER DEFAULT PRIVILEGES FOR ROLE ${identifier('role', w.name)} IN SCHEMA ${schema} GRANT SELECT ON TABLES TO ${name}`),
-        `ALTER ROLE ${name} SET default_transaction_read_only = on`,
-      );
-    } else {
-      out.push(
-        `GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${name}`,
-        `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${name}`,
-        `ALTER ROLE ${name} RESET default_transaction_read_only`,
-      );
+export function roleStatements(role: DatabaseRoleSpec, request: RoleBootstrapRequest): string[] {
+  const r = escapeIdentifier(role.name);
+  const schema = escapeIdentifier(request.schema ?? DEFAULT_SCHEMA);
+  const common = [
+    `ALTER ROLE ${r} WITH LOGIN INHERIT NOCREATEDB NOCREATEROLE CONNECTION LIMIT -1 PASSWORD NULL`,
+    `GRANT ${escapeIdentifier(RDS_IAM_ROLE)} TO ${r}`,
+    `GRANT CONNECT ON DATABASE ${escapeIdentifier(request.database)} TO ${r}`,
+    `GRANT USAGE ON SCHEMA ${schema} TO ${r}`,
+  ];
+  if (role.access === 'READ_ONLY') {
+    return [
+      ...common,
+      `ALTER ROLE ${r} SET default_transaction_read_only = on`,
+      `GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${r}`,
+      `ALTER DEFAULT PRIVILEGES IN SCHEMA ${schema} GRANT SELECT ON TABLES TO ${r}`,
+    ];
+  }
+  return [
+    ...common,
+    `ALTER ROLE ${r} RESET default_transaction_read_only`,
+    `GRANT CREATE ON SCHEMA ${schema} TO ${r}`,
+    `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${r}`,
+    `GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${schema} TO ${r}`,
+    `ALTER DEFAULT PRIVILEGES IN SCHEMA ${schema} GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${r}`,
+    `ALTER DEFAULT PRIVILEGES IN SCHEMA ${schema} GRANT USAGE, SELECT ON SEQUENCES TO ${r}`,
+  ];
+}
+
+/**
+ * Tables a READ_WRITE role creates (the write consumer's kit_events) are readable by every READ_ONLY
+ * role. Default privileges FOR ROLE need membership in that role, so the master user joins it.
+ */
+export function readAccessStatements(request: RoleBootstrapRequest): string[] {
+  const schema = escapeIdentifier(request.schema ?? DEFAULT_SCHEMA);
+  const writers = request.roles.filter((r) => r.access === 'READ_WRITE').map((r) => escapeIdentifier(r.name));
+  const readers = request.roles.filter((r) => r.access === 'READ_ONLY').map((r) => escapeIdentifier(r.name));
+  if (writers.length === 0 || readers.length === 0) return [];
+  return writers.flatMap((w) => [
+    `GRANT ${w} TO CURRENT_USER`,
+    `ALTER DEFAULT PRIVILEGES FOR ROLE ${w} IN SCHEMA ${schema} GRANT SELECT ON TABLES TO ${readers.join(', ')}`,
+  ]);
+}
+
+/** Makes (or brings back) every role of the request, in one transaction, on a connection as the master user. */
+export async function applyDatabaseRoles(client: ClientBase, request: RoleBootstrapRequest): Promise<void> {
+  const { rows } = await client.query<{ user: string }>('SELECT current_user AS user');
+  const problems = requestProblems(request, rows[0]?.user);
+  if (problems.length > 0) throw new RoleBootstrapError(`role bootstrap: ${problems.join('; ')}`);
+  // The master user cannot remove these attributes (nor ALTER a superuser at all): refuse such a role.
+  const unsafe = await client.query<{ rolname: string }>(
+    'SELECT rolname FROM pg_roles WHERE rolname = ANY($1) AND (rolsuper OR rolreplication OR rolbypassrls)',
+    [request.roles.map((r) => r.name)],
+  );
+  if (unsafe.rowCount !== 0) {
+    throw new RoleBootstrapError(`role bootstrap: ${unsafe.rows.map((r) => r.rolname).join(', ')} has SUPERUSER, REPLICATION or BYPASSRLS, which the master user cannot remove: drop or rename that role, then deploy again`);
+  }
+  await client.query('BEGIN');
+  try {
+    for (const role of request.roles) {
+      // CREATE ROLE has no IF NOT EXISTS; the ALTER that follows sets the attributes either way.
+      const exists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role.name]);
+      if (exists.rowCount === 0) await client.query(`CREATE ROLE ${escapeIdentifier(role.name)}`);
+      for (const sql of roleStatements(role, request)) await client.query(sql);
     }
+    for (const sql of readAccessStatements(request)) await client.query(sql);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  }
+}
+
+// --- The Lambda entry point ------------------------------------------------------------------------
+
+/** Environment of the bootstrap function: where the writer is and which secret holds the master user. */
+export const BOOTSTRAP_ENV = {
+  host: 'DB_HOST',
+  port: 'DB_PORT',
+  masterSecretArn: 'DB_MASTER_SECRET_ARN',
+} as const;
+
+/** A CloudFormation custom resource event, as the provider framework passes it on. */
+interface CustomResourceEvent {
+  readonly RequestType: 'Create' | 'Update' | 'Delete';
+  readonly PhysicalResourceId?: string;
+  readonly ResourceProperties: { readonly ServiceToken?: string; readonly Request: RoleBootstrapRequest };
+}
+
+interface MasterCredentials {
+  readonly username: string;
+  readonly password: string;
+}
+
+interface SecretsManagerModule {
+  SecretsManagerClient: new () => { send(command: unknown): Promise<{ SecretString?: string }> };
+  GetSecretValueCommand: new (input: { SecretId: string }) => unknown;
+}
+
+/**
+ * The AWS SDK for JavaScript v3 that Lambda's Node.js runtimes include ("Runtime-included SDK
+ * versions", Lambda developer guide, lambda-nodejs.html); not bundled, so the kit adds no dependency.
+ * require, not import(): the runtime's SDK is found through NODE_PATH, which ES module resolution ignores.
+ */
+const SECRETS_MANAGER_SDK = '@aws-sdk/client-secrets-manager';
+
+async function readMasterCredentials(secretArn: string): Promise<MasterCredentials> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see SECRETS_MANAGER_SDK
+  const sdk = require(SECRETS_MANAGER_SDK) as SecretsManagerModule;
+  const { SecretString } = await new sdk.SecretsManagerClient().send(new sdk.GetSecretValueCommand({ SecretId: secretArn }));
+  const secret = JSON.parse(SecretString ?? '{}') as Partial<MasterCredentials>;
+  if (!secret.username || !secret.password) throw new RoleBootstrapError(`secret ${secretArn} has no username and password`);
+  return { username: secret.username, password: secret.password };
+}
+
+function requiredEnv(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (!value) throw new ConfigError(name, value, 'the role bootstrap needs it');
+  return value;
+}
+
+/**
+ * Runs the bootstrap. TLS is verified against the RDS certificate authorities, which Node.js 20+
+ * runtimes load only when NODE_EXTRA_CA_CERTS names /var/runtime/ca-cert.pem (set by the constructs).
+ */
+export async function handler(event: CustomResourceEvent | RoleBootstrapRequest): Promise<{ PhysicalResourceId: string; Data: { Roles: string } }> {
+  const request = 'ResourceProperties' in event ? event.ResourceProperties.Request : event;
+  const physicalId = `database-roles:${request.database}`;
+  const roles = request.roles.map((r) => r.name).join(',');
+  if ('RequestType' in event && event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId ?? physicalId, Data: { Roles: roles } };
+
+  const host = requiredEnv(process.env, BOOTSTRAP_ENV.host);
+  const master = await readMasterCredentials(requiredEnv(process.env, BOOTSTRAP_ENV.masterSecretArn));
+  const client = new Client({
+    host,
+    port: Number(process.env[BOOTSTRAP_ENV.port] ?? 5432),
+    database: request.database,
+    user: master.username,
+    password: master.password,
+    ssl: { rejectUnauthorized: true, servername: host },
+    connectionTimeoutMillis: 10000,
+    application_name: 'aurora-proxy-kit-role-bootstrap',
   });
-  return out;
+  await client.connect();
+  try {
+    await applyDatabaseRoles(client, request);
+  } finally {
+    await client.end();
+  }
+  return { PhysicalResourceId: physicalId, Data: { Roles: roles } };
 }

@@ -19,7 +19,44 @@ const AURORA_PROXY_TLS = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUse
 const AURORA_PROXY_ENDPOINTS = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy-endpoints.html';
 const AURORA_PROXY_TROUBLESHOOTING = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy.troubleshooting.html';
 
+const PROXY_IAM_SETUP = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy-iam-setup.html';
+const DB_PROXY_API = 'https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_DBProxy.html';
+const IAM_DB_ACCOUNTS = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/UsingWithRDS.IAMDBAuth.DBAccounts.html';
+const LAMBDA_NODEJS = 'https://docs.aws.amazon.com/lambda/latest/dg/lambda-nodejs.html';
+
+/**
+ * Where Lambda's Node.js runtimes keep the Amazon CA certificates (RDS's included), which Node.js 20 and
+ * later runtimes load only when NODE_EXTRA_CA_CERTS names the file (lambda-nodejs.html, "CA certificate loading").
+ */
+export const RDS_CA_BUNDLE_ENV = { NODE_EXTRA_CA_CERTS: '/var/runtime/ca-cert.pem' } as const;
+
 export const AWS_FACTS: ReadonlyArray<AwsFact> = [
+  {
+    id: 'proxy-end-to-end-iam-auth',
+    constraint:
+      'With DefaultAuthScheme IAM_AUTH, RDS Proxy connects to the database with IAM authentication instead of Secrets Manager credentials; its IAM role needs rds-db:connect for each database account used through the proxy, and no secret is required',
+    sources: [PROXY_IAM_SETUP, DB_PROXY_API],
+    consequence:
+      'the proxy reads no secret (no Secrets Manager grant or endpoint for it); its role gets rds-db:connect on dbuser:<cluster resource id>/<user> for each consumer user, and nothing for the master user',
+    exercisedBy: 'test/constructs/pooling-proxy.test.ts',
+  },
+  {
+    id: 'rds-iam-role-iam-only-login',
+    constraint:
+      'A PostgreSQL user that is a member of the rds_iam role can only log in with IAM database authentication; the master user can grant rds_iam',
+    sources: [IAM_DB_ACCOUNTS],
+    consequence: 'the role bootstrap grants rds_iam to every consumer role and clears its password; the master user never gets rds_iam',
+    exercisedBy: 'test/lambda/role-bootstrap.test.ts',
+  },
+  {
+    id: 'lambda-node-rds-ca-bundle',
+    constraint:
+      'Lambda Node.js 20 and later runtimes include the AWS SDK for JavaScript v3 and keep the Amazon CA certificates, RDS\'s included, in /var/runtime/ca-cert.pem, loaded only when NODE_EXTRA_CA_CERTS names it',
+    sources: [LAMBDA_NODEJS],
+    consequence:
+      'the role bootstrap, which connects to the writer directly (not through the proxy), sets NODE_EXTRA_CA_CERTS and verifies the server certificate; it uses the runtime\'s Secrets Manager client rather than bundling one',
+    exercisedBy: 'test/constructs/database-role-bootstrap.test.ts',
+  },
   {
     id: 'proxy-tls-custom-endpoint-identity',
     constraint:

@@ -50,8 +50,8 @@ export const POSTGRES_LOG_GROUP: AwsSource = {
   sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/AuroraPostgreSQL.CloudWatch.html'],
 };
 
-/** What RDS Proxy calls on its secret (aws-cdk-lib's `grantRead`, the Terraform module's role policy). */
-export const PROXY_SECRET_ACTIONS: ReadonlyArray<string> = ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'];
+/** What the role bootstrap calls on the master secret (aws-cdk-lib's `grantRead`, the Terraform module's role policy). */
+export const MASTER_SECRET_READ_ACTIONS: ReadonlyArray<string> = ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'];
 
 export const VPC_ENDPOINT_POLICY: AwsSource = {
   constraint:

@@ -6,13 +6,18 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DatabaseConsumerFunction } from '../database-consumer-function';
 import { DatabaseDashboard } from '../database-dashboard';
+import { DatabaseRoleBootstrap } from '../database-role-bootstrap';
 import { skipCheckov } from '../private/checkov';
 import { allowLogsToUseKey, stackLogGroupPattern } from '../private/key-policies';
 import { OptimizedReadsCluster } from '../optimized-reads-cluster';
 import { PoolingProxy } from '../pooling-proxy';
-import { DEPLOYMENT_RULES, KMS_DELETION_WINDOW_DAYS, PROXY_SECRET_ACTIONS, runRules } from '../model';
+import { DEPLOYMENT_RULES, KMS_DELETION_WINDOW_DAYS, MASTER_SECRET_READ_ACTIONS, runRules } from '../model';
 import { PoolingProxyEndpoint } from '../pooling-proxy-endpoint';
 import { throwIfInvalid } from '../private/validation';
+
+/** The database roles of the reference consumers (made by the role bootstrap). */
+export const READER_DB_USER = 'app_reader';
+export const WRITER_DB_USER = 'app_writer';
 
 /** Settings of the reference deployment; each is a CDK context key of bin/app.ts. */
 export interface ReferenceDeploymentProps extends StackProps {
@@ -66,6 +71,7 @@ export class ReferenceDeployment extends Stack {
   public readonly reader: DatabaseConsumerFunction;
   public readonly writer: DatabaseConsumerFunction;
   public readonly dashboard: DatabaseDashboard;
+  public readonly databaseRoles: DatabaseRoleBootstrap;
 
   constructor(scope: Construct, id: string, props: ReferenceDeploymentProps = {}) {
     super(scope, id, props);
@@ -94,6 +100,15 @@ export class ReferenceDeployment extends Stack {
       maxConnectionsPercent: props.maxConnectionsPercent,
     });
 
+    // Each consumer logs in as a role of its own, never as the master user.
+    this.databaseRoles = new DatabaseRoleBootstrap(this, 'DatabaseRoles', {
+      cluster: this.database,
+      roles: [
+        { name: READER_DB_USER, access: 'READ_ONLY' },
+        { name: WRITER_DB_USER, access: 'READ_WRITE' },
+      ],
+      encryptionKey: logKey,
+    });
     this.addSecretsManagerEndpoint();
 
     const readOnlyEndpoints = props.readOnlyEndpoints ?? 1;
@@ -104,13 +119,11 @@ export class ReferenceDeployment extends Stack {
       this.proxy.addReadOnlyEndpoint(`ReadOnly${i}`, { vpc: this.consumerVpc });
     }
 
-    const consumerDefaults = {
-      dbUser: this.database.masterUsername,
-      databaseName: this.database.databaseName,
-      encryptionKey: logKey,
-    };
-    this.reader = new DatabaseConsumerFunction(this, 'Reader', { ...consumerDefaults, endpoint: this.readOnlyEndpoint });
-    this.writer = new DatabaseConsumerFunction(this, 'Writer', { ...consumerDefaults, endpoint: this.readWriteEndpoint });
+    const consumerDefaults = { databaseName: this.database.databaseName, encryptionKey: logKey };
+    this.reader = new DatabaseConsumerFunction(this, 'Reader', { ...consumerDefaults, dbUser: READER_DB_USER, endpoint: this.readOnlyEndpoint });
+    this.writer = new DatabaseConsumerFunction(this, 'Writer', { ...consumerDefaults, dbUser: WRITER_DB_USER, endpoint: this.readWriteEndpoint });
+    // A consumer's first login needs its role.
+    for (const consumer of [this.reader, this.writer]) consumer.node.addDependency(this.databaseRoles);
 
     this.dashboard = new DatabaseDashboard(this, 'Dashboard', {
       cluster: this.database,
@@ -123,14 +136,14 @@ export class ReferenceDeployment extends Stack {
   }
 
   /**
-   * RDS Proxy reads the master secret from Secrets Manager; the data VPC reaches it privately. The
-   * endpoint answers HTTPS from the proxy only, opens no connection itself, and passes only the
-   * proxy's reads of the master secret.
+   * The role bootstrap reads the master secret from Secrets Manager; the data VPC reaches it privately.
+   * The endpoint answers HTTPS from the bootstrap function only, opens no connection itself, and passes
+   * only that function's reads of the master secret. (RDS Proxy reads no secret: end-to-end IAM.)
    */
   private addSecretsManagerEndpoint(): void {
     const securityGroup = new ec2.SecurityGroup(this, 'SecretsManagerEndpointSecurityGroup', {
       vpc: this.dataVpc,
-      description: 'Secrets Manager interface endpoint of the data VPC: HTTPS from the proxy only',
+      description: 'Secrets Manager interface endpoint of the data VPC: HTTPS from the role bootstrap only',
       allowAllOutbound: false,
     });
     const secretsEndpoint = this.dataVpc.addInterfaceEndpoint('SecretsManager', {
@@ -139,17 +152,16 @@ export class ReferenceDeployment extends Stack {
       open: false,
       securityGroups: [securityGroup],
     });
-    secretsEndpoint.connections.allowDefaultPortFrom(this.proxy.connections, 'RDS Proxy reads its secret');
-    this.proxy.connections.securityGroups[0].addEgressRule(securityGroup, ec2.Port.HTTPS, 'RDS Proxy reads its secret');
-    // The role aws-cdk-lib's DatabaseProxy creates to read its secrets (PoolingProxy passes none of its own).
-    const proxyRole = this.proxy.proxy.node.findChild('IAMRole') as iam.IRole;
+    secretsEndpoint.connections.allowDefaultPortFrom(this.databaseRoles, 'Role bootstrap reads the master secret');
     secretsEndpoint.addToPolicy(
       new iam.PolicyStatement({
-        principals: [proxyRole],
-        actions: [...PROXY_SECRET_ACTIONS],
+        principals: [this.databaseRoles.function.role!],
+        actions: [...MASTER_SECRET_READ_ACTIONS],
         resources: [this.database.masterSecret.secretArn],
       }),
     );
+    // The bootstrap runs once the endpoint answers.
+    this.databaseRoles.resource.node.addDependency(secretsEndpoint);
   }
 
   private isolatedVpc(id: string, cidr: string, logKey: kms.IKey): ec2.Vpc {

@@ -4,6 +4,11 @@ output "cluster_identifier" {
   depends_on  = [module.writer, module.readers]
 }
 
+output "cluster_resource_id" {
+  description = "The cluster's resource ID, the dbuser part of rds-db:connect ARNs for IAM logins to the cluster (the proxy's, with end-to-end IAM)."
+  value       = aws_rds_cluster.this.cluster_resource_id
+}
+
 output "cluster_arn" {
   description = "ARN of the cluster."
   value       = aws_rds_cluster.this.arn

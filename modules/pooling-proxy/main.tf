@@ -12,7 +12,7 @@ locals {
   ]...)
 }
 
-# --- Network: the proxy reaches the cluster (and Secrets Manager), nothing else --------------------
+# --- Network: the proxy reaches the cluster, nothing else ------------------------------------------
 
 resource "aws_security_group" "proxy" {
   #checkov:skip=CKV2_AWS_5:Attached to aws_db_proxy.this (vpc_security_group_ids), a resource type checkov's attachment graph does not know
@@ -44,18 +44,7 @@ resource "aws_vpc_security_group_ingress_rule" "cluster_from_proxy" {
   description                  = "RDS Proxy to Aurora"
 }
 
-resource "aws_vpc_security_group_egress_rule" "proxy_to_secrets_manager" {
-  count = length(var.secrets_manager_security_group_ids)
-
-  security_group_id            = aws_security_group.proxy.id
-  referenced_security_group_id = var.secrets_manager_security_group_ids[count.index]
-  ip_protocol                  = "tcp"
-  from_port                    = 443
-  to_port                      = 443
-  description                  = "RDS Proxy reads its secret"
-}
-
-# --- IAM: the proxy reads only its secret, and decrypts only through Secrets Manager ---------------
+# --- IAM: end-to-end IAM authentication; the proxy logs in as the consumers' users, reads no secret --
 
 data "aws_iam_policy_document" "assume" {
   statement {
@@ -72,21 +61,13 @@ data "aws_iam_policy_document" "assume" {
   }
 }
 
-data "aws_iam_policy_document" "secret" {
+data "aws_iam_policy_document" "connect" {
+  count = length(var.database_users) > 0 ? 1 : 0
+
   statement {
-    sid       = "ReadTheSecret"
-    actions   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
-    resources = [var.master_user_secret_arn]
-  }
-  statement {
-    sid       = "DecryptTheSecret"
-    actions   = ["kms:Decrypt"]
-    resources = [var.secret_kms_key_arn]
-    condition {
-      test     = "StringEquals"
-      variable = "kms:ViaService"
-      values   = ["secretsmanager.${data.aws_region.current.region}.amazonaws.com"]
-    }
+    sid       = "LogInAsTheConsumersUsers"
+    actions   = ["rds-db:connect"]
+    resources = [for user in var.database_users : "arn:${data.aws_partition.current.partition}:rds-db:${data.aws_region.current.region}:${data.aws_caller_identity.current.account_id}:dbuser:${var.cluster_resource_id}/${user}"]
   }
 }
 
@@ -98,10 +79,12 @@ resource "aws_iam_role" "proxy" {
   tags               = var.tags
 }
 
-resource "aws_iam_role_policy" "secret" {
-  name   = "read-database-secret"
+resource "aws_iam_role_policy" "connect" {
+  count = length(var.database_users) > 0 ? 1 : 0
+
+  name   = "connect-as-database-users"
   role   = aws_iam_role.proxy.id
-  policy = data.aws_iam_policy_document.secret.json
+  policy = data.aws_iam_policy_document.connect[0].json
 }
 
 # --- The proxy ------------------------------------------------------------------------------------
@@ -117,15 +100,11 @@ resource "aws_db_proxy" "this" {
   vpc_security_group_ids = [aws_security_group.proxy.id]
   tags                   = var.tags
 
-  auth {
-    auth_scheme               = "SECRETS"
-    iam_auth                  = "REQUIRED"
-    client_password_auth_type = "POSTGRES_SCRAM_SHA_256"
-    secret_arn                = var.master_user_secret_arn
-    description               = "master user secret of the cluster"
-  }
+  # Clients log in with IAM tokens, and the proxy logs in to the cluster with IAM as the same user:
+  # no secret is read (docs/AWS-RULES.md, proxy-end-to-end-iam-auth).
+  default_auth_scheme = "IAM_AUTH"
 
-  depends_on = [aws_iam_role_policy.secret]
+  depends_on = [aws_iam_role_policy.connect]
 }
 
 resource "aws_db_proxy_default_target_group" "this" {

@@ -19,7 +19,7 @@ output "security_group_id" {
 }
 
 output "role_arn" {
-  description = "The role the proxy reads its secret with."
+  description = "The role the proxy assumes to log in to the cluster with IAM."
   value       = aws_iam_role.proxy.arn
 }
 
@@ -56,4 +56,9 @@ output "pool_settings" {
 output "max_server_connections" {
   description = "Server connections the pool may open per instance (floor(max_connections * max_connections_percent / 100)); null without max_connections."
   value       = var.max_connections == null ? null : floor(var.max_connections * var.max_connections_percent / 100)
+}
+
+output "database_users" {
+  description = "The database users the proxy may log in to the cluster as (rds-db:connect on dbuser:<cluster resource id>/<user>)."
+  value       = var.database_users
 }

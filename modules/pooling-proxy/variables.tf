@@ -29,15 +29,16 @@ variable "cluster_security_group_id" {
   nullable    = false
 }
 
-variable "master_user_secret_arn" {
-  description = "ARN of the Secrets Manager secret the proxy logs in to the database with (the cluster's managed master secret)."
+variable "cluster_resource_id" {
+  description = "The cluster's resource ID (module.aurora.cluster_resource_id): the proxy logs in to the cluster with IAM (end-to-end IAM authentication), as each of database_users."
   type        = string
   nullable    = false
 }
 
-variable "secret_kms_key_arn" {
-  description = "KMS key that encrypts the secret; the proxy's role may decrypt with it, through Secrets Manager only."
-  type        = string
+variable "database_users" {
+  description = "Database users the proxy may log in to the cluster as (rds-db:connect on dbuser:<cluster_resource_id>/<user>): every consumer's own role, never the master user. Clients log in as them with IAM tokens."
+  type        = list(string)
+  default     = []
   nullable    = false
 }
 
@@ -50,13 +51,6 @@ variable "vpc_id" {
 variable "subnet_ids" {
   description = "Subnets of the proxy's default (READ_WRITE) endpoint, in the cluster's VPC, at least two Availability Zones."
   type        = list(string)
-  nullable    = false
-}
-
-variable "secrets_manager_security_group_ids" {
-  description = "Security groups of a Secrets Manager interface endpoint in the proxy's VPC; the proxy gets egress to them on 443. Empty: no such rule (the VPC must reach Secrets Manager otherwise)."
-  type        = list(string)
-  default     = []
   nullable    = false
 }
 

@@ -5,10 +5,10 @@ import { Annotations, Capture, Match, Template } from 'aws-cdk-lib/assertions';
 import { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { IConstruct } from 'constructs';
-import { KMS_DELETION_WINDOW_DAYS, LOGS_ENCRYPTION_CONTEXT_KEY, PROXY_SECRET_ACTIONS } from '../../lib/model';
+import { KMS_DELETION_WINDOW_DAYS, LOGS_ENCRYPTION_CONTEXT_KEY, MASTER_SECRET_READ_ACTIONS } from '../../lib/model';
 import { CONTEXT_KEYS, readDeploymentContext } from '../../lib/reference-app/app-context';
-import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
-import { getAtt, isolatedSubnetRefs, kitError, logicalIdOf, ref } from '../helpers/cdk';
+import { READER_DB_USER, ReferenceDeployment, WRITER_DB_USER } from '../../lib/reference-app/reference-deployment';
+import { getAtt, isolatedSubnetRefs, joinIntrinsic, kitError, logicalIdOf, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
 
 /** The feature flags of cdk.json, so the test app behaves like `cdk synth`. */
@@ -156,19 +156,23 @@ describe('ReferenceDeployment', () => {
     }
   });
 
-  test('both Lambda consumers are in the consumer VPC; the only other function is CDK\'s custom-resource provider', () => {
+  test('both Lambda consumers are in the consumer VPC, the role bootstrap in the data VPC, CDK\'s deploy-time helpers in none', () => {
     // GIVEN
     const functions = template.findResources('AWS::Lambda::Function');
     // THEN
     for (const consumer of [stack.reader, stack.writer]) {
       expect(functions[logicalIdOf(consumer.function)].Properties.VpcConfig.SubnetIds).toEqual(isolatedSubnetRefs(stack.consumerVpc));
     }
-    const others = Object.entries(functions).filter(([id]) => ![stack.reader, stack.writer].some((c) => logicalIdOf(c.function) === id));
-    expect(others).toHaveLength(1);
-    expect(others[0][1].Properties.Description).toMatch(/default security group/);
+    // The role bootstrap runs in the data VPC; the deploy-time helpers (default-SG cleanup, the custom
+    // resource provider framework) run outside any VPC.
+    expect(functions[logicalIdOf(stack.databaseRoles.function)].Properties.VpcConfig.SubnetIds).toEqual(isolatedSubnetRefs(stack.dataVpc));
+    const others = Object.entries(functions).filter(([id]) => ![stack.reader, stack.writer, stack.databaseRoles].some((c) => logicalIdOf(c.function) === id));
+    expect(others).toHaveLength(2);
+    expect(others.map(([, f]) => f.Properties.VpcConfig)).toEqual([undefined, undefined]);
+    expect(others.map(([, f]) => f.Properties.Description)).toEqual(expect.arrayContaining([expect.stringMatching(/default security group/)]));
   });
 
-  test('the proxy reaches Secrets Manager through a private interface endpoint it alone may use', () => {
+  test('the role bootstrap reaches Secrets Manager through a private interface endpoint it alone may use', () => {
     template.hasResourceProperties('AWS::EC2::VPCEndpoint', {
       VpcEndpointType: 'Interface',
       PrivateDnsEnabled: true,
@@ -179,11 +183,11 @@ describe('ReferenceDeployment', () => {
     template.hasResourceProperties('AWS::EC2::VPCEndpoint', { SecurityGroupIds: [endpointSg] });
     const ingress = Object.values(template.findResources('AWS::EC2::SecurityGroupIngress', { Properties: { GroupId: endpointSg.asObject() } }));
     expect(ingress.map((r) => [r.Properties.SourceSecurityGroupId, r.Properties.FromPort])).toEqual([
-      [getAtt(stack.proxy.connections.securityGroups[0], 'GroupId'), 443],
+      [getAtt(stack.databaseRoles.connections.securityGroups[0], 'GroupId'), 443],
     ]);
   });
 
-  test('the Secrets Manager endpoint opens no connection and passes only the proxy\'s reads of the master secret', () => {
+  test('the Secrets Manager endpoint opens no connection and passes only the role bootstrap\'s reads of the master secret', () => {
     // GIVEN
     const endpointSg = new Capture();
     const policy = new Capture();
@@ -194,15 +198,44 @@ describe('ReferenceDeployment', () => {
       expect.objectContaining({ CidrIp: '255.255.255.255/32', Description: 'Disallow all traffic' }),
     ]);
     expect(Object.keys(template.findResources('AWS::EC2::SecurityGroupEgress', { Properties: { GroupId: endpointSg.asObject() } }))).toEqual([]);
-    const proxyRole = template.findResources('AWS::RDS::DBProxy')[logicalIdOf(stack.proxy.proxy)].Properties.RoleArn;
+    const bootstrapRole = template.findResources('AWS::Lambda::Function')[logicalIdOf(stack.databaseRoles.function)].Properties.Role;
     expect(policy.asObject().Statement).toEqual([
       {
         Effect: 'Allow',
-        Principal: { AWS: proxyRole },
-        Action: [...PROXY_SECRET_ACTIONS],
+        Principal: { AWS: bootstrapRole },
+        Action: [...MASTER_SECRET_READ_ACTIONS],
         Resource: { 'Fn::GetAtt': [logicalIdOf(stack.database.cluster), 'MasterUserSecret.SecretArn'] },
       },
     ]);
+  });
+
+  test('permission paths: each consumer\'s role has rds-db:connect for its own database user only, never the master user', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    for (const [consumer, user] of [[stack.reader, READER_DB_USER], [stack.writer, WRITER_DB_USER]] as const) {
+      // GIVEN: every rds-db:connect the consumer's role holds, from any policy attached to it
+      const role = (template.findResources('AWS::Lambda::Function')[logicalIdOf(consumer.function)].Properties.Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0];
+      const connects = policies
+        .filter((p) => (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === role))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>)
+        .filter((st) => [st.Action].flat().some((a) => a === 'rds-db:connect' || a === 'rds-db:*' || a === '*'));
+      // THEN: one statement, one ARN, ending in /<its user>, on this proxy
+      expect(connects).toHaveLength(1);
+      expect([connects[0].Action].flat()).toEqual(['rds-db:connect']);
+      const arn = joinIntrinsic(connects[0].Resource);
+      expect(arn).toMatch(new RegExp(`:dbuser:[^/*]+/${user}$`));
+      expect(arn).not.toContain('*');
+      expect(arn).not.toMatch(new RegExp(`/${stack.database.masterUsername}$`));
+      expect(JSON.stringify(connects[0].Resource)).toContain(logicalIdOf(stack.proxy.proxy));
+    }
+    expect(READER_DB_USER).not.toBe(WRITER_DB_USER);
+  });
+
+  test('the proxy itself may log in as the consumers\' users only, and reads no secret', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(stack.proxy.role)] } }));
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string; Resource: unknown[] }>);
+    expect(statements.map((st) => st.Action)).toEqual(['rds-db:connect']);
+    expect(statements[0].Resource.map((r) => joinIntrinsic(r).split('/').pop())).toEqual([READER_DB_USER, WRITER_DB_USER]);
+    template.hasResourceProperties('AWS::RDS::DBProxy', { DefaultAuthScheme: 'IAM_AUTH', Auth: Match.absent() });
   });
 
   test('the log key serves the stack\'s own log groups only, and outlives the stack like every key and log group', () => {
@@ -237,11 +270,13 @@ describe('ReferenceDeployment', () => {
       'AWS::RDS::DBProxy': 1,
       'AWS::RDS::DBProxyTargetGroup': 1,
       'AWS::RDS::DBProxyEndpoint': 2,
-      'AWS::Lambda::Function': 3,
+      // two consumers, the role bootstrap and its provider framework, the default-SG cleanup
+      'AWS::Lambda::Function': 5,
       // stack log key, cluster key, alarm topic key
       'AWS::KMS::Key': 3,
-      // two flow logs, PostgreSQL, two functions
-      'AWS::Logs::LogGroup': 5,
+      // two flow logs, PostgreSQL, two consumers, the role bootstrap (shared with its provider framework)
+      'AWS::Logs::LogGroup': 6,
+      'Custom::DatabaseRoles': 1,
       'AWS::CloudWatch::Dashboard': 1,
       'AWS::SNS::Topic': 1,
       'AWS::CloudWatch::Alarm': stack.dashboard.alarms.length,
@@ -250,7 +285,7 @@ describe('ReferenceDeployment', () => {
     const expectedTypes = new Set([
       'AWS::EC2::VPC', 'AWS::EC2::Subnet', 'AWS::EC2::RouteTable', 'AWS::EC2::SubnetRouteTableAssociation', 'AWS::EC2::FlowLog',
       'AWS::EC2::SecurityGroup', 'AWS::EC2::SecurityGroupIngress', 'AWS::EC2::SecurityGroupEgress', 'AWS::EC2::VPCEndpoint',
-      'Custom::VpcRestrictDefaultSG', 'AWS::IAM::Role', 'AWS::IAM::Policy', 'AWS::KMS::Key', 'AWS::Logs::LogGroup',
+      'Custom::VpcRestrictDefaultSG', 'Custom::DatabaseRoles', 'AWS::IAM::Role', 'AWS::IAM::Policy', 'AWS::KMS::Key', 'AWS::Logs::LogGroup',
       'AWS::RDS::DBCluster', 'AWS::RDS::DBInstance', 'AWS::RDS::DBClusterParameterGroup', 'AWS::RDS::DBSubnetGroup',
       'AWS::RDS::DBProxy', 'AWS::RDS::DBProxyTargetGroup', 'AWS::RDS::DBProxyEndpoint', 'AWS::Lambda::Function',
       'AWS::SNS::Topic', 'AWS::SNS::TopicPolicy', 'AWS::CloudWatch::Dashboard', 'AWS::CloudWatch::Alarm',
@@ -262,7 +297,7 @@ describe('ReferenceDeployment', () => {
   test('every consumer has a network path to its endpoint: egress from its group, ingress to the endpoint\'s, in its VPC', () => {
     // GIVEN
     const resources = template.toJSON().Resources as Record<string, { Type: string; Properties: Props }>;
-    const consumers = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && envOf(r).DB_HOST !== undefined);
+    const consumers = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && envOf(r).DB_ENDPOINT_ROLE !== undefined);
     // THEN
     expect(consumers).toHaveLength(2);
     for (const fn of consumers) {

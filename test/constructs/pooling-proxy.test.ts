@@ -57,22 +57,33 @@ describe('PoolingProxy', () => {
     template = Template.fromStack(stack);
   });
 
-  test('requires TLS and IAM authentication; logs in to PostgreSQL with the RDS-managed secret', () => {
+  test('requires TLS; end-to-end IAM authentication (proxy-end-to-end-iam-auth): no secret, no Auth entries', () => {
     template.hasResourceProperties('AWS::RDS::DBProxy', {
       EngineFamily: 'POSTGRESQL',
       RequireTLS: true,
-      Auth: [
-        {
-          AuthScheme: 'SECRETS',
-          IAMAuth: 'REQUIRED',
-          ClientPasswordAuthType: 'POSTGRES_SCRAM_SHA_256',
-          SecretArn: getAtt(cluster.cluster, 'MasterUserSecret.SecretArn'),
-        },
-      ],
+      DefaultAuthScheme: 'IAM_AUTH',
+      Auth: Match.absent(),
+      RoleArn: getAtt(proxy.role, 'Arn'),
       DebugLogging: false,
       IdleClientTimeout: 1800,
       VpcSubnetIds: isolatedSubnetRefs(dataVpc),
     });
+  });
+
+  test('proxy-end-to-end-iam-auth: the proxy role may log in to the cluster as each granted user only, and reads no secret', () => {
+    // WHEN
+    const policies = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(proxy.role)] } }));
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: unknown; Resource: unknown }>);
+    // THEN
+    expect(statements).toEqual([
+      {
+        Action: 'rds-db:connect',
+        Effect: 'Allow',
+        Resource: {
+          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':rds-db:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':dbuser:', getAtt(cluster.cluster, 'DBClusterResourceId'), '/app_reader']],
+        },
+      },
+    ]);
   });
 
   test('the target group pools with the kit defaults and targets the cluster', () => {

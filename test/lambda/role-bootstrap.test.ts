@@ -1,122 +1,157 @@
 /**
- * The consumer roles' bootstrap SQL against a REAL PostgreSQL 15: fresh, re-run, and over a role that
- * already exists with other attributes. PostgreSQL has no `rds_iam`; the test creates a stand-in role
- * of that name, and logs the roles in with a password in place of an IAM token.
+ * The role bootstrap's SQL against a REAL PostgreSQL 15, run as a stand-in for RDS's master user: not
+ * a superuser, but CREATEROLE and CREATEDB, owner of the application database, and able to grant the
+ * `rds_iam` role (which RDS provides and a bare PostgreSQL lacks, so the suite creates one).
  */
-import { Client, type ClientConfig } from 'pg';
-import { RDS_IAM_ROLE, RoleBootstrapError, roleBootstrapStatements } from '../../lambda/src/role-bootstrap';
-import { CREATE_TABLE_SQL, INSERT_EVENT_SQL, TABLE_NAME } from '../../lambda/src/schema';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { applyDatabaseRoles, requestProblems, RoleBootstrapError, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
 import { LocalPostgres } from '../support/local-postgres';
 
+const DATABASE = 'app';
+const MASTER = 'master_stand_in';
+const REQUEST: RoleBootstrapRequest = {
+  database: DATABASE,
+  roles: [
+    { name: 'app_reader', access: 'READ_ONLY' },
+    { name: 'app_writer', access: 'READ_WRITE' },
+  ],
+};
+
 let server: LocalPostgres;
-
-async function run(config: ClientConfig, statements: ReadonlyArray<string>): Promise<void> {
-  const client = new Client(config);
-  await client.connect();
-  try {
-    for (const sql of statements) await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Logs in as `role` (a password standing in for the IAM token) and runs `sql`; resolves with the SQLSTATE, or 'ok'. */
-async function as(role: string, sql: string, params: unknown[] = []): Promise<string> {
-  await server.query(`ALTER ROLE "${role}" PASSWORD 'stand-in-for-an-iam-token'`);
-  const client = new Client({ ...server.connectionConfig('kit'), user: role, password: 'stand-in-for-an-iam-token' });
-  await client.connect();
-  try {
-    await client.query(sql, params);
-    return 'ok';
-  } catch (err) {
-    return (err as { code?: string }).code ?? String(err);
-  } finally {
-    await client.end();
-  }
-}
-
-const bootstrap = () => run(server.connectionConfig('kit'), roleBootstrapStatements({ database: 'kit' }));
-
-interface RoleRow {
-  rolname: string;
-  rolsuper: boolean;
-  rolcreatedb: boolean;
-  rolcreaterole: boolean;
-  rolcanlogin: boolean;
-  has_password: boolean;
-  member_of: string[];
-  settings: string[] | null;
-}
-
-async function roles(): Promise<RoleRow[]> {
-  const rows = await server.query<RoleRow>(
-    `SELECT r.rolname, r.rolsuper, r.rolcreatedb, r.rolcreaterole, r.rolcanlogin, a.rolpassword IS NOT NULL AS has_password,
-            ARRAY(SELECT g.rolname FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE m.member = r.oid ORDER BY 1)::text[] AS member_of,
-            (SELECT setconfig FROM pg_db_role_setting s WHERE s.setrole = r.oid AND s.setdatabase = 0) AS settings
-       FROM pg_roles r JOIN pg_authid a ON a.oid = r.oid WHERE r.rolname IN ('app_reader', 'app_writer') ORDER BY 1`,
-  );
-  return rows;
-}
+const masterPassword = randomBytes(12).toString('hex');
 
 beforeAll(async () => {
   server = await LocalPostgres.start();
-  await server.query(`CREATE ROLE ${RDS_IAM_ROLE} NOLOGIN`);
-  await server.query('CREATE DATABASE kit');
-}, 60_000);
+  await server.query('CREATE ROLE rds_iam NOLOGIN');
+  await server.query(`CREATE ROLE ${MASTER} LOGIN CREATEROLE CREATEDB PASSWORD '${masterPassword}'`);
+  await server.query(`GRANT rds_iam TO ${MASTER} WITH ADMIN OPTION`);
+  await server.query(`CREATE DATABASE ${DATABASE} OWNER ${MASTER}`);
+}, 60000);
 
 afterAll(async () => {
   await server?.stop();
+}, 30000);
+
+/** A connection to the application database; a role the bootstrap made logs in with a test password (standing in for its IAM token). */
+async function connect(user: string, password: string): Promise<Client> {
+  const client = new Client({ host: server.host, port: server.port, database: DATABASE, user, password });
+  await client.connect();
+  return client;
+}
+
+async function asUser<T>(user: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const password = user === MASTER ? masterPassword : randomBytes(12).toString('hex');
+  if (user !== MASTER) await server.query(`ALTER ROLE ${user} PASSWORD '${password}'`);
+  const client = await connect(user, password);
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+    if (user !== MASTER) await server.query(`ALTER ROLE ${user} PASSWORD NULL`);
+  }
+}
+
+const bootstrap = (request: RoleBootstrapRequest = REQUEST) => asUser(MASTER, (c) => applyDatabaseRoles(c, request));
+
+async function roleAttributes(name: string) {
+  const [row] = await server.query(
+    `SELECT r.rolcanlogin, r.rolsuper, r.rolcreatedb, r.rolcreaterole, r.rolconnlimit, a.rolpassword IS NULL AS no_password,
+       pg_has_role(r.rolname, 'rds_iam', 'MEMBER') AS iam, r.rolconfig
+     FROM pg_roles r JOIN pg_authid a ON a.oid = r.oid WHERE r.rolname = $1`,
+    [name],
+  );
+  return row;
+}
+
+async function sqlStateOfQuery(client: Client, sql: string): Promise<string | undefined> {
+  try {
+    await client.query(sql);
+    return undefined;
+  } catch (err) {
+    return (err as { code?: string }).code;
+  }
+}
+
+describe('a role that already exists with other attributes', () => {
+  test('GIVEN app_reader exists without login, with CREATEDB, a password and a connection limit WHEN bootstrapping THEN it gets the least-privilege attributes, IAM login only (rds-iam-role-iam-only-login)', async () => {
+    // GIVEN
+    await server.query("CREATE ROLE app_reader NOLOGIN CREATEDB CONNECTION LIMIT 1 PASSWORD 'old-secret'");
+
+    // WHEN
+    await bootstrap();
+
+    // THEN
+    for (const name of ['app_reader', 'app_writer']) {
+      expect(await roleAttributes(name)).toMatchObject({
+        rolcanlogin: true, rolsuper: false, rolcreatedb: false, rolcreaterole: false, rolconnlimit: -1, no_password: true, iam: true,
+      });
+    }
+    expect((await roleAttributes('app_reader')).rolconfig).toEqual(['default_transaction_read_only=on']);
+    expect((await roleAttributes('app_writer')).rolconfig).toBeNull();
+  });
 });
 
-describe('consumer role bootstrap', () => {
-  test('GIVEN an empty database WHEN bootstrapped THEN two IAM-only login roles exist with nothing else', async () => {
-    await bootstrap();
-    const expected = (rolname: string, settings: string[] | null) => ({
-      rolname, rolsuper: false, rolcreatedb: false, rolcreaterole: false, rolcanlogin: true, has_password: false, member_of: [RDS_IAM_ROLE], settings,
+describe('privileges', () => {
+  test('GIVEN the roles WHEN the writer creates its table and writes THEN it succeeds', async () => {
+    await asUser('app_writer', async (c) => {
+      await c.query('CREATE TABLE IF NOT EXISTS kit_events (id bigint PRIMARY KEY, payload jsonb NOT NULL)');
+      const { rowCount } = await c.query(`INSERT INTO kit_events VALUES (1, '{}') ON CONFLICT (id) DO NOTHING`);
+      expect(rowCount).toBe(1);
     });
-    expect(await roles()).toEqual([expected('app_reader', ['default_transaction_read_only=on']), expected('app_writer', null)]);
   });
 
-  test('GIVEN the roles WHEN the writer creates its table and writes THEN the reader reads it and cannot write', async () => {
-    await expect(as('app_writer', CREATE_TABLE_SQL)).resolves.toBe('ok');
-    await expect(as('app_writer', INSERT_EVENT_SQL, [1, '{"a":1}'])).resolves.toBe('ok');
-    await expect(as('app_reader', `SELECT payload FROM ${TABLE_NAME} WHERE id = 1`)).resolves.toBe('ok');
-    // The role's own setting refuses the write first (25006), as a replica would...
-    await expect(as('app_reader', INSERT_EVENT_SQL, [2, '{}'])).resolves.toBe('25006');
-    // ...and without it, the missing privilege does (42501): two locks, either one enough.
-    await expect(as('app_reader', `BEGIN READ WRITE; INSERT INTO ${TABLE_NAME} (id, payload) VALUES (3, '{}')`)).resolves.toBe('42501');
-    await expect(as('app_reader', `CREATE TABLE reader_table (id int)`)).resolves.toBe('25006');
+  test('GIVEN a table the writer created WHEN the reader selects from it THEN it reads the row', async () => {
+    const rows = await asUser('app_reader', async (c) => (await c.query('SELECT id FROM kit_events')).rows);
+    expect(rows).toEqual([{ id: '1' }]);
   });
 
-  test('GIVEN a bootstrapped database WHEN bootstrapped twice more THEN it succeeds and nothing changes', async () => {
-    await bootstrap();
-    const before = await roles();
-    await bootstrap();
-    await bootstrap();
-    expect(await roles()).toEqual(before);
-    await expect(as('app_reader', `SELECT count(*) FROM ${TABLE_NAME}`)).resolves.toBe('ok');
+  test('GIVEN the reader WHEN it writes or creates THEN PostgreSQL refuses (25006 read-only transaction, or 42501 no privilege)', async () => {
+    await asUser('app_reader', async (c) => {
+      expect(['25006', '42501']).toContain(await sqlStateOfQuery(c, `INSERT INTO kit_events VALUES (2, '{}')`));
+      expect(['25006', '42501']).toContain(await sqlStateOfQuery(c, 'CREATE TABLE reader_table (id int)'));
+      // Even after leaving the read-only default, the role has no write privilege.
+      await c.query('SET default_transaction_read_only = off');
+      expect(await sqlStateOfQuery(c, `INSERT INTO kit_events VALUES (2, '{}')`)).toBe('42501');
+      expect(await sqlStateOfQuery(c, 'CREATE TABLE reader_table (id int)')).toBe('42501');
+    });
   });
 
-  test('GIVEN a reader role someone widened by hand WHEN bootstrapped THEN it is brought back to read-only', async () => {
-    await server.query('ALTER ROLE app_reader CREATEDB PASSWORD \'hand-set\'');
-    await server.query('GRANT pg_write_all_data TO app_reader');
-    await server.query('GRANT app_writer TO app_reader');
-    await run(server.connectionConfig('kit'), [`GRANT INSERT ON ${TABLE_NAME} TO app_reader`]);
+  test('GIVEN a table the master user creates after the bootstrap WHEN each role uses it THEN the reader reads, the writer writes', async () => {
+    await asUser(MASTER, (c) => c.query('CREATE TABLE master_table (id int)'));
+    await asUser('app_writer', (c) => c.query('INSERT INTO master_table VALUES (1)'));
+    expect(await asUser('app_reader', async (c) => (await c.query('SELECT id FROM master_table')).rows)).toEqual([{ id: 1 }]);
+  });
+});
 
+describe('re-runs', () => {
+  test('GIVEN the roles exist WHEN bootstrapping twice more THEN nothing fails and the attributes and data stay', async () => {
     await bootstrap();
-
-    const reader = (await roles()).find((r) => r.rolname === 'app_reader')!;
-    expect(reader).toMatchObject({ rolcreatedb: false, has_password: false, member_of: [RDS_IAM_ROLE] });
-    await expect(as('app_reader', `BEGIN READ WRITE; INSERT INTO ${TABLE_NAME} (id, payload) VALUES (4, '{}')`)).resolves.toBe('42501');
+    await bootstrap();
+    expect(await roleAttributes('app_reader')).toMatchObject({ rolcanlogin: true, iam: true, rolconfig: ['default_transaction_read_only=on'] });
+    expect(await asUser('app_reader', async (c) => (await c.query('SELECT id FROM kit_events')).rows)).toEqual([{ id: '1' }]);
   });
 
+  test('GIVEN a role made a superuser by someone else WHEN bootstrapping THEN it fails naming the role and changes nothing', async () => {
+    await server.query('CREATE ROLE app_admin SUPERUSER');
+    const request: RoleBootstrapRequest = { database: DATABASE, roles: [{ name: 'app_admin', access: 'READ_ONLY' }] };
+    await expect(bootstrap(request)).rejects.toThrow(/app_admin has SUPERUSER, REPLICATION or BYPASSRLS/);
+  });
+});
+
+describe('requests', () => {
   test.each([
-    ['an upper-case role', { database: 'kit', roles: [{ name: 'AppReader', access: 'read-only' as const }] }, /role "AppReader" is not a role or database name/],
-    ['a quote in the database name', { database: 'kit"; DROP DATABASE kit; --' }, /database .* is not a role or database name/],
-    ['an RDS-reserved role', { database: 'kit', roles: [{ name: 'rds_superuser', access: 'read-write' as const }] }, /not pg_\* or rds\*/],
-    ['one role twice', { database: 'kit', roles: [{ name: 'app', access: 'read-only' as const }, { name: 'app', access: 'read-write' as const }] }, /name a role twice/],
-  ])('GIVEN %s WHEN the statements are built THEN RoleBootstrapError', (_case, spec, message) => {
-    expect(() => roleBootstrapStatements(spec)).toThrow(RoleBootstrapError);
-    expect(() => roleBootstrapStatements(spec)).toThrow(message);
+    [{ database: DATABASE, roles: [{ name: 'App-Reader', access: 'READ_ONLY' }] }, 'role name "App-Reader" must match'],
+    [{ database: DATABASE, roles: [{ name: 'rds_reader', access: 'READ_ONLY' }] }, 'role name rds_reader starts with pg_ or rds'],
+    [{ database: DATABASE, roles: [{ name: 'app_reader', access: 'ADMIN' }] }, 'role app_reader access "ADMIN" must be one of READ_ONLY, READ_WRITE'],
+    [{ database: DATABASE, roles: [] }, 'roles is empty'],
+  ])('GIVEN %j WHEN checked THEN it is refused', (request, message) => {
+    expect(requestProblems(request as RoleBootstrapRequest).join('; ')).toContain(message);
+  });
+
+  test('GIVEN the master user as a consumer role WHEN bootstrapping THEN it is refused before any statement', async () => {
+    const request: RoleBootstrapRequest = { database: DATABASE, roles: [{ name: MASTER, access: 'READ_WRITE' }] };
+    await expect(bootstrap(request)).rejects.toThrow(RoleBootstrapError);
+    await expect(bootstrap(request)).rejects.toThrow(`role name ${MASTER} is the master user`);
   });
 });

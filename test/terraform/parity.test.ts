@@ -2,7 +2,7 @@ import * as path from 'path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
-import { DEFAULT_AUTO_MINOR_VERSION_UPGRADE, KMS_DELETION_WINDOW_DAYS, METRIC_CATALOG, PROXY_SECRET_ACTIONS, postgresLogGroupName } from '../../lib/model';
+import { DEFAULT_AUTO_MINOR_VERSION_UPGRADE, KMS_DELETION_WINDOW_DAYS, METRIC_CATALOG, MASTER_SECRET_READ_ACTIONS, postgresLogGroupName } from '../../lib/model';
 import { AlarmPath, TEST_ENV, judgeAlarmPath, templateAlarmPaths } from '../helpers/alarm-permissions';
 import { joinIntrinsic } from '../helpers/cdk';
 import { PolicyStatement } from '../helpers/policy-evaluation';
@@ -44,16 +44,26 @@ const TYPE_MAP: Record<string, string> = {
   'AWS::Logs::LogGroup': 'aws_cloudwatch_log_group',
   'AWS::IAM::Role': 'aws_iam_role',
   'AWS::IAM::Policy': 'aws_iam_role_policy',
+  'Custom::DatabaseRoles': 'aws_lambda_invocation',
 };
 
 /**
  * What CDK creates that has no Terraform counterpart by design: aws-cdk-lib's custom resource that
- * strips each VPC's default security group (its handler Lambda and role), and CDK metadata. Security
- * group rules are compared as resources: one per permission in both flavours.
+ * strips each VPC's default security group (its handler Lambda and role), the custom resource provider
+ * framework that answers CloudFormation for the role bootstrap (Terraform invokes the function itself),
+ * and CDK metadata. Security group rules are compared as resources: one per permission in both flavours.
  */
 function isCdkMachinery(id: string, type: string): boolean {
-  return type === 'AWS::CDK::Metadata' || type.startsWith('Custom::') || id.startsWith('CustomVpcRestrictDefaultSG');
+  return (
+    type === 'AWS::CDK::Metadata' ||
+    (type.startsWith('Custom::') && type !== 'Custom::DatabaseRoles') ||
+    id.startsWith('CustomVpcRestrictDefaultSG') ||
+    id.startsWith('DatabaseRolesProviderframework')
+  );
 }
+
+/** The database user at the end of an rds-db:connect ARN. */
+const dbUserOf = (arn: string) => arn.slice(arn.lastIndexOf('/') + 1);
 
 interface Inventory {
   counts: Record<string, number>;
@@ -75,6 +85,9 @@ interface Inventory {
   /** How many log groups outlive a destroy / how many there are. */
   logGroupsRetained: [number, number];
   secretsEndpoint: Props;
+  /** The users the proxy role may log in to the cluster as, and the roles the bootstrap makes. */
+  /** proxyActions: every distinct action of the proxy role's policies. */
+  databaseUsers: { proxy: string[]; proxyActions: string[]; bootstrap: Props[] };
 }
 
 /** The log group part of a CloudWatch Logs encryption-context ARN, `<cluster>` for the cluster identifier. */
@@ -142,8 +155,13 @@ function cdkInventory(): Inventory {
   }
   const cluster = of('AWS::RDS::DBCluster')[0];
   const proxy = of('AWS::RDS::DBProxy')[0];
-  const auth = (proxy.Auth as Props[])[0];
   const pool = of('AWS::RDS::DBProxyTargetGroup')[0].ConnectionPoolConfigurationInfo as Props;
+  const proxyRoleId = (proxy.RoleArn as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0];
+  const proxyStatements = of('AWS::IAM::Policy')
+    .filter((p) => JSON.stringify(p.Roles) === JSON.stringify([{ Ref: proxyRoleId }]))
+    .flatMap((p) => (p.PolicyDocument as { Statement: Array<{ Action: string; Resource: unknown }> }).Statement);
+  const proxyConnects = proxyStatements.filter((st) => st.Action === 'rds-db:connect').flatMap((st) => [st.Resource].flat().map((r) => dbUserOf(joined(r))));
+  const bootstrapFunction = Object.values(resources).find((r) => r.Type === 'AWS::Lambda::Function' && (r.Properties.Environment as { Variables: Props } | undefined)?.Variables.DB_MASTER_SECRET_ARN)!;
   const body = JSON.stringify(of('AWS::CloudWatch::Dashboard')[0].DashboardBody);
   const keys = of('AWS::KMS::Key');
   const clusterKey = keys.find((k) => String(k.Description).includes('Aurora cluster'))!;
@@ -189,9 +207,8 @@ function cdkInventory(): Inventory {
       requireTls: proxy.RequireTLS,
       debugLogging: proxy.DebugLogging,
       idleClientTimeout: proxy.IdleClientTimeout,
-      authScheme: auth.AuthScheme,
-      iamAuth: auth.IAMAuth,
-      clientPasswordAuthType: auth.ClientPasswordAuthType,
+      defaultAuthScheme: proxy.DefaultAuthScheme,
+      secretAuthEntries: ((proxy.Auth as Props[] | undefined) ?? []).length,
     },
     pool: { max: pool.MaxConnectionsPercent, idle: pool.MaxIdleConnectionsPercent, borrow: pool.ConnectionBorrowTimeout },
     endpointRoles: of('AWS::RDS::DBProxyEndpoint').map((e) => e.TargetRole as string).sort(),
@@ -204,6 +221,7 @@ function cdkInventory(): Inventory {
         tracing: (f.TracingConfig as Props).Mode,
         environment: Object.keys((f.Environment as { Variables: Props }).Variables).sort(),
         role: (f.Environment as { Variables: Props }).Variables.DB_ENDPOINT_ROLE,
+        dbUser: (f.Environment as { Variables: Props }).Variables.DB_USER,
         tls: (f.Environment as { Variables: Props }).Variables.DB_TLS,
         inVpc: f.VpcConfig !== undefined,
         encryptedEnvironment: f.KmsKeyArn !== undefined,
@@ -241,9 +259,14 @@ function cdkInventory(): Inventory {
       egressRules: endpointEgress.length,
       statements: endpointStatement.map((st) => ({
         actions: st.Action,
-        principal: JSON.stringify((st.Principal as Props).AWS) === JSON.stringify(proxy.RoleArn) ? 'the proxy role' : JSON.stringify(st.Principal),
+        principal: JSON.stringify((st.Principal as Props).AWS) === JSON.stringify(bootstrapFunction.Properties.Role) ? 'the role bootstrap' : JSON.stringify(st.Principal),
         resource: JSON.stringify(st.Resource) === secretArn ? 'the master secret' : JSON.stringify(st.Resource),
       })),
+    },
+    databaseUsers: {
+      proxy: proxyConnects.sort(),
+      proxyActions: [...new Set(proxyStatements.flatMap((st) => [st.Action].flat()))],
+      bootstrap: (of('Custom::DatabaseRoles')[0].Request as { roles: Props[] }).roles,
     },
   };
 }
@@ -256,7 +279,10 @@ function terraformInventory(plan: PlanJson): Inventory {
   for (const r of managed) if (tfTypes.has(r.type)) counts[r.type] = (counts[r.type] ?? 0) + 1;
   const cluster = of('aws_rds_cluster')[0];
   const proxy = of('aws_db_proxy')[0];
-  const auth = (proxy.auth as Props[])[0];
+  const after = (address: string) => plan.resource_changes.find((r) => r.address === address)!.change.after as Props;
+  const connectPolicy = after('module.proxy.data.aws_iam_policy_document.connect[0]');
+  // The rds-db:connect ARNs carry the cluster's resource ID, known only after apply: the users come from the output.
+  const proxyConnects = [...(plan.output_changes!.database_users.after as { proxy: string[] }).proxy];
   const pool = (of('aws_db_proxy_default_target_group')[0].connection_pool_config as Props[])[0];
   const body = of('aws_cloudwatch_dashboard')[0].dashboard_body as string;
   const policyOf = (key: Props) => JSON.parse(key.policy as string) as { Statement: Props[] };
@@ -301,9 +327,8 @@ function terraformInventory(plan: PlanJson): Inventory {
       requireTls: proxy.require_tls,
       debugLogging: proxy.debug_logging,
       idleClientTimeout: proxy.idle_client_timeout,
-      authScheme: auth.auth_scheme,
-      iamAuth: auth.iam_auth,
-      clientPasswordAuthType: auth.client_password_auth_type,
+      defaultAuthScheme: proxy.default_auth_scheme,
+      secretAuthEntries: ((proxy.auth as Props[] | undefined) ?? []).length,
     },
     pool: { max: pool.max_connections_percent, idle: pool.max_idle_connections_percent, borrow: pool.connection_borrow_timeout },
     endpointRoles: of('aws_db_proxy_endpoint').map((e) => e.target_role as string).sort(),
@@ -322,6 +347,7 @@ function terraformInventory(plan: PlanJson): Inventory {
           tracing: (f.tracing_config as Props[])[0].mode,
           environment: Object.keys(variables).sort(),
           role: variables.DB_ENDPOINT_ROLE,
+          dbUser: variables.DB_USER,
           tls: variables.DB_TLS,
           inVpc: (f.vpc_config as Props[]).length === 1,
           encryptedEnvironment: (f.kms_key_arn ?? null) !== null || unknown.kms_key_arn === true,
@@ -367,10 +393,15 @@ function terraformInventory(plan: PlanJson): Inventory {
         const principals = (st.principals as Array<Record<string, unknown>>)[0];
         return {
           actions: (st.actions as { constant_value: string[] }).constant_value,
-          principal: refs(principals.identifiers) === 'module.proxy.role_arn' ? 'the proxy role' : JSON.stringify(principals),
+          principal: refs(principals.identifiers) === 'module.database_roles.role_arn' ? 'the role bootstrap' : JSON.stringify(principals),
           resource: refs(st.resources) === 'module.database.master_user_secret_arn' ? 'the master secret' : JSON.stringify(st.resources),
         };
       }),
+    },
+    databaseUsers: {
+      proxy: proxyConnects.sort(),
+      proxyActions: [...new Set((connectPolicy.statement as Props[]).flatMap((st) => st.actions as string[]))],
+      bootstrap: (JSON.parse(after('module.database_roles.aws_lambda_invocation.this').input as string) as { roles: Props[] }).roles,
     },
   };
 }
@@ -457,12 +488,26 @@ describe('CDK reference app and Terraform complete example', () => {
     expect(cdk.logGroupsRetained[0]).toBe(cdk.logGroupsRetained[1]);
   });
 
-  test('the Secrets Manager endpoint opens no connection and passes only the proxy\'s reads of the master secret', () => {
+  test('the Secrets Manager endpoint opens no connection and passes only the role bootstrap\'s reads of the master secret', () => {
     expect(tf.secretsEndpoint).toEqual(cdk.secretsEndpoint);
     expect(cdk.secretsEndpoint).toEqual({
       egressRules: 0,
-      statements: [{ actions: [...PROXY_SECRET_ACTIONS], principal: 'the proxy role', resource: 'the master secret' }],
+      statements: [{ actions: [...MASTER_SECRET_READ_ACTIONS], principal: 'the role bootstrap', resource: 'the master secret' }],
     });
+  });
+
+  test('end-to-end IAM: the proxy reads no secret and logs in as the consumers\' own roles, which the bootstrap makes; no consumer is the master user', () => {
+    expect(tf.proxy).toMatchObject({ defaultAuthScheme: 'IAM_AUTH', secretAuthEntries: 0 });
+    expect(tf.databaseUsers).toEqual(cdk.databaseUsers);
+    expect(cdk.databaseUsers).toEqual({
+      proxy: ['app_reader', 'app_writer'],
+      proxyActions: ['rds-db:connect'],
+      bootstrap: [{ name: 'app_reader', access: 'READ_ONLY' }, { name: 'app_writer', access: 'READ_WRITE' }],
+    });
+    for (const flavour of [cdk, tf]) {
+      const consumers = flavour.functions.filter((f) => f.role !== undefined);
+      expect(consumers.map((f) => [f.role, f.dbUser]).sort()).toEqual([['READ_ONLY', 'app_reader'], ['READ_WRITE', 'app_writer']]);
+    }
   });
 
   test('CloudWatch may publish to the topic and use its key for every alarm action, in both', () => {

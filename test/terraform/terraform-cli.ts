@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { buildLambdaZips } from '../../bin/build-lambda';
+import { buildLambdaZips, LAMBDA_HANDLERS } from '../../bin/build-lambda';
 
 /**
  * Runs Terraform against the offline stand-in provider (test/terraform/provider): builds it when its
@@ -26,7 +26,7 @@ export function terraformEnv(): NodeJS.ProcessEnv {
 /** The Lambda zips the examples deploy; built when missing. */
 export function ensureLambdaZips(): void {
   const dir = path.join(ROOT, 'dist', 'lambda');
-  if (!['read-handler.zip', 'write-handler.zip'].every((f) => fs.existsSync(path.join(dir, f)))) buildLambdaZips(dir);
+  if (!LAMBDA_HANDLERS.every((name) => fs.existsSync(path.join(dir, `${name}.zip`)))) buildLambdaZips(dir);
 }
 
 export interface TerraformRun {
@@ -97,6 +97,8 @@ export interface ResourceChange {
 
 export interface PlanJson {
   readonly resource_changes: ReadonlyArray<ResourceChange>;
+  /** The root module's outputs, as planned (`after` is null when known only after apply). */
+  readonly output_changes?: Readonly<Record<string, { readonly after: unknown }>>;
   /** The root module's configuration: each resource's argument expressions (constants, references). */
   readonly configuration: {
     readonly root_module: {

@@ -90,8 +90,9 @@ func TestExamplesPlan(t *testing.T) {
 					assert.Equal(t, want, after["instance_class"])
 				case "aws_db_proxy":
 					assert.Equal(t, true, after["require_tls"])
-					auth := after["auth"].([]interface{})[0].(map[string]interface{})
-					assert.Equal(t, "REQUIRED", auth["iam_auth"])
+					// End-to-end IAM: clients and the proxy log in with IAM; no secret entry.
+					assert.Equal(t, "IAM_AUTH", after["default_auth_scheme"])
+					assert.Empty(t, after["auth"])
 				case "aws_db_proxy_endpoint":
 					assert.Contains(t, []interface{}{"READ_ONLY", "READ_WRITE"}, after["target_role"])
 				case "aws_lambda_function":

@@ -24,7 +24,9 @@ locals {
   ]...)
   subnet_ids = { for vpc in keys(local.vpcs) : vpc => [for i, _ in local.azs : aws_subnet.isolated["${vpc}-${i}"].id] }
 
-  function_names   = { reader = "${var.name}-reader", writer = "${var.name}-writer" }
+  function_names = { reader = "${var.name}-reader", writer = "${var.name}-writer", roles = "${var.name}-database-roles" }
+  # Each consumer logs in as a role of its own, never as the master user (made by module.database_roles).
+  db_users         = { reader = "app_reader", writer = "app_writer" }
   flow_logs_prefix = "/aurora-proxy-kit/${var.name}/"
 
   endpoints = merge(
@@ -137,22 +139,23 @@ resource "aws_flow_log" "this" {
   iam_role_arn    = aws_iam_role.flow_logs[each.key].arn
 }
 
-# RDS Proxy reads the master secret from Secrets Manager; the data VPC reaches it privately. The
-# endpoint answers HTTPS from the proxy only and opens no connection itself (no egress rule: Terraform
-# removes the allow-all rule AWS adds to a new group).
+# The role bootstrap reads the master secret from Secrets Manager; the data VPC reaches it privately.
+# The endpoint answers HTTPS from the bootstrap function only and opens no connection itself (no egress
+# rule: Terraform removes the allow-all rule AWS adds to a new group). RDS Proxy reads no secret
+# (end-to-end IAM authentication).
 resource "aws_security_group" "secrets_manager" {
   name_prefix = "${var.name}-secretsmanager-"
-  description = "Secrets Manager interface endpoint of the data VPC: HTTPS from the proxy only"
+  description = "Secrets Manager interface endpoint of the data VPC: HTTPS from the role bootstrap only"
   vpc_id      = aws_vpc.this["data"].id
 }
 
-resource "aws_vpc_security_group_ingress_rule" "secrets_manager_from_proxy" {
+resource "aws_vpc_security_group_ingress_rule" "secrets_manager_from_role_bootstrap" {
   security_group_id            = aws_security_group.secrets_manager.id
-  referenced_security_group_id = module.proxy.security_group_id
+  referenced_security_group_id = module.database_roles.security_group_id
   ip_protocol                  = "tcp"
   from_port                    = 443
   to_port                      = 443
-  description                  = "RDS Proxy reads its secret"
+  description                  = "Role bootstrap reads the master secret"
 }
 
 resource "aws_vpc_endpoint" "secrets_manager" {
@@ -165,15 +168,15 @@ resource "aws_vpc_endpoint" "secrets_manager" {
   policy              = data.aws_iam_policy_document.secrets_manager_endpoint.json
 }
 
-# Through the endpoint, only the proxy's reads of the master secret pass.
+# Through the endpoint, only the role bootstrap's reads of the master secret pass.
 data "aws_iam_policy_document" "secrets_manager_endpoint" {
   statement {
-    sid       = "ProxyReadsTheMasterSecret"
+    sid       = "RoleBootstrapReadsTheMasterSecret"
     actions   = ["secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue"]
     resources = [module.database.master_user_secret_arn]
     principals {
       type        = "AWS"
-      identifiers = [module.proxy.role_arn]
+      identifiers = [module.database_roles.role_arn]
     }
   }
 }
@@ -196,18 +199,35 @@ module "database" {
 module "proxy" {
   source = "../../pooling-proxy"
 
-  name                               = var.name
+  name                      = var.name
+  cluster_identifier        = module.database.cluster_identifier
+  readers                   = length(module.database.reader_instance_identifiers)
+  cluster_security_group_id = module.database.security_group_id
+  cluster_resource_id       = module.database.cluster_resource_id
+  database_users            = values(local.db_users)
+  vpc_id                    = aws_vpc.this["data"].id
+  subnet_ids                = local.subnet_ids.data
+  max_connections           = module.database.max_connections
+  max_connections_percent   = var.max_connections_percent
+  endpoints                 = local.endpoints
+}
+
+module "database_roles" {
+  source = "../../database-role-bootstrap"
+
+  function_name                      = local.function_names.roles
+  filename                           = "${local.lambda_dir}/role-bootstrap.zip"
+  roles                              = [{ name = local.db_users.reader, access = "READ_ONLY" }, { name = local.db_users.writer, access = "READ_WRITE" }]
   cluster_identifier                 = module.database.cluster_identifier
-  readers                            = length(module.database.reader_instance_identifiers)
+  cluster_endpoint                   = module.database.writer_endpoint
   cluster_security_group_id          = module.database.security_group_id
+  database_name                      = module.database.database_name
   master_user_secret_arn             = module.database.master_user_secret_arn
   secret_kms_key_arn                 = module.database.kms_key_arn
   vpc_id                             = aws_vpc.this["data"].id
   subnet_ids                         = local.subnet_ids.data
   secrets_manager_security_group_ids = [aws_security_group.secrets_manager.id]
-  max_connections                    = module.database.max_connections
-  max_connections_percent            = var.max_connections_percent
-  endpoints                          = local.endpoints
+  kms_key_arn                        = aws_kms_key.logs.arn
 }
 
 module "reader" {
@@ -219,10 +239,12 @@ module "reader" {
   subnet_ids         = local.subnet_ids.consumer
   endpoint           = module.proxy.endpoints["${var.name}-ro"]
   connect_arn_prefix = module.proxy.connect_arn_prefix
-  db_user            = module.database.master_username
+  db_user            = local.db_users.reader
   database_name      = module.database.database_name
   create_kms_key     = false
   kms_key_arn        = aws_kms_key.logs.arn
+
+  depends_on = [module.database_roles]
 }
 
 module "writer" {
@@ -234,10 +256,12 @@ module "writer" {
   subnet_ids         = local.subnet_ids.consumer
   endpoint           = module.proxy.endpoints["${var.name}-rw"]
   connect_arn_prefix = module.proxy.connect_arn_prefix
-  db_user            = module.database.master_username
+  db_user            = local.db_users.writer
   database_name      = module.database.database_name
   create_kms_key     = false
   kms_key_arn        = aws_kms_key.logs.arn
+
+  depends_on = [module.database_roles]
 }
 
 module "dashboard" {

@@ -52,3 +52,8 @@ output "dashboard_name" {
   description = "CloudWatch dashboard."
   value       = module.dashboard.dashboard_name
 }
+
+output "database_users" {
+  description = "The roles the consumers log in as (made by the role bootstrap), and the proxy's own logins: the same users, never the master user."
+  value       = { reader = local.db_users.reader, writer = local.db_users.writer, proxy = module.proxy.database_users }
+}

@@ -1,5 +1,8 @@
 # The smallest useful deployment: one VPC, an Optimized Reads cluster with one reader, and an RDS Proxy
-# with one READ_ONLY endpoint beside its default READ_WRITE one. Bring your own consumers.
+# with one READ_ONLY endpoint beside its default READ_WRITE one. Bring your own consumers: give each a
+# database role (modules/database-role-bootstrap, as examples/complete does) and list it in the proxy's
+# database_users. The proxy uses end-to-end IAM authentication and reads no secret, so the VPC needs no
+# Secrets Manager endpoint or NAT.
 
 terraform {
   required_version = ">= 1.5"
@@ -50,8 +53,7 @@ module "proxy" {
   cluster_identifier        = module.database.cluster_identifier
   readers                   = length(module.database.reader_instance_identifiers)
   cluster_security_group_id = module.database.security_group_id
-  master_user_secret_arn    = module.database.master_user_secret_arn
-  secret_kms_key_arn        = module.database.kms_key_arn
+  cluster_resource_id       = module.database.cluster_resource_id
   vpc_id                    = aws_vpc.this.id
   subnet_ids                = aws_subnet.isolated[*].id
   endpoints = {

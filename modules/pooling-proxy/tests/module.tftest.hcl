@@ -3,16 +3,15 @@ mock_provider "aws" {
 }
 
 variables {
-  name                               = "kit"
-  cluster_identifier                 = "kit"
-  readers                            = 2
-  cluster_security_group_id          = "sg-cluster"
-  master_user_secret_arn             = "arn:aws:secretsmanager:us-east-1:123456789012:secret:rds!cluster-kit"
-  secret_kms_key_arn                 = "arn:aws:kms:us-east-1:123456789012:key/kit"
-  vpc_id                             = "vpc-data"
-  subnet_ids                         = ["subnet-d1", "subnet-d2"]
-  secrets_manager_security_group_ids = ["sg-secrets"]
-  max_connections                    = 3604
+  name                      = "kit"
+  cluster_identifier        = "kit"
+  readers                   = 2
+  cluster_security_group_id = "sg-cluster"
+  cluster_resource_id       = "cluster-KIT"
+  database_users            = ["app_reader", "app_writer"]
+  vpc_id                    = "vpc-data"
+  subnet_ids                = ["subnet-d1", "subnet-d2"]
+  max_connections           = 3604
   endpoints = {
     kit-ro = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], allowed_security_group_ids = ["sg-reporting"] }
     kit-rw = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], target_role = "READ_WRITE" }
@@ -27,8 +26,8 @@ run "proxy_requires_tls_and_iam" {
     error_message = "TLS must be required"
   }
   assert {
-    condition     = one(aws_db_proxy.this.auth).iam_auth == "REQUIRED" && one(aws_db_proxy.this.auth).auth_scheme == "SECRETS" && one(aws_db_proxy.this.auth).client_password_auth_type == "POSTGRES_SCRAM_SHA_256"
-    error_message = "IAM auth required, Secrets Manager auth to the database"
+    condition     = aws_db_proxy.this.default_auth_scheme == "IAM_AUTH" && length(aws_db_proxy.this.auth) == 0
+    error_message = "end-to-end IAM authentication, no secret"
   }
   assert {
     condition     = one(aws_db_proxy_default_target_group.this.connection_pool_config).max_connections_percent == 100 && one(aws_db_proxy_default_target_group.this.connection_pool_config).max_idle_connections_percent == 50 && one(aws_db_proxy_default_target_group.this.connection_pool_config).connection_borrow_timeout == 120
@@ -59,8 +58,11 @@ run "proxy_requires_tls_and_iam" {
     error_message = "each endpoint carries the proxy's default endpoint, the name its consumers verify the certificate against"
   }
   assert {
-    condition     = anytrue([for s in data.aws_iam_policy_document.secret.statement : contains(s.resources, var.master_user_secret_arn)])
-    error_message = "the proxy role reads only its secret"
+    condition = one(data.aws_iam_policy_document.connect[0].statement).actions == toset(["rds-db:connect"]) && one(data.aws_iam_policy_document.connect[0].statement).resources == toset([
+      "arn:aws:rds-db:us-east-1:123456789012:dbuser:cluster-KIT/app_reader",
+      "arn:aws:rds-db:us-east-1:123456789012:dbuser:cluster-KIT/app_writer",
+    ])
+    error_message = "the proxy role may log in as the consumers' users only"
   }
 }
 

@@ -13,8 +13,7 @@ variables {
   name                      = "vectors"
   cluster_identifier        = "vectors"
   cluster_security_group_id = "sg-cluster"
-  master_user_secret_arn    = "arn:aws:secretsmanager:us-east-1:123456789012:secret:rds!cluster-vectors"
-  secret_kms_key_arn        = "arn:aws:kms:us-east-1:123456789012:key/vectors"
+  cluster_resource_id       = "cluster-VECTORS"
   vpc_id                    = "vpc-data"
   subnet_ids                = ["subnet-d1", "subnet-d2"]
   readers                   = 1

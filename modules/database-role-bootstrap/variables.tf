@@ -1,0 +1,97 @@
+variable "function_name" {
+  description = "Name of the bootstrap function (also its log group /aws/lambda/<function_name>)."
+  type        = string
+  nullable    = false
+}
+
+variable "filename" {
+  description = "The role bootstrap zip (make lambda-zip: dist/lambda/role-bootstrap.zip)."
+  type        = string
+  nullable    = false
+}
+
+variable "roles" {
+  description = "One database role per consumer: name (lower-case identifier, not the master user) and access (READ_ONLY reads; READ_WRITE also writes and creates tables)."
+  type        = list(object({ name = string, access = string }))
+  nullable    = false
+
+  validation {
+    condition     = length(var.roles) > 0 && alltrue([for r in var.roles : can(regex("^[a-z_][a-z0-9_]{0,62}$", r.name)) && !startswith(r.name, "pg_") && !startswith(r.name, "rds") && contains(["READ_ONLY", "READ_WRITE"], r.access)])
+    error_message = "roles: each name must be a lower-case identifier not starting with pg_ or rds, each access READ_ONLY or READ_WRITE"
+  }
+}
+
+variable "cluster_identifier" {
+  description = "The cluster's identifier (module.aurora.cluster_identifier, known once every instance exists): the bootstrap runs after them, and again when it changes."
+  type        = string
+  nullable    = false
+}
+
+variable "cluster_endpoint" {
+  description = "The cluster (writer) endpoint the bootstrap logs in to."
+  type        = string
+  nullable    = false
+}
+
+variable "cluster_security_group_id" {
+  description = "The cluster's security group; the module lets the bootstrap function reach it on 5432."
+  type        = string
+  nullable    = false
+}
+
+variable "database_name" {
+  description = "The database whose schema the roles may use."
+  type        = string
+  nullable    = false
+}
+
+variable "master_user_secret_arn" {
+  description = "The cluster's RDS-managed master secret, the only secret the function may read."
+  type        = string
+  nullable    = false
+}
+
+variable "secret_kms_key_arn" {
+  description = "KMS key of the master secret; the function may decrypt with it through Secrets Manager only."
+  type        = string
+  nullable    = false
+}
+
+variable "vpc_id" {
+  description = "The cluster's VPC, where the function runs."
+  type        = string
+  nullable    = false
+}
+
+variable "subnet_ids" {
+  description = "Subnets of the function, in the cluster's VPC; they must reach Secrets Manager (e.g. an interface endpoint)."
+  type        = list(string)
+  nullable    = false
+}
+
+variable "secrets_manager_security_group_ids" {
+  description = "Security groups of a Secrets Manager interface endpoint in the VPC; the function gets egress to them on 443."
+  type        = list(string)
+  default     = []
+  nullable    = false
+}
+
+variable "kms_key_arn" {
+  description = "Key that encrypts the function's environment and log group; its policy must let CloudWatch Logs use it for /aws/lambda/<function_name>."
+  type        = string
+  nullable    = false
+}
+
+variable "log_retention_days" {
+  description = "Retention of the function's log group."
+  type        = number
+  default     = 30
+  nullable    = false
+}
+
+variable "tags" {
+  description = "Tags for every taggable resource."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}
