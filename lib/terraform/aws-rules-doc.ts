@@ -1,5 +1,27 @@
-import { AWS_FACTS, RULE_TABLES, type Rule } from '../model';
+import {
+  ALARM_TOPIC_ACCESS,
+  AWS_FACTS,
+  ENGINE_VERSION_NO_DOWNGRADE,
+  KMS_DELETION_WINDOW,
+  LOGS_KEY_SCOPE,
+  METRIC_CATALOG,
+  POSTGRES_LOG_GROUP,
+  RULE_TABLES,
+  VPC_ENDPOINT_POLICY,
+  type AwsSource,
+  type Rule,
+} from '../model';
 import type { Vector } from './vectors';
+
+/** The model's constants that carry the AWS constraint they follow. */
+const SOURCED_CONSTANTS: ReadonlyArray<readonly [string, AwsSource]> = [
+  ['ALARM_TOPIC_ACCESS', ALARM_TOPIC_ACCESS.aws],
+  ['ENGINE_VERSION_NO_DOWNGRADE', ENGINE_VERSION_NO_DOWNGRADE],
+  ['KMS_DELETION_WINDOW', KMS_DELETION_WINDOW],
+  ['LOGS_KEY_SCOPE', LOGS_KEY_SCOPE],
+  ['POSTGRES_LOG_GROUP', POSTGRES_LOG_GROUP],
+  ['VPC_ENDPOINT_POLICY', VPC_ENDPOINT_POLICY],
+];
 
 /** Rule rows that restate an AWS constraint, with the table each belongs to. */
 export function awsRuleRows(): Array<{ table: string; rule: Rule<unknown> }> {
@@ -23,6 +45,10 @@ export function renderAwsRulesDoc(vectors: ReadonlyArray<Vector>, generatedNote:
     const names = [rule.properties.map((p) => rule.names?.[p] ?? p).join(', '), rule.terraform ? `${rule.terraform.module}: ${Object.values(rule.terraform.names).join(', ')}` : 'CDK only'];
     return `| \`${rule.id}\` (${table}) | ${cell(rule.aws!.constraint)} | ${cell(names.join('; '))} | ${sourcesCell(rule.aws!.sources)} | ${mine.length} (${rejected} rejected) |`;
   });
+  const metrics = METRIC_CATALOG.filter((m) => m.aws !== undefined).map(
+    (m) => `| \`${m.namespace} ${m.metricName}\` | ${cell(m.aws!.constraint)} | ${sourcesCell(m.aws!.sources)} |`,
+  );
+  const constants = SOURCED_CONSTANTS.map(([name, source]) => `| \`${name}\` | ${cell(source.constraint)} | ${sourcesCell(source.sources)} |`);
   const facts = AWS_FACTS.map((f) => `| \`${f.id}\` | ${cell(f.constraint)} | ${cell(f.consequence)} | ${sourcesCell(f.sources)} | \`${f.exercisedBy}\` |`);
   return [
     '# AWS rules the kit relies on',
@@ -48,6 +74,22 @@ export function renderAwsRulesDoc(vectors: ReadonlyArray<Vector>, generatedNote:
     '| Fact | AWS behaviour | What the kit does | Source | Exercised by |',
     '| --- | --- | --- | --- | --- |',
     ...facts,
+    '',
+    '## Metrics the dashboard and alarms read',
+    '',
+    'Checked by the construct tests, the dashboard module\'s `terraform test` and the parity test (`lib/model/metrics.ts`).',
+    '',
+    '| Metric | AWS says | Source |',
+    '| --- | --- | --- |',
+    ...metrics,
+    '',
+    '## Sourced constants',
+    '',
+    'Values both flavours take from the model (`lib/model/`); the parity test holds the CDK template and the Terraform plan to them.',
+    '',
+    '| Constant | AWS says | Source |',
+    '| --- | --- | --- |',
+    ...constants,
     '',
   ].join('\n');
 }
