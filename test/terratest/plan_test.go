@@ -28,8 +28,11 @@ func TestExamplesPlan(t *testing.T) {
 			counts: map[string]int{
 				"aws_vpc": 2, "aws_subnet": 4, "aws_flow_log": 2, "aws_vpc_endpoint": 1, "aws_kms_key": 3,
 				"aws_rds_cluster": 1, "aws_rds_cluster_instance": 3, "aws_db_proxy": 1, "aws_db_proxy_default_target_group": 1,
-				"aws_db_proxy_target": 1, "aws_db_proxy_endpoint": 2, "aws_lambda_function": 2, "aws_cloudwatch_dashboard": 1,
-				"aws_cloudwatch_metric_alarm": 19, "aws_sns_topic": 1, "aws_security_group": 7,
+				"aws_db_proxy_target": 1, "aws_db_proxy_endpoint": 2, "aws_cloudwatch_dashboard": 1,
+				"aws_cloudwatch_metric_alarm": 19, "aws_sns_topic": 1,
+				// Two consumers and the role bootstrap, each with its own security group (plus the proxy's,
+				// the endpoints', the cluster's and the Secrets Manager endpoint's).
+				"aws_lambda_function": 3, "aws_lambda_invocation": 1, "aws_security_group": 8,
 			},
 			classes: 3,
 		},
