@@ -4,6 +4,7 @@ export * from './settings';
 export * from './rules';
 export * from './types';
 export { Rehearsal } from './rehearsal';
+export { formatDownReport, type DownReport } from './down';
 export * from './status-format';
 export * from './drill';
 export * from './lambda-harness';
