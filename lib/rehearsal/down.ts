@@ -4,7 +4,7 @@
  * or one in a work dir with no rehearsal, stops nothing and says so instead of failing, so scripts
  * and teardown stages can always call it.
  */
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { RehearsalOperationError } from './errors';
 import { WorkDirLayout } from './layout';
 import { groupMembers, isOurs, stopProcess, type TrackedProcess } from './processes';
@@ -14,7 +14,7 @@ export interface DownReport {
   readonly workDir: string;
   /** Names of the tracked processes that were running and were stopped, in start order. */
   readonly stopped: ReadonlyArray<string>;
-  /** Whether the work dir held a rehearsal state (false: no work dir, or nothing was ever started there). */
+  /** Whether the work dir held a state file (false: no work dir, never started there, or already down). */
   readonly hadState: boolean;
 }
 
@@ -32,7 +32,8 @@ export async function stopTracked(processes: ReadonlyArray<TrackedProcess>): Pro
 
 /** Stops what `state` tracks and removes the work dir's data; `state` undefined = nothing to stop. */
 export async function downState(layout: WorkDirLayout, state: RehearsalState | undefined): Promise<DownReport> {
-  if (state === undefined) return { workDir: layout.workDir, stopped: [], hadState: false };
+  const hadState = existsSync(layout.stateFile);
+  if (state === undefined) return { workDir: layout.workDir, stopped: [], hadState };
   const processes = state.processes;
   const running = processes.filter(isRunning).map((p) => p.name);
   const leftover = await stopTracked(processes);
@@ -41,7 +42,7 @@ export async function downState(layout: WorkDirLayout, state: RehearsalState | u
     throw new RehearsalOperationError(`down: processes still running after SIGKILL: ${[...new Set([...leftover, ...stillRunning.map((p) => p.pid)])].join(', ')}`);
   }
   for (const path of layout.disposable) rmSync(path, { recursive: true, force: true });
-  return { workDir: layout.workDir, stopped: running, hadState: true };
+  return { workDir: layout.workDir, stopped: running, hadState };
 }
 
 /** `down` for a work dir, whatever it holds: a running rehearsal, a stopped one, or nothing. */

@@ -1,7 +1,7 @@
 /**
  * A local rehearsal of the deployed data path on one machine, from real parts: a PostgreSQL 15 writer
  * and streaming replicas (each its own loopback "host"), PgBouncer read/write and read-only endpoints
- * sized like the AWS proxy, a health checker that re-points them, and HAProxy / pgpool-II peers.
+ * sized like the AWS proxy, a supervised health checker that re-points them, and HAProxy / pgpool-II peers.
  *
  *   const r = await Rehearsal.up({ replicas: 2 });   // validated first; a failed start stops what it started
  *   r.endpoints.readOnly ...; await r.status(); await r.killReplica(0); await r.failover();
@@ -15,6 +15,7 @@ import { downState, downWorkDir, stopTracked, type DownReport } from './down';
 import { findBinaries } from './binaries';
 import { RehearsalOperationError, RehearsalStateError } from './errors';
 import { failover } from './failover';
+import { healthCheckerStatus } from './health-status';
 import { WorkDirLayout } from './layout';
 import { serverOsUser } from './os-user';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
@@ -26,7 +27,7 @@ import { waitFor } from './sql';
 import { initialState, listeners, prepareWorkDir, startProcesses } from './start';
 import { readState, type HealthReport } from './state';
 import { readStatus } from './status';
-import type { AddReplicaReport, Endpoint, Endpoints, FailoverReport, KillReport, PoolSizes, RehearsalStatus } from './types';
+import type { AddReplicaReport, Endpoint, Endpoints, FailoverReport, HealthCheckerStatus, KillReport, PoolSizes, RehearsalStatus } from './types';
 
 export class Rehearsal {
   private constructor(private readonly run: RunningRehearsal) {}
@@ -99,6 +100,11 @@ export class Rehearsal {
 
   health(): HealthReport | undefined {
     return this.run.health();
+  }
+
+  /** Whether the health checker is still watching: fresh or stale report, its supervisor's restarts. */
+  healthChecker(): HealthCheckerStatus {
+    return healthCheckerStatus(this.run);
   }
 
   status(): Promise<RehearsalStatus> {
