@@ -1,11 +1,12 @@
 /**
  * The health checker is supervised (loopback block checkerKilledSuite): killed with SIGKILL it comes
- * back within a bound, and a writer failover right after still re-points the read/write endpoint while
+ * back within a bound, its successor does not trust what its predecessor left in the ini files, and a
+ * writer failover right after still re-points the read/write endpoint while
  * the read-only endpoint accepts no write; with its supervisor killed too, `status` flags the stale
  * report; `down` still leaves no process, the checkers included.
  */
-import { readFileSync } from 'node:fs';
-import { formatStatus, groupMembers, isAlive, query, sleep, WorkDirLayout, type Endpoint, type HealthCheckerStatus, type Rehearsal } from '../../lib/rehearsal';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { formatStatus, groupMembers, isAlive, query, renderPgBouncerIni, sleep, WorkDirLayout, type Endpoint, type HealthCheckerStatus, type Rehearsal, type RehearsalState, type Secrets } from '../../lib/rehearsal';
 import { startRehearsal, stopRehearsal } from './live';
 
 let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
@@ -25,6 +26,12 @@ afterAll(async () => {
   await stopRehearsal(started);
   expect([...checkerPids].filter((pid) => isAlive(pid))).toEqual([]);
 }, 60000);
+
+/** The distinct servers 20 concurrent connections through `endpoint` land on, sorted. */
+async function servedBy(endpoint: Endpoint): Promise<string[]> {
+  const rows = await Promise.all(Array.from({ length: 20 }, () => query<{ address: string }>(endpoint, 'SELECT host(inet_server_addr()) AS address, pg_sleep(0.05)')));
+  return [...new Set(rows.map((r) => r[0]!.address))].sort();
+}
 
 /** SIGKILLs the running checker; resolves with what was seen until a new checker reported fresh. */
 async function killChecker(): Promise<{ killed: number; sawStale: HealthCheckerStatus | undefined; back: HealthCheckerStatus; backAfterMs: number }> {
@@ -61,6 +68,36 @@ test('GIVEN a running rehearsal WHEN its health checker is killed with SIGKILL T
   expect(backAfterMs).toBeLessThan(RESTART_BOUND_MS);
   const log = readFileSync(new WorkDirLayout(started!.workDir).healthSupervisorLog, 'utf8');
   expect(log).toMatch(new RegExp(`health checker pid ${killed} exited \\(signal SIGKILL\\) after \\d+ ms; restart \\d+ in \\d+ ms`));
+});
+
+test('GIVEN a checker died after pointing the read-only endpoint at one replica WHEN its successor starts THEN it rewrites the list to every live replica', async () => {
+  // GIVEN: the supervisor paused, the checker killed, and the read-only endpoint left on replica1 only
+  const layout = new WorkDirLayout(started!.workDir);
+  const state = JSON.parse(readFileSync(layout.stateFile, 'utf8')) as RehearsalState;
+  const secrets = JSON.parse(readFileSync(layout.secretsFile, 'utf8')) as Secrets;
+  const ro = state.pgbouncer.readOnly;
+  const [replica1, replica2] = rehearsal.endpoints.replicas.map((r) => r.host);
+  const supervisorPid = rehearsal.pidOf('health-supervisor')!;
+  const checker = rehearsal.healthChecker().checkerPid!;
+  checkerPids.add(checker);
+  process.kill(supervisorPid, 'SIGSTOP');
+  try {
+    process.kill(checker, 'SIGKILL');
+    writeFileSync(layout.pgbouncer(ro.processName).configFile, renderPgBouncerIni({ ...ro.spec, hosts: [replica1!] }));
+    await query({ host: ro.spec.listenAddress, port: ro.spec.listenPort, user: secrets.adminUser, password: secrets.adminPassword, database: 'pgbouncer', caFile: state.tls.caFile }, 'RELOAD');
+    expect(await servedBy(rehearsal.endpoints.readOnly)).toEqual([replica1]);
+  } finally {
+    process.kill(supervisorPid, 'SIGCONT');
+  }
+
+  // WHEN the supervisor restarts the checker
+  const deadline = Date.now() + RESTART_BOUND_MS;
+  while (!(rehearsal.healthChecker().state === 'fresh' && rehearsal.healthChecker().checkerPid !== checker) && Date.now() < deadline) await sleep(20);
+  checkerPids.add(rehearsal.healthChecker().checkerPid!);
+
+  // THEN
+  expect(rehearsal.health()?.readOnlyHosts).toEqual([replica1, replica2]);
+  expect(await servedBy(rehearsal.endpoints.readOnly)).toEqual([replica1, replica2].sort());
 });
 
 test('GIVEN the checker was just killed WHEN the writer fails over THEN the read/write endpoint is re-pointed and no write is accepted on the read-only endpoint', async () => {
