@@ -65,37 +65,55 @@ export function advantage(c: TargetCheck): { value: number; target: number } | u
   return { value: better, target };
 }
 
+/** Font size of the chart's text, and a generous average glyph width for sans-serif (in em) to size columns by. */
+export const CHART_FONT_SIZE = 12;
+export const CHART_CHAR_WIDTH_EM = 0.6;
+
+/** Approximate rendered width of `text` at `fontSize` (SVG has no text metrics without a renderer). */
+export function approxTextWidth(text: string, fontSize = CHART_FONT_SIZE): number {
+  return Math.ceil([...text].length * fontSize * CHART_CHAR_WIDTH_EM);
+}
+
 /** Horizontal bars on a log scale: each target's measured advantage, its target marked. */
 export function renderSvg(result: BenchResult): string {
-  const rows = SCENARIO_NAMES.flatMap((n) => (result.scenarios[n]?.checks ?? []).map((c) => ({ c, a: advantage(c) }))).filter((r): r is { c: TargetCheck; a: { value: number; target: number } } => r.a !== undefined);
-  const width = 900;
-  const left = 360;
-  const barArea = width - left - 90;
+  const rows = SCENARIO_NAMES.flatMap((n) => (result.scenarios[n]?.checks ?? []).map((c) => ({ c, a: advantage(c) })))
+    .filter((r): r is { c: TargetCheck; a: { value: number; target: number } } => r.a !== undefined)
+    .map((r) => ({ ...r, label: `${r.c.id}: ${r.c.metric}`, value: `${Number.isFinite(r.a.value) ? round(r.a.value, 2) : '∞'}x (target ${r.a.target}x)` }));
+  const margin = 12;
+  const gap = 8;
+  const title = `aurora-proxy-kit bench (${result.mode}): advantage of the pooled path, log scale`;
+  const subtitle = `${result.summary.met}/${result.summary.targets} targets met; bar = measured factor, black tick = target; green met, red missed. ${result.startedAt}`;
+  const footnote = 'Absolute targets (0 errors, <= 0.1 ms added, >= 25% share) are in latest.md.';
+  // The label column is as wide as the longest label, so no label is cut off at the left edge.
+  const left = margin + Math.max(0, ...rows.map((r) => approxTextWidth(r.label))) + gap;
+  const barArea = 450;
+  const valueWidth = Math.max(0, ...rows.map((r) => approxTextWidth(r.value)));
+  const width = Math.max(left + barArea + 6 + valueWidth + margin, margin * 2 + approxTextWidth(title, 15), margin * 2 + approxTextWidth(subtitle), margin * 2 + approxTextWidth(footnote));
   const rowH = 34;
   const top = 56;
   const height = top + rows.length * rowH + 50;
   const maxFactor = 32;
   const x = (f: number): number => left + (Math.log2(Math.min(Math.max(f, 1 / 4), maxFactor)) + 2) / (Math.log2(maxFactor) + 2) * barArea;
   const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="${CHART_FONT_SIZE}">`,
     `<rect width="${width}" height="${height}" fill="#fff"/>`,
-    `<text x="12" y="22" font-size="15" font-weight="bold">${esc(`aurora-proxy-kit bench (${result.mode}): advantage of the pooled path, log scale`)}</text>`,
-    `<text x="12" y="40" fill="#555">${esc(`${result.summary.met}/${result.summary.targets} targets met; bar = measured factor, black tick = target; green met, red missed. ${result.startedAt}`)}</text>`,
+    `<text x="${margin}" y="22" font-size="15" font-weight="bold">${esc(title)}</text>`,
+    `<text x="${margin}" y="40" fill="#555">${esc(subtitle)}</text>`,
   ];
   for (const f of [0.25, 0.5, 1, 2, 4, 8, 16, 32]) {
     parts.push(`<line x1="${x(f).toFixed(1)}" y1="${top - 4}" x2="${x(f).toFixed(1)}" y2="${top + rows.length * rowH}" stroke="${f === 1 ? '#888' : '#e4e4e4'}"/>`);
     parts.push(`<text x="${x(f).toFixed(1)}" y="${top + rows.length * rowH + 16}" text-anchor="middle" fill="#555">${f}x</text>`);
   }
-  rows.forEach(({ c, a }, i) => {
+  rows.forEach(({ c, a, label, value }, i) => {
     const y = top + i * rowH;
     const x1 = x(1);
     const xv = x(a.value);
-    parts.push(`<text x="${left - 8}" y="${y + 20}" text-anchor="end">${esc(`${c.id}: ${c.metric}`.slice(0, 58))}</text>`);
+    parts.push(`<text x="${left - gap}" y="${y + 20}" text-anchor="end">${esc(label)}</text>`);
     parts.push(`<rect x="${Math.min(x1, xv).toFixed(1)}" y="${y + 8}" width="${Math.max(1, Math.abs(xv - x1)).toFixed(1)}" height="16" fill="${c.met ? '#2e8b57' : '#c0392b'}"/>`);
     parts.push(`<line x1="${x(a.target).toFixed(1)}" y1="${y + 4}" x2="${x(a.target).toFixed(1)}" y2="${y + 28}" stroke="#000" stroke-width="2"/>`);
-    parts.push(`<text x="${(Math.max(x1, xv) + 6).toFixed(1)}" y="${y + 20}">${esc(`${Number.isFinite(a.value) ? round(a.value, 2) : '∞'}x (target ${a.target}x)`)}</text>`);
+    parts.push(`<text x="${(Math.max(x1, xv) + 6).toFixed(1)}" y="${y + 20}">${esc(value)}</text>`);
   });
-  parts.push(`<text x="12" y="${height - 10}" fill="#555">${esc('Absolute targets (0 errors, <= 0.1 ms added, >= 25% share) are in latest.md.')}</text>`, '</svg>', '');
+  parts.push(`<text x="${margin}" y="${height - 10}" fill="#555">${esc(footnote)}</text>`, '</svg>', '');
   return parts.join('\n');
 }
 

@@ -6,13 +6,14 @@
  *       [--max-idle-connections-percent P] [--borrow-timeout S] [--max-client-connections N] [--fsync] [--no-peers]
  *   rehearse status [--work-dir DIR] [--json]
  *   rehearse outputs [--work-dir DIR] [--json]   (endpoint outputs as JSON, like `terraform output -json`)
- *   rehearse down [--work-dir DIR]
+ *   rehearse down [--work-dir DIR]               (idempotent: "nothing to stop" when nothing runs there)
  *   rehearse drill [--work-dir DIR]              (writer failover drill)
  *   rehearse block USER                          (the loopback block LOOPBACK_BLOCKS gives USER, e.g. terratest)
  *
  * Exit codes: 0 ok, 1 failure, 2 bad usage or settings (nothing was started).
  */
 import { DEFAULT_POOL_SETTINGS } from '../model';
+import { formatDownReport } from './down';
 import { runFailoverDrill } from './drill';
 import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalStateError } from './errors';
 import { isLoopbackBlockUser, LOOPBACK_BLOCKS } from './loopback-blocks';
@@ -117,10 +118,9 @@ export async function runRehearseCommand(argv: string[]): Promise<{ output: stri
     }
     case 'outputs':
       return { output: outputs(Rehearsal.attach(workDir)), failed: false };
-    case 'down': {
-      const { stopped } = await Rehearsal.attach(workDir).down();
-      return { output: `stopped ${stopped.join(', ')}; nothing left running`, failed: false };
-    }
+    case 'down':
+      // Not attach(): down must also succeed (and say so) when nothing runs in the work dir.
+      return { output: formatDownReport(await Rehearsal.downIn(workDir)), failed: false };
     case 'drill': {
       const report = await runFailoverDrill(Rehearsal.attach(workDir));
       const f = report.failover;

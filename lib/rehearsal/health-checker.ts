@@ -6,8 +6,9 @@
  * - read-only endpoint: the live replicas (a dead one drops out; one that comes back rejoins);
  * - read/write endpoint: the instance that is not in recovery (re-pointed after a failover).
  *
- * It runs as its own process (spawned by Rehearsal.up, tracked by pid, stopped by down), so it keeps
- * watching after the CLI that started the rehearsal has exited. It writes what it saw to the health file.
+ * It runs as its own process, child of its supervisor (health-supervisor.ts: restarted when it exits),
+ * so it keeps watching after the CLI that started the rehearsal has exited. It writes what it saw to
+ * the health file.
  */
 import { WorkDirLayout } from './layout';
 import { adminTarget } from './postgres';
@@ -38,9 +39,12 @@ export class HealthChecker {
 
   constructor(workDir: string) {
     this.layout = new WorkDirLayout(workDir);
-    const state = this.state();
-    this.readWriteHosts = [...state.pgbouncer.readWrite.spec.hosts];
-    this.readOnlyHosts = [...state.pgbouncer.readOnly.spec.hosts];
+    // No rehearsal there: fail at start (a quick exit to the supervisor), not in every round.
+    this.state();
+    // Unknown until this process writes them: a restarted checker cannot tell what its predecessor
+    // left in the ini files, so its first round writes and reloads both endpoints.
+    this.readWriteHosts = [];
+    this.readOnlyHosts = [];
   }
 
   private state(): RehearsalState {

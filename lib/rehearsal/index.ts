@@ -4,13 +4,16 @@ export * from './settings';
 export * from './rules';
 export * from './types';
 export { Rehearsal } from './rehearsal';
+export { formatDownReport, type DownReport } from './down';
 export * from './status-format';
 export * from './drill';
 export * from './lambda-harness';
 export * from './loopback-blocks';
 export { WorkDirLayout, tlsPaths, type NodePaths, type PgBouncerPaths, type HaproxyPaths, type PgpoolPaths, type TlsPaths } from './layout';
 export { HealthChecker } from './health-checker';
-export { renderHaproxyConfig, renderPgpoolConfig } from './peers';
+export { DEFAULT_RESTART_POLICY, launchHealthSupervisor, readSupervisorReport, restartDelay, type RestartPolicy, type SupervisorReport } from './health-supervisor';
+export { assessHealthChecker, healthStaleAfterMs, type HealthEvidence } from './health-status';
+export { renderHaproxyConfig, renderPgpoolConfig, renderPgpoolHba } from './peers';
 export * from './pgbouncer-config';
 export * from './scram';
 export type { HealthReport, NodeState, RehearsalState } from './state';
@@ -22,7 +25,7 @@ export { groupMembers, isAlive, stopProcess, type TrackedProcess } from './proce
 export { findPostgres15BinDir } from './binaries';
 export { serverOsUser, type OsUser } from './os-user';
 export { generateTls, type TlsFiles } from './tls';
-export { cloneReplica, initWriter, launchNode, nodeState, waitReady, type PostgresContext } from './postgres';
+export { cloneReplica, initWriter, launchNode, nodeState, primaryConninfo, waitReady, type PostgresContext } from './postgres';
 
 // The rehearse CLI's commands (bin/rehearse.ts).
 export { isUsageProblem, parseArgs, runRehearseCommand, settingsFrom, type ParsedArgs } from './cli';

@@ -2,7 +2,7 @@
  * The work directory's layout: every file and directory the rehearsal keeps under it, named once.
  * The rehearsal, the health checker (a separate process), `status` and `down` all find them here.
  *
- *   <workDir>/state.json, secrets.json, health.json
+ *   <workDir>/state.json, secrets.json, health.json, health-supervisor.json
  *   <workDir>/nodes/<node>/{data,socket}          one PostgreSQL instance each
  *   <workDir>/pgbouncer/<endpoint>.{ini,pid,sock}, userlist.txt
  *   <workDir>/peers/haproxy/, peers/pgpool/
@@ -61,6 +61,8 @@ export class WorkDirLayout {
   readonly stateFile: string;
   readonly secretsFile: string;
   readonly healthFile: string;
+  /** What the health checker's supervisor last did (restarts, exits, giving up). */
+  readonly healthSupervisorFile: string;
   readonly nodesDir: string;
   readonly pgbouncerDir: string;
   /** PgBouncer's auth file, shared by both endpoints. */
@@ -71,11 +73,13 @@ export class WorkDirLayout {
   readonly haproxy: HaproxyPaths;
   readonly pgpool: PgpoolPaths;
   readonly healthCheckerLog: string;
+  readonly healthSupervisorLog: string;
 
   constructor(readonly workDir: string) {
     this.stateFile = join(workDir, 'state.json');
     this.secretsFile = join(workDir, 'secrets.json');
     this.healthFile = join(workDir, 'health.json');
+    this.healthSupervisorFile = join(workDir, 'health-supervisor.json');
     this.nodesDir = join(workDir, 'nodes');
     this.pgbouncerDir = join(workDir, 'pgbouncer');
     this.pgbouncerAuthFile = join(this.pgbouncerDir, 'userlist.txt');
@@ -95,6 +99,7 @@ export class WorkDirLayout {
       logFile: this.log('pgpool'),
     };
     this.healthCheckerLog = this.log('health-checker');
+    this.healthSupervisorLog = this.log('health-supervisor');
   }
 
   /** Log of a tracked process, by its name. */
@@ -118,6 +123,6 @@ export class WorkDirLayout {
 
   /** What `down` removes; logs stay for a post-mortem. */
   get disposable(): ReadonlyArray<string> {
-    return [this.nodesDir, this.pgbouncerDir, this.peersDir, this.tls.dir, this.secretsFile, this.healthFile, this.stateFile];
+    return [this.nodesDir, this.pgbouncerDir, this.peersDir, this.tls.dir, this.secretsFile, this.healthFile, this.healthSupervisorFile, this.stateFile];
   }
 }

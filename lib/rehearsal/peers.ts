@@ -8,6 +8,7 @@
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { join } from 'node:path';
 import type { HaproxyPaths, PgpoolPaths } from './layout';
 import { chownTo, type OsUser } from './os-user';
 import { spawnDaemon, type TrackedProcess } from './processes';
@@ -73,10 +74,15 @@ export function renderPgpoolConfig(spec: PgpoolSpec): string {
     ['backend_clustering_mode', 'streaming_replication'],
     ['listen_addresses', spec.listenAddress],
     ['port', spec.listenPort],
-    ['unix_socket_directories', spec.paths.dir],
+    // Every socket and file pgpool-II 4.3 makes goes into its own 0700 directory: by default the
+    // Debian build puts them in the shared /var/run/postgresql, where two rehearsals on the same
+    // port collide (pgpool removes a socket it finds there without a pid file).
+    ['socket_dir', spec.paths.dir],
     ['pcp_listen_addresses', spec.listenAddress],
     ['pcp_port', spec.listenPort + 1],
     ['pcp_socket_dir', spec.paths.dir],
+    ['wd_ipc_socket_dir', spec.paths.dir],
+    ['memqcache_oiddir', join(spec.paths.dir, 'oiddir')],
     ['pid_file_name', spec.paths.pidFile],
     ['logdir', spec.paths.dir],
     ['use_watchdog', 'off'],
@@ -95,12 +101,16 @@ export function renderPgpoolConfig(spec: PgpoolSpec): string {
     ['health_check_max_retries', 0],
     ['failover_on_backend_error', 'on'],
     ['search_primary_node_timeout', 5],
-    ['enable_pool_hba', 'off'],
+    // Clients authenticate to pgpool itself (pool_hba: TLS only, SCRAM), as at the other endpoints.
+    ['enable_pool_hba', 'on'],
     ['pool_passwd', spec.paths.passwordFile],
     ['allow_clear_text_frontend_auth', 'off'],
     ['ssl', 'on'],
     ['ssl_key', spec.tls.keyFile],
     ['ssl_cert', spec.tls.certFile],
+    // Backend certificates are checked against the rehearsal CA: pgpool-II verifies the chain
+    // (verify-ca); it has no host-name check towards backends.
+    ['ssl_ca_cert', spec.tls.caFile],
     ['log_destination', 'stderr'],
     ['logging_collector', 'off'],
     ['memory_cache_enabled', 'off'],
@@ -113,6 +123,19 @@ export function renderPgpoolConfig(spec: PgpoolSpec): string {
     ]),
   ];
   return ['# pgpool-II, rendered by aurora-proxy-kit lib/rehearsal/peers.ts; do not edit.', ...settings.map(([k, v]) => `${k} = ${q(v)}`), ''].join('\n');
+}
+
+/**
+ * pgpool-II's pool_hba.conf: TLS connections over TCP with SCRAM, nothing else. No `local` line, so
+ * its Unix socket accepts no login either; a plain TCP client matches no line and is refused.
+ */
+export function renderPgpoolHba(): string {
+  return ['# pgpool-II client authentication, rendered by aurora-proxy-kit lib/rehearsal/peers.ts; do not edit.', 'hostssl all all 127.0.0.0/8 scram-sha-256', ''].join('\n');
+}
+
+/** pgpool-II's client socket, by which the start checks that the socket went where it was told. */
+export function pgpoolSocketFile(spec: Pick<PgpoolSpec, 'paths' | 'listenPort'>): string {
+  return join(spec.paths.dir, `.s.PGSQL.${spec.listenPort}`);
 }
 
 function writeOwned(file: string, text: string, user: OsUser | undefined): void {
@@ -170,7 +193,7 @@ export function launchPgpool(spec: PgpoolSpec, program: string, user: OsUser | u
   // "TEXT" marks a clear-text password: pgpool needs it to answer the servers' SCRAM challenge.
   writeOwned(paths.passwordFile, `${spec.secrets.appUser}:TEXT${spec.secrets.appPassword}\n${spec.secrets.adminUser}:TEXT${spec.secrets.adminPassword}\n`, user);
   writeOwned(paths.pcpFile, '', user);
-  writeOwned(paths.hbaFile, '', user);
+  writeOwned(paths.hbaFile, renderPgpoolHba(), user);
   // -n: no daemon (tracked pid is the main process); -D: forget the backend status of a previous run.
   return spawnDaemon({
     name: 'pgpool',

@@ -85,15 +85,25 @@ function replicaAutoConf(ctx: PostgresContext, node: NodeState, upstream: Pick<N
   return `# Written by aurora-proxy-kit rehearsal; changed by ALTER SYSTEM at failover.\nprimary_conninfo = ${sqlLiteral(primaryConninfo(ctx, node, upstream))}\n`;
 }
 
-export function primaryConninfo(ctx: Pick<PostgresContext, 'secrets'>, node: Pick<NodeState, 'name'>, upstream: Pick<NodeState, 'address' | 'port'>): string {
+/**
+ * Where and how a standby reaches its upstream: TLS verify-full against the rehearsal CA, so a
+ * replica only streams from a server whose certificate names the address it dials (an IP SAN), or
+ * the TLS server name when the certificate names no address (then `hostaddr` carries the address).
+ */
+export function upstreamConninfo(ctx: Pick<PostgresContext, 'tls'>, upstream: Pick<NodeState, 'address' | 'port'>): string {
+  const host = ctx.tls.serverName === undefined ? `host=${upstream.address}` : `host=${conninfoValue(ctx.tls.serverName)} hostaddr=${upstream.address}`;
+  return `${host} port=${upstream.port} sslmode=verify-full sslrootcert=${conninfoValue(ctx.tls.caFile)}`;
+}
+
+export function primaryConninfo(ctx: Pick<PostgresContext, 'secrets' | 'tls'>, node: Pick<NodeState, 'name'>, upstream: Pick<NodeState, 'address' | 'port'>): string {
   const s = ctx.secrets;
-  return `host=${upstream.address} port=${upstream.port} user=${s.replicationUser} password=${conninfoValue(s.replicationPassword)} application_name=${node.name} sslmode=require connect_timeout=2`;
+  return `${upstreamConninfo(ctx, upstream)} user=${s.replicationUser} password=${conninfoValue(s.replicationPassword)} application_name=${node.name} connect_timeout=2`;
 }
 
 /** Clones a replica from the running writer; -R writes standby.signal. */
 export async function cloneReplica(ctx: PostgresContext, node: NodeState, writer: NodeState, timeoutMs: number): Promise<void> {
   prepareDirs(ctx, node);
-  await run(ctx, 'pg_basebackup', ['-h', writer.address, '-p', String(writer.port), '-U', ctx.secrets.replicationUser, '-D', node.dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync'], node.dir, timeoutMs, { PGPASSWORD: ctx.secrets.replicationPassword, PGSSLMODE: 'require' });
+  await run(ctx, 'pg_basebackup', ['-d', upstreamConninfo(ctx, writer), '-U', ctx.secrets.replicationUser, '-D', node.dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync'], node.dir, timeoutMs, { PGPASSWORD: ctx.secrets.replicationPassword });
   const autoConf = join(node.dataDir, 'postgresql.auto.conf');
   writeFileSync(autoConf, replicaAutoConf(ctx, node, writer));
   chmodSync(autoConf, 0o600);

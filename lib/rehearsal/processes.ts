@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import type { OsUser } from './os-user';
 
-export type ProcessKind = 'postgres' | 'pgbouncer' | 'haproxy' | 'pgpool' | 'health-checker';
+export type ProcessKind = 'postgres' | 'pgbouncer' | 'haproxy' | 'pgpool' | 'health-supervisor';
 
 export interface TrackedProcess {
   /** Unique within a rehearsal: writer, replica1, pgbouncer-rw, ... */

@@ -1,7 +1,7 @@
 /**
  * A local rehearsal of the deployed data path on one machine, from real parts: a PostgreSQL 15 writer
  * and streaming replicas (each its own loopback "host"), PgBouncer read/write and read-only endpoints
- * sized like the AWS proxy, a health checker that re-points them, and HAProxy / pgpool-II peers.
+ * sized like the AWS proxy, a supervised health checker that re-points them, and HAProxy / pgpool-II peers.
  *
  *   const r = await Rehearsal.up({ replicas: 2 });   // validated first; a failed start stops what it started
  *   r.endpoints.readOnly ...; await r.status(); await r.killReplica(0); await r.failover();
@@ -10,15 +10,16 @@
  * The CLI (bin/rehearse.ts) uses the same API; `Rehearsal.attach(workDir)` picks up a running one.
  * The operations live in their own files (start, status, failover, add-replica); this is the facade.
  */
-import { rmSync } from 'node:fs';
 import { addReplica } from './add-replica';
+import { downState, downWorkDir, stopTracked, type DownReport } from './down';
 import { findBinaries } from './binaries';
 import { RehearsalOperationError, RehearsalStateError } from './errors';
 import { failover } from './failover';
+import { healthCheckerStatus } from './health-status';
 import { WorkDirLayout } from './layout';
 import { serverOsUser } from './os-user';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
-import { groupMembers, isOurs, killProcess, stopProcess } from './processes';
+import { isOurs, killProcess } from './processes';
 import { RunningRehearsal } from './running';
 import { newSecrets, readSecrets, writeSecrets } from './secrets';
 import { addressPlan, resolveSettings, validateSettings, type AddressPlan, type RehearsalSettings, type ResolvedSettings } from './settings';
@@ -26,7 +27,7 @@ import { waitFor } from './sql';
 import { initialState, listeners, prepareWorkDir, startProcesses } from './start';
 import { readState, type HealthReport } from './state';
 import { readStatus } from './status';
-import type { AddReplicaReport, Endpoint, Endpoints, FailoverReport, KillReport, PoolSizes, RehearsalStatus } from './types';
+import type { AddReplicaReport, Endpoint, Endpoints, FailoverReport, HealthCheckerStatus, KillReport, PoolSizes, RehearsalStatus } from './types';
 
 export class Rehearsal {
   private constructor(private readonly run: RunningRehearsal) {}
@@ -101,6 +102,11 @@ export class Rehearsal {
     return this.run.health();
   }
 
+  /** Whether the health checker is still watching: fresh or stale report, its supervisor's restarts. */
+  healthChecker(): HealthCheckerStatus {
+    return healthCheckerStatus(this.run);
+  }
+
   status(): Promise<RehearsalStatus> {
     return readStatus(this.run);
   }
@@ -135,21 +141,23 @@ export class Rehearsal {
   }
 
   /** Stops every tracked process, newest first; returns the pids that survived (none on success). */
-  private async stopAll(): Promise<number[]> {
-    const leftover: number[] = [];
-    for (const proc of [...this.run.state.processes].reverse()) leftover.push(...(await stopProcess(proc)));
-    return leftover;
+  private stopAll(): Promise<number[]> {
+    return stopTracked(this.run.state.processes);
   }
 
-  /** Stops everything by pid, verifies nothing is left, and removes the data (logs are kept). */
-  async down(): Promise<{ stopped: string[] }> {
-    const leftover = await this.stopAll();
-    const processes = this.run.state.processes;
-    const stillRunning = processes.filter((p) => isOurs(p) || groupMembers(p.pid).length > 0);
-    if (leftover.length > 0 || stillRunning.length > 0) {
-      throw new RehearsalOperationError(`down: processes still running after SIGKILL: ${[...new Set([...leftover, ...stillRunning.map((p) => p.pid)])].join(', ')}`);
-    }
-    for (const path of this.run.layout.disposable) rmSync(path, { recursive: true, force: true });
-    return { stopped: processes.map((p) => p.name) };
+  /**
+   * Stops everything by pid, verifies nothing is left, and removes the data (logs are kept).
+   * Idempotent: once down, another call stops nothing and reports an empty `stopped`.
+   */
+  down(): Promise<DownReport> {
+    // The state on disk when it is still this rehearsal's: another process may have added to it (addReplica).
+    const onDisk = readState(this.run.layout.workDir);
+    const state = onDisk?.startedAt === this.run.state.startedAt ? onDisk : this.run.state;
+    return downState(this.run.layout, state);
+  }
+
+  /** `down` for a work dir without attaching: also fine when nothing runs there, or there is no work dir. */
+  static downIn(workDir: string): Promise<DownReport> {
+    return downWorkDir(resolveSettings({ workDir }).workDir);
   }
 }

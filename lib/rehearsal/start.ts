@@ -1,20 +1,20 @@
 /**
  * Bringing a rehearsal up, after the checks: the work dir, the initial state, then the processes in
- * order (writer, replicas, PgBouncer endpoints, peers, health checker), each tracked by pid as soon
+ * order (writer, replicas, PgBouncer endpoints, peers, the health checker's supervisor), each tracked by pid as soon
  * as it is spawned so a failed start can stop everything it started.
  */
-import { chownSync, mkdirSync, rmSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { chownSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { REHEARSAL_MAX_REPLICAS } from './rules';
 import type { Binaries } from './binaries';
 import { RehearsalStartError } from './errors';
+import { launchHealthSupervisor, readSupervisorReport } from './health-supervisor';
 import type { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
-import { launchHaproxy, launchPgpool } from './peers';
+import { launchHaproxy, launchPgpool, pgpoolSocketFile } from './peers';
 import { consoleTarget, launchPgBouncer, waitPgBouncerReady, writePgBouncerConfig } from './pgbouncer';
 import { bootstrapWriter, cloneReplica, initWriter, launchNode, nodeState, setSynchronous, waitReady, waitStreaming } from './postgres';
 import type { Listener } from './preflight';
-import { cleanEnv, isAlive, logTail, spawnDaemon, type TrackedProcess } from './processes';
+import { isAlive, logTail, type TrackedProcess } from './processes';
 import type { RunningRehearsal } from './running';
 import type { Secrets } from './secrets';
 import { addressPlan, type AddressPlan, type ResolvedSettings } from './settings';
@@ -38,7 +38,7 @@ export function listeners(s: ResolvedSettings, plan: AddressPlan): Listener[] {
 /** Clears what a previous run left (logs included) and makes the directories the servers write to. */
 export function prepareWorkDir(layout: WorkDirLayout, user: OsUser | undefined): void {
   mkdirSync(layout.workDir, { recursive: true, mode: 0o755 });
-  for (const dir of [layout.nodesDir, layout.pgbouncerDir, layout.peersDir, layout.tls.dir, layout.logsDir, layout.healthFile]) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [layout.nodesDir, layout.pgbouncerDir, layout.peersDir, layout.tls.dir, layout.logsDir, layout.healthFile, layout.healthSupervisorFile]) rmSync(dir, { recursive: true, force: true });
   mkdirSync(layout.logsDir, { mode: 0o755 });
   // Traversable by the server user; what is private lives one level down.
   mkdirSync(layout.nodesDir, { mode: 0o755 });
@@ -94,18 +94,6 @@ export async function initialState(settings: ResolvedSettings, layout: WorkDirLa
   };
 }
 
-/** How the health checker process is started: compiled JS as is, TypeScript through ts-node. */
-function healthCheckerCommand(): { program: string; args: string[]; env: Record<string, string> } {
-  const script = require.resolve('./health-checker');
-  if (extname(script) !== '.ts') return { program: process.execPath, args: [script], env: {} };
-  // ts-node looks for tsconfig.json from the working directory (the work dir): point it at the kit's.
-  return {
-    program: process.execPath,
-    args: ['-r', require.resolve('ts-node/register/transpile-only'), script],
-    env: { TS_NODE_PROJECT: join(__dirname, '..', '..', 'tsconfig.json'), TS_NODE_TRANSPILE_ONLY: 'true' },
-  };
-}
-
 async function waitEndpoint(run: RunningRehearsal, endpoint: Endpoint, proc: TrackedProcess, timeoutMs: number): Promise<void> {
   try {
     await waitFor(`${proc.name} on ${endpoint.host}:${endpoint.port}`, timeoutMs, async () => {
@@ -136,21 +124,22 @@ async function startPeers(run: RunningRehearsal, bin: Required<Binaries>, writer
   );
   await waitEndpoint(run, run.endpoints.haproxy!, haproxy, timeoutMs());
   await waitEndpoint(run, run.endpoints.pgpool!, pgpool, timeoutMs());
+  // A pgpool-II that ignored socket_dir (another major names it differently) would share a system directory.
+  const socket = pgpoolSocketFile({ paths: run.layout.pgpool, listenPort: s.port });
+  if (!existsSync(socket)) throw new RehearsalStartError('pgpool', `its Unix socket is not at ${socket}: this pgpool-II did not take socket_dir (the rehearsal renders pgpool-II 4.3's settings)`, logTail(pgpool.logFile));
 }
 
+/** The health checker's supervisor (health-supervisor.ts), which starts the checker and restarts it. */
 async function startHealthChecker(run: RunningRehearsal, timeoutMs: number): Promise<void> {
-  const { program, args, env } = healthCheckerCommand();
-  const workDir = run.layout.workDir;
-  const checker = run.track(
-    spawnDaemon({ name: 'health-checker', kind: 'health-checker', program, args: [...args, workDir, String(run.state.settings.healthCheckIntervalMs)], logFile: run.layout.healthCheckerLog, cwd: workDir, env: cleanEnv(env) }),
-  );
+  const supervisor = run.track(launchHealthSupervisor(run.layout, run.state.settings.healthCheckIntervalMs));
   try {
     await waitFor('the health checker to report', timeoutMs, async () => {
-      if (!isAlive(checker.pid)) throw new GiveUp('health checker exited');
-      return run.health()?.pid === checker.pid ? true : undefined;
+      if (!isAlive(supervisor.pid)) throw new GiveUp('the health supervisor exited');
+      const checkerPid = readSupervisorReport(run.layout.healthSupervisorFile)?.checkerPid;
+      return checkerPid !== undefined && run.health()?.pid === checkerPid ? true : undefined;
     });
   } catch (err) {
-    throw new RehearsalStartError('health-checker', (err as Error).message, logTail(checker.logFile), { cause: err });
+    throw new RehearsalStartError('health-checker', (err as Error).message, `${logTail(supervisor.logFile, 10)}\n--- health checker ---\n${logTail(run.layout.healthCheckerLog)}`, { cause: err });
   }
 }
 

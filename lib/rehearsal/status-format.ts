@@ -42,11 +42,21 @@ export function formatStatus(s: RehearsalStatus): string {
     else lines.push(...table(['database', 'user', 'cl_active', 'cl_waiting', 'sv_active', 'sv_idle', 'sv_used', 'sv_login', 'maxwait'], pools.map((p) => [p.database, p.user, p.cl_active, p.cl_waiting, p.sv_active, p.sv_idle, p.sv_used, p.sv_login, p.maxwait])));
     lines.push('');
   }
-  const h = s.health;
-  lines.push(
-    h === undefined
-      ? 'health checker: no report yet'
-      : `health checker (pid ${h.pid}, ${h.checkedAt}): writer ${h.writer ?? 'none'}; read/write -> ${h.readWriteHosts.join(',')}; read-only -> ${h.readOnlyHosts.join(',')}; ${h.reloads} reloads${h.lastError ? `; last error: ${h.lastError}` : ''}`,
-  );
+  lines.push(...formatHealth(s));
   return lines.join('\n');
+}
+
+/** The health checker's last report, and loudly, when it is not current any more. */
+function formatHealth(s: RehearsalStatus): string[] {
+  const h = s.health;
+  const c = s.healthChecker;
+  const supervision = `supervisor ${c.supervisorPid ?? '-'} ${c.supervisorRunning ? 'running' : 'NOT RUNNING'}, ${c.restarts} restarts`;
+  const lines = [
+    h === undefined
+      ? `health checker: no report yet (${supervision})`
+      : `health checker (pid ${h.pid}, ${h.checkedAt}; ${supervision}): writer ${h.writer ?? 'none'}; read/write -> ${h.readWriteHosts.join(',')}; read-only -> ${h.readOnlyHosts.join(',')}; ${h.reloads} reloads${h.lastError ? `; last error: ${h.lastError}` : ''}`,
+  ];
+  if (c.state === 'stale') lines.push(`  STALE health report: the endpoints are not being re-pointed (${(c.problems ?? []).join('; ')})`);
+  else if (c.problems !== undefined) lines.push(`  warning: ${c.problems.join('; ')}`);
+  return lines;
 }

@@ -1,4 +1,5 @@
 /** `status`: each instance's role as it answers now, replication as the writer sees it, the pools. */
+import { healthCheckerStatus } from './health-status';
 import { consoleTarget, showPools, type PoolRow } from './pgbouncer';
 import { adminTarget } from './postgres';
 import { isOurs } from './processes';
@@ -58,5 +59,6 @@ export async function readStatus(run: RunningRehearsal): Promise<RehearsalStatus
     replication: await replicationFrom(run, writer),
     pools: { readWrite: await pools(run, 'readWrite'), readOnly: await pools(run, 'readOnly') },
     health: run.health(),
+    healthChecker: healthCheckerStatus(run),
   };
 }

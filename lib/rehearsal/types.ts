@@ -86,6 +86,23 @@ export interface ReplicationStatus {
   readonly replay_lag_bytes: number;
 }
 
+/** Whether the health checker is still watching (health-status.ts), beyond what its last report says. */
+export interface HealthCheckerStatus {
+  /** fresh: a recent report from a running checker; stale: the report is old or its checker is gone; missing: none yet. */
+  readonly state: 'fresh' | 'stale' | 'missing';
+  /** What is wrong, in words (absent when nothing is). */
+  readonly problems?: ReadonlyArray<string>;
+  readonly reportAgeMs?: number;
+  /** Age beyond which a report is stale: a few check intervals. */
+  readonly staleAfterMs: number;
+  /** Pid that wrote the last report. */
+  readonly checkerPid?: number;
+  readonly supervisorPid?: number;
+  readonly supervisorRunning: boolean;
+  /** Times the supervisor restarted the checker. */
+  readonly restarts: number;
+}
+
 export interface RehearsalStatus {
   readonly workDir: string;
   readonly phase: RehearsalState['phase'];
@@ -98,4 +115,6 @@ export interface RehearsalStatus {
   /** SHOW POOLS of each PgBouncer endpoint, or why it could not be read. */
   readonly pools: Readonly<Record<'readWrite' | 'readOnly', ReadonlyArray<PoolRow> | string>>;
   readonly health: HealthReport | undefined;
+  /** Whether that report is still current, and the supervisor's restarts. */
+  readonly healthChecker: HealthCheckerStatus;
 }

@@ -126,6 +126,29 @@ describe('report writers', () => {
     expect((svg.match(/<rect /g) ?? []).length).toBe(3);
   });
 
+  test('GIVEN a check with a long metric name WHEN the chart is drawn THEN the label column fits the longest label in full', () => {
+    // GIVEN a label far longer than the old fixed 360 px column (and its 58-character cut) allowed
+    const metric = 'server connections opened per replica during the connection storm (pgbench -C, 500 clients)';
+    const long = fewerBy({ id: 'ro-server-connections-storm', metric, ...labels, baseline: 100, ours: 10, factor: 8 });
+    const withLong: BenchResult = { ...result, scenarios: { read_only_endpoint: { ...scenario, checks: [...scenario.checks, long] } } };
+
+    // WHEN
+    const svg = renderSvg(withLong);
+
+    // THEN every right-aligned label is whole and starts inside the chart, at 0.6 em per character
+    const fontSize = Number(/<svg [^>]*font-size="(\d+)"/.exec(svg)?.[1]);
+    const width = Number(/<svg [^>]*width="(\d+)"/.exec(svg)?.[1]);
+    const unescape = (s: string): string => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+    const labelsDrawn = [...svg.matchAll(/<text x="([\d.]+)" y="[\d.]+" text-anchor="end">([^<]*)<\/text>/g)].map((m) => ({ x: Number(m[1]), text: unescape(m[2]!) }));
+    expect(labelsDrawn.map((l) => l.text)).toEqual(['ro-server-connections: server connections | per replica', 'ro-tps: TPS', `ro-server-connections-storm: ${metric}`]);
+    const longest = Math.max(...labelsDrawn.map((l) => l.text.length));
+    for (const l of labelsDrawn) expect(l.x - longest * fontSize * 0.6).toBeGreaterThanOrEqual(0);
+    // and the value labels right of the bars end inside the chart too
+    const values = [...svg.matchAll(/<text x="([\d.]+)" y="[\d.]+">([^<]*x \(target [^<]*)<\/text>/g)].map((m) => Number(m[1]) + m[2]!.length * fontSize * 0.6);
+    expect(values).toHaveLength(3);
+    for (const end of values) expect(end).toBeLessThanOrEqual(width);
+  });
+
   test('GIVEN an output directory WHEN reports are written THEN latest.json round-trips the result', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-report-'));
     try {

@@ -15,10 +15,13 @@ import {
   LOOPBACK_BLOCKS,
   parseArgs,
   pgBouncerPoolSizes,
+  primaryConninfo,
   Rehearsal,
   RehearsalConfigError,
   REHEARSAL_RULES,
   renderHaproxyConfig,
+  renderPgpoolConfig,
+  renderPgpoolHba,
   renderPgBouncerIni,
   renderPgBouncerUserlist,
   resolveSettings,
@@ -138,6 +141,30 @@ describe('CLI arguments and peer configs', () => {
     expect(settings).toEqual({ replicas: 3, synchronous: false, workDir: '/tmp/x', pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 50, connectionBorrowTimeoutSeconds: 120 } });
     expect(() => parseArgs(['up', '--bogus'])).toThrow(/unknown option --bogus/);
     expect(() => parseArgs(['launch'])).toThrow(/unknown command launch/);
+  });
+
+  test('GIVEN pgpool paths WHEN rendering pgpool-II THEN every socket stays in its directory, clients need TLS and backends are verified', () => {
+    const paths = new WorkDirLayout('/w').pgpool;
+    const secrets = { database: 'kit', adminUser: 'kit_admin', adminPassword: 'a', appUser: 'kit_app', appPassword: 'b', replicationUser: 'kit_replicator', replicationPassword: 'c' };
+    const backend = { name: 'writer', address: '127.0.10.2', port: 5432 };
+    const cfg = renderPgpoolConfig({ listenAddress: '127.0.10.104', listenPort: 5432, paths, writer: backend, replicas: [], secrets, tls: { caFile: '/w/tls/ca.crt', certFile: '/w/tls/server.crt', keyFile: '/w/tls/server.key' }, children: 4 });
+    for (const key of ['socket_dir', 'pcp_socket_dir', 'wd_ipc_socket_dir']) expect(cfg).toMatch(new RegExp(`^${key} = '/w/peers/pgpool'$`, 'm'));
+    expect(cfg).toMatch(/^memqcache_oiddir = '\/w\/peers\/pgpool\/oiddir'$/m);
+    expect(cfg).not.toMatch(/\/var\/run|\/tmp/);
+    expect(cfg).toMatch(/^enable_pool_hba = 'on'$/m);
+    expect(cfg).toMatch(/^ssl_ca_cert = '\/w\/tls\/ca\.crt'$/m);
+    expect(renderPgpoolHba().split('\n').filter((l) => l !== '' && !l.startsWith('#'))).toEqual(['hostssl all all 127.0.0.0/8 scram-sha-256']);
+  });
+
+  test('GIVEN a standby WHEN its primary_conninfo is rendered THEN it verifies the upstream in full against the rehearsal CA', () => {
+    const secrets = { database: 'kit', adminUser: 'kit_admin', adminPassword: 'a', appUser: 'kit_app', appPassword: 'b', replicationUser: 'kit_replicator', replicationPassword: "p'w" };
+    const tls = { caFile: '/w/tls/ca.crt', certFile: '/w/tls/server.crt', keyFile: '/w/tls/server.key' };
+    const upstream = { address: '127.0.10.2', port: 5432 };
+    expect(primaryConninfo({ secrets, tls }, { name: 'replica1' }, upstream)).toBe(
+      "host=127.0.10.2 port=5432 sslmode=verify-full sslrootcert='/w/tls/ca.crt' user=kit_replicator password='p\\'w' application_name=replica1 connect_timeout=2",
+    );
+    // A certificate that names no address: verified against its name, dialled at the address.
+    expect(primaryConninfo({ secrets, tls: { ...tls, serverName: 'db.example.internal' } }, { name: 'replica1' }, upstream)).toMatch(/^host='db\.example\.internal' hostaddr=127\.0\.10\.2 port=5432 sslmode=verify-full /);
   });
 
   test('GIVEN replicas WHEN rendering HAProxy THEN it balances TCP connections round-robin with health checks', () => {
