@@ -1,0 +1,14 @@
+/**
+ * The input (a cloud assembly or a plan) lacks what a topology needs, or is not what it claims to be.
+ * Names the file, what is missing or wrong, and the fix; raised before anything starts.
+ */
+export class TopologyInputError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+    readonly fix: string,
+  ) {
+    super(`${problem} in ${file}: ${fix}`);
+    this.name = 'TopologyInputError';
+  }
+}
