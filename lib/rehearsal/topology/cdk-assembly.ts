@@ -13,7 +13,10 @@ export interface CfnResource {
 }
 
 export interface StackTemplate {
+  /** The artifact id (what ids are prefixed with). */
   readonly name: string;
+  /** The CloudFormation stack name (the artifact's stackName, else its id). */
+  readonly stackName: string;
   /** The template's path as the caller gave the assembly directory (for messages). */
   readonly file: string;
   /** aws://account/region of the artifact; account and region are `unknown-*` for an environment-agnostic stack. */
@@ -31,7 +34,7 @@ export interface LocatedResource {
 }
 
 interface Manifest {
-  readonly artifacts?: Record<string, { readonly type?: string; readonly environment?: string; readonly properties?: { readonly templateFile?: string } }>;
+  readonly artifacts?: Record<string, { readonly type?: string; readonly environment?: string; readonly properties?: { readonly templateFile?: string; readonly stackName?: string } }>;
 }
 
 const SYNTH_FIX = 'pass the directory `cdk synth` writes: run `npx cdk synth --quiet --output cdk.out` (or `make synth`) first';
@@ -48,7 +51,7 @@ export class CloudAssemblyIndex {
   /** Reads `<dir>/manifest.json` and every CloudFormation stack artifact's template. */
   public static read(dir: string): CloudAssemblyIndex {
     const manifestFile = join(dir, 'manifest.json');
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new TopologyInputError(dir, 'no such directory', SYNTH_FIX);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new TopologyInputError(dir, 'is not a directory', SYNTH_FIX, (f, p) => `${f} ${p}`);
     if (!existsSync(manifestFile)) throw new TopologyInputError(dir, 'no manifest.json', `${SYNTH_FIX}; a cloud assembly holds manifest.json beside the templates`);
     const manifest = readJson(manifestFile, 'the manifest') as Manifest;
     const stacks = Object.entries(manifest.artifacts ?? {})
@@ -57,7 +60,7 @@ export class CloudAssemblyIndex {
         const file = join(dir, a.properties!.templateFile!);
         if (!existsSync(file)) throw new TopologyInputError(file, `the template of stack ${name} is missing`, SYNTH_FIX);
         const template = readJson(file, `the template of stack ${name}`) as { Resources?: StackTemplate['resources']; Outputs?: StackTemplate['outputs'] };
-        return { name, file, environment: a.environment, resources: template.Resources ?? {}, outputs: template.Outputs ?? {} };
+        return { name, stackName: a.properties?.stackName ?? name, file, environment: a.environment, resources: template.Resources ?? {}, outputs: template.Outputs ?? {} };
       });
     if (stacks.length === 0) throw new TopologyInputError(manifestFile, 'no CloudFormation stack artifact', `${SYNTH_FIX}; the app must define at least one stack`);
     return new CloudAssemblyIndex(dir, stacks);
@@ -84,6 +87,13 @@ export class CloudAssemblyIndex {
   public resource(stack: StackTemplate, logicalId: string): LocatedResource | undefined {
     const resource = stack.resources[logicalId];
     return resource === undefined ? undefined : { stack, logicalId, resource, id: `${stack.name}/${logicalId}` };
+  }
+
+  /** An output of the stack called `stackName` (what Fn::GetStackOutput reads), with its stack. */
+  public stackOutput(stackName: string, outputName: string): { stack: StackTemplate; value: unknown } | undefined {
+    const stack = this.stacks.find((s) => s.stackName === stackName);
+    const output = stack?.outputs[outputName];
+    return stack && output ? { stack, value: output.Value } : undefined;
   }
 
   /** The output that exports `name` (what Fn::ImportValue reads), with its stack. */

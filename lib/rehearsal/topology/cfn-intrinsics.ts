@@ -1,7 +1,8 @@
 /**
  * CloudFormation values resolved structurally: a literal, a resource (Ref or Fn::GetAtt, followed across
  * stacks through Fn::ImportValue), a pseudo parameter, or something only deployment knows. Fn::Join of
- * literals becomes a literal; Fn::Select of a literal list picks its element.
+ * literals becomes a literal; Fn::Select of a literal list picks its element; Fn::ImportValue and
+ * Fn::GetStackOutput continue in the stack of the assembly that exports (or outputs) the value.
  */
 import type { CloudAssemblyIndex, LocatedResource, StackTemplate } from './cdk-assembly';
 
@@ -47,6 +48,15 @@ export function resolveValue(assembly: CloudAssemblyIndex, stack: StackTemplate,
       const exported = name.kind === 'literal' ? assembly.exported(String(name.value)) : undefined;
       if (!exported) return { kind: 'opaque', detail: `Fn::ImportValue ${describeResolved(name)}, exported by no stack of the assembly` };
       return resolveValue(assembly, exported.stack, exported.value, depth + 1);
+    }
+    case 'Fn::GetStackOutput': {
+      // Another stack's output, read without an export (CDK's cross-stack references under newer feature flags).
+      const spec = (arg ?? {}) as { StackName?: unknown; OutputName?: unknown };
+      const stackName = resolveValue(assembly, stack, spec.StackName, depth + 1);
+      const outputName = resolveValue(assembly, stack, spec.OutputName, depth + 1);
+      const output = stackName.kind === 'literal' && outputName.kind === 'literal' ? assembly.stackOutput(String(stackName.value), String(outputName.value)) : undefined;
+      if (!output) return { kind: 'opaque', detail: `Fn::GetStackOutput ${describeResolved(outputName)} of ${describeResolved(stackName)}, a stack outside the assembly` };
+      return resolveValue(assembly, output.stack, output.value, depth + 1);
     }
     default:
       return { kind: 'opaque', detail: `${fn} (resolved at deploy time)` };

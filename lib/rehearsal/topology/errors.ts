@@ -7,8 +7,10 @@ export class TopologyInputError extends Error {
     readonly file: string,
     readonly problem: string,
     readonly fix: string,
+    /** How the problem relates to the file, when "<problem> in <file>" does not read right. */
+    phrasing: (file: string, problem: string) => string = (f, p) => `${p} in ${f}`,
   ) {
-    super(`${problem} in ${file}: ${fix}`);
+    super(`${phrasing(file, problem)}: ${fix}`);
     this.name = 'TopologyInputError';
   }
 }
