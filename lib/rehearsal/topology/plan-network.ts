@@ -73,7 +73,10 @@ export class PlanNetwork {
       if (t.kind === 'dead-end') {
         problems.push(t.reason);
       } else if (t.kind === 'value') {
-        const found = this.fromIds([t.value].flat(), depth);
+        // Other values an expression reads (a for_each key, a name) say nothing about placement.
+        const ids = [t.value].flat().filter((v) => typeof v === 'string' && AWS_ID.test(v));
+        if (ids.length === 0) continue;
+        const found = this.fromIds(ids, depth);
         if (found.vpc) vpcs.add(found.vpc);
         else if (found.problem) problems.push(found.problem);
       } else {

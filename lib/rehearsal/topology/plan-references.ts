@@ -32,7 +32,19 @@ export class ReferenceTracer {
     if (expression === undefined) return [{ kind: 'dead-end', reason: `no expression in ${where(modulePath)}` }];
     if ('constant_value' in expression) return [{ kind: 'value', value: expression.constant_value }];
     if (depth > MAX_DEPTH) return [{ kind: 'dead-end', reason: 'a reference chain too deep to follow' }];
-    return mostSpecific(expression.references ?? []).flatMap((ref) => this.traceReference(modulePath, ref, depth + 1, repeated));
+    const references = mostSpecific(expression.references ?? []);
+    const terminals = references.flatMap((ref) => this.traceReference(modulePath, ref, depth + 1, repeated));
+    return references.includes('each.key') ? terminals.map((t) => this.keyedByEach(t, repeated)) : terminals;
+  }
+
+  /**
+   * `x[each.key]` lists `x` and `each.key` as two references. When a resource named without a key has an
+   * instance under the repeated resource's own key, that instance is the one meant (the for_each idiom).
+   */
+  private keyedByEach(t: Terminal, repeated: PlanResource | undefined): Terminal {
+    if (t.kind !== 'resource' || t.key !== undefined || repeated?.index === undefined) return t;
+    const keyed: Terminal = { ...t, key: repeated.index };
+    return this.instancesOf(keyed).length === 1 ? keyed : t;
   }
 
   /** The expression of a resource's argument at `path` (a nested block's argument: ['vpc_config', 0, 'subnet_ids']). */
