@@ -6,7 +6,7 @@
 import * as path from 'path';
 import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
 import { settingsFromTopology, topologyFromPlan, type DeployedTopology } from '../../lib/rehearsal';
-import { ROOT } from '../terraform/terraform-cli';
+import { ROOT, type PlanJson } from '../terraform/terraform-cli';
 import { COMPLETE_EXAMPLE, planFile, removeFixtures, userRootModule } from './topology-fixtures';
 
 const RO = 'module.proxy.aws_db_proxy_endpoint.this["aurora-proxy-kit-ro"]';
@@ -21,12 +21,14 @@ afterAll(removeFixtures);
 
 describe('topologyFromPlan: modules/examples/complete, default variables', () => {
   let t: DeployedTopology;
+  let plan: PlanJson;
 
   beforeAll(() => {
     // GIVEN the complete example planned offline and shown as JSON
-    const { file, plan } = planFile(COMPLETE_EXAMPLE);
+    const planned = planFile(COMPLETE_EXAMPLE);
+    plan = planned.plan;
     // WHEN its topology is read
-    t = topologyFromPlan(plan, file);
+    t = topologyFromPlan(plan, planned.file);
   }, 300_000);
 
   test('THEN the writer is the module the readers depend on, with 2 readers, in the data VPC', () => {
@@ -61,6 +63,36 @@ describe('topologyFromPlan: modules/examples/complete, default variables', () =>
     expect(reader.DB_TLS_SERVER_NAME).toEqual({ kind: 'endpoint-host', endpoint: DEFAULT });
     expect(reader.DB_USER).toEqual({ kind: 'literal', value: 'app_reader' });
     expect(t.consumers[1]!.connection).toMatchObject({ user: 'app_writer', endpointRole: 'READ_WRITE', auth: 'iam', tls: { mode: 'verify-proxy-domain' } });
+  });
+
+  test('GIVEN the host names known, as a plan of a deployment that exists shows them, WHEN read THEN DB_HOST is matched by value, even where it contradicts the consumer\'s role', () => {
+    // GIVEN the same plan with the endpoints' host names known, and the reader wired (wrongly) to the READ_WRITE endpoint
+    const known = structuredClone(plan) as unknown as { resource_changes: Array<{ address: string; change: { after: Record<string, unknown>; after_unknown: Record<string, unknown> } }> };
+    const hosts: Record<string, string> = {
+      'module.proxy.aws_db_proxy.this': 'aurora-proxy-kit.proxy-c0ffee.us-east-1.rds.amazonaws.com',
+      [RO]: 'aurora-proxy-kit-ro.endpoint.proxy-c0ffee.us-east-1.rds.amazonaws.com',
+      [RW]: 'aurora-proxy-kit-rw.endpoint.proxy-c0ffee.us-east-1.rds.amazonaws.com',
+    };
+    for (const r of known.resource_changes) {
+      if (hosts[r.address]) {
+        r.change.after.endpoint = hosts[r.address];
+        delete r.change.after_unknown.endpoint;
+      }
+      if (r.address === READER) {
+        const variables = (r.change.after.environment as Array<{ variables: Record<string, string> }>)[0]!.variables;
+        variables.DB_HOST = hosts[RW]!;
+        variables.DB_TLS_SERVER_NAME = hosts['module.proxy.aws_db_proxy.this']!;
+        (r.change.after_unknown.environment as Array<{ variables: Record<string, unknown> }>)[0]!.variables = {};
+      }
+    }
+    // WHEN
+    const withHosts = topologyFromPlan(known, 'known.json');
+    // THEN the reader is reported as wired, for its handler to refuse at cold start
+    const reader = withHosts.consumers.find((c) => c.id === READER)!;
+    expect(reader.endpoint).toBe(RW);
+    expect(reader.environment.DB_TLS_SERVER_NAME).toEqual({ kind: 'endpoint-host', endpoint: DEFAULT });
+    expect(withHosts.notes.some((n) => n.startsWith(`consumer ${READER}: DB_HOST`))).toBe(false);
+    expect(withHosts.notes).toContain(`consumer ${READER}: DB_ENDPOINT_ROLE=READ_ONLY but its endpoint ${RW} is READ_WRITE; its handler refuses that at cold start`);
   });
 
   test('THEN the rehearsal settings are 2 replicas and the default pool', () => {

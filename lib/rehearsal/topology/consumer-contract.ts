@@ -16,7 +16,7 @@ import {
   type EndpointRole,
 } from '../../../lambda/src/environment';
 import { TopologyInputError } from './errors';
-import type { ConsumerConnection, EnvValue } from './types';
+import type { ConsumerConnection, ConsumerTopology, EnvValue, ProxyEndpointTopology } from './types';
 
 /** Set by the Lambda runtime, never by a deployment. */
 const RUNTIME_VARIABLES: ReadonlySet<string> = new Set([ENV_VARS.region, ENV_VARS.functionName]);
@@ -93,4 +93,24 @@ export function describeEnvValue(value: EnvValue): string {
     case 'unknown':
       return value.detail;
   }
+}
+
+/**
+ * Wiring the consumers' own checks would refuse at cold start: a DB_ENDPOINT_ROLE other than its
+ * endpoint's role, or a TLS mode other than the one consumerEndpointTls picks for that endpoint.
+ */
+export function consumerWiringNotes(consumers: ReadonlyArray<ConsumerTopology>, endpoints: ReadonlyArray<ProxyEndpointTopology>): string[] {
+  return consumers.flatMap((c) => {
+    const endpoint = endpoints.find((e) => e.id === c.endpoint);
+    if (!endpoint) return [];
+    const notes: string[] = [];
+    if (endpoint.role !== c.connection.endpointRole) {
+      notes.push(`consumer ${c.id}: ${ENV_VARS.endpointRole}=${c.connection.endpointRole} but its endpoint ${endpoint.id} is ${endpoint.role}; its handler refuses that at cold start`);
+    }
+    const expected: DbTlsMode = endpoint.isDefault ? 'verify-full' : 'verify-proxy-domain';
+    if (c.connection.tls.mode !== expected) {
+      notes.push(`consumer ${c.id}: ${ENV_VARS.tls}=${c.connection.tls.mode} on ${endpoint.isDefault ? 'the proxy\'s default endpoint' : 'an endpoint beside the default one'}, where the kit uses ${expected}`);
+    }
+    return notes;
+  });
 }

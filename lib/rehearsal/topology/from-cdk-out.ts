@@ -9,6 +9,7 @@ import { readCdkConsumers } from './cdk-consumers';
 import { cdkEvidence } from './cdk-evidence';
 import { assemblyVpcs } from './cdk-network';
 import { readCdkProxy } from './cdk-proxy';
+import { consumerWiringNotes } from './consumer-contract';
 import { notReproducible } from './not-reproducible';
 import type { DeployedTopology } from './types';
 
@@ -20,6 +21,7 @@ export function topologyFromCdkOut(dir: string): DeployedTopology {
   const cluster = readCdkCluster(assembly, clusterResource, notes);
   const { proxy, endpoints } = readCdkProxy(assembly, proxyResource, cluster, notes);
   const consumers = readCdkConsumers(assembly, proxy, endpoints, notes);
+  notes.push(...consumerWiringNotes(consumers, endpoints));
   const evidence = cdkEvidence(assembly, clusterResource, proxyResource, consumers);
   const region = regionOfEnvironment(clusterResource.stack.environment);
   if (region === undefined) notes.push(`region unknown: stack ${clusterResource.stack.name} is environment-agnostic`);

@@ -3,6 +3,7 @@
  * where Terraform knows them at plan, and the configuration's references where it knows them only after
  * apply (VPC placement, endpoint host names). How each such fact was derived is written in `notes`.
  */
+import { consumerWiringNotes } from './consumer-contract';
 import { notReproducible } from './not-reproducible';
 import { exactlyOnePlanned, readPlanCluster } from './plan-cluster';
 import { placeEndpointsByConsumers, readPlanConsumers } from './plan-consumers';
@@ -25,6 +26,7 @@ export function topologyFromPlan(planJson: unknown, file = 'plan.json'): Deploye
   const planned = readPlanProxy(index, proxyResource, cluster, network, notes);
   const consumers = readPlanConsumers({ index, tracer, network, proxy: planned.proxy, endpoints: planned.endpoints, notes });
   const endpoints = placeEndpointsByConsumers(planned.endpoints, consumers, planned.endpointVpcProblems, notes);
+  notes.push(...consumerWiringNotes(consumers, endpoints));
   const region = planRegion(index, tracer);
   if (region === undefined) notes.push('region unknown: the aws provider\'s region is not known at plan');
   return {
