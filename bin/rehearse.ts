@@ -1,7 +1,7 @@
 /**
  * The local rehearsal's CLI (commands and options: lib/rehearsal/cli.ts).
  *
- *   npx ts-node --transpile-only bin/rehearse.ts up|status|outputs|down|drill|block [options]
+ *   npx ts-node --transpile-only bin/rehearse.ts up|status|outputs|down|drill|block|topology [options]
  *
  * Exit codes: 0 ok, 1 failure, 2 bad usage or settings (nothing was started).
  */

@@ -9,6 +9,8 @@
  *   rehearse down [--work-dir DIR]               (idempotent: "nothing to stop" when nothing runs there)
  *   rehearse drill [--work-dir DIR]              (writer failover drill)
  *   rehearse block USER                          (the loopback block LOOPBACK_BLOCKS gives USER, e.g. terratest)
+ *   rehearse topology --from <cdk.out dir | plan.json> [--json]
+ *                                                (what the deployment would create, and the settings it implies)
  *
  * Exit codes: 0 ok, 1 failure, 2 bad usage or settings (nothing was started).
  */
@@ -18,14 +20,15 @@ import { runFailoverDrill } from './drill';
 import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalStateError } from './errors';
 import { isLoopbackBlockUser, LOOPBACK_BLOCKS } from './loopback-blocks';
 import { Rehearsal } from './rehearsal';
+import { formatTopology, loadTopology, TopologyInputError } from './topology';
 import { DEFAULT_WORK_DIR, type RehearsalSettings } from './settings';
 import { formatStatus } from './status-format';
 import type { Endpoint } from './types';
 
 export class UsageError extends Error {}
 
-const COMMANDS = ['up', 'status', 'outputs', 'down', 'drill', 'block'] as const;
-const VALUE_FLAGS = ['--replicas', '--work-dir', '--address-block', '--port', '--max-connections', '--sizing-max-connections', '--max-connections-percent', '--max-idle-connections-percent', '--borrow-timeout', '--max-client-connections'] as const;
+const COMMANDS = ['up', 'status', 'outputs', 'down', 'drill', 'block', 'topology'] as const;
+const VALUE_FLAGS = ['--replicas', '--work-dir', '--address-block', '--port', '--max-connections', '--sizing-max-connections', '--max-connections-percent', '--max-idle-connections-percent', '--borrow-timeout', '--max-client-connections', '--from'] as const;
 const BOOLEAN_FLAGS = ['--async', '--fsync', '--no-peers', '--json'] as const;
 
 export interface ParsedArgs {
@@ -38,7 +41,7 @@ export interface ParsedArgs {
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const [command, ...rest] = argv;
-  if (command === undefined || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command ${command ?? '(none)'}: use up, status, outputs, down, drill or block`);
+  if (command === undefined || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command ${command ?? '(none)'}: use up, status, outputs, down, drill, block or topology`);
   const values = new Map<string, string>();
   const flags = new Set<string>();
   const operands: string[] = [];
@@ -57,6 +60,9 @@ export function parseArgs(argv: string[]): ParsedArgs {
       throw new UsageError(`unknown option ${arg}; options: ${[...VALUE_FLAGS, ...BOOLEAN_FLAGS].join(' ')}`);
     }
   }
+  const from = values.get('--from');
+  if (command === 'topology' && (from === undefined || from.trim() === '')) throw new UsageError('topology needs --from <cdk.out directory | plan.json> (terraform show -json <planfile> > plan.json)');
+  if (command !== 'topology' && from !== undefined) throw new UsageError(`--from is an option of topology, not of ${command}`);
   return { command: command as ParsedArgs['command'], values, flags, operands };
 }
 
@@ -136,10 +142,14 @@ export async function runRehearseCommand(argv: string[]): Promise<{ output: stri
       if (parsed.operands.length !== 1 || user === undefined || !isLoopbackBlockUser(user)) throw new UsageError(`block needs one of: ${Object.keys(LOOPBACK_BLOCKS).join(', ')}`);
       return { output: LOOPBACK_BLOCKS[user].block, failed: false };
     }
+    case 'topology': {
+      const topology = loadTopology(parsed.values.get('--from')!);
+      return { output: parsed.flags.has('--json') ? JSON.stringify(topology, null, 2) : formatTopology(topology), failed: false };
+    }
   }
 }
 
 /** Exit code 2 for what the user can fix before anything starts. */
 export function isUsageProblem(err: unknown): boolean {
-  return err instanceof UsageError || err instanceof RehearsalConfigError || err instanceof MissingBinaryError || err instanceof AddressInUseError || err instanceof RehearsalStateError;
+  return err instanceof UsageError || err instanceof RehearsalConfigError || err instanceof MissingBinaryError || err instanceof AddressInUseError || err instanceof RehearsalStateError || err instanceof TopologyInputError;
 }

@@ -27,5 +27,8 @@ export { serverOsUser, type OsUser } from './os-user';
 export { generateTls, type TlsFiles } from './tls';
 export { cloneReplica, initWriter, launchNode, nodeState, primaryConninfo, waitReady, type PostgresContext } from './postgres';
 
+// The deployed topology a rehearsal can be derived from (cdk.out or a Terraform plan).
+export * from './topology';
+
 // The rehearse CLI's commands (bin/rehearse.ts).
 export { isUsageProblem, parseArgs, runRehearseCommand, settingsFrom, type ParsedArgs } from './cli';

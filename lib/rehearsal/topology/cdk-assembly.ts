@@ -1,0 +1,114 @@
+/**
+ * A CDK cloud assembly (the directory `cdk synth` writes) as the topology reader needs it: the stack
+ * artifacts its manifest lists, their templates, their environments, and the exports that link them.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { TopologyInputError } from './errors';
+
+export interface CfnResource {
+  readonly Type: string;
+  readonly Properties?: Readonly<Record<string, unknown>>;
+  readonly DependsOn?: string | ReadonlyArray<string>;
+}
+
+export interface StackTemplate {
+  /** The artifact id (what ids are prefixed with). */
+  readonly name: string;
+  /** The CloudFormation stack name (the artifact's stackName, else its id). */
+  readonly stackName: string;
+  /** The template's path as the caller gave the assembly directory (for messages). */
+  readonly file: string;
+  /** aws://account/region of the artifact; account and region are `unknown-*` for an environment-agnostic stack. */
+  readonly environment?: string;
+  readonly resources: Readonly<Record<string, CfnResource>>;
+  readonly outputs: Readonly<Record<string, { readonly Value: unknown; readonly Export?: { readonly Name?: unknown } }>>;
+}
+
+/** A resource with its stack, and its topology id `<stack>/<logical id>`. */
+export interface LocatedResource {
+  readonly stack: StackTemplate;
+  readonly logicalId: string;
+  readonly resource: CfnResource;
+  readonly id: string;
+}
+
+interface Manifest {
+  readonly artifacts?: Record<string, { readonly type?: string; readonly environment?: string; readonly properties?: { readonly templateFile?: string; readonly stackName?: string } }>;
+}
+
+const SYNTH_FIX = 'pass the directory `cdk synth` writes: run `npx cdk synth --quiet --output cdk.out` (or `make synth`) first';
+
+function readJson(file: string, what: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new TopologyInputError(file, `${what} is not readable JSON (${err instanceof Error ? err.message : String(err)})`, SYNTH_FIX);
+  }
+}
+
+export class CloudAssemblyIndex {
+  /** Reads `<dir>/manifest.json` and every CloudFormation stack artifact's template. */
+  public static read(dir: string): CloudAssemblyIndex {
+    const manifestFile = join(dir, 'manifest.json');
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new TopologyInputError(dir, 'is not a directory', SYNTH_FIX, (f, p) => `${f} ${p}`);
+    if (!existsSync(manifestFile)) throw new TopologyInputError(dir, 'no manifest.json', `${SYNTH_FIX}; a cloud assembly holds manifest.json beside the templates`);
+    const manifest = readJson(manifestFile, 'the manifest') as Manifest;
+    const stacks = Object.entries(manifest.artifacts ?? {})
+      .filter(([, a]) => a.type === 'aws:cloudformation:stack' && a.properties?.templateFile !== undefined)
+      .map(([name, a]): StackTemplate => {
+        const file = join(dir, a.properties!.templateFile!);
+        if (!existsSync(file)) throw new TopologyInputError(file, `the template of stack ${name} is missing`, SYNTH_FIX);
+        const template = readJson(file, `the template of stack ${name}`) as { Resources?: StackTemplate['resources']; Outputs?: StackTemplate['outputs'] };
+        return { name, stackName: a.properties?.stackName ?? name, file, environment: a.environment, resources: template.Resources ?? {}, outputs: template.Outputs ?? {} };
+      });
+    if (stacks.length === 0) throw new TopologyInputError(manifestFile, 'no CloudFormation stack artifact', `${SYNTH_FIX}; the app must define at least one stack`);
+    return new CloudAssemblyIndex(dir, stacks);
+  }
+
+  private constructor(
+    public readonly dir: string,
+    public readonly stacks: ReadonlyArray<StackTemplate>,
+  ) {}
+
+  /** The template files, for messages about the whole assembly. */
+  public get files(): string {
+    return this.stacks.map((s) => s.file).join(', ');
+  }
+
+  public ofType(type: string): LocatedResource[] {
+    return this.stacks.flatMap((stack) =>
+      Object.entries(stack.resources)
+        .filter(([, r]) => r.Type === type)
+        .map(([logicalId, resource]) => ({ stack, logicalId, resource, id: `${stack.name}/${logicalId}` })),
+    );
+  }
+
+  public resource(stack: StackTemplate, logicalId: string): LocatedResource | undefined {
+    const resource = stack.resources[logicalId];
+    return resource === undefined ? undefined : { stack, logicalId, resource, id: `${stack.name}/${logicalId}` };
+  }
+
+  /** An output of the stack called `stackName` (what Fn::GetStackOutput reads), with its stack. */
+  public stackOutput(stackName: string, outputName: string): { stack: StackTemplate; value: unknown } | undefined {
+    const stack = this.stacks.find((s) => s.stackName === stackName);
+    const output = stack?.outputs[outputName];
+    return stack && output ? { stack, value: output.Value } : undefined;
+  }
+
+  /** The output that exports `name` (what Fn::ImportValue reads), with its stack. */
+  public exported(name: string): { stack: StackTemplate; value: unknown } | undefined {
+    for (const stack of this.stacks) {
+      for (const output of Object.values(stack.outputs)) {
+        if (output.Export?.Name === name) return { stack, value: output.Value };
+      }
+    }
+    return undefined;
+  }
+}
+
+/** The region of an artifact environment `aws://account/region`; undefined when environment-agnostic. */
+export function regionOfEnvironment(environment: string | undefined): string | undefined {
+  const match = /^aws:\/\/[^/]+\/(.+)$/.exec(environment ?? '');
+  return match && match[1] !== 'unknown-region' ? match[1] : undefined;
+}

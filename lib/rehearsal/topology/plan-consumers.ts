@@ -1,0 +1,121 @@
+/**
+ * The consumer functions of a plan: every aws_lambda_function whose environment follows the consumers'
+ * contract. Endpoint host names are known only after apply, so DB_HOST and DB_TLS_SERVER_NAME are
+ * resolved through the configuration: the environment's references lead to the proxy's endpoints (the
+ * lambda-consumer module reads them from the pooling-proxy module's `endpoints` output), and the contract
+ * narrows them: DB_ENDPOINT_ROLE is the endpoint's role, DB_TLS says default endpoint (verify-full) or
+ * another one (verify-proxy-domain), and DB_TLS_SERVER_NAME is always the proxy's default endpoint.
+ * A known host name (a plan of a deployment that exists) is matched directly.
+ */
+import { ENV_VARS, type DbTlsMode } from '../../../lambda/src/environment';
+import { consumerConnection, contractEnvironment, isConsumerEnvironment } from './consumer-contract';
+import { defaultEndpointId } from './endpoint-ids';
+import { valueAt, type PlanIndex, type PlanResource } from './plan-json';
+import type { PlanNetwork } from './plan-network';
+import type { ReferenceTracer } from './plan-references';
+import type { ConsumerTopology, EnvValue, ProxyEndpointTopology, ProxyTopology } from './types';
+
+interface Context {
+  readonly index: PlanIndex;
+  readonly tracer: ReferenceTracer;
+  readonly network: PlanNetwork;
+  readonly proxy: ProxyTopology;
+  readonly endpoints: ReadonlyArray<ProxyEndpointTopology>;
+  readonly notes: string[];
+}
+
+/** The endpoint ids the function's environment expression reaches through the configuration. */
+function referencedEndpoints(ctx: Context, fn: PlanResource): ProxyEndpointTopology[] {
+  const ids = new Set<string>();
+  for (const terminal of ctx.tracer.traceArgument(fn, ['environment', 0, 'variables'])) {
+    for (const r of ctx.tracer.instancesOf(terminal)) {
+      if (r.type === 'aws_db_proxy' && r.address === ctx.proxy.id) ids.add(defaultEndpointId(r.address));
+      if (r.type === 'aws_db_proxy_endpoint') ids.add(r.address);
+    }
+  }
+  return ctx.endpoints.filter((e) => ids.has(e.id));
+}
+
+/** The endpoint whose host name is `host`, when the plan knows endpoint host names (after apply). */
+function endpointByHost(ctx: Context, host: string): ProxyEndpointTopology | undefined {
+  const owner = ctx.index.resources.find((r) => (r.type === 'aws_db_proxy_endpoint' || r.type === 'aws_db_proxy') && r.values.endpoint === host);
+  if (!owner) return undefined;
+  const id = owner.type === 'aws_db_proxy' ? defaultEndpointId(owner.address) : owner.address;
+  return ctx.endpoints.find((e) => e.id === id);
+}
+
+function narrowHost(ctx: Context, fn: PlanResource, candidates: ProxyEndpointTopology[], role: string | undefined, tls: DbTlsMode | undefined, vpc: string | undefined): EnvValue {
+  const wantDefault = tls === undefined || tls === 'verify-full';
+  const fitting = candidates.filter((e) => e.isDefault === wantDefault && e.role === role && (e.vpc === undefined || vpc === undefined || e.vpc === vpc));
+  const listed = candidates.map((e) => e.id).join(', ') || 'no endpoint of the proxy';
+  if (fitting.length === 1) {
+    ctx.notes.push(`consumer ${fn.address}: ${ENV_VARS.host} is known only after apply; its environment references ${listed}, of which only ${fitting[0]!.id} fits ${ENV_VARS.endpointRole}=${role} and ${ENV_VARS.tls}=${tls ?? 'verify-full'}`);
+    return { kind: 'endpoint-host', endpoint: fitting[0]!.id };
+  }
+  const detail = fitting.length > 1 ? `one of ${fitting.map((e) => e.id).join(', ')} (each fits its role and TLS mode; known after apply)` : `known after apply; none of ${listed} fits ${ENV_VARS.endpointRole}=${role}`;
+  ctx.notes.push(`consumer ${fn.address}: ${ENV_VARS.host} is ${detail}`);
+  return { kind: 'unknown', detail };
+}
+
+function readConsumer(ctx: Context, fn: PlanResource): ConsumerTopology | undefined {
+  const known = (valueAt(fn.values, ['environment', 0, 'variables']) ?? {}) as Record<string, unknown>;
+  const later = (valueAt(fn.unknown, ['environment', 0, 'variables']) ?? {}) as Record<string, unknown>;
+  const names = [...new Set([...Object.keys(known), ...Object.keys(later).filter((k) => later[k] === true)])];
+  if (!isConsumerEnvironment(names)) return undefined;
+  const placement = ctx.network.vpcOf(fn);
+  if (placement.problem) ctx.notes.push(`VPC of ${fn.address} unknown: ${placement.problem}`);
+  const candidates = referencedEndpoints(ctx, fn);
+  const literal = (name: string): string | undefined => (typeof known[name] === 'string' ? (known[name] as string) : undefined);
+  const env: Record<string, EnvValue> = {};
+  for (const name of names) {
+    const value = literal(name);
+    const byHost = value !== undefined && (name === ENV_VARS.host || name === ENV_VARS.tlsServerName) ? endpointByHost(ctx, value) : undefined;
+    if (byHost) env[name] = { kind: 'endpoint-host', endpoint: byHost.id };
+    else if (value !== undefined) env[name] = { kind: 'literal', value };
+    else if (name === ENV_VARS.host) env[name] = narrowHost(ctx, fn, candidates, literal(ENV_VARS.endpointRole), literal(ENV_VARS.tls) as DbTlsMode | undefined, placement.vpc);
+    else if (name === ENV_VARS.tlsServerName) {
+      const defaults = candidates.filter((e) => e.isDefault);
+      env[name] = defaults.length === 1 ? { kind: 'endpoint-host', endpoint: defaults[0]!.id } : { kind: 'unknown', detail: 'known after apply; its references name no single proxy default endpoint' };
+    } else env[name] = { kind: 'unknown', detail: 'known after apply' };
+  }
+  const environment = contractEnvironment(env);
+  const { connection, notes } = consumerConnection(environment, { file: ctx.index.file, consumer: fn.address });
+  ctx.notes.push(...notes);
+  const host = environment[ENV_VARS.host];
+  const functionName = fn.values.function_name;
+  return {
+    id: fn.address,
+    ...(typeof functionName === 'string' ? { functionName } : {}),
+    ...(placement.vpc ? { vpc: placement.vpc } : {}),
+    ...(host?.kind === 'endpoint-host' ? { endpoint: host.endpoint } : {}),
+    environment,
+    connection,
+  };
+}
+
+export function readPlanConsumers(ctx: Context): ConsumerTopology[] {
+  return ctx.index.managed('aws_lambda_function').flatMap((fn) => {
+    const consumer = readConsumer(ctx, fn);
+    return consumer ? [consumer] : [];
+  });
+}
+
+/**
+ * Places endpoints the plan does not (their VPC comes from a local value, which plan JSON does not
+ * carry) in the VPC of the consumers that reach them: the lambda-consumer module puts a function in its
+ * endpoint's VPC (its vpc_id is "the proxy endpoint's VPC"). Endpoints without consumers stay unplaced.
+ */
+export function placeEndpointsByConsumers(endpoints: ReadonlyArray<ProxyEndpointTopology>, consumers: ReadonlyArray<ConsumerTopology>, problems: ReadonlyMap<string, string>, notes: string[]): ProxyEndpointTopology[] {
+  return endpoints.map((e) => {
+    if (e.vpc !== undefined) return e;
+    const reaching = consumers.filter((c) => c.endpoint === e.id);
+    const vpcs = [...new Set(reaching.map((c) => c.vpc).filter((v): v is string => v !== undefined))];
+    const why = problems.get(e.id) ?? 'the plan does not say';
+    if (vpcs.length !== 1) {
+      notes.push(`VPC of ${e.id} unknown: ${why}${reaching.length === 0 ? '; no consumer reaches it' : ''}`);
+      return e;
+    }
+    notes.push(`VPC of ${e.id} taken from its consumer(s) ${reaching.map((c) => c.id).join(', ')} (a consumer lies in its endpoint's VPC); the plan itself does not say: ${why}`);
+    return { ...e, vpc: vpcs[0] };
+  });
+}

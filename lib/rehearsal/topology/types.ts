@@ -1,0 +1,142 @@
+/**
+ * What a deployment of the kit would create, as far as the local rehearsal cares, read from either
+ * flavour: a CDK cloud assembly (topologyFromCdkOut) or a Terraform plan (topologyFromPlan). Engine
+ * neutral: nothing here names PgBouncer or PostgreSQL processes; settingsFromTopology maps it onto the
+ * rehearsal.
+ *
+ * Ids are the input's own names for things, so a reader can find them again: CDK `<stack>/<logical id>`,
+ * Terraform resource addresses. Every cross-reference (a consumer's endpoint, an element's VPC) is such
+ * an id; `undefined` where the input does not say, with the reason in `notes`.
+ */
+import type { ConnectionMode, DbAuth, DbTlsMode, EndpointRole } from '../../../lambda/src/environment';
+import type { PoolSettings } from '../../model/sizing';
+
+/** Where a topology was read from. */
+export type TopologySource =
+  | { readonly kind: 'cdk-assembly'; readonly path: string; readonly stacks: ReadonlyArray<string> }
+  | { readonly kind: 'terraform-plan'; readonly path?: string; readonly terraformVersion?: string };
+
+export interface VpcTopology {
+  readonly id: string;
+  /** The VPC's Name tag, when it has one. */
+  readonly name?: string;
+  /** IPv4 CIDR block; undefined for a VPC the input only names by id (an existing one). */
+  readonly cidr?: string;
+}
+
+export interface InstanceTopology {
+  readonly id: string;
+  /** DBInstanceIdentifier / identifier, when the input names the instance. */
+  readonly identifier?: string;
+  readonly instanceClass: string;
+  readonly promotionTier?: number;
+}
+
+export interface ClusterTopology {
+  readonly id: string;
+  /** DBClusterIdentifier / cluster_identifier, when the input names the cluster. */
+  readonly identifier?: string;
+  readonly engine: string;
+  readonly engineVersion?: string;
+  readonly port: number;
+  readonly databaseName?: string;
+  readonly vpc?: string;
+  /** The instance the others are created after: Aurora makes the first instance created the writer. */
+  readonly writer: InstanceTopology;
+  readonly readers: ReadonlyArray<InstanceTopology>;
+}
+
+/** The proxy's pool (its default target group); values the input leaves out take RDS Proxy's defaults. */
+export interface ProxyPoolTopology extends PoolSettings {
+  /** SQL the proxy runs on each new server connection, if any. */
+  readonly initQuery?: string;
+  /** The settings the input left out, filled with RDS Proxy's documented defaults (pool-defaults.ts). */
+  readonly defaulted: ReadonlyArray<keyof PoolSettings>;
+}
+
+export interface ProxyTopology {
+  readonly id: string;
+  readonly name: string;
+  readonly engineFamily: string;
+  /** The VPC of the proxy, which is that of its default endpoint. */
+  readonly vpc?: string;
+  readonly requireTls: boolean;
+  /** DefaultAuthScheme: IAM_AUTH (end-to-end IAM) or NONE / absent (Secrets Manager auth entries). */
+  readonly authScheme: string;
+  readonly idleClientTimeoutSeconds?: number;
+  /** Id of the default endpoint in `endpoints` (always READ_WRITE). */
+  readonly defaultEndpoint: string;
+  readonly pool: ProxyPoolTopology;
+}
+
+export interface ProxyEndpointTopology {
+  /** The endpoint resource's id; for the default endpoint, the proxy's id followed by `#default`. */
+  readonly id: string;
+  readonly name: string;
+  readonly role: EndpointRole;
+  readonly isDefault: boolean;
+  readonly vpc?: string;
+}
+
+/**
+ * A consumer's environment value with references resolved: a literal, the host name of one of the
+ * proxy's endpoints, or something known only at deploy time that is not a proxy endpoint.
+ */
+export type EnvValue =
+  | { readonly kind: 'literal'; readonly value: string }
+  | { readonly kind: 'endpoint-host'; readonly endpoint: string }
+  | { readonly kind: 'unknown'; readonly detail: string };
+
+/** A consumer's connection, read through the consumers' contract (lambda/src/environment.ts), defaults applied. */
+export interface ConsumerConnection {
+  readonly host: EnvValue;
+  readonly port: number;
+  readonly database?: string;
+  readonly user?: string;
+  readonly endpointRole: EndpointRole;
+  readonly auth: DbAuth;
+  readonly tls: { readonly mode: DbTlsMode; readonly serverName?: EnvValue };
+  readonly connectionMode: ConnectionMode;
+  readonly connectTimeoutMs: number;
+  readonly queryTimeoutMs: number;
+  readonly maxRetries: number;
+  readonly retryBaseDelayMs: number;
+}
+
+/** A function that follows the consumers' contract (its environment carries DB_ENDPOINT_ROLE). */
+export interface ConsumerTopology {
+  readonly id: string;
+  readonly functionName?: string;
+  readonly vpc?: string;
+  /** Id of the endpoint DB_HOST names. */
+  readonly endpoint?: string;
+  /** Every variable of the contract the function sets, references resolved. */
+  readonly environment: Readonly<Record<string, EnvValue>>;
+  readonly connection: ConsumerConnection;
+}
+
+/** A stable key per not-reproducible entry, so two flavours' lists compare without their wording. */
+export type NotReproducibleId = 'iam-auth' | 'secrets-manager' | 'kms' | 'cloudwatch' | 'xray' | 'proxy-certificate' | 'database-users' | 'instance-class';
+
+/** Something the deployment relies on that the local rehearsal does not run, and what stands in for it. */
+export interface NotReproducible {
+  readonly id: NotReproducibleId;
+  /** The service and where the input shows it. */
+  readonly what: string;
+  readonly localStandIn: string;
+}
+
+export interface DeployedTopology {
+  readonly source: TopologySource;
+  /** undefined when the input does not fix one (an environment-agnostic CDK stack). */
+  readonly region?: string;
+  readonly cluster: ClusterTopology;
+  readonly proxy: ProxyTopology;
+  /** The proxy's endpoints, its default endpoint first. */
+  readonly endpoints: ReadonlyArray<ProxyEndpointTopology>;
+  readonly vpcs: ReadonlyArray<VpcTopology>;
+  readonly consumers: ReadonlyArray<ConsumerTopology>;
+  readonly notReproducible: ReadonlyArray<NotReproducible>;
+  /** How facts the input does not state outright were derived, and which stayed unknown. */
+  readonly notes: ReadonlyArray<string>;
+}

@@ -1,0 +1,77 @@
+/**
+ * Inputs for the topology suites, made by the real tools: cloud assemblies written by `app.synth()`
+ * (bin/app.ts's stack, with cdk.json's feature flags and the context a `-c key=value` would give), and
+ * plans of Terraform configurations against the offline stand-in provider.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App } from 'aws-cdk-lib';
+import { readDeploymentContext } from '../../lib/reference-app/app-context';
+import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
+import { PlanJson, ROOT, TerraformDir, ensureLambdaZips } from '../terraform/terraform-cli';
+
+const CDK_CONTEXT = JSON.parse(fs.readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+
+/** Temporary directories made here, removed by `removeFixtures`. */
+const made: string[] = [];
+
+function tempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/**
+ * Synthesizes `build`'s app into a fresh directory, as `cdk synth --output` would. The Lambda bundles
+ * are not built ('aws:cdk:bundling-stacks': []): only their asset hashes would differ, which no topology reads.
+ */
+export function synthesize(build: (app: App) => void, context: Record<string, unknown> = {}): string {
+  const outdir = tempDir('topology-cdk-');
+  const app = new App({ outdir, context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
+  build(app);
+  app.synth();
+  return outdir;
+}
+
+/** bin/app.ts's reference deployment with `-c` context, synthesized; also its stack, to name resources. */
+export function synthesizeReferenceApp(context: Record<string, string> = {}): { dir: string; stack: ReferenceDeployment } {
+  let stack: ReferenceDeployment | undefined;
+  const dir = synthesize((app) => {
+    const settings = readDeploymentContext(app);
+    stack = new ReferenceDeployment(app, settings.stackName, settings);
+  }, context);
+  return { dir, stack: stack! };
+}
+
+/** `terraform show -json` of a plan of `dir` with `-var`s, written to a file as a user would pass it. */
+export function planFile(dir: string, vars: Record<string, string> = {}): { file: string; plan: PlanJson } {
+  ensureLambdaZips();
+  const terraform = new TerraformDir(dir);
+  try {
+    const plan = terraform.planJson(vars);
+    const file = path.join(tempDir('topology-plan-'), 'plan.json');
+    fs.writeFileSync(file, JSON.stringify(plan));
+    return { file, plan };
+  } finally {
+    terraform.dispose();
+  }
+}
+
+export const COMPLETE_EXAMPLE = path.join(ROOT, 'modules', 'examples', 'complete');
+
+/**
+ * A root module of a user's own, in a temporary directory: `main.tf` is given the relative path to the
+ * kit's modules/ as `@MODULES@` (Terraform wants local module sources to start with ../).
+ */
+export function userRootModule(mainTf: string): string {
+  const dir = tempDir('topology-root-');
+  const modules = path.relative(dir, path.join(ROOT, 'modules'));
+  const zips = path.relative(dir, path.join(ROOT, 'dist', 'lambda'));
+  fs.writeFileSync(path.join(dir, 'main.tf'), mainTf.replace(/@MODULES@/g, modules).replace(/@ZIPS@/g, zips));
+  return dir;
+}
+
+export function removeFixtures(): void {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+}
