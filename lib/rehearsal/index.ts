@@ -26,3 +26,8 @@ export { cloneReplica, initWriter, launchNode, nodeState, waitReady, type Postgr
 
 // The rehearse CLI's commands (bin/rehearse.ts).
 export { isUsageProblem, parseArgs, runRehearseCommand, settingsFrom, type ParsedArgs } from './cli';
+
+
+// AWS-shaped names and the certificates the rehearsal CA issues for them.
+export * from './aws-names';
+export { awsShapedCertificateRequests, issueCertificates, type AwsShapedCertificates, type CertificateRequest, type CertificateSet, type IssuedCertificate } from './tls';
