@@ -54,4 +54,6 @@ export {
 export { networkLeftovers, networkNamespacesUnavailable, setUpNetwork, tearDownNetwork, unreachableRangeRouted, NETNS_ETC } from './network/setup';
 export { hostCommand, type HostCommand, type HostCommandOptions } from './network/host-command';
 export { listNamespaces, namespacePids } from './network/iproute';
+export { namespaceOfAddress } from './network/plan';
+export { consumerVpcEndpoints, rehearsalAwsNames, rehearsalNetworkPlan, CONSUMER_VPC, REHEARSAL_CLUSTER, REHEARSAL_PROXY, type ConsumerVpcEndpoints } from './network/rehearsal-network';
 export * from './cgroups';

@@ -22,6 +22,7 @@ export const LOOPBACK_BLOCKS = {
   endpointsSuite: { block: '127.0.31', user: 'test/rehearsal/endpoints.test.ts', why: 'a live rehearsal whose replica it kills' },
   failoverSuite: { block: '127.0.32', user: 'test/rehearsal/failover.test.ts', why: 'a live rehearsal whose writer it kills' },
   addReplicaSuite: { block: '127.0.33', user: 'test/rehearsal/add-replica.test.ts', why: 'a live rehearsal that grows to a third replica (.5)' },
+  namespacesSuite: { block: '127.0.37', user: 'test/rehearsal/namespaces.test.ts', why: "a live rehearsal with network 'namespaces' (198.18.37.0/24)" },
   networkSuite: { block: '127.0.38', user: 'test/rehearsal/network.test.ts', why: 'makes and removes the namespaces of 198.18.38.0/24, also after a setup it makes fail' },
   networkTlsSuite: { block: '127.0.39', user: 'test/rehearsal/network-tls.test.ts', why: 'serves RDS-Proxy-shaped certificates in the namespaces of 198.18.39.0/24' },
   benchReadOnlyEndpoint: { block: '127.0.40', user: 'bench read_only_endpoint', why: 'measures connections and CPU on its own replicas' },

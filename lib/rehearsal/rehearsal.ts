@@ -16,6 +16,7 @@ import { findBinaries } from './binaries';
 import { RehearsalOperationError, RehearsalStateError } from './errors';
 import { failover } from './failover';
 import { WorkDirLayout } from './layout';
+import { effectiveNetwork, setUpRehearsalNetwork, tearDownRehearsalNetwork } from './network/rehearsal-network';
 import { serverOsUser } from './os-user';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
 import { groupMembers, isOurs, killProcess, stopProcess } from './processes';
@@ -53,8 +54,9 @@ export class Rehearsal {
 
   /** Validates, checks binaries and addresses, then starts everything; on failure stops what it started. */
   static async up(input: RehearsalSettings = {}): Promise<Rehearsal> {
-    const settings = resolveSettings(input);
-    validateSettings(settings);
+    const resolved = resolveSettings(input);
+    validateSettings(resolved);
+    const settings = effectiveNetwork(resolved);
     const binaries = findBinaries({ peers: settings.peers });
     const user = serverOsUser();
     assertWorkDirUsable(settings.workDir, user);
@@ -62,7 +64,8 @@ export class Rehearsal {
     if (previous !== undefined && previous.processes.some((p) => isOurs(p))) {
       throw new RehearsalStateError(`a rehearsal is already running in ${settings.workDir}: run \`rehearse down --work-dir ${settings.workDir}\` first`);
     }
-    await assertAddressesFree(listeners(settings, addressPlan(settings)));
+    // Namespaces are made fresh (setUpRehearsalNetwork refuses while processes run in them): nothing else listens there.
+    if (settings.network !== 'namespaces') await assertAddressesFree(listeners(settings, addressPlan(settings)));
 
     const layout = new WorkDirLayout(settings.workDir);
     prepareWorkDir(layout, user);
@@ -72,10 +75,12 @@ export class Rehearsal {
     run.save();
     const rehearsal = new Rehearsal(run);
     try {
+      await setUpRehearsalNetwork(settings);
       await startProcesses(run, binaries);
     } catch (err) {
       // Stop everything this attempt started, by pid, before reporting.
       await rehearsal.stopAll().catch(() => undefined);
+      await tearDownRehearsalNetwork(settings).catch(() => undefined);
       throw err;
     }
     return rehearsal;
@@ -149,6 +154,7 @@ export class Rehearsal {
     if (leftover.length > 0 || stillRunning.length > 0) {
       throw new RehearsalOperationError(`down: processes still running after SIGKILL: ${[...new Set([...leftover, ...stillRunning.map((p) => p.pid)])].join(', ')}`);
     }
+    await tearDownRehearsalNetwork(this.run.state.settings);
     for (const path of this.run.layout.disposable) rmSync(path, { recursive: true, force: true });
     return { stopped: processes.map((p) => p.name) };
   }

@@ -1,5 +1,18 @@
 /** The network plan from a description: addresses, names, refusals (pure; nothing is made). */
-import { addressOf, consumerOf, LOOPBACK_BLOCKS, planNetwork, RehearsalConfigError, type NetworkDescription } from '../../lib/rehearsal';
+import {
+  addressOf,
+  addressPlan,
+  consumerOf,
+  consumerVpcEndpoints,
+  LOOPBACK_BLOCKS,
+  namespaceOfAddress,
+  planNetwork,
+  rehearsalNetworkPlan,
+  RehearsalConfigError,
+  resolveSettings,
+  validateSettings,
+  type NetworkDescription,
+} from '../../lib/rehearsal';
 
 const description: NetworkDescription = {
   addressBlock: LOOPBACK_BLOCKS.endpointsSuite.block,
@@ -88,5 +101,39 @@ describe('network plan', () => {
   test('GIVEN an unknown key or VPC WHEN looked up THEN the error lists what the plan has', () => {
     expect(() => addressOf(plan, 'nope')).toThrow(/key nope is not in the network plan apk31/);
     expect(() => consumerOf(plan, 'nope')).toThrow(/use one of app, reports/);
+  });
+});
+
+describe("a rehearsal's own network (network 'namespaces')", () => {
+  const settings = resolveSettings({ addressBlock: LOOPBACK_BLOCKS.default.block, network: 'namespaces' });
+
+  test('GIVEN namespaces WHEN the address plan is made THEN the servers keep their last octets in the block\'s 198.18 /24', () => {
+    expect(addressPlan(settings)).toEqual({ writer: '198.18.10.2', replicas: ['198.18.10.3', '198.18.10.4'], readWrite: '198.18.10.101', readOnly: '198.18.10.102', haproxy: '198.18.10.103', pgpool: '198.18.10.104' });
+    expect(addressPlan({ ...settings, network: 'loopback' }).writer).toBe('127.0.10.2');
+  });
+
+  test('GIVEN the rehearsal\'s plan WHEN read THEN the data VPC holds every replica address the block allows and the app VPC the custom endpoints', () => {
+    const plan = rehearsalNetworkPlan(settings);
+    expect(plan.dataHosts.map((h) => h.address.split('.')[3])).toEqual([...Array.from({ length: 16 }, (_, i) => String(2 + i)), '101', '102', '103', '104']);
+    const app = consumerVpcEndpoints(settings);
+    expect(app.namespace).toBe('apk10-app');
+    expect(app.readOnly).toEqual({ host: expect.stringMatching(/^read-only\.endpoint\.proxy-[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$/), address: '198.18.10.145' });
+    expect(app.readWrite.address).toBe('198.18.10.146');
+    expect(app.tlsServerName).toMatch(/^rehearsal\.proxy-[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$/);
+    expect(app.readOnly.host.endsWith(app.tlsServerName.slice('rehearsal'.length))).toBe(true);
+  });
+
+  test.each<[string, string | undefined]>([
+    ['198.18.31.2', 'apk31-data'],
+    ['198.19.4.101', 'apk260-data'],
+    ['198.18.31.145', undefined],
+    ['198.18.31.130', undefined],
+    ['127.0.31.2', undefined],
+  ])('GIVEN a server listening on %s WHEN placed THEN it runs in %s (undefined: the root namespace)', (address, namespace) => {
+    expect(namespaceOfAddress(address)).toBe(namespace);
+  });
+
+  test('GIVEN an unknown network WHEN validated THEN the error names the values it takes', () => {
+    expect(() => validateSettings(resolveSettings({ network: 'vpc' as never }))).toThrow(/network vpc is not a rehearsal network: use loopback or namespaces/);
   });
 });

@@ -186,6 +186,17 @@ export function addressOf(plan: NetworkPlan, key: string): string {
   return host.address;
 }
 
+/**
+ * The namespace a server listening on `address` runs in: the data namespace of the rehearsal whose
+ * data VPC holds the address (198.18.<b>.1-126 -> apk<b>-data), or none for any other address
+ * (loopback). A pure rule of the plan, so every launcher places its server the same way.
+ */
+export function namespaceOfAddress(address: string): string | undefined {
+  const m = /^198\.(18|19)\.(\d{1,3})\.(\d{1,3})$/.exec(address);
+  if (m === null || Number(m[2]) > 255 || Number(m[3]) < 1 || Number(m[3]) > 126) return undefined;
+  return `apk${(Number(m[1]) - 18) * 256 + Number(m[2])}-data`;
+}
+
 /** The consumer VPC named `vpc`. */
 export function consumerOf(plan: NetworkPlan, vpc: string): PlannedConsumer {
   const consumer = plan.consumers.find((c) => c.vpc === vpc);
