@@ -7,7 +7,7 @@
 import { readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { consumerEnvironment, type EndpointRole, type TlsConfig } from '../../lambda/src/environment';
-import { consumerVpcEndpoints, listNamespaces, rehearsalNetworkPlan, type RehearsalStatus } from '../../lib/rehearsal';
+import { consumerVpcEndpoints, lambdaEnvironment, listNamespaces, rehearsalNetworkPlan, simulateInvocations, type RehearsalStatus } from '../../lib/rehearsal';
 import { CONNECT_PROBE, liveUnavailable, runNode, tsNodeArgs } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
 
@@ -68,6 +68,31 @@ live("a rehearsal with network 'namespaces'", () => {
     const outcome = await probe(c.readWrite.host, 'READ_WRITE', { mode: 'verify-full', caFile: started!.rehearsal.endpoints.readWrite.caFile });
     expect(outcome).toMatchObject({ stage: 'connect', code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
   }, 40_000);
+
+  test("GIVEN the real handlers run in the app VPC WHEN they use the custom endpoints by name THEN writes reach the writer and reads a replica", async () => {
+    const c = consumer();
+    const e = started!.rehearsal.endpoints;
+    const tls = (caFile: string) => ({ tls: { mode: 'verify-proxy-domain' as const, caFile, serverName: c.tlsServerName } });
+    const writes = await simulateInvocations({
+      handler: 'write',
+      env: lambdaEnvironment({ ...e.readWrite, host: c.readWrite.host }, 'READ_WRITE', tls(e.readWrite.caFile)),
+      containers: 2,
+      invocationsPerContainer: 2,
+      event: (container, i) => ({ id: 3700 + container * 10 + i, payload: { from: 'app' } }),
+      namespace: c.namespace,
+    });
+    expect(writes.map((o) => o.error)).toEqual([undefined, undefined, undefined, undefined]);
+    for (const o of writes) expect(o.response).toMatchObject({ inserted: true, served_by: { address: e.writer.host, in_recovery: false }, connection: { reused: !o.cold } });
+    const reads = await simulateInvocations({
+      handler: 'read',
+      env: lambdaEnvironment({ ...e.readOnly, host: c.readOnly.host }, 'READ_ONLY', tls(e.readOnly.caFile)),
+      containers: 2,
+      invocationsPerContainer: 1,
+      event: () => ({ id: 3700 }),
+      namespace: c.namespace,
+    });
+    for (const o of reads) expect(o.response).toMatchObject({ served_by: { in_recovery: true } });
+  }, 60_000);
 
   test('GIVEN the app VPC WHEN a consumer tries the instances and the data VPC endpoints directly THEN the network is unreachable', async () => {
     const p = started!.rehearsal.plan;
