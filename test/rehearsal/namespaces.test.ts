@@ -4,10 +4,11 @@
  * consumer in the `app` VPC reaches the proxy's custom endpoints by their AWS-shaped names, with the TLS
  * check AWS allows there, and nothing behind them. `down` leaves no namespace.
  */
+import { execFileSync } from 'node:child_process';
 import { readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { consumerEnvironment, type EndpointRole, type TlsConfig } from '../../lambda/src/environment';
-import { consumerVpcEndpoints, lambdaEnvironment, listNamespaces, rehearsalNetworkPlan, simulateInvocations, type RehearsalStatus } from '../../lib/rehearsal';
+import { consumerVpcEndpoints, lambdaEnvironment, listNamespaces, rehearsalNetworkPlan, serverOsUser, simulateInvocations, type RehearsalStatus } from '../../lib/rehearsal';
 import { CONNECT_PROBE, liveUnavailable, runNode, tsNodeArgs } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
 
@@ -109,4 +110,24 @@ live("a rehearsal with network 'namespaces'", () => {
     const left = await listNamespaces();
     expect(namespaces.filter((ns) => left.includes(ns))).toEqual([]);
   }, 60_000);
+});
+
+live('network namespaces without root', () => {
+  test("GIVEN network 'namespaces' WHEN a non-root user resolves its settings THEN the rehearsal falls back to loopback and says why", () => {
+    // As the postgres user (setpriv from root), the way a non-root user would run it.
+    const user = serverOsUser()!;
+    const { args, env } = tsNodeArgs('');
+    const script = `
+      const { effectiveNetwork } = require(${JSON.stringify(join(__dirname, '..', '..', 'lib', 'rehearsal', 'network', 'rehearsal-network'))});
+      const { resolveSettings } = require(${JSON.stringify(join(__dirname, '..', '..', 'lib', 'rehearsal', 'settings'))});
+      const warnings = [];
+      process.on('warning', (w) => warnings.push(w.name + ': ' + w.message));
+      const network = effectiveNetwork(resolveSettings({ network: 'namespaces' }, '/tmp')).network;
+      setImmediate(() => console.log(JSON.stringify({ network, warnings })));`;
+    const out = execFileSync('setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', process.execPath, '--no-warnings', ...args.slice(0, 2), '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+    expect(JSON.parse(out)).toEqual({
+      network: 'loopback',
+      warnings: [`RehearsalNetworkFallback: network 'namespaces' unavailable, running on loopback instead: network namespaces need root (ip netns, veth links, routes); running as uid ${user.uid}: run as root, or use the loopback network`],
+    });
+  }, 30_000);
 });
