@@ -15,8 +15,8 @@ export npm_config_audit=false
 export npm_config_update_notifier=false
 
 # Debian packages the test suites run for real (PostgreSQL server and client, openssl for test certificates,
-# and the local rehearsal's pooler and peers: PgBouncer, HAProxy, pgpool-II).
-SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl pgbouncer haproxy pgpool2
+# the local rehearsal's pooler and peers: PgBouncer, HAProxy, pgpool-II, and iproute2 for its namespaces).
+SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl pgbouncer haproxy pgpool2 iproute2
 
 .PHONY: help deps system-deps node-deps scan-deps typecheck lint unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
   terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check

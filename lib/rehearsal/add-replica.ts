@@ -29,9 +29,10 @@ export async function addReplica(run: RunningRehearsal, timeoutMs: number): Prom
   const left = (): number => Math.max(1000, started + timeoutMs - Date.now());
   const count = run.state.nodes.length - 1;
   if (count >= REHEARSAL_MAX_REPLICAS) throw new RehearsalOperationError(`addReplica: already ${count} replicas, the most the rehearsal (and Aurora) allows is ${REHEARSAL_MAX_REPLICAS}`);
-  const address = addressPlan({ addressBlock: s.addressBlock, replicas: count + 1 }).replicas[count]!;
+  const address = addressPlan({ addressBlock: s.addressBlock, replicas: count + 1, network: s.network }).replicas[count]!;
   const name = freeReplicaName(run, count);
-  await assertAddressesFree([{ role: name, address, port: s.port }]);
+  // In namespaces the address exists only inside the data namespace, where nothing but the rehearsal runs.
+  if (s.network !== 'namespaces') await assertAddressesFree([{ role: name, address, port: s.port }]);
   const ctx = run.ctx(findBinaries({ peers: s.peers }).postgresBinDir);
   const writer = run.writerNode;
   const node = nodeState(run.layout, name, address, s.port);

@@ -4,6 +4,7 @@
  *   rehearse up [--replicas N] [--async] [--work-dir DIR] [--address-block 127.0.10] [--port 5432]
  *       [--max-connections N] [--sizing-max-connections N] [--max-connections-percent P]
  *       [--max-idle-connections-percent P] [--borrow-timeout S] [--max-client-connections N] [--fsync] [--no-peers]
+ *       [--network loopback|namespaces]
  *   rehearse status [--work-dir DIR] [--json]
  *   rehearse outputs [--work-dir DIR] [--json]   (endpoint outputs as JSON, like `terraform output -json`)
  *   rehearse down [--work-dir DIR]               (idempotent: "nothing to stop" when nothing runs there)
@@ -21,14 +22,14 @@ import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalS
 import { isLoopbackBlockUser, LOOPBACK_BLOCKS } from './loopback-blocks';
 import { Rehearsal } from './rehearsal';
 import { formatTopology, loadTopology, TopologyInputError } from './topology';
-import { DEFAULT_WORK_DIR, type RehearsalSettings } from './settings';
+import { DEFAULT_WORK_DIR, type RehearsalNetwork, type RehearsalSettings } from './settings';
 import { formatStatus } from './status-format';
 import type { Endpoint } from './types';
 
 export class UsageError extends Error {}
 
 const COMMANDS = ['up', 'status', 'outputs', 'down', 'drill', 'block', 'topology'] as const;
-const VALUE_FLAGS = ['--replicas', '--work-dir', '--address-block', '--port', '--max-connections', '--sizing-max-connections', '--max-connections-percent', '--max-idle-connections-percent', '--borrow-timeout', '--max-client-connections', '--from'] as const;
+const VALUE_FLAGS = ['--replicas', '--work-dir', '--address-block', '--port', '--max-connections', '--sizing-max-connections', '--max-connections-percent', '--max-idle-connections-percent', '--borrow-timeout', '--max-client-connections', '--from', '--network'] as const;
 const BOOLEAN_FLAGS = ['--async', '--fsync', '--no-peers', '--json'] as const;
 
 export interface ParsedArgs {
@@ -86,6 +87,8 @@ export function settingsFrom(p: ParsedArgs): RehearsalSettings {
     ...optional('maxConnections', numberFlag(p, '--max-connections')),
     ...optional('sizingMaxConnections', numberFlag(p, '--sizing-max-connections')),
     ...optional('maxClientConnections', numberFlag(p, '--max-client-connections')),
+    // Checked by validateSettings, which names the values it takes.
+    ...optional('network', p.values.get('--network') as RehearsalNetwork | undefined),
     ...(p.flags.has('--async') ? { synchronous: false } : {}),
     ...(p.flags.has('--fsync') ? { fsync: true } : {}),
     ...(p.flags.has('--no-peers') ? { peers: false } : {}),

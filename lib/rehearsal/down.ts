@@ -7,6 +7,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { RehearsalOperationError } from './errors';
 import { WorkDirLayout } from './layout';
+import { tearDownRehearsalNetwork } from './network/rehearsal-network';
 import { groupMembers, isOurs, stopProcess, type TrackedProcess } from './processes';
 import { readState, type RehearsalState } from './state';
 
@@ -41,6 +42,8 @@ export async function downState(layout: WorkDirLayout, state: RehearsalState | u
   if (leftover.length > 0 || stillRunning.length > 0) {
     throw new RehearsalOperationError(`down: processes still running after SIGKILL: ${[...new Set([...leftover, ...stillRunning.map((p) => p.pid)])].join(', ')}`);
   }
+  // Only once no server is left in them: namespaces and links go the way the processes went.
+  await tearDownRehearsalNetwork(state.settings);
   for (const path of layout.disposable) rmSync(path, { recursive: true, force: true });
   return { workDir: layout.workDir, stopped: running, hadState };
 }

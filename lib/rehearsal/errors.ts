@@ -49,3 +49,22 @@ export class RehearsalOperationError extends Error {
     this.name = 'RehearsalOperationError';
   }
 }
+
+/**
+ * Network namespaces or CPU budgets cannot be had here (not root, no iproute2, no writable cgroup
+ * cpu controller); `reason` says which and what to do, so a caller can fall back and say why.
+ */
+export class IsolationUnavailableError extends Error {
+  constructor(readonly what: 'network namespaces' | 'CPU budgets', readonly reason: string) {
+    super(`${what} unavailable: ${reason}`);
+    this.name = 'IsolationUnavailableError';
+  }
+}
+
+/** Setting up or tearing down a rehearsal's namespaces or cgroups failed; names what is left behind. */
+export class IsolationSetupError extends Error {
+  constructor(message: string, readonly leftovers: ReadonlyArray<string> = [], options?: { cause?: unknown }) {
+    super(`${message}${leftovers.length > 0 ? `\n  left behind: ${leftovers.join(', ')}` : ''}`, options);
+    this.name = 'IsolationSetupError';
+  }
+}

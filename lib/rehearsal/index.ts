@@ -32,3 +32,34 @@ export * from './topology';
 
 // The rehearse CLI's commands (bin/rehearse.ts).
 export { isUsageProblem, parseArgs, runRehearseCommand, settingsFrom, type ParsedArgs } from './cli';
+
+
+// AWS-shaped names and the certificates the rehearsal CA issues for them.
+export * from './aws-names';
+export { awsShapedCertificateRequests, issueCertificates, type AwsShapedCertificates, type CertificateRequest, type CertificateSet, type IssuedCertificate } from './tls';
+
+// Hosts shaped like AWS's: a network namespace per VPC, processes started inside, CPU budgets per host.
+export {
+  addressOf,
+  consumerOf,
+  networkPrefix,
+  planNetwork,
+  KIT_NAMESPACE,
+  MAX_CONSUMER_VPCS,
+  MAX_ENDPOINTS_PER_VPC,
+  NETWORK_RANGE,
+  type ConsumerEndpointSpec,
+  type ConsumerVpcSpec,
+  type DataHostSpec,
+  type ManagementLink,
+  type NetworkDescription,
+  type NetworkPlan,
+  type PlannedConsumer,
+  type PlannedHost,
+} from './network/plan';
+export { networkLeftovers, networkNamespacesUnavailable, setUpNetwork, tearDownNetwork, unreachableRangeRouted, NETNS_ETC } from './network/setup';
+export { hostCommand, type HostCommand, type HostCommandOptions } from './network/host-command';
+export { listNamespaces, namespacePids } from './network/iproute';
+export { namespaceOfAddress } from './network/plan';
+export { consumerVpcEndpoints, rehearsalAwsNames, rehearsalNetworkPlan, CONSUMER_VPC, REHEARSAL_CLUSTER, REHEARSAL_PROXY, type ConsumerVpcEndpoints } from './network/rehearsal-network';
+export * from './cgroups';

@@ -11,6 +11,7 @@ import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import type { HaproxyPaths, PgpoolPaths } from './layout';
 import { chownTo, type OsUser } from './os-user';
+import { namespaceOfAddress } from './network/plan';
 import { spawnDaemon, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
 import type { TlsFiles } from './tls';
@@ -182,7 +183,7 @@ export function launchHaproxy(spec: HaproxySpec, paths: HaproxyPaths, program: s
   chownTo(user, paths.dir);
   writeOwned(paths.configFile, renderHaproxyConfig(spec), user);
   // -db: stay in the foreground, so the tracked pid is the proxy itself.
-  return spawnDaemon({ name: 'haproxy', kind: 'haproxy', program, args: ['-db', '-f', paths.configFile], logFile: paths.logFile, cwd: paths.dir, user });
+  return spawnDaemon({ name: 'haproxy', kind: 'haproxy', program, args: ['-db', '-f', paths.configFile], logFile: paths.logFile, cwd: paths.dir, user, namespace: namespaceOfAddress(spec.listenAddress) });
 }
 
 export function launchPgpool(spec: PgpoolSpec, program: string, user: OsUser | undefined): TrackedProcess {
@@ -203,5 +204,6 @@ export function launchPgpool(spec: PgpoolSpec, program: string, user: OsUser | u
     logFile: paths.logFile,
     cwd: paths.dir,
     user,
+    namespace: namespaceOfAddress(spec.listenAddress),
   });
 }

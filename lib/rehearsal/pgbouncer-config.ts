@@ -21,6 +21,8 @@ export interface PgBouncerEndpointSpec {
   /** Endpoint name, e.g. read-write or read-only (used in log lines and application names). */
   readonly name: string;
   readonly listenAddress: string;
+  /** More addresses the endpoint listens on, same port (a custom proxy endpoint's ENI in a consumer VPC). */
+  readonly extraListenAddresses?: ReadonlyArray<string>;
   readonly listenPort: number;
   /** Database name clients ask for; PgBouncer forwards it to the same name on the servers. */
   readonly database: string;
@@ -81,7 +83,7 @@ export function renderPgBouncerIni(spec: PgBouncerEndpointSpec): string {
     `max_db_connections=${poolSize}`,
   ].join(' ');
   const settings: Array<[string, string | number]> = [
-    ['listen_addr', spec.listenAddress],
+    ['listen_addr', [spec.listenAddress, ...(spec.extraListenAddresses ?? [])].join(',')],
     ['listen_port', spec.listenPort],
     ['unix_socket_dir', spec.files.unixSocketDir],
     ['pidfile', spec.files.pidFile],

@@ -6,6 +6,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { PgBouncerPaths } from './layout';
 import { RehearsalStartError } from './errors';
+import { namespaceOfAddress } from './network/plan';
 import { chownTo, type OsUser } from './os-user';
 import { renderPgBouncerIni, renderPgBouncerUserlist, type PgBouncerEndpointSpec } from './pgbouncer-config';
 import { isAlive, logTail, spawnDaemon, type TrackedProcess } from './processes';
@@ -41,7 +42,7 @@ export function rewritePgBouncerIni(state: PgBouncerState, paths: PgBouncerPaths
 }
 
 export function launchPgBouncer(state: PgBouncerState, paths: PgBouncerPaths, program: string, cwd: string, user: OsUser | undefined): TrackedProcess {
-  return spawnDaemon({ name: state.processName, kind: 'pgbouncer', program, args: [paths.configFile], logFile: paths.logFile, cwd, user });
+  return spawnDaemon({ name: state.processName, kind: 'pgbouncer', program, args: [paths.configFile], logFile: paths.logFile, cwd, user, namespace: namespaceOfAddress(state.spec.listenAddress) });
 }
 
 export function consoleTarget(spec: PgBouncerEndpointSpec, secrets: Secrets, caFile: string): Target {

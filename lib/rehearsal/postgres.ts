@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { RehearsalStartError } from './errors';
 import type { WorkDirLayout } from './layout';
+import { namespaceOfAddress } from './network/plan';
 import { chownTo, type OsUser } from './os-user';
 import { cleanEnv, isAlive, logTail, spawnDaemon, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
@@ -76,7 +77,8 @@ export async function initWriter(ctx: PostgresContext, node: NodeState, timeoutM
   // TLS only over TCP (unless allowPlaintext), as Aurora with rds.force_ssl=1; the socket sits in a
   // 0700 directory of the server user, so `trust` there is reachable only by that user.
   const host = ctx.allowPlaintext ? 'host' : 'hostssl';
-  const hba = ['local all all trust', `${host} all all 127.0.0.0/8 scram-sha-256`, `${host} replication all 127.0.0.0/8 scram-sha-256`, ''].join('\n');
+  // 198.18.0.0/15: the namespaces' addresses (network 'namespaces'), where root's control connections come from the management link.
+  const hba = ['local all all trust', ...['127.0.0.0/8', '198.18.0.0/15'].flatMap((net) => [`${host} all all ${net} scram-sha-256`, `${host} replication all ${net} scram-sha-256`]), ''].join('\n');
   writeFileSync(join(node.dataDir, 'pg_hba.conf'), hba);
   chownTo(ctx.user, join(node.dataDir, 'pg_hba.conf'));
 }
@@ -144,7 +146,7 @@ function serverSettings(ctx: PostgresContext, node: NodeState): Record<string, s
 
 export function launchNode(ctx: PostgresContext, node: NodeState): TrackedProcess {
   const args = ['-D', node.dataDir, ...Object.entries(serverSettings(ctx, node)).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
-  return spawnDaemon({ name: node.name, kind: 'postgres', program: join(ctx.binDir, 'postgres'), args, logFile: node.logFile, cwd: node.dir, user: ctx.user });
+  return spawnDaemon({ name: node.name, kind: 'postgres', program: join(ctx.binDir, 'postgres'), args, logFile: node.logFile, cwd: node.dir, user: ctx.user, namespace: namespaceOfAddress(node.address) });
 }
 
 /** Waits until a TLS password login works; fails early if the postmaster exited. */

@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { hostCommand } from './network/host-command';
 import type { OsUser } from './os-user';
 
 export type ProcessKind = 'postgres' | 'pgbouncer' | 'haproxy' | 'pgpool' | 'health-supervisor';
@@ -28,6 +29,8 @@ export interface SpawnOptions {
   readonly cwd: string;
   readonly user?: OsUser;
   readonly env?: NodeJS.ProcessEnv;
+  /** Network namespace to run in (`ip netns exec`, then `setpriv` to `user`; the pid stays the program's). */
+  readonly namespace?: string;
 }
 
 /** A minimal environment, so the caller's PG* variables cannot leak into the servers. */
@@ -38,12 +41,13 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 export function spawnDaemon(options: SpawnOptions): TrackedProcess {
   const logFd = openSync(options.logFile, 'a');
   try {
-    const child = spawn(options.program, [...options.args], {
+    const command = hostCommand({ program: options.program, args: options.args, user: options.user, namespace: options.namespace });
+    const child = spawn(command.program, [...command.args], {
       cwd: options.cwd,
       env: options.env ?? cleanEnv(),
       stdio: ['ignore', logFd, logFd],
       detached: true,
-      ...(options.user ?? {}),
+      ...(command.spawnAs ?? {}),
     });
     // Reaped by libuv while this process lives; adopted by init once it exits.
     child.on('error', () => undefined);

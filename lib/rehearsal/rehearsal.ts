@@ -17,6 +17,7 @@ import { RehearsalOperationError, RehearsalStateError } from './errors';
 import { failover } from './failover';
 import { healthCheckerStatus } from './health-status';
 import { WorkDirLayout } from './layout';
+import { effectiveNetwork, setUpRehearsalNetwork, tearDownRehearsalNetwork } from './network/rehearsal-network';
 import { serverOsUser } from './os-user';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
 import { isOurs, killProcess } from './processes';
@@ -54,8 +55,9 @@ export class Rehearsal {
 
   /** Validates, checks binaries and addresses, then starts everything; on failure stops what it started. */
   static async up(input: RehearsalSettings = {}): Promise<Rehearsal> {
-    const settings = resolveSettings(input);
-    validateSettings(settings);
+    const resolved = resolveSettings(input);
+    validateSettings(resolved);
+    const settings = effectiveNetwork(resolved);
     const binaries = findBinaries({ peers: settings.peers });
     const user = serverOsUser();
     assertWorkDirUsable(settings.workDir, user);
@@ -63,7 +65,8 @@ export class Rehearsal {
     if (previous !== undefined && previous.processes.some((p) => isOurs(p))) {
       throw new RehearsalStateError(`a rehearsal is already running in ${settings.workDir}: run \`rehearse down --work-dir ${settings.workDir}\` first`);
     }
-    await assertAddressesFree(listeners(settings, addressPlan(settings)));
+    // Namespaces are made fresh (setUpRehearsalNetwork refuses while processes run in them): nothing else listens there.
+    if (settings.network !== 'namespaces') await assertAddressesFree(listeners(settings, addressPlan(settings)));
 
     const layout = new WorkDirLayout(settings.workDir);
     prepareWorkDir(layout, user);
@@ -73,10 +76,12 @@ export class Rehearsal {
     run.save();
     const rehearsal = new Rehearsal(run);
     try {
+      await setUpRehearsalNetwork(settings);
       await startProcesses(run, binaries);
     } catch (err) {
       // Stop everything this attempt started, by pid, before reporting.
       await rehearsal.stopAll().catch(() => undefined);
+      await tearDownRehearsalNetwork(settings).catch(() => undefined);
       throw err;
     }
     return rehearsal;

@@ -9,6 +9,15 @@ import { REHEARSAL_RULES, parseAddressBlock } from './rules';
 import { runRules } from '../model/rule-table';
 import { RehearsalConfigError } from './errors';
 import { LOOPBACK_BLOCKS } from './loopback-blocks';
+import { networkPrefix } from './network/plan';
+
+/**
+ * Where the servers listen: `loopback` (127.0.<b>.x, every process in the root namespace) or
+ * `namespaces` (198.18.<b>.x in network namespaces shaped like the data and consumer VPCs, as root;
+ * without root the rehearsal falls back to loopback and says so).
+ */
+export const REHEARSAL_NETWORKS = ['loopback', 'namespaces'] as const;
+export type RehearsalNetwork = (typeof REHEARSAL_NETWORKS)[number];
 
 export interface RehearsalSettings {
   /** Streaming replicas behind the read-only endpoint (default 2). */
@@ -37,6 +46,8 @@ export interface RehearsalSettings {
   readonly healthCheckIntervalMs?: number;
   /** Bound on `up` (default 90 s). */
   readonly startTimeoutMs?: number;
+  /** `loopback` (default) or `namespaces` (REHEARSAL_NETWORKS). */
+  readonly network?: RehearsalNetwork;
 }
 
 export type ResolvedSettings = Required<RehearsalSettings>;
@@ -61,6 +72,7 @@ export function resolveSettings(settings: RehearsalSettings = {}, cwd = process.
     peers: settings.peers ?? true,
     healthCheckIntervalMs: settings.healthCheckIntervalMs ?? 500,
     startTimeoutMs: settings.startTimeoutMs ?? 90000,
+    network: settings.network ?? 'loopback',
   };
 }
 
@@ -73,10 +85,16 @@ export function validateSettings(s: ResolvedSettings): void {
   if (!Number.isInteger(s.startTimeoutMs) || s.startTimeoutMs < 5000) {
     problems.push(`startTimeoutMs ${s.startTimeoutMs} is too short: use at least 5000 ms`);
   }
+  if (!(REHEARSAL_NETWORKS as readonly string[]).includes(s.network)) {
+    problems.push(`network ${s.network} is not a rehearsal network: use ${REHEARSAL_NETWORKS.join(' or ')}`);
+  }
   if (problems.length > 0) throw new RehearsalConfigError(problems);
 }
 
-/** Where everything listens: hosts at .2, .3, ... like separate machines; endpoints at .101 and up. */
+/**
+ * Where everything listens: hosts at .2, .3, ... like separate machines; endpoints at .101 and up; in
+ * the loopback block, or with `network: 'namespaces'` at the same last octets of the block's 198.18 /24.
+ */
 export interface AddressPlan {
   readonly writer: string;
   readonly replicas: ReadonlyArray<string>;
@@ -86,10 +104,13 @@ export interface AddressPlan {
   readonly pgpool: string;
 }
 
-export function addressPlan(s: Pick<ResolvedSettings, 'addressBlock' | 'replicas'>): AddressPlan {
+export function addressPlan(s: Pick<ResolvedSettings, 'addressBlock' | 'replicas'> & { readonly network?: RehearsalNetwork }): AddressPlan {
   const octets = parseAddressBlock(s.addressBlock);
   if (octets === undefined) throw new RehearsalConfigError([`addressBlock ${s.addressBlock} is not three octets`]);
-  const at = (last: number): string => `${octets.join('.')}.${last}`;
+  const network = s.network === 'namespaces' ? networkPrefix(s.addressBlock) : undefined;
+  if (typeof network === 'string') throw new RehearsalConfigError([network]);
+  const prefix = network?.prefix ?? octets.join('.');
+  const at = (last: number): string => `${prefix}.${last}`;
   return {
     writer: at(2),
     replicas: Array.from({ length: s.replicas }, (_, i) => at(3 + i)),

@@ -13,6 +13,7 @@ import type { OsUser } from './os-user';
 import { launchHaproxy, launchPgpool, pgpoolSocketFile } from './peers';
 import { consoleTarget, launchPgBouncer, waitPgBouncerReady, writePgBouncerConfig } from './pgbouncer';
 import { bootstrapWriter, cloneReplica, initWriter, launchNode, nodeState, setSynchronous, waitReady, waitStreaming } from './postgres';
+import { certificateNames, withConsumerEndpoint } from './network/rehearsal-network';
 import type { Listener } from './preflight';
 import { isAlive, logTail, type TrackedProcess } from './processes';
 import type { RunningRehearsal } from './running';
@@ -57,7 +58,7 @@ export async function initialState(settings: ResolvedSettings, layout: WorkDirLa
   const nodes = [nodeState(layout, 'writer', plan.writer, settings.port), ...plan.replicas.map((a, i) => nodeState(layout, `replica${i + 1}`, a, settings.port))];
   // Every replica address the block can hold, so a replica added later (addReplica) is covered too.
   const spareReplicas = addressPlan({ ...settings, replicas: REHEARSAL_MAX_REPLICAS }).replicas;
-  const tls = await generateTls(layout.tls.dir, [plan.writer, ...spareReplicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool], user, openssl);
+  const tls = await generateTls(layout.tls.dir, [plan.writer, ...spareReplicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool, ...certificateNames(settings)], user, openssl);
   const pgbouncer = (name: string, processName: string, listenAddress: string, hosts: string[]): PgBouncerState => {
     const paths = layout.pgbouncer(processName);
     return {
@@ -87,8 +88,8 @@ export async function initialState(settings: ResolvedSettings, layout: WorkDirLa
     nodes,
     writerName: 'writer',
     pgbouncer: {
-      readWrite: pgbouncer('read-write', 'pgbouncer-rw', plan.readWrite, [plan.writer]),
-      readOnly: pgbouncer('read-only', 'pgbouncer-ro', plan.readOnly, [...plan.replicas]),
+      readWrite: withConsumerEndpoint(settings, pgbouncer('read-write', 'pgbouncer-rw', plan.readWrite, [plan.writer]), 'readWrite'),
+      readOnly: withConsumerEndpoint(settings, pgbouncer('read-only', 'pgbouncer-ro', plan.readOnly, [...plan.replicas]), 'readOnly'),
     },
     processes: [],
   };

@@ -1,0 +1,119 @@
+/**
+ * The network of a rehearsal run with `network: 'namespaces'`, derived from its settings alone, so
+ * `down` in another process finds the same plan:
+ *
+ * - data VPC (apk<n>-data): the instances and the servers at the loopback plan's last octets, named
+ *   as AWS names them: `writer` / `replica<i>` instance endpoints, the proxy's default endpoint on the
+ *   read/write PgBouncer (.101), the cluster's reader endpoint on HAProxy (.103, its analog);
+ * - consumer VPC `app` (apk<n>-app): the proxy's custom endpoints `read-only` and `read-write`, on
+ *   which the read-only and read/write PgBouncers listen too, as RDS Proxy's endpoints put ENIs in a
+ *   consumer's VPC.
+ */
+import { AwsNames } from '../aws-names';
+import { REHEARSAL_MAX_REPLICAS } from '../rules';
+import { addressPlan, type ResolvedSettings } from '../settings';
+import type { PgBouncerState } from '../state';
+import { addressOf, consumerOf, networkPrefix, planNetwork, type NetworkPlan } from './plan';
+import { networkNamespacesUnavailable, setUpNetwork, tearDownNetwork } from './setup';
+
+/** The proxy's and the cluster's names in the rehearsal's AWS-shaped names. */
+export const REHEARSAL_PROXY = 'rehearsal';
+export const REHEARSAL_CLUSTER = 'rehearsal';
+export const CONSUMER_VPC = 'app';
+
+type NetworkSettings = Pick<ResolvedSettings, 'addressBlock'>;
+
+/** The AWS-shaped names of the rehearsal on this block (ids derived from the block, so stable across runs). */
+export function rehearsalAwsNames(s: NetworkSettings): AwsNames {
+  const network = networkPrefix(s.addressBlock);
+  return new AwsNames(`rehearsal-${typeof network === 'string' ? s.addressBlock : network.prefix}`);
+}
+
+function lastOctet(address: string): number {
+  return Number(address.split('.')[3]);
+}
+
+export function rehearsalNetworkPlan(s: NetworkSettings): NetworkPlan {
+  // Every replica address the block can hold, so a replica added later (addReplica) has its address.
+  const plan = addressPlan({ addressBlock: s.addressBlock, replicas: REHEARSAL_MAX_REPLICAS, network: 'namespaces' });
+  const names = rehearsalAwsNames(s);
+  return planNetwork({
+    addressBlock: s.addressBlock,
+    dataHosts: [
+      { key: 'writer', hostNumber: lastOctet(plan.writer), names: [names.instanceEndpoint('writer')] },
+      ...plan.replicas.map((a, i) => ({ key: `replica${i + 1}`, hostNumber: lastOctet(a), names: [names.instanceEndpoint(`replica${i + 1}`)] })),
+      { key: 'read-write', hostNumber: lastOctet(plan.readWrite), names: [names.proxyDefaultEndpoint(REHEARSAL_PROXY)] },
+      { key: 'read-only', hostNumber: lastOctet(plan.readOnly) },
+      { key: 'haproxy', hostNumber: lastOctet(plan.haproxy), names: [names.readerEndpoint(REHEARSAL_CLUSTER)] },
+      { key: 'pgpool', hostNumber: lastOctet(plan.pgpool) },
+    ],
+    consumers: [
+      {
+        vpc: CONSUMER_VPC,
+        endpoints: [
+          { key: 'app-read-only', names: [names.proxyCustomEndpoint(REHEARSAL_PROXY, 'read-only')] },
+          { key: 'app-read-write', names: [names.proxyCustomEndpoint(REHEARSAL_PROXY, 'read-write')] },
+        ],
+      },
+    ],
+  });
+}
+
+/** Where a consumer of the rehearsal connects from, and the names and addresses of its endpoints. */
+export interface ConsumerVpcEndpoints {
+  readonly namespace: string;
+  readonly readOnly: { readonly host: string; readonly address: string };
+  readonly readWrite: { readonly host: string; readonly address: string };
+  /** The proxy's default endpoint: what verify-proxy-domain checks the certificate against. */
+  readonly tlsServerName: string;
+  /** The wildcard the endpoints' certificate carries, as RDS Proxy's does. */
+  readonly proxyWildcard: string;
+}
+
+export function consumerVpcEndpoints(s: NetworkSettings): ConsumerVpcEndpoints {
+  const plan = rehearsalNetworkPlan(s);
+  const names = rehearsalAwsNames(s);
+  return {
+    namespace: consumerOf(plan, CONSUMER_VPC).namespace,
+    readOnly: { host: names.proxyCustomEndpoint(REHEARSAL_PROXY, 'read-only'), address: addressOf(plan, 'app-read-only') },
+    readWrite: { host: names.proxyCustomEndpoint(REHEARSAL_PROXY, 'read-write'), address: addressOf(plan, 'app-read-write') },
+    tlsServerName: names.proxyDefaultEndpoint(REHEARSAL_PROXY),
+    proxyWildcard: names.proxyWildcard(REHEARSAL_PROXY),
+  };
+}
+
+/**
+ * A PgBouncer endpoint that also listens on its custom endpoint's address in the consumer VPC
+ * (network 'namespaces'); unchanged on loopback.
+ */
+export function withConsumerEndpoint(s: Pick<ResolvedSettings, 'addressBlock' | 'network'>, endpoint: PgBouncerState, role: 'readOnly' | 'readWrite'): PgBouncerState {
+  if (s.network !== 'namespaces') return endpoint;
+  return { ...endpoint, spec: { ...endpoint.spec, extraListenAddresses: [consumerVpcEndpoints(s)[role].address] } };
+}
+
+/** Names the servers' certificate carries beyond their addresses: RDS Proxy's wildcard (network 'namespaces'). */
+export function certificateNames(s: Pick<ResolvedSettings, 'addressBlock' | 'network'>): string[] {
+  return s.network === 'namespaces' ? [consumerVpcEndpoints(s).proxyWildcard] : [];
+}
+
+/**
+ * The settings to run with: `namespaces` stays when this machine can make them; otherwise the
+ * rehearsal falls back to loopback and says why (a process warning, on stderr).
+ */
+export function effectiveNetwork(s: ResolvedSettings): ResolvedSettings {
+  if (s.network !== 'namespaces') return s;
+  const reason = networkNamespacesUnavailable();
+  if (reason === undefined) return s;
+  process.emitWarning(`network 'namespaces' unavailable, running on loopback instead: ${reason}`, 'RehearsalNetworkFallback');
+  return { ...s, network: 'loopback' };
+}
+
+/** Makes the rehearsal's namespaces (network 'namespaces'); nothing for loopback. */
+export async function setUpRehearsalNetwork(s: Pick<ResolvedSettings, 'addressBlock' | 'network'>): Promise<void> {
+  if (s.network === 'namespaces') await setUpNetwork(rehearsalNetworkPlan(s));
+}
+
+/** Removes them once the servers are stopped; nothing for loopback (or a state written before the setting existed). */
+export async function tearDownRehearsalNetwork(s: Pick<ResolvedSettings, 'addressBlock'> & { readonly network?: string }): Promise<void> {
+  if (s.network === 'namespaces') await tearDownNetwork(rehearsalNetworkPlan(s));
+}

@@ -1,0 +1,133 @@
+/**
+ * A live rehearsal with network 'namespaces' (as root; skipped otherwise): the servers run in the data
+ * namespace at 198.18.47.x, the root namespace still controls them through the management link, and a
+ * consumer in the `app` VPC reaches the proxy's custom endpoints by their AWS-shaped names, with the TLS
+ * check AWS allows there, and nothing behind them. `down` leaves no namespace.
+ */
+import { execFileSync } from 'node:child_process';
+import { readlinkSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { consumerEnvironment, type EndpointRole, type TlsConfig } from '../../lambda/src/environment';
+import { consumerVpcEndpoints, lambdaEnvironment, listNamespaces, rehearsalNetworkPlan, serverOsUser, simulateInvocations, type RehearsalStatus } from '../../lib/rehearsal';
+import { CONNECT_PROBE, liveUnavailable, runNode, tsNodeArgs } from './isolation';
+import { startRehearsal, stopRehearsal } from './live';
+
+interface ProbeOutcome {
+  readonly stage: string;
+  readonly code?: string;
+  readonly inRecovery?: boolean;
+  readonly server?: string;
+}
+
+const live = liveUnavailable === undefined ? describe : describe.skip;
+
+live("a rehearsal with network 'namespaces'", () => {
+  let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
+  let status: RehearsalStatus;
+
+  beforeAll(async () => {
+    started = await startRehearsal('namespacesSuite', { network: 'namespaces', peers: false });
+    status = await started.rehearsal.status();
+  }, 120_000);
+
+  afterAll(async () => {
+    await stopRehearsal(started);
+  }, 60_000);
+
+  const consumer = () => consumerVpcEndpoints(started!.rehearsal.settings);
+
+  /** The consumers' own connection code, in the app namespace. */
+  const probe = (host: string, role: EndpointRole, tls: TlsConfig): Promise<ProbeOutcome> => {
+    const { args, env } = tsNodeArgs(join(__dirname, 'fixtures', 'consumer-tls-probe.ts'));
+    const e = started!.rehearsal.endpoints.readOnly;
+    const environment = consumerEnvironment({ host, port: e.port, database: e.database, user: e.user, endpointRole: role, auth: { kind: 'password', password: e.password }, tls, connectTimeoutMs: 3000, logLevel: 'SILENT' });
+    return runNode<ProbeOutcome>({ namespace: consumer().namespace, args, env: { PATH: process.env.PATH ?? '', ...env, ...environment } }, 30_000);
+  };
+
+  test('GIVEN the rehearsal up WHEN its servers are inspected THEN they listen on the namespace addresses, inside the data namespace', () => {
+    const plan = rehearsalNetworkPlan(started!.rehearsal.settings);
+    expect(started!.rehearsal.plan.writer).toBe('198.18.47.2');
+    const dataNs = `net:[${statSync(`/run/netns/${plan.dataNamespace}`).ino}]`;
+    const servers = status.processes.filter((p) => p.kind !== 'health-supervisor');
+    expect(servers.map((p) => p.name).sort()).toEqual(['pgbouncer-ro', 'pgbouncer-rw', 'replica1', 'replica2', 'writer']);
+    for (const p of servers) expect([p.name, readlinkSync(`/proc/${p.pid}/ns/net`)]).toEqual([p.name, dataNs]);
+    // Control from the root namespace, through the management link: status read every node.
+    expect(status.nodes.map((n) => [n.name, n.role])).toEqual([['writer', 'writer'], ['replica1', 'replica'], ['replica2', 'replica']]);
+    expect(status.replication).toHaveLength(2);
+  });
+
+  test("GIVEN the app VPC WHEN a consumer uses the read-only custom endpoint by name with verify-proxy-domain THEN it reads from a replica", async () => {
+    const c = consumer();
+    const outcome = await probe(c.readOnly.host, 'READ_ONLY', { mode: 'verify-proxy-domain', caFile: started!.rehearsal.endpoints.readOnly.caFile, serverName: c.tlsServerName });
+    expect(outcome.stage).toBe('connected');
+    expect(outcome.inRecovery).toBe(true);
+    expect(['198.18.47.3/32', '198.18.47.4/32']).toContain(outcome.server);
+  }, 40_000);
+
+  test('GIVEN the app VPC WHEN a consumer uses the read/write custom endpoint with verify-full THEN the name is rejected, as on AWS', async () => {
+    const c = consumer();
+    const outcome = await probe(c.readWrite.host, 'READ_WRITE', { mode: 'verify-full', caFile: started!.rehearsal.endpoints.readWrite.caFile });
+    expect(outcome).toMatchObject({ stage: 'connect', code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
+  }, 40_000);
+
+  test("GIVEN the real handlers run in the app VPC WHEN they use the custom endpoints by name THEN writes reach the writer and reads a replica", async () => {
+    const c = consumer();
+    const e = started!.rehearsal.endpoints;
+    const tls = (caFile: string) => ({ tls: { mode: 'verify-proxy-domain' as const, caFile, serverName: c.tlsServerName } });
+    const writes = await simulateInvocations({
+      handler: 'write',
+      env: lambdaEnvironment({ ...e.readWrite, host: c.readWrite.host }, 'READ_WRITE', tls(e.readWrite.caFile)),
+      containers: 2,
+      invocationsPerContainer: 2,
+      event: (container, i) => ({ id: 3700 + container * 10 + i, payload: { from: 'app' } }),
+      namespace: c.namespace,
+    });
+    expect(writes.map((o) => o.error)).toEqual([undefined, undefined, undefined, undefined]);
+    for (const o of writes) expect(o.response).toMatchObject({ inserted: true, served_by: { address: e.writer.host, in_recovery: false }, connection: { reused: !o.cold } });
+    const reads = await simulateInvocations({
+      handler: 'read',
+      env: lambdaEnvironment({ ...e.readOnly, host: c.readOnly.host }, 'READ_ONLY', tls(e.readOnly.caFile)),
+      containers: 2,
+      invocationsPerContainer: 1,
+      event: () => ({ id: 3700 }),
+      namespace: c.namespace,
+    });
+    for (const o of reads) expect(o.response).toMatchObject({ served_by: { in_recovery: true } });
+  }, 60_000);
+
+  test('GIVEN the app VPC WHEN a consumer tries the instances and the data VPC endpoints directly THEN the network is unreachable', async () => {
+    const p = started!.rehearsal.plan;
+    const port = started!.rehearsal.settings.port;
+    const targets = [p.writer, p.replicas[0]!, p.readWrite, p.readOnly].map((a) => `${a}:${port}`);
+    const results = await runNode<Record<string, string>>({ namespace: consumer().namespace, args: ['-e', CONNECT_PROBE, ...targets] });
+    expect(Object.values(results)).toEqual(['ENETUNREACH', 'ENETUNREACH', 'ENETUNREACH', 'ENETUNREACH']);
+  });
+
+  test('GIVEN the rehearsal WHEN brought down THEN its namespaces are gone too', async () => {
+    const namespaces = rehearsalNetworkPlan(started!.rehearsal.settings).namespaces;
+    await stopRehearsal(started);
+    started = undefined;
+    const left = await listNamespaces();
+    expect(namespaces.filter((ns) => left.includes(ns))).toEqual([]);
+  }, 60_000);
+});
+
+live('network namespaces without root', () => {
+  test("GIVEN network 'namespaces' WHEN a non-root user resolves its settings THEN the rehearsal falls back to loopback and says why", () => {
+    // As the postgres user (setpriv from root), the way a non-root user would run it.
+    const user = serverOsUser()!;
+    const { args, env } = tsNodeArgs('');
+    const script = `
+      const { effectiveNetwork } = require(${JSON.stringify(join(__dirname, '..', '..', 'lib', 'rehearsal', 'network', 'rehearsal-network'))});
+      const { resolveSettings } = require(${JSON.stringify(join(__dirname, '..', '..', 'lib', 'rehearsal', 'settings'))});
+      const warnings = [];
+      process.on('warning', (w) => warnings.push(w.name + ': ' + w.message));
+      const network = effectiveNetwork(resolveSettings({ network: 'namespaces' }, '/tmp')).network;
+      setImmediate(() => console.log(JSON.stringify({ network, warnings })));`;
+    const out = execFileSync('setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', process.execPath, '--no-warnings', ...args.slice(0, 2), '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+    expect(JSON.parse(out)).toEqual({
+      network: 'loopback',
+      warnings: [`RehearsalNetworkFallback: network 'namespaces' unavailable, running on loopback instead: network namespaces need root (ip netns, veth links, routes); running as uid ${user.uid}: run as root, or use the loopback network`],
+    });
+  }, 30_000);
+});

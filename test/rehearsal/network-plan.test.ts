@@ -1,0 +1,139 @@
+/** The network plan from a description: addresses, names, refusals (pure; nothing is made). */
+import {
+  addressOf,
+  addressPlan,
+  consumerOf,
+  consumerVpcEndpoints,
+  LOOPBACK_BLOCKS,
+  namespaceOfAddress,
+  planNetwork,
+  rehearsalNetworkPlan,
+  RehearsalConfigError,
+  resolveSettings,
+  validateSettings,
+  type NetworkDescription,
+} from '../../lib/rehearsal';
+
+const description: NetworkDescription = {
+  addressBlock: LOOPBACK_BLOCKS.endpointsSuite.block,
+  dataHosts: [
+    { key: 'writer', hostNumber: 2, names: ['kit-writer.example'] },
+    { key: 'replica1', hostNumber: 3 },
+    { key: 'proxy', hostNumber: 101, names: ['kit.proxy.example'] },
+  ],
+  consumers: [
+    { vpc: 'app', endpoints: [{ key: 'app-ro', names: ['kit-ro.endpoint.example'] }, { key: 'app-rw' }] },
+    { vpc: 'reports', endpoints: [{ key: 'reports-ro' }] },
+  ],
+};
+
+describe('network plan', () => {
+  const plan = planNetwork(description);
+
+  test('GIVEN loopback block 127.0.31 WHEN planned THEN the rehearsal gets 198.18.31.0/24, its data hosts at the loopback plan\'s last octets', () => {
+    expect(plan.cidr).toBe('198.18.31.0/24');
+    expect(plan.prefix).toBe('apk31');
+    expect(plan.dataHosts.map((h) => h.address)).toEqual(['198.18.31.2', '198.18.31.3', '198.18.31.101']);
+    expect(plan.management).toEqual({ rootLink: 'apk31-mgmt', dataLink: 'mgmt', rootAddress: '198.18.31.129', dataAddress: '198.18.31.130', prefixLength: 30 });
+  });
+
+  test('GIVEN two consumer VPCs WHEN planned THEN each has its own namespace and /28, endpoints from .1, the consumer at .14', () => {
+    const app = consumerOf(plan, 'app');
+    expect(app).toMatchObject({ namespace: 'apk31-app', subnet: '198.18.31.144/28', consumerAddress: '198.18.31.158', dataLink: 'eni-app', consumerLink: 'eth0' });
+    expect(app.endpoints.map((e) => e.address)).toEqual(['198.18.31.145', '198.18.31.146']);
+    expect(consumerOf(plan, 'reports')).toMatchObject({ subnet: '198.18.31.160/28', consumerAddress: '198.18.31.174' });
+    expect(addressOf(plan, 'reports-ro')).toBe('198.18.31.161');
+    expect(plan.namespaces).toEqual(['apk31-data', 'apk31-app', 'apk31-reports']);
+  });
+
+  test('GIVEN the largest plan WHEN planned THEN every link name fits the kernel\'s 15 characters and every address stays in the /24', () => {
+    const largest = planNetwork({
+      addressBlock: '127.1.255',
+      dataHosts: [{ key: 'h', hostNumber: 126 }],
+      consumers: Array.from({ length: 7 }, (_, i) => ({ vpc: `vpcnumber${i}`, endpoints: Array.from({ length: 13 }, (_, k) => ({ key: `e${i}-${k}` })) })),
+    });
+    expect(largest.cidr).toBe('198.19.255.0/24');
+    const links = [largest.management.rootLink, largest.management.dataLink, ...largest.consumers.flatMap((c) => [c.dataLink, c.consumerLink])];
+    expect(links.filter((l) => l.length > 15)).toEqual([]);
+    const last = largest.consumers[6]!;
+    expect(last.subnet).toBe('198.19.255.240/28');
+    expect(last.endpoints.at(-1)!.address).toBe('198.19.255.253');
+    expect(last.consumerAddress).toBe('198.19.255.254');
+  });
+
+  test('GIVEN names WHEN planned THEN one hosts file resolves every name everywhere (reach is the routes\' business)', () => {
+    expect(plan.hostsFile.split('\n')).toEqual([
+      '127.0.0.1\tlocalhost',
+      '::1\tlocalhost ip6-localhost ip6-loopback',
+      "# apk31: the rehearsal's names (aurora-proxy-kit)",
+      '198.18.31.2\tkit-writer.example',
+      '198.18.31.101\tkit.proxy.example',
+      '198.18.31.145\tkit-ro.endpoint.example',
+      '',
+    ]);
+  });
+
+  test('GIVEN a bad description WHEN planned THEN every problem is named with its value and fix, before anything is made', () => {
+    const bad: NetworkDescription = {
+      addressBlock: '10.0.0',
+      dataHosts: [{ key: 'writer', hostNumber: 2 }, { key: 'writer', hostNumber: 2 }, { key: 'x', hostNumber: 127, names: ['Bad_Name'] }],
+      consumers: [{ vpc: 'data', endpoints: [] }, { vpc: 'averylongvpcname', endpoints: [{ key: 'e' }] }],
+    };
+    let error: RehearsalConfigError | undefined;
+    try {
+      planNetwork(bad);
+    } catch (err) {
+      error = err as RehearsalConfigError;
+    }
+    expect(error).toBeInstanceOf(RehearsalConfigError);
+    expect(error!.problems).toEqual([
+      'addressBlock 10.0.0 has no network of its own: use a loopback block 127.0.<b> or 127.1.<b> (LOOPBACK_BLOCKS), which maps to 198.18.<b>.0/24 or 198.19.<b>.0/24',
+      'key writer is used twice: give every host and endpoint its own key',
+      'dataHosts writer hostNumber 2 is taken by another host: give each host its own number',
+      'dataHosts x hostNumber 127 is outside the data VPC: use 1 to 126',
+      'consumers vpc "data" is not a VPC name: use 1 to 10 lower-case letters and digits, starting with a letter, other than "data"',
+      'consumers data has 0 endpoints: give it 1 to 13 (a consumer VPC reaches nothing but its endpoints)',
+      'consumers vpc "averylongvpcname" is not a VPC name: use 1 to 10 lower-case letters and digits, starting with a letter, other than "data"',
+      'name "Bad_Name" is not a host name for a hosts file: use lower-case labels of letters, digits and hyphens',
+    ]);
+  });
+
+  test('GIVEN an unknown key or VPC WHEN looked up THEN the error lists what the plan has', () => {
+    expect(() => addressOf(plan, 'nope')).toThrow(/key nope is not in the network plan apk31/);
+    expect(() => consumerOf(plan, 'nope')).toThrow(/use one of app, reports/);
+  });
+});
+
+describe("a rehearsal's own network (network 'namespaces')", () => {
+  const settings = resolveSettings({ addressBlock: LOOPBACK_BLOCKS.default.block, network: 'namespaces' });
+
+  test('GIVEN namespaces WHEN the address plan is made THEN the servers keep their last octets in the block\'s 198.18 /24', () => {
+    expect(addressPlan(settings)).toEqual({ writer: '198.18.10.2', replicas: ['198.18.10.3', '198.18.10.4'], readWrite: '198.18.10.101', readOnly: '198.18.10.102', haproxy: '198.18.10.103', pgpool: '198.18.10.104' });
+    expect(addressPlan({ ...settings, network: 'loopback' }).writer).toBe('127.0.10.2');
+  });
+
+  test('GIVEN the rehearsal\'s plan WHEN read THEN the data VPC holds every replica address the block allows and the app VPC the custom endpoints', () => {
+    const plan = rehearsalNetworkPlan(settings);
+    expect(plan.dataHosts.map((h) => h.address.split('.')[3])).toEqual([...Array.from({ length: 16 }, (_, i) => String(2 + i)), '101', '102', '103', '104']);
+    const app = consumerVpcEndpoints(settings);
+    expect(app.namespace).toBe('apk10-app');
+    expect(app.readOnly).toEqual({ host: expect.stringMatching(/^read-only\.endpoint\.proxy-[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$/), address: '198.18.10.145' });
+    expect(app.readWrite.address).toBe('198.18.10.146');
+    expect(app.tlsServerName).toMatch(/^rehearsal\.proxy-[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$/);
+    expect(app.readOnly.host.endsWith(app.tlsServerName.slice('rehearsal'.length))).toBe(true);
+  });
+
+  test.each<[string, string | undefined]>([
+    ['198.18.31.2', 'apk31-data'],
+    ['198.19.4.101', 'apk260-data'],
+    ['198.18.31.145', undefined],
+    ['198.18.31.130', undefined],
+    ['127.0.31.2', undefined],
+  ])('GIVEN a server listening on %s WHEN placed THEN it runs in %s (undefined: the root namespace)', (address, namespace) => {
+    expect(namespaceOfAddress(address)).toBe(namespace);
+  });
+
+  test('GIVEN an unknown network WHEN validated THEN the error names the values it takes', () => {
+    expect(() => validateSettings(resolveSettings({ network: 'vpc' as never }))).toThrow(/network vpc is not a rehearsal network: use loopback or namespaces/);
+  });
+});
