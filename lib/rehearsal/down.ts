@@ -43,7 +43,9 @@ export async function downState(layout: WorkDirLayout, state: RehearsalState | u
     throw new RehearsalOperationError(`down: processes still running after SIGKILL: ${[...new Set([...leftover, ...stillRunning.map((p) => p.pid)])].join(', ')}`);
   }
   // Only once no server is left in them: namespaces and links go the way the processes went.
-  await tearDownRehearsalNetwork(state.settings);
+  // A state file from before settings were recorded (or a hand-made one) has no network to remove.
+  const settings = state.settings as RehearsalState['settings'] | undefined;
+  if (settings !== undefined) await tearDownRehearsalNetwork(settings);
   for (const path of layout.disposable) rmSync(path, { recursive: true, force: true });
   return { workDir: layout.workDir, stopped: running, hadState };
 }
