@@ -1,7 +1,7 @@
 /**
  * The rehearsal CLI's commands (bin/rehearse.ts is the entry point):
  *
- *   rehearse up [--replicas N] [--async] [--work-dir DIR] [--address-block 127.0.10] [--port 5432]
+ *   rehearse up [--from <cdk.out dir | plan.json>] [--replicas N] [--async] [--work-dir DIR] [--address-block 127.0.10] [--port 5432]
  *       [--max-connections N] [--sizing-max-connections N] [--max-connections-percent P]
  *       [--max-idle-connections-percent P] [--borrow-timeout S] [--max-client-connections N] [--fsync] [--no-peers]
  *       [--network loopback|namespaces]
@@ -21,6 +21,7 @@ import { runFailoverDrill } from './drill';
 import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalStateError } from './errors';
 import { isLoopbackBlockUser, LOOPBACK_BLOCKS } from './loopback-blocks';
 import { Rehearsal } from './rehearsal';
+import { settingsFromDeployment } from './deployment';
 import { formatTopology, loadTopology, TopologyInputError } from './topology';
 import { DEFAULT_WORK_DIR, type RehearsalNetwork, type RehearsalSettings } from './settings';
 import { formatStatus } from './status-format';
@@ -63,7 +64,8 @@ export function parseArgs(argv: string[]): ParsedArgs {
   }
   const from = values.get('--from');
   if (command === 'topology' && (from === undefined || from.trim() === '')) throw new UsageError('topology needs --from <cdk.out directory | plan.json> (terraform show -json <planfile> > plan.json)');
-  if (command !== 'topology' && from !== undefined) throw new UsageError(`--from is an option of topology, not of ${command}`);
+  if (from !== undefined && from.trim() === '') throw new UsageError(`--from needs a cdk.out directory or a plan's JSON (terraform show -json <planfile> > plan.json)`);
+  if (command !== 'topology' && command !== 'up' && from !== undefined) throw new UsageError(`--from is an option of up and topology, not of ${command}`);
   return { command: command as ParsedArgs['command'], values, flags, operands };
 }
 
@@ -75,6 +77,12 @@ function numberFlag(p: ParsedArgs, name: string): number | undefined {
 }
 
 export function settingsFrom(p: ParsedArgs): RehearsalSettings {
+  const from = p.values.get('--from');
+  // The deployment fixes replicas, pool, port, endpoints and consumers; flags given too go on top.
+  return { ...(from !== undefined ? settingsFromDeployment(from) : {}), ...flagSettings(p) };
+}
+
+function flagSettings(p: ParsedArgs): RehearsalSettings {
   const percent = numberFlag(p, '--max-connections-percent');
   const idle = numberFlag(p, '--max-idle-connections-percent');
   const borrow = numberFlag(p, '--borrow-timeout');

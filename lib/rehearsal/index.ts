@@ -61,5 +61,10 @@ export { networkLeftovers, networkNamespacesUnavailable, setUpNetwork, tearDownN
 export { hostCommand, type HostCommand, type HostCommandOptions } from './network/host-command';
 export { listNamespaces, namespacePids } from './network/iproute';
 export { namespaceOfAddress } from './network/plan';
-export { consumerVpcEndpoints, rehearsalAwsNames, rehearsalNetworkPlan, CONSUMER_VPC, REHEARSAL_CLUSTER, REHEARSAL_PROXY, type ConsumerVpcEndpoints } from './network/rehearsal-network';
+export { consumerVpcEndpoints, rehearsalAwsNames, rehearsalNetworkPlan, rehearsalProxyEndpoints, type RehearsalProxyEndpoint, CONSUMER_VPC, REHEARSAL_CLUSTER, REHEARSAL_PROXY, type ConsumerVpcEndpoints } from './network/rehearsal-network';
 export * from './cgroups';
+
+// A rehearsal of what CDK or Terraform would deploy (rehearse up --from).
+export { deploymentFromTopology, settingsFromDeployment, rdsName, DATA_VPC, type RehearsedDeployment, type RehearsedEndpoint, type RehearsedConsumer } from './deployment';
+export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-consumers';
+export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';

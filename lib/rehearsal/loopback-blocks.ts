@@ -24,6 +24,7 @@ export const LOOPBACK_BLOCKS = {
   addReplicaSuite: { block: '127.0.33', user: 'test/rehearsal/add-replica.test.ts', why: 'a live rehearsal that grows to a third replica (.5)' },
   checkerKilledSuite: { block: '127.0.36', user: 'test/rehearsal/checker-killed.test.ts', why: 'a live rehearsal whose health checker, then writer, it kills' },
   hardeningSuite: { block: '127.0.37', user: 'test/rehearsal/hardening.test.ts', why: 'a live rehearsal whose TLS and sockets it inspects, then downs twice' },
+  fromDeploymentSuite: { block: '127.0.48', user: 'test/rehearsal/from-deployment.test.ts', why: 'rehearsals started from the reference app\'s cdk.out and from the complete example\'s plan, in namespaces (198.18.48.0/24)' },
   namespacesSuite: { block: '127.0.47', user: 'test/rehearsal/namespaces.test.ts', why: "a live rehearsal with network 'namespaces' (198.18.47.0/24)" },
   networkSuite: { block: '127.0.38', user: 'test/rehearsal/network.test.ts', why: 'makes and removes the namespaces of 198.18.38.0/24, also after a setup it makes fail' },
   networkTlsSuite: { block: '127.0.39', user: 'test/rehearsal/network-tls.test.ts', why: 'serves RDS-Proxy-shaped certificates in the namespaces of 198.18.39.0/24' },

@@ -19,6 +19,7 @@ export function userlistFor(secrets: Secrets): string {
     // The SCRAM verifier spares PgBouncer the PBKDF2 rounds of a plain-text password at every login.
     { name: secrets.appUser, password: secrets.appPasswordVerifier ?? secrets.appPassword },
     { name: secrets.adminUser, password: secrets.adminPassword },
+    ...(secrets.consumerLogins ?? []).map((login) => ({ name: login.name, password: login.verifier })),
   ]);
 }
 

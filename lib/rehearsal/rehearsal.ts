@@ -13,6 +13,7 @@
 import { addReplica } from './add-replica';
 import { downState, downWorkDir, stopTracked, type DownReport } from './down';
 import { findBinaries } from './binaries';
+import { deploymentConsumers, type RehearsedConsumerRun } from './deployment-consumers';
 import { RehearsalOperationError, RehearsalStateError } from './errors';
 import { failover } from './failover';
 import { healthCheckerStatus } from './health-status';
@@ -70,7 +71,7 @@ export class Rehearsal {
 
     const layout = new WorkDirLayout(settings.workDir);
     prepareWorkDir(layout, user);
-    const secrets = newSecrets();
+    const secrets = newSecrets(settings.deployment);
     writeSecrets(layout.secretsFile, secrets);
     const run = new RunningRehearsal(await initialState(settings, layout, secrets, user, binaries.openssl), secrets, user);
     run.save();
@@ -89,6 +90,11 @@ export class Rehearsal {
 
   get endpoints(): Endpoints {
     return this.run.endpoints;
+  }
+
+  /** The rehearsed deployment's consumers (`up --from`), each with its namespace and environment. */
+  consumers(): RehearsedConsumerRun[] {
+    return deploymentConsumers(this.run.state.settings, this.run.secrets, this.run.state.tls.caFile);
   }
 
   /** The superuser on an instance (for drills and checks that look behind the proxy). */

@@ -4,6 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { newConsumerLogins, type ConsumerLogin } from './consumer-roles';
+import type { RehearsedDeployment } from './deployment';
 import { scramSha256Verifier } from './scram';
 import { writeAtomic } from './state';
 
@@ -17,15 +19,18 @@ export interface Secrets {
   readonly appPasswordVerifier?: string;
   readonly replicationUser: string;
   readonly replicationPassword: string;
+  /** The deployment's consumer users (rehearse up --from), passwords standing in for IAM tokens. */
+  readonly consumerLogins?: ReadonlyArray<ConsumerLogin>;
 }
 
 const APP_DATABASE = 'kit';
 
-export function newSecrets(): Secrets {
+/** Fresh credentials; a rehearsed deployment brings its database name and its consumers' users. */
+export function newSecrets(deployment?: RehearsedDeployment): Secrets {
   const pw = (): string => randomBytes(18).toString('base64url');
   const appPassword = pw();
   return {
-    database: APP_DATABASE,
+    database: deployment?.database ?? APP_DATABASE,
     adminUser: 'kit_admin',
     adminPassword: pw(),
     appUser: 'kit_app',
@@ -34,6 +39,7 @@ export function newSecrets(): Secrets {
     appPasswordVerifier: scramSha256Verifier(appPassword),
     replicationUser: 'kit_replicator',
     replicationPassword: pw(),
+    ...(deployment !== undefined ? { consumerLogins: newConsumerLogins(deployment) } : {}),
   };
 }
 

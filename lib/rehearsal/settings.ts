@@ -10,6 +10,7 @@ import { runRules } from '../model/rule-table';
 import { RehearsalConfigError } from './errors';
 import { LOOPBACK_BLOCKS } from './loopback-blocks';
 import { networkPrefix } from './network/plan';
+import type { RehearsedDeployment } from './deployment';
 
 /**
  * Where the servers listen: `loopback` (127.0.<b>.x, every process in the root namespace) or
@@ -48,9 +49,15 @@ export interface RehearsalSettings {
   readonly startTimeoutMs?: number;
   /** `loopback` (default) or `namespaces` (REHEARSAL_NETWORKS). */
   readonly network?: RehearsalNetwork;
+  /**
+   * The deployment rehearsed (`rehearse up --from`): its endpoints, consumer VPCs, consumers and names.
+   * Default: none, a fixed consumer VPC `app` with a read-only and a read/write endpoint.
+   */
+  readonly deployment?: RehearsedDeployment;
 }
 
-export type ResolvedSettings = Required<RehearsalSettings>;
+/** Every setting with its default; `deployment` stays optional (none = the fixed layout). */
+export type ResolvedSettings = Required<Omit<RehearsalSettings, 'deployment'>> & Pick<RehearsalSettings, 'deployment'>;
 
 export const DEFAULT_ADDRESS_BLOCK: string = LOOPBACK_BLOCKS.default.block;
 export const DEFAULT_WORK_DIR = '.rehearsal';
@@ -73,6 +80,7 @@ export function resolveSettings(settings: RehearsalSettings = {}, cwd = process.
     healthCheckIntervalMs: settings.healthCheckIntervalMs ?? 500,
     startTimeoutMs: settings.startTimeoutMs ?? 90000,
     network: settings.network ?? 'loopback',
+    ...(settings.deployment !== undefined ? { deployment: settings.deployment } : {}),
   };
 }
 

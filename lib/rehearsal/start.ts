@@ -5,6 +5,7 @@
  */
 import { chownSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { REHEARSAL_MAX_REPLICAS } from './rules';
+import { applyConsumerRoles } from './consumer-roles';
 import type { Binaries } from './binaries';
 import { RehearsalStartError } from './errors';
 import { launchHealthSupervisor, readSupervisorReport } from './health-supervisor';
@@ -12,7 +13,7 @@ import type { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { launchHaproxy, launchPgpool, pgpoolSocketFile } from './peers';
 import { consoleTarget, launchPgBouncer, waitPgBouncerReady, writePgBouncerConfig } from './pgbouncer';
-import { bootstrapWriter, cloneReplica, initWriter, launchNode, nodeState, setSynchronous, waitReady, waitStreaming } from './postgres';
+import { adminTarget, bootstrapWriter, cloneReplica, initWriter, launchNode, nodeState, setSynchronous, waitReady, waitStreaming } from './postgres';
 import { certificateNames, withConsumerEndpoint } from './network/rehearsal-network';
 import type { Listener } from './preflight';
 import { isAlive, logTail, type TrackedProcess } from './processes';
@@ -156,6 +157,8 @@ export async function startProcesses(run: RunningRehearsal, bin: Binaries): Prom
   const writerProc = run.track(launchNode(ctx, writer));
   await waitReady(ctx, writer, writerProc, left());
   await bootstrapWriter(ctx, writer);
+  // A rehearsed deployment's consumer roles, by the deployed role bootstrap's own code.
+  if (s.deployment !== undefined) await applyConsumerRoles(adminTarget(ctx, writer), s.deployment, run.secrets.consumerLogins ?? []);
 
   await Promise.all(replicas.map((r) => cloneReplica(ctx, r, writer, left())));
   const replicaProcs = replicas.map((r) => run.track(launchNode(ctx, r)));

@@ -8,8 +8,13 @@
  * - consumer VPC `app` (apk<n>-app): the proxy's custom endpoints `read-only` and `read-write`, on
  *   which the read-only and read/write PgBouncers listen too, as RDS Proxy's endpoints put ENIs in a
  *   consumer's VPC.
+ *
+ * A rehearsal of a deployment (settings.deployment, from `--from cdk.out` or a plan) has the
+ * deployment's consumer VPCs, endpoints, proxy name and Region instead of `app` and its two endpoints.
  */
 import { AwsNames } from '../aws-names';
+import type { EndpointRole } from '../../../lambda/src/environment';
+import type { RehearsedDeployment } from '../deployment';
 import { REHEARSAL_MAX_REPLICAS } from '../rules';
 import { addressPlan, type ResolvedSettings } from '../settings';
 import type { PgBouncerState } from '../state';
@@ -21,13 +26,47 @@ export const REHEARSAL_PROXY = 'rehearsal';
 export const REHEARSAL_CLUSTER = 'rehearsal';
 export const CONSUMER_VPC = 'app';
 
-type NetworkSettings = Pick<ResolvedSettings, 'addressBlock'>;
+type NetworkSettings = Pick<ResolvedSettings, 'addressBlock'> & { readonly deployment?: RehearsedDeployment };
 
 /** The AWS-shaped names of the rehearsal on this block (ids derived from the block, so stable across runs). */
 export function rehearsalAwsNames(s: NetworkSettings): AwsNames {
   const network = networkPrefix(s.addressBlock);
-  return new AwsNames(`rehearsal-${typeof network === 'string' ? s.addressBlock : network.prefix}`);
+  return new AwsNames(`rehearsal-${typeof network === 'string' ? s.addressBlock : network.prefix}`, s.deployment?.region);
 }
+
+function proxyName(s: NetworkSettings): string {
+  return s.deployment?.proxyName ?? REHEARSAL_PROXY;
+}
+
+/** A proxy endpoint of the rehearsal: where it listens, by which AWS-shaped name, from which namespace it is reached. */
+export interface RehearsalProxyEndpoint {
+  readonly name: string;
+  readonly role: EndpointRole;
+  readonly isDefault: boolean;
+  /** `data` or the consumer VPC's key. */
+  readonly vpc: string;
+  /** The namespace clients of this endpoint run in (undefined for the default endpoint: the data VPC). */
+  readonly namespace?: string;
+  readonly host: string;
+  readonly address: string;
+}
+
+/** The custom endpoints in consumer VPCs: the deployment's, or `app`'s read-only and read-write. */
+function customEndpoints(s: NetworkSettings): ReadonlyArray<{ readonly vpc: string; readonly name: string; readonly role: EndpointRole }> {
+  if (s.deployment === undefined) {
+    return [
+      { vpc: CONSUMER_VPC, name: 'read-only', role: 'READ_ONLY' },
+      { vpc: CONSUMER_VPC, name: 'read-write', role: 'READ_WRITE' },
+    ];
+  }
+  return s.deployment.endpoints.filter((e) => !e.isDefault);
+}
+
+function consumerVpcKeys(s: NetworkSettings): string[] {
+  return s.deployment === undefined ? [CONSUMER_VPC] : s.deployment.consumerVpcs.map((v) => v.key);
+}
+
+const endpointKey = (vpc: string, name: string): string => `${vpc}-${name}`.slice(0, 63);
 
 function lastOctet(address: string): number {
   return Number(address.split('.')[3]);
@@ -42,21 +81,38 @@ export function rehearsalNetworkPlan(s: NetworkSettings): NetworkPlan {
     dataHosts: [
       { key: 'writer', hostNumber: lastOctet(plan.writer), names: [names.instanceEndpoint('writer')] },
       ...plan.replicas.map((a, i) => ({ key: `replica${i + 1}`, hostNumber: lastOctet(a), names: [names.instanceEndpoint(`replica${i + 1}`)] })),
-      { key: 'read-write', hostNumber: lastOctet(plan.readWrite), names: [names.proxyDefaultEndpoint(REHEARSAL_PROXY)] },
+      { key: 'read-write', hostNumber: lastOctet(plan.readWrite), names: [names.proxyDefaultEndpoint(proxyName(s))] },
       { key: 'read-only', hostNumber: lastOctet(plan.readOnly) },
-      { key: 'haproxy', hostNumber: lastOctet(plan.haproxy), names: [names.readerEndpoint(REHEARSAL_CLUSTER)] },
+      { key: 'haproxy', hostNumber: lastOctet(plan.haproxy), names: [names.readerEndpoint(s.deployment?.clusterName ?? REHEARSAL_CLUSTER)] },
       { key: 'pgpool', hostNumber: lastOctet(plan.pgpool) },
     ],
-    consumers: [
-      {
-        vpc: CONSUMER_VPC,
-        endpoints: [
-          { key: 'app-read-only', names: [names.proxyCustomEndpoint(REHEARSAL_PROXY, 'read-only')] },
-          { key: 'app-read-write', names: [names.proxyCustomEndpoint(REHEARSAL_PROXY, 'read-write')] },
-        ],
-      },
-    ],
+    consumers: consumerVpcKeys(s).map((vpc) => ({
+      vpc,
+      endpoints: customEndpoints(s)
+        .filter((e) => e.vpc === vpc)
+        .map((e) => ({ key: endpointKey(vpc, e.name), names: [names.proxyCustomEndpoint(proxyName(s), e.name)] })),
+    })),
   });
+}
+
+/** Every proxy endpoint of the rehearsal (network 'namespaces'), the default one first. */
+export function rehearsalProxyEndpoints(s: NetworkSettings): RehearsalProxyEndpoint[] {
+  const plan = rehearsalNetworkPlan(s);
+  const names = rehearsalAwsNames(s);
+  const proxy = proxyName(s);
+  const defaultName = s.deployment?.endpoints.find((e) => e.isDefault)?.name ?? proxy;
+  return [
+    { name: defaultName, role: 'READ_WRITE', isDefault: true, vpc: 'data', host: names.proxyDefaultEndpoint(proxy), address: addressOf(plan, 'read-write') },
+    ...customEndpoints(s).map((e) => ({
+      name: e.name,
+      role: e.role,
+      isDefault: false,
+      vpc: e.vpc,
+      namespace: consumerOf(plan, e.vpc).namespace,
+      host: names.proxyCustomEndpoint(proxy, e.name),
+      address: addressOf(plan, endpointKey(e.vpc, e.name)),
+    })),
+  ];
 }
 
 /** Where a consumer of the rehearsal connects from, and the names and addresses of its endpoints. */
@@ -75,8 +131,8 @@ export function consumerVpcEndpoints(s: NetworkSettings): ConsumerVpcEndpoints {
   const names = rehearsalAwsNames(s);
   return {
     namespace: consumerOf(plan, CONSUMER_VPC).namespace,
-    readOnly: { host: names.proxyCustomEndpoint(REHEARSAL_PROXY, 'read-only'), address: addressOf(plan, 'app-read-only') },
-    readWrite: { host: names.proxyCustomEndpoint(REHEARSAL_PROXY, 'read-write'), address: addressOf(plan, 'app-read-write') },
+    readOnly: { host: names.proxyCustomEndpoint(REHEARSAL_PROXY, 'read-only'), address: addressOf(plan, endpointKey(CONSUMER_VPC, 'read-only')) },
+    readWrite: { host: names.proxyCustomEndpoint(REHEARSAL_PROXY, 'read-write'), address: addressOf(plan, endpointKey(CONSUMER_VPC, 'read-write')) },
     tlsServerName: names.proxyDefaultEndpoint(REHEARSAL_PROXY),
     proxyWildcard: names.proxyWildcard(REHEARSAL_PROXY),
   };
@@ -86,14 +142,18 @@ export function consumerVpcEndpoints(s: NetworkSettings): ConsumerVpcEndpoints {
  * A PgBouncer endpoint that also listens on its custom endpoint's address in the consumer VPC
  * (network 'namespaces'); unchanged on loopback.
  */
-export function withConsumerEndpoint(s: Pick<ResolvedSettings, 'addressBlock' | 'network'>, endpoint: PgBouncerState, role: 'readOnly' | 'readWrite'): PgBouncerState {
+export function withConsumerEndpoint(s: NetworkSettings & Pick<ResolvedSettings, 'network'>, endpoint: PgBouncerState, role: 'readOnly' | 'readWrite'): PgBouncerState {
   if (s.network !== 'namespaces') return endpoint;
-  return { ...endpoint, spec: { ...endpoint.spec, extraListenAddresses: [consumerVpcEndpoints(s)[role].address] } };
+  const wanted: EndpointRole = role === 'readOnly' ? 'READ_ONLY' : 'READ_WRITE';
+  const addresses = rehearsalProxyEndpoints(s)
+    .filter((e) => !e.isDefault && e.role === wanted)
+    .map((e) => e.address);
+  return { ...endpoint, spec: { ...endpoint.spec, extraListenAddresses: addresses } };
 }
 
 /** Names the servers' certificate carries beyond their addresses: RDS Proxy's wildcard (network 'namespaces'). */
-export function certificateNames(s: Pick<ResolvedSettings, 'addressBlock' | 'network'>): string[] {
-  return s.network === 'namespaces' ? [consumerVpcEndpoints(s).proxyWildcard] : [];
+export function certificateNames(s: NetworkSettings & Pick<ResolvedSettings, 'network'>): string[] {
+  return s.network === 'namespaces' ? [rehearsalAwsNames(s).proxyWildcard(proxyName(s))] : [];
 }
 
 /**
@@ -109,11 +169,11 @@ export function effectiveNetwork(s: ResolvedSettings): ResolvedSettings {
 }
 
 /** Makes the rehearsal's namespaces (network 'namespaces'); nothing for loopback. */
-export async function setUpRehearsalNetwork(s: Pick<ResolvedSettings, 'addressBlock' | 'network'>): Promise<void> {
+export async function setUpRehearsalNetwork(s: NetworkSettings & Pick<ResolvedSettings, 'network'>): Promise<void> {
   if (s.network === 'namespaces') await setUpNetwork(rehearsalNetworkPlan(s));
 }
 
 /** Removes them once the servers are stopped; nothing for loopback (or a state written before the setting existed). */
-export async function tearDownRehearsalNetwork(s: Pick<ResolvedSettings, 'addressBlock'> & { readonly network?: string }): Promise<void> {
+export async function tearDownRehearsalNetwork(s: NetworkSettings & { readonly network?: string }): Promise<void> {
   if (s.network === 'namespaces') await tearDownNetwork(rehearsalNetworkPlan(s));
 }

@@ -1,0 +1,56 @@
+/**
+ * The consumers' database roles in a rehearsal of a deployment, made by the same code the deployed role
+ * bootstrap runs (lambda/src/role-bootstrap.ts: applyDatabaseRoles, on the writer, as the master user),
+ * so its SQL is rehearsed too. What differs is the local stand-in for IAM: after the bootstrap leaves a
+ * role without a password (IAM tokens only, `rds_iam`), the rehearsal gives it a SCRAM verifier, which
+ * the writer and PgBouncer's auth file share, and the consumers log in with the password.
+ */
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { applyDatabaseRoles, RDS_IAM_ROLE, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
+import type { RehearsedDeployment } from './deployment';
+import { scramSha256Verifier } from './scram';
+import { clientConfig, sqlLiteral, type Target } from './sql';
+
+/** A consumer's login in the rehearsal: the deployment's user, a password standing in for its IAM token. */
+export interface ConsumerLogin {
+  readonly name: string;
+  readonly password: string;
+  /** SCRAM-SHA-256 verifier of password, stored by the writer and PgBouncer's auth file. */
+  readonly verifier: string;
+}
+
+/** The bootstrap request the deployment implies: each consumer's user with its endpoint's role. */
+export function roleBootstrapRequest(deployment: RehearsedDeployment): RoleBootstrapRequest {
+  const roles = new Map<string, RoleBootstrapRequest['roles'][number]>();
+  for (const c of deployment.consumers) {
+    const known = roles.get(c.user);
+    // One user behind endpoints of both roles needs write access.
+    if (known === undefined || c.role === 'READ_WRITE') roles.set(c.user, { name: c.user, access: c.role });
+  }
+  return { database: deployment.database, roles: [...roles.values()] };
+}
+
+export function newConsumerLogins(deployment: RehearsedDeployment): ConsumerLogin[] {
+  return roleBootstrapRequest(deployment).roles.map(({ name }) => {
+    const password = randomBytes(18).toString('base64url');
+    return { name, password, verifier: scramSha256Verifier(password) };
+  });
+}
+
+/**
+ * Runs the role bootstrap on the writer's application database as the admin (the master user's
+ * stand-in), with RDS's `rds_iam` role made first as a plain role, then gives each login its verifier.
+ */
+export async function applyConsumerRoles(admin: Target, deployment: RehearsedDeployment, logins: ReadonlyArray<ConsumerLogin>): Promise<void> {
+  const client = new Client(clientConfig({ ...admin, database: deployment.database }, 10_000));
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    await client.query(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ${sqlLiteral(RDS_IAM_ROLE)}) THEN CREATE ROLE ${RDS_IAM_ROLE} NOLOGIN; END IF; END $$`);
+    await applyDatabaseRoles(client, roleBootstrapRequest(deployment));
+    for (const login of logins) await client.query(`ALTER ROLE ${client.escapeIdentifier(login.name)} PASSWORD ${sqlLiteral(login.verifier)}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The consumers of a rehearsed deployment, as the Lambda harness runs them: each in its consumer VPC's
+ * namespace, with the environment the template gives it (endpoint by its AWS-shaped name, the TLS mode
+ * and server name the construct or module chose, its own database user), except for what cannot run
+ * here: a password in place of an IAM token, and the rehearsal's CA in place of Amazon's roots.
+ */
+import { consumerEnvironment, ENV_VARS, type EndpointRole } from '../../lambda/src/environment';
+import { RehearsalConfigError } from './errors';
+import type { HandlerName } from './lambda-harness';
+import { rehearsalProxyEndpoints } from './network/rehearsal-network';
+import type { Secrets } from './secrets';
+import type { ResolvedSettings } from './settings';
+
+export interface RehearsedConsumerRun {
+  readonly name: string;
+  readonly role: EndpointRole;
+  readonly handler: HandlerName;
+  /** The consumer VPC's namespace. */
+  readonly namespace: string;
+  /** The endpoint's AWS-shaped host name and its address in the consumer VPC. */
+  readonly endpointHost: string;
+  readonly endpointAddress: string;
+  readonly env: Record<string, string>;
+}
+
+/** Every consumer of settings.deployment, ready for simulateInvocations({ namespace, env, handler }). */
+export function deploymentConsumers(settings: ResolvedSettings, secrets: Secrets, caFile: string): RehearsedConsumerRun[] {
+  const deployment = settings.deployment;
+  if (deployment === undefined) throw new RehearsalConfigError(['this rehearsal was not started from a deployment: start it with `rehearse up --from <cdk.out | plan.json>`']);
+  const endpoints = rehearsalProxyEndpoints(settings);
+  return deployment.consumers.map((c) => {
+    const endpoint = endpoints.find((e) => e.name === c.endpoint && !e.isDefault);
+    if (endpoint?.namespace === undefined) throw new RehearsalConfigError([`consumer ${c.name}: endpoint ${c.endpoint} is not in a consumer VPC of this rehearsal`]);
+    const login = secrets.consumerLogins?.find((l) => l.name === c.user);
+    if (login === undefined) throw new RehearsalConfigError([`consumer ${c.name}: user ${c.user} has no login in this rehearsal's secrets`]);
+    const serverName = c.tlsServerEndpoint === undefined ? undefined : endpoints.find((e) => e.name === c.tlsServerEndpoint)?.host;
+    const env = {
+      ...consumerEnvironment({
+        host: endpoint.host,
+        port: settings.port,
+        database: c.database,
+        user: c.user,
+        endpointRole: c.role,
+        auth: { kind: 'password', password: login.password },
+        tls: { mode: c.tlsMode, caFile, ...(serverName !== undefined ? { serverName } : {}) },
+        connectionMode: c.connectionMode,
+        logLevel: 'SILENT',
+      }),
+      [ENV_VARS.functionName]: c.name,
+    };
+    return { name: c.name, role: c.role, handler: c.role === 'READ_ONLY' ? 'read' : 'write', namespace: endpoint.namespace, endpointHost: endpoint.host, endpointAddress: endpoint.address, env };
+  });
+}

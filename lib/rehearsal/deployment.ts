@@ -1,0 +1,176 @@
+/**
+ * The deployment a rehearsal rehearses, reduced from a DeployedTopology (cdk.out or a plan's JSON) to
+ * what the rehearsal runs: which proxy endpoints exist, in which VPC each sits, which consumers reach
+ * which endpoint with which environment, and the instance classes that size the CPU budgets. It is
+ * plain data, stored with the settings in the state file, so `down`, `status` and the health checker in
+ * other processes rebuild the same network and names from it.
+ */
+import type { ConnectionMode, DbTlsMode, EndpointRole } from '../../lambda/src/environment';
+import { DEFAULT_AWS_REGION } from './aws-names';
+import { RehearsalConfigError } from './errors';
+import { MAX_CONSUMER_VPCS, MAX_ENDPOINTS_PER_VPC } from './network/plan';
+import type { RehearsalSettings } from './settings';
+import { loadTopology, settingsFromTopology, type DeployedTopology, type EnvValue, type NotReproducible } from './topology';
+
+/** The key of the data VPC: the proxy's own VPC, where the instances and the default endpoint live. */
+export const DATA_VPC = 'data';
+
+export interface RehearsedEndpoint {
+  /** The endpoint's name as RDS would know it (lower case, as it appears in its DNS name). */
+  readonly name: string;
+  readonly role: EndpointRole;
+  readonly isDefault: boolean;
+  /** DATA_VPC or the key of a consumer VPC. */
+  readonly vpc: string;
+  /** The id in the deployment (`<stack>/<logical id>` or a resource address), to find it again. */
+  readonly sourceId: string;
+}
+
+export interface RehearsedConsumer {
+  /** A readable name: the function name, else the last part of its id. */
+  readonly name: string;
+  readonly sourceId: string;
+  /** The consumer VPC key it runs in. */
+  readonly vpc: string;
+  /** Name of the RehearsedEndpoint its DB_HOST names. */
+  readonly endpoint: string;
+  readonly role: EndpointRole;
+  readonly database: string;
+  readonly user: string;
+  readonly tlsMode: DbTlsMode;
+  /** Name of the endpoint DB_TLS_SERVER_NAME names (verify-proxy-domain: the proxy's default endpoint). */
+  readonly tlsServerEndpoint?: string;
+  readonly connectionMode: ConnectionMode;
+}
+
+export interface RehearsedDeployment {
+  /** Where it was read from (the --from argument). */
+  readonly from: string;
+  readonly region: string;
+  readonly proxyName: string;
+  readonly clusterName: string;
+  readonly database: string;
+  readonly writerClass: string;
+  readonly readerClasses: ReadonlyArray<string>;
+  /** The default endpoint first. */
+  readonly endpoints: ReadonlyArray<RehearsedEndpoint>;
+  /** Consumer VPCs in the order their namespaces are made: key (namespace suffix) and source id. */
+  readonly consumerVpcs: ReadonlyArray<{ readonly key: string; readonly sourceId: string }>;
+  readonly consumers: ReadonlyArray<RehearsedConsumer>;
+  readonly notReproducible: ReadonlyArray<NotReproducible>;
+}
+
+/** An RDS-style name: lower case, letters, digits and single hyphens, starting with a letter. */
+export function rdsName(raw: string): string {
+  const name = raw
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^[^a-z]+/, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
+  return name === '' ? 'unnamed' : name;
+}
+
+/** A namespace suffix for a VPC: its name's last part, without a trailing "vpc", 1 to 10 letters and digits. */
+function vpcKey(raw: string, taken: ReadonlySet<string>): string {
+  const last = raw.split('/').pop() ?? raw;
+  let base = last.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (base.length > 3 && base.endsWith('vpc')) base = base.slice(0, -3);
+  base = base.replace(/^[^a-z]+/, '');
+  if (base === '' || base === DATA_VPC) base = 'consumer';
+  base = base.slice(0, 10);
+  let key = base;
+  for (let i = 2; taken.has(key); i++) key = `${base.slice(0, 10 - String(i).length)}${i}`;
+  return key;
+}
+
+function literal(value: EnvValue | undefined): string | undefined {
+  return value?.kind === 'literal' ? value.value : undefined;
+}
+
+/**
+ * The deployment as the rehearsal runs it. Refuses what it cannot place: a consumer whose endpoint the
+ * input leaves unresolved, more consumer VPCs or endpoints per VPC than the address plan holds.
+ */
+export function deploymentFromTopology(t: DeployedTopology, from: string): RehearsedDeployment {
+  const problems: string[] = [];
+  const dataVpc = t.proxy.vpc ?? t.cluster.vpc;
+  const keys = new Map<string, string>();
+  const taken = new Set<string>([DATA_VPC]);
+  const keyOf = (vpc: string | undefined): string => {
+    if (vpc === undefined || vpc === dataVpc) return DATA_VPC;
+    let key = keys.get(vpc);
+    if (key === undefined) {
+      const named = t.vpcs.find((v) => v.id === vpc);
+      key = vpcKey(named?.name ?? vpc, taken);
+      taken.add(key);
+      keys.set(vpc, key);
+    }
+    return key;
+  };
+  // An endpoint the input does not place sits where its consumers are (a function runs in its endpoint's VPC).
+  const endpointVpc = (id: string, vpc: string | undefined): string | undefined => vpc ?? t.consumers.find((c) => c.endpoint === id)?.vpc;
+  const names = new Map<string, string>();
+  const endpoints: RehearsedEndpoint[] = t.endpoints.map((e) => {
+    const name = rdsName(e.name);
+    names.set(e.id, name);
+    return { name, role: e.role, isDefault: e.isDefault, vpc: e.isDefault ? DATA_VPC : keyOf(endpointVpc(e.id, e.vpc)), sourceId: e.id };
+  });
+  const consumers: RehearsedConsumer[] = [];
+  for (const c of t.consumers) {
+    const endpoint = c.endpoint === undefined ? undefined : names.get(c.endpoint);
+    if (endpoint === undefined) {
+      problems.push(`consumer ${c.id}: its DB_HOST names no endpoint the input resolves: give each consumer one endpoint of its role (see the topology's notes)`);
+      continue;
+    }
+    const serverName = c.connection.tls.serverName;
+    const server = serverName?.kind === 'endpoint-host' ? names.get(serverName.endpoint) : undefined;
+    consumers.push({
+      name: rdsName(c.functionName ?? c.id.split('/').pop() ?? c.id),
+      sourceId: c.id,
+      vpc: keyOf(c.vpc),
+      endpoint,
+      role: c.connection.endpointRole,
+      database: c.connection.database ?? t.cluster.databaseName ?? literal(c.environment.DB_NAME) ?? 'postgres',
+      user: c.connection.user ?? 'postgres',
+      tlsMode: c.connection.tls.mode,
+      ...(server !== undefined ? { tlsServerEndpoint: server } : {}),
+      connectionMode: c.connection.connectionMode,
+    });
+  }
+  const consumerVpcs = [...keys].map(([sourceId, key]) => ({ key, sourceId }));
+  if (consumerVpcs.length > MAX_CONSUMER_VPCS) problems.push(`${consumerVpcs.length} consumer VPCs: the rehearsal's address plan holds ${MAX_CONSUMER_VPCS}`);
+  for (const { key } of consumerVpcs) {
+    const count = endpoints.filter((e) => e.vpc === key).length;
+    if (count > MAX_ENDPOINTS_PER_VPC) problems.push(`VPC ${key} holds ${count} endpoints: the rehearsal's address plan holds ${MAX_ENDPOINTS_PER_VPC} per consumer VPC`);
+  }
+  const inData = endpoints.filter((e) => e.vpc === DATA_VPC && !e.isDefault);
+  if (inData.length > 0) problems.push(`endpoints ${inData.map((e) => e.name).join(', ')} sit in the data VPC beside the default endpoint: the rehearsal places added endpoints in consumer VPCs only; move them to a consumer VPC`);
+  const consumerInData = consumers.filter((c) => c.vpc === DATA_VPC);
+  if (consumerInData.length > 0) problems.push(`consumers ${consumerInData.map((c) => c.name).join(', ')} run in the data VPC: the rehearsal runs consumers in consumer VPCs only`);
+  if (problems.length > 0) throw new RehearsalConfigError(problems.map((p) => `--from ${from}: ${p}`));
+  return {
+    from,
+    region: t.region ?? DEFAULT_AWS_REGION,
+    proxyName: rdsName(t.proxy.name),
+    clusterName: rdsName(t.cluster.identifier ?? t.cluster.id.split('/').pop() ?? 'cluster'),
+    database: t.cluster.databaseName ?? consumers[0]?.database ?? 'postgres',
+    writerClass: t.cluster.writer.instanceClass,
+    readerClasses: t.cluster.readers.map((r) => r.instanceClass),
+    endpoints,
+    consumerVpcs,
+    consumers,
+    notReproducible: t.notReproducible,
+  };
+}
+
+/**
+ * The settings a rehearsal of the deployment at `from` (a cdk.out directory or a plan's JSON) runs with:
+ * the topology's readers, pool and port, its endpoints and consumers, on network namespaces shaped like
+ * its VPCs. The caller's own settings (work dir, address block, CPU, max_connections) go on top.
+ */
+export function settingsFromDeployment(from: string): RehearsalSettings {
+  const topology = loadTopology(from);
+  return { ...settingsFromTopology(topology), network: 'namespaces', deployment: deploymentFromTopology(topology, from) };
+}

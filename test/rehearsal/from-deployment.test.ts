@@ -1,0 +1,85 @@
+/**
+ * `rehearse up --from`: a rehearsal of what the reference app (cdk.out) or the complete example (a
+ * plan's JSON) would deploy, in namespaces shaped like its VPCs (as root; skipped otherwise). The
+ * consumers run in their consumer VPC's namespace with the environment the template gives them (their
+ * own users, verify-proxy-domain against the proxy's default endpoint), logged in as the roles the
+ * deployed role bootstrap's own code made; `down` leaves no namespace.
+ */
+import { deploymentFromTopology, listNamespaces, loadTopology, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../../lib/rehearsal';
+import { liveUnavailable } from './isolation';
+import { startRehearsal, stopRehearsal } from './live';
+import { COMPLETE_EXAMPLE, planFile, removeFixtures, synthesizeReferenceApp } from './topology-fixtures';
+
+afterAll(() => removeFixtures());
+
+describe('the deployment a rehearsal derives from cdk.out', () => {
+  test('GIVEN the reference app WHEN reduced to a rehearsed deployment THEN its endpoints sit in the consumer VPC and its consumers keep their users and TLS check', () => {
+    const { dir } = synthesizeReferenceApp();
+    const d = deploymentFromTopology(loadTopology(dir), dir);
+    expect(d.consumerVpcs.map((v) => v.key)).toEqual(['consumer']);
+    expect(d.endpoints.map((e) => [e.role, e.isDefault, e.vpc])).toEqual([
+      ['READ_WRITE', true, 'data'],
+      ['READ_ONLY', false, 'consumer'],
+      ['READ_WRITE', false, 'consumer'],
+    ]);
+    expect(d.consumers.map((c) => [c.role, c.user, c.tlsMode, c.tlsServerEndpoint, c.vpc])).toEqual([
+      ['READ_ONLY', 'app_reader', 'verify-proxy-domain', d.endpoints[0]!.name, 'consumer'],
+      ['READ_WRITE', 'app_writer', 'verify-proxy-domain', d.endpoints[0]!.name, 'consumer'],
+    ]);
+    expect(d.readerClasses).toEqual(['db.r6gd.xlarge', 'db.r6gd.xlarge']);
+  });
+
+  test('GIVEN more read-only endpoints WHEN reduced THEN every endpoint gets an address in its VPC', () => {
+    const { dir } = synthesizeReferenceApp({ readOnlyEndpoints: '3' });
+    const settings = { ...settingsFromDeployment(dir), addressBlock: '127.0.48' };
+    const plan = rehearsalNetworkPlan(settings);
+    expect(plan.consumers).toHaveLength(1);
+    expect(plan.consumers[0]!.endpoints).toHaveLength(4);
+    expect(new Set(plan.consumers[0]!.endpoints.map((e) => e.address)).size).toBe(4);
+  });
+});
+
+const live = liveUnavailable === undefined ? describe : describe.skip;
+
+function summary(outcomes: InvocationOutcome[]): { ok: number; errors: string[] } {
+  return { ok: outcomes.filter((o) => o.error === undefined).length, errors: outcomes.flatMap((o) => (o.error === undefined ? [] : [`${o.error.name}: ${o.error.message}`])) };
+}
+
+live.each([
+  ['cdk.out of the reference app', (): string => synthesizeReferenceApp().dir],
+  ['the plan of examples/complete', (): string => planFile(COMPLETE_EXAMPLE).file],
+])('rehearse up --from %s', (_label, source) => {
+  let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
+
+  beforeAll(async () => {
+    started = await startRehearsal('fromDeploymentSuite', { ...settingsFromDeployment(source()), peers: false, maxConnections: 40 });
+  }, 180_000);
+
+  afterAll(async () => {
+    const namespaces = started === undefined ? [] : rehearsalNetworkPlan(started.rehearsal.settings).namespaces;
+    await stopRehearsal(started);
+    expect((await listNamespaces()).filter((n) => namespaces.includes(n))).toEqual([]);
+  }, 60_000);
+
+  test('GIVEN the rehearsal WHEN its consumers run the real handlers from their namespace THEN writes and reads succeed as their own users', async () => {
+    const consumers = started!.rehearsal.consumers();
+    expect(consumers.map((c) => [c.role, c.env.DB_USER, c.env.DB_TLS])).toEqual([
+      ['READ_ONLY', 'app_reader', 'verify-proxy-domain'],
+      ['READ_WRITE', 'app_writer', 'verify-proxy-domain'],
+    ]);
+    const writer = consumers.find((c) => c.role === 'READ_WRITE')!;
+    const reader = consumers.find((c) => c.role === 'READ_ONLY')!;
+    expect(writer.endpointHost).toMatch(/\.endpoint\.proxy-[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$/);
+    const writes = await simulateInvocations({ handler: 'write', namespace: writer.namespace, env: writer.env, containers: 2, invocationsPerContainer: 3, event: (c, i) => ({ id: 4800 + c * 10 + i, payload: { from: 'deployment' } }) });
+    expect(summary(writes)).toEqual({ ok: 6, errors: [] });
+    const reads = await simulateInvocations({ handler: 'read', namespace: reader.namespace, env: reader.env, containers: 2, invocationsPerContainer: 3, event: (c, i) => ({ id: 4800 + c * 10 + i }) });
+    expect(summary(reads)).toEqual({ ok: 6, errors: [] });
+  }, 120_000);
+
+  test('GIVEN the reader consumer WHEN it is pointed at its endpoint with verify-full THEN the host-name check fails, as on AWS', async () => {
+    const reader = started!.rehearsal.consumers().find((c) => c.role === 'READ_ONLY')!;
+    const env = Object.fromEntries(Object.entries(reader.env).filter(([name]) => name !== 'DB_TLS_SERVER_NAME'));
+    const outcomes = await simulateInvocations({ handler: 'read', namespace: reader.namespace, env: { ...env, DB_TLS: 'verify-full' }, containers: 1, invocationsPerContainer: 1, event: () => ({ id: 4800 }) });
+    expect(outcomes[0]!.error?.message).toMatch(/altname|Hostname\/IP does not match/i);
+  }, 60_000);
+});
