@@ -2,7 +2,8 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { buildLambdaZips, LAMBDA_HANDLERS } from '../../bin/build-lambda';
+import { KIT_HANDLERS } from '../../lib/private/handler-function';
+import { buildLambdaZips, LAMBDA_ZIP_DIR } from '../../lib/packaging/handler-bundles';
 
 /**
  * Runs Terraform against the offline stand-in provider (test/terraform/provider): builds it when its
@@ -25,8 +26,7 @@ export function terraformEnv(): NodeJS.ProcessEnv {
 
 /** The Lambda zips the examples deploy; built when missing. */
 export function ensureLambdaZips(): void {
-  const dir = path.join(ROOT, 'dist', 'lambda');
-  if (!LAMBDA_HANDLERS.every((name) => fs.existsSync(path.join(dir, `${name}.zip`)))) buildLambdaZips(dir);
+  if (!KIT_HANDLERS.every((name) => fs.existsSync(path.join(LAMBDA_ZIP_DIR, `${name}.zip`)))) buildLambdaZips(LAMBDA_ZIP_DIR);
 }
 
 export interface TerraformRun {
