@@ -40,12 +40,16 @@ export class TerraformDir {
   private readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tf-data-'));
   private initialized = false;
 
-  constructor(public readonly dir: string) {}
+  /** `env` adds to (or overrides) the environment Terraform runs with, e.g. a PATH without Node.js. */
+  constructor(
+    public readonly dir: string,
+    private readonly env: NodeJS.ProcessEnv = {},
+  ) {}
 
   public run(args: string[]): TerraformRun {
     const e = terraformEnv();
     const result = spawnSync(e.TF_BIN!, [`-chdir=${this.dir}`, ...args], {
-      env: { ...e, TF_DATA_DIR: this.dataDir },
+      env: { ...e, ...this.env, TF_DATA_DIR: this.dataDir },
       encoding: 'utf8',
       timeout: 180_000,
       maxBuffer: 256 * 1024 * 1024,
@@ -103,6 +107,8 @@ export interface PlanJson {
   readonly configuration: {
     readonly root_module: {
       readonly resources: ReadonlyArray<{ readonly address: string; readonly type: string; readonly expressions: Record<string, unknown> }>;
+      /** Each module call by name: the source as written. */
+      readonly module_calls?: Readonly<Record<string, { readonly source: string }>>;
     };
   };
 }
