@@ -63,6 +63,7 @@ describe('npm package', () => {
   }, 480_000);
 
   afterAll(() => {
+    // KEEP_SCRATCH=1 leaves the app (and its cdk.out) in place to look at.
     if (process.env.KEEP_SCRATCH) return;
     app.dispose();
     fs.rmSync(packDir, { recursive: true, force: true });
