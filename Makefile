@@ -121,12 +121,22 @@ TFLINT := $(CURDIR)/.cache/bin/tflint
 # Every terraform command below runs against the offline stand-in (or the registry when TF_REAL_PROVIDER=1).
 TF_ENV = if [ "$${TF_REAL_PROVIDER:-}" != 1 ]; then eval "$$(bash $(TF_PROVIDER_DIR)/install.sh 2>/dev/null)"; fi; \
   export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1; TF="$$(bash $(TF_PROVIDER_DIR)/install-terraform.sh)"
-.PHONY: lambda-zip terraform-generate terraform-tools terraform-check terratest terraform-plan-summary
+.PHONY: lambda-zip package terraform-generate terraform-tools terraform-check terratest terraform-plan-summary
 
 # The Lambda zips the Terraform modules deploy (dist/lambda/{read,write}-handler.zip), esbuild from lambda/src.
 ## lambda-zip: build dist/lambda/*.zip for the Terraform modules
 lambda-zip: node-deps
 	npx ts-node --transpile-only bin/build-lambda.ts
+
+# The release's artifacts: the npm package of the construct library (npm's prepack runs bin/build-package.ts:
+# the compiled library, its types and the pre-bundled handlers in dist/cdk) and the Lambda zips a Terraform
+# user without Node.js deploys, with their checksums (dist/lambda/SHA256SUMS, lambda-artifacts.json).
+## package: dist/aurora-proxy-kit-<version>.tgz (npm) and dist/lambda/*.zip + SHA256SUMS (Terraform), the release's artifacts
+package: node-deps
+	mkdir -p dist && rm -f dist/aurora-proxy-kit-*.tgz
+	$(NPM) pack --pack-destination dist --loglevel=error
+	npx ts-node --transpile-only bin/build-lambda.ts
+	cd dist/lambda && sha256sum -c SHA256SUMS
 
 # Re-renders what the modules restate from lib/model (catalog, validations, vector tests, README tables).
 ## terraform-generate: render what the modules and docs/AWS-RULES.md restate from lib/model

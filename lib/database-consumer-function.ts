@@ -1,22 +1,18 @@
-import * as path from 'path';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { consumerEnvironment } from '../lambda/src/environment';
 import { skipCheckov } from './private/checkov';
+import { handlerFunction } from './private/handler-function';
 import { allowLogsToUseKey, stackLogGroupPattern } from './private/key-policies';
 import { ConnectionMode, FUNCTION_RULES, POSTGRES_PORT, consumerEndpointTls, runRules } from './model';
 import { PoolingProxyEndpoint } from './pooling-proxy-endpoint';
 import { throwIfInvalid } from './private/validation';
-
-/** Where the consumer code lives; esbuild bundles it from source at synth time. */
-export const LAMBDA_SOURCE_DIR = path.join(__dirname, '..', 'lambda', 'src');
 
 /** Properties of a DatabaseConsumerFunction. */
 export interface DatabaseConsumerFunctionProps {
@@ -27,8 +23,10 @@ export interface DatabaseConsumerFunctionProps {
   /** The database to connect to. */
   readonly databaseName: string;
   /**
-   * Source file of the handler.
-   * @default - lambda/src/read-handler.ts for a READ_ONLY endpoint, lambda/src/write-handler.ts for READ_WRITE
+   * Source file of a handler of your own, bundled by NodejsFunction at synth time (esbuild in your
+   * project, else Docker).
+   * @default - the kit's read handler for a READ_ONLY endpoint, its write handler for READ_WRITE
+   *   (pre-bundled in the npm package; bundled from lambda/src in the kit's repository)
    */
   readonly entry?: string;
   /**
@@ -73,10 +71,11 @@ export interface DatabaseConsumerFunctionProps {
  * A Lambda function that consumes the database only through one proxy endpoint: placed in the
  * endpoint's VPC with a security group of its own, given `rds-db:connect` for its user and ingress to
  * the endpoint, configured through environment variables the handler validates at cold start,
- * bundled locally by esbuild, on arm64 with the newest Node.js runtime, tracing active.
+ * on arm64 with the newest Node.js runtime, tracing active. The kit's handlers come pre-bundled in
+ * the npm package (no esbuild or Docker needed); in the kit's repository esbuild bundles them at synth.
  */
 export class DatabaseConsumerFunction extends Construct implements iam.IGrantable, ec2.IConnectable {
-  public readonly function: nodejs.NodejsFunction;
+  public readonly function: lambda.Function;
   public readonly grantPrincipal: iam.IPrincipal;
   public readonly connections: ec2.Connections;
   public readonly logGroup: logs.LogGroup;
@@ -115,10 +114,9 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
       allowAllOutbound: false,
     });
 
-    const handlerFile = props.endpoint.role === 'READ_ONLY' ? 'read-handler.ts' : 'write-handler.ts';
-    this.function = new nodejs.NodejsFunction(this, 'Function', {
-      entry: props.entry ?? path.join(LAMBDA_SOURCE_DIR, handlerFile),
-      handler: 'handler',
+    this.function = handlerFunction(this, 'Function', {
+      kitHandler: props.endpoint.role === 'READ_ONLY' ? 'read-handler' : 'write-handler',
+      entry: props.entry,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize,
@@ -142,17 +140,6 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
         tls: consumerEndpointTls({ isProxyDefaultEndpoint: false, proxyDefaultEndpoint: props.endpoint.proxyDefaultEndpoint }),
         connectionMode: props.connectionMode,
       }),
-      projectRoot: path.join(__dirname, '..'),
-      depsLockFilePath: path.join(__dirname, '..', 'package-lock.json'),
-      bundling: {
-        // The AWS SDK in the runtime may lack @aws-sdk/rds-signer: bundle everything but pg's optional
-        // native binding, which the handler does not use.
-        externalModules: ['pg-native'],
-        minify: true,
-        sourceMap: true,
-        target: 'node24',
-        forceDockerBundling: false,
-      },
     });
     this.grantPrincipal = this.function.grantPrincipal;
     this.connections = this.function.connections;

@@ -1,20 +1,19 @@
-import * as path from 'path';
 import { CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import { BOOTSTRAP_ENV, requestProblems, type DatabaseRoleSpec, type RoleBootstrapRequest } from '../lambda/src/role-bootstrap';
+import { BOOTSTRAP_ENV, requestProblems, type DatabaseRoleSpec, type RoleBootstrapRequest } from '../lambda/src/role-bootstrap-request';
 import { POSTGRES_PORT, RDS_CA_BUNDLE_ENV } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { skipCheckov } from './private/checkov';
+import { handlerFunction } from './private/handler-function';
 import { allowLogsToUseKey, stackLogGroupPattern } from './private/key-policies';
 import { throwIfInvalid } from './private/validation';
 
-export type { DatabaseRoleSpec } from '../lambda/src/role-bootstrap';
+export type { DatabaseRoleSpec } from '../lambda/src/role-bootstrap-request';
 
 /** Properties of a DatabaseRoleBootstrap. */
 export interface DatabaseRoleBootstrapProps {
@@ -42,7 +41,7 @@ export interface DatabaseRoleBootstrapProps {
  * function, outside the VPC, answers CloudFormation, so the data VPC needs no route to S3.
  */
 export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable {
-  public readonly function: nodejs.NodejsFunction;
+  public readonly function: lambda.Function;
   /** The function's network access: egress to the cluster is granted; add Secrets Manager's. */
   public readonly connections: ec2.Connections;
   public readonly resource: CustomResource;
@@ -66,9 +65,8 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
       description: `Database role bootstrap ${this.node.path}: egress only to the cluster and Secrets Manager`,
       allowAllOutbound: false,
     });
-    this.function = new nodejs.NodejsFunction(this, 'Function', {
-      entry: path.join(__dirname, '..', 'lambda', 'src', 'role-bootstrap.ts'),
-      handler: 'handler',
+    this.function = handlerFunction(this, 'Function', {
+      kitHandler: 'role-bootstrap',
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: 256,
@@ -86,9 +84,6 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
         [BOOTSTRAP_ENV.masterSecretArn]: cluster.masterSecret.secretArn,
         ...RDS_CA_BUNDLE_ENV,
       },
-      projectRoot: path.join(__dirname, '..'),
-      depsLockFilePath: path.join(__dirname, '..', 'package-lock.json'),
-      bundling: { externalModules: ['pg-native'], minify: true, sourceMap: true, target: 'node24', forceDockerBundling: false },
     });
     cluster.masterSecret.grantRead(this.function);
     this.connections = this.function.connections;

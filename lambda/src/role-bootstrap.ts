@@ -13,50 +13,22 @@
  * Roles are never dropped: on delete they stay, with whatever they own.
  */
 import { Client, escapeIdentifier, type ClientBase } from 'pg';
-import { ENDPOINT_ROLES, type EndpointRole } from './environment';
 import { ConfigError } from './errors';
+import {
+  BOOTSTRAP_ENV,
+  DEFAULT_SCHEMA,
+  RDS_IAM_ROLE,
+  requestProblems,
+  type DatabaseRoleSpec,
+  type RoleBootstrapRequest,
+} from './role-bootstrap-request';
+
+// The request and its checks, which the CDK construct runs without pg, live in role-bootstrap-request.ts.
+export * from './role-bootstrap-request';
 
 /** The request cannot be carried out as asked; the message names the value and the fix. */
 export class RoleBootstrapError extends Error {
   override readonly name = 'RoleBootstrapError';
-}
-
-/** One consumer role: its name, and whether it reads only or also writes. */
-export interface DatabaseRoleSpec {
-  readonly name: string;
-  readonly access: EndpointRole;
-}
-
-/** What the bootstrap is asked to make (the custom resource's properties, the invocation's input). */
-export interface RoleBootstrapRequest {
-  readonly database: string;
-  readonly roles: ReadonlyArray<DatabaseRoleSpec>;
-  readonly schema?: string;
-}
-
-/** Lower-case identifiers only, so the name is the same quoted or not; 63 bytes is PostgreSQL's NAMEDATALEN - 1. */
-export const ROLE_NAME_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
-/** Prefixes PostgreSQL (pg_) and RDS (rds_, rdsadmin) keep for their own roles. */
-export const RESERVED_ROLE_PREFIXES = ['pg_', 'rds'] as const;
-/** The role RDS grants IAM database authentication through. */
-export const RDS_IAM_ROLE = 'rds_iam';
-export const DEFAULT_SCHEMA = 'public';
-
-/** Problems with a request, each naming the value and the fix; empty when valid. */
-export function requestProblems(request: RoleBootstrapRequest, masterUser?: string): string[] {
-  const problems: string[] = [];
-  if (!ROLE_NAME_PATTERN.test(request.database)) problems.push(`database ${JSON.stringify(request.database)} is not a lower-case identifier`);
-  if (request.roles.length === 0) problems.push('roles is empty: name at least one consumer role');
-  const seen = new Set<string>();
-  for (const { name, access } of request.roles) {
-    if (!ROLE_NAME_PATTERN.test(name)) problems.push(`role name ${JSON.stringify(name)} must match ${ROLE_NAME_PATTERN.source}`);
-    if (RESERVED_ROLE_PREFIXES.some((p) => name.startsWith(p))) problems.push(`role name ${name} starts with ${RESERVED_ROLE_PREFIXES.join(' or ')}, kept for PostgreSQL's and RDS's own roles`);
-    if (name === masterUser) problems.push(`role name ${name} is the master user: consumers get roles of their own`);
-    if (!(ENDPOINT_ROLES as ReadonlyArray<string>).includes(access)) problems.push(`role ${name} access ${JSON.stringify(access)} must be one of ${ENDPOINT_ROLES.join(', ')}`);
-    if (seen.has(name)) problems.push(`role name ${name} appears twice`);
-    seen.add(name);
-  }
-  return problems;
 }
 
 /**
@@ -136,13 +108,6 @@ export async function applyDatabaseRoles(client: ClientBase, request: RoleBootst
 }
 
 // --- The Lambda entry point ------------------------------------------------------------------------
-
-/** Environment of the bootstrap function: where the writer is and which secret holds the master user. */
-export const BOOTSTRAP_ENV = {
-  host: 'DB_HOST',
-  port: 'DB_PORT',
-  masterSecretArn: 'DB_MASTER_SECRET_ARN',
-} as const;
 
 /** A CloudFormation custom resource event, as the provider framework passes it on. */
 interface CustomResourceEvent {

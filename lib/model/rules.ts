@@ -4,6 +4,7 @@ import { DASHBOARD_RULES } from './rules/dashboard';
 import { DEPLOYMENT_RULES } from './rules/deployment';
 import { FUNCTION_RULES } from './rules/function';
 import { ENDPOINT_RULES, PROXY_RULES } from './rules/proxy';
+import { ROLE_BOOTSTRAP_RULES } from './rules/role-bootstrap';
 
 /**
  * Validation rules, as tables (machinery in rule-table.ts): one row per rule, with its kind, its bounds
@@ -17,6 +18,7 @@ export * from './rules/proxy';
 export * from './rules/function';
 export * from './rules/dashboard';
 export * from './rules/deployment';
+export * from './rules/role-bootstrap';
 
 /** Every table the constructs and the Terraform modules share. */
 export const RULE_TABLES = {
@@ -26,6 +28,7 @@ export const RULE_TABLES = {
   function: FUNCTION_RULES,
   dashboard: DASHBOARD_RULES,
   deployment: DEPLOYMENT_RULES,
+  roleBootstrap: ROLE_BOOTSTRAP_RULES,
 } as const;
 
 /** Catalog classes listed for error messages and docs. */

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { renderAwsRulesDoc } from './aws-rules-doc';
 import { renderClusterCatalog, renderMetricCatalog } from './catalogs';
 import { generatedBy } from './hcl';
-import { INTERNAL_MODULES, MODULE_SPECS } from './modules';
+import { EXAMPLES, INTERNAL_MODULES, MODULE_SPECS } from './modules';
 import { renderReadme } from './readme';
 import { fillRegions } from './regions';
 import { moduleRegions } from './validations';
@@ -16,7 +16,7 @@ import { loadVectors, renderVectorTests, vectorExpectations } from './vectors';
  * README tables (readme.ts). Everything is rendered in one pass from lib/model and the hand-written
  * files; nothing reads the generator's own output back.
  */
-export { INTERNAL_MODULES, MODULES, MODULE_SPECS, moduleOfRule, moduleSpec, propertyNames, rulesOf } from './modules';
+export { EXAMPLES, INTERNAL_MODULES, MODULES, MODULE_SPECS, moduleOfRule, moduleSpec, propertyNames, rulesOf } from './modules';
 export { hclString, hclValue, generatedBy } from './hcl';
 export { parseOutputs, parseVariables, variableDefaults, type VariableInfo } from './readme';
 export { awsRuleRows } from './aws-rules-doc';
@@ -40,9 +40,10 @@ export function renderAll(): Map<string, string> {
       files.set(rel, fillRegions(fs.readFileSync(path.join(ROOT, rel), 'utf8'), regions.filter((r) => r.file === file), rel));
     }
     files.set(path.join(dir, 'tests', 'vectors.tftest.hcl'), renderVectorTests(module, expectations));
-    if (fs.existsSync(path.join(ROOT, dir, 'README.md'))) files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), regions));
+    files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), regions));
   }
-  for (const module of INTERNAL_MODULES) {
+  // Examples without rules of their own (examples/complete has one, rendered above).
+  for (const module of [...INTERNAL_MODULES, ...EXAMPLES.filter((e) => !MODULE_SPECS.some((m) => m.module === e))]) {
     const dir = path.join('modules', module);
     files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), []));
   }

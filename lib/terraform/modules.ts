@@ -63,13 +63,14 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
       db_user: 'postgres',
       database_name: 'app',
     },
-    preconditions: { 'function-kms-key': 'aws_lambda_function.this' },
+    preconditions: { 'function-kms-key': 'aws_lambda_function.this', 'function-code-source': 'aws_lambda_function.this' },
   },
   {
     module: 'database-role-bootstrap',
     fixture: {
       function_name: 'vectors-database-roles',
       filename: 'vectors.zip',
+      source_code_hash: 'vectors',
       roles: [{ name: 'app_reader', access: 'READ_ONLY' }],
       cluster_identifier: 'vectors',
       cluster_endpoint: 'vectors.cluster-abc.us-east-1.rds.amazonaws.com',
@@ -81,6 +82,7 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
       subnet_ids: ['subnet-d1', 'subnet-d2'],
       kms_key_arn: 'arn:aws:kms:us-east-1:123456789012:key/logs',
     },
+    preconditions: { 'role-bootstrap-code-source': 'aws_lambda_function.this' },
   },
   {
     module: 'dashboard',
@@ -94,6 +96,9 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
 
 /** The reusable modules (each with its README); examples hold rules too, e.g. the reference deployment's. */
 export const MODULES = MODULE_SPECS.map((m) => m.module).filter((m) => !m.startsWith('examples/'));
+
+/** The examples under modules/examples/, each a root configuration with a README. */
+export const EXAMPLES: ReadonlyArray<string> = ['examples/complete', 'examples/minimal'];
 
 /** Helpers of the modules, under modules/internal/: no rules of their own, a README with generated tables each. */
 export const INTERNAL_MODULES: ReadonlyArray<string> = ['internal/logs-kms-policy', 'internal/cluster-instances'];

@@ -3,14 +3,16 @@ import * as path from 'path';
 import { isValueRule } from '../model';
 import { generatedBy } from './hcl';
 import { rulesOf, ruleVariable } from './modules';
+import { moduleFacts, modulesTable, providersTable, requirementsTable, resourcesTable } from './readme-sections';
 import { handWritten } from './regions';
 import type { Region } from './validations';
 
 /**
- * The inputs and outputs tables of each module's README.md, between `<!-- BEGIN_TF_INPUTS -->` /
- * `<!-- END_TF_INPUTS -->` (and `_OUTPUTS`): variables and outputs from one parse of the hand-written
- * .tf files (generated regions cut out), variables the generator declares itself from its own regions,
- * and each variable's rules from the model.
+ * The tables of each module's and example's README.md, each between `<!-- BEGIN_TF_<SECTION> -->` and
+ * `<!-- END_TF_<SECTION> -->`, the sections terraform-docs writes: requirements, providers, modules and
+ * resources (readme-sections.ts), then inputs and outputs: variables and outputs from one parse of the
+ * hand-written .tf files (generated regions cut out), variables the generator declares itself from its
+ * own regions, and each variable's rules from the model.
  */
 export interface VariableInfo {
   readonly name: string;
@@ -129,11 +131,17 @@ function inputsTable(module: string, variables: ReadonlyArray<VariableInfo>): st
   const rows = variables.map(
     (v) => `| ${code(v.name)} | ${code(v.type)} | ${v.default === undefined ? 'required' : code(v.default)} | ${cell(v.description)} | ${rulesColumn(module, v)} |`,
   );
+  if (rows.length === 0) return 'No inputs.';
   return ['| Name | Type | Default | Description | Rules |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }
 
 function outputsTable(moduleDir: string): string {
-  const outputs = parseOutputs(fs.readFileSync(path.join(moduleDir, 'outputs.tf'), 'utf8'));
+  const outputs = fs
+    .readdirSync(moduleDir)
+    .filter((f) => f.endsWith('.tf'))
+    .sort()
+    .flatMap((f) => parseOutputs(handWritten(fs.readFileSync(path.join(moduleDir, f), 'utf8'))));
+  if (outputs.length === 0) return 'No outputs.';
   return ['| Name | Description |', '| --- | --- |', ...outputs.map((o) => `| ${code(o.name)} | ${cell(o.description)} |`)].join('\n');
 }
 
@@ -143,11 +151,16 @@ function fillTable(text: string, marker: string, comment: string, table: string,
   return text.replace(re, () => `<!-- BEGIN_TF_${marker} -->\n<!-- ${comment} -->\n${table}\n<!-- END_TF_${marker} -->`);
 }
 
-/** The module's README with both tables rendered. */
+/** The module's README with every table rendered. */
 export function renderReadme(module: string, moduleDir: string, regions: ReadonlyArray<Region>): string {
   const file = path.join(moduleDir, 'README.md');
+  const facts = moduleFacts(moduleDir);
   let text = fs.readFileSync(file, 'utf8');
+  text = fillTable(text, 'REQUIREMENTS', generatedBy('the terraform block'), requirementsTable(facts), file);
+  text = fillTable(text, 'PROVIDERS', generatedBy('required_providers'), providersTable(facts), file);
+  text = fillTable(text, 'MODULES', generatedBy('the module blocks'), modulesTable(facts), file);
+  text = fillTable(text, 'RESOURCES', generatedBy('the resource and data blocks'), resourcesTable(facts), file);
   text = fillTable(text, 'INPUTS', generatedBy('variables.tf and lib/model/rules.ts'), inputsTable(module, moduleVariables(moduleDir, regions)), file);
-  text = fillTable(text, 'OUTPUTS', generatedBy('outputs.tf'), outputsTable(moduleDir), file);
+  text = fillTable(text, 'OUTPUTS', generatedBy('the output blocks'), outputsTable(moduleDir), file);
   return text;
 }

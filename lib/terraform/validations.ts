@@ -116,6 +116,17 @@ const PROBE = 'xPROBEx';
 const INSTANCE_CLASS_RE = '^db\\\\.([a-z0-9-]+)\\\\.([a-z0-9]+)$';
 const ENGINE_VERSION_RE = '^[0-9]+\\\\.[0-9]+$';
 
+/** One precondition per way the code source can be wrong; at most one of them fails for any input. */
+function lambdaCodeBlocks(rule: ModuleRule): Block[] {
+  const [f, b, k] = ['var.filename', 'var.s3_bucket', 'var.s3_key'];
+  return [
+    { condition: `${f} == null || (${b} == null && ${k} == null)`, errorMessage: probed(rule, { filename: PROBE, s3Bucket: PROBE }, []) },
+    { condition: `${f} != null || ${b} != null || ${k} != null`, errorMessage: probed(rule, { filename: null }, []) },
+    { condition: `${f} != null || ${b} == null || ${k} != null`, errorMessage: probed(rule, { filename: null, s3Bucket: PROBE }, []) },
+    { condition: `${f} != null || ${k} == null || ${b} != null`, errorMessage: probed(rule, { filename: null, s3Key: PROBE }, []) },
+  ];
+}
+
 /** The blocks of the rules whose logic is their own (catalog lookups, several variables). */
 const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
   'instance-class': (rule) => {
@@ -179,6 +190,8 @@ const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
       errorMessage: probed(rule, { isProxyDefaultEndpoint: false }, []),
     },
   ],
+  'function-code-source': lambdaCodeBlocks,
+  'role-bootstrap-code-source': lambdaCodeBlocks,
   'cluster-kms-key': (rule) => [{ condition: 'var.create_kms_key || var.kms_key_arn != null', errorMessage: probed(rule, { createKmsKey: false }, []) }],
   'function-kms-key': (rule) => [{ condition: 'var.create_kms_key || var.kms_key_arn != null', errorMessage: probed(rule, { createKmsKey: false }, []) }],
 };

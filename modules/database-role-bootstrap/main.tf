@@ -124,18 +124,21 @@ resource "aws_lambda_function" "this" {
   #checkov:skip=CKV_AWS_116:Invoked synchronously by aws_lambda_invocation at apply time; a dead-letter queue only applies to asynchronous invocations
   #checkov:skip=CKV_AWS_115:Runs once per apply; reserving concurrency would only take it from the account
   #checkov:skip=CKV_AWS_272:Code signing needs an AWS Signer profile the kit cannot assume; the zip is built reproducibly from lambda/ by the project's build
-  function_name    = var.function_name
-  description      = "aurora-proxy-kit database role bootstrap"
-  filename         = var.filename
-  source_code_hash = filebase64sha256(var.filename)
-  handler          = "index.handler"
-  runtime          = "nodejs24.x"
-  architectures    = ["arm64"]
-  memory_size      = 256
-  timeout          = 120
-  role             = aws_iam_role.this.arn
-  kms_key_arn      = var.kms_key_arn
-  tags             = var.tags
+  function_name     = var.function_name
+  description       = "aurora-proxy-kit database role bootstrap"
+  filename          = var.filename
+  s3_bucket         = var.s3_bucket
+  s3_key            = var.s3_key
+  s3_object_version = var.s3_object_version
+  source_code_hash  = var.source_code_hash != null ? var.source_code_hash : (var.filename != null ? filebase64sha256(var.filename) : null)
+  handler           = "index.handler"
+  runtime           = "nodejs24.x"
+  architectures     = ["arm64"]
+  memory_size       = 256
+  timeout           = 120
+  role              = aws_iam_role.this.arn
+  kms_key_arn       = var.kms_key_arn
+  tags              = var.tags
 
   vpc_config {
     subnet_ids         = var.subnet_ids
@@ -159,6 +162,27 @@ resource "aws_lambda_function" "this" {
       # Node.js 20+ Lambda runtimes load the RDS certificate authorities only when asked (docs/AWS-RULES.md, lambda-node-rds-ca-bundle).
       NODE_EXTRA_CA_CERTS = "/var/runtime/ca-cert.pem"
     }
+  }
+
+  lifecycle {
+    # BEGIN generated role-bootstrap-code-source by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+    precondition {
+      condition     = var.filename == null || (var.s3_bucket == null && var.s3_key == null)
+      error_message = "filename is set with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both"
+    }
+    precondition {
+      condition     = var.filename != null || var.s3_bucket != null || var.s3_key != null
+      error_message = "filename is not set: pass the path of the function's zip in filename, or the S3 object it was uploaded to in s3_bucket and s3_key"
+    }
+    precondition {
+      condition     = var.filename != null || var.s3_bucket == null || var.s3_key != null
+      error_message = "s3_key is not set: an S3 object is named by s3_bucket and s3_key"
+    }
+    precondition {
+      condition     = var.filename != null || var.s3_key == null || var.s3_bucket != null
+      error_message = "s3_bucket is not set: an S3 object is named by s3_bucket and s3_key"
+    }
+    # END generated role-bootstrap-code-source
   }
 
   depends_on = [aws_iam_role_policy.function, aws_iam_role_policy_attachment.vpc, aws_iam_role_policy_attachment.basic]

@@ -5,9 +5,33 @@ variable "function_name" {
 }
 
 variable "filename" {
-  description = "The role bootstrap zip (make lambda-zip: dist/lambda/role-bootstrap.zip)."
+  description = "Path of the role bootstrap zip: the release's role-bootstrap.zip, or make lambda-zip's dist/lambda/role-bootstrap.zip in a checkout. null: the zip is in S3 (s3_bucket, s3_key)."
   type        = string
-  nullable    = false
+  default     = null
+}
+
+variable "s3_bucket" {
+  description = "Bucket holding the role bootstrap zip (the release's role-bootstrap.zip, uploaded by you), instead of filename: what a configuration without Node.js or a local copy of the zip uses."
+  type        = string
+  default     = null
+}
+
+variable "s3_key" {
+  description = "Key of the role bootstrap zip in s3_bucket."
+  type        = string
+  default     = null
+}
+
+variable "s3_object_version" {
+  description = "Version of the S3 object, for a versioned bucket."
+  type        = string
+  default     = null
+}
+
+variable "source_code_hash" {
+  description = "Base64 SHA-256 of the zip (the release's lambda-artifacts.json lists it), to redeploy when the code changes. null: filebase64sha256(filename) for a local zip; for an S3 object, nothing (a new key redeploys)."
+  type        = string
+  default     = null
 }
 
 variable "roles" {

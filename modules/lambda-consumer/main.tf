@@ -124,7 +124,10 @@ resource "aws_lambda_function" "this" {
   function_name                  = var.function_name
   description                    = "aurora-proxy-kit ${var.endpoint.target_role} consumer"
   filename                       = var.filename
-  source_code_hash               = var.source_code_hash != null ? var.source_code_hash : filebase64sha256(var.filename)
+  s3_bucket                      = var.s3_bucket
+  s3_key                         = var.s3_key
+  s3_object_version              = var.s3_object_version
+  source_code_hash               = var.source_code_hash != null ? var.source_code_hash : (var.filename != null ? filebase64sha256(var.filename) : null)
   handler                        = var.handler
   runtime                        = "nodejs24.x"
   architectures                  = ["arm64"]
@@ -175,6 +178,24 @@ resource "aws_lambda_function" "this" {
       error_message = "kms_key_arn is not set: pass kms_key_arn when create_kms_key is false"
     }
     # END generated function-kms-key
+    # BEGIN generated function-code-source by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+    precondition {
+      condition     = var.filename == null || (var.s3_bucket == null && var.s3_key == null)
+      error_message = "filename is set with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both"
+    }
+    precondition {
+      condition     = var.filename != null || var.s3_bucket != null || var.s3_key != null
+      error_message = "filename is not set: pass the path of the function's zip in filename, or the S3 object it was uploaded to in s3_bucket and s3_key"
+    }
+    precondition {
+      condition     = var.filename != null || var.s3_bucket == null || var.s3_key != null
+      error_message = "s3_key is not set: an S3 object is named by s3_bucket and s3_key"
+    }
+    precondition {
+      condition     = var.filename != null || var.s3_key == null || var.s3_bucket != null
+      error_message = "s3_bucket is not set: an S3 object is named by s3_bucket and s3_key"
+    }
+    # END generated function-code-source
   }
 
   depends_on = [

@@ -5,13 +5,31 @@ variable "function_name" {
 }
 
 variable "filename" {
-  description = "Path of the function's zip, as the project's build makes it from lambda/ (make lambda-zip: dist/lambda/read-handler.zip or write-handler.zip, handler index.handler)."
+  description = "Path of the function's zip: the release's read-handler.zip or write-handler.zip (handler index.handler), or make lambda-zip's dist/lambda/ in a checkout. null: the zip is in S3 (s3_bucket, s3_key)."
   type        = string
-  nullable    = false
+  default     = null
+}
+
+variable "s3_bucket" {
+  description = "Bucket holding the function's zip (the release's read-handler.zip or write-handler.zip, uploaded by you), instead of filename: what a configuration without Node.js or a local copy of the zip uses."
+  type        = string
+  default     = null
+}
+
+variable "s3_key" {
+  description = "Key of the function's zip in s3_bucket."
+  type        = string
+  default     = null
+}
+
+variable "s3_object_version" {
+  description = "Version of the S3 object, for a versioned bucket."
+  type        = string
+  default     = null
 }
 
 variable "source_code_hash" {
-  description = "Base64 SHA-256 of the zip, to redeploy when the code changes. null: filebase64sha256(filename)."
+  description = "Base64 SHA-256 of the zip (the release's lambda-artifacts.json lists it), to redeploy when the code changes. null: filebase64sha256(filename) for a local zip; for an S3 object, nothing (a new key redeploys)."
   type        = string
   default     = null
 }

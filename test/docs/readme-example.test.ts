@@ -3,6 +3,7 @@ import * as path from 'path';
 import * as ts from 'typescript';
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { readmeUsageExample } from '../helpers/readme';
 
 /**
  * The README's usage example is real code: this test extracts it, type-checks it against the
@@ -13,14 +14,6 @@ const ROOT = path.join(__dirname, '..', '..');
 const GENERATED_DIR = path.join(__dirname, '.generated');
 const GENERATED_FILE = path.join(GENERATED_DIR, 'readme-example.ts');
 
-function extractUsageExample(): string {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const usage = readme.slice(readme.indexOf('## Usage'));
-  const match = /```ts\n([\s\S]*?)```/.exec(usage);
-  if (!match) throw new Error('README.md has no ```ts block under "## Usage"');
-  return match[1];
-}
-
 function writeRunnableExample(code: string): void {
   fs.mkdirSync(GENERATED_DIR, { recursive: true });
   const libPath = path.relative(GENERATED_DIR, path.join(ROOT, 'lib')).split(path.sep).join('/');
@@ -30,7 +23,7 @@ function writeRunnableExample(code: string): void {
 }
 
 describe('README usage example', () => {
-  beforeAll(() => writeRunnableExample(extractUsageExample()));
+  beforeAll(() => writeRunnableExample(readmeUsageExample()));
   afterAll(() => fs.rmSync(GENERATED_DIR, { recursive: true, force: true }));
 
   test('type-checks against the library', () => {

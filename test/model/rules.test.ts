@@ -7,6 +7,7 @@ import {
   FUNCTION_RULES,
   MAX_PROXY_ENDPOINTS,
   PROXY_RULES,
+  ROLE_BOOTSTRAP_RULES,
   RULE_TABLES,
   Rule,
   evaluateRules,
@@ -29,7 +30,8 @@ interface RuleDriver {
 const CLUSTER_KEYS = ['instanceClass', 'engineVersion', 'readers', 'backupRetentionDays', 'parameters', 'clusterIdentifier', 'monitoringInterval', 'createKmsKey', 'kmsKeyArn'];
 const PROXY_KEYS = ['proxyName', 'maxConnectionsPercent', 'maxIdleConnectionsPercent', 'connectionBorrowTimeoutSeconds', 'sessionPinningFilters', 'idleClientTimeoutSeconds', 'endpoints', 'readers', 'targetRole'];
 const ENDPOINT_KEYS = ['endpointName', 'targetRole'];
-const FUNCTION_KEYS = ['memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExecutions', 'connectionMode', 'targetRole', 'isProxyDefaultEndpoint', 'proxyDefaultEndpoint', 'createKmsKey', 'kmsKeyArn'];
+const LAMBDA_CODE_KEYS = ['filename', 's3Bucket', 's3Key'];
+const FUNCTION_KEYS = ['memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExecutions', 'connectionMode', 'targetRole', 'isProxyDefaultEndpoint', 'proxyDefaultEndpoint', 'createKmsKey', 'kmsKeyArn', ...LAMBDA_CODE_KEYS];
 const DASHBOARD_KEYS = [...Object.keys(DEFAULT_ALARM_THRESHOLDS), 'instanceIdentifiers'];
 const DEPLOYMENT_KEYS = ['readOnlyEndpoints'];
 
@@ -55,10 +57,11 @@ const DRIVERS: Record<string, RuleDriver> = {
   ...Object.fromEntries(FUNCTION_RULES.map((r) => [r.id, tableDriver(r, FUNCTION_KEYS)])),
   ...Object.fromEntries(DASHBOARD_RULES.map((r) => [r.id, tableDriver(r, DASHBOARD_KEYS)])),
   ...Object.fromEntries(DEPLOYMENT_RULES.map((r) => [r.id, tableDriver(r, DEPLOYMENT_KEYS)])),
+  ...Object.fromEntries(ROLE_BOOTSTRAP_RULES.map((r) => [r.id, tableDriver(r, LAMBDA_CODE_KEYS)])),
 };
 
 /** Rules about a missing or empty value: the message names the property, without a value. */
-const NO_VALUE_RULES = ['cluster-kms-key', 'function-kms-key', 'instance-identifiers', 'consumer-tls-server-name'];
+const NO_VALUE_RULES = ['cluster-kms-key', 'function-kms-key', 'instance-identifiers', 'consumer-tls-server-name', 'function-code-source', 'role-bootstrap-code-source'];
 
 /**
  * Messages name the property the user set. For the function rules that is the construct prop, whose
@@ -120,7 +123,7 @@ describe('shared validation vectors', () => {
   test.each(vectors.filter((v) => !v.accepted && NO_VALUE_RULES.includes(v.rule)).map((v) => [describeVector(v), v] as const))(
     '%s: the message starts with the missing property',
     (_name, v) => {
-      expect(v.message).toMatch(/^(kmsKeyArn is not set|instanceIdentifiers is empty|proxyDefaultEndpoint is not set):/);
+      expect(v.message).toMatch(/^(kmsKeyArn is not set|instanceIdentifiers is empty|proxyDefaultEndpoint is not set|(s3Bucket|s3Key|filename) is not set|filename is set with s3Bucket or s3Key):/);
     },
   );
 

@@ -1,6 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import {
+  EXAMPLES,
+  INTERNAL_MODULES,
   MODULES,
   ROOT,
   parseOutputs,
@@ -142,6 +144,30 @@ describe.each(MODULES)('module %s', (module) => {
       for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l.includes('checkov:skip'))) {
         expect([f, line.trim()]).toEqual([f, expect.stringMatching(/#checkov:skip=CKV2?_AWS_\d+:.{30,}/)]);
       }
+    }
+  });
+});
+
+describe.each([...MODULES, ...INTERNAL_MODULES, ...EXAMPLES])('README of %s', (module) => {
+  const dir = path.join(ROOT, 'modules', module);
+  const readme = fs.existsSync(path.join(dir, 'README.md')) ? fs.readFileSync(path.join(dir, 'README.md'), 'utf8') : '';
+  const tf = fs.readdirSync(dir).filter((f) => f.endsWith('.tf')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
+  const section = (name: string) => readme.slice(readme.indexOf(`## ${name}\n`), readme.indexOf('\n## ', readme.indexOf(`## ${name}\n`) + 1));
+
+  test('has the sections terraform-docs writes, in its order', () => {
+    const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]).filter((h) => ['Requirements', 'Providers', 'Modules', 'Resources', 'Inputs', 'Outputs'].includes(h));
+    expect(headings).toEqual(['Requirements', 'Providers', 'Modules', 'Resources', 'Inputs', 'Outputs']);
+  });
+
+  test('lists the Terraform and provider versions, every module call, resource and data source', () => {
+    expect(section('Requirements')).toContain('| terraform | `>= 1.5` |');
+    expect(section('Requirements')).toContain('[hashicorp/aws](https://registry.terraform.io/providers/hashicorp/aws/latest) | `>= 6.0` |');
+    expect(section('Providers')).toContain('| `aws` | `hashicorp/aws` | `>= 6.0` |');
+    for (const [, name, source] of tf.matchAll(/^module "([^"]+)" \{\n\s*source\s*=\s*"([^"]+)"/gm)) expect(section('Modules')).toContain(`| \`${name}\` | \`${source}\` |`);
+    for (const [, mode, type, name] of tf.matchAll(/^(resource|data) "([^"]+)" "([^"]+)" \{$/gm)) {
+      const address = `${mode === 'data' ? 'data.' : ''}${type}.${name}`;
+      const kind = mode === 'data' ? 'data-sources' : 'resources';
+      expect(section('Resources')).toContain(`[\`${address}\`](https://registry.terraform.io/providers/hashicorp/aws/latest/docs/${kind}/${type.replace(/^aws_/, '')}) |`);
     }
   });
 });

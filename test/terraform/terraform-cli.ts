@@ -2,7 +2,8 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { buildLambdaZips, LAMBDA_HANDLERS } from '../../bin/build-lambda';
+import { KIT_HANDLERS } from '../../lib/private/handler-function';
+import { buildLambdaZips, LAMBDA_ZIP_DIR } from '../../lib/packaging/handler-bundles';
 
 /**
  * Runs Terraform against the offline stand-in provider (test/terraform/provider): builds it when its
@@ -25,8 +26,7 @@ export function terraformEnv(): NodeJS.ProcessEnv {
 
 /** The Lambda zips the examples deploy; built when missing. */
 export function ensureLambdaZips(): void {
-  const dir = path.join(ROOT, 'dist', 'lambda');
-  if (!LAMBDA_HANDLERS.every((name) => fs.existsSync(path.join(dir, `${name}.zip`)))) buildLambdaZips(dir);
+  if (!KIT_HANDLERS.every((name) => fs.existsSync(path.join(LAMBDA_ZIP_DIR, `${name}.zip`)))) buildLambdaZips(LAMBDA_ZIP_DIR);
 }
 
 export interface TerraformRun {
@@ -40,12 +40,16 @@ export class TerraformDir {
   private readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tf-data-'));
   private initialized = false;
 
-  constructor(public readonly dir: string) {}
+  /** `env` adds to (or overrides) the environment Terraform runs with, e.g. a PATH without Node.js. */
+  constructor(
+    public readonly dir: string,
+    private readonly env: NodeJS.ProcessEnv = {},
+  ) {}
 
   public run(args: string[]): TerraformRun {
     const e = terraformEnv();
     const result = spawnSync(e.TF_BIN!, [`-chdir=${this.dir}`, ...args], {
-      env: { ...e, TF_DATA_DIR: this.dataDir },
+      env: { ...e, ...this.env, TF_DATA_DIR: this.dataDir },
       encoding: 'utf8',
       timeout: 180_000,
       maxBuffer: 256 * 1024 * 1024,
@@ -103,6 +107,8 @@ export interface PlanJson {
   readonly configuration: {
     readonly root_module: {
       readonly resources: ReadonlyArray<{ readonly address: string; readonly type: string; readonly expressions: Record<string, unknown> }>;
+      /** Each module call by name: the source as written. */
+      readonly module_calls?: Readonly<Record<string, { readonly source: string }>>;
     };
   };
 }

@@ -1,9 +1,9 @@
 /** Rules of the consumer functions (DatabaseConsumerFunction; modules/lambda-consumer). */
 import { CONNECTION_MODES } from '../vocabulary';
 import { type Rule, custom, integerRange, oneOf } from '../rule-table';
-import { endpointRoleRule, kmsKeyRule } from './shared';
+import { type LambdaCodeInput, endpointRoleRule, kmsKeyRule, lambdaCodeRule } from './shared';
 
-export interface FunctionRuleInput {
+export interface FunctionRuleInput extends LambdaCodeInput {
   readonly memorySizeMb?: number;
   readonly timeoutSeconds?: number;
   readonly reservedConcurrentExecutions?: number;
@@ -91,4 +91,5 @@ export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
         : undefined,
   }),
   kmsKeyRule<FunctionRuleInput>('function-kms-key', FUNCTION_MODULE),
+  lambdaCodeRule<FunctionRuleInput>('function-code-source', FUNCTION_MODULE),
 ];

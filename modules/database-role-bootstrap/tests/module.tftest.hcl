@@ -49,3 +49,19 @@ run "master_user_like_names_refused" {
 
   expect_failures = [var.roles]
 }
+
+# A configuration without Node.js deploys the release's zip from S3 (uploaded by its owner).
+run "code_from_the_release_zip_in_s3" {
+  command = plan
+
+  variables {
+    filename  = null
+    s3_bucket = "kit-artifacts"
+    s3_key    = "aurora-proxy-kit/v0.1.0/role-bootstrap.zip"
+  }
+
+  assert {
+    condition     = aws_lambda_function.this.filename == null && aws_lambda_function.this.s3_bucket == "kit-artifacts" && aws_lambda_function.this.s3_key == "aurora-proxy-kit/v0.1.0/role-bootstrap.zip"
+    error_message = "the code is the S3 object"
+  }
+}

@@ -12,6 +12,7 @@ mock_provider "aws" {
 variables {
   function_name             = "vectors-database-roles"
   filename                  = "vectors.zip"
+  source_code_hash          = "vectors"
   roles                     = [{ name = "app_reader", access = "READ_ONLY" }]
   cluster_identifier        = "vectors"
   cluster_endpoint          = "vectors.cluster-abc.us-east-1.rds.amazonaws.com"
@@ -22,4 +23,72 @@ variables {
   vpc_id                    = "vpc-data"
   subnet_ids                = ["subnet-d1", "subnet-d2"]
   kms_key_arn               = "arn:aws:kms:us-east-1:123456789012:key/logs"
+}
+
+# role-bootstrap-code-source {"filename":"dist/lambda/role-bootstrap.zip"}: accepted
+run "v001_role_bootstrap_code_source_accepted" {
+  command = plan
+
+  variables {
+    filename = "dist/lambda/role-bootstrap.zip"
+  }
+}
+
+# role-bootstrap-code-source {"filename":null,"s3Bucket":"kit-artifacts","s3Key":"v0.1.0/role-bootstrap.zip"}: accepted
+run "v002_role_bootstrap_code_source_accepted" {
+  command = plan
+
+  variables {
+    filename  = null
+    s3_bucket = "kit-artifacts"
+    s3_key    = "v0.1.0/role-bootstrap.zip"
+  }
+}
+
+# role-bootstrap-code-source {"filename":null}: rejected: filename is not set: pass the path of the function's zip in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
+run "v003_role_bootstrap_code_source_rejected" {
+  command = plan
+
+  variables {
+    filename = null
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
+# role-bootstrap-code-source {"filename":"dist/lambda/role-bootstrap.zip","s3Bucket":"kit-artifacts","s3Key":"v0.1.0/role-bootstrap.zip"}: rejected: filename is set with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both
+run "v004_role_bootstrap_code_source_rejected" {
+  command = plan
+
+  variables {
+    filename  = "dist/lambda/role-bootstrap.zip"
+    s3_bucket = "kit-artifacts"
+    s3_key    = "v0.1.0/role-bootstrap.zip"
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
+# role-bootstrap-code-source {"filename":null,"s3Bucket":"kit-artifacts"}: rejected: s3_key is not set: an S3 object is named by s3_bucket and s3_key
+run "v005_role_bootstrap_code_source_rejected" {
+  command = plan
+
+  variables {
+    filename  = null
+    s3_bucket = "kit-artifacts"
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
+# role-bootstrap-code-source {"filename":null,"s3Key":"v0.1.0/role-bootstrap.zip"}: rejected: s3_bucket is not set: an S3 object is named by s3_bucket and s3_key
+run "v006_role_bootstrap_code_source_rejected" {
+  command = plan
+
+  variables {
+    filename = null
+    s3_key   = "v0.1.0/role-bootstrap.zip"
+  }
+
+  expect_failures = [aws_lambda_function.this]
 }

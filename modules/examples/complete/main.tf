@@ -13,6 +13,15 @@ locals {
   # Two Availability Zones, as the environment-agnostic CDK stack uses.
   azs        = slice(data.aws_availability_zones.available.names, 0, 2)
   lambda_dir = var.lambda_dir != null ? var.lambda_dir : "${path.module}/../../../dist/lambda"
+  # Each function's code: the release's zip on disk, or the S3 object it was uploaded to.
+  lambda_code = {
+    for zip in ["read-handler.zip", "write-handler.zip", "role-bootstrap.zip"] : zip => {
+      filename         = var.lambda_s3 == null ? "${local.lambda_dir}/${zip}" : null
+      s3_bucket        = var.lambda_s3 == null ? null : var.lambda_s3.bucket
+      s3_key           = var.lambda_s3 == null ? null : "${var.lambda_s3.key_prefix}${zip}"
+      source_code_hash = var.lambda_s3 == null ? null : lookup(var.lambda_s3.source_code_hashes, zip, null)
+    }
+  }
   vpcs = {
     data     = "10.10.0.0/16"
     consumer = "10.20.0.0/16"
@@ -216,7 +225,10 @@ module "database_roles" {
   source = "../../database-role-bootstrap"
 
   function_name                      = local.function_names.roles
-  filename                           = "${local.lambda_dir}/role-bootstrap.zip"
+  filename                           = local.lambda_code["role-bootstrap.zip"].filename
+  s3_bucket                          = local.lambda_code["role-bootstrap.zip"].s3_bucket
+  s3_key                             = local.lambda_code["role-bootstrap.zip"].s3_key
+  source_code_hash                   = local.lambda_code["role-bootstrap.zip"].source_code_hash
   roles                              = [{ name = local.db_users.reader, access = "READ_ONLY" }, { name = local.db_users.writer, access = "READ_WRITE" }]
   cluster_identifier                 = module.database.cluster_identifier
   cluster_endpoint                   = module.database.writer_endpoint
@@ -234,7 +246,10 @@ module "reader" {
   source = "../../lambda-consumer"
 
   function_name      = local.function_names.reader
-  filename           = "${local.lambda_dir}/read-handler.zip"
+  filename           = local.lambda_code["read-handler.zip"].filename
+  s3_bucket          = local.lambda_code["read-handler.zip"].s3_bucket
+  s3_key             = local.lambda_code["read-handler.zip"].s3_key
+  source_code_hash   = local.lambda_code["read-handler.zip"].source_code_hash
   vpc_id             = aws_vpc.this["consumer"].id
   subnet_ids         = local.subnet_ids.consumer
   endpoint           = module.proxy.endpoints["${var.name}-ro"]
@@ -251,7 +266,10 @@ module "writer" {
   source = "../../lambda-consumer"
 
   function_name      = local.function_names.writer
-  filename           = "${local.lambda_dir}/write-handler.zip"
+  filename           = local.lambda_code["write-handler.zip"].filename
+  s3_bucket          = local.lambda_code["write-handler.zip"].s3_bucket
+  s3_key             = local.lambda_code["write-handler.zip"].s3_key
+  source_code_hash   = local.lambda_code["write-handler.zip"].source_code_hash
   vpc_id             = aws_vpc.this["consumer"].id
   subnet_ids         = local.subnet_ids.consumer
   endpoint           = module.proxy.endpoints["${var.name}-rw"]

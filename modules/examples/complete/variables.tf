@@ -54,7 +54,17 @@ variable "deletion_protection" {
 }
 
 variable "lambda_dir" {
-  description = "Directory holding read-handler.zip and write-handler.zip (make lambda-zip builds them into dist/lambda). null: <repository>/dist/lambda."
+  description = "Directory holding the release's read-handler.zip, write-handler.zip and role-bootstrap.zip (make lambda-zip builds them into dist/lambda). null: <repository>/dist/lambda. Unused when lambda_s3 is set."
   type        = string
   default     = null
+}
+
+variable "lambda_s3" {
+  description = "Where the release's zips were uploaded instead (bucket, and the key prefix they sit under, e.g. \"aurora-proxy-kit/v0.1.0/\"): no local copy and no Node.js needed. source_code_hashes maps a zip's name to its base64 SHA-256 (the release's lambda-artifacts.json), so a function is redeployed when its zip changes under the same key."
+  type = object({
+    bucket             = string
+    key_prefix         = optional(string, "")
+    source_code_hashes = optional(map(string), {})
+  })
+  default = null
 }

@@ -80,3 +80,25 @@ run "key_and_log_group_outlive_destroy_and_serve_this_function" {
     error_message = "CloudWatch Logs may use the function's key for its log group only"
   }
 }
+
+# A configuration without Node.js deploys the release's zip from S3 (uploaded by its owner).
+run "code_from_the_release_zip_in_s3" {
+  command = plan
+
+  variables {
+    filename          = null
+    s3_bucket         = "kit-artifacts"
+    s3_key            = "aurora-proxy-kit/v0.1.0/read-handler.zip"
+    s3_object_version = "3HL4kqtJlcpXroDTDmJ"
+    source_code_hash  = "wHpCt9RT3U5TMVv+Lib5CrjKVqVB8ercSqGYi6Otsn8="
+  }
+
+  assert {
+    condition     = aws_lambda_function.this.filename == null && aws_lambda_function.this.s3_bucket == "kit-artifacts" && aws_lambda_function.this.s3_key == "aurora-proxy-kit/v0.1.0/read-handler.zip" && aws_lambda_function.this.s3_object_version == "3HL4kqtJlcpXroDTDmJ"
+    error_message = "the code is the S3 object"
+  }
+  assert {
+    condition     = aws_lambda_function.this.source_code_hash == "wHpCt9RT3U5TMVv+Lib5CrjKVqVB8ercSqGYi6Otsn8=" && aws_lambda_function.this.handler == "index.handler"
+    error_message = "the release's hash redeploys a changed zip; the handler is the bundle's"
+  }
+}

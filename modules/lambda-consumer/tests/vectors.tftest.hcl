@@ -220,8 +220,76 @@ run "v020_function_kms_key_rejected" {
   expect_failures = [aws_lambda_function.this]
 }
 
+# function-code-source {"filename":"dist/lambda/read-handler.zip"}: accepted
+run "v021_function_code_source_accepted" {
+  command = plan
+
+  variables {
+    filename = "dist/lambda/read-handler.zip"
+  }
+}
+
+# function-code-source {"filename":null,"s3Bucket":"kit-artifacts","s3Key":"v0.1.0/read-handler.zip"}: accepted
+run "v022_function_code_source_accepted" {
+  command = plan
+
+  variables {
+    filename  = null
+    s3_bucket = "kit-artifacts"
+    s3_key    = "v0.1.0/read-handler.zip"
+  }
+}
+
+# function-code-source {"filename":null}: rejected: filename is not set: pass the path of the function's zip in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
+run "v023_function_code_source_rejected" {
+  command = plan
+
+  variables {
+    filename = null
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
+# function-code-source {"filename":"dist/lambda/read-handler.zip","s3Bucket":"kit-artifacts","s3Key":"v0.1.0/read-handler.zip"}: rejected: filename is set with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both
+run "v024_function_code_source_rejected" {
+  command = plan
+
+  variables {
+    filename  = "dist/lambda/read-handler.zip"
+    s3_bucket = "kit-artifacts"
+    s3_key    = "v0.1.0/read-handler.zip"
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
+# function-code-source {"filename":null,"s3Bucket":"kit-artifacts"}: rejected: s3_key is not set: an S3 object is named by s3_bucket and s3_key
+run "v025_function_code_source_rejected" {
+  command = plan
+
+  variables {
+    filename  = null
+    s3_bucket = "kit-artifacts"
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
+# function-code-source {"filename":null,"s3Key":"v0.1.0/read-handler.zip"}: rejected: s3_bucket is not set: an S3 object is named by s3_bucket and s3_key
+run "v026_function_code_source_rejected" {
+  command = plan
+
+  variables {
+    filename = null
+    s3_key   = "v0.1.0/read-handler.zip"
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
 # consumer-tls-server-name {"isProxyDefaultEndpoint":false,"proxyDefaultEndpoint":"kit.proxy-abc123.us-east-1.rds.amazonaws.com"}: accepted
-run "v021_consumer_tls_server_name_accepted" {
+run "v027_consumer_tls_server_name_accepted" {
   command = plan
 
   variables {
@@ -230,7 +298,7 @@ run "v021_consumer_tls_server_name_accepted" {
 }
 
 # consumer-tls-server-name {"isProxyDefaultEndpoint":true}: accepted
-run "v022_consumer_tls_server_name_accepted" {
+run "v028_consumer_tls_server_name_accepted" {
   command = plan
 
   variables {
@@ -239,7 +307,7 @@ run "v022_consumer_tls_server_name_accepted" {
 }
 
 # consumer-tls-server-name {"isProxyDefaultEndpoint":false,"proxyDefaultEndpoint":null}: rejected: endpoint.proxy_default_endpoint is not set: a custom proxy endpoint's certificate names the proxy's default endpoint, not the endpoint, so pass the proxy's default endpoint host name (verify-full works on the default endpoint only)
-run "v023_consumer_tls_server_name_rejected" {
+run "v029_consumer_tls_server_name_rejected" {
   command = plan
 
   variables {

@@ -50,6 +50,28 @@ run "more_read_only_endpoints" {
   }
 }
 
+# Without Node.js or a local copy of the zips: the release's zips uploaded to a bucket.
+run "lambda_code_from_s3" {
+  command = plan
+
+  variables {
+    lambda_s3 = {
+      bucket             = "kit-artifacts"
+      key_prefix         = "aurora-proxy-kit/v0.1.0/"
+      source_code_hashes = { "read-handler.zip" = "cmVhZA==" }
+    }
+  }
+
+  assert {
+    condition     = local.lambda_code["read-handler.zip"].filename == null && local.lambda_code["read-handler.zip"].s3_key == "aurora-proxy-kit/v0.1.0/read-handler.zip" && local.lambda_code["role-bootstrap.zip"].s3_bucket == "kit-artifacts"
+    error_message = "every function's code is its zip in the bucket"
+  }
+  assert {
+    condition     = local.lambda_code["read-handler.zip"].source_code_hash == "cmVhZA==" && local.lambda_code["write-handler.zip"].source_code_hash == null
+    error_message = "a zip's hash when given"
+  }
+}
+
 # A bad instance_class fails in module.database's validation; terraform test cannot expect failures of a
 # child module's variables, so test/terraform/plan-messages.test.ts plans this example with
 # instance_class = "db.r6g.xlarge" and checks the exact message.

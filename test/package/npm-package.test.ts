@@ -1,0 +1,136 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { readmeUsageExample } from '../helpers/readme';
+import { ROOT, ScratchApp, lockedVersion, packTarball } from './scratch-app';
+
+/**
+ * The npm package as a CDK user gets it (slow: packs, installs aws-cdk-lib into a temporary app; about a
+ * minute with npm's cache warm, bounded by the timeouts below): `npm pack` of the repository, then a
+ * CDK app outside the repository that installs the tarball with plain `npm install`, beside the peers
+ * at the versions the repository locks, compiles the README's usage example with TypeScript against the
+ * installed package, and synthesizes it with cdk-nag's AwsSolutions checks.
+ */
+const CDK_CONTEXT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+const PACKAGE_DIR = 'node_modules/aurora-proxy-kit';
+
+/** The example, then what a user adds to run cdk-nag: the plugin, and the synth the CLI would do. */
+function exampleWithCdkNag(example = readmeUsageExample()): string {
+  return [
+    "import { Validations } from 'aws-cdk-lib';",
+    "import { AwsSolutionsChecks } from 'cdk-nag';",
+    example,
+    'Validations.of(app).addPlugins(new AwsSolutionsChecks(app));',
+    'app.synth();',
+    '',
+  ].join('\n');
+}
+
+interface Report {
+  pluginReports: Array<{
+    pluginName: string;
+    violations: Array<{ ruleName: string; severity: string; violatingConstructs: Array<{ constructPath: string }> }>;
+  }>;
+}
+
+const readReport = (outdir: string) => JSON.parse(fs.readFileSync(path.join(outdir, 'validation-report.json'), 'utf8')) as Report;
+const errorsOf = (report: Report) =>
+  report.pluginReports.flatMap((r) =>
+    r.violations.filter((v) => v.severity.toLowerCase() === 'error').flatMap((v) => v.violatingConstructs.map((c) => `${r.pluginName} ${v.ruleName} ${c.constructPath}`)),
+  );
+
+describe('npm package', () => {
+  const packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aurora-proxy-kit-pack-'));
+  const app = new ScratchApp();
+  let files: string[];
+  let compileErrors: string[];
+  let run: ReturnType<ScratchApp['run']>;
+  let control: ReturnType<ScratchApp['run']>;
+
+  beforeAll(() => {
+    // GIVEN the packed tarball, installed with its peers into an app outside the repository
+    const packed = packTarball(packDir);
+    files = packed.files;
+    app.install([packed.tarball, ...['aws-cdk-lib', 'constructs', 'cdk-nag', '@types/node'].map((name) => `${name}@${lockedVersion(name)}`)]);
+    // WHEN the README's example is compiled there and run as `cdk synth` would
+    compileErrors = app.compile('app', exampleWithCdkNag());
+    run = app.run('app', CDK_CONTEXT);
+    // and, to show cdk-nag runs and fails there, the example without its VPCs' flow logs
+    const withoutFlowLogs = readmeUsageExample().replace(/,? *flowLogs: \{ all: \{\} \},?/g, '');
+    if (withoutFlowLogs === readmeUsageExample()) throw new Error('the README example no longer gives its VPCs flow logs: update the control run');
+    app.transpile('control', exampleWithCdkNag(withoutFlowLogs));
+    control = app.run('control', CDK_CONTEXT);
+  }, 480_000);
+
+  afterAll(() => {
+    // KEEP_SCRATCH=1 leaves the app (and its cdk.out) in place to look at.
+    if (process.env.KEEP_SCRATCH) return;
+    app.dispose();
+    fs.rmSync(packDir, { recursive: true, force: true });
+  });
+
+  test('holds the compiled library, its types and the pre-bundled handlers, and nothing of the repository\'s tooling', () => {
+    expect(files).toEqual(expect.arrayContaining([
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'dist/cdk/lib/index.js',
+      'dist/cdk/lib/index.d.ts',
+      'dist/cdk/lambda/src/environment.js',
+      ...['read-handler', 'write-handler', 'role-bootstrap'].map((h) => `dist/cdk/assets/lambda/${h}/index.js`),
+    ]));
+    // No TypeScript sources, tests, rehearsal, bench, Terraform, reference app or command entry points.
+    const unexpected = files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts') || /^(test|bin|modules|lambda|lib)\//.test(f) || /\/(rehearsal|bench|terraform|reference-app|packaging)\//.test(f));
+    expect(unexpected).toEqual([]);
+  });
+
+  test('declares aws-cdk-lib and constructs as peers and depends on nothing else', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(app.dir, PACKAGE_DIR, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.peerDependencies).toEqual({ 'aws-cdk-lib': `^${lockedVersion('aws-cdk-lib')}`, constructs: expect.stringMatching(/^\^10\./) });
+    expect(manifest.dependencies).toBeUndefined();
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.bin).toBeUndefined();
+  });
+
+  test('the user\'s app needs neither esbuild nor the handlers\' own dependencies', () => {
+    for (const name of ['esbuild', 'pg', '@aws-sdk/rds-signer', '@aws-lambda-powertools/logger']) expect([name, app.resolves(name)]).toEqual([name, false]);
+  });
+
+  test('the README example type-checks against the installed package', () => {
+    expect(compileErrors).toEqual([]);
+  });
+
+  test('synthesizes, with no cdk-nag AwsSolutions error', () => {
+    // THEN the synth succeeded (an unacknowledged error fails it) and the report lists no error
+    expect([run.status, run.stderr]).toEqual([0, expect.any(String)]);
+    expect(errorsOf(readReport(run.outdir))).toEqual([]);
+  });
+
+  test('cdk-nag does run there: without flow logs, the user\'s two VPCs fail synth, and nothing of the kit does', () => {
+    expect(control.status).not.toBe(0);
+    expect(control.stderr).toContain('AwsSolutions-VPC7');
+    const errors = errorsOf(readReport(control.outdir));
+    expect(errors).toEqual(['AwsSolutions AwsSolutions-VPC7 Reporting/DataVpc/Resource', 'AwsSolutions AwsSolutions-VPC7 Reporting/ReportingVpc/Resource']);
+  });
+
+  test('the functions deploy the package\'s pre-bundled handlers, with the runtime, architecture and handler of the repository\'s synth', () => {
+    // GIVEN
+    const template = JSON.parse(fs.readFileSync(path.join(run.outdir, 'Reporting.template.json'), 'utf8')) as {
+      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    };
+    const kitFunctions = Object.values(template.Resources).filter(
+      (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description ?? '').startsWith('aurora-proxy-kit '),
+    );
+    // THEN the consumer and the role bootstrap
+    expect(kitFunctions.map((f) => f.Properties.Description).sort()).toEqual(['aurora-proxy-kit READ_ONLY consumer', 'aurora-proxy-kit database role bootstrap']);
+    for (const fn of kitFunctions) {
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
+      // and each asset is a copy of a pre-bundled handler of the installed package, not a new bundle
+      const assetHash = String((fn.Properties.Code as { S3Key: string }).S3Key).replace(/\.zip$/, '');
+      const asset = path.join(run.outdir, `asset.${assetHash}`, 'index.js');
+      const bundled = ['read-handler', 'role-bootstrap'].map((h) => fs.readFileSync(path.join(app.dir, PACKAGE_DIR, 'dist/cdk/assets/lambda', h, 'index.js'), 'utf8'));
+      expect(bundled).toContain(fs.readFileSync(asset, 'utf8'));
+    }
+    expect(run.stdout + run.stderr).not.toMatch(/Bundling asset/);
+  });
+});
