@@ -1,15 +1,16 @@
 /**
- * `make demo`'s live part: the rehearsal up on its own loopback block, the real Lambda handlers through
- * both endpoints, a short bench, the rehearsal down (always), and a readable summary.
+ * `make demo`'s live part: a rehearsal of what was synthesized (`cdk.out`, or a plan's JSON with --from)
+ * on its own block, in namespaces shaped like its VPCs, the deployment's own consumers running the real
+ * Lambda handlers from their namespaces, a short bench, the rehearsal down (always), and a summary.
  *
- *   demo [--out DIR] [--scenario NAME ...]
+ *   demo [--from cdk.out] [--out DIR] [--scenario NAME ...]
  *
  * Default bench: --quick read_only_endpoint and connect_overhead, written to DIR (bench-results/demo).
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { lambdaEnvironment, LOOPBACK_BLOCKS, Rehearsal, simulateInvocations, type InvocationOutcome } from '../rehearsal';
+import { lambdaEnvironment, LOOPBACK_BLOCKS, Rehearsal, rehearsalProxyEndpoints, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../rehearsal';
 import { runBench } from './runner';
 import { round } from './stats';
 import { SCENARIO_NAMES, type ScenarioName } from './types';
@@ -25,26 +26,54 @@ function describe(label: string, outcomes: InvocationOutcome[]): string {
   return `${label}: ${ok.length}/${outcomes.length} ok, served by ${[...servedBy].map(([a, n]) => `${a} x${n}`).join(', ')}; cold ${avg(ok.filter((o) => o.cold))}, warm ${avg(ok.filter((o) => !o.cold))}${ok.length < outcomes.length ? `; first error: ${outcomes.find((o) => o.error)?.error?.message}` : ''}`;
 }
 
-async function liveWorkload(): Promise<string[]> {
+/** The deployment's own consumers (network 'namespaces'): each from its VPC's namespace, with the template's environment. */
+async function deployedConsumers(r: Rehearsal, lines: string[]): Promise<void> {
+  const consumers = r.consumers();
+  const event = (c: number, i: number): Record<string, unknown> => ({ id: 100 + c * 10 + i, payload: { demo: true } });
+  // Writers first, so the readers find the rows.
+  for (const c of [...consumers].sort((a, b) => (a.role === b.role ? 0 : a.role === 'READ_WRITE' ? -1 : 1))) {
+    const outcomes = await simulateInvocations({ handler: c.handler, namespace: c.namespace, env: c.env, containers: 4, invocationsPerContainer: 5, event });
+    lines.push(describe(`${c.name} (${c.role}, ${c.env.DB_USER}, ${c.env.DB_TLS}) from namespace ${c.namespace} via ${c.endpointHost} (4 containers x 5)`, outcomes));
+    if (c.role === 'READ_ONLY') {
+      const found = outcomes.filter((o) => (o.response?.event as unknown) !== null && o.response?.event !== undefined).length;
+      lines.push(`  reads that found the row a writer consumer wrote: ${found}/${outcomes.length}`);
+    }
+  }
+}
+
+/** Without namespaces (not root): the handlers in worker threads through the two PgBouncer endpoints. */
+async function loopbackConsumers(r: Rehearsal, lines: string[]): Promise<void> {
+  const e = r.endpoints;
+  const writes = await simulateInvocations({ handler: 'write', env: lambdaEnvironment(e.readWrite, 'READ_WRITE'), containers: 4, invocationsPerContainer: 5, event: (c, i) => ({ id: 100 + c * 10 + i, payload: { demo: true } }) });
+  lines.push(describe('write handler via read/write endpoint (4 containers x 5)', writes));
+  const reads = await simulateInvocations({ handler: 'read', env: lambdaEnvironment(e.readOnly, 'READ_ONLY'), containers: 4, invocationsPerContainer: 5, event: (c, i) => ({ id: 100 + c * 10 + i }) });
+  lines.push(describe('read handler via read-only endpoint (4 containers x 5)', reads));
+  const found = reads.filter((o) => (o.response?.event as unknown) !== null && o.response?.event !== undefined).length;
+  lines.push(`reads that found the row written through the other endpoint: ${found}/${reads.length}`);
+}
+
+async function liveWorkload(from: string): Promise<string[]> {
   const workDir = mkdtempSync(join(tmpdir(), 'demo-'));
   chmodSync(workDir, 0o755);
   const lines: string[] = [];
   let r: Rehearsal | undefined;
   try {
     const t0 = Date.now();
-    r = await Rehearsal.up({ workDir, addressBlock: LOOPBACK_BLOCKS.demo.block, replicas: 2, maxConnections: 60, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 30 } });
+    r = await Rehearsal.up({ ...settingsFromDeployment(from), workDir, addressBlock: LOOPBACK_BLOCKS.demo.block, maxConnections: 60, peers: false });
     const e = r.endpoints;
-    lines.push(`rehearsal up in ${round((Date.now() - t0) / 1000, 1)} s: writer ${e.writer.host}, replicas ${e.replicas.map((x) => x.host).join(', ')}; read/write endpoint ${e.readWrite.host}:${e.readWrite.port}, read-only endpoint ${e.readOnly.host}:${e.readOnly.port} (PgBouncer, TLS)`);
-    const writes = await simulateInvocations({ handler: 'write', env: lambdaEnvironment(e.readWrite, 'READ_WRITE'), containers: 4, invocationsPerContainer: 5, event: (c, i) => ({ id: 100 + c * 10 + i, payload: { demo: true } }) });
-    lines.push(describe('write handler via read/write endpoint (4 containers x 5)', writes));
-    const reads = await simulateInvocations({ handler: 'read', env: lambdaEnvironment(e.readOnly, 'READ_ONLY'), containers: 4, invocationsPerContainer: 5, event: (c, i) => ({ id: 100 + c * 10 + i }) });
-    lines.push(describe('read handler via read-only endpoint (4 containers x 5)', reads));
-    const found = reads.filter((o) => (o.response?.event as unknown) !== null && o.response?.event !== undefined).length;
-    lines.push(`reads that found the row written through the other endpoint: ${found}/${reads.length}`);
+    const s = r.settings;
+    lines.push(`rehearsal of ${from} up in ${round((Date.now() - t0) / 1000, 1)} s on network ${s.network}: writer ${e.writer.host}, replicas ${e.replicas.map((x) => x.host).join(', ')}; pool ${s.pool.maxConnectionsPercent}% of max_connections ${s.sizingMaxConnections}`);
+    for (const d of s.deployment?.notReproducible ?? []) lines.push(`not reproduced here: ${d.what.split(':')[0]} -> ${d.localStandIn}`);
+    if (s.network === 'namespaces') {
+      for (const endpoint of rehearsalProxyEndpoints(s)) lines.push(`endpoint ${endpoint.name} (${endpoint.role}${endpoint.isDefault ? ', default' : ''}) in VPC ${endpoint.vpc}: ${endpoint.host} -> ${endpoint.address}`);
+      await deployedConsumers(r, lines);
+    } else {
+      await loopbackConsumers(r, lines);
+    }
   } finally {
     if (r !== undefined) {
       const { stopped } = await r.down();
-      lines.push(`rehearsal down: stopped ${stopped.length} processes by pid, nothing left running`);
+      lines.push(`rehearsal down: stopped ${stopped.length} processes by pid, nothing left running; namespaces removed`);
     }
     rmSync(workDir, { recursive: true, force: true });
   }
@@ -54,14 +83,16 @@ async function liveWorkload(): Promise<string[]> {
 /** Runs the demo, printing through `say`; returns false when a bench scenario failed. */
 export async function runDemo(argv: string[], say: (line?: string) => void): Promise<boolean> {
   let outDir = 'bench-results/demo';
+  let from = 'cdk.out';
   const scenarios: ScenarioName[] = [];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--out') outDir = argv[++i] ?? outDir;
+    else if (argv[i] === '--from') from = argv[++i] ?? from;
     else if (argv[i] === '--scenario' && (SCENARIO_NAMES as readonly string[]).includes(argv[i + 1] ?? '')) scenarios.push(argv[++i] as ScenarioName);
-    else throw new Error(`unknown option ${argv[i]}: use --out DIR, --scenario NAME`);
+    else throw new Error(`unknown option ${argv[i]}: use --out DIR, --from <cdk.out | plan.json>, --scenario NAME`);
   }
-  say('== live rehearsal: the real Lambda handlers through both endpoints');
-  const live = await liveWorkload();
+  say(`== live rehearsal of what was synthesized (${from}): the real Lambda handlers through each endpoint`);
+  const live = await liveWorkload(from);
   for (const l of live) say(`  ${l}`);
   say('');
   say('== short bench (--quick)');
