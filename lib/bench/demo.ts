@@ -63,7 +63,7 @@ async function liveWorkload(from: string): Promise<string[]> {
     const e = r.endpoints;
     const s = r.settings;
     lines.push(`rehearsal of ${from} up in ${round((Date.now() - t0) / 1000, 1)} s on network ${s.network}: writer ${e.writer.host}, replicas ${e.replicas.map((x) => x.host).join(', ')}; pool ${s.pool.maxConnectionsPercent}% of max_connections ${s.sizingMaxConnections}`);
-    for (const d of s.deployment?.notReproducible ?? []) lines.push(`not reproduced here: ${d.what.split(':')[0]} -> ${d.localStandIn}`);
+    for (const d of s.deployment?.notReproducible ?? []) lines.push(`not reproduced here: ${d.what.slice(0, d.what.includes(': ') ? d.what.indexOf(': ') : undefined)} -> ${d.localStandIn}`);
     if (s.network === 'namespaces') {
       for (const endpoint of rehearsalProxyEndpoints(s)) lines.push(`endpoint ${endpoint.name} (${endpoint.role}${endpoint.isDefault ? ', default' : ''}) in VPC ${endpoint.vpc}: ${endpoint.host} -> ${endpoint.address}`);
       await deployedConsumers(r, lines);
