@@ -69,6 +69,12 @@ function tsType(type: HclType, objectName?: string): string {
   }
 }
 
+/** A prop's type: an object variable also takes a reference (another module's output, a lookup). */
+function propType(binding: ModuleBinding, variable: BindingVariable): string {
+  if (variable.type.kind === 'object') return `${elementName(binding, variable)} | IResolvable`;
+  return tsType(variable.type, objectOf(variable.type) && elementName(binding, variable));
+}
+
 function objectInterface(binding: ModuleBinding, variable: BindingVariable): string[] {
   const object = objectOf(variable.type);
   if (!object) return [];
@@ -93,7 +99,7 @@ function propsInterface(binding: ModuleBinding): string[] {
     `export interface ${binding.className}Props extends KitModuleOptions {`,
     ...binding.variables.flatMap((v) => [
       ...jsdoc('  ', [v.description, v.default !== undefined ? `@default ${v.default}` : '']),
-      `  readonly ${v.prop}${v.default !== undefined ? '?' : ''}: ${tsType(v.type, objectOf(v.type) && elementName(binding, v))};`,
+      `  readonly ${v.prop}${v.default !== undefined ? '?' : ''}: ${propType(binding, v)};`,
     ]),
     '}',
   ];
@@ -108,10 +114,21 @@ const GETTERS: Readonly<Record<BindingOutput['kind'], { type: string; call: stri
   any: { type: 'IResolvable', call: 'getAny' },
 };
 
+/** A TypeScript literal of a JSON-like value, strings in single quotes. */
+function tsLiteral(value: unknown): string {
+  if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (Array.isArray(value)) return `[${value.map(tsLiteral).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value);
+    return entries.length === 0 ? '{}' : `{ ${entries.map(([k, v]) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : tsLiteral(k)}: ${tsLiteral(v)}`).join(', ')} }`;
+  }
+  return String(value);
+}
+
 function ruleRead(read: RuleRead): string {
   const fields = Object.entries(read)
     .filter(([k, v]) => k !== 'property' && v !== undefined)
-    .map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
+    .map(([k, v]) => `${k}: ${tsLiteral(v)}`);
   return `${read.property}: { ${fields.join(', ')} },`;
 }
 

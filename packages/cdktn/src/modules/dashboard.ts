@@ -56,7 +56,7 @@ export interface DashboardProps extends KitModuleOptions {
    *
    * @default {}
    */
-  readonly thresholds?: DashboardThresholds;
+  readonly thresholds?: DashboardThresholds | IResolvable;
   /**
    * Whether the module creates the alarm topic: encrypted with a new KMS key (rotation on), TLS-only publishing,
    * and only this module's alarms (named <dashboard_name>-*, of this account) may publish to it and use its key.
@@ -113,15 +113,15 @@ export class Dashboard extends KitModule {
         tags: 'tags',
       },
       ruleReads: {
-        cpuUtilizationPercent: { variable: "thresholds", read: "attribute", attribute: "cpu_utilization_percent", default: 80 },
-        proxyPoolUtilizationPercent: { variable: "thresholds", read: "attribute", attribute: "proxy_pool_utilization_percent", default: 90 },
-        freeableMemoryBytes: { variable: "thresholds", read: "attribute", attribute: "freeable_memory_bytes", default: 1073741824 },
-        replicaLagMs: { variable: "thresholds", read: "attribute", attribute: "replica_lag_ms", default: 1000 },
-        freeEphemeralStorageBytes: { variable: "thresholds", read: "attribute", attribute: "free_ephemeral_storage_bytes", default: 10737418240 },
-        pinnedConnections: { variable: "thresholds", read: "attribute", attribute: "pinned_connections", default: 10 },
-        functionErrors: { variable: "thresholds", read: "attribute", attribute: "function_errors", default: 1 },
-        functionThrottles: { variable: "thresholds", read: "attribute", attribute: "function_throttles", default: 1 },
-        instanceIdentifiers: { variable: "instance_identifiers", read: "value" },
+        cpuUtilizationPercent: { variable: 'thresholds', read: 'attribute', attribute: 'cpu_utilization_percent', default: 80 },
+        proxyPoolUtilizationPercent: { variable: 'thresholds', read: 'attribute', attribute: 'proxy_pool_utilization_percent', default: 90 },
+        freeableMemoryBytes: { variable: 'thresholds', read: 'attribute', attribute: 'freeable_memory_bytes', default: 1073741824 },
+        replicaLagMs: { variable: 'thresholds', read: 'attribute', attribute: 'replica_lag_ms', default: 1000 },
+        freeEphemeralStorageBytes: { variable: 'thresholds', read: 'attribute', attribute: 'free_ephemeral_storage_bytes', default: 10737418240 },
+        pinnedConnections: { variable: 'thresholds', read: 'attribute', attribute: 'pinned_connections', default: 10 },
+        functionErrors: { variable: 'thresholds', read: 'attribute', attribute: 'function_errors', default: 1 },
+        functionThrottles: { variable: 'thresholds', read: 'attribute', attribute: 'function_throttles', default: 1 },
+        instanceIdentifiers: { variable: 'instance_identifiers', read: 'value' },
       },
     });
   }

@@ -48,7 +48,7 @@ export interface LambdaConsumerProps extends KitModuleOptions {
    * proxy_default_endpoint (DB_TLS=verify-proxy-domain); set is_proxy_default_endpoint for the default endpoint
    * itself (DB_TLS=verify-full).
    */
-  readonly endpoint: LambdaConsumerEndpoint;
+  readonly endpoint: LambdaConsumerEndpoint | IResolvable;
   /** The pooling-proxy module's connect_arn_prefix; the function gets rds-db:connect on <prefix><db_user> only. */
   readonly connectArnPrefix: string;
   /** The database user the function logs in as with an IAM token. */
@@ -159,15 +159,15 @@ export class LambdaConsumer extends KitModule {
         tags: 'tags',
       },
       ruleReads: {
-        memorySizeMb: { variable: "memory_size", read: "value", default: 512 },
-        timeoutSeconds: { variable: "timeout", read: "value", default: 30 },
-        reservedConcurrentExecutions: { variable: "reserved_concurrent_executions", read: "value" },
-        connectionMode: { variable: "connection_mode", read: "value", default: "reuse" },
-        targetRole: { variable: "endpoint", read: "attribute", attribute: "target_role" },
-        isProxyDefaultEndpoint: { variable: "endpoint", read: "attribute", attribute: "is_proxy_default_endpoint", default: false },
-        proxyDefaultEndpoint: { variable: "endpoint", read: "attribute", attribute: "proxy_default_endpoint" },
-        createKmsKey: { variable: "create_kms_key", read: "value", default: true },
-        kmsKeyArn: { variable: "kms_key_arn", read: "value" },
+        memorySizeMb: { variable: 'memory_size', read: 'value', default: 512 },
+        timeoutSeconds: { variable: 'timeout', read: 'value', default: 30 },
+        reservedConcurrentExecutions: { variable: 'reserved_concurrent_executions', read: 'value' },
+        connectionMode: { variable: 'connection_mode', read: 'value', default: 'reuse' },
+        targetRole: { variable: 'endpoint', read: 'attribute', attribute: 'target_role' },
+        isProxyDefaultEndpoint: { variable: 'endpoint', read: 'attribute', attribute: 'is_proxy_default_endpoint', default: false },
+        proxyDefaultEndpoint: { variable: 'endpoint', read: 'attribute', attribute: 'proxy_default_endpoint' },
+        createKmsKey: { variable: 'create_kms_key', read: 'value', default: true },
+        kmsKeyArn: { variable: 'kms_key_arn', read: 'value' },
       },
     });
   }
