@@ -10,7 +10,8 @@ import { AwsData, AwsProvider, AwsResource } from './raw-aws';
  * each, the role bootstrap, and the dashboard; neither VPC has internet access or NAT. The kit's
  * modules are the package's typed constructs; the rest is raw hashicorp/aws resources (raw-aws.ts).
  *
- *   npx ts-node --transpile-only packages/cdktn/examples/complete.ts [outdir]   # or make cdktn-synth
+ *   npx ts-node --transpile-only packages/cdktn/examples/complete.ts [outdir]   # default packages/cdktn/cdktf.out
+ *   make cdktn-plan-summary                                                   # synthesized and planned offline
  */
 export interface CompleteStackProps {
   /** Name prefix of everything the stack creates. @default 'aurora-proxy-kit' */
@@ -252,6 +253,6 @@ export function synthComplete(outdir: string, props: CompleteStackProps = {}, id
 }
 
 if (require.main === module) {
-  const outdir = path.resolve(process.argv[2] ?? 'cdktf.out');
+  const outdir = path.resolve(process.argv[2] ?? path.join(__dirname, '..', 'cdktf.out'));
   process.stdout.write(`${synthComplete(outdir, { modulesDir: path.join(REPOSITORY, 'modules') })}/cdk.tf.json\n`);
 }
