@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { renderAwsRulesDoc } from './aws-rules-doc';
+import { renderCdktnPackage } from './cdktn';
 import { renderClusterCatalog, renderMetricCatalog } from './catalogs';
 import { generatedBy } from './hcl';
 import { EXAMPLES, INTERNAL_MODULES, MODULE_SPECS } from './modules';
@@ -20,6 +21,8 @@ export { EXAMPLES, INTERNAL_MODULES, MODULES, MODULE_SPECS, moduleOfRule, module
 export { hclString, hclValue, generatedBy } from './hcl';
 export { parseOutputs, parseVariables, variableDefaults, type VariableInfo } from './readme';
 export { awsRuleRows } from './aws-rules-doc';
+export { CDKTN_PACKAGE, CDKTN_SOURCE_REPOSITORY, renderCdktnPackage } from './cdktn';
+export { CDKTN_MODULES, camelCase, moduleBinding } from './cdktn-bindings';
 export { loadVectors, terraformMessages, vectorExpectations, vectorVariables, type Vector, type VectorExpectation } from './vectors';
 export { moduleRegions, type Region } from './validations';
 
@@ -47,6 +50,7 @@ export function renderAll(): Map<string, string> {
     const dir = path.join('modules', module);
     files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), []));
   }
+  for (const [rel, content] of renderCdktnPackage(ROOT)) files.set(rel, content);
   return files;
 }
 

@@ -79,8 +79,9 @@ export function parseVariables(text: string): VariableInfo[] {
   }));
 }
 
-export function parseOutputs(text: string): Array<{ name: string; description: string }> {
-  return topLevelBlocks(text, 'output').map(({ name, body }) => ({ name, description: unquote(attribute(body, 'description')) }));
+/** Outputs with their description and value expression (on one line). */
+export function parseOutputs(text: string): Array<{ name: string; description: string; value: string }> {
+  return topLevelBlocks(text, 'output').map(({ name, body }) => ({ name, description: unquote(attribute(body, 'description')), value: attribute(body, 'value') ?? '' }));
 }
 
 /** A module's variables in file order: the hand-written ones, and those a generated region declares whole. */

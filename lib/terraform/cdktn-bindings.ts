@@ -1,0 +1,189 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { type HclAttribute, type HclType, objectOf, parseHclType } from './hcl-types';
+import { MODULES, propertyNames } from './modules';
+import { moduleVariables, parseOutputs } from './readme';
+import { moduleRegions } from './validations';
+
+/**
+ * What a typed CDK Terrain (cdktn) construct of a module is made from: the module's variables (one
+ * parse of the .tf files, the same as the README tables), its outputs, and how the model's rule inputs
+ * are read from the variables (the module's one property-to-variable table). lib/terraform/cdktn.ts
+ * renders the TypeScript.
+ */
+
+/** How a model property of a rule is read from the module's variables. */
+export type RuleRead =
+  /** The variable's value. */
+  | { readonly property: string; readonly variable: string; readonly read: 'value'; readonly default?: unknown }
+  /** One attribute of an object variable (`endpoint.target_role`). */
+  | { readonly property: string; readonly variable: string; readonly read: 'attribute'; readonly attribute: string; readonly default?: unknown }
+  /** The number of elements of a collection of objects (`endpoints`, counted against RDS Proxy's limit). */
+  | { readonly property: string; readonly variable: string; readonly read: 'count'; readonly default?: unknown }
+  /** Each key of a map (`endpoints key`: the endpoint names). */
+  | { readonly property: string; readonly variable: string; readonly read: 'keys' }
+  /** One attribute of each element of a collection (`endpoints target_role`). */
+  | { readonly property: string; readonly variable: string; readonly read: 'each'; readonly attribute: string; readonly default?: unknown };
+
+export interface BindingVariable {
+  /** The module's variable. */
+  readonly name: string;
+  /** The construct prop: the variable in camelCase, as `cdktn get` names module inputs. */
+  readonly prop: string;
+  readonly description: string;
+  readonly type: HclType;
+  /** The HCL default; none: the prop is required. */
+  readonly default?: string;
+}
+
+export type OutputKind = 'string' | 'number' | 'bool' | 'list' | 'stringMap' | 'any';
+
+export interface BindingOutput {
+  readonly name: string;
+  /** The getter: the output in camelCase. */
+  readonly getter: string;
+  readonly description: string;
+  readonly kind: OutputKind;
+}
+
+export interface ModuleBinding {
+  /** Directory under modules/. */
+  readonly module: string;
+  readonly className: string;
+  /** The first paragraph of the module's README. */
+  readonly summary: string;
+  readonly variables: ReadonlyArray<BindingVariable>;
+  readonly outputs: ReadonlyArray<BindingOutput>;
+  readonly ruleReads: ReadonlyArray<RuleRead>;
+}
+
+/** The modules with a cdktn construct: the five of the topology and the log-key policy users pass keys with. */
+export const CDKTN_MODULES: ReadonlyArray<string> = [...MODULES, 'internal/logs-kms-policy'];
+
+/**
+ * Outputs whose type the value expression does not show (a resource attribute, a local, an object):
+ * every other output is a string, or has its variable's type (`var.x`). A value that builds a collection
+ * or a number must be listed, or generation fails.
+ */
+const OUTPUT_KINDS: Readonly<Record<string, Readonly<Record<string, OutputKind>>>> = {
+  'aurora-optimized-reads': {
+    port: 'number',
+    reader_instance_identifiers: 'list',
+    instance_identifiers: 'list',
+    sizing: 'any',
+    tiered_cache_gib: 'number',
+    temporary_objects_gib: 'number',
+    max_connections: 'number',
+  },
+  'pooling-proxy': { endpoints: 'any', pool_settings: 'any', max_server_connections: 'number' },
+  'database-role-bootstrap': { roles: 'stringMap' },
+  dashboard: { alarm_names: 'list', thresholds: 'any' },
+  'internal/logs-kms-policy': { logs_condition: 'any' },
+};
+
+/** Members of cdktn's TerraformHclModule (and the construct's own options) that a prop or getter must not shadow. */
+export const RESERVED_MEMBERS: ReadonlySet<string> = new Set([
+  'node', 'source', 'version', 'variables', 'providers', 'dependsOn', 'forEach', 'skipAssetCreationFromLocalModules',
+  'set', 'get', 'getString', 'getNumber', 'getBoolean', 'getList', 'interpolationForOutput', 'addProvider', 'fqn',
+  'friendlyUniqueId', 'cdktfStack', 'stack', 'rawOverrides', 'addOverride', 'overrideLogicalId', 'resetOverrideLogicalId',
+  'toTerraform', 'toHclTerraform', 'toMetadata', 'toString',
+]);
+
+export function camelCase(name: string): string {
+  return name.replace(/[_-]([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+}
+
+export function pascalCase(name: string): string {
+  const camel = camelCase(name);
+  return camel[0].toUpperCase() + camel.slice(1);
+}
+
+/** A literal HCL default as a JavaScript value (undefined for null and for expressions). */
+function literal(hcl: string | undefined): unknown {
+  if (hcl === undefined) return undefined;
+  try {
+    return JSON.parse(hcl) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function kindOfType(type: HclType): OutputKind {
+  if (type.kind === 'string' || type.kind === 'number' || type.kind === 'bool') return type.kind;
+  if ((type.kind === 'list' || type.kind === 'set') && type.element.kind === 'string') return 'list';
+  if (type.kind === 'map' && type.element.kind === 'string') return 'stringMap';
+  return 'any';
+}
+
+function outputKind(module: string, name: string, value: string, variables: ReadonlyArray<BindingVariable>): OutputKind {
+  const listed = OUTPUT_KINDS[module]?.[name];
+  if (listed) return listed;
+  const ref = /^var\.([a-z0-9_]+)(?:\.([a-z0-9_]+))?$/.exec(value);
+  if (ref) {
+    const variable = variables.find((v) => v.name === ref[1]);
+    if (!variable) throw new Error(`modules/${module}: output ${name} reads an unknown variable ${ref[1]}`);
+    if (ref[2] === undefined) return kindOfType(variable.type);
+    const attribute = objectOf(variable.type)?.attributes.find((a) => a.name === ref[2]);
+    if (!attribute) throw new Error(`modules/${module}: output ${name} reads an unknown attribute ${value}`);
+    return kindOfType(attribute.type);
+  }
+  if (/^[{[]|^(concat|merge|tolist|toset|tomap|keys|values|length|floor|ceil|max|min|sum)\(|\bfloor\(|\blength\(/.test(value)) {
+    throw new Error(`modules/${module}: output ${name} = ${value} is not a string: list its kind in OUTPUT_KINDS (lib/terraform/cdktn-bindings.ts)`);
+  }
+  return 'string';
+}
+
+function attributeOf(module: string, variable: BindingVariable, name: string): HclAttribute {
+  const attribute = objectOf(variable.type)?.attributes.find((a) => a.name === name);
+  if (!attribute) throw new Error(`modules/${module}: rule input ${variable.name}.${name} is not an attribute of the variable`);
+  return attribute;
+}
+
+/** How each model property the module's rules read comes from its variables. */
+function ruleReads(module: string, variables: ReadonlyArray<BindingVariable>): RuleRead[] {
+  const byName = (name: string) => {
+    const variable = variables.find((v) => v.name === name);
+    if (!variable) throw new Error(`modules/${module}: the rules name a variable ${name} the module does not declare`);
+    return variable;
+  };
+  return Object.entries(MODULES.includes(module) ? propertyNames(module) : {}).map(([property, hclName]): RuleRead => {
+    const [head, rest] = hclName.split(' ');
+    if (rest !== undefined) {
+      const variable = byName(head);
+      if (rest === 'key') return { property, variable: head, read: 'keys' };
+      return { property, variable: head, read: 'each', attribute: rest, default: literal(attributeOf(module, variable, rest).default) };
+    }
+    const [name, attribute] = hclName.split('.');
+    const variable = byName(name);
+    if (attribute !== undefined) return { property, variable: name, read: 'attribute', attribute, default: literal(attributeOf(module, variable, attribute).default) };
+    // A collection of objects stands in a rule as its size (the model has no rule on such a value itself).
+    const countsElements = objectOf(variable.type) !== undefined && variable.type.kind !== 'object';
+    return { property, variable: name, read: countsElements ? 'count' : 'value', default: literal(variable.default) };
+  });
+}
+
+function readmeSummary(moduleDir: string): string {
+  const text = fs.readFileSync(path.join(moduleDir, 'README.md'), 'utf8');
+  const paragraph = text.split(/\n\s*\n/).find((p) => !p.startsWith('#'));
+  return (paragraph ?? '').replace(/\s+/g, ' ').trim();
+}
+
+export function moduleBinding(root: string, module: string): ModuleBinding {
+  const moduleDir = path.join(root, 'modules', module);
+  const regions = MODULES.includes(module) ? moduleRegions(module) : [];
+  const className = pascalCase(path.basename(module));
+  const variables = moduleVariables(moduleDir, regions).map((v): BindingVariable => {
+    const prop = camelCase(v.name);
+    if (RESERVED_MEMBERS.has(prop)) throw new Error(`modules/${module}: variable ${v.name} would shadow ${className}.${prop} of cdktn's TerraformHclModule`);
+    return { name: v.name, prop, description: v.description, type: parseHclType(v.type), default: v.default };
+  });
+  const outputs = parseOutputs(fs.readFileSync(path.join(moduleDir, 'outputs.tf'), 'utf8')).map((o): BindingOutput => {
+    const getter = camelCase(o.name);
+    if (RESERVED_MEMBERS.has(getter)) throw new Error(`modules/${module}: output ${o.name} would shadow ${className}.${getter} of cdktn's TerraformHclModule`);
+    return { name: o.name, getter, description: o.description, kind: outputKind(module, o.name, o.value, variables) };
+  });
+  for (const listed of Object.keys(OUTPUT_KINDS[module] ?? {})) {
+    if (!outputs.some((o) => o.name === listed)) throw new Error(`modules/${module}: OUTPUT_KINDS lists ${listed}, which the module does not output`);
+  }
+  return { module, className, summary: readmeSummary(moduleDir), variables, outputs, ruleReads: ruleReads(module, variables) };
+}
