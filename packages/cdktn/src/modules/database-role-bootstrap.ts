@@ -13,8 +13,39 @@ export interface DatabaseRoleBootstrapRolesElement {
 export interface DatabaseRoleBootstrapProps extends KitModuleOptions {
   /** Name of the bootstrap function (also its log group /aws/lambda/<function_name>). */
   readonly functionName: string;
-  /** The role bootstrap zip (make lambda-zip: dist/lambda/role-bootstrap.zip). */
-  readonly filename: string;
+  /**
+   * Path of the role bootstrap zip: the release's role-bootstrap.zip, or make lambda-zip's
+   * dist/lambda/role-bootstrap.zip in a checkout. null: the zip is in S3 (s3_bucket, s3_key).
+   *
+   * @default null
+   */
+  readonly filename?: string;
+  /**
+   * Bucket holding the role bootstrap zip (the release's role-bootstrap.zip, uploaded by you), instead of
+   * filename: what a configuration without Node.js or a local copy of the zip uses.
+   *
+   * @default null
+   */
+  readonly s3Bucket?: string;
+  /**
+   * Key of the role bootstrap zip in s3_bucket.
+   *
+   * @default null
+   */
+  readonly s3Key?: string;
+  /**
+   * Version of the S3 object, for a versioned bucket.
+   *
+   * @default null
+   */
+  readonly s3ObjectVersion?: string;
+  /**
+   * Base64 SHA-256 of the zip (the release's lambda-artifacts.json lists it), to redeploy when the code changes.
+   * null: filebase64sha256(filename) for a local zip; for an S3 object, nothing (a new key redeploys).
+   *
+   * @default null
+   */
+  readonly sourceCodeHash?: string;
   /**
    * One database role per consumer: name (lower-case identifier, not the master user) and access (READ_ONLY
    * reads; READ_WRITE also writes and creates tables).
@@ -66,14 +97,15 @@ export interface DatabaseRoleBootstrapProps extends KitModuleOptions {
 
 /**
  * modules/database-role-bootstrap as a cdktn construct. Least-privilege database roles made at apply time, the
- * Terraform twin of `DatabaseRoleBootstrap`: a function in the cluster's VPC (the zip the project's build makes
- * from `lambda/src/role-bootstrap.ts`, `make lambda-zip`: `dist/lambda/role-bootstrap.zip`) logs in to the
- * writer as the master user (the RDS-managed secret, read through Secrets Manager, the only secret it may read)
- * and runs idempotent SQL, invoked by `aws_lambda_invocation`. Each role may log in only with an IAM token
- * (`rds_iam`); `READ_ONLY` roles read (and default to read-only transactions), `READ_WRITE` roles also write and
- * create tables, which every `READ_ONLY` role may then read. Roles are never dropped. The function needs the
- * cluster on 5432 (granted here) and Secrets Manager (an interface endpoint: pass its security groups in
- * `secrets_manager_security_group_ids` and let this module's security group in on 443).
+ * Terraform twin of `DatabaseRoleBootstrap`: a function in the cluster's VPC (`role-bootstrap.zip` of the
+ * release, built from `lambda/src/role-bootstrap.ts`; `make lambda-zip` in a checkout:
+ * `dist/lambda/role-bootstrap.zip`) logs in to the writer as the master user (the RDS-managed secret, read
+ * through Secrets Manager, the only secret it may read) and runs idempotent SQL, invoked by
+ * `aws_lambda_invocation`. Each role may log in only with an IAM token (`rds_iam`); `READ_ONLY` roles read (and
+ * default to read-only transactions), `READ_WRITE` roles also write and create tables, which every `READ_ONLY`
+ * role may then read. Roles are never dropped. The function needs the cluster on 5432 (granted here) and Secrets
+ * Manager (an interface endpoint: pass its security groups in `secrets_manager_security_group_ids` and let this
+ * module's security group in on 443).
  *
  * The kit's rules run when it is constructed: bad input throws KitValidationError naming the prop, the value and
  * the fix. Outputs are the getters.
@@ -89,6 +121,10 @@ export class DatabaseRoleBootstrap extends KitModule {
       variables: {
         functionName: 'function_name',
         filename: 'filename',
+        s3Bucket: 's3_bucket',
+        s3Key: 's3_key',
+        s3ObjectVersion: 's3_object_version',
+        sourceCodeHash: 'source_code_hash',
         roles: 'roles',
         clusterIdentifier: 'cluster_identifier',
         clusterEndpoint: 'cluster_endpoint',
@@ -103,7 +139,11 @@ export class DatabaseRoleBootstrap extends KitModule {
         logRetentionDays: 'log_retention_days',
         tags: 'tags',
       },
-      ruleReads: {},
+      ruleReads: {
+        filename: { variable: 'filename', read: 'value' },
+        s3Bucket: { variable: 's3_bucket', read: 'value' },
+        s3Key: { variable: 's3_key', read: 'value' },
+      },
     });
   }
 

@@ -21,12 +21,34 @@ export interface LambdaConsumerProps extends KitModuleOptions {
    */
   readonly functionName: string;
   /**
-   * Path of the function's zip, as the project's build makes it from lambda/ (make lambda-zip:
-   * dist/lambda/read-handler.zip or write-handler.zip, handler index.handler).
+   * Path of the function's zip: the release's read-handler.zip or write-handler.zip (handler index.handler), or
+   * make lambda-zip's dist/lambda/ in a checkout. null: the zip is in S3 (s3_bucket, s3_key).
+   *
+   * @default null
    */
-  readonly filename: string;
+  readonly filename?: string;
   /**
-   * Base64 SHA-256 of the zip, to redeploy when the code changes. null: filebase64sha256(filename).
+   * Bucket holding the function's zip (the release's read-handler.zip or write-handler.zip, uploaded by you),
+   * instead of filename: what a configuration without Node.js or a local copy of the zip uses.
+   *
+   * @default null
+   */
+  readonly s3Bucket?: string;
+  /**
+   * Key of the function's zip in s3_bucket.
+   *
+   * @default null
+   */
+  readonly s3Key?: string;
+  /**
+   * Version of the S3 object, for a versioned bucket.
+   *
+   * @default null
+   */
+  readonly s3ObjectVersion?: string;
+  /**
+   * Base64 SHA-256 of the zip (the release's lambda-artifacts.json lists it), to redeploy when the code changes.
+   * null: filebase64sha256(filename) for a local zip; for an S3 object, nothing (a new key redeploys).
    *
    * @default null
    */
@@ -119,12 +141,12 @@ export interface LambdaConsumerProps extends KitModuleOptions {
 
 /**
  * modules/lambda-consumer as a cdktn construct. A Lambda function that reaches the database only through one
- * proxy endpoint, the Terraform twin of `DatabaseConsumerFunction`: the zip the project's build makes from
- * `lambda/` (`make lambda-zip`: `dist/lambda/read-handler.zip` for a READ_ONLY endpoint, `write-handler.zip` for
- * READ_WRITE; esbuild, Node.js 24, arm64), placed in the endpoint's VPC with a security group whose only egress
- * is the endpoint (and the endpoint's ingress from it), `rds-db:connect` for one database user through the
- * proxy, the environment the handler validates at cold start (IAM auth, `verify-full` TLS), active tracing, and
- * an encrypted log group with retention.
+ * proxy endpoint, the Terraform twin of `DatabaseConsumerFunction`: the release's `read-handler.zip` for a
+ * READ_ONLY endpoint, `write-handler.zip` for READ_WRITE (built from `lambda/` by esbuild for Node.js 24 on
+ * arm64; `make lambda-zip` in a checkout writes them to `dist/lambda/`), placed in the endpoint's VPC with a
+ * security group whose only egress is the endpoint (and the endpoint's ingress from it), `rds-db:connect` for
+ * one database user through the proxy, the environment the handler validates at cold start (IAM auth,
+ * `verify-full` TLS), active tracing, and an encrypted log group with retention.
  *
  * The kit's rules run when it is constructed: bad input throws KitValidationError naming the prop, the value and
  * the fix. Outputs are the getters.
@@ -140,6 +162,9 @@ export class LambdaConsumer extends KitModule {
       variables: {
         functionName: 'function_name',
         filename: 'filename',
+        s3Bucket: 's3_bucket',
+        s3Key: 's3_key',
+        s3ObjectVersion: 's3_object_version',
         sourceCodeHash: 'source_code_hash',
         handler: 'handler',
         vpcId: 'vpc_id',
@@ -168,6 +193,9 @@ export class LambdaConsumer extends KitModule {
         proxyDefaultEndpoint: { variable: 'endpoint', read: 'attribute', attribute: 'proxy_default_endpoint' },
         createKmsKey: { variable: 'create_kms_key', read: 'value', default: true },
         kmsKeyArn: { variable: 'kms_key_arn', read: 'value' },
+        filename: { variable: 'filename', read: 'value' },
+        s3Bucket: { variable: 's3_bucket', read: 'value' },
+        s3Key: { variable: 's3_key', read: 'value' },
       },
     });
   }
