@@ -90,7 +90,9 @@ function perElement(read: RuleRead, key: string, element: unknown): unknown {
 function messages(rule: Rule<Input>, input: Input): string[] {
   const reads = [...rule.properties, ...Object.keys(rule.terraform?.names ?? {})];
   if (reads.some((p) => input[p] === UNKNOWN)) return [];
-  const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== UNKNOWN && v !== undefined));
+  const defined: Input = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== UNKNOWN && v !== undefined));
+  // A custom check sees an unset variable as Terraform does: null (e.g. neither filename nor S3 given).
+  if (rule.kind === 'custom') for (const p of rule.properties) defined[p] ??= null;
   return evaluateRules([rule], defined, cdktnNaming).map((v) => v.message);
 }
 
