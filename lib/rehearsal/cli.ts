@@ -4,7 +4,7 @@
  *   rehearse up [--from <cdk.out dir | plan.json>] [--replicas N] [--async] [--work-dir DIR] [--address-block 127.0.10] [--port 5432]
  *       [--max-connections N] [--sizing-max-connections N] [--max-connections-percent P]
  *       [--max-idle-connections-percent P] [--borrow-timeout S] [--max-client-connections N] [--fsync] [--no-peers]
- *       [--network loopback|namespaces]
+ *       [--network loopback|namespaces] [--cores-per-vcpu C]
  *   rehearse status [--work-dir DIR] [--json]
  *   rehearse outputs [--work-dir DIR] [--json]   (endpoint outputs as JSON, like `terraform output -json`)
  *   rehearse down [--work-dir DIR]               (idempotent: "nothing to stop" when nothing runs there)
@@ -30,7 +30,7 @@ import type { Endpoint } from './types';
 export class UsageError extends Error {}
 
 const COMMANDS = ['up', 'status', 'outputs', 'down', 'drill', 'block', 'topology'] as const;
-const VALUE_FLAGS = ['--replicas', '--work-dir', '--address-block', '--port', '--max-connections', '--sizing-max-connections', '--max-connections-percent', '--max-idle-connections-percent', '--borrow-timeout', '--max-client-connections', '--from', '--network'] as const;
+const VALUE_FLAGS = ['--replicas', '--work-dir', '--address-block', '--port', '--max-connections', '--sizing-max-connections', '--max-connections-percent', '--max-idle-connections-percent', '--borrow-timeout', '--max-client-connections', '--from', '--network', '--cores-per-vcpu'] as const;
 const BOOLEAN_FLAGS = ['--async', '--fsync', '--no-peers', '--json'] as const;
 
 export interface ParsedArgs {
@@ -69,6 +69,13 @@ export function parseArgs(argv: string[]): ParsedArgs {
   return { command: command as ParsedArgs['command'], values, flags, operands };
 }
 
+function decimalFlag(p: ParsedArgs, name: string): number | undefined {
+  const v = p.values.get(name);
+  if (v === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(v)) throw new RehearsalConfigError([`${name} ${v} is not a number: pass e.g. ${name} 0.1 (0 = no CPU budgets)`]);
+  return Number(v);
+}
+
 function numberFlag(p: ParsedArgs, name: string): number | undefined {
   const v = p.values.get(name);
   if (v === undefined) return undefined;
@@ -97,6 +104,7 @@ function flagSettings(p: ParsedArgs): RehearsalSettings {
     ...optional('maxClientConnections', numberFlag(p, '--max-client-connections')),
     // Checked by validateSettings, which names the values it takes.
     ...optional('network', p.values.get('--network') as RehearsalNetwork | undefined),
+    ...optional('coresPerVcpu', decimalFlag(p, '--cores-per-vcpu')),
     ...(p.flags.has('--async') ? { synchronous: false } : {}),
     ...(p.flags.has('--fsync') ? { fsync: true } : {}),
     ...(p.flags.has('--no-peers') ? { peers: false } : {}),

@@ -7,6 +7,7 @@
  */
 import type { ConnectionMode, DbTlsMode, EndpointRole } from '../../lambda/src/environment';
 import { DEFAULT_AWS_REGION } from './aws-names';
+import { DEFAULT_CORES_PER_VCPU } from './cgroups';
 import { RehearsalConfigError } from './errors';
 import { MAX_CONSUMER_VPCS, MAX_ENDPOINTS_PER_VPC } from './network/plan';
 import type { RehearsalSettings } from './settings';
@@ -172,5 +173,5 @@ export function deploymentFromTopology(t: DeployedTopology, from: string): Rehea
  */
 export function settingsFromDeployment(from: string): RehearsalSettings {
   const topology = loadTopology(from);
-  return { ...settingsFromTopology(topology), network: 'namespaces', deployment: deploymentFromTopology(topology, from) };
+  return { ...settingsFromTopology(topology), network: 'namespaces', coresPerVcpu: DEFAULT_CORES_PER_VCPU, deployment: deploymentFromTopology(topology, from) };
 }

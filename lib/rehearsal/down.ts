@@ -6,6 +6,7 @@
  */
 import { existsSync, rmSync } from 'node:fs';
 import { RehearsalOperationError } from './errors';
+import { removeNodeBudgets } from './cpu-budgets';
 import { WorkDirLayout } from './layout';
 import { tearDownRehearsalNetwork } from './network/rehearsal-network';
 import { groupMembers, isOurs, stopProcess, type TrackedProcess } from './processes';
@@ -45,7 +46,10 @@ export async function downState(layout: WorkDirLayout, state: RehearsalState | u
   // Only once no server is left in them: namespaces and links go the way the processes went.
   // A state file from before settings were recorded (or a hand-made one) has no network to remove.
   const settings = state.settings as RehearsalState['settings'] | undefined;
-  if (settings !== undefined) await tearDownRehearsalNetwork(settings);
+  if (settings !== undefined) {
+    await tearDownRehearsalNetwork(settings);
+    removeNodeBudgets(settings);
+  }
   for (const path of layout.disposable) rmSync(path, { recursive: true, force: true });
   return { workDir: layout.workDir, stopped: running, hadState };
 }

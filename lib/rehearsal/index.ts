@@ -68,3 +68,4 @@ export * from './cgroups';
 export { deploymentFromTopology, settingsFromDeployment, rdsName, DATA_VPC, type RehearsedDeployment, type RehearsedEndpoint, type RehearsedConsumer } from './deployment';
 export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-consumers';
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
+export { instanceClassOf, nodeCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS } from './cpu-budgets';

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { RehearsalStartError } from './errors';
 import type { WorkDirLayout } from './layout';
+import { nodeBudgetFiles } from './cpu-budgets';
 import { namespaceOfAddress } from './network/plan';
 import { chownTo, type OsUser } from './os-user';
 import { cleanEnv, isAlive, logTail, spawnDaemon, type TrackedProcess } from './processes';
@@ -146,7 +147,7 @@ function serverSettings(ctx: PostgresContext, node: NodeState): Record<string, s
 
 export function launchNode(ctx: PostgresContext, node: NodeState): TrackedProcess {
   const args = ['-D', node.dataDir, ...Object.entries(serverSettings(ctx, node)).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
-  return spawnDaemon({ name: node.name, kind: 'postgres', program: join(ctx.binDir, 'postgres'), args, logFile: node.logFile, cwd: node.dir, user: ctx.user, namespace: namespaceOfAddress(node.address) });
+  return spawnDaemon({ name: node.name, kind: 'postgres', program: join(ctx.binDir, 'postgres'), args, logFile: node.logFile, cwd: node.dir, user: ctx.user, namespace: namespaceOfAddress(node.address), cgroupProcsFiles: nodeBudgetFiles(ctx.settings, node.name) });
 }
 
 /** Waits until a TLS password login works; fails early if the postmaster exited. */

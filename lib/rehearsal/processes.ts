@@ -31,6 +31,8 @@ export interface SpawnOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Network namespace to run in (`ip netns exec`, then `setpriv` to `user`; the pid stays the program's). */
   readonly namespace?: string;
+  /** cgroup.procs files the program joins before it runs (a CPU budget; cpu-budgets.ts). */
+  readonly cgroupProcsFiles?: ReadonlyArray<string>;
 }
 
 /** A minimal environment, so the caller's PG* variables cannot leak into the servers. */
@@ -41,7 +43,7 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 export function spawnDaemon(options: SpawnOptions): TrackedProcess {
   const logFd = openSync(options.logFile, 'a');
   try {
-    const command = hostCommand({ program: options.program, args: options.args, user: options.user, namespace: options.namespace });
+    const command = hostCommand({ program: options.program, args: options.args, user: options.user, namespace: options.namespace, cgroupProcsFiles: options.cgroupProcsFiles });
     const child = spawn(command.program, [...command.args], {
       cwd: options.cwd,
       env: options.env ?? cleanEnv(),

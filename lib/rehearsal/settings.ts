@@ -50,6 +50,11 @@ export interface RehearsalSettings {
   /** `loopback` (default) or `namespaces` (REHEARSAL_NETWORKS). */
   readonly network?: RehearsalNetwork;
   /**
+   * Cores of this machine per vCPU of an instance's class: each PostgreSQL instance runs under a CPU
+   * budget of vCPUs x this (cpu-budgets.ts). 0 = no budgets (default; `up --from` sets 0.1).
+   */
+  readonly coresPerVcpu?: number;
+  /**
    * The deployment rehearsed (`rehearse up --from`): its endpoints, consumer VPCs, consumers and names.
    * Default: none, a fixed consumer VPC `app` with a read-only and a read/write endpoint.
    */
@@ -80,6 +85,7 @@ export function resolveSettings(settings: RehearsalSettings = {}, cwd = process.
     healthCheckIntervalMs: settings.healthCheckIntervalMs ?? 500,
     startTimeoutMs: settings.startTimeoutMs ?? 90000,
     network: settings.network ?? 'loopback',
+    coresPerVcpu: settings.coresPerVcpu ?? 0,
     ...(settings.deployment !== undefined ? { deployment: settings.deployment } : {}),
   };
 }
@@ -95,6 +101,9 @@ export function validateSettings(s: ResolvedSettings): void {
   }
   if (!(REHEARSAL_NETWORKS as readonly string[]).includes(s.network)) {
     problems.push(`network ${s.network} is not a rehearsal network: use ${REHEARSAL_NETWORKS.join(' or ')}`);
+  }
+  if (!(typeof s.coresPerVcpu === 'number' && s.coresPerVcpu >= 0 && s.coresPerVcpu <= 1)) {
+    problems.push(`coresPerVcpu ${s.coresPerVcpu} is out of range: use 0 (no CPU budgets) up to 1 core of this machine per vCPU`);
   }
   if (problems.length > 0) throw new RehearsalConfigError(problems);
 }

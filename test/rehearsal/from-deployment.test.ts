@@ -5,7 +5,8 @@
  * own users, verify-proxy-domain against the proxy's default endpoint), logged in as the roles the
  * deployed role bootstrap's own code made; `down` leaves no namespace.
  */
-import { deploymentFromTopology, listNamespaces, loadTopology, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../../lib/rehearsal';
+import { readFileSync } from 'node:fs';
+import { budgetLeftovers, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../../lib/rehearsal';
 import { liveUnavailable } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
 import { COMPLETE_EXAMPLE, planFile, removeFixtures, synthesizeReferenceApp } from './topology-fixtures';
@@ -57,8 +58,10 @@ live.each([
 
   afterAll(async () => {
     const namespaces = started === undefined ? [] : rehearsalNetworkPlan(started.rehearsal.settings).namespaces;
+    const cgroup = started === undefined ? undefined : rehearsalCgroupName(started.rehearsal.settings);
     await stopRehearsal(started);
     expect((await listNamespaces()).filter((n) => namespaces.includes(n))).toEqual([]);
+    if (cgroup !== undefined) expect(budgetLeftovers(cgroup)).toEqual([]);
   }, 60_000);
 
   test('GIVEN the rehearsal WHEN its consumers run the real handlers from their namespace THEN writes and reads succeed as their own users', async () => {
@@ -75,6 +78,16 @@ live.each([
     const reads = await simulateInvocations({ handler: 'read', namespace: reader.namespace, env: reader.env, containers: 2, invocationsPerContainer: 3, event: (c, i) => ({ id: 4800 + c * 10 + i }) });
     expect(summary(reads)).toEqual({ ok: 6, errors: [] });
   }, 120_000);
+
+  test('GIVEN db.r6gd.xlarge instances (4 vCPUs) WHEN the rehearsal runs THEN each instance is a host with a budget of 0.4 core', async () => {
+    const status = await started!.rehearsal.status();
+    for (const node of status.nodes) {
+      const cgroups = readFileSync(`/proc/${node.pid}/cgroup`, 'utf8');
+      expect(cgroups).toContain(`/aurora-proxy-kit/${rehearsalCgroupName(started!.rehearsal.settings)}/${node.name}`);
+      const cpu = /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(.*)$/m.exec(cgroups)?.[1];
+      if (cpu !== undefined) expect(readFileSync(`/sys/fs/cgroup/cpu${cpu}/cpu.cfs_quota_us`, 'utf8').trim()).toBe('40000');
+    }
+  });
 
   test('GIVEN the reader consumer WHEN it is pointed at its endpoint with verify-full THEN the host-name check fails, as on AWS', async () => {
     const reader = started!.rehearsal.consumers().find((c) => c.role === 'READ_ONLY')!;

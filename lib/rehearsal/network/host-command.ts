@@ -4,7 +4,9 @@
  * itself with the next (ip netns exec and setpriv exec without forking; the shell ends in `exec`), so
  * the pid spawn() returns is the program's own, and tracking by pid (processes.ts) keeps working.
  *
- *   ip netns exec <ns> /bin/sh -c '<join cgroups>; exec "$@"' ... setpriv --reuid .. --regid .. --init-groups <program> <args>
+ *   /bin/sh -c '<join cgroups>; exec "$@"' ... ip netns exec <ns> setpriv --reuid .. --regid .. --init-groups <program> <args>
+ *
+ * The cgroups are joined first, in this mount namespace: `ip netns exec` remounts /sys, hiding them.
  *
  * The wrappers need root (entering a namespace, writing cgroup.procs), so a wrapped command is spawned
  * as root and drops to the user last; an unwrapped one is spawned as the user directly.
@@ -49,8 +51,9 @@ export function hostCommand(o: HostCommandOptions): HostCommand {
     if (setpriv === undefined) throw new IsolationUnavailableError('network namespaces', 'setpriv (util-linux) is not installed: `apt-get install -y util-linux`');
     command = [setpriv, `--reuid=${o.user.uid}`, `--regid=${o.user.gid}`, '--init-groups', ...command];
   }
-  if (cgroups.length > 0) command = ['/bin/sh', '-c', JOIN_CGROUPS, 'join-cgroups', String(cgroups.length), ...cgroups, ...command];
   if (o.namespace !== undefined) command = [ipProgram(), 'netns', 'exec', o.namespace, ...command];
+  // Outermost: `ip netns exec` mounts a fresh /sys for the namespace, which hides the cgroup filesystem.
+  if (cgroups.length > 0) command = ['/bin/sh', '-c', JOIN_CGROUPS, 'join-cgroups', String(cgroups.length), ...cgroups, ...command];
   const [program, ...args] = command as [string, ...string[]];
   return { program, args, finalProgram: o.program };
 }
