@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Builds PgBouncer 1.24 for the local rehearsal into .cache/pgbouncer-1.24 (bin/pgbouncer), from
-# Debian 13 (trixie)'s source package: upstream 1.24.1 plus Debian's security patches. Debian 12
-# ships 1.18, which lacks what the rehearsal relies on (so_reuseport peering of cancel requests,
-# protocol-level prepared statements in transaction pooling, load_balance_hosts).
+# Debian 13 (trixie)'s source package: upstream 1.24.1 plus Debian's security patches, plus the upstream
+# fixes in tools/pgbouncer-patches/ that the rehearsal needs. Debian 12 ships 1.18, which lacks what
+# the rehearsal relies on (so_reuseport peering of cancel requests, protocol-level prepared statements
+# in transaction pooling).
 #
 # The system's apt configuration is left untouched: apt reads a sources list, state and cache of its
 # own under .cache/pgbouncer-src/apt. apt checks the download: InRelease signed by the Debian archive
 # key (debian-archive-keyring) -> the Sources index's hash -> the .dsc, .orig and .debian files' hashes;
 # dpkg-source then checks the files against the .dsc again before it unpacks and patches.
 #
-# Skipped when already built (stamp file). Prints the binary's path on stdout; progress goes to stderr.
+# Skipped when already built from the same patches (stamp file). Prints the binary's path on stdout;
+# progress goes to stderr.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,8 +22,9 @@ binary="$prefix/bin/pgbouncer"
 work="$cache/pgbouncer-src"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+patches_dir="$root/tools/pgbouncer-patches"
 # What the build needs on the machine (Debian 12 packages from the system's own sources).
-build_packages=(gcc make dpkg-dev pkg-config libevent-dev libssl-dev libc-ares-dev)
+build_packages=(gcc make dpkg-dev patch pkg-config libevent-dev libssl-dev libc-ares-dev)
 
 log() { echo "build-pgbouncer: $*" >&2; }
 reports_1_24() { [ -x "$binary" ] && "$binary" --version 2>/dev/null | head -1 | grep -q '^PgBouncer 1\.24\.'; }
@@ -31,7 +34,9 @@ mkdir -p "$cache"
 exec 9>"$cache/pgbouncer-1.24.lock"
 flock 9
 
-if [ -f "$stamp" ] && reports_1_24; then
+# The stamp names the patches the build has; changing one rebuilds.
+patches_sum="$(cat "$patches_dir"/*.patch 2>/dev/null | sha256sum | cut -d' ' -f1)"
+if [ -f "$stamp" ] && [ "$(sed -n 2p "$stamp")" = "patches $patches_sum" ] && reports_1_24; then
   echo "$binary"
   exit 0
 fi
@@ -89,6 +94,11 @@ log "downloading pgbouncer $version (source)"
 (cd "$work/download" && dpkg-source --no-copy -x -- *.dsc src) >"$work/extract.log" 2>&1 \
   || { tail -30 "$work/extract.log" >&2; exit 1; }
 src="$work/download/src"
+for p in "$patches_dir"/*.patch; do
+  [ -e "$p" ] || continue
+  log "applying $(basename "$p")"
+  patch -d "$src" -p1 --forward --quiet <"$p" >&2
+done
 # The man pages ship pre-built; keep make from regenerating them (that needs pandoc).
 touch "$src"/doc/pgbouncer.1 "$src"/doc/pgbouncer.5
 log "building into $prefix"
@@ -104,7 +114,7 @@ if ! reports_1_24; then
   echo "build-pgbouncer: $binary does not report PgBouncer 1.24: $("$binary" --version 2>&1 | head -1)" >&2
   exit 1
 fi
-echo "$version" >"$stamp"
+printf '%s\npatches %s\n' "$version" "$patches_sum" >"$stamp"
 rm -rf "$work"
 log "$("$binary" --version | head -1) ready"
 echo "$binary"

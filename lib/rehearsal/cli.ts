@@ -3,7 +3,8 @@
  *
  *   rehearse up [--replicas N] [--async] [--work-dir DIR] [--address-block 127.0.10] [--port 5432]
  *       [--max-connections N] [--sizing-max-connections N] [--max-connections-percent P]
- *       [--max-idle-connections-percent P] [--borrow-timeout S] [--max-client-connections N] [--fsync] [--no-peers]
+ *       [--max-idle-connections-percent P] [--borrow-timeout S] [--max-client-connections N] [--pooler-processes N]
+ *       [--fsync] [--no-peers]
  *   rehearse status [--work-dir DIR] [--json]
  *   rehearse outputs [--work-dir DIR] [--json]   (endpoint outputs as JSON, like `terraform output -json`)
  *   rehearse down [--work-dir DIR]
@@ -24,7 +25,7 @@ import type { Endpoint } from './types';
 export class UsageError extends Error {}
 
 const COMMANDS = ['up', 'status', 'outputs', 'down', 'drill', 'block'] as const;
-const VALUE_FLAGS = ['--replicas', '--work-dir', '--address-block', '--port', '--max-connections', '--sizing-max-connections', '--max-connections-percent', '--max-idle-connections-percent', '--borrow-timeout', '--max-client-connections'] as const;
+const VALUE_FLAGS = ['--replicas', '--work-dir', '--address-block', '--port', '--max-connections', '--sizing-max-connections', '--max-connections-percent', '--max-idle-connections-percent', '--borrow-timeout', '--max-client-connections', '--pooler-processes'] as const;
 const BOOLEAN_FLAGS = ['--async', '--fsync', '--no-peers', '--json'] as const;
 
 export interface ParsedArgs {
@@ -79,6 +80,7 @@ export function settingsFrom(p: ParsedArgs): RehearsalSettings {
     ...optional('maxConnections', numberFlag(p, '--max-connections')),
     ...optional('sizingMaxConnections', numberFlag(p, '--sizing-max-connections')),
     ...optional('maxClientConnections', numberFlag(p, '--max-client-connections')),
+    ...optional('poolerProcesses', numberFlag(p, '--pooler-processes')),
     ...(p.flags.has('--async') ? { synchronous: false } : {}),
     ...(p.flags.has('--fsync') ? { fsync: true } : {}),
     ...(p.flags.has('--no-peers') ? { peers: false } : {}),

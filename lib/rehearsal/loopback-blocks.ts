@@ -22,6 +22,8 @@ export const LOOPBACK_BLOCKS = {
   endpointsSuite: { block: '127.0.31', user: 'test/rehearsal/endpoints.test.ts', why: 'a live rehearsal whose replica it kills' },
   failoverSuite: { block: '127.0.32', user: 'test/rehearsal/failover.test.ts', why: 'a live rehearsal whose writer it kills' },
   addReplicaSuite: { block: '127.0.33', user: 'test/rehearsal/add-replica.test.ts', why: 'a live rehearsal that grows to a third replica (.5)' },
+  poolersSuite: { block: '127.0.34', user: 'test/rehearsal/poolers.test.ts', why: 'a live rehearsal whose PgBouncer processes it kills under load' },
+  readOnlyRoleSuite: { block: '127.0.35', user: 'test/rehearsal/read-only-role.test.ts', why: 'a live rehearsal with a replica promoted behind the health checker\'s back' },
   benchReadOnlyEndpoint: { block: '127.0.40', user: 'bench read_only_endpoint', why: 'measures connections and CPU on its own replicas' },
   benchReaderAddedHaproxy: { block: '127.0.41', user: 'bench reader_added (HAProxy run)', why: 'adds a replica while HAProxy balances' },
   benchReaderAddedPooler: { block: '127.0.42', user: 'bench reader_added (PgBouncer run)', why: 'adds a replica while the read-only endpoint pools' },

@@ -17,6 +17,7 @@ import { RehearsalOperationError, RehearsalStateError } from './errors';
 import { failover } from './failover';
 import { WorkDirLayout } from './layout';
 import { serverOsUser } from './os-user';
+import { readPoolers } from './poolers';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
 import { groupMembers, isOurs, killProcess, stopProcess } from './processes';
 import { RunningRehearsal } from './running';
@@ -59,7 +60,8 @@ export class Rehearsal {
     const user = serverOsUser();
     assertWorkDirUsable(settings.workDir, user);
     const previous = readState(settings.workDir);
-    if (previous !== undefined && previous.processes.some((p) => isOurs(p))) {
+    const previousPoolers = readPoolers(new WorkDirLayout(settings.workDir)).map((r) => r.process);
+    if (previous !== undefined && [...previous.processes, ...previousPoolers].some((p) => isOurs(p))) {
       throw new RehearsalStateError(`a rehearsal is already running in ${settings.workDir}: run \`rehearse down --work-dir ${settings.workDir}\` first`);
     }
     await assertAddressesFree(listeners(settings, addressPlan(settings)));
@@ -68,7 +70,7 @@ export class Rehearsal {
     prepareWorkDir(layout, user);
     const secrets = newSecrets();
     writeSecrets(layout.secretsFile, secrets);
-    const run = new RunningRehearsal(await initialState(settings, layout, secrets, user, binaries.openssl), secrets, user);
+    const run = new RunningRehearsal(await initialState(settings, layout, secrets, user, binaries), secrets, user);
     run.save();
     const rehearsal = new Rehearsal(run);
     try {
@@ -92,7 +94,12 @@ export class Rehearsal {
     return this.run.adminEndpoint(node);
   }
 
-  /** Server connections each PgBouncer pool may open: poolSizing() of the settings. */
+  /** Database roles the application's traffic uses on the instances: the clients' own, and the read-only endpoint's server login. */
+  get applicationRoles(): string[] {
+    return [this.run.secrets.appUser, this.run.secrets.readOnlyServerUser];
+  }
+
+  /** Server connections each pool target may get: poolSizing() of the settings (types.ts PoolSizes). */
   get poolSizes(): PoolSizes {
     return this.run.poolSizes;
   }
@@ -130,21 +137,23 @@ export class Rehearsal {
 
   /** Pid of a tracked process that is still ours (postmasters for CPU accounting, ...). */
   pidOf(name: string): number | undefined {
-    const proc = [...this.run.state.processes].reverse().find((p) => p.name === name);
+    const proc = [...this.run.allProcesses()].reverse().find((p) => p.name === name);
     return proc !== undefined && isOurs(proc) ? proc.pid : undefined;
   }
 
   /** Stops every tracked process, newest first; returns the pids that survived (none on success). */
   private async stopAll(): Promise<number[]> {
     const leftover: number[] = [];
-    for (const proc of [...this.run.state.processes].reverse()) leftover.push(...(await stopProcess(proc)));
+    // The health checker first: it restarts PgBouncer processes; then read which ones it left running.
+    for (const proc of this.run.state.processes.filter((p) => p.kind === 'health-checker')) leftover.push(...(await stopProcess(proc)));
+    for (const proc of this.run.allProcesses().reverse()) leftover.push(...(await stopProcess(proc)));
     return leftover;
   }
 
   /** Stops everything by pid, verifies nothing is left, and removes the data (logs are kept). */
   async down(): Promise<{ stopped: string[] }> {
     const leftover = await this.stopAll();
-    const processes = this.run.state.processes;
+    const processes = this.run.allProcesses();
     const stillRunning = processes.filter((p) => isOurs(p) || groupMembers(p.pid).length > 0);
     if (leftover.length > 0 || stillRunning.length > 0) {
       throw new RehearsalOperationError(`down: processes still running after SIGKILL: ${[...new Set([...leftover, ...stillRunning.map((p) => p.pid)])].join(', ')}`);
