@@ -19,7 +19,7 @@ export { clientConfig, query, sleep, waitFor, type Target } from './sql';
 export { groupMembers, isAlive, stopProcess, type TrackedProcess } from './processes';
 
 // Building blocks for a bare PostgreSQL outside a rehearsal (the Lambda suites' primary and standby).
-export { findPostgres15BinDir } from './binaries';
+export { findPgBouncer, findPostgres15BinDir } from './binaries';
 export { serverOsUser, type OsUser } from './os-user';
 export { generateTls, type TlsFiles } from './tls';
 export { cloneReplica, initWriter, launchNode, nodeState, waitReady, type PostgresContext } from './postgres';
