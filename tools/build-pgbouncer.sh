@@ -27,10 +27,13 @@ patches_dir="$root/tools/pgbouncer-patches"
 build_packages=(gcc make dpkg-dev patch pkg-config libevent-dev libssl-dev libc-ares-dev)
 
 log() { echo "build-pgbouncer: $*" >&2; }
-reports_1_24() { [ -x "$binary" ] && "$binary" --version 2>/dev/null | head -1 | grep -q '^PgBouncer 1\.24\.'; }
+reports_1_24() {
+  local v
+  [ -x "$binary" ] && v="$("$binary" --version 2>/dev/null)" && [[ "$v" == "PgBouncer 1.24."* ]]
+}
 
 mkdir -p "$cache"
-# One build at a time (parallel make targets, two worktrees sharing nothing but this script).
+# One build at a time (make -j may run several targets that need it).
 exec 9>"$cache/pgbouncer-1.24.lock"
 flock 9
 
