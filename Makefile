@@ -15,18 +15,18 @@ export npm_config_audit=false
 export npm_config_update_notifier=false
 
 # Debian packages the test suites run for real (PostgreSQL server and client, openssl for test certificates,
-# the local rehearsal's pooler and peers: PgBouncer, HAProxy, pgpool-II, and iproute2 for its namespaces).
-SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl pgbouncer haproxy pgpool2 iproute2
+# and the local rehearsal's peers: HAProxy, pgpool-II, and iproute2 for its namespaces). Its pooler, PgBouncer 1.24, is built by `make pgbouncer`.
+SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2
 
-.PHONY: help deps system-deps node-deps scan-deps typecheck lint unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
+.PHONY: help deps system-deps pgbouncer node-deps scan-deps typecheck lint unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
   terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check
 
 # Every target documented by the `## <target>: <what it does>` line above it.
 help:
 	@sed -n 's/^## \([a-z-]*\): \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | awk -F'\t' '{ printf "make %-24s %s\n", $$1, $$2 }'
 
-## deps: install everything below needs (npm packages, scanner venv, Debian packages when root)
-deps: system-deps node-deps scan-deps
+## deps: install everything below needs (npm packages, scanner venv, Debian packages when root, PgBouncer 1.24)
+deps: system-deps node-deps scan-deps pgbouncer
 
 # Installs missing Debian packages when root; otherwise says what to install.
 ## system-deps: Debian packages the suites run for real (installed when root)
@@ -43,6 +43,12 @@ system-deps:
 	    echo "missing Debian packages:$$missing; install them with: sudo apt-get install -y$$missing" >&2; exit 1; \
 	  fi; \
 	fi
+
+# Debian 12 ships PgBouncer 1.18; the rehearsal needs 1.24 (so_reuseport peering, prepared statements in
+# transaction pooling), built from Debian 13's source package with a project-local apt (skipped once built).
+## pgbouncer: build PgBouncer 1.24 from Debian trixie's source package into .cache/pgbouncer-1.24
+pgbouncer:
+	@bash tools/build-pgbouncer.sh >/dev/null
 
 ## node-deps: npm packages
 node-deps: node_modules/.package-lock.json
@@ -71,7 +77,7 @@ lint: node-deps
 	npx eslint --max-warnings 0 .
 
 ## unit: jest: model, constructs, app, Lambda and rehearsal against real PostgreSQL/PgBouncer, Terraform generator
-unit: node-deps system-deps cdktn-deps
+unit: node-deps system-deps cdktn-deps pgbouncer
 	npx jest --ci
 
 # The reference app, synthesized offline (cdk-nag AwsSolutions runs as a validation plugin during synth).
@@ -166,7 +172,7 @@ terraform-check: node-deps scan-deps terraform-cli terraform-provider terraform-
 # Terratest: plan tests of the examples (offline), the rehearsal as a deploy target (deploy, validate, teardown
 # stages), and the AWS suite compiled (-tags aws; it runs only with credentials).
 ## terratest: Go plan tests of the examples and the rehearsal as a deploy target
-terratest: node-deps system-deps terraform-cli terraform-provider lambda-zip
+terratest: node-deps system-deps pgbouncer terraform-cli terraform-provider lambda-zip
 	cd test/terratest && go vet ./... && go vet -tags aws ./...
 	@$(TF_ENV); export PATH="$$(dirname "$$TF"):$$PATH"; cd test/terratest && timeout 1200 go test -count=1 -timeout 20m ./...
 
@@ -209,7 +215,7 @@ summary: node-deps
 	npx ts-node bin/summarize-synth.ts $(CDK_OUT)
 
 ## demo: synthesize, summarize, run the rehearsal with the real handlers and a short bench, plan the Terraform example
-demo: node-deps system-deps synth summary
+demo: node-deps system-deps pgbouncer synth summary
 	npx ts-node --transpile-only bin/demo.ts
 	@$(MAKE) --no-print-directory terraform-plan-summary
 
@@ -221,7 +227,7 @@ test: deps typecheck lint unit synth scan terraform-selftest terraform-check ter
 # Extra flags: make rehearse-up REHEARSE_ARGS="--replicas 3 --async".
 REHEARSE_ARGS ?=
 ## rehearse-up: start the local rehearsal in .rehearsal/ (REHEARSE_ARGS="--replicas 3")
-rehearse-up: node-deps system-deps
+rehearse-up: node-deps system-deps pgbouncer
 	npx ts-node --transpile-only bin/rehearse.ts up $(REHEARSE_ARGS)
 
 ## rehearse-status: status of the running rehearsal
@@ -237,7 +243,7 @@ rehearse-down: node-deps
 BENCH_ARGS ?=
 .PHONY: bench
 ## bench: the seeds' experiments on the rehearsal -> bench-results/latest.{json,md,svg}
-bench: node-deps system-deps
+bench: node-deps system-deps pgbouncer
 	npx ts-node --transpile-only bin/bench.ts --out bench-results $(BENCH_ARGS)
 
 ## clean: remove cdk.out, .venv and node_modules

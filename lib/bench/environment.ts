@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { findPostgres15BinDir } from '../rehearsal';
+import { findPgBouncer, findPostgres15BinDir } from '../rehearsal';
 import { pgbenchPath } from './pgbench';
 import { round } from './stats';
 import type { BenchEnvironment, ScenarioName } from './types';
@@ -19,11 +19,20 @@ export function hostInfo(): BenchEnvironment['host'] {
   return { cores: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: round(totalmem() / 1024 ** 3, 1), kernel: release(), node: process.version };
 }
 
+/** The PgBouncer the rehearsal runs (make pgbouncer's build), not whatever is on PATH. */
+function pgbouncerVersion(): string {
+  try {
+    return version(findPgBouncer(), ['--version'], /PgBouncer ([\d.]+)/);
+  } catch {
+    return 'not found';
+  }
+}
+
 export function versions(): Record<string, string> {
   return {
     postgresql: version(join(findPostgres15BinDir(), 'postgres'), ['--version'], /(\d+\.\d+)/),
     pgbench: version(pgbenchPath(), ['--version'], /(\d+\.\d+)/),
-    pgbouncer: version('pgbouncer', ['--version'], /PgBouncer ([\d.]+)/),
+    pgbouncer: pgbouncerVersion(),
     haproxy: version('haproxy', ['-v'], /version ([\d.]+)/),
     pgpool: version('pgpool', ['--version'], /version ([\d.]+)/),
     node: process.version,

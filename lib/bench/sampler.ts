@@ -88,11 +88,11 @@ abstract class Periodic {
   protected async close(): Promise<void> {}
 }
 
-/** Client backends of `appUser` on each instance, every `intervalMs` (default 200 ms). */
+/** Client backends of the application's roles (Rehearsal.applicationRoles) on each instance, every `intervalMs` (default 200 ms). */
 export class ConnectionSampler extends Periodic {
   private readonly clients = new Map<string, Client>();
 
-  constructor(private readonly appUser: string, intervalMs = 200) {
+  constructor(private readonly appRoles: ReadonlyArray<string>, intervalMs = 200) {
     super(intervalMs);
   }
 
@@ -107,7 +107,7 @@ export class ConnectionSampler extends Periodic {
   protected async sample(): Promise<Record<string, number>> {
     const entries = await Promise.all(
       [...this.clients].map(async ([name, c]) => {
-        const r = await c.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND usename = $1", [this.appUser]);
+        const r = await c.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND usename = ANY($1)", [this.appRoles]);
         return [name, r.rows[0]?.n ?? 0] as const;
       }),
     );

@@ -8,6 +8,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { RehearsalOperationError } from './errors';
 import { removeNodeBudgets } from './cpu-budgets';
 import { WorkDirLayout } from './layout';
+import { readPoolers } from './poolers';
 import { tearDownRehearsalNetwork } from './network/rehearsal-network';
 import { groupMembers, isOurs, stopProcess, type TrackedProcess } from './processes';
 import { readState, type RehearsalState } from './state';
@@ -25,18 +26,29 @@ function isRunning(proc: TrackedProcess): boolean {
   return isOurs(proc) || groupMembers(proc.pid).length > 0;
 }
 
-/** Stops the processes, newest first; returns the pids that survived SIGKILL (none on success). */
+/**
+ * Stops the processes: the health checker's supervisor first (with its group, the checker, which would
+ * restart PgBouncer processes meanwhile), then the rest newest first; returns the pids that survived
+ * SIGKILL (none on success).
+ */
 export async function stopTracked(processes: ReadonlyArray<TrackedProcess>): Promise<number[]> {
   const leftover: number[] = [];
-  for (const proc of [...processes].reverse()) leftover.push(...(await stopProcess(proc)));
+  const watchers = processes.filter((p) => p.kind === 'health-supervisor');
+  for (const proc of [...watchers, ...[...processes].reverse().filter((p) => !watchers.includes(p))]) leftover.push(...(await stopProcess(proc)));
   return leftover;
+}
+
+/** What a rehearsal tracks: the state's processes and the PgBouncer processes in the pooler registry. */
+function trackedProcesses(layout: WorkDirLayout, state: RehearsalState): TrackedProcess[] {
+  const listed = new Set(state.processes.map((p) => p.pid));
+  return [...state.processes, ...readPoolers(layout).map((r) => r.process).filter((p) => !listed.has(p.pid))];
 }
 
 /** Stops what `state` tracks and removes the work dir's data; `state` undefined = nothing to stop. */
 export async function downState(layout: WorkDirLayout, state: RehearsalState | undefined): Promise<DownReport> {
   const hadState = existsSync(layout.stateFile);
   if (state === undefined) return { workDir: layout.workDir, stopped: [], hadState };
-  const processes = state.processes;
+  const processes = trackedProcesses(layout, state);
   const running = processes.filter(isRunning).map((p) => p.name);
   const leftover = await stopTracked(processes);
   const stillRunning = processes.filter(isRunning);

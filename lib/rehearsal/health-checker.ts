@@ -1,18 +1,21 @@
 /**
- * The health checker RDS Proxy has built in and PgBouncer 1.18 lacks: PgBouncer round-robins a host
- * list but keeps handing out a dead host, and never notices a promoted replica. Every interval this
- * probes each instance (TLS login, pg_is_in_recovery()), then rewrites the endpoints' [databases]
- * host lists when the picture changed and RELOADs them through the admin console:
- * - read-only endpoint: the live replicas (a dead one drops out; one that comes back rejoins);
- * - read/write endpoint: the instance that is not in recovery (re-pointed after a failover).
+ * The health checker RDS Proxy has built in and PgBouncer lacks: PgBouncer never notices that a server
+ * died or that a replica was promoted. Every interval this probes each instance (TLS login,
+ * pg_is_in_recovery()), then brings the PgBouncer processes (poolers.ts) in line:
+ * - read/write endpoint: every process re-pointed at the instance that is not in recovery (RELOAD each);
+ * - read-only endpoint: a group of processes per live replica: a dead or promoted replica's group is
+ *   stopped, a replica that joined or came back gets one (the others RELOAD their [peers]);
+ * - any PgBouncer process that died is started again with its own ini (so_reuseport: the endpoint's
+ *   other processes took its new connections meanwhile).
  *
  * It runs as its own process, child of its supervisor (health-supervisor.ts: restarted when it exits),
  * so it keeps watching after the CLI that started the rehearsal has exited. It writes what it saw to
  * the health file.
  */
 import { WorkDirLayout } from './layout';
+import { serverOsUser, type OsUser } from './os-user';
+import { poolerContext, Poolers } from './poolers';
 import { adminTarget } from './postgres';
-import { consoleTarget, reloadPgBouncer, rewritePgBouncerIni } from './pgbouncer';
 import { readSecrets, type Secrets } from './secrets';
 import { query, sleep } from './sql';
 import { readState, writeHealth, type HealthReport, type NodeState, type RehearsalState } from './state';
@@ -28,23 +31,21 @@ export async function probeNode(state: RehearsalState, secrets: Secrets, node: N
   }
 }
 
-const same = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+/** How long a round waits for a new PgBouncer process to answer. */
+const POOLER_START_TIMEOUT_MS = 5000;
 
 export class HealthChecker {
-  private readWriteHosts: string[];
-  private readOnlyHosts: string[];
   private reloads = 0;
+  private restarts = 0;
   private stopped = false;
   private readonly layout: WorkDirLayout;
+  private readonly user: OsUser | undefined;
 
   constructor(workDir: string) {
     this.layout = new WorkDirLayout(workDir);
     // No rehearsal there: fail at start (a quick exit to the supervisor), not in every round.
     this.state();
-    // Unknown until this process writes them: a restarted checker cannot tell what its predecessor
-    // left in the ini files, so its first round writes and reloads both endpoints.
-    this.readWriteHosts = [];
-    this.readOnlyHosts = [];
+    this.user = serverOsUser();
   }
 
   private state(): RehearsalState {
@@ -53,9 +54,9 @@ export class HealthChecker {
     return state;
   }
 
-  /** One round: probe, re-point what changed, report. */
+  /** One round: probe, bring the poolers in line, restart crashed ones, report. */
   async checkOnce(): Promise<HealthReport> {
-    // Re-read each round: failover() records the writer it promoted.
+    // Re-read each round: failover() records the writer it promoted, addReplica() the nodes.
     const state = this.state();
     const secrets = readSecrets(this.layout.secretsFile);
     const results = await Promise.all(state.nodes.map(async (n) => ({ node: n, role: await probeNode(state, secrets, n) })));
@@ -63,35 +64,52 @@ export class HealthChecker {
     // Two writers only after a split brain (an old writer restarted): trust the one failover chose.
     const writer = writers.find((n) => n.name === state.writerName) ?? writers[0];
     const liveReplicas = results.filter((r) => r.role === 'replica').map((r) => r.node.address);
-    let lastError: string | undefined;
-
-    const apply = async (which: 'readWrite' | 'readOnly', hosts: string[]): Promise<void> => {
-      const current = which === 'readWrite' ? this.readWriteHosts : this.readOnlyHosts;
-      // With nothing healthy, keep the last list: connections fail, as they do on RDS Proxy.
-      if (hosts.length === 0 || same(hosts, current)) return;
-      const endpoint = state.pgbouncer[which];
+    const poolers = new Poolers(poolerContext(state, this.layout, secrets, this.user));
+    const errors: string[] = [];
+    const step = async (what: string, change: () => Promise<unknown>): Promise<void> => {
       try {
-        rewritePgBouncerIni(endpoint, this.layout.pgbouncer(endpoint.processName), hosts);
-        await reloadPgBouncer(consoleTarget(endpoint.spec, secrets, state.tls.caFile));
-        if (which === 'readWrite') this.readWriteHosts = hosts;
-        else this.readOnlyHosts = hosts;
-        this.reloads++;
+        await change();
       } catch (err) {
-        lastError = `${which}: ${(err as Error).message}`;
+        errors.push(`${what}: ${(err as Error).message}`);
       }
     };
-    await apply('readWrite', writer === undefined ? [] : [writer.address]);
-    await apply('readOnly', liveReplicas);
+
+    const readWrite = poolers.hosts('readWrite');
+    if (writer !== undefined && !(readWrite.length === 1 && readWrite[0] === writer.address)) {
+      await step('readWrite', async () => {
+        await poolers.repoint('readWrite', writer.address);
+        this.reloads++;
+      });
+    }
+    // With no live replica, keep what runs: connections fail, as they do on RDS Proxy.
+    if (liveReplicas.length > 0) {
+      for (const host of poolers.hosts('readOnly').filter((h) => !liveReplicas.includes(h))) {
+        await step(`readOnly ${host}`, async () => {
+          await poolers.stopGroup('readOnly', host);
+          this.reloads++;
+        });
+      }
+      for (const host of liveReplicas.filter((h) => !poolers.hosts('readOnly').includes(h))) {
+        await step(`readOnly ${host}`, async () => {
+          await poolers.startGroup('readOnly', host, POOLER_START_TIMEOUT_MS);
+          this.reloads++;
+        });
+      }
+    }
+    await step('pgbouncer', async () => {
+      this.restarts += (await poolers.restartDead(POOLER_START_TIMEOUT_MS)).length;
+    });
 
     const report: HealthReport = {
       checkedAt: new Date().toISOString(),
       pid: process.pid,
       writer: writer?.address,
       liveReplicas,
-      readWriteHosts: this.readWriteHosts,
-      readOnlyHosts: this.readOnlyHosts,
+      readWriteHosts: poolers.hosts('readWrite'),
+      readOnlyHosts: poolers.hosts('readOnly'),
       reloads: this.reloads,
-      ...(lastError === undefined ? {} : { lastError }),
+      poolerRestarts: this.restarts,
+      ...(errors.length === 0 ? {} : { lastError: errors.join('; ') }),
     };
     writeHealth(this.layout.healthFile, report);
     return report;

@@ -22,7 +22,7 @@ export { clientConfig, query, sleep, waitFor, type Target } from './sql';
 export { groupMembers, isAlive, stopProcess, type TrackedProcess } from './processes';
 
 // Building blocks for a bare PostgreSQL outside a rehearsal (the Lambda suites' primary and standby).
-export { findPostgres15BinDir } from './binaries';
+export { findPgBouncer, findPostgres15BinDir } from './binaries';
 export { serverOsUser, type OsUser } from './os-user';
 export { generateTls, type TlsFiles } from './tls';
 export { cloneReplica, initWriter, launchNode, nodeState, primaryConninfo, waitReady, type PostgresContext } from './postgres';
@@ -69,3 +69,4 @@ export { deploymentFromTopology, settingsFromDeployment, rdsName, DATA_VPC, type
 export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-consumers';
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS } from './cpu-budgets';
+export { readPoolers, type PoolerRecord } from './poolers';

@@ -4,7 +4,7 @@
  *
  *   <workDir>/state.json, secrets.json, health.json, health-supervisor.json
  *   <workDir>/nodes/<node>/{data,socket}          one PostgreSQL instance each
- *   <workDir>/pgbouncer/<endpoint>.{ini,pid,sock}, userlist.txt
+ *   <workDir>/pgbouncer/<process>.{ini,pid,sock}, userlist.txt, poolers.json   pgbouncer-rw-1, pgbouncer-ro-3, ...
  *   <workDir>/peers/haproxy/, peers/pgpool/
  *   <workDir>/tls/{ca.crt,server.crt,server.key}
  *   <workDir>/logs/<process>.log                 kept by `down`
@@ -67,6 +67,8 @@ export class WorkDirLayout {
   readonly pgbouncerDir: string;
   /** PgBouncer's auth file, shared by both endpoints. */
   readonly pgbouncerAuthFile: string;
+  /** Which PgBouncer processes run, by pid (poolers.ts); the health checker updates it. */
+  readonly poolersFile: string;
   readonly peersDir: string;
   readonly logsDir: string;
   readonly tls: TlsPaths;
@@ -83,6 +85,7 @@ export class WorkDirLayout {
     this.nodesDir = join(workDir, 'nodes');
     this.pgbouncerDir = join(workDir, 'pgbouncer');
     this.pgbouncerAuthFile = join(this.pgbouncerDir, 'userlist.txt');
+    this.poolersFile = join(this.pgbouncerDir, 'poolers.json');
     this.peersDir = join(workDir, 'peers');
     this.logsDir = join(workDir, 'logs');
     this.tls = tlsPaths(join(workDir, 'tls'));

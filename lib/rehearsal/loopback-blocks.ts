@@ -22,6 +22,8 @@ export const LOOPBACK_BLOCKS = {
   endpointsSuite: { block: '127.0.31', user: 'test/rehearsal/endpoints.test.ts', why: 'a live rehearsal whose replica it kills' },
   failoverSuite: { block: '127.0.32', user: 'test/rehearsal/failover.test.ts', why: 'a live rehearsal whose writer it kills' },
   addReplicaSuite: { block: '127.0.33', user: 'test/rehearsal/add-replica.test.ts', why: 'a live rehearsal that grows to a third replica (.5)' },
+  poolersSuite: { block: '127.0.34', user: 'test/rehearsal/poolers.test.ts', why: 'a live rehearsal whose PgBouncer processes it kills under load' },
+  readOnlyRoleSuite: { block: '127.0.35', user: 'test/rehearsal/read-only-role.test.ts', why: 'a live rehearsal with a replica promoted behind the health checker\'s back' },
   checkerKilledSuite: { block: '127.0.36', user: 'test/rehearsal/checker-killed.test.ts', why: 'a live rehearsal whose health checker, then writer, it kills' },
   hardeningSuite: { block: '127.0.37', user: 'test/rehearsal/hardening.test.ts', why: 'a live rehearsal whose TLS and sockets it inspects, then downs twice' },
   fromDeploymentSuite: { block: '127.0.48', user: 'test/rehearsal/from-deployment.test.ts', why: 'rehearsals started from the reference app\'s cdk.out and from the complete example\'s plan, in namespaces (198.18.48.0/24)' },

@@ -131,7 +131,7 @@ export function renderPgpoolConfig(spec: PgpoolSpec): string {
  * its Unix socket accepts no login either; a plain TCP client matches no line and is refused.
  */
 export function renderPgpoolHba(): string {
-  return ['# pgpool-II client authentication, rendered by aurora-proxy-kit lib/rehearsal/peers.ts; do not edit.', 'hostssl all all 127.0.0.0/8 scram-sha-256', ''].join('\n');
+  return ['# pgpool-II client authentication, rendered by aurora-proxy-kit lib/rehearsal/peers.ts; do not edit.', 'hostssl all all 127.0.0.0/8 scram-sha-256', 'hostssl all all 198.18.0.0/15 scram-sha-256', ''].join('\n');
 }
 
 /** pgpool-II's client socket, by which the start checks that the socket went where it was told. */

@@ -1,20 +1,32 @@
 import { poolSizing, type PoolSettings } from '../model';
 
 /**
- * PgBouncer configuration of one rehearsal endpoint, rendered from the settings that size the AWS
- * proxy: the same PoolSettings and max_connections go through poolSizing(), so the local pooler
- * enforces the budget the deployed RDS Proxy would. Pure (settings in, text out) so it is unit-tested
- * without a PgBouncer, and the rehearsal's health checker re-renders it with a new host list.
+ * PgBouncer 1.24 configuration of one pooler process of a rehearsal endpoint, rendered from the
+ * settings that size the AWS proxy: the same PoolSettings and max_connections go through
+ * poolSizing(), so the local pooler enforces the budget the deployed RDS Proxy would. Pure (settings
+ * in, text out) so it is unit-tested without a PgBouncer.
+ *
+ * An endpoint is several processes on one address:port (so_reuseport: the kernel spreads new
+ * connections over them), like RDS Proxy's several proxy hosts behind one name. Each process pools
+ * for exactly one server: the read/write endpoint's processes all for the writer, the read-only
+ * endpoint's in a group per replica, so every replica has pools of its own. A target's budget is
+ * split over the processes of its group (shareOf), and [peers] lets any process forward a cancel
+ * request to the process that owns the query.
  */
 
-/** Files a PgBouncer endpoint reads and writes; all absolute paths. */
+/** Files every process of an endpoint reads; absolute paths. */
 export interface PgBouncerFiles {
   readonly authFile: string;
-  readonly pidFile: string;
-  readonly unixSocketDir: string;
   readonly tlsCertFile: string;
   readonly tlsKeyFile: string;
   readonly tlsCaFile: string;
+}
+
+/** A database login PgBouncer uses towards the servers instead of the client's own. */
+export interface ServerLogin {
+  readonly user: string;
+  /** Plain text: PgBouncer logs in with it (the ini file is readable by the server user only). */
+  readonly password: string;
 }
 
 export interface PgBouncerEndpointSpec {
@@ -26,37 +38,90 @@ export interface PgBouncerEndpointSpec {
   readonly listenPort: number;
   /** Database name clients ask for; PgBouncer forwards it to the same name on the servers. */
   readonly database: string;
-  /** Servers behind the endpoint; more than one are used round-robin per new server connection. */
-  readonly hosts: ReadonlyArray<string>;
   readonly serverPort: number;
-  /** max_connections the pool is sized against (one target's, as RDS Proxy applies it per target). */
+  /** max_connections each target's budget is sized against (RDS Proxy applies it per target). */
   readonly maxConnections: number;
   readonly pool: PoolSettings;
-  /** Client connections the endpoint accepts (RDS Proxy's client side is effectively unbounded). */
+  /** Client connections each process accepts (RDS Proxy's client side is effectively unbounded). */
   readonly maxClientConnections: number;
+  /** PgBouncer processes per target server, sharing the endpoint's listener (so_reuseport). */
+  readonly processesPerTarget: number;
   /** User allowed on PgBouncer's admin console (SHOW POOLS, RELOAD). */
   readonly adminUser: string;
   readonly files: PgBouncerFiles;
+  /**
+   * Login every client's server connections use (the read-only endpoint: a role without write
+   * privileges, so it stays read-only even if a pool ends up on a writer). Absent: the client's own.
+   */
+  readonly serverLogin?: ServerLogin;
   /** Seconds before a failed server login is retried; short so a re-pointed pool recovers fast. */
   readonly serverLoginRetrySeconds?: number;
   readonly serverConnectTimeoutSeconds?: number;
 }
 
+/** One process of an endpoint. */
+export interface PoolerProcessSpec {
+  /** Unique among the endpoint's processes, 1..16383; cancel keys carry it. */
+  readonly peerId: number;
+  /** The one server this process pools for. */
+  readonly host: string;
+  /** Position in its target's group, 0..processesPerTarget-1: which share of the budget it gets. */
+  readonly slot: number;
+  readonly pidFile: string;
+  /** Own directory: the processes share the TCP port but not the Unix socket. */
+  readonly unixSocketDir: string;
+}
+
+/** Where a peer takes forwarded cancel requests: its Unix socket (same port number). */
+export interface PoolerPeer {
+  readonly peerId: number;
+  readonly unixSocketDir: string;
+}
+
 export interface PgBouncerPoolSizes {
-  /** Server connections of the endpoint's pool: poolSizing(...).maxServerConnections. */
+  /** Server connections: poolSizing(...).maxServerConnections. */
   readonly poolSize: number;
   /** Server connections kept open while idle: poolSizing(...).maxIdleServerConnections. */
   readonly minPoolSize: number;
 }
 
+export const PGBOUNCER_MAX_PEER_ID = 16383;
+
 /**
- * PgBouncer 1.18 keeps one pool per (database, user), not per host: a host list shares a single pool.
- * Capping that pool at one target's budget guarantees no replica exceeds its budget wherever the
- * round-robin lands, at the price of less total read capacity than RDS Proxy's per-target pools.
+ * Prepared statements kept per server connection (PgBouncer 1.24's default, written out): named
+ * protocol-level statements (node-postgres `{ name }`, pgx, JDBC) work in transaction pooling.
  */
+export const MAX_PREPARED_STATEMENTS = 200;
+
+/**
+ * Run after every transaction before the server connection goes back to the pool
+ * (server_reset_query_always): whatever a client changed in its session (SET outside a transaction,
+ * SET ROLE, temporary tables, advisory locks, LISTEN, open cursors) is gone before the next client
+ * gets the connection. DISCARD ALL minus DEALLOCATE ALL: it keeps the statements PgBouncer itself
+ * prepared (max_prepared_statements), which DISCARD ALL would drop after every transaction.
+ */
+export const SERVER_RESET_QUERY = 'SET SESSION AUTHORIZATION DEFAULT; RESET ALL; CLOSE ALL; UNLISTEN *; SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES';
+
+/** One target's budget (the writer's, or each replica's): poolSizing() of its max_connections. */
 export function pgBouncerPoolSizes(spec: Pick<PgBouncerEndpointSpec, 'maxConnections' | 'pool'>): PgBouncerPoolSizes {
   const sizing = poolSizing(spec.maxConnections, spec.pool);
   return { poolSize: sizing.maxServerConnections, minPoolSize: Math.min(sizing.maxIdleServerConnections, sizing.maxServerConnections) };
+}
+
+/**
+ * Slot `slot`'s share of `total` split over `parts`: floor(total / parts), plus one for the first
+ * total % parts slots. The shares differ by at most one and add up to exactly `total`, so the
+ * processes of a group never open more than the target's budget between them.
+ */
+export function shareOf(total: number, parts: number, slot: number): number {
+  if (!Number.isInteger(parts) || parts < 1 || !Number.isInteger(slot) || slot < 0 || slot >= parts) throw new Error(`shareOf: slot ${slot} of ${parts} parts`);
+  return Math.floor(total / parts) + (slot < total % parts ? 1 : 0);
+}
+
+/** The pool of one process: its slot's share of its target's budget. */
+export function processPoolSizes(spec: Pick<PgBouncerEndpointSpec, 'maxConnections' | 'pool' | 'processesPerTarget'>, slot: number): PgBouncerPoolSizes {
+  const budget = pgBouncerPoolSizes(spec);
+  return { poolSize: shareOf(budget.poolSize, spec.processesPerTarget, slot), minPoolSize: shareOf(budget.minPoolSize, spec.processesPerTarget, slot) };
 }
 
 /** Values of pgbouncer.ini are bare; refuse anything that could break out of a line or a key. */
@@ -66,27 +131,27 @@ function iniValue(name: string, value: string | number): string {
   return text;
 }
 
-/** libpq-style connection-string value for the [databases] section. */
+/** libpq-style connection-string value for the [databases] and [peers] sections. */
 function connValue(value: string): string {
   return /^[A-Za-z0-9_.,:/-]+$/.test(value) ? value : `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-export function renderPgBouncerIni(spec: PgBouncerEndpointSpec): string {
-  if (spec.hosts.length === 0) throw new Error(`pgbouncer endpoint ${spec.name} has no hosts`);
-  const { poolSize, minPoolSize } = pgBouncerPoolSizes(spec);
-  const db = [
-    `host=${connValue(spec.hosts.join(','))}`,
-    `port=${spec.serverPort}`,
-    `dbname=${connValue(spec.database)}`,
-    `pool_size=${poolSize}`,
-    `min_pool_size=${minPoolSize}`,
-    `max_db_connections=${poolSize}`,
-  ].join(' ');
+export function renderPgBouncerIni(spec: PgBouncerEndpointSpec, proc: PoolerProcessSpec, peers: ReadonlyArray<PoolerPeer>): string {
+  const { poolSize, minPoolSize } = processPoolSizes(spec, proc.slot);
+  // PgBouncer 1.24 reads a pool_size of 0 as "unlimited": a process must have at least one connection.
+  if (poolSize < 1) throw new Error(`pgbouncer endpoint ${spec.name}: slot ${proc.slot} of ${spec.processesPerTarget} processes gets no server connection of a budget of ${pgBouncerPoolSizes(spec).poolSize}`);
+  if (!Number.isInteger(proc.peerId) || proc.peerId < 1 || proc.peerId > PGBOUNCER_MAX_PEER_ID) throw new Error(`pgbouncer endpoint ${spec.name}: peer_id ${proc.peerId} is outside 1..${PGBOUNCER_MAX_PEER_ID}`);
+  if (!peers.some((p) => p.peerId === proc.peerId)) throw new Error(`pgbouncer endpoint ${spec.name}: peer ${proc.peerId} is missing from its own [peers] list`);
+  const login = spec.serverLogin === undefined ? [] : [`user=${connValue(spec.serverLogin.user)}`, `password=${connValue(spec.serverLogin.password)}`];
+  const db = [`host=${connValue(proc.host)}`, `port=${spec.serverPort}`, `dbname=${connValue(spec.database)}`, ...login, `pool_size=${poolSize}`, `min_pool_size=${minPoolSize}`, `max_db_connections=${poolSize}`].join(' ');
   const settings: Array<[string, string | number]> = [
     ['listen_addr', [spec.listenAddress, ...(spec.extraListenAddresses ?? [])].join(',')],
     ['listen_port', spec.listenPort],
-    ['unix_socket_dir', spec.files.unixSocketDir],
-    ['pidfile', spec.files.pidFile],
+    // The endpoint's processes bind the same address:port; the kernel spreads new connections.
+    ['so_reuseport', 1],
+    ['peer_id', proc.peerId],
+    ['unix_socket_dir', proc.unixSocketDir],
+    ['pidfile', proc.pidFile],
     // Transaction pooling is what RDS Proxy does: a server connection is borrowed per transaction.
     ['pool_mode', 'transaction'],
     ['max_client_conn', spec.maxClientConnections],
@@ -96,13 +161,16 @@ export function renderPgBouncerIni(spec: PgBouncerEndpointSpec): string {
     ['reserve_pool_size', 0],
     // ConnectionBorrowTimeout: how long a client waits for a pooled connection.
     ['query_wait_timeout', spec.pool.connectionBorrowTimeoutSeconds],
+    ['max_prepared_statements', MAX_PREPARED_STATEMENTS],
+    ['server_reset_query', SERVER_RESET_QUERY],
+    ['server_reset_query_always', 1],
     // Spread server connections evenly instead of reusing the most recent (LIFO) one.
     ['server_round_robin', 1],
     ['server_login_retry', spec.serverLoginRetrySeconds ?? 1],
     ['server_connect_timeout', spec.serverConnectTimeoutSeconds ?? 2],
     // PgBouncer's default: a server connection idle for 30 s is checked before reuse. Checking every
     // reuse (0) would add a round trip to every transaction; after a failover the health checker's
-    // RELOAD with the new host list replaces the old server connections anyway.
+    // RELOAD with the new host replaces the old server connections anyway.
     ['server_check_delay', 30],
     ['auth_type', 'scram-sha-256'],
     ['auth_file', spec.files.authFile],
@@ -113,7 +181,8 @@ export function renderPgBouncerIni(spec: PgBouncerEndpointSpec): string {
     ['client_tls_cert_file', spec.files.tlsCertFile],
     ['client_tls_key_file', spec.files.tlsKeyFile],
     ['client_tls_ca_file', spec.files.tlsCaFile],
-    ['server_tls_sslmode', 'verify-ca'],
+    // The servers' certificate must chain to the rehearsal CA and name the address it is reached by.
+    ['server_tls_sslmode', 'verify-full'],
     ['server_tls_ca_file', spec.files.tlsCaFile],
     // Drivers such as JDBC and pgbench send these; PgBouncer would otherwise refuse the login.
     ['ignore_startup_parameters', 'extra_float_digits,options'],
@@ -122,10 +191,13 @@ export function renderPgBouncerIni(spec: PgBouncerEndpointSpec): string {
     ['log_disconnections', 0],
   ];
   return [
-    `; PgBouncer endpoint "${spec.name}", rendered by aurora-proxy-kit lib/rehearsal/pgbouncer-config.ts; do not edit.`,
-    `; pool_size ${poolSize} = poolSizing(max_connections ${spec.maxConnections}, maxConnectionsPercent ${spec.pool.maxConnectionsPercent}).`,
+    `; PgBouncer endpoint "${spec.name}", peer ${proc.peerId}, rendered by aurora-proxy-kit lib/rehearsal/pgbouncer-config.ts; do not edit.`,
+    `; pool_size ${poolSize} = share ${proc.slot + 1} of ${spec.processesPerTarget} of poolSizing(max_connections ${spec.maxConnections}, maxConnectionsPercent ${spec.pool.maxConnectionsPercent}) = ${pgBouncerPoolSizes(spec).poolSize}.`,
     '[databases]',
     `${iniValue('database', spec.database)} = ${iniValue('[databases]', db)}`,
+    '',
+    '[peers]',
+    ...[...peers].sort((a, b) => a.peerId - b.peerId).map((p) => `${p.peerId} = ${iniValue('[peers]', `host=${connValue(p.unixSocketDir)} port=${spec.listenPort}`)}`),
     '',
     '[pgbouncer]',
     ...settings.map(([k, v]) => `${k} = ${iniValue(k, v)}`),

@@ -16,6 +16,7 @@ import { namespaceOfAddress } from './network/plan';
 import { chownTo, type OsUser } from './os-user';
 import { cleanEnv, isAlive, logTail, spawnDaemon, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
+import { scramSha256Verifier } from './scram';
 import { conninfoValue, GiveUp, query, sqlLiteral, waitFor, type Target } from './sql';
 import type { NodeState } from './state';
 import type { ResolvedSettings } from './settings';
@@ -171,6 +172,10 @@ export async function bootstrapWriter(ctx: PostgresContext, writer: NodeState): 
   await query(admin, `CREATE ROLE ${s.appUser} LOGIN PASSWORD ${sqlLiteral(s.appPasswordVerifier ?? s.appPassword)}`);
   await query(admin, `CREATE ROLE ${s.replicationUser} LOGIN REPLICATION PASSWORD ${sqlLiteral(s.replicationPassword)}`);
   await query(admin, `CREATE DATABASE ${s.database} OWNER ${s.appUser}`);
+  // The read-only endpoint's server login: reads everything, owns nothing, may create nothing
+  // (PostgreSQL 15 no longer lets PUBLIC create in the public schema).
+  await query(admin, `CREATE ROLE ${s.readOnlyServerUser} LOGIN PASSWORD ${sqlLiteral(scramSha256Verifier(s.readOnlyServerPassword))}`);
+  await query(admin, `GRANT pg_read_all_data TO ${s.readOnlyServerUser}`);
 }
 
 interface ReplicationRow {

@@ -120,9 +120,13 @@ async function waitGone(pgid: number, timeoutMs: number): Promise<boolean> {
   }
 }
 
-/** The signal that asks each program for a quick clean stop (SIGTERM is a *smart*, waiting stop for postgres). */
+/**
+ * The signal that asks each program for a quick clean stop. SIGTERM waits for every client to leave
+ * in postgres (smart shutdown) and in PgBouncer 1.23+ (WAIT_FOR_CLIENTS); SIGINT stops them once the
+ * transactions in flight are done.
+ */
 function stopSignal(kind: ProcessKind): NodeJS.Signals {
-  return kind === 'postgres' ? 'SIGINT' : 'SIGTERM';
+  return kind === 'postgres' || kind === 'pgbouncer' ? 'SIGINT' : 'SIGTERM';
 }
 
 /**

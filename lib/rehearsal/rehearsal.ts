@@ -20,6 +20,7 @@ import { healthCheckerStatus } from './health-status';
 import { WorkDirLayout } from './layout';
 import { effectiveNetwork, setUpRehearsalNetwork, tearDownRehearsalNetwork } from './network/rehearsal-network';
 import { serverOsUser } from './os-user';
+import { readPoolers } from './poolers';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
 import { isOurs, killProcess } from './processes';
 import { RunningRehearsal } from './running';
@@ -63,7 +64,8 @@ export class Rehearsal {
     const user = serverOsUser();
     assertWorkDirUsable(settings.workDir, user);
     const previous = readState(settings.workDir);
-    if (previous !== undefined && previous.processes.some((p) => isOurs(p))) {
+    const previousPoolers = readPoolers(new WorkDirLayout(settings.workDir)).map((r) => r.process);
+    if (previous !== undefined && [...previous.processes, ...previousPoolers].some((p) => isOurs(p))) {
       throw new RehearsalStateError(`a rehearsal is already running in ${settings.workDir}: run \`rehearse down --work-dir ${settings.workDir}\` first`);
     }
     // Namespaces are made fresh (setUpRehearsalNetwork refuses while processes run in them): nothing else listens there.
@@ -73,7 +75,7 @@ export class Rehearsal {
     prepareWorkDir(layout, user);
     const secrets = newSecrets(settings.deployment);
     writeSecrets(layout.secretsFile, secrets);
-    const run = new RunningRehearsal(await initialState(settings, layout, secrets, user, binaries.openssl), secrets, user);
+    const run = new RunningRehearsal(await initialState(settings, layout, secrets, user, binaries), secrets, user);
     run.save();
     const rehearsal = new Rehearsal(run);
     try {
@@ -104,7 +106,12 @@ export class Rehearsal {
     return this.run.adminEndpoint(node);
   }
 
-  /** Server connections each PgBouncer pool may open: poolSizing() of the settings. */
+  /** Database roles the application's traffic uses on the instances: the clients' own, and the read-only endpoint's server login. */
+  get applicationRoles(): string[] {
+    return [this.run.secrets.appUser, this.run.secrets.readOnlyServerUser];
+  }
+
+  /** Server connections each pool target may get: poolSizing() of the settings (types.ts PoolSizes). */
   get poolSizes(): PoolSizes {
     return this.run.poolSizes;
   }
@@ -147,13 +154,13 @@ export class Rehearsal {
 
   /** Pid of a tracked process that is still ours (postmasters for CPU accounting, ...). */
   pidOf(name: string): number | undefined {
-    const proc = [...this.run.state.processes].reverse().find((p) => p.name === name);
+    const proc = [...this.run.allProcesses()].reverse().find((p) => p.name === name);
     return proc !== undefined && isOurs(proc) ? proc.pid : undefined;
   }
 
   /** Stops every tracked process, newest first; returns the pids that survived (none on success). */
   private stopAll(): Promise<number[]> {
-    return stopTracked(this.run.state.processes);
+    return stopTracked(this.run.allProcesses());
   }
 
   /**

@@ -9,10 +9,13 @@ import type { RehearsalSettings } from './settings';
  * the bad value and the fix. They run before the rehearsal starts anything.
  */
 /** The settings the rules read (each documented on RehearsalSettings). */
-export type RehearsalRuleInput = Pick<RehearsalSettings, 'replicas' | 'addressBlock' | 'port' | 'maxConnections' | 'sizingMaxConnections' | 'pool' | 'maxClientConnections'>;
+export type RehearsalRuleInput = Pick<RehearsalSettings, 'replicas' | 'addressBlock' | 'port' | 'maxConnections' | 'sizingMaxConnections' | 'pool' | 'maxClientConnections' | 'poolerProcesses'>;
 
 /** Aurora's limit, and the rehearsal's address plan has room for it. */
 export const REHEARSAL_MAX_REPLICAS = 15;
+
+/** PgBouncer processes per pool target: enough to show several pooler hosts, few enough for a laptop. */
+export const REHEARSAL_MAX_POOLER_PROCESSES = 8;
 
 export function parseAddressBlock(block: string): [number, number, number] | undefined {
   const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(block);
@@ -58,6 +61,26 @@ export const REHEARSAL_RULES: ReadonlyArray<Rule<RehearsalRuleInput>> = [
     min: 1,
     max: 10000,
     fix: 'set how many client connections each PgBouncer endpoint accepts',
+  }),
+  integerRange({
+    id: 'rehearsal-pooler-processes',
+    properties: ['poolerProcesses'],
+    min: 1,
+    max: REHEARSAL_MAX_POOLER_PROCESSES,
+    fix: 'set how many PgBouncer processes share each endpoint per pool target (2 shows a crashed one being covered)',
+  }),
+  custom({
+    id: 'rehearsal-pool-split-over-processes',
+    properties: ['poolerProcesses', 'pool', 'maxConnections'],
+    summary: 'every PgBouncer process gets at least one server connection',
+    check: (i) => {
+      const processes = i.poolerProcesses;
+      if (processes === undefined || !Number.isInteger(processes) || processes < 1 || runRules(PROXY_RULES, i.pool!).length > 0) return undefined; // reported by the rows above
+      const sizedAgainst = i.sizingMaxConnections ?? i.maxConnections!;
+      const { maxServerConnections } = poolSizing(sizedAgainst, i.pool!);
+      if (maxServerConnections < 1 || processes <= maxServerConnections) return undefined;
+      return `poolerProcesses ${processes} exceeds the pool size ${maxServerConnections} each target's processes split between them (PgBouncer reads a pool_size of 0 as unlimited): lower poolerProcesses to ${maxServerConnections} or raise maxConnectionsPercent`;
+    },
   }),
   custom({
     id: 'rehearsal-pool-settings',

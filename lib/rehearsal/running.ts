@@ -7,6 +7,7 @@ import { RehearsalOperationError, RehearsalStateError } from './errors';
 import { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { pgBouncerPoolSizes } from './pgbouncer-config';
+import { readPoolers } from './poolers';
 import { adminTarget, type PostgresContext } from './postgres';
 import { isOurs, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
@@ -40,15 +41,24 @@ export class RunningRehearsal {
     return proc;
   }
 
+  /**
+   * Every process the rehearsal started, in start order: the state's, then the PgBouncer processes
+   * of the pooler registry (the health checker restarts and adds those after `up`).
+   */
+  allProcesses(): TrackedProcess[] {
+    const listed = new Set(this.state.processes.map((p) => p.pid));
+    return [...this.state.processes, ...readPoolers(this.layout).map((r) => r.process).filter((p) => !listed.has(p.pid))];
+  }
+
   /** The latest tracked process of that name. */
   process(name: string): TrackedProcess {
-    const proc = [...this.state.processes].reverse().find((p) => p.name === name);
+    const proc = [...this.allProcesses()].reverse().find((p) => p.name === name);
     if (proc === undefined) throw new RehearsalOperationError(`no process named ${name}`);
     return proc;
   }
 
   hasLive(kind: TrackedProcess['kind']): boolean {
-    return this.state.processes.some((p) => p.kind === kind && isOurs(p));
+    return this.allProcesses().some((p) => p.kind === kind && isOurs(p));
   }
 
   get writerNode(): NodeState {
@@ -87,8 +97,8 @@ export class RunningRehearsal {
 
   get poolSizes(): PoolSizes {
     return {
-      readWrite: pgBouncerPoolSizes(this.state.pgbouncer.readWrite.spec).poolSize,
-      readOnly: pgBouncerPoolSizes(this.state.pgbouncer.readOnly.spec).poolSize,
+      readWrite: pgBouncerPoolSizes(this.state.pgbouncer.readWrite).poolSize,
+      readOnly: pgBouncerPoolSizes(this.state.pgbouncer.readOnly).poolSize,
     };
   }
 }

@@ -19,6 +19,12 @@ export interface Secrets {
   readonly appPasswordVerifier?: string;
   readonly replicationUser: string;
   readonly replicationPassword: string;
+  /**
+   * The read-only endpoint's server login: a role granted pg_read_all_data and nothing else, so that
+   * endpoint cannot write even through a pool that ends up on a writer. Clients still log in as themselves.
+   */
+  readonly readOnlyServerUser: string;
+  readonly readOnlyServerPassword: string;
   /** The deployment's consumer users (rehearse up --from), passwords standing in for IAM tokens. */
   readonly consumerLogins?: ReadonlyArray<ConsumerLogin>;
 }
@@ -39,6 +45,8 @@ export function newSecrets(deployment?: RehearsedDeployment): Secrets {
     appPasswordVerifier: scramSha256Verifier(appPassword),
     replicationUser: 'kit_replicator',
     replicationPassword: pw(),
+    readOnlyServerUser: 'rehearsal_readonly',
+    readOnlyServerPassword: pw(),
     ...(deployment !== undefined ? { consumerLogins: newConsumerLogins(deployment) } : {}),
   };
 }

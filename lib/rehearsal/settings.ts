@@ -37,8 +37,15 @@ export interface RehearsalSettings {
   readonly sizingMaxConnections?: number;
   /** RDS Proxy pool settings the PgBouncer pools are sized from (default DEFAULT_POOL_SETTINGS). */
   readonly pool?: PoolSettings;
-  /** Client connections each PgBouncer endpoint accepts (default 1000). */
+  /** Client connections each PgBouncer process accepts (default 1000). */
   readonly maxClientConnections?: number;
+  /**
+   * PgBouncer processes per pool target (default 2): the read/write endpoint runs this many for the
+   * writer, the read-only endpoint this many for each replica, all on the endpoint's one address:port
+   * (so_reuseport), splitting each target's budget between them. Like RDS Proxy's several proxy hosts,
+   * a crashed process leaves the endpoint up.
+   */
+  readonly poolerProcesses?: number;
   /** fsync on the instances (default false: throwaway data; replication still acknowledges). */
   readonly fsync?: boolean;
   /** Start the HAProxy and pgpool-II peers (default true). */
@@ -66,6 +73,7 @@ export type ResolvedSettings = Required<Omit<RehearsalSettings, 'deployment'>> &
 
 export const DEFAULT_ADDRESS_BLOCK: string = LOOPBACK_BLOCKS.default.block;
 export const DEFAULT_WORK_DIR = '.rehearsal';
+export const DEFAULT_POOLER_PROCESSES = 2;
 
 export function resolveSettings(settings: RehearsalSettings = {}, cwd = process.cwd()): ResolvedSettings {
   const workDir = settings.workDir ?? DEFAULT_WORK_DIR;
@@ -80,6 +88,7 @@ export function resolveSettings(settings: RehearsalSettings = {}, cwd = process.
     sizingMaxConnections: settings.sizingMaxConnections ?? maxConnections,
     pool: settings.pool ?? DEFAULT_POOL_SETTINGS,
     maxClientConnections: settings.maxClientConnections ?? 1000,
+    poolerProcesses: settings.poolerProcesses ?? DEFAULT_POOLER_PROCESSES,
     fsync: settings.fsync ?? false,
     peers: settings.peers ?? true,
     healthCheckIntervalMs: settings.healthCheckIntervalMs ?? 500,

@@ -12,7 +12,9 @@ import { launchHealthSupervisor, readSupervisorReport } from './health-superviso
 import type { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { launchHaproxy, launchPgpool, pgpoolSocketFile } from './peers';
-import { consoleTarget, launchPgBouncer, waitPgBouncerReady, writePgBouncerConfig } from './pgbouncer';
+import { writePgBouncerAuthFile } from './pgbouncer';
+import type { PgBouncerEndpointSpec } from './pgbouncer-config';
+import { poolerContext, Poolers } from './poolers';
 import { adminTarget, bootstrapWriter, cloneReplica, initWriter, launchNode, nodeState, setSynchronous, waitReady, waitStreaming } from './postgres';
 import { certificateNames, withConsumerEndpoint } from './network/rehearsal-network';
 import type { Listener } from './preflight';
@@ -21,7 +23,7 @@ import type { RunningRehearsal } from './running';
 import type { Secrets } from './secrets';
 import { addressPlan, type AddressPlan, type ResolvedSettings } from './settings';
 import { GiveUp, query, waitFor } from './sql';
-import type { NodeState, PgBouncerState, RehearsalState } from './state';
+import type { NodeState, RehearsalState } from './state';
 import { generateTls } from './tls';
 import type { Endpoint } from './types';
 
@@ -54,31 +56,26 @@ export function prepareWorkDir(layout: WorkDirLayout, user: OsUser | undefined):
 }
 
 /** The state before anything runs: nodes, endpoints and certificates laid out in the work dir. */
-export async function initialState(settings: ResolvedSettings, layout: WorkDirLayout, secrets: Secrets, user: OsUser | undefined, openssl: string): Promise<RehearsalState> {
+export async function initialState(settings: ResolvedSettings, layout: WorkDirLayout, secrets: Secrets, user: OsUser | undefined, bin: Pick<Binaries, 'openssl' | 'pgbouncer'>): Promise<RehearsalState> {
   const plan = addressPlan(settings);
   const nodes = [nodeState(layout, 'writer', plan.writer, settings.port), ...plan.replicas.map((a, i) => nodeState(layout, `replica${i + 1}`, a, settings.port))];
   // Every replica address the block can hold, so a replica added later (addReplica) is covered too.
   const spareReplicas = addressPlan({ ...settings, replicas: REHEARSAL_MAX_REPLICAS }).replicas;
-  const tls = await generateTls(layout.tls.dir, [plan.writer, ...spareReplicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool, ...certificateNames(settings)], user, openssl);
-  const pgbouncer = (name: string, processName: string, listenAddress: string, hosts: string[]): PgBouncerState => {
-    const paths = layout.pgbouncer(processName);
-    return {
-      processName,
-      spec: {
-        name,
-        listenAddress,
-        listenPort: settings.port,
-        database: secrets.database,
-        hosts,
-        serverPort: settings.port,
-        maxConnections: settings.sizingMaxConnections,
-        pool: settings.pool,
-        maxClientConnections: settings.maxClientConnections,
-        adminUser: secrets.adminUser,
-        files: { authFile: layout.pgbouncerAuthFile, pidFile: paths.pidFile, unixSocketDir: paths.socketDir, tlsCertFile: tls.certFile, tlsKeyFile: tls.keyFile, tlsCaFile: tls.caFile },
-      },
-    };
-  };
+  const tls = await generateTls(layout.tls.dir, [plan.writer, ...spareReplicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool, ...certificateNames(settings)], user, bin.openssl);
+  const pgbouncer = (name: string, listenAddress: string, serverLogin?: PgBouncerEndpointSpec['serverLogin']): PgBouncerEndpointSpec => ({
+    name,
+    listenAddress,
+    listenPort: settings.port,
+    database: secrets.database,
+    serverPort: settings.port,
+    maxConnections: settings.sizingMaxConnections,
+    pool: settings.pool,
+    maxClientConnections: settings.maxClientConnections,
+    processesPerTarget: settings.poolerProcesses,
+    adminUser: secrets.adminUser,
+    files: { authFile: layout.pgbouncerAuthFile, tlsCertFile: tls.certFile, tlsKeyFile: tls.keyFile, tlsCaFile: tls.caFile },
+    ...(serverLogin === undefined ? {} : { serverLogin }),
+  });
   return {
     version: 1,
     startedAt: new Date().toISOString(),
@@ -89,8 +86,9 @@ export async function initialState(settings: ResolvedSettings, layout: WorkDirLa
     nodes,
     writerName: 'writer',
     pgbouncer: {
-      readWrite: withConsumerEndpoint(settings, pgbouncer('read-write', 'pgbouncer-rw', plan.readWrite, [plan.writer]), 'readWrite'),
-      readOnly: withConsumerEndpoint(settings, pgbouncer('read-only', 'pgbouncer-ro', plan.readOnly, [...plan.replicas]), 'readOnly'),
+      program: bin.pgbouncer,
+      readWrite: withConsumerEndpoint(settings, pgbouncer('read-write', plan.readWrite), 'readWrite'),
+      readOnly: withConsumerEndpoint(settings, pgbouncer('read-only', plan.readOnly, { user: secrets.readOnlyServerUser, password: secrets.readOnlyServerPassword }), 'readOnly'),
     },
     processes: [],
   };
@@ -145,6 +143,18 @@ async function startHealthChecker(run: RunningRehearsal, timeoutMs: number): Pro
   }
 }
 
+/** The read/write endpoint's processes for the writer, the read-only endpoint's for each replica (poolers.ts). */
+async function startPoolers(run: RunningRehearsal, writer: NodeState, replicas: ReadonlyArray<NodeState>, timeoutMs: () => number): Promise<void> {
+  writePgBouncerAuthFile(run.layout.pgbouncerAuthFile, run.secrets, run.user);
+  const poolers = new Poolers(poolerContext(run.state, run.layout, run.secrets, run.user));
+  try {
+    await poolers.startGroup('readWrite', writer.address, timeoutMs());
+    for (const r of replicas) await poolers.startGroup('readOnly', r.address, timeoutMs());
+  } catch (err) {
+    throw new RehearsalStartError('pgbouncer', (err as Error).message, '', { cause: err });
+  }
+}
+
 /** Starts every process of the state, within settings.startTimeoutMs; the caller stops them on failure. */
 export async function startProcesses(run: RunningRehearsal, bin: Binaries): Promise<void> {
   const s = run.state.settings;
@@ -167,12 +177,7 @@ export async function startProcesses(run: RunningRehearsal, bin: Binaries): Prom
   // Only now: with quorum commit on and no replica attached, the bootstrap commits would wait forever.
   if (s.synchronous) await setSynchronous(ctx, writer, true);
 
-  const pgb = run.state.pgbouncer;
-  for (const endpoint of [pgb.readWrite, pgb.readOnly]) writePgBouncerConfig(endpoint, run.layout.pgbouncer(endpoint.processName), run.secrets, run.user);
-  for (const endpoint of [pgb.readWrite, pgb.readOnly]) {
-    const proc = run.track(launchPgBouncer(endpoint, run.layout.pgbouncer(endpoint.processName), bin.pgbouncer, run.layout.pgbouncerDir, run.user));
-    await waitPgBouncerReady(consoleTarget(endpoint.spec, run.secrets, run.state.tls.caFile), proc, left());
-  }
+  await startPoolers(run, writer, replicas, left);
 
   if (s.peers && bin.haproxy !== undefined && bin.pgpool !== undefined) await startPeers(run, { ...bin, haproxy: bin.haproxy, pgpool: bin.pgpool }, writer, replicas, left);
   await startHealthChecker(run, left());

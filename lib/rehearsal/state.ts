@@ -16,10 +16,12 @@ export interface NodeState extends NodePaths {
   readonly port: number;
 }
 
+/** The PgBouncer endpoints; which processes run them is in the pooler registry (poolers.ts). */
 export interface PgBouncerState {
-  readonly spec: PgBouncerEndpointSpec;
-  /** pgbouncer-rw or pgbouncer-ro: the tracked process's name and its files' (WorkDirLayout.pgbouncer). */
-  readonly processName: string;
+  /** The PgBouncer 1.24 binary the processes run (restarts and new groups use it too). */
+  readonly program: string;
+  readonly readWrite: PgBouncerEndpointSpec;
+  readonly readOnly: PgBouncerEndpointSpec;
 }
 
 export interface RehearsalState {
@@ -32,7 +34,7 @@ export interface RehearsalState {
   readonly nodes: NodeState[];
   /** Name of the node the rehearsal last made the writer (failover() updates it). */
   writerName: string;
-  readonly pgbouncer: { readonly readWrite: PgBouncerState; readonly readOnly: PgBouncerState };
+  readonly pgbouncer: PgBouncerState;
   /** Every process started, in start order; killed ones stay listed (their pid is simply gone). */
   readonly processes: TrackedProcess[];
 }
@@ -64,6 +66,8 @@ export interface HealthReport {
   readonly readWriteHosts: ReadonlyArray<string>;
   readonly readOnlyHosts: ReadonlyArray<string>;
   readonly reloads: number;
+  /** PgBouncer processes found dead and started again, since the checker started. */
+  readonly poolerRestarts?: number;
   readonly lastError?: string;
 }
 

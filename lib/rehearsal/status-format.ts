@@ -11,8 +11,8 @@ function table(header: string[], rows: Array<Array<string | number>>): string[] 
 export function formatStatus(s: RehearsalStatus): string {
   const e = s.endpoints;
   const endpointRows: Array<[string, string]> = [
-    ['read/write (PgBouncer)', `${e.readWrite.host}:${e.readWrite.port}  pool ${s.poolSizes.readWrite}`],
-    ['read-only (PgBouncer)', `${e.readOnly.host}:${e.readOnly.port}  pool ${s.poolSizes.readOnly}`],
+    ['read/write (PgBouncer)', `${e.readWrite.host}:${e.readWrite.port}  pool ${s.poolSizes.readWrite} on the writer, over ${s.settings.poolerProcesses} processes`],
+    ['read-only (PgBouncer)', `${e.readOnly.host}:${e.readOnly.port}  pool ${s.poolSizes.readOnly} on each replica, over ${s.settings.poolerProcesses} processes per replica`],
     ...(e.haproxy ? [['reader (HAProxy, no pooling)', `${e.haproxy.host}:${e.haproxy.port}`] as [string, string]] : []),
     ...(e.pgpool ? [['read/write split (pgpool-II)', `${e.pgpool.host}:${e.pgpool.port}`] as [string, string]] : []),
   ];
@@ -39,7 +39,7 @@ export function formatStatus(s: RehearsalStatus): string {
     const pools = s.pools[which];
     lines.push(`SHOW POOLS (${which === 'readWrite' ? 'read/write' : 'read-only'})`);
     if (typeof pools === 'string') lines.push(`  ${pools}`);
-    else lines.push(...table(['database', 'user', 'cl_active', 'cl_waiting', 'sv_active', 'sv_idle', 'sv_used', 'sv_login', 'maxwait'], pools.map((p) => [p.database, p.user, p.cl_active, p.cl_waiting, p.sv_active, p.sv_idle, p.sv_used, p.sv_login, p.maxwait])));
+    else lines.push(...table(['process', 'database', 'user', 'cl_active', 'cl_waiting', 'sv_active', 'sv_idle', 'sv_used', 'sv_login', 'maxwait'], pools.map((p) => [p.pooler, p.database, p.user, p.cl_active, p.cl_waiting, p.sv_active, p.sv_idle, p.sv_used, p.sv_login, p.maxwait])));
     lines.push('');
   }
   lines.push(...formatHealth(s));
@@ -54,7 +54,7 @@ function formatHealth(s: RehearsalStatus): string[] {
   const lines = [
     h === undefined
       ? `health checker: no report yet (${supervision})`
-      : `health checker (pid ${h.pid}, ${h.checkedAt}; ${supervision}): writer ${h.writer ?? 'none'}; read/write -> ${h.readWriteHosts.join(',')}; read-only -> ${h.readOnlyHosts.join(',')}; ${h.reloads} reloads${h.lastError ? `; last error: ${h.lastError}` : ''}`,
+      : `health checker (pid ${h.pid}, ${h.checkedAt}; ${supervision}): writer ${h.writer ?? 'none'}; read/write -> ${h.readWriteHosts.join(',')}; read-only -> ${h.readOnlyHosts.join(',')}; ${h.reloads} reloads; ${h.poolerRestarts ?? 0} PgBouncer restarts${h.lastError ? `; last error: ${h.lastError}` : ''}`,
   ];
   if (c.state === 'stale') lines.push(`  STALE health report: the endpoints are not being re-pointed (${(c.problems ?? []).join('; ')})`);
   else if (c.problems !== undefined) lines.push(`  warning: ${c.problems.join('; ')}`);

@@ -1,6 +1,7 @@
 /** `status`: each instance's role as it answers now, replication as the writer sees it, the pools. */
 import { healthCheckerStatus } from './health-status';
-import { consoleTarget, showPools, type PoolRow } from './pgbouncer';
+import { showPools, type PoolRow } from './pgbouncer';
+import { readPoolers } from './poolers';
 import { adminTarget } from './postgres';
 import { isOurs } from './processes';
 import type { RunningRehearsal } from './running';
@@ -9,7 +10,7 @@ import type { NodeStatus, RehearsalStatus, ReplicationStatus } from './types';
 
 async function nodeStatuses(run: RunningRehearsal): Promise<NodeStatus[]> {
   const ctx = run.ctx();
-  const procByName = new Map(run.state.processes.map((p) => [p.name, p]));
+  const procByName = new Map(run.allProcesses().map((p) => [p.name, p]));
   return Promise.all(
     run.state.nodes.map(async (n): Promise<NodeStatus> => {
       const proc = procByName.get(n.name);
@@ -37,12 +38,17 @@ async function replicationFrom(run: RunningRehearsal, writer: NodeStatus | undef
   ).catch(() => []);
 }
 
+/** SHOW POOLS of every process of the endpoint, through each one's Unix socket. */
 async function pools(run: RunningRehearsal, which: 'readWrite' | 'readOnly'): Promise<ReadonlyArray<PoolRow> | string> {
-  try {
-    return await showPools(consoleTarget(run.state.pgbouncer[which].spec, run.secrets, run.state.tls.caFile));
-  } catch (err) {
-    return `unavailable: ${(err as Error).message}`;
-  }
+  const port = run.state.pgbouncer[which].listenPort;
+  const processes = readPoolers(run.layout).filter((r) => r.endpoint === which);
+  const answers = await Promise.all(
+    processes.map((r) =>
+      showPools(r.process.name, run.layout.pgbouncer(r.process.name).socketDir, port, run.secrets).catch((err: Error) => `${r.process.name}: ${err.message}`),
+    ),
+  );
+  const failures = answers.filter((a): a is string => typeof a === 'string');
+  return failures.length > 0 ? `unavailable: ${failures.join('; ')}` : answers.flatMap((a) => a as PoolRow[]);
 }
 
 export async function readStatus(run: RunningRehearsal): Promise<RehearsalStatus> {
@@ -54,7 +60,7 @@ export async function readStatus(run: RunningRehearsal): Promise<RehearsalStatus
     settings: run.state.settings,
     endpoints: run.endpoints,
     poolSizes: run.poolSizes,
-    processes: run.state.processes.map((p) => ({ ...p, alive: isOurs(p) })),
+    processes: run.allProcesses().map((p) => ({ ...p, alive: isOurs(p) })),
     nodes,
     replication: await replicationFrom(run, writer),
     pools: { readWrite: await pools(run, 'readWrite'), readOnly: await pools(run, 'readOnly') },

@@ -30,9 +30,15 @@ export interface Endpoints {
   readonly replicas: ReadonlyArray<Endpoint>;
 }
 
-/** Server connections each PgBouncer pool may open: poolSizing() of the settings. */
+/**
+ * Server connections each pool target may get: poolSizing() of the settings, split over the
+ * target's PgBouncer processes. The read-only endpoint has this budget on every replica, so its
+ * total is readOnly times the live replicas (as RDS Proxy's per-target pools).
+ */
 export interface PoolSizes {
+  /** On the writer. */
   readonly readWrite: number;
+  /** On each replica. */
   readonly readOnly: number;
 }
 

@@ -27,7 +27,11 @@ import {
   resolveSettings,
   settingsFrom,
   WorkDirLayout,
+  SERVER_RESET_QUERY,
+  shareOf,
   type PgBouncerEndpointSpec,
+  type PoolerPeer,
+  type PoolerProcessSpec,
 } from '../../lib/rehearsal';
 
 const spec: PgBouncerEndpointSpec = {
@@ -35,48 +39,85 @@ const spec: PgBouncerEndpointSpec = {
   listenAddress: '127.0.10.102',
   listenPort: 5432,
   database: 'kit',
-  hosts: ['127.0.10.3', '127.0.10.4'],
   serverPort: 5432,
   maxConnections: 40,
   pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 25, connectionBorrowTimeoutSeconds: 30 },
   maxClientConnections: 1000,
+  processesPerTarget: 3,
   adminUser: 'kit_admin',
-  files: { authFile: '/w/userlist.txt', pidFile: '/w/ro.pid', unixSocketDir: '/w/ro.sock', tlsCertFile: '/w/server.crt', tlsKeyFile: '/w/server.key', tlsCaFile: '/w/ca.crt' },
+  files: { authFile: '/w/userlist.txt', tlsCertFile: '/w/server.crt', tlsKeyFile: '/w/server.key', tlsCaFile: '/w/ca.crt' },
+  serverLogin: { user: 'rehearsal_readonly', password: "it's secret" },
 };
+const proc = (peerId: number, slot: number, host = '127.0.10.3'): PoolerProcessSpec => ({ peerId, host, slot, pidFile: `/w/ro-${peerId}.pid`, unixSocketDir: `/w/ro-${peerId}.sock` });
+const peers: PoolerPeer[] = [1, 2, 3, 4, 5, 6].map((peerId) => ({ peerId, unixSocketDir: `/w/ro-${peerId}.sock` }));
 
 describe('PgBouncer configuration from the kit pool settings', () => {
-  test('GIVEN the AWS pool settings WHEN rendering THEN pool sizes are poolSizing() of max_connections', () => {
-    // WHEN
-    const ini = renderPgBouncerIni(spec);
-
-    // THEN
+  test('GIVEN a budget split over processes WHEN rendering each THEN the pool sizes add up to poolSizing() of max_connections, never more', () => {
+    // GIVEN poolSizing(40, 50% / 25%) = 20 server connections, 10 idle, over 3 processes
     const sizing = poolSizing(40, spec.pool);
     expect(pgBouncerPoolSizes(spec)).toEqual({ poolSize: sizing.maxServerConnections, minPoolSize: sizing.maxIdleServerConnections });
-    expect(ini).toContain(`kit = host=127.0.10.3,127.0.10.4 port=5432 dbname=kit pool_size=20 min_pool_size=10 max_db_connections=20`);
-    expect(ini).toMatch(/^default_pool_size = 20$/m);
-    expect(ini).toMatch(/^reserve_pool_size = 0$/m);
-    expect(ini).toMatch(/^query_wait_timeout = 30$/m);
+
+    // WHEN
+    const inis = [0, 1, 2].map((slot) => renderPgBouncerIni(spec, proc(slot + 1, slot), peers));
+
+    // THEN shares 7 + 7 + 6 = 20 and 4 + 3 + 3 = 10
+    expect(inis.map((ini) => Number(/^kit = .* pool_size=(\d+) /m.exec(ini)?.[1]))).toEqual([7, 7, 6]);
+    expect(inis.map((ini) => Number(/ min_pool_size=(\d+) /.exec(ini)?.[1]))).toEqual([4, 3, 3]);
+    expect(inis[0]).toContain("kit = host=127.0.10.3 port=5432 dbname=kit user=rehearsal_readonly password='it\\'s secret' pool_size=7 min_pool_size=4 max_db_connections=7");
+    expect(inis[0]).toMatch(/^default_pool_size = 7$/m);
+    expect(inis[0]).toMatch(/^reserve_pool_size = 0$/m);
+    expect(inis[0]).toMatch(/^query_wait_timeout = 30$/m);
   });
 
-  test('GIVEN an endpoint WHEN rendering THEN clients must use TLS and scram, servers are verified', () => {
-    const ini = renderPgBouncerIni(spec);
+  test.each([
+    [20, 3],
+    [7, 7],
+    [300, 8],
+    [1, 1],
+    [5, 2],
+  ])('GIVEN a budget of %p over %p processes WHEN split THEN the shares differ by at most one and sum to the budget', (total, parts) => {
+    const shares = Array.from({ length: parts }, (_, slot) => shareOf(total, parts, slot));
+    expect(shares.reduce((a, b) => a + b, 0)).toBe(total);
+    expect(Math.max(...shares) - Math.min(...shares)).toBeLessThanOrEqual(1);
+  });
+
+  test('GIVEN a process WHEN rendering THEN it shares the port (so_reuseport), forwards cancels to its peers, keeps prepared statements and resets sessions', () => {
+    const ini = renderPgBouncerIni(spec, proc(2, 1), peers.slice(0, 3));
+    expect(ini).toMatch(/^so_reuseport = 1$/m);
+    expect(ini).toMatch(/^peer_id = 2$/m);
+    expect(ini).toMatch(/^unix_socket_dir = \/w\/ro-2\.sock$/m);
+    expect(ini).toMatch(/^pidfile = \/w\/ro-2\.pid$/m);
+    expect(ini).toMatch(/\[peers\]\n1 = host=\/w\/ro-1\.sock port=5432\n2 = host=\/w\/ro-2\.sock port=5432\n3 = host=\/w\/ro-3\.sock port=5432\n/);
+    expect(ini).toMatch(/^max_prepared_statements = 200$/m);
+    expect(ini).toContain(`server_reset_query = ${SERVER_RESET_QUERY}\n`);
+    expect(ini).toMatch(/^server_reset_query_always = 1$/m);
+    expect(SERVER_RESET_QUERY).toContain('RESET ALL');
+    expect(SERVER_RESET_QUERY).not.toMatch(/DEALLOCATE|DISCARD ALL/);
+  });
+
+  test('GIVEN an endpoint WHEN rendering THEN clients must use TLS and scram, servers are verified by name', () => {
+    const ini = renderPgBouncerIni({ ...spec, serverLogin: undefined }, proc(1, 0), peers);
     expect(ini).toMatch(/^client_tls_sslmode = require$/m);
     expect(ini).toMatch(/^auth_type = scram-sha-256$/m);
-    expect(ini).toMatch(/^server_tls_sslmode = verify-ca$/m);
+    expect(ini).toMatch(/^server_tls_sslmode = verify-full$/m);
     expect(ini).toMatch(/^pool_mode = transaction$/m);
     expect(ini).toMatch(/^listen_addr = 127\.0\.10\.102$/m);
+    expect(ini).not.toMatch(/ user=/);
   });
 
-  test('GIVEN values with quotes or line breaks WHEN rendering THEN they are escaped or refused', () => {
+  test('GIVEN values with quotes or line breaks, or a process without a place WHEN rendering THEN they are escaped or refused', () => {
     expect(renderPgBouncerUserlist([{ name: 'kit_app', password: 'a"b' }])).toBe('"kit_app" "a""b"\n');
     expect(() => renderPgBouncerUserlist([{ name: 'x', password: 'a\nb' }])).toThrow(/line breaks/);
-    expect(() => renderPgBouncerIni({ ...spec, database: 'kit\n[pgbouncer]' })).toThrow(/line break/);
-    expect(() => renderPgBouncerIni({ ...spec, hosts: [] })).toThrow(/no hosts/);
+    expect(() => renderPgBouncerIni({ ...spec, database: 'kit\n[pgbouncer]' }, proc(1, 0), peers)).toThrow(/line break/);
+    expect(() => renderPgBouncerIni(spec, proc(9, 0), peers)).toThrow(/peer 9 is missing from its own \[peers\] list/);
+    expect(() => renderPgBouncerIni(spec, proc(0, 0), peers)).toThrow(/peer_id 0 is outside 1\.\.16383/);
+    // A budget of 2 over 3 processes would leave one with pool_size 0, which PgBouncer reads as unlimited.
+    expect(() => renderPgBouncerIni({ ...spec, maxConnections: 4 }, proc(3, 2), peers)).toThrow(/slot 2 of 3 processes gets no server connection of a budget of 2/);
   });
 });
 
 describe('rehearsal rules', () => {
-  const ok = { replicas: 2, addressBlock: '127.0.10', port: 5432, maxConnections: 100, pool: DEFAULT_POOL_SETTINGS, maxClientConnections: 1000 };
+  const ok = { replicas: 2, addressBlock: '127.0.10', port: 5432, maxConnections: 100, pool: DEFAULT_POOL_SETTINGS, maxClientConnections: 1000, poolerProcesses: 2 };
 
   test('GIVEN the defaults WHEN validating THEN there is no problem', () => {
     expect(runRules(REHEARSAL_RULES, ok)).toEqual([]);
@@ -89,6 +130,8 @@ describe('rehearsal rules', () => {
     [{ addressBlock: '127.0' }, /not three octets/],
     [{ port: 80 }, /^port 80 is out of range/],
     [{ pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 0 } }, /^pool: maxConnectionsPercent 0 is out of range/],
+    [{ poolerProcesses: 0 }, /^poolerProcesses 0 is out of range: set how many PgBouncer processes/],
+    [{ poolerProcesses: 6, maxConnections: 10, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 50 } }, /^poolerProcesses 6 exceeds the pool size 5 each target's processes split between them \(PgBouncer reads a pool_size of 0 as unlimited\): lower poolerProcesses to 5 or raise maxConnectionsPercent$/],
     [{ sizingMaxConnections: 1000, maxConnections: 100 }, /^pool size 1000 \(maxConnectionsPercent 100 of max_connections 1000\) exceeds the replicas' maxConnections 100: lower maxConnectionsPercent to 10 or less, or raise maxConnections to 1000$/],
   ])('GIVEN %p WHEN validating THEN the message names the setting, the value and the fix', (bad, message) => {
     const problems = runRules(REHEARSAL_RULES, { ...ok, ...bad });
@@ -137,15 +180,15 @@ describe('refusals before anything starts', () => {
 
 describe('CLI arguments and peer configs', () => {
   test('GIVEN CLI flags WHEN parsed THEN they become rehearsal settings', () => {
-    const settings = settingsFrom(parseArgs(['up', '--replicas', '3', '--async', '--work-dir=/tmp/x', '--max-connections-percent', '50']));
-    expect(settings).toEqual({ replicas: 3, synchronous: false, workDir: '/tmp/x', pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 50, connectionBorrowTimeoutSeconds: 120 } });
+    const settings = settingsFrom(parseArgs(['up', '--replicas', '3', '--async', '--work-dir=/tmp/x', '--max-connections-percent', '50', '--pooler-processes', '3']));
+    expect(settings).toEqual({ replicas: 3, synchronous: false, workDir: '/tmp/x', poolerProcesses: 3, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 50, connectionBorrowTimeoutSeconds: 120 } });
     expect(() => parseArgs(['up', '--bogus'])).toThrow(/unknown option --bogus/);
     expect(() => parseArgs(['launch'])).toThrow(/unknown command launch/);
   });
 
   test('GIVEN pgpool paths WHEN rendering pgpool-II THEN every socket stays in its directory, clients need TLS and backends are verified', () => {
     const paths = new WorkDirLayout('/w').pgpool;
-    const secrets = { database: 'kit', adminUser: 'kit_admin', adminPassword: 'a', appUser: 'kit_app', appPassword: 'b', replicationUser: 'kit_replicator', replicationPassword: 'c' };
+    const secrets = { database: 'kit', adminUser: 'kit_admin', adminPassword: 'a', appUser: 'kit_app', appPassword: 'b', replicationUser: 'kit_replicator', replicationPassword: 'c', readOnlyServerUser: 'rehearsal_readonly', readOnlyServerPassword: 'd' };
     const backend = { name: 'writer', address: '127.0.10.2', port: 5432 };
     const cfg = renderPgpoolConfig({ listenAddress: '127.0.10.104', listenPort: 5432, paths, writer: backend, replicas: [], secrets, tls: { caFile: '/w/tls/ca.crt', certFile: '/w/tls/server.crt', keyFile: '/w/tls/server.key' }, children: 4 });
     for (const key of ['socket_dir', 'pcp_socket_dir', 'wd_ipc_socket_dir']) expect(cfg).toMatch(new RegExp(`^${key} = '/w/peers/pgpool'$`, 'm'));
@@ -153,11 +196,11 @@ describe('CLI arguments and peer configs', () => {
     expect(cfg).not.toMatch(/\/var\/run|\/tmp/);
     expect(cfg).toMatch(/^enable_pool_hba = 'on'$/m);
     expect(cfg).toMatch(/^ssl_ca_cert = '\/w\/tls\/ca\.crt'$/m);
-    expect(renderPgpoolHba().split('\n').filter((l) => l !== '' && !l.startsWith('#'))).toEqual(['hostssl all all 127.0.0.0/8 scram-sha-256']);
+    expect(renderPgpoolHba().split('\n').filter((l) => l !== '' && !l.startsWith('#'))).toEqual(['hostssl all all 127.0.0.0/8 scram-sha-256', 'hostssl all all 198.18.0.0/15 scram-sha-256']);
   });
 
   test('GIVEN a standby WHEN its primary_conninfo is rendered THEN it verifies the upstream in full against the rehearsal CA', () => {
-    const secrets = { database: 'kit', adminUser: 'kit_admin', adminPassword: 'a', appUser: 'kit_app', appPassword: 'b', replicationUser: 'kit_replicator', replicationPassword: "p'w" };
+    const secrets = { database: 'kit', adminUser: 'kit_admin', adminPassword: 'a', appUser: 'kit_app', appPassword: 'b', replicationUser: 'kit_replicator', replicationPassword: "p'w", readOnlyServerUser: 'rehearsal_readonly', readOnlyServerPassword: 'd' };
     const tls = { caFile: '/w/tls/ca.crt', certFile: '/w/tls/server.crt', keyFile: '/w/tls/server.key' };
     const upstream = { address: '127.0.10.2', port: 5432 };
     expect(primaryConninfo({ secrets, tls }, { name: 'replica1' }, upstream)).toBe(

@@ -64,33 +64,62 @@ describe('the read-only endpoint', () => {
     expect(new Set(rows.map((r) => r.address))).toEqual(new Set(rehearsal.endpoints.replicas.map((r) => r.host)));
   });
 
-  test('GIVEN 500 concurrent clients WHEN they all query THEN server connections never exceed the pool size', async () => {
-    // GIVEN poolSizing(40, 50%) = 20 server connections for the endpoint
-    const poolSize = rehearsal.poolSizes.readOnly;
-    expect(poolSize).toBe(20);
-    let maxSeen = 0;
+  /** Peak server connections of the read-only endpoint's login on each replica while `work` runs. */
+  async function peakServerConnections(work: () => Promise<unknown>): Promise<{ perReplica: Record<string, number>; together: number }> {
+    const perReplica: Record<string, number> = {};
+    let together = 0;
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
         const counts = await Promise.all(
-          rehearsal.endpoints.replicas.map((r) =>
-            query<{ n: number }>(rehearsal.adminEndpoint(r.name), "SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = 'kit_app' AND backend_type = 'client backend'", undefined, 10000),
-          ),
+          rehearsal.endpoints.replicas.map(async (r) => {
+            const rows = await query<{ n: number }>(rehearsal.adminEndpoint(r.name), "SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = 'rehearsal_readonly' AND backend_type = 'client backend'", undefined, 10000);
+            return [r.name, rows[0]?.n ?? 0] as const;
+          }),
         ).catch(() => undefined); // a slow sample under load is skipped, not fatal
-        if (counts !== undefined) maxSeen = Math.max(maxSeen, counts.reduce((sum, rows) => sum + (rows[0]?.n ?? 0), 0));
+        if (counts !== undefined) {
+          for (const [name, n] of counts) perReplica[name] = Math.max(perReplica[name] ?? 0, n);
+          together = Math.max(together, counts.reduce((sum, [, n]) => sum + n, 0));
+        }
         await new Promise((r) => setTimeout(r, 25));
       }
     })();
+    try {
+      await work();
+    } finally {
+      sampling = false;
+      await sampler;
+    }
+    return { perReplica, together };
+  }
+
+  test('GIVEN 500 concurrent clients WHEN they all query THEN no replica gets more server connections than its pool budget', async () => {
+    // GIVEN poolSizing(40, 50%) = 20 server connections on each replica (the endpoint logs in as its read-only role)
+    const poolSize = rehearsal.poolSizes.readOnly;
+    expect(poolSize).toBe(20);
 
     // WHEN
-    const rows = await concurrently<Served>(rehearsal.endpoints.readOnly, 500, 2, `${SERVED_SQL}, pg_sleep(0.01)`);
-    sampling = false;
-    await sampler;
+    let rows: Served[] = [];
+    const peak = await peakServerConnections(async () => {
+      rows = await concurrently<Served>(rehearsal.endpoints.readOnly, 500, 2, `${SERVED_SQL}, pg_sleep(0.01)`);
+    });
 
     // THEN
     expect(rows).toHaveLength(1000);
-    expect(maxSeen).toBeGreaterThan(0);
-    expect(maxSeen).toBeLessThanOrEqual(poolSize);
+    expect(peak.together).toBeGreaterThan(0);
+    for (const n of Object.values(peak.perReplica)) expect(n).toBeLessThanOrEqual(poolSize);
+  });
+
+  test('GIVEN more slow readers than one replica\'s budget WHEN they read together THEN every replica fills its own pool: more than one budget in all, none above its own', async () => {
+    // WHEN 60 clients, 4 reads of 300 ms each: more than the 2 x 20 server connections can serve at once
+    const poolSize = rehearsal.poolSizes.readOnly;
+    const peak = await peakServerConnections(() => concurrently<Served>(rehearsal.endpoints.readOnly, 60, 4, `${SERVED_SQL}, pg_sleep(0.3)`));
+
+    // THEN
+    process.stdout.write(`read-only endpoint, 60 slow readers: peak server connections ${JSON.stringify(peak.perReplica)}, together ${peak.together} (budget ${poolSize} per replica)\n`);
+    expect(Object.keys(peak.perReplica).sort()).toEqual(['replica1', 'replica2']);
+    for (const n of Object.values(peak.perReplica)) expect(n).toBeLessThanOrEqual(poolSize);
+    expect(peak.together).toBeGreaterThan(poolSize);
   });
 });
 

@@ -92,7 +92,7 @@ export class LocalPostgres {
       // 37 + the rehearsal's 3 superuser slots = max_connections 40.
       settings: resolveSettings({ maxConnections: 37, workDir: layout.workDir }),
       tls: { ...tls, ...serverName },
-      secrets: { database: 'postgres', adminUser: 'kit_admin', adminPassword: password, appUser: 'kit_admin', appPassword: password, replicationUser: 'kit_admin', replicationPassword: password },
+      secrets: { database: 'postgres', adminUser: 'kit_admin', adminPassword: password, appUser: 'kit_admin', appPassword: password, replicationUser: 'kit_admin', replicationPassword: password, readOnlyServerUser: 'kit_admin', readOnlyServerPassword: password },
       allowPlaintext: true,
     };
     const node = nodeState(layout, 'primary', HOST, await findFreePort(HOST));

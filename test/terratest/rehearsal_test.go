@@ -28,7 +28,7 @@ import (
 //	SKIP_deploy=1 SKIP_validate=1 go test -run TestRehearsalDataPath     # teardown
 //
 // The stage data (work dir, endpoint outputs) lives in <repo>/.cache/terratest/rehearsal/.test-data.
-// Needs the Debian packages and node_modules that `make system-deps node-deps` install.
+// Needs the Debian packages, PgBouncer 1.24 and node_modules that `make system-deps pgbouncer node-deps` install.
 func TestRehearsalDataPath(t *testing.T) {
 	root := repoRoot(t)
 	stageDir := filepath.Join(root, ".cache", "terratest", "rehearsal")

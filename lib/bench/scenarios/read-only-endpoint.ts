@@ -37,7 +37,7 @@ export interface SideFigures {
 
 export async function measureSide(r: Rehearsal, endpoint: Endpoint, plan: WavePlan, logDir: string, label: string, cores: number): Promise<SideFigures> {
   const postmasters = replicaPostmasters(r);
-  const conns = new ConnectionSampler(r.endpoints.replicas[0]!.user, 200);
+  const conns = new ConnectionSampler(r.applicationRoles, 200);
   for (const e of r.endpoints.replicas) await conns.add(e.name, r.adminEndpoint(e.name));
   const mem = new MemorySampler(() => postmasters, 1000);
   const cpu0 = Object.values(postmasters).reduce((s: number, pid) => s + (pid === undefined ? 0 : treeCpuSeconds(pid) ?? 0), 0);
@@ -123,7 +123,7 @@ export async function readOnlyEndpoint(ctx: ScenarioContext): Promise<ScenarioRe
       'CPU: utime+stime of the replicas\' postmasters and their live children plus cutime+cstime (reaped backends), before/after each side.',
       'Memory: summed PSS of the replicas\' postmaster children (backends and background processes), sampled every second.',
       'Latency p50/p99: pgbench -l per-transaction times, which exclude the connection setup; connectAvgMs is pgbench\'s own "average connection time".',
-      `The read-only pool is one pool over both replicas capped at one replica's budget (pool_size ${poolSize}), a PgBouncer 1.18 limitation.`,
+      `Each replica has pools of its own behind the read-only endpoint (pool_size ${poolSize} per replica, split over its PgBouncer processes), as RDS Proxy gives each reader its own budget.`,
     ],
   };
 }

@@ -37,7 +37,7 @@ const roundAll = (o: Readonly<Record<string, number>>): Record<string, number> =
 
 async function side(r: Rehearsal, which: 'haproxy' | 'pooler', plan: WavePlan, addAfterSeconds: number, logDir: string): Promise<SideFigures> {
   const endpoint: Endpoint = which === 'haproxy' ? r.endpoints.haproxy! : r.endpoints.readOnly;
-  const sampler = new ConnectionSampler(r.endpoints.replicas[0]!.user, 200);
+  const sampler = new ConnectionSampler(r.applicationRoles, 200);
   for (const e of r.endpoints.replicas) await sampler.add(e.name, r.adminEndpoint(e.name));
   sampler.start();
   const t0 = Date.now();
@@ -118,7 +118,7 @@ export async function readerAdded(ctx: ScenarioContext): Promise<ScenarioResult>
     checks,
     notes: [
       'Clients served = clients offered minus clients pgbench aborted (a refused connection aborts a pgbench client); the ratio depends on how far the offered load exceeds the direct capacity (2 x 100 before the join, 3 x 100 after).',
-      'PgBouncer 1.18 hands out server connections round-robin over the host list; a RELOAD with a new list makes it close old server connections on release, so the pool re-spreads within seconds.',
+      'Each replica has its own PgBouncer processes on the read-only endpoint\'s address (so_reuseport); once the new replica streams, the health checker starts its processes and the kernel hands them their share of new client connections.',
     ],
   };
 }

@@ -17,7 +17,7 @@ import type { EndpointRole } from '../../../lambda/src/environment';
 import type { RehearsedDeployment } from '../deployment';
 import { REHEARSAL_MAX_REPLICAS } from '../rules';
 import { addressPlan, type ResolvedSettings } from '../settings';
-import type { PgBouncerState } from '../state';
+import type { PgBouncerEndpointSpec } from '../pgbouncer-config';
 import { addressOf, consumerOf, networkPrefix, planNetwork, type NetworkPlan } from './plan';
 import { networkNamespacesUnavailable, setUpNetwork, tearDownNetwork } from './setup';
 
@@ -142,13 +142,13 @@ export function consumerVpcEndpoints(s: NetworkSettings): ConsumerVpcEndpoints {
  * A PgBouncer endpoint that also listens on its custom endpoint's address in the consumer VPC
  * (network 'namespaces'); unchanged on loopback.
  */
-export function withConsumerEndpoint(s: NetworkSettings & Pick<ResolvedSettings, 'network'>, endpoint: PgBouncerState, role: 'readOnly' | 'readWrite'): PgBouncerState {
+export function withConsumerEndpoint(s: NetworkSettings & Pick<ResolvedSettings, 'network'>, endpoint: PgBouncerEndpointSpec, role: 'readOnly' | 'readWrite'): PgBouncerEndpointSpec {
   if (s.network !== 'namespaces') return endpoint;
   const wanted: EndpointRole = role === 'readOnly' ? 'READ_ONLY' : 'READ_WRITE';
   const addresses = rehearsalProxyEndpoints(s)
     .filter((e) => !e.isDefault && e.role === wanted)
     .map((e) => e.address);
-  return { ...endpoint, spec: { ...endpoint.spec, extraListenAddresses: addresses } };
+  return { ...endpoint, extraListenAddresses: addresses };
 }
 
 /** Names the servers' certificate carries beyond their addresses: RDS Proxy's wildcard (network 'namespaces'). */

@@ -1,0 +1,194 @@
+/**
+ * The PgBouncer processes of both endpoints ("pooler hosts"), as groups: an endpoint runs
+ * `processesPerTarget` processes for each server it pools for (the read/write endpoint for the
+ * writer, the read-only endpoint for each live replica), all on the endpoint's address:port.
+ *
+ * Which processes exist lives in the pooler registry (WorkDirLayout.poolersFile), not in state.json:
+ * after `up`, the health checker is the one that starts a group for a replica that joined, stops the
+ * group of one that died, and restarts a process that crashed, each tracked by pid at once. `down`
+ * and `status` read the registry alongside the state.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { WorkDirLayout } from './layout';
+import type { OsUser } from './os-user';
+import { PGBOUNCER_MAX_PEER_ID, type PgBouncerEndpointSpec, type PoolerPeer, type PoolerProcessSpec } from './pgbouncer-config';
+import { launchPooler, reloadPooler, restartPooler, stopPooler, waitPoolerReady, writePoolerConfig, type PoolerLaunch } from './pgbouncer';
+import { isOurs, type TrackedProcess } from './processes';
+import type { Secrets } from './secrets';
+import { writeAtomic, type RehearsalState } from './state';
+
+export type PoolerEndpoint = 'readWrite' | 'readOnly';
+
+export interface PoolerRecord {
+  readonly endpoint: PoolerEndpoint;
+  readonly peerId: number;
+  /** The server the process pools for. */
+  readonly host: string;
+  /** Its place in the host's group: which share of the budget it has. */
+  readonly slot: number;
+  readonly process: TrackedProcess;
+}
+
+export interface PoolerRegistry {
+  readonly poolers: ReadonlyArray<PoolerRecord>;
+}
+
+export function readPoolers(layout: WorkDirLayout): PoolerRecord[] {
+  if (!existsSync(layout.poolersFile)) return [];
+  return [...(JSON.parse(readFileSync(layout.poolersFile, 'utf8')) as PoolerRegistry).poolers];
+}
+
+/** What managing the poolers needs; start.ts and the health checker build it from the state. */
+export interface PoolerContext {
+  readonly layout: WorkDirLayout;
+  readonly endpoints: Readonly<Record<PoolerEndpoint, PgBouncerEndpointSpec>>;
+  /** The PgBouncer 1.24 binary (binaries.ts). */
+  readonly program: string;
+  readonly secrets: Secrets;
+  readonly user: OsUser | undefined;
+}
+
+/** The context from a rehearsal's state (start.ts and the health checker both build it so). */
+export function poolerContext(state: RehearsalState, layout: WorkDirLayout, secrets: Secrets, user: OsUser | undefined): PoolerContext {
+  return { layout, endpoints: { readWrite: state.pgbouncer.readWrite, readOnly: state.pgbouncer.readOnly }, program: state.pgbouncer.program, secrets, user };
+}
+
+export function poolerName(endpoint: PoolerEndpoint, peerId: number): string {
+  return `pgbouncer-${endpoint === 'readWrite' ? 'rw' : 'ro'}-${peerId}`;
+}
+
+/** Distinct values in first-seen order. */
+const distinct = (values: ReadonlyArray<string>): string[] => [...new Set(values)];
+
+export class Poolers {
+  private records: PoolerRecord[];
+
+  constructor(private readonly ctx: PoolerContext) {
+    this.records = readPoolers(ctx.layout);
+  }
+
+  get all(): ReadonlyArray<PoolerRecord> {
+    return this.records;
+  }
+
+  of(endpoint: PoolerEndpoint): PoolerRecord[] {
+    return this.records.filter((r) => r.endpoint === endpoint);
+  }
+
+  /** The servers an endpoint pools for, in the order their groups started. */
+  hosts(endpoint: PoolerEndpoint): string[] {
+    return distinct(this.of(endpoint).map((r) => r.host));
+  }
+
+  private save(): void {
+    writeAtomic(this.ctx.layout.poolersFile, `${JSON.stringify({ poolers: this.records } satisfies PoolerRegistry, null, 2)}\n`, 0o644);
+  }
+
+  private socketDir(endpoint: PoolerEndpoint, peerId: number): string {
+    return this.ctx.layout.pgbouncer(poolerName(endpoint, peerId)).socketDir;
+  }
+
+  /** A process's launch: by default its peers are the endpoint's processes in the registry. */
+  private launchOf(record: Omit<PoolerRecord, 'process'>, peerIds: ReadonlyArray<number> = this.of(record.endpoint).map((r) => r.peerId)): PoolerLaunch {
+    const name = poolerName(record.endpoint, record.peerId);
+    const paths = this.ctx.layout.pgbouncer(name);
+    const proc: PoolerProcessSpec = { peerId: record.peerId, host: record.host, slot: record.slot, pidFile: paths.pidFile, unixSocketDir: paths.socketDir };
+    const peers: PoolerPeer[] = peerIds.map((peerId) => ({ peerId, unixSocketDir: this.socketDir(record.endpoint, peerId) }));
+    return { spec: this.ctx.endpoints[record.endpoint], proc, peers, paths, name, program: this.ctx.program, cwd: this.ctx.layout.pgbouncerDir, user: this.ctx.user };
+  }
+
+  private port(endpoint: PoolerEndpoint): number {
+    return this.ctx.endpoints[endpoint].listenPort;
+  }
+
+  /** Rewrites every ini of the endpoint (host, peers) and RELOADs the live processes; all are tried. */
+  private async refresh(endpoint: PoolerEndpoint, skip: ReadonlySet<number> = new Set()): Promise<void> {
+    const failures: string[] = [];
+    for (const r of this.of(endpoint)) {
+      if (skip.has(r.peerId)) continue;
+      const launch = this.launchOf(r);
+      writePoolerConfig(launch);
+      if (!isOurs(r.process)) continue; // restartDead() starts it with the new ini
+      await reloadPooler(launch.proc.unixSocketDir, this.port(endpoint), this.ctx.secrets).catch((err: Error) => failures.push(`${launch.name}: ${err.message}`));
+    }
+    if (failures.length > 0) throw new Error(`RELOAD failed: ${failures.join('; ')}`);
+  }
+
+  /** Starts `processesPerTarget` processes for `host` on the endpoint, then tells the others about their new peers. */
+  async startGroup(endpoint: PoolerEndpoint, host: string, timeoutMs: number): Promise<void> {
+    const count = this.ctx.endpoints[endpoint].processesPerTarget;
+    const used = new Set(this.of(endpoint).map((r) => r.peerId));
+    const fresh: Array<Omit<PoolerRecord, 'process'>> = [];
+    for (let id = 1; fresh.length < count; id++) {
+      if (id > PGBOUNCER_MAX_PEER_ID) throw new Error(`no free peer_id left on the ${endpoint} endpoint`);
+      if (!used.has(id)) fresh.push({ endpoint, peerId: id, host, slot: fresh.length });
+    }
+    // Each new process's [peers] names the whole endpoint, itself and the rest of its group included.
+    const peerIds = [...used, ...fresh.map((f) => f.peerId)];
+    const started: PoolerRecord[] = [];
+    try {
+      for (const f of fresh) {
+        const record = { ...f, process: launchPooler(this.launchOf(f, peerIds)) };
+        this.records.push(record);
+        started.push(record);
+        // Tracked by pid at once: whoever stops the rehearsal finds it even if this round dies here.
+        this.save();
+      }
+      await Promise.all(started.map((r) => waitPoolerReady(r.process, this.socketDir(endpoint, r.peerId), this.port(endpoint), this.ctx.secrets, timeoutMs)));
+    } catch (err) {
+      await Promise.all(started.map((r) => stopPooler(r.process)));
+      const ids = new Set(fresh.map((f) => f.peerId));
+      this.records = this.records.filter((r) => !(r.endpoint === endpoint && ids.has(r.peerId)));
+      this.save();
+      throw err;
+    }
+    await this.refresh(endpoint, new Set(fresh.map((f) => f.peerId)));
+  }
+
+  /** Stops the endpoint's group for `host` (a replica that died or became the writer). */
+  async stopGroup(endpoint: PoolerEndpoint, host: string): Promise<void> {
+    const group = this.of(endpoint).filter((r) => r.host === host);
+    await Promise.all(group.map((r) => stopPooler(r.process)));
+    this.records = this.records.filter((r) => !group.includes(r));
+    this.save();
+    await this.refresh(endpoint);
+  }
+
+  /** Points every process of the endpoint at `host` (the read/write endpoint after a failover). */
+  async repoint(endpoint: PoolerEndpoint, host: string): Promise<void> {
+    this.records = this.records.map((r) => (r.endpoint === endpoint ? { ...r, host } : r));
+    this.save();
+    await this.refresh(endpoint);
+  }
+
+  /** Restarts every process that is gone, with its own ini; returns their names. */
+  async restartDead(timeoutMs = 5000): Promise<string[]> {
+    const restarted: string[] = [];
+    const failures: string[] = [];
+    for (const r of [...this.records]) {
+      if (isOurs(r.process)) continue;
+      try {
+        const launch = this.launchOf(r);
+        // restartPooler tracks nothing itself: record the pid as soon as the process exists.
+        const process = await restartPooler(launch, this.ctx.secrets, timeoutMs, (p) => this.replace(r, p));
+        this.replace(r, process);
+        restarted.push(r.process.name);
+      } catch (err) {
+        failures.push(`${r.process.name}: ${(err as Error).message}`);
+      }
+    }
+    if (failures.length > 0) throw new Error(`restart failed: ${failures.join('; ')}`);
+    return restarted;
+  }
+
+  private replace(old: PoolerRecord, process: TrackedProcess): void {
+    this.records = this.records.map((r) => (r.endpoint === old.endpoint && r.peerId === old.peerId ? { ...r, process } : r));
+    this.save();
+  }
+
+  /** Stops every process (a failed start); the registry keeps them listed as gone. */
+  async stopAll(): Promise<number[]> {
+    const leftover = await Promise.all(this.records.map((r) => stopPooler(r.process)));
+    return leftover.flat();
+  }
+}
