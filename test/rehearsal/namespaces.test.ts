@@ -49,7 +49,8 @@ live("a rehearsal with network 'namespaces'", () => {
     expect(started!.rehearsal.plan.writer).toBe('198.18.47.2');
     const dataNs = `net:[${statSync(`/run/netns/${plan.dataNamespace}`).ino}]`;
     const servers = status.processes.filter((p) => p.kind !== 'health-supervisor');
-    expect(servers.map((p) => p.name).sort()).toEqual(['pgbouncer-ro', 'pgbouncer-rw', 'replica1', 'replica2', 'writer']);
+    // PgBouncer runs as groups of processes (two per target): the read/write group and one per replica.
+    expect(servers.map((p) => p.name).sort()).toEqual(['pgbouncer-ro-1', 'pgbouncer-ro-2', 'pgbouncer-ro-3', 'pgbouncer-ro-4', 'pgbouncer-rw-1', 'pgbouncer-rw-2', 'replica1', 'replica2', 'writer']);
     for (const p of servers) expect([p.name, readlinkSync(`/proc/${p.pid}/ns/net`)]).toEqual([p.name, dataNs]);
     // Control from the root namespace, through the management link: status read every node.
     expect(status.nodes.map((n) => [n.name, n.role])).toEqual([['writer', 'writer'], ['replica1', 'replica'], ['replica2', 'replica']]);
