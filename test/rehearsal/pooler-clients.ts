@@ -115,6 +115,8 @@ export interface ProbeFigures {
   readonly attempts: number;
   readonly failures: number;
   readonly failureTimes: ReadonlyArray<number>;
+  /** When each failed attempt began: one begun before a kill may have been on the killed process. */
+  readonly failureStarts: ReadonlyArray<number>;
 }
 
 /** Opens a fresh connection and runs one query every `everyMs`, recording which attempts failed. */
@@ -122,12 +124,14 @@ export class FreshConnectionProber {
   private running = true;
   private attempts = 0;
   private readonly failureTimes: number[] = [];
+  private readonly failureStarts: number[] = [];
   private readonly loop: Promise<void>;
 
   constructor(endpoint: Endpoint, everyMs = 20) {
     this.loop = (async () => {
       while (this.running) {
         this.attempts++;
+        const startedAt = Date.now();
         const client = new Client(clientConfig(endpoint, 3000));
         client.on('error', () => undefined);
         try {
@@ -135,6 +139,7 @@ export class FreshConnectionProber {
           await client.query('SELECT 1');
         } catch {
           this.failureTimes.push(Date.now());
+          this.failureStarts.push(startedAt);
         } finally {
           await client.end().catch(() => undefined);
         }
@@ -146,6 +151,6 @@ export class FreshConnectionProber {
   async stop(): Promise<ProbeFigures> {
     this.running = false;
     await this.loop;
-    return { attempts: this.attempts, failures: this.failureTimes.length, failureTimes: [...this.failureTimes] };
+    return { attempts: this.attempts, failures: this.failureTimes.length, failureTimes: [...this.failureTimes], failureStarts: [...this.failureStarts] };
   }
 }

@@ -31,15 +31,19 @@ test('GIVEN the health checker will not restart it for a minute WHEN a read-only
   const prober = new FreshConnectionProber(rehearsal.endpoints.readOnly, 10);
 
   // WHEN
+  const killedAt = Date.now();
   process.kill(victim, 'SIGKILL');
   await new Promise((r) => setTimeout(r, 2000));
   const probes = await prober.stop();
 
-  // THEN
-  process.stdout.write(`read-only process killed, no restart: ${probes.failures} of ${probes.attempts} fresh connections failed over 2 s\n`);
+  // THEN: only the one attempt in flight while the process died (its socket closes as it exits, within
+  // a few ms of the signal) may have been on the killed process
+  const startedAfter = probes.failureStarts.filter((t) => t >= killedAt + 100);
+  process.stdout.write(`read-only process killed, no restart: ${probes.failures} of ${probes.attempts} fresh connections failed over 2 s (${startedAfter.length} begun 100 ms or more after the kill)\n`);
   expect(rehearsal.pidOf('pgbouncer-ro-1')).toBeUndefined();
   expect(probes.attempts).toBeGreaterThan(20);
-  expect(probes.failures).toBe(0);
+  expect(startedAfter).toEqual([]);
+  expect(probes.failures).toBeLessThanOrEqual(1);
 });
 
 test('GIVEN a replica promoted behind the health checker\'s back WHEN a read-only client served by that writer writes THEN PostgreSQL refuses for lack of privilege, while reads work', async () => {
