@@ -4,6 +4,7 @@ import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { findPgBouncer, findPostgres15BinDir } from '../rehearsal';
 import { pgbenchPath } from './pgbench';
+import { benchShape } from './scope';
 import { round } from './stats';
 import type { BenchEnvironment, ScenarioName } from './types';
 
@@ -16,7 +17,15 @@ function version(program: string, args: string[], pattern: RegExp): string {
 }
 
 export function hostInfo(): BenchEnvironment['host'] {
-  return { cores: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: round(totalmem() / 1024 ** 3, 1), kernel: release(), node: process.version };
+  const shape = benchShape();
+  return {
+    cores: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: round(totalmem() / 1024 ** 3, 1),
+    kernel: release(),
+    node: process.version,
+    rehearsal: shape.network === 'namespaces' ? `instances in a data namespace, each under a CPU budget of ${shape.coresPerVcpu} core per vCPU of db.r6gd.xlarge (${round(4 * (shape.coresPerVcpu ?? 0), 2)} core)` : 'loopback, no CPU budgets (not root)',
+  };
 }
 
 /** The PgBouncer the rehearsal runs (make pgbouncer's build), not whatever is on PATH. */

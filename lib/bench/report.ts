@@ -20,7 +20,7 @@ export function renderMarkdown(result: BenchResult): string {
   const lines: string[] = [
     `# aurora-proxy-kit bench (${result.mode})`,
     '',
-    `${result.startedAt}, ${result.durationSeconds} s on ${e.host.cores} cores (${e.host.cpuModel}), ${e.host.memoryGiB} GiB, Linux ${e.host.kernel}, Node ${e.host.node}.`,
+    `${result.startedAt}, ${result.durationSeconds} s on ${e.host.cores} cores (${e.host.cpuModel}), ${e.host.memoryGiB} GiB, Linux ${e.host.kernel}, Node ${e.host.node}; rehearsal: ${e.host.rehearsal}.`,
     `Versions: ${Object.entries(e.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
     '',
     `**${result.summary.met} of ${result.summary.targets} targets met.**${result.summary.missed.length > 0 ? ` Missed: ${result.summary.missed.join(', ')}.` : ''}${result.summary.failedScenarios.length > 0 ? ` Failed scenarios: ${result.summary.failedScenarios.join(', ')}.` : ''}`,

@@ -44,7 +44,7 @@ export interface ScenarioResult {
 }
 
 export interface BenchEnvironment {
-  readonly host: { readonly cores: number; readonly cpuModel: string; readonly memoryGiB: number; readonly kernel: string; readonly node: string };
+  readonly host: { readonly cores: number; readonly cpuModel: string; readonly memoryGiB: number; readonly kernel: string; readonly node: string; readonly rehearsal: string };
   readonly versions: Record<string, string>;
   /** One sentence per scenario: how the seed's load was scaled to this machine. */
   readonly scaling: Record<string, string>;

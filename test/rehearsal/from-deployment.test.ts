@@ -5,8 +5,11 @@
  * own users, verify-proxy-domain against the proxy's default endpoint), logged in as the roles the
  * deployed role bootstrap's own code made; `down` leaves no namespace.
  */
-import { readFileSync } from 'node:fs';
-import { budgetLeftovers, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../../lib/rehearsal';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { budgetLeftovers, isAlive, LOOPBACK_BLOCKS, Rehearsal, WorkDirLayout, type RehearsalState, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../../lib/rehearsal';
 import { liveUnavailable } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
 import { COMPLETE_EXAMPLE, planFile, removeFixtures, synthesizeReferenceApp } from './topology-fixtures';
@@ -96,3 +99,39 @@ live.each([
     expect(outcomes[0]!.error?.message).toMatch(/altname|Hostname\/IP does not match/i);
   }, 60_000);
 });
+
+live('a failed up --from', () => {
+  test('GIVEN a deployment whose consumer user the role bootstrap refuses WHEN up fails after the network, budgets and servers exist THEN nothing is left: no process, namespace, link or cgroup', async () => {
+    // GIVEN: a consumer logging in as a reserved name, which the bootstrap refuses once the writer runs
+    const { dir } = synthesizeReferenceApp();
+    const settings = settingsFromDeployment(dir);
+    const deployment = { ...settings.deployment!, consumers: settings.deployment!.consumers.map((c, i) => (i === 0 ? { ...c, user: 'pg_reader' } : c)) };
+    const workDir = mkdtempSync(join(tmpdir(), 'rehearsal-test-'));
+    chmodSync(workDir, 0o755);
+    const addressBlock = LOOPBACK_BLOCKS.fromDeploymentSuite.block;
+    try {
+      // WHEN
+      await expect(Rehearsal.up({ ...settings, deployment, workDir, addressBlock, replicas: 1, peers: false, maxConnections: 40 })).rejects.toThrow(/pg_reader starts with pg_ or rds/);
+
+      // THEN
+      const state = JSON.parse(readFileSync(new WorkDirLayout(workDir).stateFile, 'utf8')) as RehearsalState;
+      const pids = state.processes.map((p) => p.pid);
+      expect(pids.length).toBeGreaterThan(0);
+      expect(pids.filter((pid) => isAlive(pid))).toEqual([]);
+      const plan = rehearsalNetworkPlan({ addressBlock, deployment, network: 'namespaces' } as never);
+      expect((await listNamespaces()).filter((n) => plan.namespaces.includes(n))).toEqual([]);
+      expect(execLinks().filter((l) => l.startsWith(plan.prefix))).toEqual([]);
+      expect(budgetLeftovers(rehearsalCgroupName({ addressBlock }))).toEqual([]);
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
+
+/** Link names in the root namespace. */
+function execLinks(): string[] {
+  return execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => l.split(': ')[1]?.split('@')[0] ?? '')
+    .filter((n) => n !== '');
+}
