@@ -13,6 +13,7 @@
 import { addReplica } from './add-replica';
 import { downState, downWorkDir, stopTracked, type DownReport } from './down';
 import { findBinaries } from './binaries';
+import { removeNodeBudgets } from './cpu-budgets';
 import { deploymentConsumers, type RehearsedConsumerRun } from './deployment-consumers';
 import { RehearsalOperationError, RehearsalStateError } from './errors';
 import { failover } from './failover';
@@ -85,6 +86,11 @@ export class Rehearsal {
       // Stop everything this attempt started, by pid, before reporting.
       await rehearsal.stopAll().catch(() => undefined);
       await tearDownRehearsalNetwork(settings).catch(() => undefined);
+      try {
+        removeNodeBudgets(settings);
+      } catch {
+        // Reported by the next `down`; the start error is what the caller needs.
+      }
       throw err;
     }
     return rehearsal;
