@@ -21,7 +21,7 @@ import { runFailoverDrill } from './drill';
 import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalStateError } from './errors';
 import { isLoopbackBlockUser, LOOPBACK_BLOCKS } from './loopback-blocks';
 import { Rehearsal } from './rehearsal';
-import { settingsFromDeployment } from './deployment';
+import { formatNotReproduced, settingsFromDeployment } from './deployment';
 import { formatTopology, loadTopology, TopologyInputError } from './topology';
 import { DEFAULT_WORK_DIR, type RehearsalNetwork, type RehearsalSettings } from './settings';
 import { formatStatus } from './status-format';
@@ -136,7 +136,9 @@ export async function runRehearseCommand(argv: string[]): Promise<{ output: stri
     case 'up': {
       const started = Date.now();
       const rehearsal = await Rehearsal.up(settingsFrom(parsed));
-      return { output: `rehearsal up in ${((Date.now() - started) / 1000).toFixed(1)} s\n\n${formatStatus(await rehearsal.status())}`, failed: false };
+      const deployment = rehearsal.settings.deployment;
+      const standIns = deployment === undefined ? '' : `\n\n${formatNotReproduced(deployment)}`;
+      return { output: `rehearsal up in ${((Date.now() - started) / 1000).toFixed(1)} s${standIns}\n\n${formatStatus(await rehearsal.status())}`, failed: false };
     }
     case 'status': {
       const status = await Rehearsal.attach(workDir).status();

@@ -175,3 +175,13 @@ export function settingsFromDeployment(from: string): RehearsalSettings {
   const topology = loadTopology(from);
   return { ...settingsFromTopology(topology), network: 'namespaces', coresPerVcpu: DEFAULT_CORES_PER_VCPU, deployment: deploymentFromTopology(topology, from) };
 }
+
+/** What `up --from` prints: the deployment it rehearses and what runs here in place of each AWS service. */
+export function formatNotReproduced(d: RehearsedDeployment): string {
+  const endpoints = d.endpoints.map((e) => `${e.name} (${e.role}${e.isDefault ? ', default' : ''}, VPC ${e.vpc})`).join(', ');
+  return [
+    `rehearsing ${d.from}: proxy ${d.proxyName} with endpoints ${endpoints}; ${d.consumers.length} consumers; region ${d.region}`,
+    'not reproduced here, and what stands in:',
+    ...d.notReproducible.map((n) => `  - ${n.what}\n    stand-in: ${n.localStandIn}`),
+  ].join('\n');
+}

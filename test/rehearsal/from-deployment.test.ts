@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { budgetLeftovers, isAlive, LOOPBACK_BLOCKS, Rehearsal, WorkDirLayout, type RehearsalState, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../../lib/rehearsal';
+import { budgetLeftovers, formatNotReproduced, isAlive, LOOPBACK_BLOCKS, Rehearsal, WorkDirLayout, type RehearsalState, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../../lib/rehearsal';
 import { liveUnavailable } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
 import { COMPLETE_EXAMPLE, planFile, removeFixtures, synthesizeReferenceApp } from './topology-fixtures';
@@ -31,6 +31,14 @@ describe('the deployment a rehearsal derives from cdk.out', () => {
       ['READ_WRITE', 'app_writer', 'verify-proxy-domain', d.endpoints[0]!.name, 'consumer'],
     ]);
     expect(d.readerClasses).toEqual(['db.r6gd.xlarge', 'db.r6gd.xlarge']);
+  });
+
+  test('GIVEN the reference app WHEN up --from reports what it rehearses THEN each AWS service it cannot run is listed with its stand-in', () => {
+    const { dir } = synthesizeReferenceApp();
+    const text = formatNotReproduced(deploymentFromTopology(loadTopology(dir), dir));
+    expect(text).toMatch(/^rehearsing .*: proxy [a-z0-9-]+ with endpoints .*READ_ONLY.*; 2 consumers; region us-east-1$/m);
+    for (const service of ['IAM authentication tokens', 'Secrets Manager', 'KMS', 'CloudWatch', 'X-Ray']) expect(text).toContain(service);
+    expect(text.match(/stand-in: /g)?.length).toBeGreaterThanOrEqual(5);
   });
 
   test('GIVEN more read-only endpoints WHEN reduced THEN every endpoint gets an address in its VPC', () => {
