@@ -8,7 +8,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { RehearsalOperationError } from './errors';
 import { removeNodeBudgets } from './cpu-budgets';
 import { WorkDirLayout } from './layout';
-import { readPoolers } from './poolers';
+import { trackedProcesses } from './poolers';
 import { tearDownRehearsalNetwork } from './network/rehearsal-network';
 import { groupMembers, isOurs, stopProcess, type TrackedProcess } from './processes';
 import { readState, type RehearsalState } from './state';
@@ -38,11 +38,6 @@ export async function stopTracked(processes: ReadonlyArray<TrackedProcess>): Pro
   return leftover;
 }
 
-/** What a rehearsal tracks: the state's processes and the PgBouncer processes in the pooler registry. */
-function trackedProcesses(layout: WorkDirLayout, state: RehearsalState): TrackedProcess[] {
-  const listed = new Set(state.processes.map((p) => p.pid));
-  return [...state.processes, ...readPoolers(layout).map((r) => r.process).filter((p) => !listed.has(p.pid))];
-}
 
 /** Stops what `state` tracks and removes the work dir's data; `state` undefined = nothing to stop. */
 export async function downState(layout: WorkDirLayout, state: RehearsalState | undefined): Promise<DownReport> {

@@ -38,6 +38,12 @@ export function readPoolers(layout: WorkDirLayout): PoolerRecord[] {
   return [...(JSON.parse(readFileSync(layout.poolersFile, 'utf8')) as PoolerRegistry).poolers];
 }
 
+/** What a rehearsal tracks: the state's processes, then the PgBouncer processes of the registry. */
+export function trackedProcesses(layout: WorkDirLayout, state: RehearsalState): TrackedProcess[] {
+  const listed = new Set(state.processes.map((p) => p.pid));
+  return [...state.processes, ...readPoolers(layout).map((r) => r.process).filter((p) => !listed.has(p.pid))];
+}
+
 /** What managing the poolers needs; start.ts and the health checker build it from the state. */
 export interface PoolerContext {
   readonly layout: WorkDirLayout;

@@ -7,7 +7,7 @@ import { RehearsalOperationError, RehearsalStateError } from './errors';
 import { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { pgBouncerPoolSizes } from './pgbouncer-config';
-import { readPoolers } from './poolers';
+import { trackedProcesses } from './poolers';
 import { adminTarget, type PostgresContext } from './postgres';
 import { isOurs, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
@@ -46,8 +46,7 @@ export class RunningRehearsal {
    * of the pooler registry (the health checker restarts and adds those after `up`).
    */
   allProcesses(): TrackedProcess[] {
-    const listed = new Set(this.state.processes.map((p) => p.pid));
-    return [...this.state.processes, ...readPoolers(this.layout).map((r) => r.process).filter((p) => !listed.has(p.pid))];
+    return trackedProcesses(this.layout, this.state);
   }
 
   /** The latest tracked process of that name. */

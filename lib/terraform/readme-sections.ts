@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { blockBodyFrom } from './readme';
 
 /**
  * The sections terraform-docs writes above the inputs, for each module's and example's README:
@@ -15,24 +16,10 @@ export interface ModuleFacts {
   readonly resources: ReadonlyArray<{ readonly mode: 'resource' | 'data'; readonly type: string; readonly name: string }>;
 }
 
-/** The body of the first top-level `<header> {` block whose header matches, by brace counting outside strings. */
+/** The body of the first top-level `<header> {` block whose header matches. */
 function blockBody(text: string, header: RegExp): string | undefined {
   const match = new RegExp(`^${header.source}\\s*\\{$`, 'm').exec(text);
-  if (!match) return undefined;
-  let depth = 1;
-  let inString = false;
-  let i = match.index + match[0].length;
-  for (; i < text.length && depth > 0; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '#') i = text.indexOf('\n', i) - 1;
-    else if (c === '{') depth++;
-    else if (c === '}') depth--;
-  }
-  return text.slice(match.index + match[0].length, i - 1);
+  return match ? blockBodyFrom(text, match.index + match[0].length) : undefined;
 }
 
 const quoted = (body: string | undefined, name: string) => (body === undefined ? undefined : new RegExp(`^\\s*${name}\\s*=\\s*"([^"]*)"`, 'm').exec(body)?.[1]);

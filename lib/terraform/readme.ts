@@ -27,25 +27,31 @@ export interface VariableInfo {
 }
 
 /** Top-level blocks `<kind> "<name>" { ... }` of an HCL file, by brace counting outside strings. */
+/**
+ * The body of the block whose opening brace ends just before `start`: brace counting outside strings
+ * and comments, up to the matching closing brace.
+ */
+export function blockBodyFrom(text: string, start: number): string {
+  let depth = 1;
+  let i = start;
+  let inString = false;
+  for (; i < text.length && depth > 0; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '#') i = text.indexOf('\n', i) - 1;
+    else if (c === '{') depth++;
+    else if (c === '}') depth--;
+  }
+  return text.slice(start, i - 1);
+}
+
 export function topLevelBlocks(text: string, kind: string): Array<{ name: string; body: string; offset: number }> {
   const out: Array<{ name: string; body: string; offset: number }> = [];
   const re = new RegExp(`^${kind} "([^"]+)" \\{$`, 'gm');
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    let depth = 1;
-    let i = m.index + m[0].length;
-    let inString = false;
-    for (; i < text.length && depth > 0; i++) {
-      const c = text[i];
-      if (inString) {
-        if (c === '\\') i++;
-        else if (c === '"') inString = false;
-      } else if (c === '"') inString = true;
-      else if (c === '#') i = text.indexOf('\n', i) - 1;
-      else if (c === '{') depth++;
-      else if (c === '}') depth--;
-    }
-    out.push({ name: m[1], body: text.slice(m.index + m[0].length, i - 1), offset: m.index });
-  }
+  for (let m = re.exec(text); m; m = re.exec(text)) out.push({ name: m[1], body: blockBodyFrom(text, m.index + m[0].length), offset: m.index });
   return out;
 }
 
