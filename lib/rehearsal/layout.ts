@@ -71,6 +71,8 @@ export class WorkDirLayout {
   readonly poolersFile: string;
   readonly peersDir: string;
   readonly logsDir: string;
+  /** Programs the servers run from here, not from the checkout (see installPgBouncer). */
+  readonly binDir: string;
   readonly tls: TlsPaths;
   readonly haproxy: HaproxyPaths;
   readonly pgpool: PgpoolPaths;
@@ -88,6 +90,7 @@ export class WorkDirLayout {
     this.poolersFile = join(this.pgbouncerDir, 'poolers.json');
     this.peersDir = join(workDir, 'peers');
     this.logsDir = join(workDir, 'logs');
+    this.binDir = join(workDir, 'bin');
     this.tls = tlsPaths(join(workDir, 'tls'));
     const haproxyDir = join(this.peersDir, 'haproxy');
     this.haproxy = { dir: haproxyDir, configFile: join(haproxyDir, 'haproxy.cfg'), adminSocket: join(haproxyDir, 'admin.sock'), logFile: this.log('haproxy') };
@@ -126,6 +129,6 @@ export class WorkDirLayout {
 
   /** What `down` removes; logs stay for a post-mortem. */
   get disposable(): ReadonlyArray<string> {
-    return [this.nodesDir, this.pgbouncerDir, this.peersDir, this.tls.dir, this.secretsFile, this.healthFile, this.healthSupervisorFile, this.stateFile];
+    return [this.binDir, this.nodesDir, this.pgbouncerDir, this.peersDir, this.tls.dir, this.secretsFile, this.healthFile, this.healthSupervisorFile, this.stateFile];
   }
 }

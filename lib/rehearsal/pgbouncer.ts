@@ -5,9 +5,10 @@
  * (plain, local, the server user's 0700 directory) for RELOAD and SHOW POOLS.
  * poolers.ts groups them into endpoints.
  */
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'pg';
-import type { PgBouncerPaths } from './layout';
+import type { PgBouncerPaths, WorkDirLayout } from './layout';
 import { namespaceOfAddress } from './network/plan';
 import { chownTo, type OsUser } from './os-user';
 import { renderPgBouncerIni, renderPgBouncerUserlist, type PgBouncerEndpointSpec, type PoolerPeer, type PoolerProcessSpec } from './pgbouncer-config';
@@ -151,4 +152,17 @@ export async function showPools(pooler: string, unixSocketDir: string, port: num
 /** RELOAD re-reads the ini; a changed host makes PgBouncer close the old server connections on release. */
 export async function reloadPooler(unixSocketDir: string, port: number, secrets: Secrets): Promise<void> {
   await consoleQuery(unixSocketDir, port, secrets, 'RELOAD');
+}
+
+/**
+ * The PgBouncer build the rehearsal runs, copied into the work dir: the build lives in the checkout's
+ * .cache, which the server user (postgres) may not be able to traverse (a clone in a 0700 directory),
+ * while the work dir is checked to be usable by it before anything starts.
+ */
+export function installPgBouncer(build: string, layout: WorkDirLayout): string {
+  mkdirSync(layout.binDir, { recursive: true, mode: 0o755 });
+  const program = join(layout.binDir, 'pgbouncer');
+  copyFileSync(build, program);
+  chmodSync(program, 0o755);
+  return program;
 }

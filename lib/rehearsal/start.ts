@@ -12,7 +12,7 @@ import { launchHealthSupervisor, readSupervisorReport } from './health-superviso
 import type { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { launchHaproxy, launchPgpool, pgpoolSocketFile } from './peers';
-import { writePgBouncerAuthFile } from './pgbouncer';
+import { installPgBouncer, writePgBouncerAuthFile } from './pgbouncer';
 import type { PgBouncerEndpointSpec } from './pgbouncer-config';
 import { poolerContext, Poolers } from './poolers';
 import { adminTarget, bootstrapWriter, cloneReplica, initWriter, launchNode, nodeState, setSynchronous, waitReady, waitStreaming } from './postgres';
@@ -86,7 +86,7 @@ export async function initialState(settings: ResolvedSettings, layout: WorkDirLa
     nodes,
     writerName: 'writer',
     pgbouncer: {
-      program: bin.pgbouncer,
+      program: installPgBouncer(bin.pgbouncer, layout),
       readWrite: withConsumerEndpoint(settings, pgbouncer('read-write', plan.readWrite), 'readWrite'),
       readOnly: withConsumerEndpoint(settings, pgbouncer('read-only', plan.readOnly, { user: secrets.readOnlyServerUser, password: secrets.readOnlyServerPassword }), 'readOnly'),
     },

@@ -5,7 +5,9 @@
  * check AWS allows there, and nothing behind them. `down` leaves no namespace.
  */
 import { execFileSync } from 'node:child_process';
-import { readlinkSync, statSync } from 'node:fs';
+import { buildSync } from 'esbuild';
+import { chmodSync, mkdtempSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { consumerEnvironment, type EndpointRole, type TlsConfig } from '../../lambda/src/environment';
 import { consumerVpcEndpoints, lambdaEnvironment, listNamespaces, rehearsalNetworkPlan, serverOsUser, simulateInvocations, type RehearsalStatus } from '../../lib/rehearsal';
@@ -115,17 +117,28 @@ live("a rehearsal with network 'namespaces'", () => {
 
 live('network namespaces without root', () => {
   test("GIVEN network 'namespaces' WHEN a non-root user resolves its settings THEN the rehearsal falls back to loopback and says why", () => {
-    // As the postgres user (setpriv from root), the way a non-root user would run it.
+    // As the postgres user (setpriv from root), the way a non-root user would run it. The code is bundled
+    // into a directory that user can read: it may not be able to traverse the checkout (a 0700 clone).
     const user = serverOsUser()!;
-    const { args, env } = tsNodeArgs('');
-    const script = `
-      const { effectiveNetwork } = require(${JSON.stringify(join(__dirname, '..', '..', 'lib', 'rehearsal', 'network', 'rehearsal-network'))});
-      const { resolveSettings } = require(${JSON.stringify(join(__dirname, '..', '..', 'lib', 'rehearsal', 'settings'))});
-      const warnings = [];
+    const dir = mkdtempSync(join(tmpdir(), 'fallback-'));
+    chmodSync(dir, 0o755);
+    const entry = join(dir, 'entry.ts');
+    writeFileSync(entry, `
+      import { effectiveNetwork } from ${JSON.stringify(join(__dirname, '..', '..', 'lib', 'rehearsal', 'network', 'rehearsal-network'))};
+      import { resolveSettings } from ${JSON.stringify(join(__dirname, '..', '..', 'lib', 'rehearsal', 'settings'))};
+      const warnings: string[] = [];
       process.on('warning', (w) => warnings.push(w.name + ': ' + w.message));
       const network = effectiveNetwork(resolveSettings({ network: 'namespaces' }, '/tmp')).network;
-      setImmediate(() => console.log(JSON.stringify({ network, warnings })));`;
-    const out = execFileSync('setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', process.execPath, '--no-warnings', ...args.slice(0, 2), '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+      setImmediate(() => console.log(JSON.stringify({ network, warnings })));`);
+    const bundle = join(dir, 'fallback.js');
+    buildSync({ entryPoints: [entry], bundle: true, platform: 'node', outfile: bundle, logLevel: 'silent' });
+    chmodSync(bundle, 0o644);
+    let out: string;
+    try {
+      out = execFileSync('setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', process.execPath, '--no-warnings', bundle], { encoding: 'utf8', cwd: dir, env: { PATH: process.env.PATH ?? '' } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     expect(JSON.parse(out)).toEqual({
       network: 'loopback',
       warnings: [`RehearsalNetworkFallback: network 'namespaces' unavailable, running on loopback instead: network namespaces need root (ip netns, veth links, routes); running as uid ${user.uid}: run as root, or use the loopback network`],

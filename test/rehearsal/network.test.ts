@@ -47,6 +47,22 @@ const kitLinks = (): string[] => ipJson<Array<{ ifname: string }>>('link', 'show
 const live = liveUnavailable === undefined ? describe : describe.skip;
 if (liveUnavailable !== undefined) console.warn(`network namespace suites skipped: ${liveUnavailable}`);
 
+
+/**
+ * Whether the unreachable route is there, with the kit's namespaces seen around that read: suites in
+ * other workers make and remove theirs meanwhile, so read until the list is the same on both sides.
+ */
+async function unreachableRouteWithNamespaces(): Promise<{ otherKitNamespaces: string[]; routed: boolean }> {
+  const kitNamespaces = async (): Promise<string[]> => (await listNamespaces()).filter((ns) => KIT_NAMESPACE.test(ns)).sort();
+  for (let attempt = 0; ; attempt++) {
+    const before = await kitNamespaces();
+    const routed = await unreachableRangeRouted();
+    const after = await kitNamespaces();
+    if (before.join() === after.join() || attempt === 50) return { otherKitNamespaces: after, routed };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 live('a rehearsal network shaped like VPCs', () => {
   let server: Started | undefined;
 
@@ -114,8 +130,8 @@ live('a rehearsal network shaped like VPCs', () => {
     await tearDownNetwork(plan);
     expect(await networkLeftovers(plan)).toEqual([]);
     expect(kitLinks()).toEqual([]);
-    const otherKitNamespaces = (await listNamespaces()).filter((ns) => KIT_NAMESPACE.test(ns));
-    expect(await unreachableRangeRouted()).toBe(otherKitNamespaces.length > 0);
+    const { otherKitNamespaces, routed } = await unreachableRouteWithNamespaces();
+    expect(routed).toBe(otherKitNamespaces.length > 0);
     // A second teardown finds nothing to do.
     await expect(tearDownNetwork(plan)).resolves.toBeUndefined();
   }, 30_000);
@@ -138,7 +154,7 @@ live('a network setup that fails halfway', () => {
     expect((error as Error).message).toMatch(/^setting up the network apk38 failed \(everything it had made is removed\): `ip route add 198\.18\.38\.0\/24 via 198\.18\.38\.130 dev apk38-mgmt` failed: .*File exists/);
     expect(await networkLeftovers(plan)).toEqual([]);
     expect(kitLinks()).toEqual([]);
-    const otherKitNamespaces = (await listNamespaces()).filter((ns) => KIT_NAMESPACE.test(ns));
-    expect(await unreachableRangeRouted()).toBe(otherKitNamespaces.length > 0);
+    const { otherKitNamespaces, routed } = await unreachableRouteWithNamespaces();
+    expect(routed).toBe(otherKitNamespaces.length > 0);
   }, 30_000);
 });
