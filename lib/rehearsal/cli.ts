@@ -4,7 +4,7 @@
  *   rehearse up [--from <cdk.out dir | plan.json>] [--replicas N] [--async] [--work-dir DIR] [--address-block 127.0.10] [--port 5432]
  *       [--max-connections N] [--sizing-max-connections N] [--max-connections-percent P]
  *       [--max-idle-connections-percent P] [--borrow-timeout S] [--max-client-connections N] [--pooler-processes N]
- *       [--fsync] [--no-peers] [--network loopback|namespaces] [--cores-per-vcpu C]
+ *       [--fsync] [--no-peers] [--network loopback|namespaces] [--cores-per-vcpu C] [--pooler-vcpus N]
  *   rehearse status [--work-dir DIR] [--json]
  *   rehearse outputs [--work-dir DIR] [--json]   (endpoint outputs as JSON, like `terraform output -json`)
  *   rehearse down [--work-dir DIR]               (idempotent: "nothing to stop" when nothing runs there)
@@ -30,7 +30,7 @@ import type { Endpoint } from './types';
 export class UsageError extends Error {}
 
 const COMMANDS = ['up', 'status', 'outputs', 'down', 'drill', 'block', 'topology'] as const;
-const VALUE_FLAGS = ['--replicas', '--work-dir', '--address-block', '--port', '--max-connections', '--sizing-max-connections', '--max-connections-percent', '--max-idle-connections-percent', '--borrow-timeout', '--max-client-connections', '--from', '--network', '--cores-per-vcpu', '--pooler-processes'] as const;
+const VALUE_FLAGS = ['--replicas', '--work-dir', '--address-block', '--port', '--max-connections', '--sizing-max-connections', '--max-connections-percent', '--max-idle-connections-percent', '--borrow-timeout', '--max-client-connections', '--from', '--network', '--cores-per-vcpu', '--pooler-processes', '--pooler-vcpus'] as const;
 const BOOLEAN_FLAGS = ['--async', '--fsync', '--no-peers', '--json'] as const;
 
 export interface ParsedArgs {
@@ -106,6 +106,7 @@ function flagSettings(p: ParsedArgs): RehearsalSettings {
     ...optional('network', p.values.get('--network') as RehearsalNetwork | undefined),
     ...optional('coresPerVcpu', decimalFlag(p, '--cores-per-vcpu')),
     ...optional('poolerProcesses', numberFlag(p, '--pooler-processes')),
+    ...optional('poolerVcpus', numberFlag(p, '--pooler-vcpus')),
     ...(p.flags.has('--async') ? { synchronous: false } : {}),
     ...(p.flags.has('--fsync') ? { fsync: true } : {}),
     ...(p.flags.has('--no-peers') ? { peers: false } : {}),

@@ -3,7 +3,9 @@
  * (cgroups.ts), scaled from its instance class's vCPUs (settings.coresPerVcpu cores of this machine per
  * vCPU), so a connection storm or a read-heavy load saturates that instance's budget as it saturated
  * the seeds' instances, not the whole machine. The class is the deployment's (`up --from`), else
- * REHEARSAL_INSTANCE_CLASS. Budgets are named by the rehearsal's block, so `down` in another process
+ * REHEARSAL_INSTANCE_CLASS. The pooling tier is a host too: PgBouncer's processes (both endpoints, all
+ * their groups) share one budget of settings.poolerVcpus, and each comparison peer (HAProxy, pgpool-II)
+ * has one of the same size, so a pooler cannot borrow the CPU an instance is held to. Budgets are named by the rehearsal's block, so `down` in another process
  * finds and removes them once the processes are stopped. coresPerVcpu 0 means no budgets.
  */
 import { cpuCoresFor, CpuBudget, removeRehearsalBudgets } from './cgroups';
@@ -14,6 +16,9 @@ import type { ResolvedSettings } from './settings';
 export const REHEARSAL_INSTANCE_CLASS = 'db.r6gd.xlarge';
 
 type BudgetSettings = Pick<ResolvedSettings, 'addressBlock' | 'coresPerVcpu' | 'deployment'>;
+
+/** The pooler hosts: every PgBouncer process of the rehearsal, and each peer. */
+export type PoolerHost = 'pgbouncer' | 'haproxy' | 'pgpool';
 
 /** The cgroup directory name of the rehearsal: its block, e.g. rh-127-0-31. */
 export function rehearsalCgroupName(s: Pick<ResolvedSettings, 'addressBlock'>): string {
@@ -40,6 +45,18 @@ export function nodeBudgetFiles(s: BudgetSettings, nodeName: string): string[] {
   const cores = nodeCores(s, nodeName);
   if (cores === 0) return [];
   return CpuBudget.create({ rehearsal: rehearsalCgroupName(s), host: nodeName, cores }).procsFiles;
+}
+
+/** Cores of this machine a pooler host gets (0: no budget). */
+export function poolerCores(s: Pick<ResolvedSettings, 'coresPerVcpu' | 'poolerVcpus'>): number {
+  return s.poolerVcpus * s.coresPerVcpu;
+}
+
+/** Makes the pooler host's budget and returns its cgroup.procs files; none without budgets. */
+export function poolerBudgetFiles(s: Pick<ResolvedSettings, 'addressBlock' | 'coresPerVcpu' | 'poolerVcpus'>, host: PoolerHost): string[] {
+  const cores = poolerCores(s);
+  if (cores === 0) return [];
+  return CpuBudget.create({ rehearsal: rehearsalCgroupName(s), host, cores }).procsFiles;
 }
 
 /** Removes every budget of the rehearsal; its processes must be stopped first. */

@@ -4,6 +4,7 @@
  * the health checker re-points the read/write endpoint.
  */
 import { RehearsalOperationError } from './errors';
+import { moveClusterEndpoint } from './network/rehearsal-network';
 import { adminTarget, follow, promote, setSynchronous, waitStreaming, type PostgresContext } from './postgres';
 import { isOurs, killProcess } from './processes';
 import type { RunningRehearsal } from './running';
@@ -49,6 +50,8 @@ export async function failover(run: RunningRehearsal, timeoutMs: number): Promis
   const promotedAfterMs = Date.now() - started;
   run.state.writerName = chosen.name;
   run.save();
+  // Aurora moves the cluster endpoint's DNS name to the promoted instance.
+  moveClusterEndpoint(run.state.settings, chosen.name);
 
   const followers = live.slice(1).map((p) => p.node);
   await Promise.all(followers.map((f) => follow(ctx, f, chosen)));

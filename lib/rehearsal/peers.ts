@@ -178,15 +178,15 @@ export async function haproxyAddServer(socket: string, backend: Backend): Promis
   }
 }
 
-export function launchHaproxy(spec: HaproxySpec, paths: HaproxyPaths, program: string, user: OsUser | undefined): TrackedProcess {
+export function launchHaproxy(spec: HaproxySpec, paths: HaproxyPaths, program: string, user: OsUser | undefined, cgroupProcsFiles: ReadonlyArray<string> = []): TrackedProcess {
   mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
   chownTo(user, paths.dir);
   writeOwned(paths.configFile, renderHaproxyConfig(spec), user);
   // -db: stay in the foreground, so the tracked pid is the proxy itself.
-  return spawnDaemon({ name: 'haproxy', kind: 'haproxy', program, args: ['-db', '-f', paths.configFile], logFile: paths.logFile, cwd: paths.dir, user, namespace: namespaceOfAddress(spec.listenAddress) });
+  return spawnDaemon({ name: 'haproxy', kind: 'haproxy', program, args: ['-db', '-f', paths.configFile], logFile: paths.logFile, cwd: paths.dir, user, namespace: namespaceOfAddress(spec.listenAddress), cgroupProcsFiles });
 }
 
-export function launchPgpool(spec: PgpoolSpec, program: string, user: OsUser | undefined): TrackedProcess {
+export function launchPgpool(spec: PgpoolSpec, program: string, user: OsUser | undefined, cgroupProcsFiles: ReadonlyArray<string> = []): TrackedProcess {
   const paths = spec.paths;
   mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
   chownTo(user, paths.dir);
@@ -205,5 +205,6 @@ export function launchPgpool(spec: PgpoolSpec, program: string, user: OsUser | u
     cwd: paths.dir,
     user,
     namespace: namespaceOfAddress(spec.listenAddress),
+    cgroupProcsFiles,
   });
 }

@@ -46,6 +46,8 @@ export interface PoolerLaunch {
   readonly program: string;
   readonly cwd: string;
   readonly user: OsUser | undefined;
+  /** The pooler host's CPU budget the process joins. */
+  readonly cgroupProcsFiles: ReadonlyArray<string>;
 }
 
 /** (Re)writes the process's ini, readable only by the server user, and makes its socket directory. */
@@ -57,7 +59,7 @@ export function writePoolerConfig(p: Pick<PoolerLaunch, 'spec' | 'proc' | 'peers
 
 export function launchPooler(p: PoolerLaunch): TrackedProcess {
   writePoolerConfig(p);
-  return spawnDaemon({ name: p.name, kind: 'pgbouncer', program: p.program, args: [p.paths.configFile], logFile: p.paths.logFile, cwd: p.cwd, user: p.user, namespace: namespaceOfAddress(p.spec.listenAddress) });
+  return spawnDaemon({ name: p.name, kind: 'pgbouncer', program: p.program, args: [p.paths.configFile], logFile: p.paths.logFile, cwd: p.cwd, user: p.user, namespace: namespaceOfAddress(p.spec.listenAddress), cgroupProcsFiles: p.cgroupProcsFiles });
 }
 
 /** One statement on a process's admin console, through its Unix socket. */

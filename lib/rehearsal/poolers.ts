@@ -52,11 +52,13 @@ export interface PoolerContext {
   readonly program: string;
   readonly secrets: Secrets;
   readonly user: OsUser | undefined;
+  /** The pooler host's CPU budget (PgBouncerState.cgroupProcsFiles). */
+  readonly cgroupProcsFiles: ReadonlyArray<string>;
 }
 
 /** The context from a rehearsal's state (start.ts and the health checker both build it so). */
 export function poolerContext(state: RehearsalState, layout: WorkDirLayout, secrets: Secrets, user: OsUser | undefined): PoolerContext {
-  return { layout, endpoints: { readWrite: state.pgbouncer.readWrite, readOnly: state.pgbouncer.readOnly }, program: state.pgbouncer.program, secrets, user };
+  return { layout, endpoints: { readWrite: state.pgbouncer.readWrite, readOnly: state.pgbouncer.readOnly }, program: state.pgbouncer.program, secrets, user, cgroupProcsFiles: state.pgbouncer.cgroupProcsFiles ?? [] };
 }
 
 export function poolerName(endpoint: PoolerEndpoint, peerId: number): string {
@@ -100,7 +102,7 @@ export class Poolers {
     const paths = this.ctx.layout.pgbouncer(name);
     const proc: PoolerProcessSpec = { peerId: record.peerId, host: record.host, slot: record.slot, pidFile: paths.pidFile, unixSocketDir: paths.socketDir };
     const peers: PoolerPeer[] = peerIds.map((peerId) => ({ peerId, unixSocketDir: this.socketDir(record.endpoint, peerId) }));
-    return { spec: this.ctx.endpoints[record.endpoint], proc, peers, paths, name, program: this.ctx.program, cwd: this.ctx.layout.pgbouncerDir, user: this.ctx.user };
+    return { spec: this.ctx.endpoints[record.endpoint], proc, peers, paths, name, program: this.ctx.program, cwd: this.ctx.layout.pgbouncerDir, user: this.ctx.user, cgroupProcsFiles: this.ctx.cgroupProcsFiles };
   }
 
   private port(endpoint: PoolerEndpoint): number {

@@ -9,7 +9,7 @@ import type { RehearsalSettings } from './settings';
  * the bad value and the fix. They run before the rehearsal starts anything.
  */
 /** The settings the rules read (each documented on RehearsalSettings). */
-export type RehearsalRuleInput = Pick<RehearsalSettings, 'replicas' | 'addressBlock' | 'port' | 'maxConnections' | 'sizingMaxConnections' | 'pool' | 'maxClientConnections' | 'poolerProcesses'>;
+export type RehearsalRuleInput = Pick<RehearsalSettings, 'replicas' | 'addressBlock' | 'port' | 'maxConnections' | 'sizingMaxConnections' | 'pool' | 'maxClientConnections' | 'poolerProcesses' | 'poolerVcpus'>;
 
 /** Aurora's limit, and the rehearsal's address plan has room for it. */
 export const REHEARSAL_MAX_REPLICAS = 15;
@@ -69,6 +69,7 @@ export const REHEARSAL_RULES: ReadonlyArray<Rule<RehearsalRuleInput>> = [
     max: REHEARSAL_MAX_POOLER_PROCESSES,
     fix: 'set how many PgBouncer processes share each endpoint per pool target (2 shows a crashed one being covered)',
   }),
+  integerRange({ id: 'rehearsal-pooler-vcpus', properties: ['poolerVcpus'], min: 1, max: 64, fix: 'set the vCPUs of the pooler host the CPU budget of the pooling tier is scaled from' }),
   custom({
     id: 'rehearsal-pool-split-over-processes',
     properties: ['poolerProcesses', 'pool', 'maxConnections'],

@@ -62,6 +62,12 @@ export interface RehearsalSettings {
    */
   readonly coresPerVcpu?: number;
   /**
+   * vCPUs of the pooler host the pooling tier stands in for: with CPU budgets, the PgBouncer processes of
+   * both endpoints share one budget of poolerVcpus x coresPerVcpu, and HAProxy and pgpool-II each get one
+   * of the same size (default REHEARSAL_POOLER_VCPUS).
+   */
+  readonly poolerVcpus?: number;
+  /**
    * The deployment rehearsed (`rehearse up --from`): its endpoints, consumer VPCs, consumers and names.
    * Default: none, a fixed consumer VPC `app` with a read-only and a read/write endpoint.
    */
@@ -74,6 +80,12 @@ export type ResolvedSettings = Required<Omit<RehearsalSettings, 'deployment'>> &
 export const DEFAULT_ADDRESS_BLOCK: string = LOOPBACK_BLOCKS.default.block;
 export const DEFAULT_WORK_DIR = '.rehearsal';
 export const DEFAULT_POOLER_PROCESSES = 2;
+/**
+ * RDS Proxy publishes no capacity per proxy; the rehearsal gives its pooling tier a host of 4 vCPUs (an
+ * m7g.xlarge's), the size of a reader it pools for, so under budgets the pooler is neither the
+ * bottleneck of a bench nor free CPU the instances lack.
+ */
+export const REHEARSAL_POOLER_VCPUS = 4;
 
 export function resolveSettings(settings: RehearsalSettings = {}, cwd = process.cwd()): ResolvedSettings {
   const workDir = settings.workDir ?? DEFAULT_WORK_DIR;
@@ -95,6 +107,7 @@ export function resolveSettings(settings: RehearsalSettings = {}, cwd = process.
     startTimeoutMs: settings.startTimeoutMs ?? 90000,
     network: settings.network ?? 'loopback',
     coresPerVcpu: settings.coresPerVcpu ?? 0,
+    poolerVcpus: settings.poolerVcpus ?? REHEARSAL_POOLER_VCPUS,
     ...(settings.deployment !== undefined ? { deployment: settings.deployment } : {}),
   };
 }

@@ -8,6 +8,7 @@ import { REHEARSAL_MAX_REPLICAS } from './rules';
 import { applyConsumerRoles } from './consumer-roles';
 import type { Binaries } from './binaries';
 import { RehearsalStartError } from './errors';
+import { poolerBudgetFiles } from './cpu-budgets';
 import { launchHealthSupervisor, readSupervisorReport } from './health-supervisor';
 import type { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
@@ -89,6 +90,7 @@ export async function initialState(settings: ResolvedSettings, layout: WorkDirLa
       program: installPgBouncer(bin.pgbouncer, layout),
       readWrite: withConsumerEndpoint(settings, pgbouncer('read-write', plan.readWrite), 'readWrite'),
       readOnly: withConsumerEndpoint(settings, pgbouncer('read-only', plan.readOnly, { user: secrets.readOnlyServerUser, password: secrets.readOnlyServerPassword }), 'readOnly'),
+      cgroupProcsFiles: poolerBudgetFiles(settings, 'pgbouncer'),
     },
     processes: [],
   };
@@ -113,13 +115,14 @@ async function startPeers(run: RunningRehearsal, bin: Required<Binaries>, writer
   const plan = run.state.plan;
   const backends = replicas.map((r) => ({ name: r.name, address: r.address, port: r.port }));
   const haproxy = run.track(
-    launchHaproxy({ listenAddress: plan.haproxy, listenPort: s.port, replicas: backends, maxClientConnections: s.maxClientConnections, adminSocket: run.layout.haproxy.adminSocket }, run.layout.haproxy, bin.haproxy, run.user),
+    launchHaproxy({ listenAddress: plan.haproxy, listenPort: s.port, replicas: backends, maxClientConnections: s.maxClientConnections, adminSocket: run.layout.haproxy.adminSocket }, run.layout.haproxy, bin.haproxy, run.user, poolerBudgetFiles(s, 'haproxy')),
   );
   const pgpool = run.track(
     launchPgpool(
       { listenAddress: plan.pgpool, listenPort: s.port, paths: run.layout.pgpool, writer: { name: writer.name, address: writer.address, port: writer.port }, replicas: backends, secrets: run.secrets, tls: run.state.tls, children: 16 },
       bin.pgpool,
       run.user,
+      poolerBudgetFiles(s, 'pgpool'),
     ),
   );
   await waitEndpoint(run, run.endpoints.haproxy!, haproxy, timeoutMs());

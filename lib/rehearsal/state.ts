@@ -22,6 +22,8 @@ export interface PgBouncerState {
   readonly program: string;
   readonly readWrite: PgBouncerEndpointSpec;
   readonly readOnly: PgBouncerEndpointSpec;
+  /** The pooler host's CPU budget every process joins, restarted ones too (cpu-budgets.ts); empty without budgets. */
+  readonly cgroupProcsFiles: ReadonlyArray<string>;
 }
 
 export interface RehearsalState {

@@ -117,7 +117,7 @@ describe('PgBouncer configuration from the kit pool settings', () => {
 });
 
 describe('rehearsal rules', () => {
-  const ok = { replicas: 2, addressBlock: '127.0.10', port: 5432, maxConnections: 100, pool: DEFAULT_POOL_SETTINGS, maxClientConnections: 1000, poolerProcesses: 2 };
+  const ok = { replicas: 2, addressBlock: '127.0.10', port: 5432, maxConnections: 100, pool: DEFAULT_POOL_SETTINGS, maxClientConnections: 1000, poolerProcesses: 2, poolerVcpus: 4 };
 
   test('GIVEN the defaults WHEN validating THEN there is no problem', () => {
     expect(runRules(REHEARSAL_RULES, ok)).toEqual([]);
@@ -131,6 +131,7 @@ describe('rehearsal rules', () => {
     [{ port: 80 }, /^port 80 is out of range/],
     [{ pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 0 } }, /^pool: maxConnectionsPercent 0 is out of range/],
     [{ poolerProcesses: 0 }, /^poolerProcesses 0 is out of range: set how many PgBouncer processes/],
+    [{ poolerVcpus: 0.5 }, /^poolerVcpus 0\.5 is out of range: set the vCPUs of the pooler host .* \(an integer from 1 to 64\)$/],
     [{ poolerProcesses: 6, maxConnections: 10, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 50 } }, /^poolerProcesses 6 exceeds the pool size 5 each target's processes split between them \(PgBouncer reads a pool_size of 0 as unlimited\): lower poolerProcesses to 5 or raise maxConnectionsPercent$/],
     [{ sizingMaxConnections: 1000, maxConnections: 100 }, /^pool size 1000 \(maxConnectionsPercent 100 of max_connections 1000\) exceeds the replicas' maxConnections 100: lower maxConnectionsPercent to 10 or less, or raise maxConnections to 1000$/],
   ])('GIVEN %p WHEN validating THEN the message names the setting, the value and the fix', (bad, message) => {
@@ -180,8 +181,8 @@ describe('refusals before anything starts', () => {
 
 describe('CLI arguments and peer configs', () => {
   test('GIVEN CLI flags WHEN parsed THEN they become rehearsal settings', () => {
-    const settings = settingsFrom(parseArgs(['up', '--replicas', '3', '--async', '--work-dir=/tmp/x', '--max-connections-percent', '50', '--pooler-processes', '3']));
-    expect(settings).toEqual({ replicas: 3, synchronous: false, workDir: '/tmp/x', poolerProcesses: 3, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 50, connectionBorrowTimeoutSeconds: 120 } });
+    const settings = settingsFrom(parseArgs(['up', '--replicas', '3', '--async', '--work-dir=/tmp/x', '--max-connections-percent', '50', '--pooler-processes', '3', '--pooler-vcpus', '2']));
+    expect(settings).toEqual({ replicas: 3, synchronous: false, workDir: '/tmp/x', poolerProcesses: 3, poolerVcpus: 2, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 50, connectionBorrowTimeoutSeconds: 120 } });
     expect(() => parseArgs(['up', '--bogus'])).toThrow(/unknown option --bogus/);
     expect(() => parseArgs(['launch'])).toThrow(/unknown command launch/);
   });

@@ -6,11 +6,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { buildSync } from 'esbuild';
-import { chmodSync, mkdtempSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { consumerEnvironment, type EndpointRole, type TlsConfig } from '../../lambda/src/environment';
-import { consumerVpcEndpoints, lambdaEnvironment, listNamespaces, rehearsalNetworkPlan, serverOsUser, simulateInvocations, type RehearsalStatus } from '../../lib/rehearsal';
+import { consumerVpcEndpoints, cpuBudgetsUnavailable, lambdaEnvironment, listNamespaces, readPoolers, REHEARSAL_CLUSTER, WorkDirLayout, rehearsalAwsNames, rehearsalCgroupName, rehearsalNetworkPlan, serverOsUser, simulateInvocations, type RehearsalStatus } from '../../lib/rehearsal';
 import { CONNECT_PROBE, liveUnavailable, runNode, tsNodeArgs } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
 
@@ -28,7 +28,7 @@ live("a rehearsal with network 'namespaces'", () => {
   let status: RehearsalStatus;
 
   beforeAll(async () => {
-    started = await startRehearsal('namespacesSuite', { network: 'namespaces', peers: false });
+    started = await startRehearsal('namespacesSuite', { network: 'namespaces', peers: false, coresPerVcpu: cpuBudgetsUnavailable() === undefined ? 0.1 : 0 });
     status = await started.rehearsal.status();
   }, 120_000);
 
@@ -105,6 +105,40 @@ live("a rehearsal with network 'namespaces'", () => {
     const results = await runNode<Record<string, string>>({ namespace: consumer().namespace, args: ['-e', CONNECT_PROBE, ...targets] });
     expect(Object.values(results)).toEqual(['ENETUNREACH', 'ENETUNREACH', 'ENETUNREACH', 'ENETUNREACH']);
   });
+
+  test('GIVEN CPU budgets WHEN the pooler runs THEN every PgBouncer process shares the pooler host\'s budget, restarted ones too', async () => {
+    const run = started!.rehearsal;
+    const expected = `${Math.round(run.settings.poolerVcpus * run.settings.coresPerVcpu * 100_000)}`;
+    const poolers = () => readPoolers(new WorkDirLayout(run.workDir)).map((r) => r.process);
+    const budgetOf = (pid: number) => /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(.*)$/m.exec(readFileSync(`/proc/${pid}/cgroup`, 'utf8'))?.[1];
+    for (const p of poolers()) {
+      expect([p.name, budgetOf(p.pid)]).toEqual([p.name, `/aurora-proxy-kit/${rehearsalCgroupName(run.settings)}/pgbouncer`]);
+    }
+    expect(readFileSync(`/sys/fs/cgroup/cpu${budgetOf(poolers()[0]!.pid)}/cpu.cfs_quota_us`, 'utf8').trim()).toBe(expected);
+    // A crashed process comes back inside the budget (the health checker restarts it).
+    const victim = poolers().find((p) => p.name === 'pgbouncer-ro-1')!;
+    process.kill(victim.pid, 'SIGKILL');
+    const deadline = Date.now() + 15_000;
+    let restarted = poolers().find((p) => p.name === victim.name)!;
+    // Restarted once the wrapper has joined the budget and exec'd PgBouncer itself.
+    const execd = (pid: number) => { try { return readlinkSync(`/proc/${pid}/exe`) === restarted.program; } catch { return false; } };
+    while ((restarted.pid === victim.pid || !execd(restarted.pid)) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      restarted = poolers().find((p) => p.name === victim.name)!;
+    }
+    expect(restarted.pid).not.toBe(victim.pid);
+    expect(budgetOf(restarted.pid)).toBe(`/aurora-proxy-kit/${rehearsalCgroupName(run.settings)}/pgbouncer`);
+  }, 30_000);
+
+  test('GIVEN the cluster endpoint by name WHEN the writer fails over THEN every namespace resolves it to the promoted instance', async () => {
+    const run = started!.rehearsal;
+    const cluster = rehearsalAwsNames(run.settings).clusterEndpoint(REHEARSAL_CLUSTER);
+    const plan = rehearsalNetworkPlan(run.settings);
+    const resolve = (ns: string) => execFileSync('ip', ['netns', 'exec', ns, 'getent', 'hosts', cluster], { encoding: 'utf8' }).split(/\s+/)[0];
+    for (const ns of plan.namespaces) expect([ns, resolve(ns)]).toEqual([ns, run.plan.writer]);
+    const report = await run.failover();
+    for (const ns of plan.namespaces) expect([ns, resolve(ns)]).toEqual([ns, report.newWriterAddress]);
+  }, 60_000);
 
   test('GIVEN the rehearsal WHEN brought down THEN its namespaces are gone too', async () => {
     const namespaces = rehearsalNetworkPlan(started!.rehearsal.settings).namespaces;

@@ -123,6 +123,14 @@ describe("a rehearsal's own network (network 'namespaces')", () => {
     expect(app.readOnly.host.endsWith(app.tlsServerName.slice('rehearsal'.length))).toBe(true);
   });
 
+  test('GIVEN the rehearsal\'s plan WHEN the writer changes THEN the cluster endpoint\'s name moves to the new writer, as Aurora\'s DNS moves it', () => {
+    const clusterLine = (writerKey?: string) => rehearsalNetworkPlan(settings, writerKey).hostsFile.split('\n').filter((l) => /\srehearsal\.cluster-[a-z0-9]{12}\./.test(l));
+    expect(clusterLine()).toEqual([expect.stringMatching(/^198\.18\.10\.2\twriter\.[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com rehearsal\.cluster-[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$/)]);
+    expect(clusterLine('replica1')).toEqual([expect.stringMatching(/^198\.18\.10\.3\treplica1\.\S+ rehearsal\.cluster-/)]);
+    // The reader endpoint stays on HAProxy, its analog.
+    expect(rehearsalNetworkPlan(settings, 'replica1').hostsFile).toMatch(/^198\.18\.10\.103\trehearsal\.cluster-ro-[a-z0-9]{12}\./m);
+  });
+
   test.each<[string, string | undefined]>([
     ['198.18.31.2', 'apk31-data'],
     ['198.19.4.101', 'apk260-data'],

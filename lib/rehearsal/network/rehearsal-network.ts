@@ -3,7 +3,8 @@
  * `down` in another process finds the same plan:
  *
  * - data VPC (apk<n>-data): the instances and the servers at the loopback plan's last octets, named
- *   as AWS names them: `writer` / `replica<i>` instance endpoints, the proxy's default endpoint on the
+ *   as AWS names them: `writer` / `replica<i>` instance endpoints, the cluster (writer) endpoint on the
+ *   instance that is the writer now (moved at failover, as Aurora's DNS moves it), the proxy's default endpoint on the
  *   read/write PgBouncer (.101), the cluster's reader endpoint on HAProxy (.103, its analog);
  * - consumer VPC `app` (apk<n>-app): the proxy's custom endpoints `read-only` and `read-write`, on
  *   which the read-only and read/write PgBouncers listen too, as RDS Proxy's endpoints put ENIs in a
@@ -19,7 +20,7 @@ import { REHEARSAL_MAX_REPLICAS } from '../rules';
 import { addressPlan, type ResolvedSettings } from '../settings';
 import type { PgBouncerEndpointSpec } from '../pgbouncer-config';
 import { addressOf, consumerOf, networkPrefix, planNetwork, type NetworkPlan } from './plan';
-import { networkNamespacesUnavailable, setUpNetwork, tearDownNetwork } from './setup';
+import { networkNamespacesUnavailable, rewriteHostsFiles, setUpNetwork, tearDownNetwork } from './setup';
 
 /** The proxy's and the cluster's names in the rehearsal's AWS-shaped names. */
 export const REHEARSAL_PROXY = 'rehearsal';
@@ -72,18 +73,24 @@ function lastOctet(address: string): number {
   return Number(address.split('.')[3]);
 }
 
-export function rehearsalNetworkPlan(s: NetworkSettings): NetworkPlan {
+/**
+ * The plan, with the cluster endpoint on `writerKey` (the node that is the writer now: the state's
+ * writerName; `writer` until a failover).
+ */
+export function rehearsalNetworkPlan(s: NetworkSettings, writerKey = 'writer'): NetworkPlan {
   // Every replica address the block can hold, so a replica added later (addReplica) has its address.
   const plan = addressPlan({ addressBlock: s.addressBlock, replicas: REHEARSAL_MAX_REPLICAS, network: 'namespaces' });
   const names = rehearsalAwsNames(s);
+  const cluster = s.deployment?.clusterName ?? REHEARSAL_CLUSTER;
+  const instance = (key: string): string[] => [names.instanceEndpoint(key), ...(key === writerKey ? [names.clusterEndpoint(cluster)] : [])];
   return planNetwork({
     addressBlock: s.addressBlock,
     dataHosts: [
-      { key: 'writer', hostNumber: lastOctet(plan.writer), names: [names.instanceEndpoint('writer')] },
-      ...plan.replicas.map((a, i) => ({ key: `replica${i + 1}`, hostNumber: lastOctet(a), names: [names.instanceEndpoint(`replica${i + 1}`)] })),
+      { key: 'writer', hostNumber: lastOctet(plan.writer), names: instance('writer') },
+      ...plan.replicas.map((a, i) => ({ key: `replica${i + 1}`, hostNumber: lastOctet(a), names: instance(`replica${i + 1}`) })),
       { key: 'read-write', hostNumber: lastOctet(plan.readWrite), names: [names.proxyDefaultEndpoint(proxyName(s))] },
       { key: 'read-only', hostNumber: lastOctet(plan.readOnly) },
-      { key: 'haproxy', hostNumber: lastOctet(plan.haproxy), names: [names.readerEndpoint(s.deployment?.clusterName ?? REHEARSAL_CLUSTER)] },
+      { key: 'haproxy', hostNumber: lastOctet(plan.haproxy), names: [names.readerEndpoint(cluster)] },
       { key: 'pgpool', hostNumber: lastOctet(plan.pgpool) },
     ],
     consumers: consumerVpcKeys(s).map((vpc) => ({
@@ -171,6 +178,14 @@ export function effectiveNetwork(s: ResolvedSettings): ResolvedSettings {
 /** Makes the rehearsal's namespaces (network 'namespaces'); nothing for loopback. */
 export async function setUpRehearsalNetwork(s: NetworkSettings & Pick<ResolvedSettings, 'network'>): Promise<void> {
   if (s.network === 'namespaces') await setUpNetwork(rehearsalNetworkPlan(s));
+}
+
+/**
+ * Moves the cluster endpoint's name to the new writer in every namespace's hosts file (in place, so
+ * processes already running in a namespace resolve the new address too); nothing for loopback.
+ */
+export function moveClusterEndpoint(s: NetworkSettings & Pick<ResolvedSettings, 'network'>, writerKey: string): void {
+  if (s.network === 'namespaces') rewriteHostsFiles(rehearsalNetworkPlan(s, writerKey));
 }
 
 /** Removes them once the servers are stopped; nothing for loopback (or a state written before the setting existed). */

@@ -95,6 +95,14 @@ function writeHostsFiles(plan: NetworkPlan, etc: string): void {
   }
 }
 
+/**
+ * Rewrites the hosts files of a plan's namespaces, in place: `ip netns exec` bind-mounts the file
+ * itself, so a renamed-over file would leave running processes on the old one.
+ */
+export function rewriteHostsFiles(plan: NetworkPlan, etc = NETNS_ETC): void {
+  for (const ns of plan.namespaces) if (existsSync(join(etc, ns))) writeFileSync(join(etc, ns, 'hosts'), plan.hostsFile);
+}
+
 async function build(plan: NetworkPlan, etc: string): Promise<void> {
   await makeDataNamespace(plan);
   await ensureUnreachableRange();
