@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { findPgBouncer, findPostgres15BinDir } from '../rehearsal';
+import { findPgBouncer, findPostgres15BinDir, REHEARSAL_POOLER_VCPUS } from '../rehearsal';
 import { pgbenchPath } from './pgbench';
 import { benchShape } from './scope';
 import { round } from './stats';
@@ -24,7 +24,7 @@ export function hostInfo(): BenchEnvironment['host'] {
     memoryGiB: round(totalmem() / 1024 ** 3, 1),
     kernel: release(),
     node: process.version,
-    rehearsal: shape.network === 'namespaces' ? `instances in a data namespace, each under a CPU budget of ${shape.coresPerVcpu} core per vCPU of db.r6gd.xlarge (${round(4 * (shape.coresPerVcpu ?? 0), 2)} core)` : 'loopback, no CPU budgets (not root)',
+    rehearsal: shape.network === 'namespaces' ? `instances in a data namespace, each under a CPU budget of ${shape.coresPerVcpu} core per vCPU of db.r6gd.xlarge (${round(4 * (shape.coresPerVcpu ?? 0), 2)} core); each pooler under a ${REHEARSAL_POOLER_VCPUS}-vCPU host's (${round(REHEARSAL_POOLER_VCPUS * (shape.coresPerVcpu ?? 0), 2)} core)` : 'loopback, no CPU budgets (not root)',
   };
 }
 
