@@ -6,8 +6,10 @@
  * Lambda read handler, CONNECTION_MODE per-invocation vs reuse, direct vs pooled (simulateInvocations:
  * one warm container, the cold start excluded).
  */
-import { Client } from 'pg';
-import { clientConfig, lambdaEnvironment, LOOPBACK_BLOCKS, simulateInvocations, type Endpoint, type Rehearsal } from '../../rehearsal';
+import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Client, type ClientConfig } from 'pg';
+import { clientConfig, lambdaEnvironment, LOOPBACK_BLOCKS, SCRAM_ITERATIONS, simulateInvocations, type Endpoint, type Rehearsal } from '../../rehearsal';
 import { CREATE_TABLE_SQL } from '../../../lambda/src/schema';
 import { atMost, fewerBy } from '../checks';
 import { runPgbench } from '../pgbench';
@@ -35,6 +37,60 @@ async function loops(endpoint: Endpoint, n: number, connect: boolean): Promise<L
     pgbenchLatencyAvgMs: r.latencyAvgMs,
     ...(r.connectAvgMs === undefined ? {} : { connectAvgMs: r.connectAvgMs }),
     errors: r.abortedClients + r.failedTransactions + (r.exitCode !== 0 && r.abortedClients === 0 ? 1 : 0),
+  };
+}
+
+interface ClientWorkFigures {
+  readonly connections: number;
+  /** open (TCP, TLS, SCRAM) + SELECT 1 + close, wall time per connection. */
+  readonly wallMsPerConnection: number;
+  /** This process's CPU (all threads) per connection: the client's own share of the work. */
+  readonly clientCpuMsPerConnection: number;
+  /** Of which SCRAM's key derivation (PBKDF2-HMAC-SHA-256 at SCRAM_ITERATIONS), done once per login. */
+  readonly scramKeyDerivationMs: number;
+  /** The rest of the client's CPU: the TLS handshake and the protocol. */
+  readonly tlsAndProtocolMs: number;
+  /** clientCpuMsPerConnection / wallMsPerConnection. */
+  readonly clientShareOfConnection: number;
+}
+
+async function openQueryClose(config: ClientConfig): Promise<void> {
+  const c = new Client(config);
+  c.on('error', () => undefined);
+  await c.connect();
+  try {
+    await c.query('SELECT 1');
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * How much of a connection's time is the client's own work (node-postgres, as the Lambda consumers
+ * connect): sequential open+query+close, this process's CPU against the wall clock. SCRAM's PBKDF2 is
+ * timed on its own, so the rest is the TLS handshake and the protocol.
+ */
+async function clientWork(endpoint: Endpoint, n: number): Promise<ClientWorkFigures> {
+  const config = clientConfig(endpoint, 10000);
+  for (let i = 0; i < 10; i++) await openQueryClose(config);
+  const cpuBefore = process.cpuUsage();
+  const wallBefore = performance.now();
+  for (let i = 0; i < n; i++) await openQueryClose(config);
+  const wallMs = (performance.now() - wallBefore) / n;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMs = (cpu.user + cpu.system) / 1000 / n;
+  const salt = randomBytes(16);
+  const scramBefore = process.cpuUsage();
+  for (let i = 0; i < n; i++) pbkdf2Sync(endpoint.password, salt, SCRAM_ITERATIONS, 32, 'sha256');
+  const scram = process.cpuUsage(scramBefore);
+  const scramMs = (scram.user + scram.system) / 1000 / n;
+  return {
+    connections: n,
+    wallMsPerConnection: round(wallMs, 3),
+    clientCpuMsPerConnection: round(cpuMs, 3),
+    scramKeyDerivationMs: round(scramMs, 3),
+    tlsAndProtocolMs: round(Math.max(0, cpuMs - scramMs), 3),
+    clientShareOfConnection: round(ratio(cpuMs, wallMs), 3),
   };
 }
 
@@ -88,6 +144,7 @@ export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioRes
       pooledQuery: await loops(pooled, n, false),
       directOpenQuery: await loops(direct, n, true),
       pooledOpenQuery: await loops(pooled, n, true),
+      clientWork: { direct: await clientWork(direct, ctx.quick ? 50 : 200), pooled: await clientWork(pooled, ctx.quick ? 50 : 200) },
       lambda: {
         directPerInvocation: await lambdaRun(direct, 'per-invocation', lambdaN),
         pooledPerInvocation: await lambdaRun(pooled, 'per-invocation', lambdaN),
@@ -101,6 +158,7 @@ export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioRes
   const ratios = {
     queryOnOpenConnection: round(ratio(figures.pooledQuery.msPerLoop, figures.directQuery.msPerLoop), 4),
     openPlusQuery: round(ratio(figures.pooledOpenQuery.msPerLoop, figures.directOpenQuery.msPerLoop), 4),
+    clientCpuPerConnection: round(ratio(figures.clientWork.pooled.clientCpuMsPerConnection, figures.clientWork.direct.clientCpuMsPerConnection), 4),
     lambdaPerInvocation: round(ratio(figures.lambda.pooledPerInvocation.meanMs, figures.lambda.directPerInvocation.meanMs), 4),
     lambdaReuseVsPerInvocationPooled: round(ratio(figures.lambda.pooledReuse.meanMs, figures.lambda.pooledPerInvocation.meanMs), 4),
   };
@@ -121,6 +179,7 @@ export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioRes
     checks,
     notes: [
       'msPerLoop = 1000 / pgbench tps (with -C pgbench includes the reconnection time in tps); each run follows a 100-loop warm-up.',
+      `The client's own work per connection (node-postgres open+SELECT 1+close, its process CPU): through PgBouncer ${figures.clientWork.pooled.clientCpuMsPerConnection} ms of ${figures.clientWork.pooled.wallMsPerConnection} ms (${round(figures.clientWork.pooled.clientShareOfConnection * 100, 1)}%), of which SCRAM's PBKDF2 ${figures.clientWork.pooled.scramKeyDerivationMs} ms and TLS + protocol ${figures.clientWork.pooled.tlsAndProtocolMs} ms; direct ${figures.clientWork.direct.clientCpuMsPerConnection} ms of ${figures.clientWork.direct.wallMsPerConnection} ms.`,
       'Lambda: the real read handler (lambda/src) in a worker thread, one warm container; mean/p50/p99 of the warm invocations.',
     ],
   };
