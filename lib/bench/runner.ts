@@ -12,6 +12,7 @@ import type { ScenarioContext } from './scenarios/context';
 import { readOnlyEndpoint } from './scenarios/read-only-endpoint';
 import { readWriteSplit } from './scenarios/read-write-split';
 import { readerAdded } from './scenarios/reader-added';
+import { transactionPooling } from './scenarios/transaction-pooling';
 import { SEED_SOURCES } from './seed-figures';
 import { round } from './stats';
 import { SCENARIO_NAMES, type BenchResult, type ScenarioName, type ScenarioResult } from './types';
@@ -21,6 +22,7 @@ export const SCENARIOS: Record<ScenarioName, (ctx: ScenarioContext) => Promise<S
   reader_added: readerAdded,
   connect_overhead: connectOverhead,
   read_write_split: readWriteSplit,
+  transaction_pooling: transactionPooling,
 };
 
 export interface BenchOptions {

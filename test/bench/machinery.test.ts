@@ -105,7 +105,7 @@ describe('report writers', () => {
     mode: 'quick',
     startedAt: '2025-01-01T00:00:00.000Z',
     durationSeconds: 2,
-    environment: { host: { cores: 2, cpuModel: 'cpu', memoryGiB: 24, kernel: '6', node: 'v20', rehearsal: 'loopback' }, versions: { postgresql: '15.18' }, scaling: { read_only_endpoint: 'scaled', reader_added: '', connect_overhead: '', read_write_split: '' } },
+    environment: { host: { cores: 2, cpuModel: 'cpu', memoryGiB: 24, kernel: '6', node: 'v20', rehearsal: 'loopback' }, versions: { postgresql: '15.18' }, scaling: { read_only_endpoint: 'scaled', reader_added: '', connect_overhead: '', read_write_split: '', transaction_pooling: '' } },
     scenarios: { read_only_endpoint: scenario, connect_overhead: { ...scenario, name: 'connect_overhead', checks: [], error: 'boom' } },
     summary: summarize({ read_only_endpoint: scenario, connect_overhead: { ...scenario, name: 'connect_overhead', checks: [], error: 'boom' } }),
   };
