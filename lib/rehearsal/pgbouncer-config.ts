@@ -1,5 +1,3 @@
-import { poolSizing, type PoolSettings } from '../model';
-
 /**
  * PgBouncer 1.24 configuration of one pooler process of a rehearsal endpoint, rendered from the
  * settings that size the AWS proxy: the same PoolSettings and max_connections go through
@@ -13,6 +11,10 @@ import { poolSizing, type PoolSettings } from '../model';
  * split over the processes of its group (shareOf), and [peers] lets any process forward a cancel
  * request to the process that owns the query.
  */
+import { poolSizing, type PoolSettings } from '../model';
+import { connValue, iniLines, iniValue, PGBOUNCER_MAX_PEER_ID, shareOf, sharedPgBouncerSettings, type IniSetting } from '../model/pgbouncer-ini';
+
+export { MAX_PREPARED_STATEMENTS, PGBOUNCER_MAX_PEER_ID, renderPgBouncerUserlist, SERVER_RESET_QUERY, shareOf, type PgBouncerUser } from '../model/pgbouncer-ini';
 
 /** Files every process of an endpoint reads; absolute paths. */
 export interface PgBouncerFiles {
@@ -85,55 +87,16 @@ export interface PgBouncerPoolSizes {
   readonly minPoolSize: number;
 }
 
-export const PGBOUNCER_MAX_PEER_ID = 16383;
-
-/**
- * Prepared statements kept per server connection (PgBouncer 1.24's default, written out): named
- * protocol-level statements (node-postgres `{ name }`, pgx, JDBC) work in transaction pooling.
- */
-export const MAX_PREPARED_STATEMENTS = 200;
-
-/**
- * Run after every transaction before the server connection goes back to the pool
- * (server_reset_query_always): whatever a client changed in its session (SET outside a transaction,
- * SET ROLE, temporary tables, advisory locks, LISTEN, open cursors) is gone before the next client
- * gets the connection. DISCARD ALL minus DEALLOCATE ALL: it keeps the statements PgBouncer itself
- * prepared (max_prepared_statements), which DISCARD ALL would drop after every transaction.
- */
-export const SERVER_RESET_QUERY = 'SET SESSION AUTHORIZATION DEFAULT; RESET ALL; CLOSE ALL; UNLISTEN *; SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES';
-
 /** One target's budget (the writer's, or each replica's): poolSizing() of its max_connections. */
 export function pgBouncerPoolSizes(spec: Pick<PgBouncerEndpointSpec, 'maxConnections' | 'pool'>): PgBouncerPoolSizes {
   const sizing = poolSizing(spec.maxConnections, spec.pool);
   return { poolSize: sizing.maxServerConnections, minPoolSize: Math.min(sizing.maxIdleServerConnections, sizing.maxServerConnections) };
 }
 
-/**
- * Slot `slot`'s share of `total` split over `parts`: floor(total / parts), plus one for the first
- * total % parts slots. The shares differ by at most one and add up to exactly `total`, so the
- * processes of a group never open more than the target's budget between them.
- */
-export function shareOf(total: number, parts: number, slot: number): number {
-  if (!Number.isInteger(parts) || parts < 1 || !Number.isInteger(slot) || slot < 0 || slot >= parts) throw new Error(`shareOf: slot ${slot} of ${parts} parts`);
-  return Math.floor(total / parts) + (slot < total % parts ? 1 : 0);
-}
-
 /** The pool of one process: its slot's share of its target's budget. */
 export function processPoolSizes(spec: Pick<PgBouncerEndpointSpec, 'maxConnections' | 'pool' | 'processesPerTarget'>, slot: number): PgBouncerPoolSizes {
   const budget = pgBouncerPoolSizes(spec);
   return { poolSize: shareOf(budget.poolSize, spec.processesPerTarget, slot), minPoolSize: shareOf(budget.minPoolSize, spec.processesPerTarget, slot) };
-}
-
-/** Values of pgbouncer.ini are bare; refuse anything that could break out of a line or a key. */
-function iniValue(name: string, value: string | number): string {
-  const text = String(value);
-  if (/[\r\n]/.test(text)) throw new Error(`pgbouncer setting ${name} contains a line break: ${JSON.stringify(text)}`);
-  return text;
-}
-
-/** libpq-style connection-string value for the [databases] and [peers] sections. */
-function connValue(value: string): string {
-  return /^[A-Za-z0-9_.,:/-]+$/.test(value) ? value : `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
 export function renderPgBouncerIni(spec: PgBouncerEndpointSpec, proc: PoolerProcessSpec, peers: ReadonlyArray<PoolerPeer>): string {
@@ -144,7 +107,7 @@ export function renderPgBouncerIni(spec: PgBouncerEndpointSpec, proc: PoolerProc
   if (!peers.some((p) => p.peerId === proc.peerId)) throw new Error(`pgbouncer endpoint ${spec.name}: peer ${proc.peerId} is missing from its own [peers] list`);
   const login = spec.serverLogin === undefined ? [] : [`user=${connValue(spec.serverLogin.user)}`, `password=${connValue(spec.serverLogin.password)}`];
   const db = [`host=${connValue(proc.host)}`, `port=${spec.serverPort}`, `dbname=${connValue(spec.database)}`, ...login, `pool_size=${poolSize}`, `min_pool_size=${minPoolSize}`, `max_db_connections=${poolSize}`].join(' ');
-  const settings: Array<[string, string | number]> = [
+  const settings: IniSetting[] = [
     ['listen_addr', [spec.listenAddress, ...(spec.extraListenAddresses ?? [])].join(',')],
     ['listen_port', spec.listenPort],
     // The endpoint's processes bind the same address:port; the kernel spreads new connections.
@@ -152,43 +115,19 @@ export function renderPgBouncerIni(spec: PgBouncerEndpointSpec, proc: PoolerProc
     ['peer_id', proc.peerId],
     ['unix_socket_dir', proc.unixSocketDir],
     ['pidfile', proc.pidFile],
-    // Transaction pooling is what RDS Proxy does: a server connection is borrowed per transaction.
-    ['pool_mode', 'transaction'],
-    ['max_client_conn', spec.maxClientConnections],
     ['default_pool_size', poolSize],
     ['max_db_connections', poolSize],
-    // No reserve pool: the pool size is the whole budget, as MaxConnectionsPercent is for RDS Proxy.
-    ['reserve_pool_size', 0],
-    // ConnectionBorrowTimeout: how long a client waits for a pooled connection.
-    ['query_wait_timeout', spec.pool.connectionBorrowTimeoutSeconds],
-    ['max_prepared_statements', MAX_PREPARED_STATEMENTS],
-    ['server_reset_query', SERVER_RESET_QUERY],
-    ['server_reset_query_always', 1],
-    // Spread server connections evenly instead of reusing the most recent (LIFO) one.
-    ['server_round_robin', 1],
-    ['server_login_retry', spec.serverLoginRetrySeconds ?? 1],
-    ['server_connect_timeout', spec.serverConnectTimeoutSeconds ?? 2],
-    // PgBouncer's default: a server connection idle for 30 s is checked before reuse. Checking every
-    // reuse (0) would add a round trip to every transaction; after a failover the health checker's
-    // RELOAD with the new host replaces the old server connections anyway.
-    ['server_check_delay', 30],
-    ['auth_type', 'scram-sha-256'],
-    ['auth_file', spec.files.authFile],
-    ['admin_users', spec.adminUser],
-    ['stats_users', spec.adminUser],
-    // RDS Proxy requires TLS from clients.
-    ['client_tls_sslmode', 'require'],
-    ['client_tls_cert_file', spec.files.tlsCertFile],
-    ['client_tls_key_file', spec.files.tlsKeyFile],
-    ['client_tls_ca_file', spec.files.tlsCaFile],
-    // The servers' certificate must chain to the rehearsal CA and name the address it is reached by.
-    ['server_tls_sslmode', 'verify-full'],
-    ['server_tls_ca_file', spec.files.tlsCaFile],
-    // Drivers such as JDBC and pgbench send these; PgBouncer would otherwise refuse the login.
-    ['ignore_startup_parameters', 'extra_float_digits,options'],
-    ['application_name_add_host', 0],
-    ['log_connections', 0],
-    ['log_disconnections', 0],
+    // After a failover the health checker's RELOAD with the new host replaces the old server connections.
+    ...sharedPgBouncerSettings({
+      maxClientConnections: spec.maxClientConnections,
+      connectionBorrowTimeoutSeconds: spec.pool.connectionBorrowTimeoutSeconds,
+      authFile: spec.files.authFile,
+      adminUser: spec.adminUser,
+      clientTls: { certFile: spec.files.tlsCertFile, keyFile: spec.files.tlsKeyFile, caFile: spec.files.tlsCaFile },
+      serverCaFile: spec.files.tlsCaFile,
+      ...(spec.serverLoginRetrySeconds === undefined ? {} : { serverLoginRetrySeconds: spec.serverLoginRetrySeconds }),
+      ...(spec.serverConnectTimeoutSeconds === undefined ? {} : { serverConnectTimeoutSeconds: spec.serverConnectTimeoutSeconds }),
+    }),
   ];
   return [
     `; PgBouncer endpoint "${spec.name}", peer ${proc.peerId}, rendered by aurora-proxy-kit lib/rehearsal/pgbouncer-config.ts; do not edit.`,
@@ -200,22 +139,7 @@ export function renderPgBouncerIni(spec: PgBouncerEndpointSpec, proc: PoolerProc
     ...[...peers].sort((a, b) => a.peerId - b.peerId).map((p) => `${p.peerId} = ${iniValue('[peers]', `host=${connValue(p.unixSocketDir)} port=${spec.listenPort}`)}`),
     '',
     '[pgbouncer]',
-    ...settings.map(([k, v]) => `${k} = ${iniValue(k, v)}`),
+    ...iniLines(settings),
     '',
   ].join('\n');
-}
-
-export interface PgBouncerUser {
-  readonly name: string;
-  /** Plain text or a SCRAM-SHA-256 secret; PgBouncer needs the plain text to log in to the server as the client. */
-  readonly password: string;
-}
-
-/** auth_file lines: "user" "password", with double quotes doubled. */
-export function renderPgBouncerUserlist(users: ReadonlyArray<PgBouncerUser>): string {
-  const quote = (s: string): string => {
-    if (/[\r\n]/.test(s)) throw new Error('pgbouncer auth_file entries cannot contain line breaks');
-    return `"${s.replace(/"/g, '""')}"`;
-  };
-  return users.map((u) => `${quote(u.name)} ${quote(u.password)}`).join('\n') + '\n';
 }

@@ -1,0 +1,232 @@
+/**
+ * The PgBouncer engine's fleet (docs/PGBOUNCER-ENGINE.md): which PgBouncer processes run on each
+ * pooler host, how each target's budget is split over the whole fleet, and the files that configure
+ * them. Every host of the Auto Scaling group runs the same processes (one launch template), so the
+ * plan is per host and the fleet's size divides the budgets.
+ *
+ * Per host, per listener, processes share one port (so_reuseport) with [peers] between them:
+ * - read/write: one process per vCPU, pooling for the writer through the cluster endpoint's DNS name;
+ * - read-only: for each reader, max(1, floor(vCPUs / readers)) processes pooling for that reader's
+ *   instance endpoint, so each reader has pools of its own and no reader exceeds its budget.
+ * A target's pool (poolSizing of its max_connections) is split evenly over every process of the fleet
+ * that pools for it, rounded down, so the fleet never opens more than the budget.
+ *
+ * Server host names are deploy-time values: the files carry `${Name}` placeholders, which CloudFormation's
+ * Fn::Sub and Terraform's templatefile both substitute (FLEET_PLACEHOLDERS).
+ */
+import { iniLines, connValue, iniValue, PGBOUNCER_MAX_PEER_ID, renderPgBouncerUserlist, sharedPgBouncerSettings, type IniSetting, type PgBouncerUser } from './pgbouncer-ini';
+import { custom, integerRange, runRules, type Rule } from './rule-table';
+import { poolSizing, type PoolSettings } from './sizing';
+
+export type FleetListener = 'readWrite' | 'readOnly';
+
+/** What decides the fleet's processes and pools. */
+export interface PoolerFleetSpec {
+  /** Hosts in the Auto Scaling group (fixed: min = max = desired). */
+  readonly hosts: number;
+  readonly vcpusPerHost: number;
+  /** Reader instances of the cluster the read-only listener pools for. */
+  readonly readers: number;
+  /** max_connections of each instance (the cluster's default for its class, or the parameter group's). */
+  readonly maxConnections: number;
+  readonly pool: PoolSettings;
+  /** The NLB listeners' TCP idle timeout (tcp.idle_timeout.seconds). */
+  readonly tcpIdleTimeoutSeconds: number;
+  /** Client connections each process accepts. @default 1000 */
+  readonly maxClientConnections?: number;
+}
+
+export const DEFAULT_FLEET_HOSTS = 2;
+/** The NLB's own default (Elastic Load Balancing User Guide, update-idle-timeout). */
+export const NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS = 350;
+/** Aurora's endpoints are DNS names with a 5-second TTL (Aurora User Guide, Aurora.Endpoints). */
+export const AURORA_ENDPOINT_DNS_TTL_SECONDS = 5;
+
+/** The ports PgBouncer listens on, on each host; the NLB's listeners forward to them. */
+export const FLEET_PORTS: Readonly<Record<FleetListener, number>> = { readWrite: 6432, readOnly: 6433 };
+
+/**
+ * Where the files live on a host (Debian's pgbouncer package layout), below a root: `/` on AWS, a
+ * directory when the rehearsal runs the same bootstrap. The bootstrap renders with FLEET_ROOT_MARKER
+ * and replaces it as it writes the files.
+ */
+export const FLEET_PATHS = {
+  dir: 'etc/pgbouncer',
+  commonIni: 'etc/pgbouncer/common.ini',
+  authFile: 'etc/pgbouncer/userlist.txt',
+  tlsCertFile: 'etc/pgbouncer/tls/server.crt',
+  tlsKeyFile: 'etc/pgbouncer/tls/server.key',
+  tlsCaFile: 'etc/pgbouncer/tls/ca.crt',
+  /** The RDS CA bundle the servers' certificates chain to. */
+  rdsCaBundle: 'etc/pgbouncer/tls/rds-ca-bundle.pem',
+  runDir: 'run/pgbouncer',
+} as const;
+
+export const FLEET_ROOT_MARKER = '@APK_ROOT@';
+
+/** A FLEET_PATHS entry below `root` ('' for /). */
+export function fleetPath(root: string, relative: string): string {
+  return `${root}/${relative}`;
+}
+
+export const FLEET_ADMIN_USER = 'pgbouncer_admin';
+
+/** Placeholders in the rendered files: the cluster endpoint, reader i's instance endpoint (1-based), the database. */
+export const FLEET_PLACEHOLDERS = {
+  clusterEndpoint: '${ClusterEndpoint}',
+  readerEndpoint: (i: number): string => `\${ReaderEndpoint${i}}`,
+  databaseName: '${DatabaseName}',
+  serverPort: '${ServerPort}',
+} as const;
+
+export const FLEET_RULES: ReadonlyArray<Rule<PoolerFleetSpec>> = [
+  integerRange({ id: 'fleet-hosts', properties: ['hosts'], min: 2, max: 20, fix: 'run at least two hosts, in two Availability Zones, so one can be replaced while the other serves' }),
+  integerRange({ id: 'fleet-vcpus', properties: ['vcpusPerHost'], min: 1, max: 64, fix: 'use the vCPUs of the hosts\' instance type' }),
+  integerRange({ id: 'fleet-readers', properties: ['readers'], min: 1, max: 15, fix: 'the read-only listener needs at least one reader; Aurora allows 15' }),
+  integerRange({
+    id: 'fleet-tcp-idle-timeout',
+    properties: ['tcpIdleTimeoutSeconds'],
+    min: 60,
+    max: 6000,
+    fix: 'the NLB accepts a TCP idle timeout of 60 to 6000 seconds',
+    aws: {
+      constraint: 'A Network Load Balancer TCP listener\'s tcp.idle_timeout.seconds is 60 to 6000 seconds (default 350)',
+      sources: ['https://docs.aws.amazon.com/elasticloadbalancing/latest/network/update-idle-timeout.html', 'https://docs.aws.amazon.com/elasticloadbalancing/latest/APIReference/API_ListenerAttribute.html'],
+    },
+  }),
+  custom({
+    id: 'fleet-budget-split',
+    properties: ['hosts', 'vcpusPerHost', 'readers', 'maxConnections', 'pool'],
+    summary: 'every process of the fleet gets at least one server connection of its target\'s budget',
+    check: (s) => {
+      if ([s.hosts, s.vcpusPerHost, s.readers].some((n) => !Number.isInteger(n) || n < 1)) return undefined; // reported by the rows above
+      const budget = poolSizing(s.maxConnections, s.pool).maxServerConnections;
+      const need = s.hosts * Math.max(s.vcpusPerHost, processesPerReader(s));
+      if (budget >= need) return undefined;
+      return `hosts ${s.hosts} x ${Math.max(s.vcpusPerHost, processesPerReader(s))} processes per target need ${need} server connections of a budget of ${budget} (maxConnectionsPercent ${s.pool.maxConnectionsPercent} of max_connections ${s.maxConnections}): use fewer hosts or a smaller instance type, or raise maxConnectionsPercent`;
+    },
+  }),
+];
+
+/** Throws with every problem of the spec at once. */
+export function validateFleet(spec: PoolerFleetSpec): void {
+  const problems = runRules(FLEET_RULES, spec);
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+}
+
+/** Read-only processes per reader on a host. */
+export function processesPerReader(spec: Pick<PoolerFleetSpec, 'vcpusPerHost' | 'readers'>): number {
+  return Math.max(1, Math.floor(spec.vcpusPerHost / spec.readers));
+}
+
+/**
+ * TCP keepalive towards clients, below the NLB's idle timeout so a quiet client connection is probed
+ * (keeping its NLB flow) and a dead one is closed after tcp_keepcnt missed probes, not leaked.
+ */
+export function fleetKeepalive(tcpIdleTimeoutSeconds: number): { readonly idle: number; readonly interval: number; readonly count: number } {
+  return { idle: Math.min(120, Math.floor(tcpIdleTimeoutSeconds / 2)), interval: 10, count: 3 };
+}
+
+/** One PgBouncer process of a host. */
+export interface FleetProcess {
+  readonly listener: FleetListener;
+  readonly peerId: number;
+  /** `writer` or `reader<i>` (1-based). */
+  readonly target: string;
+  /** The server host (a placeholder). */
+  readonly serverHost: string;
+  readonly poolSize: number;
+  readonly minPoolSize: number;
+}
+
+/** The processes every host runs, read/write first; peer ids are unique per listener. */
+export function planFleetProcesses(spec: PoolerFleetSpec): FleetProcess[] {
+  validateFleet(spec);
+  const sizing = poolSizing(spec.maxConnections, spec.pool);
+  const share = (processesPerTarget: number) => ({
+    poolSize: Math.floor(sizing.maxServerConnections / (spec.hosts * processesPerTarget)),
+    minPoolSize: Math.floor(Math.min(sizing.maxIdleServerConnections, sizing.maxServerConnections) / (spec.hosts * processesPerTarget)),
+  });
+  const readWrite = Array.from({ length: spec.vcpusPerHost }, (_, i): FleetProcess => ({ listener: 'readWrite', peerId: i + 1, target: 'writer', serverHost: FLEET_PLACEHOLDERS.clusterEndpoint, ...share(spec.vcpusPerHost) }));
+  const perReader = processesPerReader(spec);
+  const readOnly = Array.from({ length: spec.readers }, (_, r) =>
+    Array.from({ length: perReader }, (_, k): FleetProcess => ({ listener: 'readOnly', peerId: r * perReader + k + 1, target: `reader${r + 1}`, serverHost: FLEET_PLACEHOLDERS.readerEndpoint(r + 1), ...share(perReader) })),
+  ).flat();
+  if (readOnly.length > PGBOUNCER_MAX_PEER_ID) throw new Error(`the read-only listener would need ${readOnly.length} processes: at most ${PGBOUNCER_MAX_PEER_ID}`);
+  return [...readWrite, ...readOnly];
+}
+
+/** A process's file and its Unix socket directory: one per process, as they share the TCP port. */
+export function fleetProcessName(p: Pick<FleetProcess, 'listener' | 'peerId'>): string {
+  return `${p.listener === 'readWrite' ? 'rw' : 'ro'}-${p.peerId}`;
+}
+
+/** The [pgbouncer] settings every process of the fleet shares. */
+export function renderFleetCommonIni(spec: PoolerFleetSpec, root: string = FLEET_ROOT_MARKER): string {
+  const keepalive = fleetKeepalive(spec.tcpIdleTimeoutSeconds);
+  const settings: IniSetting[] = [
+    ['listen_addr', '0.0.0.0'],
+    ['so_reuseport', 1],
+    ...sharedPgBouncerSettings({
+      maxClientConnections: spec.maxClientConnections ?? 1000,
+      connectionBorrowTimeoutSeconds: spec.pool.connectionBorrowTimeoutSeconds,
+      authFile: fleetPath(root, FLEET_PATHS.authFile),
+      adminUser: FLEET_ADMIN_USER,
+      clientTls: { certFile: fleetPath(root, FLEET_PATHS.tlsCertFile), keyFile: fleetPath(root, FLEET_PATHS.tlsKeyFile), caFile: fleetPath(root, FLEET_PATHS.tlsCaFile) },
+      serverCaFile: fleetPath(root, FLEET_PATHS.rdsCaBundle),
+    }),
+    // Re-resolve the cluster endpoint at Aurora's TTL, so new server connections reach a new writer within seconds.
+    ['dns_max_ttl', AURORA_ENDPOINT_DNS_TTL_SECONDS],
+    // Close a server connection of a pool whose host changed (or after RELOAD) as soon as it is idle.
+    ['server_fast_close', 1],
+    ['tcp_keepalive', 1],
+    ['tcp_keepidle', keepalive.idle],
+    ['tcp_keepintvl', keepalive.interval],
+    ['tcp_keepcnt', keepalive.count],
+    // A client quiet for longer than the NLB keeps its flow is gone for the NLB: close it here too.
+    ['client_idle_timeout', spec.tcpIdleTimeoutSeconds],
+  ];
+  return [`; PgBouncer engine: settings every process shares, rendered by aurora-proxy-kit lib/model/pgbouncer-fleet.ts; do not edit.`, '[pgbouncer]', ...iniLines(settings), ''].join('\n');
+}
+
+/** One process's own file: its database, its peers, the shared settings, then its port, id and pool. */
+export function renderFleetProcessIni(spec: PoolerFleetSpec, proc: FleetProcess, peers: ReadonlyArray<FleetProcess>, root: string = FLEET_ROOT_MARKER): string {
+  const port = FLEET_PORTS[proc.listener];
+  const name = fleetProcessName(proc);
+  const run = (p: Pick<FleetProcess, 'listener' | 'peerId'>): string => fleetPath(root, `${FLEET_PATHS.runDir}/${fleetProcessName(p)}`);
+  const db = [`host=${proc.serverHost}`, `port=${FLEET_PLACEHOLDERS.serverPort}`, `dbname=${FLEET_PLACEHOLDERS.databaseName}`, `pool_size=${proc.poolSize}`, `min_pool_size=${proc.minPoolSize}`, `max_db_connections=${proc.poolSize}`].join(' ');
+  const own: IniSetting[] = [
+    ['listen_port', port],
+    ['peer_id', proc.peerId],
+    ['unix_socket_dir', run(proc)],
+    ['pidfile', `${run(proc)}/pgbouncer.pid`],
+    ['default_pool_size', proc.poolSize],
+    ['max_db_connections', proc.poolSize],
+  ];
+  return [
+    `; PgBouncer engine process ${name} (${proc.target}), rendered by aurora-proxy-kit lib/model/pgbouncer-fleet.ts; do not edit.`,
+    `; pool_size ${proc.poolSize} of ${spec.hosts} hosts sharing poolSizing(max_connections ${spec.maxConnections}, maxConnectionsPercent ${spec.pool.maxConnectionsPercent}).`,
+    '[databases]',
+    `${FLEET_PLACEHOLDERS.databaseName} = ${iniValue('[databases]', db)}`,
+    '',
+    '[peers]',
+    ...peers.filter((p) => p.listener === proc.listener).map((p) => `${p.peerId} = ${iniValue('[peers]', `host=${connValue(run(p))} port=${port}`)}`),
+    '',
+    '[pgbouncer]',
+    // First: PgBouncer 1.24 takes the included file's [pgbouncer] header as the section starting over,
+    // dropping what came before it in the section (checked: a unix_socket_dir set above was lost).
+    `%include ${fleetPath(root, FLEET_PATHS.commonIni)}`,
+    ...iniLines(own),
+    '',
+  ].join('\n');
+}
+
+/** Every file of a host, by its FLEET_PATHS-relative path (the auth file and TLS files are written at boot, from the secrets). */
+export function renderFleetFiles(spec: PoolerFleetSpec, root: string = FLEET_ROOT_MARKER): Map<string, string> {
+  const processes = planFleetProcesses(spec);
+  const files = new Map<string, string>([[FLEET_PATHS.commonIni, renderFleetCommonIni(spec, root)]]);
+  for (const p of processes) files.set(`${FLEET_PATHS.dir}/${fleetProcessName(p)}.ini`, renderFleetProcessIni(spec, p, processes, root));
+  return files;
+}
+
+export { renderPgBouncerUserlist, type PgBouncerUser };

@@ -1,0 +1,130 @@
+/**
+ * What every PgBouncer the kit runs has in common, the rehearsal's pooler processes
+ * (lib/rehearsal/pgbouncer-config.ts) and the PgBouncer engine's fleet on AWS (pgbouncer-fleet.ts):
+ * transaction pooling, the reset that keeps one client's session state from the next, prepared
+ * statements, TLS on both sides, the budget split over processes, and the ini/auth_file syntax.
+ * Pure (settings in, text out), so both are unit-tested without a PgBouncer.
+ */
+
+/** peer_id is carried in cancel keys: 1..16383 (PgBouncer 1.24, "peer_id"). */
+export const PGBOUNCER_MAX_PEER_ID = 16383;
+
+/**
+ * Prepared statements kept per server connection (PgBouncer 1.24's default, written out): named
+ * protocol-level statements (node-postgres `{ name }`, pgx, JDBC) work in transaction pooling.
+ */
+export const MAX_PREPARED_STATEMENTS = 200;
+
+/**
+ * Run after every transaction before the server connection goes back to the pool
+ * (server_reset_query_always): whatever a client changed in its session (SET outside a transaction,
+ * SET ROLE, temporary tables, advisory locks, LISTEN, open cursors) is gone before the next client
+ * gets the connection. DISCARD ALL minus DEALLOCATE ALL: it keeps the statements PgBouncer itself
+ * prepared (max_prepared_statements), which DISCARD ALL would drop after every transaction.
+ */
+export const SERVER_RESET_QUERY = 'SET SESSION AUTHORIZATION DEFAULT; RESET ALL; CLOSE ALL; UNLISTEN *; SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES';
+
+export type IniSetting = readonly [string, string | number];
+
+/**
+ * Slot `slot`'s share of `total` split over `parts`: floor(total / parts), plus one for the first
+ * total % parts slots. The shares differ by at most one and add up to exactly `total`, so the
+ * processes that split a target's budget never open more than the budget between them.
+ */
+export function shareOf(total: number, parts: number, slot: number): number {
+  if (!Number.isInteger(parts) || parts < 1 || !Number.isInteger(slot) || slot < 0 || slot >= parts) throw new Error(`shareOf: slot ${slot} of ${parts} parts`);
+  return Math.floor(total / parts) + (slot < total % parts ? 1 : 0);
+}
+
+/** Values of pgbouncer.ini are bare; refuse anything that could break out of a line or a key. */
+export function iniValue(name: string, value: string | number): string {
+  const text = String(value);
+  if (/[\r\n]/.test(text)) throw new Error(`pgbouncer setting ${name} contains a line break: ${JSON.stringify(text)}`);
+  return text;
+}
+
+/** libpq-style connection-string value for the [databases] and [peers] sections. */
+export function connValue(value: string): string {
+  return /^[A-Za-z0-9_.,:/-]+$/.test(value) ? value : `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** `key = value` lines of one section, each value checked. */
+export function iniLines(settings: ReadonlyArray<IniSetting>): string[] {
+  return settings.map(([k, v]) => `${k} = ${iniValue(k, v)}`);
+}
+
+/** What the shared settings need to know; paths are absolute on the host that runs PgBouncer. */
+export interface SharedPgBouncerOptions {
+  /** Client connections each process accepts. */
+  readonly maxClientConnections: number;
+  /** RDS Proxy's ConnectionBorrowTimeout: how long a client waits for a pooled connection. */
+  readonly connectionBorrowTimeoutSeconds: number;
+  readonly authFile: string;
+  /** User allowed on the admin console (SHOW POOLS, RELOAD). */
+  readonly adminUser: string;
+  /** The certificate and key clients see, and the CA that signed them. */
+  readonly clientTls: { readonly certFile: string; readonly keyFile: string; readonly caFile: string };
+  /** The CA the servers' certificates chain to (the rehearsal CA, or the RDS CA bundle). */
+  readonly serverCaFile: string;
+  /** Seconds before a failed server login is retried; short so a re-pointed pool recovers fast. @default 1 */
+  readonly serverLoginRetrySeconds?: number;
+  /** @default 2 */
+  readonly serverConnectTimeoutSeconds?: number;
+}
+
+/**
+ * The [pgbouncer] settings every process of the kit has, in this order. The rehearsal and the fleet
+ * add what is theirs (listen address, peer_id, pool size, DNS, keepalives).
+ */
+export function sharedPgBouncerSettings(o: SharedPgBouncerOptions): IniSetting[] {
+  return [
+    // Transaction pooling is what RDS Proxy does: a server connection is borrowed per transaction.
+    ['pool_mode', 'transaction'],
+    ['max_client_conn', o.maxClientConnections],
+    // No reserve pool: the pool size is the whole budget, as MaxConnectionsPercent is for RDS Proxy.
+    ['reserve_pool_size', 0],
+    ['query_wait_timeout', o.connectionBorrowTimeoutSeconds],
+    ['max_prepared_statements', MAX_PREPARED_STATEMENTS],
+    ['server_reset_query', SERVER_RESET_QUERY],
+    ['server_reset_query_always', 1],
+    // Spread server connections evenly instead of reusing the most recent (LIFO) one.
+    ['server_round_robin', 1],
+    ['server_login_retry', o.serverLoginRetrySeconds ?? 1],
+    ['server_connect_timeout', o.serverConnectTimeoutSeconds ?? 2],
+    // PgBouncer's default: a server connection idle for 30 s is checked before reuse. Checking every
+    // reuse (0) would add a round trip to every transaction.
+    ['server_check_delay', 30],
+    ['auth_type', 'scram-sha-256'],
+    ['auth_file', o.authFile],
+    ['admin_users', o.adminUser],
+    ['stats_users', o.adminUser],
+    // RDS Proxy requires TLS from clients; so does every endpoint of the kit.
+    ['client_tls_sslmode', 'require'],
+    ['client_tls_cert_file', o.clientTls.certFile],
+    ['client_tls_key_file', o.clientTls.keyFile],
+    ['client_tls_ca_file', o.clientTls.caFile],
+    // The servers' certificate must chain to the CA and name the host it is reached by.
+    ['server_tls_sslmode', 'verify-full'],
+    ['server_tls_ca_file', o.serverCaFile],
+    // Drivers such as JDBC and pgbench send these; PgBouncer would otherwise refuse the login.
+    ['ignore_startup_parameters', 'extra_float_digits,options'],
+    ['application_name_add_host', 0],
+    ['log_connections', 0],
+    ['log_disconnections', 0],
+  ];
+}
+
+export interface PgBouncerUser {
+  readonly name: string;
+  /** Plain text or a SCRAM-SHA-256 secret; PgBouncer needs the plain text to log in to the server as the client. */
+  readonly password: string;
+}
+
+/** auth_file lines: "user" "password", with double quotes doubled. */
+export function renderPgBouncerUserlist(users: ReadonlyArray<PgBouncerUser>): string {
+  const quote = (s: string): string => {
+    if (/[\r\n]/.test(s)) throw new Error('pgbouncer auth_file entries cannot contain line breaks');
+    return `"${s.replace(/"/g, '""')}"`;
+  };
+  return users.map((u) => `${quote(u.name)} ${quote(u.password)}`).join('\n') + '\n';
+}
