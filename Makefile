@@ -16,7 +16,7 @@ export npm_config_update_notifier=false
 
 # Debian packages the test suites run for real (PostgreSQL server and client, openssl for test certificates,
 # and the local rehearsal's peers: HAProxy, pgpool-II, and iproute2 for its namespaces). Its pooler, PgBouncer 1.24, is built by `make pgbouncer`.
-SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2
+SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2 shellcheck
 
 .PHONY: help deps system-deps pgbouncer node-deps scan-deps typecheck lint unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
   terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check

@@ -77,6 +77,8 @@ export const FLEET_PLACEHOLDERS = {
   readerEndpoint: (i: number): string => `\${ReaderEndpoint${i}}`,
   databaseName: '${DatabaseName}',
   serverPort: '${ServerPort}',
+  /** The read-only listener's server role: a role without write privileges, so the listener stays read-only even on a writer. */
+  serverUser: '${ServerUser}',
 } as const;
 
 export const FLEET_RULES: ReadonlyArray<Rule<PoolerFleetSpec>> = [
@@ -189,29 +191,41 @@ export function renderFleetCommonIni(spec: PoolerFleetSpec, root: string = FLEET
   return [`; PgBouncer engine: settings every process shares, rendered by aurora-proxy-kit lib/model/pgbouncer-fleet.ts; do not edit.`, '[pgbouncer]', ...iniLines(settings), ''].join('\n');
 }
 
-/** One process's own file: its database, its peers, the shared settings, then its port, id and pool. */
-export function renderFleetProcessIni(spec: PoolerFleetSpec, proc: FleetProcess, peers: ReadonlyArray<FleetProcess>, root: string = FLEET_ROOT_MARKER): string {
-  const port = FLEET_PORTS[proc.listener];
-  const name = fleetProcessName(proc);
-  const run = (p: Pick<FleetProcess, 'listener' | 'peerId'>): string => fleetPath(root, `${FLEET_PATHS.runDir}/${fleetProcessName(p)}`);
-  const db = [`host=${proc.serverHost}`, `port=${FLEET_PLACEHOLDERS.serverPort}`, `dbname=${FLEET_PLACEHOLDERS.databaseName}`, `pool_size=${proc.poolSize}`, `min_pool_size=${proc.minPoolSize}`, `max_db_connections=${proc.poolSize}`].join(' ');
+/** A listener's [peers]: every process of the listener on the host, by its Unix socket (same port). */
+export function renderFleetPeersIni(listener: FleetListener, processes: ReadonlyArray<FleetProcess>, root: string = FLEET_ROOT_MARKER): string {
+  const port = FLEET_PORTS[listener];
+  const mine = processes.filter((p) => p.listener === listener);
+  return ['[peers]', ...mine.map((p) => `${p.peerId} = ${iniValue('[peers]', `host=${connValue(fleetPath(root, `${FLEET_PATHS.runDir}/${fleetProcessName(p)}`))} port=${port}`)}`), ''].join('\n');
+}
+
+/** What varies from one process file to the next; the rest is its listener's. */
+interface ProcessIniValues {
+  readonly listener: FleetListener;
+  readonly name: string;
+  readonly target: string;
+  readonly serverHost: string;
+  readonly peerId: string | number;
+  readonly poolSize: string | number;
+  readonly minPoolSize: string | number;
+}
+
+function processIni(v: ProcessIniValues, root: string): string {
+  const run = fleetPath(root, `${FLEET_PATHS.runDir}/${v.name}`);
+  const login = v.listener === 'readOnly' ? [`user=${FLEET_PLACEHOLDERS.serverUser}`] : [];
+  const db = [`host=${v.serverHost}`, `port=${FLEET_PLACEHOLDERS.serverPort}`, `dbname=${FLEET_PLACEHOLDERS.databaseName}`, ...login, `pool_size=${v.poolSize}`, `min_pool_size=${v.minPoolSize}`, `max_db_connections=${v.poolSize}`].join(' ');
   const own: IniSetting[] = [
-    ['listen_port', port],
-    ['peer_id', proc.peerId],
-    ['unix_socket_dir', run(proc)],
-    ['pidfile', `${run(proc)}/pgbouncer.pid`],
-    ['default_pool_size', proc.poolSize],
-    ['max_db_connections', proc.poolSize],
+    ['listen_port', FLEET_PORTS[v.listener]],
+    ['peer_id', v.peerId],
+    ['unix_socket_dir', run],
+    ['pidfile', `${run}/pgbouncer.pid`],
+    ['default_pool_size', v.poolSize],
+    ['max_db_connections', v.poolSize],
   ];
   return [
-    `; PgBouncer engine process ${name} (${proc.target}), rendered by aurora-proxy-kit lib/model/pgbouncer-fleet.ts; do not edit.`,
-    `; pool_size ${proc.poolSize} of ${spec.hosts} hosts sharing poolSizing(max_connections ${spec.maxConnections}, maxConnectionsPercent ${spec.pool.maxConnectionsPercent}).`,
+    `; ${v.name} (${v.target}): lib/model/pgbouncer-fleet.ts`,
     '[databases]',
     `${FLEET_PLACEHOLDERS.databaseName} = ${iniValue('[databases]', db)}`,
-    '',
-    '[peers]',
-    ...peers.filter((p) => p.listener === proc.listener).map((p) => `${p.peerId} = ${iniValue('[peers]', `host=${connValue(run(p))} port=${port}`)}`),
-    '',
+    `%include ${fleetPath(root, `${FLEET_PATHS.dir}/${v.listener === 'readWrite' ? 'rw' : 'ro'}-peers.ini`)}`,
     '[pgbouncer]',
     // First: PgBouncer 1.24 takes the included file's [pgbouncer] header as the section starting over,
     // dropping what came before it in the section (checked: a unix_socket_dir set above was lost).
@@ -221,11 +235,38 @@ export function renderFleetProcessIni(spec: PoolerFleetSpec, proc: FleetProcess,
   ].join('\n');
 }
 
+/**
+ * One process's own file: its database, its listener's peers and the shared settings (both
+ * included, so each file stays a few lines), then its port, id and pool.
+ */
+export function renderFleetProcessIni(proc: FleetProcess, root: string = FLEET_ROOT_MARKER): string {
+  return processIni({ listener: proc.listener, name: fleetProcessName(proc), target: proc.target, serverHost: proc.serverHost, peerId: proc.peerId, poolSize: proc.poolSize, minPoolSize: proc.minPoolSize }, root);
+}
+
+/**
+ * The tokens of a listener's process template: the bootstrap writes one template per listener and
+ * one short line per process (user data is limited to 16 KB), replacing these with the process's values.
+ */
+export const PROCESS_TEMPLATE_TOKENS = { name: '@NAME@', target: '@TARGET@', serverHost: '@HOST@', peerId: '@PEER@', poolSize: '@POOL@', minPoolSize: '@MINPOOL@' } as const;
+
+export function renderFleetProcessTemplate(listener: FleetListener, root: string = FLEET_ROOT_MARKER): string {
+  return processIni({ listener, ...PROCESS_TEMPLATE_TOKENS }, root);
+}
+
+/** The template's tokens replaced by a process's values: what the bootstrap's process_ini writes. */
+export function processTemplateValues(proc: FleetProcess): Readonly<Record<keyof typeof PROCESS_TEMPLATE_TOKENS, string>> {
+  return { name: fleetProcessName(proc), target: proc.target, serverHost: proc.serverHost, peerId: String(proc.peerId), poolSize: String(proc.poolSize), minPoolSize: String(proc.minPoolSize) };
+}
+
 /** Every file of a host, by its FLEET_PATHS-relative path (the auth file and TLS files are written at boot, from the secrets). */
 export function renderFleetFiles(spec: PoolerFleetSpec, root: string = FLEET_ROOT_MARKER): Map<string, string> {
   const processes = planFleetProcesses(spec);
-  const files = new Map<string, string>([[FLEET_PATHS.commonIni, renderFleetCommonIni(spec, root)]]);
-  for (const p of processes) files.set(`${FLEET_PATHS.dir}/${fleetProcessName(p)}.ini`, renderFleetProcessIni(spec, p, processes, root));
+  const files = new Map<string, string>([
+    [FLEET_PATHS.commonIni, renderFleetCommonIni(spec, root)],
+    [`${FLEET_PATHS.dir}/rw-peers.ini`, renderFleetPeersIni('readWrite', processes, root)],
+    [`${FLEET_PATHS.dir}/ro-peers.ini`, renderFleetPeersIni('readOnly', processes, root)],
+  ]);
+  for (const p of processes) files.set(`${FLEET_PATHS.dir}/${fleetProcessName(p)}.ini`, renderFleetProcessIni(p, root));
   return files;
 }
 

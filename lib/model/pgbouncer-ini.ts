@@ -45,7 +45,7 @@ export function iniValue(name: string, value: string | number): string {
 
 /** libpq-style connection-string value for the [databases] and [peers] sections. */
 export function connValue(value: string): string {
-  return /^[A-Za-z0-9_.,:/-]+$/.test(value) ? value : `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  return /^[A-Za-z0-9_.,:/@-]+$/.test(value) ? value : `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
 /** `key = value` lines of one section, each value checked. */

@@ -30,6 +30,7 @@ export const LOOPBACK_BLOCKS = {
   namespacesSuite: { block: '127.0.47', user: 'test/rehearsal/namespaces.test.ts', why: "a live rehearsal with network 'namespaces' (198.18.47.0/24)" },
   networkSuite: { block: '127.0.38', user: 'test/rehearsal/network.test.ts', why: 'makes and removes the namespaces of 198.18.38.0/24, also after a setup it makes fail' },
   networkTlsSuite: { block: '127.0.39', user: 'test/rehearsal/network-tls.test.ts', why: 'serves RDS-Proxy-shaped certificates in the namespaces of 198.18.39.0/24' },
+  bootstrapSuite: { block: '127.0.49', user: 'test/model/pgbouncer-bootstrap.test.ts', why: 'a rehearsal in namespaces (198.18.49.0/24) whose data namespace a bootstrapped pooler host joins' },
   benchReadOnlyEndpoint: { block: '127.0.40', user: 'bench read_only_endpoint', why: 'measures connections and CPU on its own replicas' },
   benchReaderAddedHaproxy: { block: '127.0.41', user: 'bench reader_added (HAProxy run)', why: 'adds a replica while HAProxy balances' },
   benchReaderAddedPooler: { block: '127.0.42', user: 'bench reader_added (PgBouncer run)', why: 'adds a replica while the read-only endpoint pools' },

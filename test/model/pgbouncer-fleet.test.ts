@@ -68,14 +68,15 @@ describe('PgBouncer engine fleet plan', () => {
 
   test('GIVEN the rendered files WHEN read THEN their only ${...} are the placeholders both flavours substitute, and nothing Terraform would read as a directive', () => {
     const text = [...renderFleetFiles(reference).values()].join('\n');
-    expect([...new Set(text.match(/\$\{[^}]*\}/g))].sort()).toEqual(['${ClusterEndpoint}', '${DatabaseName}', '${ReaderEndpoint1}', '${ReaderEndpoint2}', '${ServerPort}']);
+    expect([...new Set(text.match(/\$\{[^}]*\}/g))].sort()).toEqual(['${ClusterEndpoint}', '${DatabaseName}', '${ReaderEndpoint1}', '${ReaderEndpoint2}', '${ServerPort}', '${ServerUser}']);
     expect(text).not.toMatch(/%\{/);
   });
 
   test('GIVEN a process file WHEN read THEN it has its own port, id, socket and peers, and includes the shared settings', () => {
     const files = renderFleetFiles(reference, '');
     const ro2 = files.get(`${FLEET_PATHS.dir}/ro-2.ini`)!;
-    expect(ro2).toContain('[peers]\n1 = host=/run/pgbouncer/ro-1 port=6433\n2 = host=/run/pgbouncer/ro-2 port=6433\n');
+    expect(files.get(`${FLEET_PATHS.dir}/ro-peers.ini`)).toBe('[peers]\n1 = host=/run/pgbouncer/ro-1 port=6433\n2 = host=/run/pgbouncer/ro-2 port=6433\n');
+    expect(ro2).toMatch(/^%include \/etc\/pgbouncer\/ro-peers\.ini$/m);
     expect(ro2).toMatch(/^listen_port = 6433$/m);
     expect(ro2).toMatch(/^peer_id = 2$/m);
     expect(ro2).toMatch(/^%include \/etc\/pgbouncer\/common\.ini$/m);
@@ -117,7 +118,7 @@ live('PgBouncer 1.24 on the rendered files', () => {
   test('GIVEN the reference fleet\'s files for one host WHEN its four processes start THEN PgBouncer takes every setting, and each listener\'s processes are peers', async () => {
     const user = serverOsUser();
     const substitute = (text: string): string =>
-      text.replaceAll(FLEET_PLACEHOLDERS.clusterEndpoint, 'writer.example.internal').replaceAll(FLEET_PLACEHOLDERS.readerEndpoint(1), 'reader1.example.internal').replaceAll(FLEET_PLACEHOLDERS.readerEndpoint(2), 'reader2.example.internal').replaceAll(FLEET_PLACEHOLDERS.databaseName, 'kit').replaceAll(FLEET_PLACEHOLDERS.serverPort, '5432');
+      text.replaceAll(FLEET_PLACEHOLDERS.clusterEndpoint, 'writer.example.internal').replaceAll(FLEET_PLACEHOLDERS.readerEndpoint(1), 'reader1.example.internal').replaceAll(FLEET_PLACEHOLDERS.readerEndpoint(2), 'reader2.example.internal').replaceAll(FLEET_PLACEHOLDERS.databaseName, 'kit').replaceAll(FLEET_PLACEHOLDERS.serverPort, '5432').replaceAll(FLEET_PLACEHOLDERS.serverUser, 'fleet_ro_server');
     const write = (relative: string, text: string, mode = 0o644): void => {
       const path = fleetPath(root, relative);
       mkdirSync(dirname(path), { recursive: true, mode: 0o755 });

@@ -1,0 +1,159 @@
+/**
+ * The PgBouncer engine's host agent: a standard-library Python 3 program the bootstrap installs as
+ * /usr/local/sbin/apk-host (Debian's cloud image has Python 3 for cloud-init; no AWS CLI or SDK is
+ * installed). It makes the host's few AWS calls, signed with Signature Version 4 from the instance
+ * role's IMDSv2 credentials, and computes the SCRAM verifiers of the auth file.
+ *
+ *   apk-host auth-file <out> <server-secret-arn> <consumer-secret-arn>...
+ *       PgBouncer's auth file (0600): each consumer as the SCRAM verifier the role bootstrap sets on
+ *       Aurora too (scram-salt.ts), the read-only listener's server role with its password (PgBouncer
+ *       logs in as it); no password passes through a command line or the shell
+ *   apk-host tls <arn> <dir>              the listeners' certificate, key and CA from a secret
+ *   apk-host s3-get <bucket> <key> <file>  an S3 object, through the VPC's gateway endpoint
+ *
+ * APK_AWS_STANDIN=<dir> replaces the AWS calls with files (the rehearsal's stand-ins): a secret is
+ * <dir>/secrets/<the ARN's last segment>.json, an object <dir>/s3/<bucket>/<key>.
+ *
+ * The text below is Python; it must not contain "${" (the bootstrap around it is a template both
+ * flavours substitute).
+ */
+import { SCRAM_SALT_CONTEXT } from './scram-salt';
+
+export const HOST_AGENT_PATH = '/usr/local/sbin/apk-host';
+
+export const HOST_AGENT_SOURCE = String.raw`#!/usr/bin/python3
+"""aurora-proxy-kit PgBouncer engine host agent (lib/model/pgbouncer-host-agent.ts); do not edit."""
+import base64, datetime, hashlib, hmac, json, os, sys, unicodedata, urllib.parse, urllib.request
+
+IMDS = "http://169.254.169.254/latest"
+SALT_CONTEXT = b"${SCRAM_SALT_CONTEXT}"
+
+
+def imds(path, token=None, method="GET"):
+    headers = {"X-aws-ec2-metadata-token-ttl-seconds": "300"} if token is None else {"X-aws-ec2-metadata-token": token}
+    request = urllib.request.Request(IMDS + path, method=method, headers=headers)
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return response.read().decode()
+
+
+def credentials():
+    token = imds("/api/token", method="PUT")
+    role = imds("/meta-data/iam/security-credentials/", token).split("\n")[0]
+    c = json.loads(imds("/meta-data/iam/security-credentials/" + role, token))
+    region = imds("/meta-data/placement/region", token)
+    return c["AccessKeyId"], c["SecretAccessKey"], c["Token"], region
+
+
+def sign(method, host, path, query, headers, body, service, region, key_id, secret, session):
+    now = datetime.datetime.now(datetime.timezone.utc)
+    amz_date, day = now.strftime("%Y%m%dT%H%M%SZ"), now.strftime("%Y%m%d")
+    payload = hashlib.sha256(body).hexdigest()
+    headers = dict(headers, **{"host": host, "x-amz-date": amz_date, "x-amz-security-token": session, "x-amz-content-sha256": payload})
+    names = sorted(k.lower() for k in headers)
+    canonical_headers = "".join(k + ":" + str(headers[k]).strip() + "\n" for k in names)
+    signed = ";".join(names)
+    canonical = "\n".join([method, path, query, canonical_headers, signed, payload])
+    scope = "/".join([day, region, service, "aws4_request"])
+    to_sign = "\n".join(["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(canonical.encode()).hexdigest()])
+    k = ("AWS4" + secret).encode()
+    for part in (day, region, service, "aws4_request"):
+        k = hmac.new(k, part.encode(), hashlib.sha256).digest()
+    signature = hmac.new(k, to_sign.encode(), hashlib.sha256).hexdigest()
+    headers["Authorization"] = "AWS4-HMAC-SHA256 Credential=" + key_id + "/" + scope + ", SignedHeaders=" + signed + ", Signature=" + signature
+    return headers
+
+
+def aws(method, service, host, path, body=b"", headers=None):
+    key_id, secret, session, region = credentials()
+    host = host.replace("REGION", region)
+    signed = sign(method, host, path, "", headers or {}, body, service, region, key_id, secret, session)
+    request = urllib.request.Request("https://" + host + path, data=body or None, method=method, headers=signed)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.read()
+
+
+def secret(arn):
+    standin = os.environ.get("APK_AWS_STANDIN")
+    if standin:
+        with open(os.path.join(standin, "secrets", arn.split(":")[-1] + ".json")) as f:
+            return f.read()
+    body = json.dumps({"SecretId": arn}).encode()
+    target = {"X-Amz-Target": "secretsmanager.GetSecretValue", "Content-Type": "application/x-amz-json-1.1"}
+    return json.loads(aws("POST", "secretsmanager", "secretsmanager.REGION.amazonaws.com", "/", body, target))["SecretString"]
+
+
+def s3_get(bucket, key, out):
+    standin = os.environ.get("APK_AWS_STANDIN")
+    if standin:
+        with open(os.path.join(standin, "s3", bucket, key), "rb") as f:
+            data = f.read()
+    else:
+        data = aws("GET", "s3", bucket + ".s3.REGION.amazonaws.com", "/" + urllib.parse.quote(key))
+    with open(out, "wb") as f:
+        f.write(data)
+
+
+def verifier(user, password, iterations=4096):
+    # The salt comes from the secret itself, so the role bootstrap (which sets the same verifier on
+    # Aurora) and every host compute the same verifier without sharing state; SCRAM pass-through needs that.
+    password = unicodedata.normalize("NFKC", password).encode()
+    salt = hmac.new(password, SALT_CONTEXT + user.encode(), hashlib.sha256).digest()[:16]
+    salted = hashlib.pbkdf2_hmac("sha256", password, salt, iterations)
+    client_key = hmac.new(salted, b"Client Key", hashlib.sha256).digest()
+    stored_key = hashlib.sha256(client_key).digest()
+    server_key = hmac.new(salted, b"Server Key", hashlib.sha256).digest()
+    b64 = lambda b: base64.b64encode(b).decode()
+    return "SCRAM-SHA-256$" + str(iterations) + ":" + b64(salt) + "$" + b64(stored_key) + ":" + b64(server_key)
+
+
+def quoted(value):
+    if "\n" in value or "\r" in value:
+        raise ValueError("auth file entries cannot contain line breaks")
+    return '"' + value.replace('"', '""') + '"'
+
+
+def write_private(path, text):
+    # Written beside, then renamed: PgBouncer never reads half a file, and the mode is set before the content lands.
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    owner = os.environ.get("APK_FILE_OWNER")
+    if owner:
+        uid, gid = (int(x) for x in owner.split(":"))
+        os.chown(tmp, uid, gid)
+    os.replace(tmp, path)
+
+
+def auth_file(out, server_arn, consumer_arns):
+    lines = []
+    server = json.loads(secret(server_arn))
+    lines.append(quoted(server["username"]) + " " + quoted(server["password"]))
+    for arn in " ".join(consumer_arns).split():
+        s = json.loads(secret(arn))
+        lines.append(quoted(s["username"]) + " " + quoted(verifier(s["username"], s["password"])))
+    write_private(out, "\n".join(lines) + "\n")
+
+
+def tls(arn, directory):
+    s = json.loads(secret(arn))
+    for name, field in (("server.crt", "certificate"), ("ca.crt", "ca"), ("server.key", "privateKey")):
+        write_private(os.path.join(directory, name), s[field])
+
+
+def main(argv):
+    if argv[:1] == ["auth-file"] and len(argv) >= 3:
+        auth_file(argv[1], argv[2], argv[3:])
+    elif argv[:1] == ["tls"] and len(argv) == 3:
+        tls(argv[1], argv[2])
+    elif argv[:1] == ["s3-get"] and len(argv) == 4:
+        s3_get(argv[1], argv[2], argv[3])
+    else:
+        sys.stderr.write("usage: apk-host auth-file <out> <server-secret-arn> <consumer-secret-arn>... | tls <arn> <dir> | s3-get <bucket> <key> <file>\n")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
+`;

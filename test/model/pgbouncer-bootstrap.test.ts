@@ -1,0 +1,190 @@
+/**
+ * The PgBouncer engine's host bootstrap (lib/model/pgbouncer-bootstrap.ts): a template both flavours
+ * substitute, shellcheck-clean once substituted, within EC2's user data limit; and, live, the same text
+ * run on a rehearsal host (APK_ROOT, files standing in for Secrets Manager) writes the fleet's files,
+ * and the PgBouncer processes it configured let a consumer in with its secret (SCRAM pass-through with
+ * the verifier the role bootstrap sets) to the writer and a reader.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
+import { BOOTSTRAP_PLACEHOLDERS, renderPoolerBootstrap, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
+import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
+import { derivedScramVerifier } from '../../lib/model/scram-salt';
+import { findPgBouncer, hostCommand, rehearsalNetworkPlan, serverOsUser, WorkDirLayout } from '../../lib/rehearsal';
+import { liveUnavailable } from '../rehearsal/isolation';
+import { startRehearsal, stopRehearsal } from '../rehearsal/live';
+
+const fleet: PoolerFleetSpec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: 40, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 50 }, tcpIdleTimeoutSeconds: 350 };
+
+/** What Fn::Sub / templatefile do with the template: every ${Name} replaced by its value. */
+function substitute(template: string, values: Readonly<Record<string, string>>): string {
+  return template.replace(/\$\{([A-Za-z0-9]+)\}/g, (whole, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`no value for ${whole}`);
+    return value;
+  });
+}
+
+const placeholderName = (p: string): string => p.slice(2, -1);
+
+describe('PgBouncer engine host bootstrap', () => {
+  const template = renderPoolerBootstrap(fleet);
+
+  test('GIVEN the template WHEN read THEN its only ${...} are the placeholders, and nothing Terraform reads as a directive or CloudFormation as a reference', () => {
+    const names = [...new Set([...template.matchAll(/\$\{([^}]*)\}/g)].map((m) => m[1]))].sort();
+    expect(names).toEqual(['ClusterEndpoint', 'ConsumerSecretArns', 'DatabaseName', 'PackagesBucket', 'PackagesKey', 'ReaderEndpoint1', 'ReaderEndpoint2', 'ServerPort', 'ServerSecretArn', 'ServerUser', 'TlsSecretArn']);
+    expect(template).not.toMatch(/%\{/);
+    expect(template).not.toMatch(/\$\{!/);
+  });
+
+  test('GIVEN the template substituted WHEN checked by bash and shellcheck THEN it is clean', () => {
+    const values = Object.fromEntries([...Object.values(BOOTSTRAP_PLACEHOLDERS), FLEET_PLACEHOLDERS.clusterEndpoint, FLEET_PLACEHOLDERS.readerEndpoint(1), FLEET_PLACEHOLDERS.readerEndpoint(2), FLEET_PLACEHOLDERS.databaseName, FLEET_PLACEHOLDERS.serverPort, FLEET_PLACEHOLDERS.serverUser].map((p) => [placeholderName(p), `value-of-${placeholderName(p)}`]));
+    const dir = mkdtempSync(join(tmpdir(), 'bootstrap-'));
+    try {
+      const script = join(dir, 'user-data.sh');
+      writeFileSync(script, substitute(template, values));
+      expect(spawnSync('bash', ['-n', script], { encoding: 'utf8' }).stderr).toBe('');
+      const check = spawnSync('shellcheck', ['--shell=bash', '--severity=warning', script], { encoding: 'utf8' });
+      expect(check.error?.message ?? '').toBe('');
+      expect(check.stdout).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('GIVEN the reference fleet WHEN rendered THEN even with every placeholder at its longest the user data fits EC2\'s 16 KB', () => {
+    expect(worstCaseUserDataBytes(template)).toBeLessThanOrEqual(USER_DATA_MAX_BYTES);
+  });
+
+  test('GIVEN hosts with many vCPUs WHEN rendered THEN the user data limit is named with the fix', () => {
+    expect(() => renderPoolerBootstrap({ ...fleet, maxConnections: 5000, vcpusPerHost: 32 })).toThrow(/^vcpusPerHost 32 with readers 2 gives 64 PgBouncer processes per host, and a bootstrap of up to \d+ bytes: EC2 user data is limited to 16384 bytes; use an instance type with fewer vCPUs/);
+  });
+});
+
+const live = liveUnavailable === undefined ? describe : describe.skip;
+
+live('the bootstrap on a rehearsal host', () => {
+  let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
+  const pids: number[] = [];
+  let root: string;
+  let standin: string;
+
+  beforeAll(async () => {
+    started = await startRehearsal('bootstrapSuite', { network: 'namespaces', peers: false, maxConnections: 40 });
+    root = mkdtempSync(join(tmpdir(), 'pooler-host-'));
+    standin = mkdtempSync(join(tmpdir(), 'aws-standin-'));
+    chmodSync(root, 0o755);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    await stopRehearsal(started);
+    for (const dir of [root, standin]) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  test('GIVEN the template substituted with the rehearsal\'s values WHEN run with APK_ROOT and the stand-ins THEN it writes the fleet\'s files, the verifiers the role bootstrap sets, and private files only the server user reads', async () => {
+    const r = started!.rehearsal;
+    const user = serverOsUser();
+    const layout = new WorkDirLayout(r.workDir);
+    // The consumer's role, as the role bootstrap makes it for this engine: the derived verifier.
+    const consumer = { username: 'app_fleet', password: 'fleet-consumer-password-0123456789' };
+    const server = { username: 'fleet_ro_server', password: 'fleet-server-password-0123456789' };
+    const admin = new Client({ host: r.adminEndpoint('writer').host, port: r.adminEndpoint('writer').port, user: r.adminEndpoint('writer').user, password: r.adminEndpoint('writer').password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(r.endpoints.writer.caFile, 'utf8') } });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${consumer.username} LOGIN PASSWORD '${derivedScramVerifier(consumer.username, consumer.password)}'`);
+      await admin.query(`GRANT CREATE, USAGE ON SCHEMA public TO ${consumer.username}`);
+      await admin.query(`CREATE ROLE ${server.username} LOGIN PASSWORD '${server.password}' IN ROLE pg_read_all_data`);
+    } finally {
+      await admin.end();
+    }
+    mkdirSync(join(standin, 'secrets'), { recursive: true });
+    writeFileSync(join(standin, 'secrets', 'consumer.json'), JSON.stringify(consumer));
+    writeFileSync(join(standin, 'secrets', 'server.json'), JSON.stringify(server));
+    writeFileSync(join(standin, 'secrets', 'tls.json'), JSON.stringify({ certificate: readFileSync(layout.tls.certFile, 'utf8'), privateKey: readFileSync(layout.tls.keyFile, 'utf8'), ca: readFileSync(layout.tls.caFile, 'utf8') }));
+    // What `install` would put there from the packages: the CA bundle the servers chain to.
+    mkdirSync(join(root, FLEET_PATHS.dir, 'tls'), { recursive: true, mode: 0o755 });
+    copyFileSync(layout.tls.caFile, fleetPath(root, FLEET_PATHS.rdsCaBundle));
+    const plan = r.plan;
+    const values: Record<string, string> = {
+      ClusterEndpoint: plan.writer,
+      ReaderEndpoint1: plan.replicas[0]!,
+      ReaderEndpoint2: plan.replicas[1]!,
+      DatabaseName: r.endpoints.writer.database,
+      ServerPort: String(r.settings.port),
+      ServerUser: server.username,
+      PackagesBucket: 'unused',
+      PackagesKey: 'unused',
+      ServerSecretArn: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:server',
+      ConsumerSecretArns: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:consumer',
+      TlsSecretArn: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:tls',
+    };
+    const script = join(standin, 'user-data.sh');
+    writeFileSync(script, substitute(renderPoolerBootstrap(fleet), values));
+    const owner = user === undefined ? `${process.getuid!()}:${process.getgid!()}` : `${user.uid}:${user.gid}`;
+    const run = spawnSync('bash', [script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', APK_ROOT: root, APK_SKIP: 'install start', APK_AWS_STANDIN: standin, APK_FILE_OWNER: owner }, timeout: 30_000 });
+    expect([run.status, run.stderr]).toEqual([0, '']);
+
+    // The files are exactly what the fleet model renders for this root.
+    for (const [path, text] of renderFleetFiles(fleet, root)) expect([path, readFileSync(fleetPath(root, path), 'utf8')]).toEqual([path, substitute(text, values)]);
+    const authFile = fleetPath(root, FLEET_PATHS.authFile);
+    expect(readFileSync(authFile, 'utf8')).toBe(`"${server.username}" "${server.password}"\n"${consumer.username}" "${derivedScramVerifier(consumer.username, consumer.password)}"\n`);
+    for (const file of [authFile, fleetPath(root, FLEET_PATHS.tlsKeyFile)]) {
+      const st = statSync(file);
+      expect([file, st.mode & 0o777, `${st.uid}:${st.gid}`]).toEqual([file, 0o600, owner]);
+    }
+
+    // The processes the units would start, in the data namespace, as the server user.
+    const namespace = rehearsalNetworkPlan(r.settings).dataNamespace;
+    for (const proc of planFleetProcesses(fleet)) {
+      const dir = fleetPath(root, `${FLEET_PATHS.runDir}/${fleetProcessName(proc)}`);
+      mkdirSync(join(dir, '..'), { recursive: true, mode: 0o755 });
+      mkdirSync(dir, { mode: 0o700 });
+      if (user !== undefined) chownSync(dir, user.uid, user.gid);
+      const cmd = hostCommand({ program: findPgBouncer(), args: [fleetPath(root, `${FLEET_PATHS.dir}/${fleetProcessName(proc)}.ini`)], namespace, ...(user === undefined ? {} : { user }) });
+      pids.push(spawn(cmd.program, [...cmd.args], { stdio: 'ignore', ...(cmd.spawnAs ?? {}) }).pid!);
+    }
+    const connect = async (port: number): Promise<Client> => {
+      for (let attempt = 0; ; attempt++) {
+        const c = new Client({ host: plan.readWrite, port, user: consumer.username, password: consumer.password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(layout.tls.caFile, 'utf8') } });
+        c.on('error', () => undefined);
+        try {
+          await c.connect();
+          return c;
+        } catch (err) {
+          await c.end().catch(() => undefined);
+          if (attempt > 40) throw err;
+          await new Promise((res) => setTimeout(res, 150));
+        }
+      }
+    };
+    const rw = await connect(FLEET_PORTS.readWrite);
+    try {
+      await rw.query('CREATE TABLE IF NOT EXISTS fleet_probe (id int PRIMARY KEY)');
+      await rw.query('INSERT INTO fleet_probe VALUES (1) ON CONFLICT DO NOTHING');
+      expect((await rw.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r')).rows[0]!.r).toBe(false);
+    } finally {
+      await rw.end();
+    }
+    const ro = await connect(FLEET_PORTS.readOnly);
+    try {
+      const row = (await ro.query<{ r: boolean; u: string }>('SELECT pg_is_in_recovery() AS r, current_user AS u')).rows[0]!;
+      // A reader, logged in as the listener's server role.
+      expect(row).toEqual({ r: true, u: server.username });
+      await expect(ro.query('INSERT INTO fleet_probe VALUES (2)')).rejects.toThrow(/read-only transaction|permission denied/);
+    } finally {
+      await ro.end();
+    }
+  }, 90_000);
+});
