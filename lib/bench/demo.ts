@@ -3,17 +3,35 @@
  * on its own block, in namespaces shaped like its VPCs, the deployment's own consumers running the real
  * Lambda handlers from their namespaces, a short bench, the rehearsal down (always), and a summary.
  *
- *   demo [--from cdk.out] [--out DIR] [--scenario NAME ...]
- *
- * Default bench: --quick read_only_endpoint and connect_overhead, written to DIR (bench-results/demo).
+ *   npx aurora-proxy-kit demo [--from cdk.out] [--out DIR] [--scenario NAME ...]   (options: DEMO_COMMAND)
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { lambdaEnvironment, LOOPBACK_BLOCKS, Rehearsal, rehearsalProxyEndpoints, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../rehearsal';
+import { parseOptions, type CliCommand } from '../cli/spec';
+import { BenchUsageError, scenarioList } from './cli';
 import { runBench } from './runner';
 import { round } from './stats';
 import { SCENARIO_NAMES, type ScenarioName } from './types';
+
+const DEMO_SCENARIOS: ScenarioName[] = ['read_only_endpoint', 'connect_overhead'];
+
+/** `aurora-proxy-kit demo`: its options, which runDemo parses and `--help` prints. */
+export const DEMO_COMMAND: CliCommand = {
+  name: 'demo',
+  summary: 'Rehearses what was synthesized (or planned) on its own loopback block: the deployment\'s consumers run the real Lambda handlers through each endpoint, then a short bench (--quick), the rehearsal down (always), and a summary. `make demo` synthesizes first and runs it.',
+  options: [
+    { name: '--from', value: 'PATH', default: 'cdk.out', description: 'a cdk.out directory, or a plan\'s JSON (terraform show -json <planfile> > plan.json)' },
+    { name: '--out', value: 'DIR', default: 'bench-results/demo', description: 'where the bench reports are written' },
+    { name: '--scenario', value: 'NAME[,NAME...]', default: DEMO_SCENARIOS.join(', '), description: `bench scenarios to run (${SCENARIO_NAMES.join(', ')}); repeatable` },
+  ],
+  exitCodes: [
+    [0, 'the demo ran'],
+    [1, 'a step or a bench scenario failed'],
+    [2, 'bad usage: nothing was started'],
+  ],
+};
 
 function describe(label: string, outcomes: InvocationOutcome[]): string {
   const ok = outcomes.filter((o) => o.error === undefined);
@@ -82,21 +100,16 @@ async function liveWorkload(from: string): Promise<string[]> {
 
 /** Runs the demo, printing through `say`; returns false when a bench scenario failed. */
 export async function runDemo(argv: string[], say: (line?: string) => void): Promise<boolean> {
-  let outDir = 'bench-results/demo';
-  let from = 'cdk.out';
-  const scenarios: ScenarioName[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--out') outDir = argv[++i] ?? outDir;
-    else if (argv[i] === '--from') from = argv[++i] ?? from;
-    else if (argv[i] === '--scenario' && (SCENARIO_NAMES as readonly string[]).includes(argv[i + 1] ?? '')) scenarios.push(argv[++i] as ScenarioName);
-    else throw new Error(`unknown option ${argv[i]}: use --out DIR, --from <cdk.out | plan.json>, --scenario NAME`);
-  }
+  const { values, repeated } = parseOptions(argv, { options: DEMO_COMMAND.options, commandName: 'demo' }, BenchUsageError);
+  const outDir = values.get('--out') ?? 'bench-results/demo';
+  const from = values.get('--from') ?? 'cdk.out';
+  const scenarios = scenarioList(repeated.get('--scenario')).scenarios ?? DEMO_SCENARIOS;
   say(`== live rehearsal of what was synthesized (${from}): the real Lambda handlers through each endpoint`);
   const live = await liveWorkload(from);
   for (const l of live) say(`  ${l}`);
   say('');
   say('== short bench (--quick)');
-  const { result, files } = await runBench({ quick: true, outDir: resolve(outDir), scenarios: scenarios.length > 0 ? scenarios : ['read_only_endpoint', 'connect_overhead'], log: (l) => say(`  ${l}`) });
+  const { result, files } = await runBench({ quick: true, outDir: resolve(outDir), scenarios, log: (l) => say(`  ${l}`) });
   say('');
   say('== summary');
   for (const l of live) say(`  ${l}`);

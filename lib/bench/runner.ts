@@ -52,9 +52,9 @@ export async function runBench(options: BenchOptions): Promise<{ result: BenchRe
   const environment = benchEnvironment(quick);
   const scenarios: Partial<Record<ScenarioName, ScenarioResult>> = {};
   try {
-    for (const name of names) {
+    for (const [index, name] of names.entries()) {
       const t0 = Date.now();
-      log(`bench: ${name} ...`);
+      log(`bench: [${index + 1}/${names.length}] ${name} ...`);
       try {
         scenarios[name] = await SCENARIOS[name]({ quick, outDir: options.outDir, scratchDir, environment, log });
         const s = scenarios[name]!;

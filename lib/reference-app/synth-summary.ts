@@ -17,10 +17,18 @@ export interface StackSummary {
   readonly outputs: Record<string, string>;
 }
 
+/** The directory given holds no cloud assembly. */
+export class AssemblyInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AssemblyInputError';
+  }
+}
+
 export function summarizeAssembly(dir: string): StackSummary[] {
   const manifestFile = path.join(dir, 'manifest.json');
   if (!fs.existsSync(manifestFile)) {
-    throw new Error(`${manifestFile} not found: run \`npx cdk synth\` (or \`make synth\`) first`);
+    throw new AssemblyInputError(`${manifestFile} not found: run \`npx cdk synth\` (or \`make synth\`) first`);
   }
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as {
     artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;

@@ -1,40 +1,27 @@
 /**
- * The rehearsal CLI's commands (bin/rehearse.ts is the entry point):
- *
- *   rehearse up [--from <cdk.out dir | plan.json>] [--replicas N] [--async] [--work-dir DIR] [--address-block 127.0.10] [--port 5432]
- *       [--max-connections N] [--sizing-max-connections N] [--max-connections-percent P]
- *       [--max-idle-connections-percent P] [--borrow-timeout S] [--max-client-connections N] [--pooler-processes N]
- *       [--fsync] [--no-peers] [--network loopback|namespaces] [--cores-per-vcpu C] [--pooler-vcpus N]
- *   rehearse status [--work-dir DIR] [--json]
- *   rehearse outputs [--work-dir DIR] [--json]   (endpoint outputs as JSON, like `terraform output -json`)
- *   rehearse down [--work-dir DIR]               (idempotent: "nothing to stop" when nothing runs there)
- *   rehearse drill [--work-dir DIR]              (writer failover drill)
- *   rehearse block USER                          (the loopback block LOOPBACK_BLOCKS gives USER, e.g. terratest)
- *   rehearse topology --from <cdk.out dir | plan.json> [--json]
- *                                                (what the deployment would create, and the settings it implies)
+ * The `rehearse` commands (`npx aurora-proxy-kit rehearse <command>`; their options and help: cli-spec.ts):
+ * up, status, outputs, down, drill, block, topology.
  *
  * Exit codes: 0 ok, 1 failure, 2 bad usage or settings (nothing was started).
  */
+import { CliUsageError, parseOptions, TOOL } from '../cli/spec';
 import { DEFAULT_POOL_SETTINGS } from '../model';
+import { REHEARSE_COMMANDS, REHEARSE_OPTIONS, type RehearseCommand } from './cli-spec';
 import { formatDownReport } from './down';
 import { runFailoverDrill } from './drill';
 import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalStateError } from './errors';
 import { isLoopbackBlockUser, LOOPBACK_BLOCKS } from './loopback-blocks';
-import { Rehearsal } from './rehearsal';
+import { Rehearsal, type UpProgress } from './rehearsal';
 import { formatNotReproduced, settingsFromDeployment } from './deployment';
 import { formatTopology, loadTopology, TopologyInputError } from './topology';
 import { DEFAULT_WORK_DIR, type RehearsalNetwork, type RehearsalSettings } from './settings';
 import { formatStatus } from './status-format';
 import type { Endpoint } from './types';
 
-export class UsageError extends Error {}
-
-const COMMANDS = ['up', 'status', 'outputs', 'down', 'drill', 'block', 'topology'] as const;
-const VALUE_FLAGS = ['--replicas', '--work-dir', '--address-block', '--port', '--max-connections', '--sizing-max-connections', '--max-connections-percent', '--max-idle-connections-percent', '--borrow-timeout', '--max-client-connections', '--from', '--network', '--cores-per-vcpu', '--pooler-processes', '--pooler-vcpus'] as const;
-const BOOLEAN_FLAGS = ['--async', '--fsync', '--no-peers', '--json'] as const;
+export class UsageError extends CliUsageError {}
 
 export interface ParsedArgs {
-  readonly command: (typeof COMMANDS)[number];
+  readonly command: RehearseCommand;
   readonly values: Map<string, string>;
   readonly flags: Set<string>;
   /** Arguments that are not options (the user of `block`). */
@@ -43,30 +30,12 @@ export interface ParsedArgs {
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const [command, ...rest] = argv;
-  if (command === undefined || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command ${command ?? '(none)'}: use up, status, outputs, down, drill, block or topology`);
-  const values = new Map<string, string>();
-  const flags = new Set<string>();
-  const operands: string[] = [];
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i]!;
-    const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    if ((VALUE_FLAGS as readonly string[]).includes(name)) {
-      const value = inline ?? rest[++i];
-      if (value === undefined) throw new UsageError(`${name} needs a value`);
-      values.set(name, value);
-    } else if ((BOOLEAN_FLAGS as readonly string[]).includes(name)) {
-      flags.add(name);
-    } else if (command === 'block' && !arg.startsWith('-')) {
-      operands.push(arg);
-    } else {
-      throw new UsageError(`unknown option ${arg}; options: ${[...VALUE_FLAGS, ...BOOLEAN_FLAGS].join(' ')}`);
-    }
-  }
+  if (command === undefined || !(REHEARSE_COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command ${command ?? '(none)'}: use ${REHEARSE_COMMANDS.slice(0, -1).join(', ')} or ${REHEARSE_COMMANDS[REHEARSE_COMMANDS.length - 1]} (${TOOL} rehearse --help)`);
+  const { values, flags, operands } = parseOptions(rest, { options: REHEARSE_OPTIONS, commandName: `rehearse ${command}`, subcommand: command, maxOperands: command === 'block' ? 1 : 0 }, UsageError);
   const from = values.get('--from');
   if (command === 'topology' && (from === undefined || from.trim() === '')) throw new UsageError('topology needs --from <cdk.out directory | plan.json> (terraform show -json <planfile> > plan.json)');
   if (from !== undefined && from.trim() === '') throw new UsageError(`--from needs a cdk.out directory or a plan's JSON (terraform show -json <planfile> > plan.json)`);
-  if (command !== 'topology' && command !== 'up' && from !== undefined) throw new UsageError(`--from is an option of up and topology, not of ${command}`);
-  return { command: command as ParsedArgs['command'], values, flags, operands };
+  return { command: command as RehearseCommand, values, flags, operands };
 }
 
 function decimalFlag(p: ParsedArgs, name: string): number | undefined {
@@ -129,14 +98,14 @@ function outputs(rehearsal: Rehearsal): string {
   return JSON.stringify({ read_write: output(readWrite), read_only: output(readOnly) }, null, 2);
 }
 
-/** Runs one command; returns what it prints and whether it failed its own check (drill). */
-export async function runRehearseCommand(argv: string[]): Promise<{ output: string; failed: boolean }> {
+/** Runs one command; returns what it prints and whether it failed its own check (drill). `progress` hears `up`'s phases. */
+export async function runRehearseCommand(argv: string[], progress?: UpProgress): Promise<{ output: string; failed: boolean }> {
   const parsed = parseArgs(argv);
   const workDir = parsed.values.get('--work-dir') ?? DEFAULT_WORK_DIR;
   switch (parsed.command) {
     case 'up': {
       const started = Date.now();
-      const rehearsal = await Rehearsal.up(settingsFrom(parsed));
+      const rehearsal = await Rehearsal.up(settingsFrom(parsed), progress);
       const deployment = rehearsal.settings.deployment;
       const standIns = deployment === undefined ? '' : `\n\n${formatNotReproduced(deployment)}`;
       return { output: `rehearsal up in ${((Date.now() - started) / 1000).toFixed(1)} s${standIns}\n\n${formatStatus(await rehearsal.status())}`, failed: false };

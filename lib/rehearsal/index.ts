@@ -30,8 +30,10 @@ export { cloneReplica, initWriter, launchNode, nodeState, primaryConninfo, waitR
 // The deployed topology a rehearsal can be derived from (cdk.out or a Terraform plan).
 export * from './topology';
 
-// The rehearse CLI's commands (bin/rehearse.ts).
-export { isUsageProblem, parseArgs, runRehearseCommand, settingsFrom, type ParsedArgs } from './cli';
+// The rehearse CLI's commands (`aurora-proxy-kit rehearse`) and their progress.
+export { isUsageProblem, parseArgs, runRehearseCommand, settingsFrom, UsageError, type ParsedArgs } from './cli';
+export { REHEARSE_COMMANDS, REHEARSE_OPTIONS, REHEARSE_SUMMARIES, rehearseCommand, type RehearseCommand } from './cli-spec';
+export { UP_PHASES, type UpPhase, type UpProgress } from './start';
 
 
 // AWS-shaped names and the certificates the rehearsal CA issues for them.

@@ -37,7 +37,7 @@ export const LOOPBACK_BLOCKS = {
   benchConnectOverhead: { block: '127.0.43', user: 'bench connect_overhead', why: 'counts connection setups on its own writer' },
   benchReadWriteSplit: { block: '127.0.44', user: 'bench read_write_split', why: 'compares pgpool-II with the endpoints under load' },
   benchTransactionPooling: { block: '127.0.46', user: 'bench transaction_pooling', why: 'counts the server connections of prepared statements on its own replica' },
-  demo: { block: '127.0.45', user: 'bin/demo.ts (make demo)', why: 'runs the Lambda handlers while the quick bench may follow on 127.0.40-44' },
+  demo: { block: '127.0.45', user: 'aurora-proxy-kit demo (make demo)', why: 'runs the Lambda handlers while the quick bench may follow on 127.0.40-44' },
   terratest: { block: '127.0.50', user: 'test/terratest TestRehearsalDataPath', why: 'the rehearsal as a deploy target, possibly left up between stages' },
 } as const satisfies Record<string, LoopbackBlock>;
 

@@ -7,7 +7,7 @@
  *   r.endpoints.readOnly ...; await r.status(); await r.killReplica(0); await r.failover();
  *   await r.down();                                   // by pid, verified
  *
- * The CLI (bin/rehearse.ts) uses the same API; `Rehearsal.attach(workDir)` picks up a running one.
+ * The CLI (`aurora-proxy-kit rehearse`, cli.ts) uses the same API; `Rehearsal.attach(workDir)` picks up a running one.
  * The operations live in their own files (start, status, failover, add-replica); this is the facade.
  */
 import { addReplica } from './add-replica';
@@ -28,10 +28,12 @@ import { RunningRehearsal } from './running';
 import { newSecrets, readSecrets, writeSecrets } from './secrets';
 import { addressPlan, resolveSettings, validateSettings, type AddressPlan, type RehearsalSettings, type ResolvedSettings } from './settings';
 import { waitFor } from './sql';
-import { initialState, listeners, prepareWorkDir, startProcesses } from './start';
+import { initialState, listeners, prepareWorkDir, startProcesses, type UpProgress } from './start';
 import { readState, type HealthReport } from './state';
 import { readStatus } from './status';
 import type { AddReplicaReport, Endpoint, Endpoints, FailoverReport, HealthCheckerStatus, KillReport, PoolSizes, RehearsalStatus } from './types';
+
+export type { UpPhase, UpProgress } from './start';
 
 export class Rehearsal {
   private constructor(private readonly run: RunningRehearsal) {}
@@ -56,8 +58,9 @@ export class Rehearsal {
     return new Rehearsal(new RunningRehearsal(state, readSecrets(layout.secretsFile), serverOsUser()));
   }
 
-  /** Validates, checks binaries and addresses, then starts everything; on failure stops what it started. */
-  static async up(input: RehearsalSettings = {}): Promise<Rehearsal> {
+  /** Validates, checks binaries and addresses, then starts everything; on failure stops what it started. `progress` hears each step. */
+  static async up(input: RehearsalSettings = {}, progress: UpProgress = () => undefined): Promise<Rehearsal> {
+    progress('checks', 'settings, binaries, work dir, free addresses');
     const resolved = resolveSettings(input);
     validateSettings(resolved);
     const settings = effectiveNetwork(resolved);
@@ -80,8 +83,9 @@ export class Rehearsal {
     run.save();
     const rehearsal = new Rehearsal(run);
     try {
+      if (settings.network === 'namespaces') progress('network', 'namespaces shaped like the VPCs, veth links, an unreachable route for 198.18.0.0/15');
       await setUpRehearsalNetwork(settings);
-      await startProcesses(run, binaries);
+      await startProcesses(run, binaries, progress);
     } catch (err) {
       // Stop everything this attempt started, by pid, before reporting.
       await rehearsal.stopAll().catch(() => undefined);

@@ -80,6 +80,9 @@ export type ResolvedSettings = Required<Omit<RehearsalSettings, 'deployment'>> &
 export const DEFAULT_ADDRESS_BLOCK: string = LOOPBACK_BLOCKS.default.block;
 export const DEFAULT_WORK_DIR = '.rehearsal';
 export const DEFAULT_POOLER_PROCESSES = 2;
+export const DEFAULT_REPLICAS = 2;
+export const DEFAULT_MAX_CONNECTIONS = 100;
+export const DEFAULT_MAX_CLIENT_CONNECTIONS = 1000;
 /**
  * RDS Proxy publishes no capacity per proxy; the rehearsal gives its pooling tier a host of 4 vCPUs (an
  * m7g.xlarge's), the size of a reader it pools for, so under budgets the pooler is neither the
@@ -89,9 +92,9 @@ export const REHEARSAL_POOLER_VCPUS = 4;
 
 export function resolveSettings(settings: RehearsalSettings = {}, cwd = process.cwd()): ResolvedSettings {
   const workDir = settings.workDir ?? DEFAULT_WORK_DIR;
-  const maxConnections = settings.maxConnections ?? 100;
+  const maxConnections = settings.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   return {
-    replicas: settings.replicas ?? 2,
+    replicas: settings.replicas ?? DEFAULT_REPLICAS,
     synchronous: settings.synchronous ?? true,
     workDir: isAbsolute(workDir) ? workDir : resolve(cwd, workDir),
     addressBlock: settings.addressBlock ?? DEFAULT_ADDRESS_BLOCK,
@@ -99,7 +102,7 @@ export function resolveSettings(settings: RehearsalSettings = {}, cwd = process.
     maxConnections,
     sizingMaxConnections: settings.sizingMaxConnections ?? maxConnections,
     pool: settings.pool ?? DEFAULT_POOL_SETTINGS,
-    maxClientConnections: settings.maxClientConnections ?? 1000,
+    maxClientConnections: settings.maxClientConnections ?? DEFAULT_MAX_CLIENT_CONNECTIONS,
     poolerProcesses: settings.poolerProcesses ?? DEFAULT_POOLER_PROCESSES,
     fsync: settings.fsync ?? false,
     peers: settings.peers ?? true,

@@ -28,6 +28,12 @@ import type { NodeState, RehearsalState } from './state';
 import { generateTls } from './tls';
 import type { Endpoint } from './types';
 
+/** The steps of `up`, in order, as a progress display names them (`network` only with namespaces, `consumer roles` only with --from). */
+export const UP_PHASES = ['checks', 'network', 'instances', 'consumer roles', 'replication', 'poolers', 'peers', 'health checker'] as const;
+export type UpPhase = (typeof UP_PHASES)[number];
+/** Hears each step of `up` as it begins: the phase and what it does. */
+export type UpProgress = (phase: UpPhase, detail: string) => void;
+
 /** Every address:port the rehearsal will listen on, with the role an AddressInUseError names. */
 export function listeners(s: ResolvedSettings, plan: AddressPlan): Listener[] {
   const at = (role: string, address: string, port = s.port): Listener => ({ role, address, port });
@@ -159,30 +165,38 @@ async function startPoolers(run: RunningRehearsal, writer: NodeState, replicas: 
 }
 
 /** Starts every process of the state, within settings.startTimeoutMs; the caller stops them on failure. */
-export async function startProcesses(run: RunningRehearsal, bin: Binaries): Promise<void> {
+export async function startProcesses(run: RunningRehearsal, bin: Binaries, progress: UpProgress = () => undefined): Promise<void> {
   const s = run.state.settings;
   const deadline = Date.now() + s.startTimeoutMs;
   const left = (): number => Math.max(1000, deadline - Date.now());
   const ctx = run.ctx(bin.postgresBinDir);
   const [writer, ...replicas] = run.state.nodes as [NodeState, ...NodeState[]];
 
+  progress('instances', `writer ${writer.address}:${writer.port}: initdb, start`);
   await initWriter(ctx, writer, left());
   const writerProc = run.track(launchNode(ctx, writer));
   await waitReady(ctx, writer, writerProc, left());
   await bootstrapWriter(ctx, writer);
   // A rehearsed deployment's consumer roles, by the deployed role bootstrap's own code.
+  if (s.deployment !== undefined) progress('consumer roles', `the deployment's consumer roles, by its role bootstrap's code`);
   if (s.deployment !== undefined) await applyConsumerRoles(adminTarget(ctx, writer), s.deployment, run.secrets.consumerLogins ?? []);
 
+  if (replicas.length > 0) progress('instances', `${replicas.length} replica${replicas.length === 1 ? '' : 's'} (${replicas.map((r) => r.address).join(', ')}): base backup from the writer, start`);
   await Promise.all(replicas.map((r) => cloneReplica(ctx, r, writer, left())));
   const replicaProcs = replicas.map((r) => run.track(launchNode(ctx, r)));
   await Promise.all(replicas.map((r, i) => waitReady(ctx, r, replicaProcs[i]!, left())));
+  progress('replication', `waiting for ${replicas.length} replica${replicas.length === 1 ? '' : 's'} to stream${s.synchronous ? ', then synchronous commit (ANY 1)' : ' (asynchronous)'}`);
   await waitStreaming(ctx, writer, replicas.map((r) => r.name), left());
   // Only now: with quorum commit on and no replica attached, the bootstrap commits would wait forever.
   if (s.synchronous) await setSynchronous(ctx, writer, true);
 
+  const plan = run.state.plan;
+  progress('poolers', `PgBouncer, ${s.poolerProcesses} process${s.poolerProcesses === 1 ? '' : 'es'} per target: read/write endpoint ${plan.readWrite}, read-only endpoint ${plan.readOnly}`);
   await startPoolers(run, writer, replicas, left);
 
+  if (s.peers && bin.haproxy !== undefined && bin.pgpool !== undefined) progress('peers', `HAProxy ${plan.haproxy} (reader endpoint analog), pgpool-II ${plan.pgpool}`);
   if (s.peers && bin.haproxy !== undefined && bin.pgpool !== undefined) await startPeers(run, { ...bin, haproxy: bin.haproxy, pgpool: bin.pgpool }, writer, replicas, left);
+  progress('health checker', 'its supervisor, then the first health report');
   await startHealthChecker(run, left());
   run.state.phase = 'up';
   run.save();

@@ -78,9 +78,11 @@ describe('npm package', () => {
       'dist/cdk/lib/index.d.ts',
       'dist/cdk/lambda/src/environment.js',
       ...['read-handler', 'write-handler', 'role-bootstrap'].map((h) => `dist/cdk/assets/lambda/${h}/index.js`),
+      'bin/aurora-proxy-kit.js',
+      'dist/cdk/cli/index.js',
     ]));
-    // No TypeScript sources, tests, rehearsal, bench, Terraform, reference app or command entry points.
-    const unexpected = files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts') || /^(test|bin|modules|lambda|lib)\//.test(f) || /\/(rehearsal|bench|terraform|reference-app|packaging)\//.test(f));
+    // No TypeScript sources, tests, rehearsal, bench, Terraform, reference app or entry points other than the command line's.
+    const unexpected = files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts') || (/^(test|bin|modules|lambda|lib)\//.test(f) && f !== 'bin/aurora-proxy-kit.js') || /\/(rehearsal|bench|terraform|reference-app|packaging)\//.test(f));
     expect(unexpected).toEqual([]);
   });
 
@@ -89,7 +91,29 @@ describe('npm package', () => {
     expect(manifest.peerDependencies).toEqual({ 'aws-cdk-lib': `^${lockedVersion('aws-cdk-lib')}`, constructs: expect.stringMatching(/^\^10\./) });
     expect(manifest.dependencies).toBeUndefined();
     expect(manifest.private).toBeUndefined();
-    expect(manifest.bin).toBeUndefined();
+    expect(manifest.bin).toEqual({ 'aurora-proxy-kit': 'bin/aurora-proxy-kit.js' });
+  });
+
+  test('installs the aurora-proxy-kit command: its help, and the README\'s synth summary of the user\'s cdk.out', () => {
+    // WHEN the user runs the installed command
+    const help = app.npx('aurora-proxy-kit', ['--help']);
+    // THEN its help lists the commands
+    expect([help.status, help.stdout]).toEqual([0, expect.stringMatching(/^Usage: aurora-proxy-kit <command> \[options\]\n[\s\S]*\n {2}synth summary \[cdk\.out\][\s\S]*\n {2}plan summary \[plan\.json\]/)]);
+    // and the README's snippet summarizes the app synthesized above
+    const snippet = /^npx aurora-proxy-kit (synth summary) cdk\.out/m.exec(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+    expect(snippet).not.toBeNull();
+    const summary = app.npx('aurora-proxy-kit', [...snippet![1]!.split(' '), path.basename(run.outdir)]);
+    expect([summary.status, summary.stdout]).toEqual([0, expect.stringMatching(/^Stack Reporting \(Reporting\.template\.json\): \d+ resources$/m)]);
+  });
+
+  test('the installed command reads a plan, and says the rehearsal runs from the repository (exit 2)', () => {
+    const plan = app.npx('aurora-proxy-kit', ['plan', 'summary', path.join(ROOT, 'test', 'cli', 'fixtures', 'plan.json')]);
+    expect([plan.status, plan.stdout]).toEqual([0, expect.stringMatching(/^the plan creates 6 resources/)]);
+    for (const command of [['rehearse', 'up'], ['bench', '--help'], ['demo']]) {
+      const r = app.npx('aurora-proxy-kit', command);
+      expect([command, r.status, r.stderr]).toEqual([command, 2, expect.stringContaining(`aurora-proxy-kit ${command[0]}: ${command[0]} runs from the kit's repository, not from the npm package`)]);
+      expect(r.stderr).toMatch(/git clone https:\/\/github\.com\/aurora-proxy-kit\/aurora-proxy-kit\.git && cd aurora-proxy-kit && make deps/);
+    }
   });
 
   test('the user\'s app needs neither esbuild nor the handlers\' own dependencies', () => {

@@ -94,6 +94,12 @@ export class ScratchApp {
     return { status: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? '', outdir };
   }
 
+  /** `npx <command> ...` here, as the user types it (npm runs the installed package's bin). */
+  public npx(command: string, args: ReadonlyArray<string>): { status: number; stdout: string; stderr: string } {
+    const r = spawnSync('npx', ['--no-install', command, ...args], { cwd: this.dir, env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
+    return { status: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+  }
+
   /** Whether a module resolves from this app, as its code would require it. */
   public resolves(moduleName: string): boolean {
     try {

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRehearsalDataPath treats the local rehearsal (bin/rehearse.ts) as a deploy target, in terratest
+// TestRehearsalDataPath treats the local rehearsal (`npx aurora-proxy-kit rehearse`) as a deploy target, in terratest
 // stages: deploy (`rehearse up`, then its endpoint outputs from `rehearse outputs --json`), validate
 // (validateDataPath, which only needs those outputs) and teardown (`rehearse down`, then no tracked
 // process may be left). Stages can be skipped with SKIP_<stage>=1 and run one at a time, e.g.:
@@ -104,7 +104,7 @@ func rehearse(t *testing.T, root string, timeout time.Duration, args ...string) 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "npx", append([]string{"--no-install", "ts-node", "--transpile-only", "bin/rehearse.ts"}, args...)...)
+	cmd := exec.CommandContext(ctx, "npx", append([]string{"--no-install", "aurora-proxy-kit", "rehearse"}, args...)...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "npm_config_update_notifier=false", "npm_config_fund=false")
 	// Its own process group, so a timeout also stops the node process npx started.

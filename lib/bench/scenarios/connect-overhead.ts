@@ -139,6 +139,7 @@ export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioRes
     await seedEvent(r);
     const direct = r.endpoints.replicas[0]!;
     const pooled = r.endpoints.readOnly;
+    ctx.log(`  connect_overhead: ${n} query and ${n} connect+query loops, then ${lambdaN} read handler invocations per connection mode, each direct and through the read-only endpoint`);
     const out = {
       directQuery: await loops(direct, n, false),
       pooledQuery: await loops(pooled, n, false),

@@ -85,8 +85,10 @@ export async function readOnlyEndpoint(ctx: ScenarioContext): Promise<ScenarioRe
     await preparePgbenchData(r);
     const logDir = join(ctx.scratchDir, 'read_only_endpoint');
     // The baseline first: the pooler's server connections only exist once a client has used it.
+    ctx.log(`  read_only_endpoint: baseline, HAProxy (Aurora reader endpoint analog): ${plan.waves} waves of ${plan.clientsPerWave} clients`);
     const haproxySide = await measureSide(r, r.endpoints.haproxy!, plan, logDir, 'haproxy', ctx.environment.host.cores);
     await sleep(3000);
+    ctx.log(`  read_only_endpoint: PgBouncer read-only endpoint (RDS Proxy analog): the same waves`);
     const poolerSide = await measureSide(r, r.endpoints.readOnly, plan, logDir, 'pooler', ctx.environment.host.cores);
     return { haproxy: haproxySide, pooler: poolerSide, poolSize: r.poolSizes.readOnly };
   });

@@ -27,7 +27,8 @@ interface ModeFigures extends MixedLoadResult {
   readonly writerCpuMsPer1000Ops: number;
 }
 
-async function mode(r: Rehearsal, name: string, read: Endpoint, write: Endpoint, durationMs: number): Promise<ModeFigures> {
+async function mode(r: Rehearsal, name: string, read: Endpoint, write: Endpoint, durationMs: number, log: (line: string) => void): Promise<ModeFigures> {
+  log(`  read_write_split: ${name}, ${durationMs / 1000} s`);
   const writerPid = r.pidOf(r.endpoints.writer.name)!;
   const replicaPids = r.endpoints.replicas.map((e) => r.pidOf(e.name)).filter((p): p is number => p !== undefined);
   const cpu = (): { w: number; rep: number } => ({ w: treeCpuSeconds(writerPid) ?? 0, rep: replicaPids.reduce((s, p) => s + (treeCpuSeconds(p) ?? 0), 0) });
@@ -57,11 +58,11 @@ export async function readWriteSplit(ctx: ScenarioContext): Promise<ScenarioResu
     await preparePgbenchData(r);
     const pinned = { writer: pinGroup(r.pidOf(r.endpoints.writer.name)!, '0'), replicas: r.endpoints.replicas.map((e) => pinGroup(r.pidOf(e.name)!, '1')) };
     const e = r.endpoints;
-    const allToWriter = await mode(r, 'all-to-writer (read/write endpoint)', e.readWrite, e.readWrite, durationMs);
+    const allToWriter = await mode(r, 'all-to-writer (read/write endpoint)', e.readWrite, e.readWrite, durationMs, ctx.log);
     await sleep(1000);
-    const split = await mode(r, 'split (read-only + read/write endpoints)', e.readOnly, e.readWrite, durationMs);
+    const split = await mode(r, 'split (read-only + read/write endpoints)', e.readOnly, e.readWrite, durationMs, ctx.log);
     await sleep(1000);
-    const pgpool = await mode(r, 'pgpool-II query routing', e.pgpool!, e.pgpool!, durationMs);
+    const pgpool = await mode(r, 'pgpool-II query routing', e.pgpool!, e.pgpool!, durationMs, ctx.log);
     return { pinned, allToWriter, split, pgpool };
   });
   const ratios = {

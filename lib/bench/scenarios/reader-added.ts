@@ -89,10 +89,12 @@ export async function readerAdded(ctx: ScenarioContext): Promise<ScenarioResult>
   const logDir = join(ctx.scratchDir, 'reader_added');
   const haproxy = await withRehearsal({ ...base, addressBlock: LOOPBACK_BLOCKS.benchReaderAddedHaproxy.block }, ctx.outDir, async (r) => {
     await preparePgbenchData(r);
+    ctx.log(`  reader_added: baseline, HAProxy: ${plan.waves} waves of ${plan.clientsPerWave} clients, a replica added after ${addAfterSeconds} s`);
     return side(r, 'haproxy', plan, addAfterSeconds, logDir);
   });
   const pooler = await withRehearsal({ ...base, addressBlock: LOOPBACK_BLOCKS.benchReaderAddedPooler.block }, ctx.outDir, async (r) => {
     await preparePgbenchData(r);
+    ctx.log(`  reader_added: PgBouncer read-only endpoint: the same waves and replica`);
     return side(r, 'pooler', plan, addAfterSeconds, logDir);
   });
   const ratios = {

@@ -1,0 +1,185 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { BENCH_COMMAND } from '../../lib/bench/cli';
+import { DEMO_COMMAND } from '../../lib/bench/demo';
+import { optionsFor, type CliOption } from '../../lib/cli/spec';
+import { LOOPBACK_BLOCKS, REHEARSE_COMMANDS, REHEARSE_OPTIONS } from '../../lib/rehearsal';
+import { removeFixtures, synthesizeReferenceApp } from '../rehearsal/topology-fixtures';
+
+/**
+ * `npx aurora-proxy-kit` as a user runs it: a real node process on the package's bin from the
+ * repository root, its stdout, stderr and exit code. No command here starts a server.
+ */
+const ROOT = path.join(__dirname, '..', '..');
+const BIN = path.join(ROOT, (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['aurora-proxy-kit']!);
+const PLAN_FIXTURE = path.join(__dirname, 'fixtures', 'plan.json');
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function cli(args: string[], input?: string): Run {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, ...(input !== undefined ? { input } : { stdio: ['ignore', 'pipe', 'pipe'] }) });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** What a help must show of each option of its table: the name, its value placeholder, its default. */
+function expectOptionsListed(help: string, options: ReadonlyArray<CliOption>): void {
+  for (const o of options) {
+    const line = help.split('\n').find((l) => l.trimStart().startsWith(o.value === undefined ? `${o.name} ` : `${o.name} ${o.value} `));
+    expect([o.name, line]).toEqual([o.name, expect.any(String)]);
+    if (o.default !== undefined) expect(line).toContain(`(default: ${o.default})`);
+  }
+}
+
+describe('aurora-proxy-kit help', () => {
+  test('--help lists every command and the exit codes, on stdout, exit 0', () => {
+    // WHEN
+    const r = cli(['--help']);
+    // THEN
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: aurora-proxy-kit <command> \[options\]/);
+    for (const command of [`rehearse ${REHEARSE_COMMANDS.join('|')}`, 'bench', 'demo', 'synth summary', 'plan summary']) expect(r.stdout).toContain(`\n  ${command} `);
+    expect(r.stdout).toMatch(/Exit codes:\n {2}0 {2}ok\n {2}1 {2}failure.*\n {2}2 {2}bad usage or settings: nothing was started/);
+    expect(r.stderr).toBe('');
+  });
+
+  test.each(REHEARSE_COMMANDS.map((c) => [c]))('rehearse %s --help lists its options from REHEARSE_OPTIONS with their defaults', (command) => {
+    // WHEN
+    const r = cli(['rehearse', command, '--help']);
+    // THEN
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Usage: aurora-proxy-kit rehearse ${command}`));
+    expectOptionsListed(r.stdout, optionsFor(REHEARSE_OPTIONS, command));
+    // and no option of another subcommand
+    for (const o of REHEARSE_OPTIONS.filter((x) => !optionsFor(REHEARSE_OPTIONS, command).includes(x))) expect(r.stdout).not.toContain(`  ${o.name} `);
+    expect(r.stdout).toContain('Exit codes:');
+  });
+
+  test.each([
+    [['bench', '--help'], BENCH_COMMAND.options],
+    [['demo', '--help'], DEMO_COMMAND.options],
+    [['help', 'bench'], BENCH_COMMAND.options],
+  ])('%j lists the options its parser reads, with their defaults', (args, options) => {
+    const r = cli(args);
+    expect(r.code).toBe(0);
+    expectOptionsListed(r.stdout, options);
+    expect(r.stdout).toMatch(/Exit codes:\n {2}0 {2}.*\n {2}1 {2}.*\n {2}2 {2}bad usage/);
+  });
+
+  test('rehearse, synth and plan --help list their commands', () => {
+    expect(cli(['rehearse', '--help']).stdout).toMatch(new RegExp(REHEARSE_COMMANDS.map((c) => `\n {2}${c} +\\S`).join('[\\s\\S]*')));
+    expect(cli(['synth', '--help']).stdout).toMatch(/\n {2}summary +what a synthesized cloud assembly deploys/);
+    const plan = cli(['plan', 'summary', '--help']);
+    expect([plan.code, plan.stdout]).toEqual([0, expect.stringMatching(/^Usage: aurora-proxy-kit plan summary \[plan\.json\]/)]);
+  });
+
+  test('npx aurora-proxy-kit in the repository runs the repository\'s own bin', () => {
+    // WHEN through npm, as the README says
+    const r = spawnSync('npx', ['--no-install', 'aurora-proxy-kit', '--version'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    // THEN
+    expect([r.status, r.stdout.trim()]).toEqual([0, (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version]);
+  });
+});
+
+describe('aurora-proxy-kit usage errors: exit 2, the bad input named, the fix given, nothing started', () => {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-usage-'));
+  afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
+
+  test.each([
+    [[], /no command given: use rehearse, bench, demo, synth, plan, help/],
+    [['rehersal'], /^aurora-proxy-kit: unknown command rehersal: use rehearse, .* \(aurora-proxy-kit --help\)$/m],
+    [['--verbose'], /^aurora-proxy-kit: unknown option --verbose: use rehearse, /m],
+    [['rehearse'], /aurora-proxy-kit rehearse: no command given: use up, status, outputs, down, drill, block, topology/],
+    [['rehearse', 'launch'], /^aurora-proxy-kit rehearse: unknown command launch: use up, status, .* \(aurora-proxy-kit rehearse --help\)$/m],
+    [['rehearse', 'up', '--bogus'], /unknown option --bogus for rehearse up; options: --from --work-dir .* \(aurora-proxy-kit rehearse up --help\)/],
+    [['rehearse', 'status', '--replicas', '3'], /--replicas is an option of up, not of status/],
+    [['rehearse', 'up', '--replicas'], /--replicas needs a value: --replicas N/],
+    [['rehearse', 'up', '--replicas', 'three'], /--replicas three is not a whole number: pass e\.g\. --replicas 2/],
+    [['rehearse', 'topology'], /topology needs --from/],
+    [['rehearse', 'block', 'nobody'], /block needs one of: default, /],
+    [['bench', '--fast'], /^aurora-proxy-kit bench: unknown option --fast for bench; options: --quick --scenario --out \(aurora-proxy-kit bench --help\)$/m],
+    [['bench', '--scenario', 'nope'], /unknown scenario nope: use one of read_only_endpoint, /],
+    [['demo', '--scenario', 'read_only_endpoint,nope'], /unknown scenario nope/],
+    [['synth', 'summarize'], /unknown command summarize: use summary \(aurora-proxy-kit synth --help\)/],
+    [['synth', 'summary', 'a', 'b'], /unexpected argument b for synth summary/],
+  ])('%j', (args, message) => {
+    // WHEN
+    const r = cli([...args]);
+    // THEN
+    expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(message)]);
+    expect(r.stdout).toBe('');
+  });
+
+  test('a rehearsal command on a work dir with no rehearsal: status exits 2, down says nothing to stop and exits 0', () => {
+    const status = cli(['rehearse', 'status', '--work-dir', workDir]);
+    expect([status.code, status.stderr]).toEqual([2, expect.stringContaining(`no rehearsal in ${workDir}`)]);
+    const down = cli(['rehearse', 'down', '--work-dir', workDir]);
+    expect([down.code, down.stdout]).toEqual([0, `nothing to stop in ${workDir}: no rehearsal there\n`]);
+  });
+
+  test('rehearse block prints the block alone on stdout, for scripts', () => {
+    expect(cli(['rehearse', 'block', 'terratest'])).toEqual({ code: 0, stdout: `${LOOPBACK_BLOCKS.terratest.block}\n`, stderr: '' });
+  });
+});
+
+describe('plan summary', () => {
+  const expected = [
+    'the plan creates 6 resources (nothing is applied):',
+    '  aws_db_proxy              1',
+    '  aws_db_proxy_endpoint     1',
+    '  aws_rds_cluster           1',
+    '  aws_rds_cluster_instance  3',
+    'outputs known at plan:',
+    '  instance_class = "db.r6gd.xlarge"',
+    '  engine_version = "17.9"',
+    '  tiered_cache_gib = 135.2',
+    '  temporary_objects_gib = 64',
+    '',
+  ].join('\n');
+
+  test('counts what a plan creates (replacements too; not updates, no-ops or data sources), from a file', () => {
+    expect(cli(['plan', 'summary', PLAN_FIXTURE])).toEqual({ code: 0, stdout: expected, stderr: '' });
+  });
+
+  test('reads the plan on stdin, as `terraform show -json` pipes it', () => {
+    expect(cli(['plan', 'summary'], fs.readFileSync(PLAN_FIXTURE, 'utf8'))).toEqual({ code: 0, stdout: expected, stderr: '' });
+  });
+
+  test.each([
+    ['the binary plan file', 'tfplan\u0000PK', /stdin is not JSON .*: pass `terraform show -json <planfile>`, not the binary plan file/],
+    ['JSON that is not a plan', '{"values": {}}', /stdin is not a plan's JSON \(no resource_changes\)/],
+  ])('%s: exit 2 with the fix', (_, input, message) => {
+    const r = cli(['plan', 'summary', '-'], input);
+    expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(message)]);
+  });
+
+  test('a missing file: exit 2, says how to write it', () => {
+    const r = cli(['plan', 'summary', 'no-such-plan.json']);
+    expect([r.code, r.stderr]).toEqual([2, 'aurora-proxy-kit plan: no-such-plan.json not found: write it with `terraform show -json <planfile> > no-such-plan.json`, or pipe that into `plan summary`\n']);
+  });
+});
+
+describe('synth summary', () => {
+  afterAll(removeFixtures);
+
+  test('summarizes the reference app\'s synthesized cloud assembly', () => {
+    // GIVEN bin/app.ts's stack with 3 readers, synthesized as `cdk synth` would
+    const { dir } = synthesizeReferenceApp({ readers: '3' });
+    // WHEN
+    const r = cli(['synth', 'summary', dir]);
+    // THEN
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toMatch(/^Stack AuroraProxyKit \(AuroraProxyKit\.template\.json\): \d+ resources$/m);
+    expect(r.stdout).toMatch(/^ {4}4 x db\.r6gd\.xlarge$/m);
+  });
+
+  test('a directory without a cloud assembly: exit 2, says to synthesize', () => {
+    const r = cli(['synth', 'summary', os.tmpdir()]);
+    expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(/manifest\.json not found: run `npx cdk synth`/)]);
+  });
+});
