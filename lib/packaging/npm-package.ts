@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -5,24 +6,55 @@ import { KIT_HANDLERS } from '../private/handler-function';
 import { bundleHandlers, ROOT } from './handler-bundles';
 
 /**
- * The npm package's contents, built into dist/cdk (package.json `files`): the construct library
- * compiled by tsconfig.build.json (lib/index.ts and what it imports: the model, the constructs' helpers,
- * the consumers' environment contract; JavaScript and .d.ts), and every handler pre-bundled under
+ * The npm package's contents, built into dist/cdk (package.json `files`) and `.jsii`: the construct
+ * library compiled by jsii (lib/index.ts and what it imports: the model, the constructs' helpers, the
+ * consumers' environment contract; JavaScript and .d.ts, tsconfig.build.json), its jsii assembly, from
+ * which jsii-pacmak makes the Python package (python-package.ts), and every handler pre-bundled under
  * dist/cdk/assets/lambda, where lib/private/handler-function.ts looks for them. Nothing of the
  * rehearsal, the bench, the Terraform generator, the reference app or the tests is compiled: they are
- * not imported by lib/index.ts.
+ * not imported by lib/index.ts, and tsconfig.build.json lists that file alone.
  */
 export const PACKAGE_BUILD_DIR = path.join(ROOT, 'dist', 'cdk');
 export const PACKAGE_ASSETS_DIR = path.join(PACKAGE_BUILD_DIR, 'assets', 'lambda');
+export const JSII_ASSEMBLY = path.join(ROOT, '.jsii');
+/** The inputs' digest the last build was made from; a build with the same inputs is skipped. */
+const FINGERPRINT_FILE = path.join(PACKAGE_BUILD_DIR, '.fingerprint');
 
-export function buildPackage(): void {
+/** What the build reads: the library's and the handlers' sources, the manifest, the lock file and the compiler settings. */
+function buildInputs(): string[] {
+  const sources = (dir: string): string[] =>
+    fs.readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => path.join(dir, f));
+  return [...sources('lib'), ...sources('lambda/src'), 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'].sort();
+}
+
+export function buildFingerprint(): string {
+  const hash = createHash('sha256');
+  for (const file of buildInputs()) hash.update(`${file}\0`).update(fs.readFileSync(path.join(ROOT, file))).update('\0');
+  return hash.digest('hex');
+}
+
+/** Whether dist/cdk and .jsii were built from the current sources. */
+export function packageIsBuilt(): boolean {
+  return fs.existsSync(JSII_ASSEMBLY) && fs.existsSync(FINGERPRINT_FILE) && fs.readFileSync(FINGERPRINT_FILE, 'utf8') === buildFingerprint();
+}
+
+/** jsii with Node 20's end-of-life banner silenced (jsii 6 still runs on it). */
+export function jsiiEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION: process.versions.node.split('.')[0] };
+}
+
+/** Builds dist/cdk and .jsii unless they are built from the current sources; returns whether it built. */
+export function buildPackage(options: { force?: boolean } = {}): boolean {
+  if (!options.force && packageIsBuilt()) return false;
+  const fingerprint = buildFingerprint();
   fs.rmSync(PACKAGE_BUILD_DIR, { recursive: true, force: true });
-  const tsc = require.resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [require.resolve('jsii/bin/jsii'), '--silence-warnings', 'metadata/missing-dev-dependency'], { cwd: ROOT, stdio: 'inherit', env: jsiiEnv() });
   bundleHandlers(PACKAGE_ASSETS_DIR);
   // The compiled library must find what was just bundled, where it looks.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the build's own output, known only now
   const compiled = require(path.join(PACKAGE_BUILD_DIR, 'lib', 'private', 'handler-function.js')) as typeof import('../private/handler-function');
   const missing = KIT_HANDLERS.filter((h) => compiled.prebundledHandler(h) === undefined);
   if (missing.length > 0) throw new Error(`the compiled library does not find the pre-bundled handlers ${missing.join(', ')} under ${compiled.PREBUNDLED_HANDLERS_DIR}`);
+  fs.writeFileSync(FINGERPRINT_FILE, fingerprint);
+  return true;
 }
