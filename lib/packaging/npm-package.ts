@@ -20,11 +20,22 @@ export const JSII_ASSEMBLY = path.join(ROOT, '.jsii');
 /** The inputs' digest the last build was made from; a build with the same inputs is skipped. */
 const FINGERPRINT_FILE = path.join(PACKAGE_BUILD_DIR, '.fingerprint');
 
-/** What the build reads: the library's and the handlers' sources, the manifest, the lock file and the compiler settings. */
+/** The sources lib/index.ts imports, itself included, transitively: what jsii compiles. */
+function libraryClosure(entry = 'lib/index.ts', seen = new Set<string>()): Set<string> {
+  if (seen.has(entry)) return seen;
+  seen.add(entry);
+  const source = fs.readFileSync(path.join(ROOT, entry), 'utf8');
+  for (const [, spec] of source.matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
+    const target = path.join(path.dirname(entry), spec);
+    libraryClosure(fs.existsSync(path.join(ROOT, `${target}.ts`)) ? `${target}.ts` : path.join(target, 'index.ts'), seen);
+  }
+  return seen;
+}
+
+/** What the build reads: the library's sources, the handlers' (bundled whole), the manifest, the lock file and the compiler settings. */
 function buildInputs(): string[] {
-  const sources = (dir: string): string[] =>
-    fs.readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => path.join(dir, f));
-  return [...sources('lib'), ...sources('lambda/src'), 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'].sort();
+  const handlers = fs.readdirSync(path.join(ROOT, 'lambda', 'src')).filter((f) => f.endsWith('.ts')).map((f) => path.join('lambda', 'src', f));
+  return [...new Set([...libraryClosure(), ...handlers, 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'])].sort();
 }
 
 export function buildFingerprint(): string {

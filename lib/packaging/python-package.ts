@@ -2,7 +2,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { ROOT } from './handler-bundles';
-import { buildPackage, jsiiEnv } from './npm-package';
+import { buildFingerprint, buildPackage, jsiiEnv } from './npm-package';
 
 /**
  * The Python package of the construct library: jsii-pacmak turns the jsii assembly and the npm tarball
@@ -13,8 +13,8 @@ import { buildPackage, jsiiEnv } from './npm-package';
  */
 export const PYTHON_DIST_DIR = path.join(ROOT, 'dist', 'python');
 export const PYTHON_DIST_NAME = 'aurora_proxy_kit';
-/** The Python module, as package.json's jsii.targets.python names it. */
-export const PYTHON_MODULE = 'aurora_proxy_kit';
+/** The npm build's fingerprint (npm-package.ts) the wheel was made from. */
+const FINGERPRINT_FILE = path.join(PYTHON_DIST_DIR, '.fingerprint');
 
 /** The wheel in dist/python, if one is there. */
 export function findWheel(): string | undefined {
@@ -24,11 +24,15 @@ export function findWheel(): string | undefined {
 }
 
 /**
- * Builds dist/cdk and .jsii when stale, then the wheel; pacmak skips the wheel when dist/python holds one of
- * the current assembly (its fingerprint). Returns the wheel's path.
+ * Builds dist/cdk and .jsii when stale, then the wheel, unless dist/python holds the wheel of the same
+ * sources (pacmak's own fingerprint does not spare its 40 s of packing and pip). Returns the wheel's path.
  */
-export function buildPythonPackage(): string {
-  buildPackage();
+export function buildPythonPackage(options: { force?: boolean } = {}): string {
+  buildPackage(options);
+  const fingerprint = buildFingerprint();
+  const current = findWheel();
+  if (!options.force && current !== undefined && fs.existsSync(FINGERPRINT_FILE) && fs.readFileSync(FINGERPRINT_FILE, 'utf8') === fingerprint) return current;
+  fs.rmSync(PYTHON_DIST_DIR, { recursive: true, force: true });
   execFileSync(
     process.execPath,
     // --no-npmignore: package.json `files` says what the tarball holds; pacmak would write an .npmignore.
@@ -37,5 +41,6 @@ export function buildPythonPackage(): string {
   );
   const wheel = findWheel();
   if (wheel === undefined) throw new Error(`jsii-pacmak left no single ${PYTHON_DIST_NAME}-*.whl in ${PYTHON_DIST_DIR}`);
+  fs.writeFileSync(FINGERPRINT_FILE, fingerprint);
   return wheel;
 }

@@ -10,14 +10,15 @@ import { readmePythonExample } from '../helpers/readme';
 import { ROOT } from './scratch-app';
 
 /**
- * The Python package as a CDK user gets it (slow: builds the wheel when stale, about 30 s; installs
- * aws-cdk-lib into a new venv, from pip's cache under .cache/pip after the first run): the wheel
+ * The Python package as a CDK user gets it (slow: builds the wheel when stale, about 40 s; downloads
+ * aws-cdk-lib and the rest from PyPI into .cache/python-wheels on the first run): the wheel
  * jsii-pacmak makes, installed with plain pip beside aws-cdk-lib and constructs (as PyPI resolves the
  * wheel's requirements) into a venv outside the repository. There the README's Python example and
  * test/package/python/reference_app.py (the topology of bin/app.ts) are synthesized, and the latter's
  * template is compared with the TypeScript reference deployment's, synthesized here.
  */
-const PIP_CACHE = path.join(ROOT, '.cache', 'pip');
+/** The wheels of the wheel's requirements, downloaded once: pip's own cache does not keep PyPI's files here. */
+const WHEELHOUSE = path.join(ROOT, '.cache', 'python-wheels');
 const REFERENCE_APP = path.join(__dirname, 'python', 'reference_app.py');
 const CDK_CONTEXT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
 
@@ -50,6 +51,22 @@ const functionsOf = (t: CfnTemplate) =>
     }),
   );
 
+/**
+ * `pip install <wheel>` from the wheelhouse, offline; when it lacks a requirement, the requirements are
+ * downloaded from PyPI into it first (then the newest aws-cdk-lib PyPI has within the wheel's range).
+ */
+function installWheel(venvPython: string, wheel: string, cwd: string): void {
+  const install = () => run(venvPython, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-compile', '--no-index', '--find-links', WHEELHOUSE, wheel], { cwd, timeout: 300_000 });
+  try {
+    install();
+  } catch {
+    run(venvPython, ['-m', 'pip', 'download', '--quiet', '--disable-pip-version-check', '--dest', WHEELHOUSE, wheel], { cwd, timeout: 600_000 });
+    // The wheelhouse holds what the wheel requires, never a copy of the wheel itself.
+    for (const f of fs.readdirSync(WHEELHOUSE).filter((f) => f.startsWith('aurora_proxy_kit-'))) fs.rmSync(path.join(WHEELHOUSE, f));
+    install();
+  }
+}
+
 describe('Python package', () => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'aurora-proxy-kit-python-'));
   const venvPython = path.join(work, 'venv', 'bin', 'python');
@@ -76,7 +93,7 @@ describe('Python package', () => {
     wheel = buildPythonPackage();
     if (!path.relative(ROOT, work).startsWith('..')) throw new Error(`${work} is inside the repository`);
     run('python3', ['-m', 'venv', path.join(work, 'venv')], { cwd: work, timeout: 120_000 });
-    run(venvPython, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--cache-dir', PIP_CACHE, wheel], { cwd: work, timeout: 600_000 });
+    installWheel(venvPython, wheel, work);
     // WHEN the README's example and the reference topology are synthesized there
     readme = synth('readme_example', readmePythonExample(), 'Reporting');
     python = synth('reference_app', fs.readFileSync(REFERENCE_APP, 'utf8'), 'AuroraProxyKit').template;
