@@ -54,9 +54,41 @@ export function jsiiEnv(): NodeJS.ProcessEnv {
   return { ...process.env, JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION: process.versions.node.split('.')[0] };
 }
 
+/**
+ * Runs `build` holding dist/.build.lock: jest runs the npm and the Python package tests side by side, and
+ * each may build (npm's prepack, pacmak's own `npm pack`). The second waits, then finds the build current.
+ * Never held across jsii-pacmak, whose `npm pack` comes back here.
+ */
+function withBuildLock<T>(build: () => T): T {
+  const lock = path.join(ROOT, 'dist', '.build.lock');
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
+  const deadline = Date.now() + 10 * 60_000;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      // A lock older than any build is left by a killed one.
+      if (Date.now() - fs.statSync(lock).mtimeMs > 10 * 60_000) fs.rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`${lock} held for 10 minutes: remove it if no build is running`);
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    }
+  }
+  try {
+    return build();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 /** Builds dist/cdk and .jsii unless they are built from the current sources; returns whether it built. */
 export function buildPackage(options: { force?: boolean } = {}): boolean {
-  if (!options.force && packageIsBuilt()) return false;
+  return withBuildLock(() => buildUnlocked(options.force ?? false));
+}
+
+function buildUnlocked(force: boolean): boolean {
+  if (!force && packageIsBuilt()) return false;
   const fingerprint = buildFingerprint();
   fs.rmSync(PACKAGE_BUILD_DIR, { recursive: true, force: true });
   execFileSync(process.execPath, [require.resolve('jsii/bin/jsii'), '--silence-warnings', 'metadata/missing-dev-dependency'], { cwd: ROOT, stdio: 'inherit', env: jsiiEnv() });
