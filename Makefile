@@ -76,7 +76,7 @@ typecheck: node-deps cdktn-deps
 lint: node-deps
 	npx eslint --max-warnings 0 .
 
-## unit: jest: model, constructs, app, Lambda and rehearsal against real PostgreSQL/PgBouncer, Terraform generator
+## unit: jest: model, constructs, app, Lambda, rehearsal against real PostgreSQL/PgBouncer, Terraform generator, npm and Python packages
 unit: node-deps system-deps cdktn-deps pgbouncer
 	npx jest --ci
 
@@ -135,12 +135,15 @@ lambda-zip: node-deps
 	npx ts-node --transpile-only bin/build-lambda.ts
 
 # The release's artifacts: the npm package of the construct library (npm's prepack runs bin/build-package.ts:
-# the compiled library, its types and the pre-bundled handlers in dist/cdk) and the Lambda zips a Terraform
-# user without Node.js deploys, with their checksums (dist/lambda/SHA256SUMS, lambda-artifacts.json).
-## package: dist/aurora-proxy-kit-<version>.tgz (npm) and dist/lambda/*.zip + SHA256SUMS (Terraform), the release's artifacts
+# jsii's compiled library, its types and assembly, and the pre-bundled handlers in dist/cdk), the Python
+# wheel jsii-pacmak makes from it (dist/python; pacmak pip-installs its build tools into a venv of its own),
+# and the Lambda zips a Terraform user without Node.js deploys, with their checksums (dist/lambda/SHA256SUMS,
+# lambda-artifacts.json).
+## package: dist/aurora-proxy-kit-<version>.tgz (npm), dist/python/*.whl (Python), dist/lambda/*.zip + SHA256SUMS (Terraform)
 package: node-deps
 	mkdir -p dist && rm -f dist/aurora-proxy-kit-*.tgz
 	$(NPM) pack --pack-destination dist --loglevel=error
+	npx ts-node --transpile-only bin/build-python.ts
 	npx ts-node --transpile-only bin/build-lambda.ts
 	cd dist/lambda && sha256sum -c SHA256SUMS
 

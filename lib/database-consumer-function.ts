@@ -37,7 +37,7 @@ export interface DatabaseConsumerFunctionProps {
   /**
    * `reuse` keeps one connection across invocations; `per-invocation` opens one per call (the seeds'
    * comparison).
-   * @default 'reuse'
+   * @default ConnectionMode.REUSE
    */
   readonly connectionMode?: ConnectionMode;
   /**

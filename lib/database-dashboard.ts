@@ -11,6 +11,7 @@ import {
   ALARM_TOPIC_ACCESS,
   AlarmInput,
   AlarmSpec,
+  AlarmThresholdOptions,
   AlarmThresholds,
   COMPARISON_SYMBOLS,
   DASHBOARD_RULES,
@@ -54,10 +55,10 @@ export interface DatabaseDashboardProps {
    */
   readonly dashboardName?: string;
   /**
-   * Alarm thresholds; any left out take the kit's defaults (DEFAULT_ALARM_THRESHOLDS).
-   * @default DEFAULT_ALARM_THRESHOLDS
+   * Alarm thresholds; any left out take the kit's defaults (DatabaseDashboard.DEFAULT_THRESHOLDS).
+   * @default DatabaseDashboard.DEFAULT_THRESHOLDS
    */
-  readonly thresholds?: Partial<AlarmThresholds>;
+  readonly thresholds?: AlarmThresholdOptions;
   /**
    * Topic every alarm notifies. Its policy must let cloudwatch.amazonaws.com publish (sns:Publish) and, as
    * it must be encrypted, its key policy let CloudWatch use the key (kms:Decrypt, kms:GenerateDataKey*), for
@@ -83,6 +84,9 @@ interface Series {
  * the kit's alarm catalog with configurable thresholds, notifying an encrypted SNS topic.
  */
 export class DatabaseDashboard extends Construct {
+  /** The thresholds a dashboard's alarms take when its props leave them out. */
+  public static readonly DEFAULT_THRESHOLDS: AlarmThresholds = DEFAULT_ALARM_THRESHOLDS;
+
   public readonly dashboard: cloudwatch.Dashboard;
   public readonly alarmTopic: sns.ITopic;
   public readonly alarms: cloudwatch.Alarm[] = [];
@@ -120,7 +124,7 @@ export class DatabaseDashboard extends Construct {
   }
 
   /** The metric lines of one catalog entry: one per instance, endpoint, role or function, per statistic. */
-  public metricsFor(spec: MetricSpec): cloudwatch.IMetric[] {
+  private metricsFor(spec: MetricSpec): cloudwatch.IMetric[] {
     return this.seriesOf(spec.scope, spec.instances ?? 'all').flatMap(({ label, subject }) =>
       spec.statistics.map((statistic) =>
         this.metricOf({ namespace: spec.namespace, metricName: spec.metricName, statistic }, spec.scope, subject, spec.statistics.length > 1 ? `${label} ${statistic}` : label),

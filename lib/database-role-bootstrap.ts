@@ -20,7 +20,7 @@ export interface DatabaseRoleBootstrapProps {
   /** The cluster whose writer gets the roles. */
   readonly cluster: OptimizedReadsCluster;
   /** One role per consumer: READ_ONLY roles read, READ_WRITE roles also write and create tables. */
-  readonly roles: ReadonlyArray<DatabaseRoleSpec>;
+  readonly roles: DatabaseRoleSpec[];
   /**
    * Subnets of the bootstrap function, in the cluster's VPC; they must reach Secrets Manager (an
    * interface endpoint, allowed through `connections`).
@@ -45,13 +45,13 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
   /** The function's network access: egress to the cluster is granted; add Secrets Manager's. */
   public readonly connections: ec2.Connections;
   public readonly resource: CustomResource;
-  public readonly roles: ReadonlyArray<DatabaseRoleSpec>;
+  public readonly roles: DatabaseRoleSpec[];
 
   constructor(scope: Construct, id: string, props: DatabaseRoleBootstrapProps) {
     super(scope, id);
     const request: RoleBootstrapRequest = { database: props.cluster.databaseName, roles: props.roles };
     throwIfInvalid(this, requestProblems(request, props.cluster.masterUsername));
-    this.roles = props.roles;
+    this.roles = [...props.roles];
     const cluster = props.cluster;
 
     const key =

@@ -1,8 +1,10 @@
 /**
  * What a CDK user of the kit imports: the constructs with their props, the types they pass and get
  * back, the error they catch, and the model's facts worth knowing before a deploy (the Optimized
- * Reads catalog and sizing). Renderers, rule tables, the rehearsal, internal helpers and the
- * reference app stay internal; test/docs/public-api.test.ts pins this list.
+ * Reads catalog and sizing). jsii compiles exactly this for the other languages (Python), so
+ * constants and functions are static members of a class and choices are enums. Renderers, rule
+ * tables, the rehearsal, internal helpers and the reference app stay internal;
+ * test/docs/public-api.test.ts pins this list.
  */
 export { OptimizedReadsCluster, type OptimizedReadsClusterProps, type InstanceMetricOptions } from './optimized-reads-cluster';
 export { PoolingProxy, type PoolingProxyProps } from './pooling-proxy';
@@ -15,28 +17,20 @@ export {
 export { DatabaseConsumerFunction, type DatabaseConsumerFunctionProps } from './database-consumer-function';
 export { DatabaseDashboard, type DatabaseDashboardProps } from './database-dashboard';
 export { DatabaseRoleBootstrap, type DatabaseRoleBootstrapProps, type DatabaseRoleSpec } from './database-role-bootstrap';
+export { OptimizedReadsCatalog } from './optimized-reads-catalog';
 export { KitValidationError } from './private/validation';
 export {
   // Vocabulary
-  POSTGRES_PORT,
-  type ConnectionMode,
-  type EndpointRole,
-  // The Optimized Reads catalog
-  DEFAULT_ENGINE_VERSION,
-  INSTANCE_CLASS_CATALOG,
-  findInstanceClass,
+  ConnectionMode,
+  EndpointRole,
+  // The Optimized Reads catalog and sizing (their functions and defaults: OptimizedReadsCatalog, PoolingProxy, DatabaseDashboard)
   type Architecture,
   type InstanceClassSpec,
   type OptimizedReadsFamily,
-  // Sizing
-  DEFAULT_POOL_SETTINGS,
-  defaultMaxConnections,
-  optimizedReadsSizing,
-  poolSizing,
   type OptimizedReadsSizing,
   type PoolSettings,
   type PoolSizing,
   // Alarms
-  DEFAULT_ALARM_THRESHOLDS,
+  type AlarmThresholdOptions,
   type AlarmThresholds,
 } from './model';

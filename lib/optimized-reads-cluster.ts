@@ -14,6 +14,7 @@ import {
   InstanceClassSpec,
   OFFERED_ENGINE_VERSIONS,
   OptimizedReadsSizing,
+  POSTGRES_PORT,
   catalogMetric,
   findInstanceClass,
   metricDimensions,
@@ -135,6 +136,9 @@ export type InstanceMetricOptions = cloudwatch.MetricOptions;
  * exposes the Optimized Reads sizing (tiered cache, temporary objects) of its instance class.
  */
 export class OptimizedReadsCluster extends Construct {
+  /** The PostgreSQL port the cluster, its proxy and the proxy's endpoints listen on. */
+  public static readonly PORT: number = POSTGRES_PORT;
+
   /** The underlying cluster. */
   public readonly cluster: rds.DatabaseCluster;
   /** Network access to the cluster (its own security group). */

@@ -13,7 +13,7 @@ import { throwIfInvalid } from './private/validation';
  */
 export interface IPoolingProxy {
   /** The RDS Proxy the endpoint belongs to. */
-  readonly proxy: rds.IDatabaseProxy;
+  readonly proxy: rds.DatabaseProxy;
   /** The proxy's default endpoint host name: the name its wildcard certificate is issued for. */
   readonly defaultEndpoint: string;
   /** Grants IAM authentication through the proxy as `dbUser`. */

@@ -74,6 +74,9 @@ export interface PoolingProxyProps {
  * its own security group, up to RDS Proxy's limit of 20.
  */
 export class PoolingProxy extends Construct implements IPoolingProxy {
+  /** The kit's pool defaults: RDS Proxy's own default for maxConnectionsPercent, a 50% idle floor, a 120 s borrow timeout. */
+  public static readonly DEFAULT_POOL_SETTINGS: PoolSettings = DEFAULT_POOL_SETTINGS;
+
   public readonly proxy: rds.DatabaseProxy;
   /** Network access to the proxy's default endpoint. */
   public readonly connections: ec2.Connections;
@@ -149,18 +152,18 @@ export class PoolingProxy extends Construct implements IPoolingProxy {
   }
 
   /** The endpoints added so far, in order. */
-  public get endpoints(): ReadonlyArray<PoolingProxyEndpoint> {
-    return this.endpointList;
+  public get endpoints(): PoolingProxyEndpoint[] {
+    return [...this.endpointList];
   }
 
   /** Adds a READ_ONLY endpoint in any VPC of the stack; reads spread over the readers. */
   public addReadOnlyEndpoint(id: string, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {
-    return this.addEndpoint(id, 'READ_ONLY', options);
+    return this.addEndpoint(id, EndpointRole.READ_ONLY, options);
   }
 
   /** Adds a READ_WRITE endpoint in any VPC of the stack; it reaches the writer. */
   public addReadWriteEndpoint(id: string, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {
-    return this.addEndpoint(id, 'READ_WRITE', options);
+    return this.addEndpoint(id, EndpointRole.READ_WRITE, options);
   }
 
   /**

@@ -13,10 +13,10 @@ import {
   ENV_VARS,
   INTEGER_SETTINGS,
   SERVICE_NAME,
-  type ConnectionMode,
+  ConnectionMode,
   type DbAuth,
   type DbTlsMode,
-  type EndpointRole,
+  EndpointRole,
   type TlsConfig,
 } from './environment';
 import { ConfigError } from './errors';
@@ -150,7 +150,7 @@ export function loadConfig(env: Env): Config {
 
   const tls = readTls(env, host, authKind);
   const endpointRole = oneOf<EndpointRole>(env, ENV_VARS.endpointRole, ENDPOINT_ROLES);
-  const connectionMode = oneOf<ConnectionMode>(env, ENV_VARS.connectionMode, CONNECTION_MODES, 'reuse');
+  const connectionMode = oneOf<ConnectionMode>(env, ENV_VARS.connectionMode, CONNECTION_MODES, ConnectionMode.REUSE);
 
   return {
     host,

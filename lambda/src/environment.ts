@@ -49,15 +49,25 @@ export type DbTlsMode = (typeof DB_TLS_MODES)[number];
 export const POSTGRES_PORT = 5432;
 
 /** What a proxy endpoint's connections reach: the writer, or the readers. */
-export const ENDPOINT_ROLES = ['READ_ONLY', 'READ_WRITE'] as const;
-export type EndpointRole = (typeof ENDPOINT_ROLES)[number];
+export enum EndpointRole {
+  /** Reads spread over the readers. */
+  READ_ONLY = 'READ_ONLY',
+  /** Reads and writes reach the writer. */
+  READ_WRITE = 'READ_WRITE',
+}
+export const ENDPOINT_ROLES: ReadonlyArray<EndpointRole> = [EndpointRole.READ_ONLY, EndpointRole.READ_WRITE];
 
 /**
  * How a consumer holds its database connection: `reuse` keeps one across invocations,
  * `per-invocation` opens one per call (the seeds' comparison).
  */
-export const CONNECTION_MODES = ['reuse', 'per-invocation'] as const;
-export type ConnectionMode = (typeof CONNECTION_MODES)[number];
+export enum ConnectionMode {
+  /** One connection kept across invocations. */
+  REUSE = 'reuse',
+  /** A connection opened and closed per invocation. */
+  PER_INVOCATION = 'per-invocation',
+}
+export const CONNECTION_MODES: ReadonlyArray<ConnectionMode> = [ConnectionMode.REUSE, ConnectionMode.PER_INVOCATION];
 
 /** Service name in log lines, and `application_name` when no function name is set. */
 export const SERVICE_NAME = 'aurora-proxy-kit';

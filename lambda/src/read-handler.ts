@@ -5,6 +5,7 @@
 import type { Context } from 'aws-lambda';
 import type { ClientBase } from 'pg';
 import { getConfigForRole } from './config';
+import { EndpointRole } from './environment';
 import { withClient, type ConnectionInfo } from './db';
 import { sqlStateOf } from './errors';
 import { instrument, remainingTime, validateAtColdStart } from './invocation';
@@ -12,7 +13,7 @@ import { SELECT_EVENT_WITH_SERVER_SQL } from './schema';
 import { queryServedBy, toServedBy, type ServedBy } from './server-info';
 import { parseReadEvent } from './validation';
 
-const ROLE = 'READ_ONLY';
+const ROLE = EndpointRole.READ_ONLY;
 
 export interface KitEvent {
   readonly id: number;

@@ -6,6 +6,7 @@
 import type { Context } from 'aws-lambda';
 import type { ClientBase } from 'pg';
 import { getConfigForRole } from './config';
+import { EndpointRole } from './environment';
 import { withClient, type ConnectionInfo } from './db';
 import { EndpointRoleError, sqlStateOf } from './errors';
 import { instrument, remainingTime, validateAtColdStart } from './invocation';
@@ -13,7 +14,7 @@ import { ensureSchema, INSERT_EVENT_SQL, resetSchemaState } from './schema';
 import { assertWritable, queryServedBy, type ServedBy } from './server-info';
 import { parseWriteEvent, type WriteEvent } from './validation';
 
-const ROLE = 'READ_WRITE';
+const ROLE = EndpointRole.READ_WRITE;
 
 export interface WriteResponse {
   readonly id: number;

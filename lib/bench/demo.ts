@@ -14,6 +14,7 @@ import { BenchUsageError, scenarioList } from './cli';
 import { runBench } from './runner';
 import { round } from './stats';
 import { SCENARIO_NAMES, type ScenarioName } from './types';
+import { EndpointRole } from '../../lambda/src/environment';
 
 const DEMO_SCENARIOS: ScenarioName[] = ['read_only_endpoint', 'connect_overhead'];
 
@@ -62,9 +63,9 @@ async function deployedConsumers(r: Rehearsal, lines: string[]): Promise<void> {
 /** Without namespaces (not root): the handlers in worker threads through the two PgBouncer endpoints. */
 async function loopbackConsumers(r: Rehearsal, lines: string[]): Promise<void> {
   const e = r.endpoints;
-  const writes = await simulateInvocations({ handler: 'write', env: lambdaEnvironment(e.readWrite, 'READ_WRITE'), containers: 4, invocationsPerContainer: 5, event: (c, i) => ({ id: 100 + c * 10 + i, payload: { demo: true } }) });
+  const writes = await simulateInvocations({ handler: 'write', env: lambdaEnvironment(e.readWrite, EndpointRole.READ_WRITE), containers: 4, invocationsPerContainer: 5, event: (c, i) => ({ id: 100 + c * 10 + i, payload: { demo: true } }) });
   lines.push(describe('write handler via read/write endpoint (4 containers x 5)', writes));
-  const reads = await simulateInvocations({ handler: 'read', env: lambdaEnvironment(e.readOnly, 'READ_ONLY'), containers: 4, invocationsPerContainer: 5, event: (c, i) => ({ id: 100 + c * 10 + i }) });
+  const reads = await simulateInvocations({ handler: 'read', env: lambdaEnvironment(e.readOnly, EndpointRole.READ_ONLY), containers: 4, invocationsPerContainer: 5, event: (c, i) => ({ id: 100 + c * 10 + i }) });
   lines.push(describe('read handler via read-only endpoint (4 containers x 5)', reads));
   const found = reads.filter((o) => (o.response?.event as unknown) !== null && o.response?.event !== undefined).length;
   lines.push(`reads that found the row written through the other endpoint: ${found}/${reads.length}`);

@@ -1,6 +1,6 @@
 import { type AlarmThresholds, type InstanceSelection, type MetricScope, type MetricSpec, type MetricStatistic, catalogMetric } from './metrics';
 import type { AwsSource } from './rule-table';
-import type { EndpointRole } from './vocabulary';
+import { EndpointRole } from './vocabulary';
 
 /**
  * The alarm set of the dashboard: which alarms exist, on which metric, in which direction, against which
@@ -95,8 +95,8 @@ export const ALARM_CATALOG: ReadonlyArray<AlarmSpec> = [
 
 /** The proxy's target roles, each with the name its alarms start with (ProxyReadWritePinned). */
 export const TARGET_ROLE_SERIES: ReadonlyArray<{ readonly role: EndpointRole; readonly alarmName: string }> = [
-  { role: 'READ_WRITE', alarmName: 'ProxyReadWrite' },
-  { role: 'READ_ONLY', alarmName: 'ProxyReadOnly' },
+  { role: EndpointRole.READ_WRITE, alarmName: 'ProxyReadWrite' },
+  { role: EndpointRole.READ_ONLY, alarmName: 'ProxyReadOnly' },
 ];
 
 /** The one input of a single-metric alarm. */

@@ -232,6 +232,57 @@ export interface AlarmThresholds {
   readonly functionThrottles: number;
 }
 
+/**
+ * AlarmThresholds with every threshold optional: what a DatabaseDashboard is given, each threshold left
+ * out taking its default. Spelled out rather than `Partial<AlarmThresholds>`, which jsii cannot carry
+ * to other languages; ALARM_THRESHOLD_OPTIONS_MATCH keeps the two in step.
+ */
+export interface AlarmThresholdOptions {
+  /**
+   * Instance CPUUtilization (Average, percent) at or above which to alarm.
+   * @default 80
+   */
+  readonly cpuUtilizationPercent?: number;
+  /**
+   * Instance FreeableMemory (Minimum, bytes) at or below which to alarm.
+   * @default 1 GiB
+   */
+  readonly freeableMemoryBytes?: number;
+  /**
+   * Reader AuroraReplicaLag (Maximum, ms) at or above which to alarm.
+   * @default 1000
+   */
+  readonly replicaLagMs?: number;
+  /**
+   * Instance FreeEphemeralStorage (Minimum, bytes: the Optimized Reads NVMe left) at or below which to alarm.
+   * @default 10 GiB
+   */
+  readonly freeEphemeralStorageBytes?: number;
+  /**
+   * Share of the pool ceiling (Sum of DatabaseConnections / Sum of MaxDatabaseConnectionsAllowed, percent) at or above which to alarm.
+   * @default 90
+   */
+  readonly proxyPoolUtilizationPercent?: number;
+  /**
+   * DatabaseConnectionsCurrentlySessionPinned (Sum) at or above which to alarm.
+   * @default 10
+   */
+  readonly pinnedConnections?: number;
+  /**
+   * Lambda Errors (Sum per period) at or above which to alarm.
+   * @default 1
+   */
+  readonly functionErrors?: number;
+  /**
+   * Lambda Throttles (Sum per period) at or above which to alarm.
+   * @default 1
+   */
+  readonly functionThrottles?: number;
+}
+
+/** Fails to compile when AlarmThresholdOptions names other thresholds than AlarmThresholds. */
+export const ALARM_THRESHOLD_OPTIONS_MATCH: [Required<AlarmThresholdOptions>, AlarmThresholds] extends [AlarmThresholds, Required<AlarmThresholdOptions>] ? true : never = true;
+
 export const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
   cpuUtilizationPercent: 80,
   freeableMemoryBytes: 1 * 1024 ** 3,

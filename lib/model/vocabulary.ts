@@ -9,8 +9,8 @@ export {
   CONNECTION_MODES,
   ENDPOINT_ROLES,
   POSTGRES_PORT,
-  type ConnectionMode,
-  type EndpointRole,
+  ConnectionMode,
+  EndpointRole,
 } from '../../lambda/src/environment';
 
 /** The endpoint a consumer connects through, as its TLS check needs to know it. */

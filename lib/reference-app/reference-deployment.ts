@@ -14,6 +14,7 @@ import { PoolingProxy } from '../pooling-proxy';
 import { DEPLOYMENT_RULES, KMS_DELETION_WINDOW_DAYS, MASTER_SECRET_READ_ACTIONS, runRules } from '../model';
 import { PoolingProxyEndpoint } from '../pooling-proxy-endpoint';
 import { throwIfInvalid } from '../private/validation';
+import { EndpointRole } from '../../lambda/src/environment';
 
 /** The database roles of the reference consumers (made by the role bootstrap). */
 export const READER_DB_USER = 'app_reader';
@@ -104,8 +105,8 @@ export class ReferenceDeployment extends Stack {
     this.databaseRoles = new DatabaseRoleBootstrap(this, 'DatabaseRoles', {
       cluster: this.database,
       roles: [
-        { name: READER_DB_USER, access: 'READ_ONLY' },
-        { name: WRITER_DB_USER, access: 'READ_WRITE' },
+        { name: READER_DB_USER, access: EndpointRole.READ_ONLY },
+        { name: WRITER_DB_USER, access: EndpointRole.READ_WRITE },
       ],
       encryptionKey: logKey,
     });

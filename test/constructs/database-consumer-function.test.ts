@@ -13,6 +13,7 @@ import { PoolingProxy } from '../../lib/pooling-proxy';
 import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
+import { ConnectionMode } from '../../lambda/src/environment';
 
 function dataPath(stack: Stack) {
   const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
@@ -51,7 +52,7 @@ describe('DatabaseConsumerFunction', () => {
       endpoint: net.readWrite,
       dbUser: 'app_writer',
       databaseName: 'orders',
-      connectionMode: 'per-invocation',
+      connectionMode: ConnectionMode.PER_INVOCATION,
       memorySize: 1024,
       timeout: Duration.seconds(60),
       reservedConcurrentExecutions: 5,

@@ -328,7 +328,7 @@ describe('DatabaseDashboard options', () => {
     const errorAlarms = dashboard.alarms.filter((a) => a.node.id.endsWith('ErrorsAlarm')).map((a) => a.node.id);
     expect(errorAlarms).toHaveLength(2);
     expect(new Set(errorAlarms).size).toBe(2);
-    const labels = dashboard.metricsFor(METRIC_CATALOG.find((m) => m.metricName === 'Errors')!).map((m) => m.toMetricConfig().renderingProperties?.label);
+    const labels = dashboard['metricsFor'](METRIC_CATALOG.find((m) => m.metricName === 'Errors')!).map((m) => m.toMetricConfig().renderingProperties?.label);
     expect(new Set(labels).size).toBe(2);
   });
 

@@ -1,11 +1,12 @@
 import { Template } from 'aws-cdk-lib/assertions';
-import { DatabaseRoleBootstrap } from '../../lib/database-role-bootstrap';
+import { DatabaseRoleBootstrap, type DatabaseRoleSpec } from '../../lib/database-role-bootstrap';
 import { MASTER_SECRET_READ_ACTIONS, RDS_CA_BUNDLE_ENV } from '../../lib/model';
 import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
 import { BOOTSTRAP_ENV } from '../../lambda/src/role-bootstrap';
+import { EndpointRole } from '../../lambda/src/environment';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack } from '../helpers/cdk';
 
-function bootstrapStack(roles = [{ name: 'app_reader', access: 'READ_ONLY' as const }, { name: 'app_writer', access: 'READ_WRITE' as const }]) {
+function bootstrapStack(roles: DatabaseRoleSpec[] = [{ name: 'app_reader', access: EndpointRole.READ_ONLY }, { name: 'app_writer', access: EndpointRole.READ_WRITE }]) {
   const { stack } = newStack();
   const vpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
   const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc });
@@ -64,6 +65,6 @@ describe('DatabaseRoleBootstrap', () => {
   });
 
   test('the master user as a consumer role is refused at synth', () => {
-    expect(() => bootstrapStack([{ name: 'postgres', access: 'READ_WRITE' }])).toThrow(kitError('Stack/Roles', 'role name postgres is the master user: consumers get roles of their own'));
+    expect(() => bootstrapStack([{ name: 'postgres', access: EndpointRole.READ_WRITE }])).toThrow(kitError('Stack/Roles', 'role name postgres is the master user: consumers get roles of their own'));
   });
 });

@@ -9,6 +9,7 @@ import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
 import { PoolingProxy, PoolingProxyProps } from '../../lib/pooling-proxy';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
+import { EndpointRole } from '../../lambda/src/environment';
 
 /** A client in some VPC: an IAM role plus a security group, as a Lambda or a task would have. */
 class Client extends Construct implements iam.IGrantable, ec2.IConnectable {
@@ -246,7 +247,7 @@ describe('PoolingProxy', () => {
   test('endpoint metrics carry ProxyName and EndpointName; target-role metrics carry TargetGroup and TargetRole', () => {
     // WHEN
     const client = readWrite.metricClientConnections();
-    const pinned = proxy.metricDatabaseConnectionsCurrentlySessionPinned('READ_ONLY');
+    const pinned = proxy.metricDatabaseConnectionsCurrentlySessionPinned(EndpointRole.READ_ONLY);
     // THEN
     expect(client.metricName).toBe('ClientConnections');
     expect(stack.resolve(client.dimensions)).toEqual({ ProxyName: ref(proxy.proxy), EndpointName: 'reporting-rw' });
@@ -256,8 +257,8 @@ describe('PoolingProxy', () => {
 
   test('the pool ceiling is summed over the proxy hosts, like the connections it divides', () => {
     // RDS Proxy publishes both per host; AWS recommends Sum for each (lib/model/metrics.ts).
-    expect(proxy.metricMaxDatabaseConnectionsAllowed('READ_WRITE').statistic).toBe('Sum');
-    expect(proxy.metricDatabaseConnections('READ_WRITE').statistic).toBe('Sum');
+    expect(proxy.metricMaxDatabaseConnectionsAllowed(EndpointRole.READ_WRITE).statistic).toBe('Sum');
+    expect(proxy.metricDatabaseConnections(EndpointRole.READ_WRITE).statistic).toBe('Sum');
   });
 });
 

@@ -1,6 +1,7 @@
 import { getConfig, getConfigForRole, loadConfig, setConfigForTests } from '../../lambda/src/config';
 import { ConfigError } from '../../lambda/src/errors';
 import { validateAtColdStart } from '../../lambda/src/invocation';
+import { EndpointRole } from '../../lambda/src/environment';
 
 /** Smallest valid environment for a deployed (IAM) function. */
 const BASE: NodeJS.ProcessEnv = {
@@ -157,9 +158,9 @@ describe('getConfig / getConfigForRole', () => {
     setConfigForTests(loadConfig(LOCAL));
 
     // WHEN / THEN
-    expect(getConfigForRole('READ_ONLY').endpointRole).toBe('READ_ONLY');
-    expect(() => getConfigForRole('READ_WRITE')).toThrow(ConfigError);
-    expect(() => getConfigForRole('READ_WRITE')).toThrow(/^DB_ENDPOINT_ROLE="READ_ONLY" is invalid: .*READ_WRITE/);
+    expect(getConfigForRole(EndpointRole.READ_ONLY).endpointRole).toBe('READ_ONLY');
+    expect(() => getConfigForRole(EndpointRole.READ_WRITE)).toThrow(ConfigError);
+    expect(() => getConfigForRole(EndpointRole.READ_WRITE)).toThrow(/^DB_ENDPOINT_ROLE="READ_ONLY" is invalid: .*READ_WRITE/);
   });
 });
 
@@ -168,16 +169,16 @@ describe('validateAtColdStart', () => {
 
   test('GIVEN the Lambda runtime WHEN the function is wired to the other role THEN init fails with ConfigError', () => {
     setConfigForTests(loadConfig(LOCAL));
-    expect(() => validateAtColdStart('READ_WRITE', { AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001' })).toThrow(/^DB_ENDPOINT_ROLE=/);
+    expect(() => validateAtColdStart(EndpointRole.READ_WRITE, { AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001' })).toThrow(/^DB_ENDPOINT_ROLE=/);
   });
 
   test('GIVEN the Lambda runtime WHEN DB_TLS_CA_FILE cannot be read THEN init fails with ConfigError', () => {
     setConfigForTests(loadConfig({ ...LOCAL, DB_TLS_CA_FILE: '/nonexistent/ca.pem' }));
-    expect(() => validateAtColdStart('READ_ONLY', { AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001' })).toThrow(/^DB_TLS_CA_FILE="\/nonexistent\/ca.pem" is invalid: cannot be read/);
+    expect(() => validateAtColdStart(EndpointRole.READ_ONLY, { AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001' })).toThrow(/^DB_TLS_CA_FILE="\/nonexistent\/ca.pem" is invalid: cannot be read/);
   });
 
   test('GIVEN tests or local scripts (no runtime API) WHEN importing a handler THEN nothing is validated yet', () => {
     setConfigForTests(loadConfig(LOCAL));
-    expect(() => validateAtColdStart('READ_WRITE', {})).not.toThrow();
+    expect(() => validateAtColdStart(EndpointRole.READ_WRITE, {})).not.toThrow();
   });
 });

@@ -8,6 +8,7 @@ import { resetConnectionForTests } from '../../lambda/src/db';
 import { consumerEnvironment } from '../../lambda/src/environment';
 import { resetSchemaState } from '../../lambda/src/schema';
 import type { LocalPostgres } from '../support/local-postgres';
+import { EndpointRole } from '../../lambda/src/environment';
 
 /**
  * Lambda environment for a local server, built by the consumers' contract, with password auth and no
@@ -20,7 +21,7 @@ export function lambdaEnv(server: LocalPostgres, overrides: NodeJS.ProcessEnv = 
       port: server.port,
       database: 'postgres',
       user: server.superuser,
-      endpointRole: 'READ_ONLY',
+      endpointRole: EndpointRole.READ_ONLY,
       auth: { kind: 'password', password: server.password },
       tls: { mode: 'disable' },
       retryBaseDelayMs: 10,

@@ -7,14 +7,15 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { applyDatabaseRoles, requestProblems, RoleBootstrapError, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
 import { LocalPostgres } from '../support/local-postgres';
+import { EndpointRole } from '../../lambda/src/environment';
 
 const DATABASE = 'app';
 const MASTER = 'master_stand_in';
 const REQUEST: RoleBootstrapRequest = {
   database: DATABASE,
   roles: [
-    { name: 'app_reader', access: 'READ_ONLY' },
-    { name: 'app_writer', access: 'READ_WRITE' },
+    { name: 'app_reader', access: EndpointRole.READ_ONLY },
+    { name: 'app_writer', access: EndpointRole.READ_WRITE },
   ],
 };
 
@@ -134,7 +135,7 @@ describe('re-runs', () => {
 
   test('GIVEN a role made a superuser by someone else WHEN bootstrapping THEN it fails naming the role and changes nothing', async () => {
     await server.query('CREATE ROLE app_admin SUPERUSER');
-    const request: RoleBootstrapRequest = { database: DATABASE, roles: [{ name: 'app_admin', access: 'READ_ONLY' }] };
+    const request: RoleBootstrapRequest = { database: DATABASE, roles: [{ name: 'app_admin', access: EndpointRole.READ_ONLY }] };
     await expect(bootstrap(request)).rejects.toThrow(/app_admin has SUPERUSER, REPLICATION or BYPASSRLS/);
   });
 });
@@ -150,7 +151,7 @@ describe('requests', () => {
   });
 
   test('GIVEN the master user as a consumer role WHEN bootstrapping THEN it is refused before any statement', async () => {
-    const request: RoleBootstrapRequest = { database: DATABASE, roles: [{ name: MASTER, access: 'READ_WRITE' }] };
+    const request: RoleBootstrapRequest = { database: DATABASE, roles: [{ name: MASTER, access: EndpointRole.READ_WRITE }] };
     await expect(bootstrap(request)).rejects.toThrow(RoleBootstrapError);
     await expect(bootstrap(request)).rejects.toThrow(`role name ${MASTER} is the master user`);
   });

@@ -8,6 +8,7 @@ import {
   coversInstance,
   metricDimensions,
 } from '../../lib/model';
+import { EndpointRole } from '../../lambda/src/environment';
 
 describe('alarm catalog', () => {
   test('names are unique per scope', () => {
@@ -78,7 +79,7 @@ describe('dimensions and lines', () => {
       ['ProxyName', 'p'],
       ['EndpointName', 'e'],
     ]);
-    expect(Object.entries(metricDimensions('proxy-target-role', { proxyName: 'p', targetRole: 'READ_ONLY' }))).toEqual([
+    expect(Object.entries(metricDimensions('proxy-target-role', { proxyName: 'p', targetRole: EndpointRole.READ_ONLY }))).toEqual([
       ['ProxyName', 'p'],
       ['TargetGroup', 'default'],
       ['TargetRole', 'READ_ONLY'],

@@ -1,6 +1,7 @@
 import { loadConfig } from '../../lambda/src/config';
 import * as contract from '../../lambda/src/environment';
 import { POSTGRES_PORT } from '../../lib/model';
+import { ConnectionMode, EndpointRole } from '../../lambda/src/environment';
 
 describe('consumerEnvironment', () => {
   test('GIVEN a deployed function WHEN its environment is read back THEN the consumer sees the spec, with IAM and verified TLS', () => {
@@ -10,7 +11,7 @@ describe('consumerEnvironment', () => {
       port: POSTGRES_PORT,
       database: 'app',
       user: 'app_reader',
-      endpointRole: 'READ_ONLY',
+      endpointRole: EndpointRole.READ_ONLY,
     });
     // WHEN (the runtime adds AWS_REGION)
     const config = loadConfig({ ...env, AWS_REGION: 'eu-west-1' });
@@ -32,10 +33,10 @@ describe('consumerEnvironment', () => {
       port: 6432,
       database: 'kit',
       user: 'kit',
-      endpointRole: 'READ_WRITE',
+      endpointRole: EndpointRole.READ_WRITE,
       auth: { kind: 'password', password: 'two words' },
       tls: { mode: 'verify-full', caFile: '/tmp/ca.pem' },
-      connectionMode: 'per-invocation',
+      connectionMode: ConnectionMode.PER_INVOCATION,
       connectTimeoutMs: 1000,
       queryTimeoutMs: 2000,
       maxRetries: 0,
@@ -65,7 +66,7 @@ describe('consumerEnvironment', () => {
 
   test('GIVEN settings left out WHEN read back THEN the contract\'s defaults apply', () => {
     // GIVEN
-    const env = contract.consumerEnvironment({ host: 'h', port: 5432, database: 'd', user: 'u', endpointRole: 'READ_ONLY', auth: { kind: 'password', password: 'p' }, tls: { mode: 'disable' } });
+    const env = contract.consumerEnvironment({ host: 'h', port: 5432, database: 'd', user: 'u', endpointRole: EndpointRole.READ_ONLY, auth: { kind: 'password', password: 'p' }, tls: { mode: 'disable' } });
     // WHEN
     const config = loadConfig(env);
     // THEN

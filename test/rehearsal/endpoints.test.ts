@@ -6,6 +6,7 @@
 import { Client } from 'pg';
 import { simulateInvocations, lambdaEnvironment, type Endpoint, type Rehearsal, clientConfig, query } from '../../lib/rehearsal';
 import { startRehearsal, stopRehearsal } from './live';
+import { EndpointRole } from '../../lambda/src/environment';
 
 let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
 let rehearsal: Rehearsal;
@@ -137,7 +138,7 @@ describe('the Lambda consumers through the endpoints', () => {
     // WHEN
     const outcomes = await simulateInvocations({
       handler: 'write',
-      env: lambdaEnvironment(rehearsal.endpoints.readWrite, 'READ_WRITE'),
+      env: lambdaEnvironment(rehearsal.endpoints.readWrite, EndpointRole.READ_WRITE),
       containers: 4,
       invocationsPerContainer: 3,
       event: (c, i) => ({ id: 1000 + c * 10 + i, payload: { container: c } }),
@@ -157,7 +158,7 @@ describe('the Lambda consumers through the endpoints', () => {
     // WHEN
     const outcomes = await simulateInvocations({
       handler: 'read',
-      env: lambdaEnvironment(rehearsal.endpoints.readOnly, 'READ_ONLY'),
+      env: lambdaEnvironment(rehearsal.endpoints.readOnly, EndpointRole.READ_ONLY),
       containers: 4,
       invocationsPerContainer: 3,
       event: (c) => ({ id: 1000 + c * 10 }),
@@ -176,7 +177,7 @@ describe('the Lambda consumers through the endpoints', () => {
   test('GIVEN a reader container WHEN it is wired to the read/write role THEN the handler refuses with ConfigError', async () => {
     const [outcome] = await simulateInvocations({
       handler: 'read',
-      env: lambdaEnvironment(rehearsal.endpoints.readOnly, 'READ_WRITE'),
+      env: lambdaEnvironment(rehearsal.endpoints.readOnly, EndpointRole.READ_WRITE),
       containers: 1,
       invocationsPerContainer: 1,
       event: () => ({}),

@@ -5,6 +5,7 @@
  */
 import { runFailoverDrill, type DrillReport, lambdaEnvironment, simulateInvocations, type Rehearsal, query } from '../../lib/rehearsal';
 import { startRehearsal, stopRehearsal } from './live';
+import { EndpointRole } from '../../lambda/src/environment';
 
 let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
 let rehearsal: Rehearsal;
@@ -46,8 +47,8 @@ test('GIVEN the failover is done WHEN Lambda containers write and read THEN writ
   expect(status.replication.map((r) => [r.state, r.sync_state])).toEqual([['streaming', 'quorum']]);
 
   // WHEN
-  const writes = await simulateInvocations({ handler: 'write', env: lambdaEnvironment(rehearsal.endpoints.readWrite, 'READ_WRITE'), containers: 2, invocationsPerContainer: 2, event: (c, i) => ({ id: 5000 + c * 10 + i }) });
-  const reads = await simulateInvocations({ handler: 'read', env: lambdaEnvironment(rehearsal.endpoints.readOnly, 'READ_ONLY'), containers: 2, invocationsPerContainer: 1, event: () => ({ id: 5000 }) });
+  const writes = await simulateInvocations({ handler: 'write', env: lambdaEnvironment(rehearsal.endpoints.readWrite, EndpointRole.READ_WRITE), containers: 2, invocationsPerContainer: 2, event: (c, i) => ({ id: 5000 + c * 10 + i }) });
+  const reads = await simulateInvocations({ handler: 'read', env: lambdaEnvironment(rehearsal.endpoints.readOnly, EndpointRole.READ_ONLY), containers: 2, invocationsPerContainer: 1, event: () => ({ id: 5000 }) });
 
   // THEN
   expect([...writes, ...reads].filter((o) => o.error)).toEqual([]);

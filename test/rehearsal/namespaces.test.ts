@@ -9,7 +9,7 @@ import { buildSync } from 'esbuild';
 import { chmodSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { consumerEnvironment, type EndpointRole, type TlsConfig } from '../../lambda/src/environment';
+import { consumerEnvironment, EndpointRole, type TlsConfig } from '../../lambda/src/environment';
 import { consumerVpcEndpoints, cpuBudgetsUnavailable, lambdaEnvironment, listNamespaces, readPoolers, REHEARSAL_CLUSTER, WorkDirLayout, rehearsalAwsNames, rehearsalCgroupName, rehearsalNetworkPlan, serverOsUser, simulateInvocations, type RehearsalStatus } from '../../lib/rehearsal';
 import { CONNECT_PROBE, liveUnavailable, runNode, tsNodeArgs } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
@@ -61,7 +61,7 @@ live("a rehearsal with network 'namespaces'", () => {
 
   test("GIVEN the app VPC WHEN a consumer uses the read-only custom endpoint by name with verify-proxy-domain THEN it reads from a replica", async () => {
     const c = consumer();
-    const outcome = await probe(c.readOnly.host, 'READ_ONLY', { mode: 'verify-proxy-domain', caFile: started!.rehearsal.endpoints.readOnly.caFile, serverName: c.tlsServerName });
+    const outcome = await probe(c.readOnly.host, EndpointRole.READ_ONLY, { mode: 'verify-proxy-domain', caFile: started!.rehearsal.endpoints.readOnly.caFile, serverName: c.tlsServerName });
     expect(outcome.stage).toBe('connected');
     expect(outcome.inRecovery).toBe(true);
     expect(['198.18.47.3/32', '198.18.47.4/32']).toContain(outcome.server);
@@ -69,7 +69,7 @@ live("a rehearsal with network 'namespaces'", () => {
 
   test('GIVEN the app VPC WHEN a consumer uses the read/write custom endpoint with verify-full THEN the name is rejected, as on AWS', async () => {
     const c = consumer();
-    const outcome = await probe(c.readWrite.host, 'READ_WRITE', { mode: 'verify-full', caFile: started!.rehearsal.endpoints.readWrite.caFile });
+    const outcome = await probe(c.readWrite.host, EndpointRole.READ_WRITE, { mode: 'verify-full', caFile: started!.rehearsal.endpoints.readWrite.caFile });
     expect(outcome).toMatchObject({ stage: 'connect', code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
   }, 40_000);
 
@@ -79,7 +79,7 @@ live("a rehearsal with network 'namespaces'", () => {
     const tls = (caFile: string) => ({ tls: { mode: 'verify-proxy-domain' as const, caFile, serverName: c.tlsServerName } });
     const writes = await simulateInvocations({
       handler: 'write',
-      env: lambdaEnvironment({ ...e.readWrite, host: c.readWrite.host }, 'READ_WRITE', tls(e.readWrite.caFile)),
+      env: lambdaEnvironment({ ...e.readWrite, host: c.readWrite.host }, EndpointRole.READ_WRITE, tls(e.readWrite.caFile)),
       containers: 2,
       invocationsPerContainer: 2,
       event: (container, i) => ({ id: 3700 + container * 10 + i, payload: { from: 'app' } }),
@@ -89,7 +89,7 @@ live("a rehearsal with network 'namespaces'", () => {
     for (const o of writes) expect(o.response).toMatchObject({ inserted: true, served_by: { address: e.writer.host, in_recovery: false }, connection: { reused: !o.cold } });
     const reads = await simulateInvocations({
       handler: 'read',
-      env: lambdaEnvironment({ ...e.readOnly, host: c.readOnly.host }, 'READ_ONLY', tls(e.readOnly.caFile)),
+      env: lambdaEnvironment({ ...e.readOnly, host: c.readOnly.host }, EndpointRole.READ_ONLY, tls(e.readOnly.caFile)),
       containers: 2,
       invocationsPerContainer: 1,
       event: () => ({ id: 3700 }),

@@ -24,6 +24,7 @@ import {
   type CertificateSet,
 } from '../../lib/rehearsal';
 import { liveUnavailable, runNode, startNode, tsNodeArgs, type Started } from './isolation';
+import { EndpointRole } from '../../lambda/src/environment';
 
 const names = new AwsNames('network-tls-suite');
 const DEFAULT_ENDPOINT = names.proxyDefaultEndpoint('kit');
@@ -90,7 +91,7 @@ live('a proxy shaped like RDS Proxy, reached from a consumer VPC', () => {
   /** The consumer's code, in the app namespace, connecting to `host` with `tls`. */
   const probe = (host: string, tls: TlsConfig): Promise<ProbeOutcome> => {
     const { args, env } = tsNodeArgs(join(__dirname, 'fixtures', 'consumer-tls-probe.ts'));
-    const consumer = consumerEnvironment({ host, port: PORT, database: 'app', user: 'app_reader', endpointRole: 'READ_ONLY', auth: { kind: 'password', password: 'unused' }, tls, connectTimeoutMs: 3000, logLevel: 'SILENT' });
+    const consumer = consumerEnvironment({ host, port: PORT, database: 'app', user: 'app_reader', endpointRole: EndpointRole.READ_ONLY, auth: { kind: 'password', password: 'unused' }, tls, connectTimeoutMs: 3000, logLevel: 'SILENT' });
     return runNode<ProbeOutcome>({ namespace: consumerOf(plan, 'app').namespace, args, env: { PATH: process.env.PATH ?? '', ...env, ...consumer } }, 30_000);
   };
 

@@ -18,6 +18,7 @@ import { SEED_FIGURES, SEED_SOURCES } from '../seed-figures';
 import { mean, percentile, ratio, round } from '../stats';
 import type { ScenarioResult } from '../types';
 import type { ScenarioContext } from './context';
+import { ConnectionMode, EndpointRole } from '../../../lambda/src/environment';
 
 interface LoopFigures {
   readonly loops: number;
@@ -103,8 +104,8 @@ interface LambdaFigures {
   readonly errors: number;
 }
 
-async function lambdaRun(endpoint: Endpoint, mode: 'per-invocation' | 'reuse', n: number): Promise<LambdaFigures> {
-  const outcomes = await simulateInvocations({ handler: 'read', env: lambdaEnvironment(endpoint, 'READ_ONLY', { connectionMode: mode }), containers: 1, invocationsPerContainer: n + 1, event: () => ({ id: 1 }) });
+async function lambdaRun(endpoint: Endpoint, mode: ConnectionMode, n: number): Promise<LambdaFigures> {
+  const outcomes = await simulateInvocations({ handler: 'read', env: lambdaEnvironment(endpoint, EndpointRole.READ_ONLY, { connectionMode: mode }), containers: 1, invocationsPerContainer: n + 1, event: () => ({ id: 1 }) });
   const warm = outcomes.filter((o) => !o.cold);
   const ms = warm.filter((o) => o.error === undefined).map((o) => o.elapsedMs);
   return {
@@ -147,10 +148,10 @@ export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioRes
       pooledOpenQuery: await loops(pooled, n, true),
       clientWork: { direct: await clientWork(direct, ctx.quick ? 50 : 200), pooled: await clientWork(pooled, ctx.quick ? 50 : 200) },
       lambda: {
-        directPerInvocation: await lambdaRun(direct, 'per-invocation', lambdaN),
-        pooledPerInvocation: await lambdaRun(pooled, 'per-invocation', lambdaN),
-        directReuse: await lambdaRun(direct, 'reuse', lambdaN),
-        pooledReuse: await lambdaRun(pooled, 'reuse', lambdaN),
+        directPerInvocation: await lambdaRun(direct, ConnectionMode.PER_INVOCATION, lambdaN),
+        pooledPerInvocation: await lambdaRun(pooled, ConnectionMode.PER_INVOCATION, lambdaN),
+        directReuse: await lambdaRun(direct, ConnectionMode.REUSE, lambdaN),
+        pooledReuse: await lambdaRun(pooled, ConnectionMode.REUSE, lambdaN),
       },
     };
     return out;

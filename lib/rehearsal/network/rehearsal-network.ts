@@ -14,7 +14,7 @@
  * deployment's consumer VPCs, endpoints, proxy name and Region instead of `app` and its two endpoints.
  */
 import { AwsNames } from '../aws-names';
-import type { EndpointRole } from '../../../lambda/src/environment';
+import { EndpointRole } from '../../../lambda/src/environment';
 import type { RehearsedDeployment } from '../deployment';
 import { REHEARSAL_MAX_REPLICAS } from '../rules';
 import { addressPlan, type ResolvedSettings } from '../settings';
@@ -56,8 +56,8 @@ export interface RehearsalProxyEndpoint {
 function customEndpoints(s: NetworkSettings): ReadonlyArray<{ readonly vpc: string; readonly name: string; readonly role: EndpointRole }> {
   if (s.deployment === undefined) {
     return [
-      { vpc: CONSUMER_VPC, name: 'read-only', role: 'READ_ONLY' },
-      { vpc: CONSUMER_VPC, name: 'read-write', role: 'READ_WRITE' },
+      { vpc: CONSUMER_VPC, name: 'read-only', role: EndpointRole.READ_ONLY },
+      { vpc: CONSUMER_VPC, name: 'read-write', role: EndpointRole.READ_WRITE },
     ];
   }
   return s.deployment.endpoints.filter((e) => !e.isDefault);
@@ -109,7 +109,7 @@ export function rehearsalProxyEndpoints(s: NetworkSettings): RehearsalProxyEndpo
   const proxy = proxyName(s);
   const defaultName = s.deployment?.endpoints.find((e) => e.isDefault)?.name ?? proxy;
   return [
-    { name: defaultName, role: 'READ_WRITE', isDefault: true, vpc: 'data', host: names.proxyDefaultEndpoint(proxy), address: addressOf(plan, 'read-write') },
+    { name: defaultName, role: EndpointRole.READ_WRITE, isDefault: true, vpc: 'data', host: names.proxyDefaultEndpoint(proxy), address: addressOf(plan, 'read-write') },
     ...customEndpoints(s).map((e) => ({
       name: e.name,
       role: e.role,
@@ -151,7 +151,7 @@ export function consumerVpcEndpoints(s: NetworkSettings): ConsumerVpcEndpoints {
  */
 export function withConsumerEndpoint(s: NetworkSettings & Pick<ResolvedSettings, 'network'>, endpoint: PgBouncerEndpointSpec, role: 'readOnly' | 'readWrite'): PgBouncerEndpointSpec {
   if (s.network !== 'namespaces') return endpoint;
-  const wanted: EndpointRole = role === 'readOnly' ? 'READ_ONLY' : 'READ_WRITE';
+  const wanted = role === 'readOnly' ? EndpointRole.READ_ONLY : EndpointRole.READ_WRITE;
   const addresses = rehearsalProxyEndpoints(s)
     .filter((e) => !e.isDefault && e.role === wanted)
     .map((e) => e.address);

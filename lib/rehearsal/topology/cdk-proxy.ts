@@ -1,5 +1,5 @@
 /** The RDS Proxy of a cloud assembly: its settings, pool, default endpoint and the endpoints beside it. */
-import { ENDPOINT_ROLES, type EndpointRole } from '../../../lambda/src/environment';
+import { ENDPOINT_ROLES, EndpointRole } from '../../../lambda/src/environment';
 import type { PoolSettings } from '../../model/sizing';
 import type { CloudAssemblyIndex, LocatedResource } from './cdk-assembly';
 import { vpcOfSubnets } from './cdk-network';
@@ -44,7 +44,7 @@ export function readCdkProxy(assembly: CloudAssemblyIndex, proxy: LocatedResourc
   if (name === undefined) throw new TopologyInputError(proxy.stack.file, `proxy ${proxy.id} has no literal DBProxyName`, 'name the proxy');
   const network = vpcOfSubnets(assembly, proxy.stack, props.VpcSubnetIds);
   if (network.problem) notes.push(`VPC of ${proxy.id} unknown: ${network.problem}`);
-  const defaultEndpoint: ProxyEndpointTopology = { id: defaultEndpointId(proxy.id), name, role: 'READ_WRITE', isDefault: true, ...(network.vpc ? { vpc: network.vpc } : {}) };
+  const defaultEndpoint: ProxyEndpointTopology = { id: defaultEndpointId(proxy.id), name, role: EndpointRole.READ_WRITE, isDefault: true, ...(network.vpc ? { vpc: network.vpc } : {}) };
   const others = assembly
     .ofType('AWS::RDS::DBProxyEndpoint')
     .filter((e) => namesProxy(resolveValue(assembly, e.stack, e.resource.Properties?.DBProxyName), proxy, name))

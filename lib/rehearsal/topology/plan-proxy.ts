@@ -1,5 +1,5 @@
 /** The RDS Proxy of a plan: its settings, pool, default endpoint and the endpoints beside it. */
-import { ENDPOINT_ROLES, type EndpointRole } from '../../../lambda/src/environment';
+import { ENDPOINT_ROLES, EndpointRole } from '../../../lambda/src/environment';
 import type { PoolSettings } from '../../model/sizing';
 import { defaultEndpointId } from './endpoint-ids';
 import { TopologyInputError } from './errors';
@@ -53,7 +53,7 @@ export function readPlanProxy(index: PlanIndex, proxy: PlanResource, cluster: Cl
   if (name === undefined) throw new TopologyInputError(index.file, `proxy ${proxy.address} has no name known at plan`, 'name the proxy');
   const placement = network.vpcOf(proxy);
   if (placement.problem) notes.push(`VPC of ${proxy.address} unknown: ${placement.problem}`);
-  const defaultEndpoint: ProxyEndpointTopology = { id: defaultEndpointId(proxy.address), name, role: 'READ_WRITE', isDefault: true, ...(placement.vpc ? { vpc: placement.vpc } : {}) };
+  const defaultEndpoint: ProxyEndpointTopology = { id: defaultEndpointId(proxy.address), name, role: EndpointRole.READ_WRITE, isDefault: true, ...(placement.vpc ? { vpc: placement.vpc } : {}) };
   const endpointVpcProblems = new Map<string, string>();
   const others = ofProxy(index, 'aws_db_proxy_endpoint', name).map((e): ProxyEndpointTopology => {
     // The provider's target_role defaults to READ_WRITE.
