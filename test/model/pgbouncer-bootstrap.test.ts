@@ -14,7 +14,7 @@ import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
 import { BOOTSTRAP_PLACEHOLDERS, renderPoolerBootstrap, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
 import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../lib/model/scram-salt';
-import { findPgBouncer, hostCommand, rehearsalNetworkPlan, serverOsUser, WorkDirLayout } from '../../lib/rehearsal';
+import { findPgBouncer, hostCommand, REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan, serverOsUser, WorkDirLayout } from '../../lib/rehearsal';
 import { liveUnavailable } from '../rehearsal/isolation';
 import { startRehearsal, stopRehearsal } from '../rehearsal/live';
 
@@ -72,6 +72,24 @@ live('the bootstrap on a rehearsal host', () => {
   const pids: number[] = [];
   let root: string;
   let standin: string;
+  const consumer = { username: 'app_fleet', password: 'fleet-consumer-password-0123456789' };
+
+  /** A consumer's connection to the pooler host's listener (in the data namespace, reached over the management link). */
+  const connectToHost = async (port: number, login: { username: string; password: string }, attempts = 40): Promise<Client> => {
+    const r = started!.rehearsal;
+    for (let attempt = 0; ; attempt++) {
+      const c = new Client({ host: r.plan.readWrite, port, user: login.username, password: login.password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(r.endpoints.writer.caFile, 'utf8') }, connectionTimeoutMillis: 3000, query_timeout: 5000 });
+      c.on('error', () => undefined);
+      try {
+        await c.connect();
+        return c;
+      } catch (err) {
+        await c.end().catch(() => undefined);
+        if (attempt >= attempts) throw err;
+        await new Promise((res) => setTimeout(res, 150));
+      }
+    }
+  };
 
   beforeAll(async () => {
     started = await startRehearsal('bootstrapSuite', { network: 'namespaces', peers: false, maxConnections: 40 });
@@ -98,7 +116,6 @@ live('the bootstrap on a rehearsal host', () => {
     const user = serverOsUser();
     const layout = new WorkDirLayout(r.workDir);
     // The consumer's role, as the role bootstrap makes it for this engine: the derived verifier.
-    const consumer = { username: 'app_fleet', password: 'fleet-consumer-password-0123456789' };
     const server = { username: 'fleet_ro_server', password: 'fleet-server-password-0123456789' };
     const admin = new Client({ host: r.adminEndpoint('writer').host, port: r.adminEndpoint('writer').port, user: r.adminEndpoint('writer').user, password: r.adminEndpoint('writer').password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(r.endpoints.writer.caFile, 'utf8') } });
     await admin.connect();
@@ -116,11 +133,12 @@ live('the bootstrap on a rehearsal host', () => {
     // What `install` would put there from the packages: the CA bundle the servers chain to.
     mkdirSync(join(root, FLEET_PATHS.dir, 'tls'), { recursive: true, mode: 0o755 });
     copyFileSync(layout.tls.caFile, fleetPath(root, FLEET_PATHS.rdsCaBundle));
-    const plan = r.plan;
+    // AWS-shaped names, resolved by the data namespace's hosts file; the cluster endpoint's moves at failover.
+    const names = rehearsalAwsNames(r.settings);
     const values: Record<string, string> = {
-      ClusterEndpoint: plan.writer,
-      ReaderEndpoint1: plan.replicas[0]!,
-      ReaderEndpoint2: plan.replicas[1]!,
+      ClusterEndpoint: names.clusterEndpoint(REHEARSAL_CLUSTER),
+      ReaderEndpoint1: names.instanceEndpoint('replica1'),
+      ReaderEndpoint2: names.instanceEndpoint('replica2'),
       DatabaseName: r.endpoints.writer.database,
       ServerPort: String(r.settings.port),
       ServerUser: server.username,
@@ -155,20 +173,7 @@ live('the bootstrap on a rehearsal host', () => {
       const cmd = hostCommand({ program: findPgBouncer(), args: [fleetPath(root, `${FLEET_PATHS.dir}/${fleetProcessName(proc)}.ini`)], namespace, ...(user === undefined ? {} : { user }) });
       pids.push(spawn(cmd.program, [...cmd.args], { stdio: 'ignore', ...(cmd.spawnAs ?? {}) }).pid!);
     }
-    const connect = async (port: number): Promise<Client> => {
-      for (let attempt = 0; ; attempt++) {
-        const c = new Client({ host: plan.readWrite, port, user: consumer.username, password: consumer.password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(layout.tls.caFile, 'utf8') } });
-        c.on('error', () => undefined);
-        try {
-          await c.connect();
-          return c;
-        } catch (err) {
-          await c.end().catch(() => undefined);
-          if (attempt > 40) throw err;
-          await new Promise((res) => setTimeout(res, 150));
-        }
-      }
-    };
+    const connect = (port: number): Promise<Client> => connectToHost(port, consumer);
     const rw = await connect(FLEET_PORTS.readWrite);
     try {
       await rw.query('CREATE TABLE IF NOT EXISTS fleet_probe (id int PRIMARY KEY)');
@@ -185,6 +190,54 @@ live('the bootstrap on a rehearsal host', () => {
       await expect(ro.query('INSERT INTO fleet_probe VALUES (2)')).rejects.toThrow(/read-only transaction|permission denied/);
     } finally {
       await ro.end();
+    }
+  }, 90_000);
+  test('GIVEN the read/write listener on the cluster endpoint\'s name WHEN the writer fails over THEN writes resume on the promoted instance within seconds and no acknowledged write is lost', async () => {
+    const r = started!.rehearsal;
+    const acknowledged: number[] = [];
+    let firstFailure: number | undefined;
+    let recovered: number | undefined;
+    let failoverAt = 0;
+    let next = 1000;
+    let stop = false;
+    const writer = (async () => {
+      let client: Client | undefined;
+      while (!stop) {
+        const id = next++;
+        try {
+          client ??= await connectToHost(FLEET_PORTS.readWrite, consumer, 0);
+          await client.query('INSERT INTO fleet_probe VALUES ($1)', [id]);
+          acknowledged.push(id);
+          if (firstFailure !== undefined && recovered === undefined) recovered = Date.now();
+        } catch {
+          if (failoverAt > 0 && firstFailure === undefined) firstFailure = Date.now();
+          await client?.end().catch(() => undefined);
+          client = undefined;
+          await new Promise((res) => setTimeout(res, 100));
+        }
+      }
+      await client?.end().catch(() => undefined);
+    })();
+    await new Promise((res) => setTimeout(res, 1000));
+    failoverAt = Date.now();
+    const report = await r.failover();
+    const deadline = Date.now() + 30_000;
+    while (recovered === undefined && Date.now() < deadline) await new Promise((res) => setTimeout(res, 200));
+    await new Promise((res) => setTimeout(res, 1000));
+    stop = true;
+    await writer;
+    expect(recovered).toBeDefined();
+    const downtimeMs = (recovered ?? Date.now()) - (firstFailure ?? failoverAt);
+    process.stdout.write(`PgBouncer engine failover drill: promoted ${report.newWriter}, writes resumed after ${downtimeMs} ms, ${acknowledged.length} acknowledged\n`);
+    expect(downtimeMs).toBeLessThan(20_000);
+    const check = await connectToHost(FLEET_PORTS.readWrite, consumer);
+    try {
+      const rows = (await check.query<{ id: number }>('SELECT id FROM fleet_probe WHERE id >= 1000')).rows.map((row) => row.id);
+      const present = new Set(rows);
+      expect(acknowledged.filter((id) => !present.has(id))).toEqual([]);
+      expect((await check.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r')).rows[0]!.r).toBe(false);
+    } finally {
+      await check.end();
     }
   }, 90_000);
 });

@@ -158,9 +158,17 @@ export function withConsumerEndpoint(s: NetworkSettings & Pick<ResolvedSettings,
   return { ...endpoint, extraListenAddresses: addresses };
 }
 
-/** Names the servers' certificate carries beyond their addresses: RDS Proxy's wildcard (network 'namespaces'). */
+/**
+ * Names the servers' certificate carries beyond their addresses (network 'namespaces'): RDS Proxy's
+ * wildcard, and, as Aurora's instance certificates do, the cluster and reader endpoints and every
+ * instance endpoint, so a client of the instances (the PgBouncer engine's pools) verifies them by name.
+ */
 export function certificateNames(s: NetworkSettings & Pick<ResolvedSettings, 'network'>): string[] {
-  return s.network === 'namespaces' ? [rehearsalAwsNames(s).proxyWildcard(proxyName(s))] : [];
+  if (s.network !== 'namespaces') return [];
+  const names = rehearsalAwsNames(s);
+  const cluster = s.deployment?.clusterName ?? REHEARSAL_CLUSTER;
+  const instances = ['writer', ...Array.from({ length: REHEARSAL_MAX_REPLICAS }, (_, i) => `replica${i + 1}`)];
+  return [names.proxyWildcard(proxyName(s)), names.clusterEndpoint(cluster), names.readerEndpoint(cluster), ...instances.map((i) => names.instanceEndpoint(i))];
 }
 
 /**
