@@ -14,6 +14,7 @@
  */
 import { Client, escapeIdentifier, type ClientBase } from 'pg';
 import { ConfigError } from './errors';
+import { derivedScramVerifier } from './scram-salt';
 import {
   BOOTSTRAP_ENV,
   DEFAULT_SCHEMA,
@@ -35,12 +36,17 @@ export class RoleBootstrapError extends Error {
  * The statements that make one role, in order. Attributes a non-superuser master cannot set
  * (SUPERUSER, REPLICATION, BYPASSRLS) are checked before, not set: RDS's master user is not a superuser.
  */
-export function roleStatements(role: DatabaseRoleSpec, request: RoleBootstrapRequest): string[] {
+export function roleStatements(role: DatabaseRoleSpec, request: RoleBootstrapRequest, verifier?: string): string[] {
   const r = escapeIdentifier(role.name);
   const schema = escapeIdentifier(request.schema ?? DEFAULT_SCHEMA);
+  if ((role.passwordSecretArn === undefined) !== (verifier === undefined)) throw new RoleBootstrapError(`role ${role.name}: a password secret and its verifier go together`);
+  // IAM only, or the secret's derived verifier: a member of rds_iam can log in with IAM tokens only.
+  const login =
+    verifier === undefined
+      ? [`ALTER ROLE ${r} WITH LOGIN INHERIT NOCREATEDB NOCREATEROLE CONNECTION LIMIT -1 PASSWORD NULL`, `GRANT ${escapeIdentifier(RDS_IAM_ROLE)} TO ${r}`]
+      : [`ALTER ROLE ${r} WITH LOGIN INHERIT NOCREATEDB NOCREATEROLE CONNECTION LIMIT -1 PASSWORD ${literal(verifier)}`, `REVOKE ${escapeIdentifier(RDS_IAM_ROLE)} FROM ${r}`];
   const common = [
-    `ALTER ROLE ${r} WITH LOGIN INHERIT NOCREATEDB NOCREATEROLE CONNECTION LIMIT -1 PASSWORD NULL`,
-    `GRANT ${escapeIdentifier(RDS_IAM_ROLE)} TO ${r}`,
+    ...login,
     `GRANT CONNECT ON DATABASE ${escapeIdentifier(request.database)} TO ${r}`,
     `GRANT USAGE ON SCHEMA ${schema} TO ${r}`,
   ];
@@ -78,8 +84,17 @@ export function readAccessStatements(request: RoleBootstrapRequest): string[] {
   ]);
 }
 
-/** Makes (or brings back) every role of the request, in one transaction, on a connection as the master user. */
-export async function applyDatabaseRoles(client: ClientBase, request: RoleBootstrapRequest): Promise<void> {
+/** A SCRAM verifier as a SQL literal: base64, '$', ':' and digits only, checked, so nothing needs escaping. */
+function literal(verifier: string): string {
+  if (!/^SCRAM-SHA-256\$\d+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/.test(verifier)) throw new RoleBootstrapError('a password verifier is not a SCRAM-SHA-256 verifier');
+  return `'${verifier}'`;
+}
+
+/**
+ * Makes (or brings back) every role of the request, in one transaction, on a connection as the master
+ * user. `verifiers`: the SCRAM verifier of each role that has a password secret (role name -> verifier).
+ */
+export async function applyDatabaseRoles(client: ClientBase, request: RoleBootstrapRequest, verifiers: ReadonlyMap<string, string> = new Map()): Promise<void> {
   const { rows } = await client.query<{ user: string }>('SELECT current_user AS user');
   const problems = requestProblems(request, rows[0]?.user);
   if (problems.length > 0) throw new RoleBootstrapError(`role bootstrap: ${problems.join('; ')}`);
@@ -97,7 +112,7 @@ export async function applyDatabaseRoles(client: ClientBase, request: RoleBootst
       // CREATE ROLE has no IF NOT EXISTS; the ALTER that follows sets the attributes either way.
       const exists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role.name]);
       if (exists.rowCount === 0) await client.query(`CREATE ROLE ${escapeIdentifier(role.name)}`);
-      for (const sql of roleStatements(role, request)) await client.query(sql);
+      for (const sql of roleStatements(role, request, verifiers.get(role.name))) await client.query(sql);
     }
     for (const sql of readAccessStatements(request)) await client.query(sql);
     await client.query('COMMIT');
@@ -116,7 +131,7 @@ interface CustomResourceEvent {
   readonly ResourceProperties: { readonly ServiceToken?: string; readonly Request: RoleBootstrapRequest };
 }
 
-interface MasterCredentials {
+interface SecretCredentials {
   readonly username: string;
   readonly password: string;
 }
@@ -133,13 +148,25 @@ interface SecretsManagerModule {
  */
 const SECRETS_MANAGER_SDK = '@aws-sdk/client-secrets-manager';
 
-async function readMasterCredentials(secretArn: string): Promise<MasterCredentials> {
+async function readCredentials(secretArn: string): Promise<SecretCredentials> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- see SECRETS_MANAGER_SDK
   const sdk = require(SECRETS_MANAGER_SDK) as SecretsManagerModule;
   const { SecretString } = await new sdk.SecretsManagerClient().send(new sdk.GetSecretValueCommand({ SecretId: secretArn }));
-  const secret = JSON.parse(SecretString ?? '{}') as Partial<MasterCredentials>;
+  const secret = JSON.parse(SecretString ?? '{}') as Partial<SecretCredentials>;
   if (!secret.username || !secret.password) throw new RoleBootstrapError(`secret ${secretArn} has no username and password`);
   return { username: secret.username, password: secret.password };
+}
+
+/** Each password-secret role's derived verifier; the secret must name the role as its username. */
+async function passwordVerifiers(request: RoleBootstrapRequest): Promise<Map<string, string>> {
+  const verifiers = new Map<string, string>();
+  for (const role of request.roles) {
+    if (role.passwordSecretArn === undefined) continue;
+    const secret = await readCredentials(role.passwordSecretArn);
+    if (secret.username !== role.name) throw new RoleBootstrapError(`secret ${role.passwordSecretArn} is for user ${secret.username}, not role ${role.name}: give the role the secret made for it`);
+    verifiers.set(role.name, derivedScramVerifier(role.name, secret.password));
+  }
+  return verifiers;
 }
 
 function requiredEnv(env: NodeJS.ProcessEnv, name: string): string {
@@ -159,7 +186,8 @@ export async function handler(event: CustomResourceEvent | RoleBootstrapRequest)
   if ('RequestType' in event && event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId ?? physicalId, Data: { Roles: roles } };
 
   const host = requiredEnv(process.env, BOOTSTRAP_ENV.host);
-  const master = await readMasterCredentials(requiredEnv(process.env, BOOTSTRAP_ENV.masterSecretArn));
+  const master = await readCredentials(requiredEnv(process.env, BOOTSTRAP_ENV.masterSecretArn));
+  const verifiers = await passwordVerifiers(request);
   const client = new Client({
     host,
     port: Number(process.env[BOOTSTRAP_ENV.port] ?? 5432),
@@ -172,7 +200,7 @@ export async function handler(event: CustomResourceEvent | RoleBootstrapRequest)
   });
   await client.connect();
   try {
-    await applyDatabaseRoles(client, request);
+    await applyDatabaseRoles(client, request, verifiers);
   } finally {
     await client.end();
   }

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { applyDatabaseRoles, requestProblems, RoleBootstrapError, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
+import { applyDatabaseRoles, requestProblems, RoleBootstrapError, roleStatements, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
+import { derivedScramVerifier } from '../../lambda/src/scram-salt';
 import { LocalPostgres } from '../support/local-postgres';
 import { EndpointRole } from '../../lambda/src/environment';
 
@@ -137,6 +138,43 @@ describe('re-runs', () => {
     await server.query('CREATE ROLE app_admin SUPERUSER');
     const request: RoleBootstrapRequest = { database: DATABASE, roles: [{ name: 'app_admin', access: EndpointRole.READ_ONLY }] };
     await expect(bootstrap(request)).rejects.toThrow(/app_admin has SUPERUSER, REPLICATION or BYPASSRLS/);
+  });
+});
+
+describe('a role that logs in with a password secret (the PgBouncer engine)', () => {
+  const secretArn = 'arn:aws:secretsmanager:us-east-1:111122223333:secret:fleet-consumer-AbCdEf';
+  const password = 'secret-password-of-the-consumer-0123';
+
+  test('GIVEN an IAM-only role WHEN bootstrapped with its secret\'s verifier THEN it logs in with the secret\'s password by SCRAM and is no longer IAM-only', async () => {
+    await bootstrap();
+    expect((await roleAttributes('app_reader')).iam).toBe(true);
+    const request: RoleBootstrapRequest = { ...REQUEST, roles: [{ name: 'app_reader', access: EndpointRole.READ_ONLY, passwordSecretArn: secretArn }, REQUEST.roles[1]!] };
+    const verifier = derivedScramVerifier('app_reader', password);
+    await asUser(MASTER, (c) => applyDatabaseRoles(c, request, new Map([['app_reader', verifier]])));
+    expect(await roleAttributes('app_reader')).toMatchObject({ iam: false, no_password: false });
+    const [stored] = await server.query("SELECT rolpassword FROM pg_authid WHERE rolname = 'app_reader'");
+    expect(stored.rolpassword).toBe(verifier);
+    const client = await connect('app_reader', password);
+    try {
+      expect((await client.query('SELECT current_user AS u')).rows[0].u).toBe('app_reader');
+    } finally {
+      await client.end();
+    }
+    // Back to IAM only, as the RDS Proxy engine asks.
+    await bootstrap();
+    expect(await roleAttributes('app_reader')).toMatchObject({ iam: true, no_password: true });
+  });
+
+  test('GIVEN a password secret without its verifier, or a verifier that is not SCRAM WHEN the statements are made THEN it is refused', () => {
+    const role = { name: 'app_reader', access: EndpointRole.READ_ONLY, passwordSecretArn: secretArn };
+    expect(() => roleStatements(role, REQUEST)).toThrow(/role app_reader: a password secret and its verifier go together/);
+    expect(() => roleStatements(role, REQUEST, "x'; DROP ROLE app_writer; --")).toThrow(/not a SCRAM-SHA-256 verifier/);
+  });
+
+  test('GIVEN a password secret that is not a Secrets Manager ARN WHEN checked THEN the problem names the role, the value and the form', () => {
+    expect(requestProblems({ ...REQUEST, roles: [{ name: 'app_reader', access: EndpointRole.READ_ONLY, passwordSecretArn: 'fleet-consumer' }] })).toEqual([
+      'role app_reader passwordSecretArn "fleet-consumer" is not a Secrets Manager secret ARN: use arn:<partition>:secretsmanager:<region>:<account>:secret:<name>',
+    ]);
   });
 });
 
