@@ -32,11 +32,12 @@ export interface PoolerFleetSpec {
   readonly pool: PoolSettings;
   /** The NLB listeners' TCP idle timeout (tcp.idle_timeout.seconds). */
   readonly tcpIdleTimeoutSeconds: number;
-  /** Client connections each process accepts. @default 1000 */
+  /** Client connections each process accepts. @default DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS */
   readonly maxClientConnections?: number;
 }
 
 export const DEFAULT_FLEET_HOSTS = 2;
+export const DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS = 1000;
 /** The NLB's own default (Elastic Load Balancing User Guide, update-idle-timeout). */
 export const NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS = 350;
 /** Aurora's endpoints are DNS names with a 5-second TTL (Aurora User Guide, Aurora.Endpoints). */
@@ -121,12 +122,15 @@ export function processesPerReader(spec: Pick<PoolerFleetSpec, 'vcpusPerHost' | 
   return Math.max(1, Math.floor(spec.vcpusPerHost / spec.readers));
 }
 
+/** tcp_keepidle at most: a dead client is found within about 2.5 minutes whatever the NLB's timeout. */
+export const KEEPALIVE_MAX_IDLE_SECONDS = 120;
+
 /**
  * TCP keepalive towards clients, below the NLB's idle timeout so a quiet client connection is probed
  * (keeping its NLB flow) and a dead one is closed after tcp_keepcnt missed probes, not leaked.
  */
 export function fleetKeepalive(tcpIdleTimeoutSeconds: number): { readonly idle: number; readonly interval: number; readonly count: number } {
-  return { idle: Math.min(120, Math.floor(tcpIdleTimeoutSeconds / 2)), interval: 10, count: 3 };
+  return { idle: Math.min(KEEPALIVE_MAX_IDLE_SECONDS, Math.floor(tcpIdleTimeoutSeconds / 2)), interval: 10, count: 3 };
 }
 
 /** One PgBouncer process of a host. */
@@ -163,15 +167,21 @@ export function fleetProcessName(p: Pick<FleetProcess, 'listener' | 'peerId'>): 
   return `${p.listener === 'readWrite' ? 'rw' : 'ro'}-${p.peerId}`;
 }
 
-/** The [pgbouncer] settings every process of the fleet shares. */
-export function renderFleetCommonIni(spec: PoolerFleetSpec, root: string = FLEET_ROOT_MARKER): string {
-  const keepalive = fleetKeepalive(spec.tcpIdleTimeoutSeconds);
+interface CommonIniValues {
+  readonly maxClientConnections: number | string;
+  readonly borrowTimeoutSeconds: number | string;
+  readonly keepIdleSeconds: number | string;
+  readonly clientIdleTimeoutSeconds: number | string;
+}
+
+function commonIni(v: CommonIniValues, root: string): string {
+  const keepalive = fleetKeepalive(NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS);
   const settings: IniSetting[] = [
     ['listen_addr', '0.0.0.0'],
     ['so_reuseport', 1],
     ...sharedPgBouncerSettings({
-      maxClientConnections: spec.maxClientConnections ?? 1000,
-      connectionBorrowTimeoutSeconds: spec.pool.connectionBorrowTimeoutSeconds,
+      maxClientConnections: v.maxClientConnections,
+      connectionBorrowTimeoutSeconds: v.borrowTimeoutSeconds,
       authFile: fleetPath(root, FLEET_PATHS.authFile),
       adminUser: FLEET_ADMIN_USER,
       clientTls: { certFile: fleetPath(root, FLEET_PATHS.tlsCertFile), keyFile: fleetPath(root, FLEET_PATHS.tlsKeyFile), caFile: fleetPath(root, FLEET_PATHS.tlsCaFile) },
@@ -182,13 +192,33 @@ export function renderFleetCommonIni(spec: PoolerFleetSpec, root: string = FLEET
     // Close a server connection of a pool whose host changed (or after RELOAD) as soon as it is idle.
     ['server_fast_close', 1],
     ['tcp_keepalive', 1],
-    ['tcp_keepidle', keepalive.idle],
+    ['tcp_keepidle', v.keepIdleSeconds],
     ['tcp_keepintvl', keepalive.interval],
     ['tcp_keepcnt', keepalive.count],
     // A client quiet for longer than the NLB keeps its flow is gone for the NLB: close it here too.
-    ['client_idle_timeout', spec.tcpIdleTimeoutSeconds],
+    ['client_idle_timeout', v.clientIdleTimeoutSeconds],
   ];
   return [`; PgBouncer engine: settings every process shares, rendered by aurora-proxy-kit lib/model/pgbouncer-fleet.ts; do not edit.`, '[pgbouncer]', ...iniLines(settings), ''].join('\n');
+}
+
+/** The [pgbouncer] settings every process of the fleet shares. */
+export function renderFleetCommonIni(spec: PoolerFleetSpec, root: string = FLEET_ROOT_MARKER): string {
+  return commonIni(
+    {
+      maxClientConnections: spec.maxClientConnections ?? DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS,
+      borrowTimeoutSeconds: spec.pool.connectionBorrowTimeoutSeconds,
+      keepIdleSeconds: fleetKeepalive(spec.tcpIdleTimeoutSeconds).idle,
+      clientIdleTimeoutSeconds: spec.tcpIdleTimeoutSeconds,
+    },
+    root,
+  );
+}
+
+/** The tokens of the shared settings' template, which the bootstrap replaces with the fleet's values. */
+export const COMMON_TEMPLATE_TOKENS = { maxClientConnections: '@MAX_CLIENT_CONN@', borrowTimeoutSeconds: '@BORROW_TIMEOUT@', keepIdleSeconds: '@KEEPIDLE@', clientIdleTimeoutSeconds: '@CLIENT_IDLE_TIMEOUT@' } as const;
+
+export function renderFleetCommonTemplate(root: string = FLEET_ROOT_MARKER): string {
+  return commonIni(COMMON_TEMPLATE_TOKENS, root);
 }
 
 /** A listener's [peers]: every process of the listener on the host, by its Unix socket (same port). */

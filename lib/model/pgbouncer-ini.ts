@@ -55,10 +55,10 @@ export function iniLines(settings: ReadonlyArray<IniSetting>): string[] {
 
 /** What the shared settings need to know; paths are absolute on the host that runs PgBouncer. */
 export interface SharedPgBouncerOptions {
-  /** Client connections each process accepts. */
-  readonly maxClientConnections: number;
-  /** RDS Proxy's ConnectionBorrowTimeout: how long a client waits for a pooled connection. */
-  readonly connectionBorrowTimeoutSeconds: number;
+  /** Client connections each process accepts (or a template's token for it). */
+  readonly maxClientConnections: number | string;
+  /** RDS Proxy's ConnectionBorrowTimeout: how long a client waits for a pooled connection (or a token). */
+  readonly connectionBorrowTimeoutSeconds: number | string;
   readonly authFile: string;
   /** User allowed on the admin console (SHOW POOLS, RELOAD). */
   readonly adminUser: string;

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
-import { BOOTSTRAP_PLACEHOLDERS, renderPoolerBootstrap, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
+import { BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
 import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../lib/model/scram-salt';
 import { findPgBouncer, hostCommand, REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan, serverOsUser, WorkDirLayout } from '../../lib/rehearsal';
@@ -31,18 +31,64 @@ function substitute(template: string, values: Readonly<Record<string, string>>):
 
 const placeholderName = (p: string): string => p.slice(2, -1);
 
+/** The deploy-time values of a fleet: what CDK's Fn::Sub variables and Terraform's templatefile vars hold. */
+function fleetValues(spec: PoolerFleetSpec, hosts: { cluster: string; readers: ReadonlyArray<string>; database: string; port: string; serverUser: string }): Record<string, string> {
+  return {
+    ClusterEndpoint: hosts.cluster,
+    ReaderEndpoints: hosts.readers.join(' '),
+    DatabaseName: hosts.database,
+    ServerPort: hosts.port,
+    ServerUser: hosts.serverUser,
+    Hosts: String(spec.hosts),
+    Vcpus: String(spec.vcpusPerHost),
+    MaxConnections: String(spec.maxConnections),
+    MaxConnectionsPercent: String(spec.pool.maxConnectionsPercent),
+    MaxIdleConnectionsPercent: String(spec.pool.maxIdleConnectionsPercent),
+    BorrowTimeoutSeconds: String(spec.pool.connectionBorrowTimeoutSeconds),
+    MaxClientConnections: String(spec.maxClientConnections ?? 1000),
+    TcpIdleTimeoutSeconds: String(spec.tcpIdleTimeoutSeconds),
+    PackagesBucket: 'unused-on-a-rehearsal-host',
+    PackagesKey: 'unused',
+    ServerSecretArn: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:server',
+    ConsumerSecretArns: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:consumer',
+    TlsSecretArn: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:tls',
+  };
+}
+
+/** The model's own rendering of the fleet (the reference), with the same hosts substituted. */
+function referenceFiles(spec: PoolerFleetSpec, root: string, values: Readonly<Record<string, string>>): Map<string, string> {
+  const readers = values.ReaderEndpoints!.split(' ');
+  const oracle: Record<string, string> = { ...values, ...Object.fromEntries(readers.map((r, i) => [placeholderName(FLEET_PLACEHOLDERS.readerEndpoint(i + 1)), r])) };
+  return new Map([...renderFleetFiles(spec, root)].map(([path, text]) => [path, substitute(text, oracle)]));
+}
+
+/** Secrets standing in for Secrets Manager (APK_AWS_STANDIN): the server role's, one consumer's, the listeners' TLS. */
+function writeStandin(dir: string, secrets: { server: object; consumer: object; tls: object }): void {
+  mkdirSync(join(dir, 'secrets'), { recursive: true });
+  writeFileSync(join(dir, 'secrets', 'server.json'), JSON.stringify(secrets.server));
+  writeFileSync(join(dir, 'secrets', 'consumer.json'), JSON.stringify(secrets.consumer));
+  writeFileSync(join(dir, 'secrets', 'tls.json'), JSON.stringify(secrets.tls));
+}
+
+/** Runs the substituted bootstrap as the rehearsal does: below `root`, AWS from `standin`, no install or start. */
+function runBootstrap(root: string, standin: string, values: Readonly<Record<string, string>>, owner: string): { status: number | null; stderr: string } {
+  const script = join(standin, 'user-data.sh');
+  writeFileSync(script, substitute(renderPoolerBootstrap(), values));
+  return spawnSync('bash', [script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', APK_ROOT: root, APK_SKIP: 'install start', APK_AWS_STANDIN: standin, APK_FILE_OWNER: owner }, timeout: 30_000 });
+}
+
 describe('PgBouncer engine host bootstrap', () => {
-  const template = renderPoolerBootstrap(fleet);
+  const template = renderPoolerBootstrap();
 
   test('GIVEN the template WHEN read THEN its only ${...} are the placeholders, and nothing Terraform reads as a directive or CloudFormation as a reference', () => {
     const names = [...new Set([...template.matchAll(/\$\{([^}]*)\}/g)].map((m) => m[1]))].sort();
-    expect(names).toEqual(['ClusterEndpoint', 'ConsumerSecretArns', 'DatabaseName', 'PackagesBucket', 'PackagesKey', 'ReaderEndpoint1', 'ReaderEndpoint2', 'ServerPort', 'ServerSecretArn', 'ServerUser', 'TlsSecretArn']);
+    expect(names).toEqual(Object.values(BOOTSTRAP_PLACEHOLDERS).map(placeholderName).sort());
     expect(template).not.toMatch(/%\{/);
     expect(template).not.toMatch(/\$\{!/);
   });
 
   test('GIVEN the template substituted WHEN checked by bash and shellcheck THEN it is clean', () => {
-    const values = Object.fromEntries([...Object.values(BOOTSTRAP_PLACEHOLDERS), FLEET_PLACEHOLDERS.clusterEndpoint, FLEET_PLACEHOLDERS.readerEndpoint(1), FLEET_PLACEHOLDERS.readerEndpoint(2), FLEET_PLACEHOLDERS.databaseName, FLEET_PLACEHOLDERS.serverPort, FLEET_PLACEHOLDERS.serverUser].map((p) => [placeholderName(p), `value-of-${placeholderName(p)}`]));
+    const values = fleetValues(fleet, { cluster: 'kit.cluster-abc.us-east-1.rds.amazonaws.com', readers: ['r1.abc.us-east-1.rds.amazonaws.com', 'r2.abc.us-east-1.rds.amazonaws.com'], database: 'app', port: '5432', serverUser: 'pgbouncer_ro' });
     const dir = mkdtempSync(join(tmpdir(), 'bootstrap-'));
     try {
       const script = join(dir, 'user-data.sh');
@@ -56,12 +102,31 @@ describe('PgBouncer engine host bootstrap', () => {
     }
   });
 
-  test('GIVEN the reference fleet WHEN rendered THEN even with every placeholder at its longest the user data fits EC2\'s 16 KB', () => {
+  test('GIVEN 15 readers and 15 consumer secrets, every value at its longest WHEN substituted THEN the user data fits EC2\'s 16 KB', () => {
     expect(worstCaseUserDataBytes(template)).toBeLessThanOrEqual(USER_DATA_MAX_BYTES);
   });
 
-  test('GIVEN hosts with many vCPUs WHEN rendered THEN the user data limit is named with the fix', () => {
-    expect(() => renderPoolerBootstrap({ ...fleet, maxConnections: 5000, vcpusPerHost: 32 })).toThrow(/^vcpusPerHost 32 with readers 2 gives 64 PgBouncer processes per host, and a bootstrap of up to \d+ bytes: EC2 user data is limited to 16384 bytes; use an instance type with fewer vCPUs/);
+  test.each<[string, PoolerFleetSpec, number]>([
+    ['the reference fleet', fleet, 2],
+    ['three hosts of 4 vCPUs', { ...fleet, hosts: 3, vcpusPerHost: 4, maxConnections: 1000 }, 2],
+    ['more readers than vCPUs', { ...fleet, readers: 3, maxConnections: 900, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 80, maxIdleConnectionsPercent: 90 } }, 3],
+    ['a short NLB idle timeout and more clients', { ...fleet, tcpIdleTimeoutSeconds: 60, maxClientConnections: 5000, vcpusPerHost: 8, maxConnections: 2000 }, 2],
+  ])('GIVEN %s WHEN the bootstrap lays it out THEN every file is the model\'s, and the process list names each process', (_label, spec, readerCount) => {
+    const root = mkdtempSync(join(tmpdir(), 'pooler-host-'));
+    const standin = mkdtempSync(join(tmpdir(), 'aws-standin-'));
+    try {
+      writeStandin(standin, { server: { username: 'pgbouncer_ro', password: 'p1' }, consumer: { username: 'app', password: 'p2' }, tls: { certificate: 'C', privateKey: 'K', ca: 'A' } });
+      const readers = Array.from({ length: readerCount }, (_, i) => `reader-${i + 1}.abc.us-east-1.rds.amazonaws.com`);
+      const values = fleetValues({ ...spec, readers: readerCount }, { cluster: 'kit.cluster-abc.us-east-1.rds.amazonaws.com', readers, database: 'app', port: '5432', serverUser: 'pgbouncer_ro' });
+      const run = runBootstrap(root, standin, values, `${process.getuid!()}:${process.getgid!()}`);
+      expect([run.status, run.stderr]).toEqual([0, '']);
+      for (const [path, text] of referenceFiles({ ...spec, readers: readerCount }, root, values)) expect([path, readFileSync(fleetPath(root, path), 'utf8')]).toEqual([path, text]);
+      const names = planFleetProcesses({ ...spec, readers: readerCount }).map(fleetProcessName);
+      expect(readFileSync(fleetPath(root, FLEET_PROCESS_LIST), 'utf8').trim().split(/\s+/)).toEqual(names);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(standin, { recursive: true, force: true });
+    }
   });
 });
 
@@ -126,36 +191,19 @@ live('the bootstrap on a rehearsal host', () => {
     } finally {
       await admin.end();
     }
-    mkdirSync(join(standin, 'secrets'), { recursive: true });
-    writeFileSync(join(standin, 'secrets', 'consumer.json'), JSON.stringify(consumer));
-    writeFileSync(join(standin, 'secrets', 'server.json'), JSON.stringify(server));
-    writeFileSync(join(standin, 'secrets', 'tls.json'), JSON.stringify({ certificate: readFileSync(layout.tls.certFile, 'utf8'), privateKey: readFileSync(layout.tls.keyFile, 'utf8'), ca: readFileSync(layout.tls.caFile, 'utf8') }));
+    writeStandin(standin, { server, consumer, tls: { certificate: readFileSync(layout.tls.certFile, 'utf8'), privateKey: readFileSync(layout.tls.keyFile, 'utf8'), ca: readFileSync(layout.tls.caFile, 'utf8') } });
     // What `install` would put there from the packages: the CA bundle the servers chain to.
     mkdirSync(join(root, FLEET_PATHS.dir, 'tls'), { recursive: true, mode: 0o755 });
     copyFileSync(layout.tls.caFile, fleetPath(root, FLEET_PATHS.rdsCaBundle));
     // AWS-shaped names, resolved by the data namespace's hosts file; the cluster endpoint's moves at failover.
     const names = rehearsalAwsNames(r.settings);
-    const values: Record<string, string> = {
-      ClusterEndpoint: names.clusterEndpoint(REHEARSAL_CLUSTER),
-      ReaderEndpoint1: names.instanceEndpoint('replica1'),
-      ReaderEndpoint2: names.instanceEndpoint('replica2'),
-      DatabaseName: r.endpoints.writer.database,
-      ServerPort: String(r.settings.port),
-      ServerUser: server.username,
-      PackagesBucket: 'unused',
-      PackagesKey: 'unused',
-      ServerSecretArn: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:server',
-      ConsumerSecretArns: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:consumer',
-      TlsSecretArn: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:tls',
-    };
-    const script = join(standin, 'user-data.sh');
-    writeFileSync(script, substitute(renderPoolerBootstrap(fleet), values));
+    const values = fleetValues(fleet, { cluster: names.clusterEndpoint(REHEARSAL_CLUSTER), readers: [names.instanceEndpoint('replica1'), names.instanceEndpoint('replica2')], database: r.endpoints.writer.database, port: String(r.settings.port), serverUser: server.username });
     const owner = user === undefined ? `${process.getuid!()}:${process.getgid!()}` : `${user.uid}:${user.gid}`;
-    const run = spawnSync('bash', [script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', APK_ROOT: root, APK_SKIP: 'install start', APK_AWS_STANDIN: standin, APK_FILE_OWNER: owner }, timeout: 30_000 });
+    const run = runBootstrap(root, standin, values, owner);
     expect([run.status, run.stderr]).toEqual([0, '']);
 
     // The files are exactly what the fleet model renders for this root.
-    for (const [path, text] of renderFleetFiles(fleet, root)) expect([path, readFileSync(fleetPath(root, path), 'utf8')]).toEqual([path, substitute(text, values)]);
+    for (const [path, text] of referenceFiles(fleet, root, values)) expect([path, readFileSync(fleetPath(root, path), 'utf8')]).toEqual([path, text]);
     const authFile = fleetPath(root, FLEET_PATHS.authFile);
     expect(readFileSync(authFile, 'utf8')).toBe(`"${server.username}" "${server.password}"\n"${consumer.username}" "${derivedScramVerifier(consumer.username, consumer.password)}"\n`);
     for (const file of [authFile, fleetPath(root, FLEET_PATHS.tlsKeyFile)]) {
