@@ -118,7 +118,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy {
   /** Network access to the hosts (the load balancer reaches them; they reach the cluster). */
   public readonly connections: ec2.Connections;
   public readonly loadBalancer: elbv2.NetworkLoadBalancer;
-  public readonly endpointService: ec2.VpcEndpointService;
+  public readonly endpointService: ec2.IVpcEndpointService;
   public readonly loadBalancerAvailabilityZones: string[];
   /** The read-only listener's server role: `{"username", "password"}`. */
   public readonly readOnlyServerSecret: secretsmanager.Secret;

@@ -35,6 +35,7 @@ const PUBLIC_API = [
   'PgBouncerProxyEndpoint',
   'PgBouncerProxyEndpointOptions',
   'PgBouncerProxyEndpointProps',
+  'PgBouncerProxyProps',
   'IPgBouncerProxy',
   'PoolSettings',
   'PoolSizing',
