@@ -14,6 +14,13 @@ export {
   type PoolingProxyEndpointOptions,
   type PoolingProxyEndpointProps,
 } from './pooling-proxy-endpoint';
+export { PgBouncerProxy, type PgBouncerProxyProps, type PgBouncerPackages } from './pgbouncer-proxy';
+export {
+  PgBouncerProxyEndpoint,
+  type IPgBouncerProxy,
+  type PgBouncerProxyEndpointOptions,
+  type PgBouncerProxyEndpointProps,
+} from './pgbouncer-proxy-endpoint';
 export { DatabaseConsumerFunction, type DatabaseConsumerFunctionProps } from './database-consumer-function';
 export { DatabaseDashboard, type DatabaseDashboardProps } from './database-dashboard';
 export { DatabaseRoleBootstrap, type DatabaseRoleBootstrapProps, type DatabaseRoleSpec } from './database-role-bootstrap';

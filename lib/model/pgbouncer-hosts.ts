@@ -1,0 +1,89 @@
+/**
+ * The PgBouncer engine's host instance types: Graviton (arm64, as the Debian 13 arm64 image is) and
+ * their vCPUs, which decide the processes per host (pgbouncer-fleet.ts). A small table rather than a
+ * lookup, so synth and plan stay offline; a type outside it is refused with the types it knows.
+ */
+import { custom, pattern, type Rule } from './rule-table';
+import { EndpointRole } from './vocabulary';
+
+/**
+ * Debian's public SSM parameter for its latest Debian 13 arm64 AMI (Debian cloud team, "Debian on
+ * AWS": AMI ids are published under /aws/service/debian/release/<version>/latest/<arch>). Resolved by
+ * CloudFormation at deploy, so synth needs no lookup.
+ */
+export const DEBIAN_13_ARM64_IMAGE_PARAMETER = '/aws/service/debian/release/13/latest/arm64';
+
+/** The Network Load Balancer's listener port of each role, which consumers connect to. */
+export const POOLER_LISTENER_PORTS: Readonly<Record<EndpointRole, number>> = {
+  [EndpointRole.READ_WRITE]: 5432,
+  [EndpointRole.READ_ONLY]: 5433,
+};
+
+/** The read-only listener's server role on Aurora, unless the user names another. */
+export const DEFAULT_POOLER_READ_ONLY_SERVER_USER = 'apk_pooler_reader';
+
+/** vCPUs by size, the same for every family below (EC2 instance type specifications, general purpose / compute / memory optimized). */
+export const GRAVITON_SIZE_VCPUS: Readonly<Record<string, number>> = {
+  medium: 1,
+  large: 2,
+  xlarge: 4,
+  '2xlarge': 8,
+  '4xlarge': 16,
+  '8xlarge': 32,
+  '12xlarge': 48,
+  '16xlarge': 64,
+};
+
+/** The Graviton families the engine runs on (Graviton3 and Graviton4, compute, general purpose, memory). */
+export const POOLER_INSTANCE_FAMILIES: ReadonlyArray<string> = ['c7g', 'm7g', 'r7g', 'c8g', 'm8g', 'r8g'];
+
+/** The hosts' default instance type: 2 vCPUs, compute optimized (PgBouncer is CPU- and network-bound). */
+export const DEFAULT_POOLER_INSTANCE_TYPE = 'c7g.large';
+
+/** A Graviton family: letters, a generation, then `g` (an arm64 processor), then optional attributes. */
+export const GRAVITON_TYPE_PATTERN = '^[a-z]+[0-9]+g[a-z]*\\.[a-z0-9]+$';
+
+/** vCPUs of a known pooler instance type, else undefined. */
+export function poolerInstanceVcpus(instanceType: string): number | undefined {
+  const [family, size] = instanceType.split('.');
+  if (family === undefined || size === undefined || !POOLER_INSTANCE_FAMILIES.includes(family)) return undefined;
+  return GRAVITON_SIZE_VCPUS[size];
+}
+
+export interface PoolerHostRuleInput {
+  readonly instanceType?: string;
+  readonly readOnlyServerUser?: string;
+  /** A consumer user added to the pooler. */
+  readonly consumerUser?: string;
+}
+
+/** A PostgreSQL role name that needs no quoting anywhere (ini files, the auth file, SQL). */
+export const POOLER_USER_PATTERN = '^[a-z_][a-z0-9_]{0,62}$';
+
+export const POOLER_HOST_RULES: ReadonlyArray<Rule<PoolerHostRuleInput>> = [
+  pattern({
+    id: 'pooler-instance-graviton',
+    properties: ['instanceType'],
+    pattern: GRAVITON_TYPE_PATTERN,
+    noDoubleOrTrailingHyphen: false,
+    what: 'Graviton (arm64) instance type',
+    use: `a Graviton type such as ${DEFAULT_POOLER_INSTANCE_TYPE}: the hosts run the Debian 13 arm64 image`,
+  }),
+  custom({
+    id: 'pooler-instance-known',
+    properties: ['instanceType'],
+    summary: 'a Graviton type whose vCPUs the kit knows',
+    check: (i, n) =>
+      new RegExp(GRAVITON_TYPE_PATTERN).test(i.instanceType!) && poolerInstanceVcpus(i.instanceType!) === undefined
+        ? `${n('instanceType')} ${i.instanceType} is not a pooler instance type the kit knows the vCPUs of: use a family of ${POOLER_INSTANCE_FAMILIES.join(', ')} in size ${Object.keys(GRAVITON_SIZE_VCPUS).join(', ')}`
+        : undefined,
+  }),
+  pattern({
+    id: 'pooler-user-name',
+    properties: ['readOnlyServerUser', 'consumerUser'],
+    pattern: POOLER_USER_PATTERN,
+    noDoubleOrTrailingHyphen: false,
+    what: 'database user name',
+    use: 'lower-case letters, digits and underscores, not starting with a digit, at most 63 characters',
+  }),
+];

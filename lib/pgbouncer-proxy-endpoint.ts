@@ -1,0 +1,94 @@
+import { Fn, Stack, Token } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Construct } from 'constructs';
+import { EndpointRole } from './model';
+import { POOLER_LISTENER_PORTS } from './model/pgbouncer-hosts';
+import { throwIfInvalid } from './private/validation';
+
+/**
+ * What an endpoint needs of its PgBouncer proxy. PgBouncerProxy implements it; depending on this
+ * interface rather than on PgBouncerProxy keeps the endpoint free of the proxy's module, which creates endpoints.
+ */
+export interface IPgBouncerProxy {
+  /** The VPC endpoint service on the proxy's Network Load Balancer. */
+  readonly endpointService: ec2.IVpcEndpointService;
+  /** The Availability Zones of the Network Load Balancer's subnets (an interface endpoint must be in some of them). */
+  readonly loadBalancerAvailabilityZones: string[];
+}
+
+/** Where and for which role to place an endpoint of a PgBouncerProxy. */
+export interface PgBouncerProxyEndpointOptions {
+  /** The consumer VPC holding the interface endpoint; any VPC of the stack. */
+  readonly vpc: ec2.IVpc;
+  /** READ_WRITE (the listener on 5432, the writer) or READ_ONLY (5433, the readers). */
+  readonly role: EndpointRole;
+  /**
+   * Subnets of the interface endpoint, one per Availability Zone. Their zones must be zones of the
+   * proxy's Network Load Balancer: PrivateLink offers an endpoint service only in its load balancer's zones.
+   * @default - the VPC default strategy (private subnets, else isolated), one per zone
+   */
+  readonly subnets?: ec2.SubnetSelection;
+}
+
+/** Properties of a PgBouncerProxyEndpoint. */
+export interface PgBouncerProxyEndpointProps extends PgBouncerProxyEndpointOptions {
+  readonly proxy: IPgBouncerProxy;
+}
+
+/**
+ * A READ_ONLY or READ_WRITE endpoint of a PgBouncerProxy in a consumer VPC: an interface VPC endpoint
+ * of the proxy's endpoint service, with a security group of its own that admits no one until a client
+ * is granted (`connections.allowDefaultPortFrom(client)`), and no egress (an endpoint only answers).
+ */
+export class PgBouncerProxyEndpoint extends Construct {
+  public readonly endpoint: ec2.InterfaceVpcEndpoint;
+  public readonly role: EndpointRole;
+  public readonly vpc: ec2.IVpc;
+  /** The port of the role's listener: 5432 read/write, 5433 read-only. */
+  public readonly port: number;
+  public readonly securityGroup: ec2.SecurityGroup;
+  /** Network access to the endpoint on the role's port: grant it to each client. */
+  public readonly connections: ec2.Connections;
+
+  constructor(scope: Construct, id: string, props: PgBouncerProxyEndpointProps) {
+    super(scope, id);
+    this.role = props.role;
+    this.vpc = props.vpc;
+    this.port = POOLER_LISTENER_PORTS[props.role];
+    const subnets: ec2.SubnetSelection = { ...props.subnets, onePerAz: true };
+    throwIfInvalid(this, [zonesOutsideLoadBalancer(this, props.vpc.selectSubnets(subnets).availabilityZones, props.proxy.loadBalancerAvailabilityZones)]);
+
+    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: `${props.role} PgBouncer endpoint ${this.node.path}: ingress only from granted clients`,
+      allowAllOutbound: false,
+    });
+    this.connections = new ec2.Connections({ securityGroups: [this.securityGroup], defaultPort: ec2.Port.tcp(this.port) });
+    this.endpoint = new ec2.InterfaceVpcEndpoint(this, 'Endpoint', {
+      vpc: props.vpc,
+      service: new ec2.InterfaceVpcEndpointService(props.proxy.endpointService.vpcEndpointServiceName, this.port),
+      subnets,
+      securityGroups: [this.securityGroup],
+      // No ingress from the whole VPC (CDK's `open`): clients are granted one by one.
+      open: false,
+      privateDnsEnabled: false,
+    });
+    // The service's permissions (this account) must exist before the endpoint asks to connect.
+    this.endpoint.node.addDependency(props.proxy.endpointService);
+  }
+
+  /** The endpoint's regional DNS name (the first of its DNS entries, `<hosted zone>:<name>`). */
+  public get host(): string {
+    return Fn.select(1, Fn.split(':', Fn.select(0, this.endpoint.vpcEndpointDnsEntries)));
+  }
+}
+
+/** A message when some of `zones` are not zones of the load balancer (compared resolved, so tokens compare too). */
+function zonesOutsideLoadBalancer(scope: Construct, zones: string[], loadBalancerZones: string[]): string | undefined {
+  const stack = Stack.of(scope);
+  const show = (az: string) => (Token.isUnresolved(az) ? JSON.stringify(stack.resolve(az)) : az);
+  const known = new Set(loadBalancerZones.map(show));
+  const outside = zones.map(show).filter((az) => !known.has(az));
+  if (outside.length === 0) return undefined;
+  return `subnets in ${outside.join(', ')} are outside the Network Load Balancer's Availability Zones (${[...known].join(', ')}): PrivateLink offers the endpoint service only in those; select subnets in them`;
+}

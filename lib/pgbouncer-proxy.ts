@@ -1,0 +1,330 @@
+import { Annotations, Aws, Duration, Fn, Lazy, Token, Validations } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { DEFAULT_POOL_SETTINGS, EndpointRole, PROXY_RULES, PoolSettings, PoolSizing, evaluateRules, poolSizing, runRules } from './model';
+import { BOOTSTRAP_MAX_CONSUMER_SECRETS, BOOTSTRAP_PLACEHOLDERS, renderPoolerBootstrap } from './model/pgbouncer-bootstrap';
+import { DEFAULT_FLEET_HOSTS, DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_PORTS, FLEET_RULES, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
+import {
+  DEBIAN_13_ARM64_IMAGE_PARAMETER,
+  DEFAULT_POOLER_INSTANCE_TYPE,
+  DEFAULT_POOLER_READ_ONLY_SERVER_USER,
+  POOLER_HOST_RULES,
+  POOLER_LISTENER_PORTS,
+  poolerInstanceVcpus,
+} from './model/pgbouncer-hosts';
+import { OptimizedReadsCluster } from './optimized-reads-cluster';
+import { IPgBouncerProxy, PgBouncerProxyEndpoint, PgBouncerProxyEndpointOptions } from './pgbouncer-proxy-endpoint';
+import { throwIfInvalid } from './private/validation';
+
+/**
+ * The S3 object the hosts install from: a tar of the Debian 13 arm64 packages (PgBouncer 1.24 and the
+ * libraries the image lacks), their SHA256SUMS and rds-ca-bundle.pem. The data VPC has no route to
+ * Debian's mirrors, so the packages come through the VPC's S3 gateway endpoint.
+ */
+export interface PgBouncerPackages {
+  /** The bucket holding the object. */
+  readonly bucket: s3.IBucket;
+  /** The object's key. */
+  readonly key: string;
+}
+
+/** Properties of a PgBouncerProxy. */
+export interface PgBouncerProxyProps {
+  /** The cluster the fleet pools connections to; the hosts run in its VPC. */
+  readonly cluster: OptimizedReadsCluster;
+  /** The packages the hosts install at boot (see PgBouncerPackages). */
+  readonly packages: PgBouncerPackages;
+  /**
+   * The listeners' TLS certificate: a secret holding JSON `{"certificate", "privateKey", "ca"}` (PEM),
+   * issued for the names consumers connect to (the interface endpoints' DNS names). Consumers verify
+   * the certificate against `ca`.
+   */
+  readonly tlsCertificate: secretsmanager.ISecret;
+  /**
+   * Hosts of the fleet (2..20). The group has a fixed size: each process's pool is a share of each
+   * target's budget, so a host added by scaling would overrun max_connections.
+   * @default 2
+   */
+  readonly hosts?: number;
+  /**
+   * Graviton instance type of the hosts; its vCPUs decide the PgBouncer processes per host.
+   * @default 'c7g.large'
+   */
+  readonly instanceType?: string;
+  /**
+   * Subnets of the hosts and the Network Load Balancer, in the cluster's VPC (at least two zones).
+   * @default - the VPC's isolated subnets
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /**
+   * Share of each target's max_connections the whole fleet may open (1..100).
+   * @default 100
+   */
+  readonly maxConnectionsPercent?: number;
+  /**
+   * Share of max_connections the fleet keeps open while idle (0..maxConnectionsPercent).
+   * @default 50
+   */
+  readonly maxIdleConnectionsPercent?: number;
+  /**
+   * How long a client waits to borrow a pooled connection (0..300 s).
+   * @default Duration.seconds(120)
+   */
+  readonly connectionBorrowTimeout?: Duration;
+  /**
+   * The listeners' TCP idle timeout (60..6000 s); PgBouncer's keepalives and client idle timeout follow it.
+   * @default Duration.seconds(350)
+   */
+  readonly tcpIdleTimeout?: Duration;
+  /**
+   * The read-only listener's server role on Aurora (a role without write privileges); its password is
+   * generated into `readOnlyServerSecret`.
+   * @default 'apk_pooler_reader'
+   */
+  readonly readOnlyServerUser?: string;
+  /**
+   * The id of the Region's S3 managed prefix list (`com.amazonaws.<region>.s3`), to narrow the hosts'
+   * HTTPS egress to S3 and the VPC. Without it the hosts may send HTTPS anywhere, which in an isolated
+   * VPC reaches only its endpoints.
+   * @default - HTTPS egress to any address
+   */
+  readonly s3PrefixListId?: string;
+}
+
+/**
+ * A self-managed PgBouncer fleet in front of an OptimizedReadsCluster: an Auto Scaling group of fixed
+ * size of Graviton hosts (Debian 13, IMDSv2 only, encrypted root volume, no public address, no SSH)
+ * configured by the kit's bootstrap, behind an internal Network Load Balancer (read/write on 5432,
+ * read-only on 5433) offered to consumer VPCs through a VPC endpoint service. Consumers log in with
+ * passwords from the secrets `addConsumerUser` creates (SCRAM pass-through to Aurora).
+ */
+export class PgBouncerProxy extends Construct implements IPgBouncerProxy {
+  public readonly cluster: OptimizedReadsCluster;
+  public readonly poolSettings: PoolSettings;
+  /** Server connections the whole fleet may open per instance. */
+  public readonly poolSizing: PoolSizing;
+  public readonly instanceType: string;
+  public readonly vcpusPerHost: number;
+  /** The user data template (CloudFormation substitutes its `${Name}` placeholders). */
+  public readonly userDataTemplate: string;
+  public readonly autoScalingGroup: autoscaling.AutoScalingGroup;
+  public readonly launchTemplate: ec2.LaunchTemplate;
+  public readonly hostRole: iam.Role;
+  /** Network access to the hosts (the load balancer reaches them; they reach the cluster). */
+  public readonly connections: ec2.Connections;
+  public readonly loadBalancer: elbv2.NetworkLoadBalancer;
+  public readonly endpointService: ec2.IVpcEndpointService;
+  public readonly loadBalancerAvailabilityZones: string[];
+  /** The read-only listener's server role: `{"username", "password"}`. */
+  public readonly readOnlyServerSecret: secretsmanager.Secret;
+  private readonly consumerSecrets = new Map<string, secretsmanager.Secret>();
+
+  constructor(scope: Construct, id: string, props: PgBouncerProxyProps) {
+    super(scope, id);
+    const pool: PoolSettings = {
+      maxConnectionsPercent: props.maxConnectionsPercent ?? DEFAULT_POOL_SETTINGS.maxConnectionsPercent,
+      maxIdleConnectionsPercent: props.maxIdleConnectionsPercent ?? DEFAULT_POOL_SETTINGS.maxIdleConnectionsPercent,
+      connectionBorrowTimeoutSeconds: props.connectionBorrowTimeout?.toSeconds() ?? DEFAULT_POOL_SETTINGS.connectionBorrowTimeoutSeconds,
+    };
+    const instanceType = props.instanceType ?? DEFAULT_POOLER_INSTANCE_TYPE;
+    const serverUser = props.readOnlyServerUser ?? DEFAULT_POOLER_READ_ONLY_SERVER_USER;
+    const spec = {
+      hosts: props.hosts ?? DEFAULT_FLEET_HOSTS,
+      vcpusPerHost: poolerInstanceVcpus(instanceType),
+      readers: props.cluster.readerInstanceIdentifiers.length,
+      maxConnections: props.cluster.sizing.maxConnections,
+      pool,
+      tcpIdleTimeoutSeconds: (props.tcpIdleTimeout ?? Duration.seconds(NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS)).toSeconds(),
+    };
+    throwIfInvalid(this, [
+      ...runRules(PROXY_RULES, pool),
+      ...runRules(POOLER_HOST_RULES, { instanceType, readOnlyServerUser: serverUser }),
+      // Named as the props are: the fleet's vCPUs come from instanceType, its idle timeout is a Duration.
+      ...evaluateRules(FLEET_RULES, spec as PoolerFleetSpec, () => ({ tcpIdleTimeoutSeconds: 'tcpIdleTimeout' })).map((v) => v.message),
+    ]);
+    const fleet = spec as PoolerFleetSpec;
+    // One fixed text for every fleet (the same in Terraform): the fleet's values are its placeholders.
+    const template = renderPoolerBootstrap();
+    this.cluster = props.cluster;
+    this.poolSettings = pool;
+    this.poolSizing = poolSizing(fleet.maxConnections, pool);
+    this.instanceType = instanceType;
+    this.vcpusPerHost = fleet.vcpusPerHost;
+    this.userDataTemplate = template;
+
+    const vpc = props.cluster.cluster.vpc;
+    const vpcSubnets = props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
+    this.loadBalancerAvailabilityZones = vpc.selectSubnets(vpcSubnets).availabilityZones;
+
+    this.readOnlyServerSecret = this.newUserSecret('ReadOnlyServerSecret', serverUser, 'the PgBouncer engine\'s read-only listener logs in to the readers as');
+
+    // Session Manager for shell access (no key pair, no SSH); the grants below add the rest, each on one resource.
+    this.hostRole = new iam.Role(this, 'HostRole', {
+      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+      description: `PgBouncer hosts of ${this.node.path}`,
+      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
+    });
+    this.readOnlyServerSecret.grantRead(this.hostRole);
+    props.tlsCertificate.grantRead(this.hostRole);
+    this.hostRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [props.packages.bucket.arnForObjects(props.packages.key)] }));
+    props.packages.bucket.encryptionKey?.grantDecrypt(this.hostRole);
+    Validations.of(this.hostRole).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+      reason: 'AWS-maintained policy for Session Manager: shell access without SSH, key pairs or open ports',
+    });
+
+    const hostsGroup = new ec2.SecurityGroup(this, 'HostSecurityGroup', { vpc, description: `PgBouncer hosts of ${this.node.path}`, allowAllOutbound: false });
+    this.connections = new ec2.Connections({ securityGroups: [hostsGroup] });
+    // The servers: the cluster admits the hosts on its port (and the hosts may reach it).
+    props.cluster.connections.allowDefaultPortFrom(this.connections, 'PgBouncer hosts');
+    // HTTPS to Secrets Manager, SSM and S3: the VPC's interface endpoints, and S3's gateway endpoint.
+    if (props.s3PrefixListId === undefined) {
+      hostsGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS to the VPC endpoints (an isolated VPC has no other route)');
+    } else {
+      hostsGroup.addEgressRule(ec2.Peer.ipv4(vpc.vpcCidrBlock), ec2.Port.tcp(443), 'HTTPS to the VPC interface endpoints');
+      hostsGroup.addEgressRule(ec2.Peer.prefixList(props.s3PrefixListId), ec2.Port.tcp(443), 'HTTPS to S3 through the gateway endpoint');
+    }
+
+    const variables: Record<string, string> = {
+      [name(BOOTSTRAP_PLACEHOLDERS.clusterEndpoint)]: props.cluster.cluster.clusterEndpoint.hostname,
+      // Each reader's instance endpoint (instanceEndpoints lists the writer first).
+      [name(BOOTSTRAP_PLACEHOLDERS.readerEndpoints)]: Fn.join(' ', props.cluster.cluster.instanceEndpoints.slice(1).map((e) => e.hostname)),
+      [name(BOOTSTRAP_PLACEHOLDERS.databaseName)]: props.cluster.databaseName,
+      [name(BOOTSTRAP_PLACEHOLDERS.serverPort)]: Token.asString(props.cluster.cluster.clusterEndpoint.port),
+      [name(BOOTSTRAP_PLACEHOLDERS.serverUser)]: serverUser,
+      [name(BOOTSTRAP_PLACEHOLDERS.hosts)]: String(fleet.hosts),
+      [name(BOOTSTRAP_PLACEHOLDERS.vcpus)]: String(fleet.vcpusPerHost),
+      [name(BOOTSTRAP_PLACEHOLDERS.maxConnections)]: String(fleet.maxConnections),
+      [name(BOOTSTRAP_PLACEHOLDERS.maxConnectionsPercent)]: String(pool.maxConnectionsPercent),
+      [name(BOOTSTRAP_PLACEHOLDERS.maxIdleConnectionsPercent)]: String(pool.maxIdleConnectionsPercent),
+      [name(BOOTSTRAP_PLACEHOLDERS.borrowTimeoutSeconds)]: String(pool.connectionBorrowTimeoutSeconds),
+      [name(BOOTSTRAP_PLACEHOLDERS.maxClientConnections)]: String(DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS),
+      [name(BOOTSTRAP_PLACEHOLDERS.tcpIdleTimeoutSeconds)]: String(fleet.tcpIdleTimeoutSeconds),
+      [name(BOOTSTRAP_PLACEHOLDERS.packagesBucket)]: props.packages.bucket.bucketName,
+      [name(BOOTSTRAP_PLACEHOLDERS.packagesKey)]: props.packages.key,
+      [name(BOOTSTRAP_PLACEHOLDERS.serverSecretArn)]: this.readOnlyServerSecret.secretArn,
+      // Consumers added after construction are included: the list is produced at synth.
+      [name(BOOTSTRAP_PLACEHOLDERS.consumerSecretArns)]: Lazy.string({ produce: () => [...this.consumerSecrets.values()].map((s) => s.secretArn).join(' ') }),
+      [name(BOOTSTRAP_PLACEHOLDERS.tlsSecretArn)]: props.tlsCertificate.secretArn,
+    };
+
+    this.launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
+      instanceType: new ec2.InstanceType(instanceType),
+      // Resolved by CloudFormation from Debian's public parameter at each deploy: no context lookup.
+      machineImage: ec2.MachineImage.fromSsmParameter(DEBIAN_13_ARM64_IMAGE_PARAMETER, { os: ec2.OperatingSystemType.LINUX }),
+      userData: ec2.UserData.custom(Fn.sub(template, variables)),
+      role: this.hostRole,
+      securityGroup: hostsGroup,
+      // IMDSv2 only, one hop: a process in a container on the host cannot reach the role's credentials.
+      httpTokens: ec2.LaunchTemplateHttpTokens.REQUIRED,
+      httpPutResponseHopLimit: 1,
+      requireImdsv2: true,
+      associatePublicIpAddress: false,
+      detailedMonitoring: true,
+      // Debian's images boot from /dev/xvda; the volume holds only the OS and PgBouncer's packages.
+      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3, deleteOnTermination: true }) }],
+    });
+
+    this.autoScalingGroup = new autoscaling.AutoScalingGroup(this, 'Hosts', {
+      vpc,
+      vpcSubnets,
+      launchTemplate: this.launchTemplate,
+      minCapacity: fleet.hosts,
+      maxCapacity: fleet.hosts,
+      desiredCapacity: fleet.hosts,
+      // A changed launch template (a new pinned version) replaces the hosts one at a time.
+      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: fleet.hosts - 1 }),
+      // A host the load balancer finds unhealthy is replaced, not only one whose instance fails.
+      healthChecks: autoscaling.HealthChecks.withAdditionalChecks({ additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB], gracePeriod: Duration.minutes(5) }),
+    });
+    Annotations.of(this.autoScalingGroup).acknowledgeWarning('@aws-cdk/aws-autoscaling:desiredCapacitySet', 'the fleet is of fixed size by design: every deploy sets it back');
+    Validations.of(this.autoScalingGroup).acknowledge({
+      id: 'AwsSolutions-AS3',
+      reason: 'the fleet is fixed in size; a replaced host shows in the load balancer\'s target health, which the dashboard will watch',
+    });
+
+    const loadBalancerGroup = new ec2.SecurityGroup(this, 'LoadBalancerSecurityGroup', { vpc, description: `PgBouncer load balancer of ${this.node.path}`, allowAllOutbound: false });
+    this.loadBalancer = new elbv2.NetworkLoadBalancer(this, 'LoadBalancer', {
+      vpc,
+      vpcSubnets,
+      internetFacing: false,
+      crossZoneEnabled: true,
+      // Set at creation: a load balancer created without a security group cannot get one later.
+      securityGroups: [loadBalancerGroup],
+      // Consumers come through PrivateLink only; who may is decided by the endpoint service's principals
+      // and each interface endpoint's own security group (their addresses are in other VPCs).
+      enforceSecurityGroupInboundRulesOnPrivateLinkTraffic: false,
+    });
+    Validations.of(this.loadBalancer).acknowledge({
+      id: 'AwsSolutions-ELB2',
+      reason: 'a Network Load Balancer writes access logs for TLS listeners only; these are TCP (PgBouncer terminates TLS), so logs would stay empty',
+    });
+    const idle = Duration.seconds(fleet.tcpIdleTimeoutSeconds);
+    for (const [role, listenerId] of [[EndpointRole.READ_WRITE, 'ReadWrite'], [EndpointRole.READ_ONLY, 'ReadOnly']] as const) {
+      const targetPort = FLEET_PORTS[role === EndpointRole.READ_WRITE ? 'readWrite' : 'readOnly'];
+      this.connections.allowFrom(loadBalancerGroup, ec2.Port.tcp(targetPort), `${role} listener and its health checks`);
+      this.loadBalancer.addListener(listenerId, { port: POOLER_LISTENER_PORTS[role], protocol: elbv2.Protocol.TCP, tcpIdleTimeout: idle }).addTargets('Hosts', {
+        port: targetPort,
+        protocol: elbv2.Protocol.TCP,
+        targets: [this.autoScalingGroup],
+        // TCP checks on PgBouncer's port for now; a check that fails when PgBouncer cannot reach its servers comes with the host's health agent.
+        healthCheck: { protocol: elbv2.Protocol.TCP, port: String(targetPort), interval: Duration.seconds(10), healthyThresholdCount: 2, unhealthyThresholdCount: 2 },
+        // Transactions are short: a host leaving rotation is drained quickly.
+        deregistrationDelay: Duration.seconds(30),
+      });
+    }
+
+    this.endpointService = new ec2.VpcEndpointService(this, 'EndpointService', {
+      vpcEndpointServiceLoadBalancers: [this.loadBalancer],
+      // Only this account may connect; its endpoints are accepted without a manual step.
+      acceptanceRequired: false,
+      allowedPrincipals: [new iam.ArnPrincipal(`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:root`)],
+    });
+  }
+
+  /**
+   * Adds a consumer user: a secret `{"username", "password"}` with a generated password, which the hosts
+   * read (their auth file holds its SCRAM verifier). A user added after the proxy is constructed is
+   * still in the hosts' user data of this deploy. The role on Aurora is made by the role bootstrap.
+   */
+  public addConsumerUser(username: string): secretsmanager.Secret {
+    throwIfInvalid(this, [
+      ...runRules(POOLER_HOST_RULES, { consumerUser: username }),
+      this.consumerSecrets.has(username) ? `consumerUser ${username} is already added: add each user once` : undefined,
+      // The user data carries every consumer secret's ARN, and EC2 user data is limited to 16 KB.
+      this.consumerSecrets.size >= BOOTSTRAP_MAX_CONSUMER_SECRETS ? `consumerUser ${username} would be consumer ${this.consumerSecrets.size + 1}: the PgBouncer engine's hosts take at most ${BOOTSTRAP_MAX_CONSUMER_SECRETS} consumer users; share a user between consumers of the same access` : undefined,
+    ]);
+    const secret = this.newUserSecret(`Consumer-${username}`, username, 'a consumer of the PgBouncer engine logs in as');
+    secret.grantRead(this.hostRole);
+    this.consumerSecrets.set(username, secret);
+    return secret;
+  }
+
+  /** Adds a READ_WRITE or READ_ONLY endpoint in a consumer VPC (an interface endpoint of the endpoint service). */
+  public addEndpoint(id: string, options: PgBouncerProxyEndpointOptions): PgBouncerProxyEndpoint {
+    return new PgBouncerProxyEndpoint(this, id, { ...options, proxy: this });
+  }
+
+  private newUserSecret(id: string, username: string, what: string): secretsmanager.Secret {
+    const secret = new secretsmanager.Secret(this, id, {
+      description: `The password ${what}: ${username}`,
+      // Letters and digits only: the password is written into PgBouncer's auth file and SQL without quoting questions.
+      generateSecretString: { secretStringTemplate: JSON.stringify({ username }), generateStringKey: 'password', excludePunctuation: true, passwordLength: 32 },
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'rotation must change the role\'s verifier on Aurora too; the role bootstrap will own that, the hosts already re-read the secret every 5 minutes',
+    });
+    return secret;
+  }
+}
+
+/** A placeholder's name: `${Name}` -> `Name`. */
+function name(placeholder: string): string {
+  return placeholder.slice(2, -1);
+}

@@ -1,0 +1,289 @@
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { EndpointRole } from '../../lambda/src/environment';
+import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
+import { renderPoolerBootstrap } from '../../lib/model/pgbouncer-bootstrap';
+import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
+import { PgBouncerProxy, PgBouncerProxyProps } from '../../lib/pgbouncer-proxy';
+import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, newStack, ref } from '../helpers/cdk';
+
+const PACKAGES_KEY = 'pgbouncer/packages.tar';
+
+function poolerStack(props: Partial<PgBouncerProxyProps> = {}, readers?: number) {
+  const { app, stack } = newStack();
+  const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
+  const consumerVpc = isolatedVpc(stack, 'ConsumerVpc', '10.30.0.0/16');
+  const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc, readers });
+  const bucket = s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages');
+  const tls = secretsmanager.Secret.fromSecretNameV2(stack, 'Tls', 'pooler-tls');
+  const create = () => new PgBouncerProxy(stack, 'Pooler', { cluster, packages: { bucket, key: PACKAGES_KEY }, tlsCertificate: tls, ...props });
+  return { app, stack, dataVpc, consumerVpc, cluster, tls, create };
+}
+
+/** The TLS secret's ARN as the host role's policy names it (imported by name: any suffix). */
+const TLS_SECRET_ARN_PATTERN = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':secretsmanager:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':secret:pooler-tls-??????']] };
+
+const placeholders = (template: string): string[] => [...new Set([...template.matchAll(/\$\{([A-Za-z0-9]+)\}/g)].map((m) => m[1]!))].sort();
+
+describe('PgBouncerProxy', () => {
+  let app: App;
+  let stack: Stack;
+  let dataVpc: ec2.Vpc;
+  let consumerVpc: ec2.Vpc;
+  let cluster: OptimizedReadsCluster;
+  let tls: secretsmanager.ISecret;
+  let pooler: PgBouncerProxy;
+  let consumer: secretsmanager.Secret;
+  let readOnly: ReturnType<PgBouncerProxy['addEndpoint']>;
+  let template: Template;
+
+  beforeAll(() => {
+    // GIVEN
+    let create: () => PgBouncerProxy;
+    ({ app, stack, dataVpc, consumerVpc, cluster, tls, create } = poolerStack());
+    // WHEN
+    pooler = create();
+    readOnly = pooler.addEndpoint('ReportingReadOnly', { vpc: consumerVpc, role: EndpointRole.READ_ONLY });
+    // Added after the endpoint: still in the hosts' user data.
+    consumer = pooler.addConsumerUser('app_reader');
+    template = Template.fromStack(stack);
+  });
+
+  test('the hosts are a fixed-size group of two in the data VPC\'s isolated subnets, replaced one at a time when the launch template changes', () => {
+    template.hasResource('AWS::AutoScaling::AutoScalingGroup', {
+      Properties: Match.objectLike({
+        MinSize: '2',
+        MaxSize: '2',
+        DesiredCapacity: '2',
+        VPCZoneIdentifier: isolatedSubnetRefs(dataVpc),
+        HealthCheckType: 'ELB',
+        // A pinned version, not $Latest: a new version is a change CloudFormation rolls out.
+        LaunchTemplate: { LaunchTemplateId: ref(pooler.launchTemplate), Version: getAtt(pooler.launchTemplate, 'LatestVersionNumber') },
+      }),
+      UpdatePolicy: { AutoScalingRollingUpdate: Match.objectLike({ MaxBatchSize: 1, MinInstancesInService: 1 }) },
+    });
+  });
+
+  test('the launch template: Graviton, Debian 13 arm64 from Debian\'s public SSM parameter, IMDSv2 only, encrypted gp3 root, no public address, no key pair', () => {
+    template.hasParameter('*', { Type: 'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>', Default: '/aws/service/debian/release/13/latest/arm64' });
+    const [parameter] = Object.keys(template.findParameters('*', { Default: '/aws/service/debian/release/13/latest/arm64' }));
+    template.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: Match.objectLike({
+        InstanceType: 'c7g.large',
+        ImageId: { Ref: parameter },
+        MetadataOptions: { HttpTokens: 'required', HttpPutResponseHopLimit: 1 },
+        BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: { Encrypted: true, VolumeType: 'gp3', VolumeSize: 8, DeleteOnTermination: true } }],
+        NetworkInterfaces: [Match.objectLike({ AssociatePublicIpAddress: false, Groups: [getAtt(pooler.connections.securityGroups[0]!, 'GroupId')] })],
+        KeyName: Match.absent(),
+      }),
+    });
+  });
+
+  test('the user data is the bootstrap of this fleet, substituted at deploy with a value for every placeholder it uses', () => {
+    // GIVEN
+    const expected = renderPoolerBootstrap();
+    const data = Object.values(template.findResources('AWS::EC2::LaunchTemplate'))[0]!.Properties.LaunchTemplateData.UserData;
+    // WHEN
+    const [body, variables] = data['Fn::Base64']['Fn::Sub'] as [string, Record<string, unknown>];
+    // THEN
+    expect(body).toBe(expected);
+    expect(Object.keys(variables).sort()).toEqual(placeholders(body));
+    expect(variables).toEqual({
+      ClusterEndpoint: getAtt(cluster.cluster, 'Endpoint.Address'),
+      ReaderEndpoints: { 'Fn::Join': [' ', [getAtt(cluster.cluster.node.findChild('Reader1'), 'Endpoint.Address'), getAtt(cluster.cluster.node.findChild('Reader2'), 'Endpoint.Address')]] },
+      DatabaseName: 'app',
+      ServerPort: getAtt(cluster.cluster, 'Endpoint.Port'),
+      ServerUser: 'apk_pooler_reader',
+      Hosts: '2',
+      Vcpus: '2',
+      MaxConnections: String(cluster.sizing.maxConnections),
+      MaxConnectionsPercent: String(DEFAULT_POOL_SETTINGS.maxConnectionsPercent),
+      MaxIdleConnectionsPercent: String(DEFAULT_POOL_SETTINGS.maxIdleConnectionsPercent),
+      BorrowTimeoutSeconds: String(DEFAULT_POOL_SETTINGS.connectionBorrowTimeoutSeconds),
+      MaxClientConnections: '1000',
+      TcpIdleTimeoutSeconds: '350',
+      PackagesBucket: 'kit-packages',
+      PackagesKey: PACKAGES_KEY,
+      ServerSecretArn: ref(pooler.readOnlyServerSecret),
+      ConsumerSecretArns: ref(consumer),
+      TlsSecretArn: stack.resolve(tls.secretArn),
+    });
+  });
+
+  test('the host role: Session Manager, and read access to exactly the server, consumer and TLS secrets and the packages object', () => {
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'ec2.amazonaws.com' } })] },
+      ManagedPolicyArns: [{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/AmazonSSMManagedInstanceCore']] }],
+    });
+    const policies = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(pooler.hostRole)] } }));
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: unknown; Resource: unknown }>);
+    const read = ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'];
+    expect(statements).toEqual([
+      { Action: read, Effect: 'Allow', Resource: ref(pooler.readOnlyServerSecret) },
+      { Action: read, Effect: 'Allow', Resource: TLS_SECRET_ARN_PATTERN },
+      { Action: 's3:GetObject', Effect: 'Allow', Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:s3:::kit-packages/${PACKAGES_KEY}`]] } },
+      { Action: read, Effect: 'Allow', Resource: ref(consumer) },
+    ]);
+  });
+
+  test('the generated secrets hold a username and a password without punctuation', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { SecretStringTemplate: '{"username":"apk_pooler_reader"}', GenerateStringKey: 'password', ExcludePunctuation: true, PasswordLength: 32 },
+    });
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ SecretStringTemplate: '{"username":"app_reader"}' }) });
+  });
+
+  test('an internal NLB with its own security group, cross-zone, a TCP listener per role with the idle timeout, to the hosts\' PgBouncer ports', () => {
+    const lbGroup = getAtt(pooler.loadBalancer.connections.securityGroups[0]!, 'GroupId');
+    template.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {
+      Type: 'network',
+      Scheme: 'internal',
+      SecurityGroups: [lbGroup],
+      Subnets: isolatedSubnetRefs(dataVpc),
+      LoadBalancerAttributes: Match.arrayWith([{ Key: 'load_balancing.cross_zone.enabled', Value: 'true' }]),
+    });
+    for (const [port, targetPort] of [[5432, 6432], [5433, 6433]]) {
+      template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: port, Protocol: 'TCP', ListenerAttributes: [{ Key: 'tcp.idle_timeout.seconds', Value: '350' }] });
+      template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', {
+        Port: targetPort,
+        Protocol: 'TCP',
+        HealthCheckProtocol: 'TCP',
+        HealthCheckPort: String(targetPort),
+        TargetGroupAttributes: [{ Key: 'deregistration_delay.timeout_seconds', Value: '30' }],
+      });
+      // The hosts admit the load balancer (traffic and health checks) on the port, and only it.
+      template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { GroupId: getAtt(pooler.connections.securityGroups[0]!, 'GroupId'), SourceSecurityGroupId: lbGroup, FromPort: targetPort, ToPort: targetPort });
+    }
+    template.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 2);
+  });
+
+  test('the cluster admits the hosts on its port', () => {
+    template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+      GroupId: getAtt(cluster.connections.securityGroups[0]!, 'GroupId'),
+      SourceSecurityGroupId: getAtt(pooler.connections.securityGroups[0]!, 'GroupId'),
+      FromPort: getAtt(cluster.cluster, 'Endpoint.Port'),
+    });
+  });
+
+  test('a VPC endpoint service on the NLB, for this account, without manual acceptance', () => {
+    template.hasResourceProperties('AWS::EC2::VPCEndpointService', { AcceptanceRequired: false, NetworkLoadBalancerArns: [ref(pooler.loadBalancer)] });
+    expect(pooler.loadBalancerAvailabilityZones).toHaveLength(2);
+    template.hasResourceProperties('AWS::EC2::VPCEndpointServicePermissions', {
+      AllowedPrincipals: [{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] }],
+    });
+  });
+
+  test('addEndpoint: an interface endpoint in the consumer VPC with its own closed security group, its host and the role\'s port', () => {
+    // THEN
+    template.hasResource('AWS::EC2::VPCEndpoint', {
+      Properties: {
+        VpcEndpointType: 'Interface',
+        VpcId: ref(consumerVpc),
+        SubnetIds: isolatedSubnetRefs(consumerVpc),
+        SecurityGroupIds: [getAtt(readOnly.securityGroup, 'GroupId')],
+        PrivateDnsEnabled: false,
+        ServiceName: { 'Fn::Join': ['.', ['com.amazonaws.vpce', { Ref: 'AWS::Region' }, stack.resolve(pooler.endpointService.vpcEndpointServiceId)]] },
+      },
+      DependsOn: Match.arrayWith([Match.stringLikeRegexp('^PoolerEndpointServicePermissions')]),
+    });
+    template.hasResourceProperties('AWS::EC2::SecurityGroup', {
+      VpcId: ref(consumerVpc),
+      GroupDescription: 'READ_ONLY PgBouncer endpoint Stack/Pooler/ReportingReadOnly: ingress only from granted clients',
+      SecurityGroupIngress: Match.absent(),
+      SecurityGroupEgress: [Match.objectLike({ CidrIp: '255.255.255.255/32' })],
+    });
+    expect(readOnly.port).toBe(5433);
+    expect(stack.resolve(readOnly.host)).toEqual({ 'Fn::Select': [1, { 'Fn::Split': [':', { 'Fn::Select': [0, getAtt(readOnly.endpoint, 'DnsEntries')] }] }] });
+  });
+
+  test('a granted client reaches the endpoint on the role\'s port', () => {
+    // GIVEN
+    const { stack: s, consumerVpc: vpc, create } = poolerStack();
+    const endpoint = create().addEndpoint('ReadWrite', { vpc, role: EndpointRole.READ_WRITE });
+    const client = new ec2.SecurityGroup(s, 'Client', { vpc, allowAllOutbound: false });
+    // WHEN
+    endpoint.connections.allowDefaultPortFrom(client);
+    // THEN
+    Template.fromStack(s).hasResourceProperties('AWS::EC2::SecurityGroupIngress', { GroupId: getAtt(endpoint.securityGroup, 'GroupId'), SourceSecurityGroupId: getAtt(client, 'GroupId'), FromPort: 5432, ToPort: 5432 });
+  });
+
+  test('cdk-nag AwsSolutions: no finding on the proxy, and each acknowledgement hides a real one', () => {
+    // WHEN
+    const findings = new AwsSolutionsChecks().validateScope(app).violations.filter((v) => v.violatingResources.some((r) => r.constructPath?.startsWith('Stack/Pooler')));
+    const pack = new AwsSolutionsChecks();
+    (pack as unknown as { isAcknowledged: () => boolean }).isAcknowledged = () => false;
+    const raw = pack.validateScope(app).violations.filter((v) => v.violatingResources.some((r) => r.constructPath?.startsWith('Stack/Pooler')));
+    // THEN
+    expect(findings).toEqual([]);
+    expect([...new Set(raw.map((v) => v.ruleName))].sort()).toEqual([
+      'AwsSolutions-AS3',
+      'AwsSolutions-ELB2',
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+      'AwsSolutions-SMG4',
+    ]);
+  });
+});
+
+describe('PgBouncerProxy validation', () => {
+  test.each([
+    ['a non-Graviton instance type', { instanceType: 'c7i.large' }, 'instanceType c7i.large is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image'],
+    ['a Graviton size the kit does not know', { instanceType: 'c7g.metal' }, 'instanceType c7g.metal is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge'],
+    ['one host', { hosts: 1 }, 'hosts 1 is out of range: run at least two hosts, in two Availability Zones, so one can be replaced while the other serves (an integer from 2 to 20)'],
+    ['an idle timeout below the NLB\'s minimum', { tcpIdleTimeout: Duration.seconds(30) }, 'tcpIdleTimeout 30 is out of range: the NLB accepts a TCP idle timeout of 60 to 6000 seconds (an integer from 60 to 6000)'],
+    ['a share above 100%', { maxConnectionsPercent: 150 }, 'maxConnectionsPercent 150 is out of range: set the share of the target\'s max_connections the proxy may use (an integer from 1 to 100)'],
+    ['a server user name that needs quoting', { readOnlyServerUser: 'Reader-1' }, 'readOnlyServerUser Reader-1 is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters'],
+    [
+      'more processes than server connections in the budget',
+      { hosts: 20, maxConnectionsPercent: 1, maxIdleConnectionsPercent: 0 },
+      'hosts 20 x 2 processes per target need 40 server connections of a budget of 36 (maxConnectionsPercent 1 of max_connections 3604): use fewer hosts or a smaller instance type, or raise maxConnectionsPercent',
+    ],
+  ] as Array<[string, Partial<PgBouncerProxyProps>, string]>)('GIVEN %s WHEN the proxy is created THEN it is refused with the prop, value and fix', (_, props, message) => {
+    // GIVEN
+    const { create } = poolerStack(props);
+    // WHEN / THEN
+    expect(create).toThrow(kitError('Stack/Pooler', message));
+  });
+
+  test('GIVEN more consumer users than the user data has room for WHEN one more is added THEN it is refused with the limit and the fix', () => {
+    const pooler = poolerStack().create();
+    for (let i = 1; i <= 15; i++) pooler.addConsumerUser(`app_${i}`);
+    expect(() => pooler.addConsumerUser('app_16')).toThrow(kitError('Stack/Pooler', "consumerUser app_16 would be consumer 16: the PgBouncer engine's hosts take at most 15 consumer users; share a user between consumers of the same access"));
+  });
+
+  test('GIVEN a cluster without readers WHEN the proxy is created THEN the read-only listener\'s need is named', () => {
+    const { create } = poolerStack({}, 0);
+    expect(create).toThrow(kitError('Stack/Pooler', 'readers 0 is out of range: the read-only listener needs at least one reader; Aurora allows 15 (an integer from 1 to 15)'));
+  });
+
+  test('GIVEN consumer users WHEN one is invalid or added twice THEN it is refused', () => {
+    const pooler = poolerStack().create();
+    pooler.addConsumerUser('app_writer');
+    expect(() => pooler.addConsumerUser('1app')).toThrow(kitError('Stack/Pooler', 'consumerUser 1app is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters'));
+    expect(() => pooler.addConsumerUser('app_writer')).toThrow(kitError('Stack/Pooler', 'consumerUser app_writer is already added: add each user once'));
+  });
+
+  test('GIVEN a consumer VPC with a zone the NLB is not in WHEN an endpoint is placed there THEN it is refused', () => {
+    // GIVEN: an environment with three zones (the test context's dummy1a..c); the data VPC uses two
+    const app = new App();
+    const stack = new Stack(app, 'Stack', { env: { account: '111122223333', region: 'us-east-1' } });
+    const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
+    const consumerVpc = new ec2.Vpc(stack, 'ConsumerVpc', { maxAzs: 3, natGateways: 0, subnetConfiguration: [{ name: 'isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc });
+    const pooler = new PgBouncerProxy(stack, 'Pooler', {
+      cluster,
+      packages: { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: PACKAGES_KEY },
+      tlsCertificate: secretsmanager.Secret.fromSecretNameV2(stack, 'Tls', 'pooler-tls'),
+    });
+    const [a, b] = pooler.loadBalancerAvailabilityZones;
+    const outside = consumerVpc.availabilityZones.find((az) => az !== a && az !== b)!;
+    // WHEN / THEN
+    expect(() => pooler.addEndpoint('Ro', { vpc: consumerVpc, role: EndpointRole.READ_ONLY })).toThrow(
+      kitError('Stack/Pooler/Ro', `subnets in ${outside} are outside the Network Load Balancer's Availability Zones (${a}, ${b}): PrivateLink offers the endpoint service only in those; select subnets in them`),
+    );
+    expect(() => pooler.addEndpoint('Rw', { vpc: consumerVpc, role: EndpointRole.READ_WRITE, subnets: { availabilityZones: [a!, b!] } })).not.toThrow();
+  });
+});
