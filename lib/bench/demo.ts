@@ -9,30 +9,13 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { lambdaEnvironment, LOOPBACK_BLOCKS, Rehearsal, rehearsalProxyEndpoints, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../rehearsal';
-import { parseOptions, type CliCommand } from '../cli/spec';
-import { BenchUsageError, scenarioList } from './cli';
+import { parseOptions } from '../cli/spec';
+import { BenchUsageError, DEMO_COMMAND, DEMO_SCENARIOS, scenarioList } from './commands';
 import { runBench } from './runner';
 import { round } from './stats';
-import { SCENARIO_NAMES, type ScenarioName } from './types';
 import { EndpointRole } from '../../lambda/src/environment';
 
-const DEMO_SCENARIOS: ScenarioName[] = ['read_only_endpoint', 'connect_overhead'];
-
-/** `aurora-proxy-kit demo`: its options, which runDemo parses and `--help` prints. */
-export const DEMO_COMMAND: CliCommand = {
-  name: 'demo',
-  summary: 'Rehearses what was synthesized (or planned) on its own loopback block: the deployment\'s consumers run the real Lambda handlers through each endpoint, then a short bench (--quick), the rehearsal down (always), and a summary. `make demo` synthesizes first and runs it.',
-  options: [
-    { name: '--from', value: 'PATH', default: 'cdk.out', description: 'a cdk.out directory, or a plan\'s JSON (terraform show -json <planfile> > plan.json)' },
-    { name: '--out', value: 'DIR', default: 'bench-results/demo', description: 'where the bench reports are written' },
-    { name: '--scenario', value: 'NAME[,NAME...]', default: DEMO_SCENARIOS.join(', '), description: `bench scenarios to run (${SCENARIO_NAMES.join(', ')}); repeatable` },
-  ],
-  exitCodes: [
-    [0, 'the demo ran'],
-    [1, 'a step or a bench scenario failed'],
-    [2, 'bad usage: nothing was started'],
-  ],
-};
+export { DEMO_COMMAND } from './commands';
 
 function describe(label: string, outcomes: InvocationOutcome[]): string {
   const ok = outcomes.filter((o) => o.error === undefined);

@@ -22,6 +22,7 @@ type RehearseSpecModule = typeof import('../rehearsal/cli-spec');
 type RehearseModule = typeof import('../rehearsal/cli');
 type BenchModule = typeof import('../bench/cli');
 type DemoModule = typeof import('../bench/demo');
+type BenchCommandsModule = typeof import('../bench/commands');
 
 /** A module of the kit's repository (TypeScript, run through ts-node), or undefined in the npm package. */
 function repositoryModule<T>(relative: string): T | undefined {
@@ -121,10 +122,16 @@ async function single(command: CliCommand, argv: string[], io: CliIo, run: () =>
   return (await run()) ? 0 : 1;
 }
 
+/** The specs alone: `--help` loads no rehearsal. */
+function benchCommands(command: string): BenchCommandsModule {
+  const mod = repositoryModule<BenchCommandsModule>('bench/commands');
+  if (mod === undefined) throw repositoryOnly(command);
+  return mod;
+}
+
 async function bench(argv: string[], io: CliIo): Promise<number> {
-  const mod = repositoryModule<BenchModule>('bench/cli');
-  if (mod === undefined) throw repositoryOnly('bench');
-  return single(mod.BENCH_COMMAND, argv, io, async () => {
+  return single(benchCommands('bench').BENCH_COMMAND, argv, io, async () => {
+    const mod = repositoryModule<BenchModule>('bench/cli')!;
     const { output, failed } = await mod.runBenchCommand(argv, (line) => io.err(line));
     io.out(output);
     return !failed;
@@ -132,9 +139,7 @@ async function bench(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function demo(argv: string[], io: CliIo): Promise<number> {
-  const mod = repositoryModule<DemoModule>('bench/demo');
-  if (mod === undefined) throw repositoryOnly('demo');
-  return single(mod.DEMO_COMMAND, argv, io, () => mod.runDemo(argv, (line = '') => io.out(line)));
+  return single(benchCommands('demo').DEMO_COMMAND, argv, io, () => repositoryModule<DemoModule>('bench/demo')!.runDemo(argv, (line = '') => io.out(line)));
 }
 
 const SUMMARY_BRIEFS = { synth: 'what a synthesized cloud assembly deploys', plan: 'what a Terraform plan creates (terraform show -json)' } as const;
