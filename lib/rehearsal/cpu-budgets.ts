@@ -18,7 +18,7 @@ export const REHEARSAL_INSTANCE_CLASS = 'db.r6gd.xlarge';
 type BudgetSettings = Pick<ResolvedSettings, 'addressBlock' | 'coresPerVcpu' | 'deployment'>;
 
 /** The pooler hosts: every PgBouncer process of the rehearsal, and each peer. */
-export type PoolerHost = 'pgbouncer' | 'haproxy' | 'pgpool';
+export type PoolerBudgetHost = 'pgbouncer' | 'haproxy' | 'pgpool';
 
 /** The cgroup directory name of the rehearsal: its block, e.g. rh-127-0-31. */
 export function rehearsalCgroupName(s: Pick<ResolvedSettings, 'addressBlock'>): string {
@@ -53,7 +53,7 @@ export function poolerCores(s: Pick<ResolvedSettings, 'coresPerVcpu' | 'poolerVc
 }
 
 /** Makes the pooler host's budget and returns its cgroup.procs files; none without budgets. */
-export function poolerBudgetFiles(s: Pick<ResolvedSettings, 'addressBlock' | 'coresPerVcpu' | 'poolerVcpus'>, host: PoolerHost): string[] {
+export function poolerBudgetFiles(s: Pick<ResolvedSettings, 'addressBlock' | 'coresPerVcpu' | 'poolerVcpus'>, host: PoolerBudgetHost): string[] {
   const cores = poolerCores(s);
   if (cores === 0) return [];
   return CpuBudget.create({ rehearsal: rehearsalCgroupName(s), host, cores }).procsFiles;

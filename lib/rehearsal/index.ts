@@ -70,5 +70,6 @@ export * from './cgroups';
 export { deploymentFromTopology, formatNotReproduced, settingsFromDeployment, rdsName, DATA_VPC, type RehearsedDeployment, type RehearsedEndpoint, type RehearsedConsumer } from './deployment';
 export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-consumers';
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
-export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerHost } from './cpu-budgets';
+export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';
 export { readPoolers, type PoolerRecord } from './poolers';
+export { substitutePlaceholders, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions } from './pooler-host';

@@ -21,6 +21,7 @@ import { healthCheckerStatus } from './health-status';
 import { WorkDirLayout } from './layout';
 import { effectiveNetwork, setUpRehearsalNetwork, tearDownRehearsalNetwork } from './network/rehearsal-network';
 import { serverOsUser } from './os-user';
+import { startPoolerHost, type PoolerHost, type PoolerHostOptions } from './pooler-host';
 import { readPoolers } from './poolers';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
 import { isOurs, killProcess } from './processes';
@@ -107,6 +108,14 @@ export class Rehearsal {
   /** The rehearsed deployment's consumers (`up --from`), each with its namespace and environment. */
   consumers(): RehearsedConsumerRun[] {
     return deploymentConsumers(this.run.state.settings, this.run.secrets, this.run.state.tls.caFile);
+  }
+
+  /**
+   * Runs the PgBouncer engine's host bootstrap on a host of the data namespace (network 'namespaces')
+   * and starts its processes, tracked like the rest (pooler-host.ts).
+   */
+  startPoolerHost(options: PoolerHostOptions, timeoutMs?: number): Promise<PoolerHost> {
+    return startPoolerHost(this.run, options, timeoutMs);
   }
 
   /** The superuser on an instance (for drills and checks that look behind the proxy). */

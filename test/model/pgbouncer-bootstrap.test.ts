@@ -5,8 +5,8 @@
  * and the PgBouncer processes it configured let a consumer in with its secret (SCRAM pass-through with
  * the verifier the role bootstrap sets) to the writer and a reader.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -14,7 +14,7 @@ import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
 import { BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
 import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../lib/model/scram-salt';
-import { findPgBouncer, hostCommand, REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan, serverOsUser, WorkDirLayout } from '../../lib/rehearsal';
+import { REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan, serverOsUser } from '../../lib/rehearsal';
 import { liveUnavailable } from '../rehearsal/isolation';
 import { startRehearsal, stopRehearsal } from '../rehearsal/live';
 
@@ -134,9 +134,6 @@ const live = liveUnavailable === undefined ? describe : describe.skip;
 
 live('the bootstrap on a rehearsal host', () => {
   let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
-  const pids: number[] = [];
-  let root: string;
-  let standin: string;
   const consumer = { username: 'app_fleet', password: 'fleet-consumer-password-0123456789' };
 
   /** A consumer's connection to the pooler host's listener (in the data namespace, reached over the management link). */
@@ -158,69 +155,38 @@ live('the bootstrap on a rehearsal host', () => {
 
   beforeAll(async () => {
     started = await startRehearsal('bootstrapSuite', { network: 'namespaces', peers: false, maxConnections: 40 });
-    root = mkdtempSync(join(tmpdir(), 'pooler-host-'));
-    standin = mkdtempSync(join(tmpdir(), 'aws-standin-'));
-    chmodSync(root, 0o755);
   }, 120_000);
 
+  // The pooler host's processes are the rehearsal's: down stops them by pid, and stopRehearsal checks.
   afterAll(async () => {
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-    }
-    await new Promise((r) => setTimeout(r, 300));
     await stopRehearsal(started);
-    for (const dir of [root, standin]) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   test('GIVEN the template substituted with the rehearsal\'s values WHEN run with APK_ROOT and the stand-ins THEN it writes the fleet\'s files, the verifiers the role bootstrap sets, and private files only the server user reads', async () => {
     const r = started!.rehearsal;
     const user = serverOsUser();
-    const layout = new WorkDirLayout(r.workDir);
-    // The consumer's role, as the role bootstrap makes it for this engine: the derived verifier.
     const server = { username: 'fleet_ro_server', password: 'fleet-server-password-0123456789' };
-    const admin = new Client({ host: r.adminEndpoint('writer').host, port: r.adminEndpoint('writer').port, user: r.adminEndpoint('writer').user, password: r.adminEndpoint('writer').password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(r.endpoints.writer.caFile, 'utf8') } });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE ROLE ${consumer.username} LOGIN PASSWORD '${derivedScramVerifier(consumer.username, consumer.password)}'`);
-      await admin.query(`GRANT CREATE, USAGE ON SCHEMA public TO ${consumer.username}`);
-      await admin.query(`CREATE ROLE ${server.username} LOGIN PASSWORD '${server.password}' IN ROLE pg_read_all_data`);
-    } finally {
-      await admin.end();
-    }
-    writeStandin(standin, { server, consumer, tls: { certificate: readFileSync(layout.tls.certFile, 'utf8'), privateKey: readFileSync(layout.tls.keyFile, 'utf8'), ca: readFileSync(layout.tls.caFile, 'utf8') } });
-    // What `install` would put there from the packages: the CA bundle the servers chain to.
-    mkdirSync(join(root, FLEET_PATHS.dir, 'tls'), { recursive: true, mode: 0o755 });
-    copyFileSync(layout.tls.caFile, fleetPath(root, FLEET_PATHS.rdsCaBundle));
+    const host = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
+    started!.pids.push(...host.processes.map((p) => p.pid));
+    const owner = user === undefined ? `${process.getuid!()}:${process.getgid!()}` : `${user.uid}:${user.gid}`;
+
+    // The files are exactly what the fleet model renders for this root: one host of a fleet of two.
+    const spec: PoolerFleetSpec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: r.settings.sizingMaxConnections, pool: r.settings.pool, tcpIdleTimeoutSeconds: 350, maxClientConnections: r.settings.maxClientConnections };
+    for (const [path, text] of referenceFiles(spec, host.root, host.values)) expect([path, readFileSync(fleetPath(host.root, path), 'utf8')]).toEqual([path, text]);
     // AWS-shaped names, resolved by the data namespace's hosts file; the cluster endpoint's moves at failover.
     const names = rehearsalAwsNames(r.settings);
-    const values = fleetValues(fleet, { cluster: names.clusterEndpoint(REHEARSAL_CLUSTER), readers: [names.instanceEndpoint('replica1'), names.instanceEndpoint('replica2')], database: r.endpoints.writer.database, port: String(r.settings.port), serverUser: server.username });
-    const owner = user === undefined ? `${process.getuid!()}:${process.getgid!()}` : `${user.uid}:${user.gid}`;
-    const run = runBootstrap(root, standin, values, owner);
-    expect([run.status, run.stderr]).toEqual([0, '']);
-
-    // The files are exactly what the fleet model renders for this root.
-    for (const [path, text] of referenceFiles(fleet, root, values)) expect([path, readFileSync(fleetPath(root, path), 'utf8')]).toEqual([path, text]);
-    const authFile = fleetPath(root, FLEET_PATHS.authFile);
+    expect([host.values.ClusterEndpoint, host.values.ReaderEndpoints]).toEqual([names.clusterEndpoint(REHEARSAL_CLUSTER), `${names.instanceEndpoint('replica1')} ${names.instanceEndpoint('replica2')}`]);
+    const authFile = fleetPath(host.root, FLEET_PATHS.authFile);
     expect(readFileSync(authFile, 'utf8')).toBe(`"${server.username}" "${server.password}"\n"${consumer.username}" "${derivedScramVerifier(consumer.username, consumer.password)}"\n`);
-    for (const file of [authFile, fleetPath(root, FLEET_PATHS.tlsKeyFile)]) {
+    for (const file of [authFile, fleetPath(host.root, FLEET_PATHS.tlsKeyFile)]) {
       const st = statSync(file);
       expect([file, st.mode & 0o777, `${st.uid}:${st.gid}`]).toEqual([file, 0o600, owner]);
     }
+    // Its processes run in the data namespace, in the pooler host's CPU budget, as the server user.
+    const dataNs = `net:[${statSync(`/run/netns/${rehearsalNetworkPlan(r.settings).dataNamespace}`).ino}]`;
+    for (const p of host.processes) expect([p.name, readlinkSync(`/proc/${p.pid}/ns/net`)]).toEqual([p.name, dataNs]);
+    expect(host.processes.map((p) => p.name)).toEqual(planFleetProcesses(spec).map((p) => `pooler-host-${fleetProcessName(p)}`));
 
-    // The processes the units would start, in the data namespace, as the server user.
-    const namespace = rehearsalNetworkPlan(r.settings).dataNamespace;
-    for (const proc of planFleetProcesses(fleet)) {
-      const dir = fleetPath(root, `${FLEET_PATHS.runDir}/${fleetProcessName(proc)}`);
-      mkdirSync(join(dir, '..'), { recursive: true, mode: 0o755 });
-      mkdirSync(dir, { mode: 0o700 });
-      if (user !== undefined) chownSync(dir, user.uid, user.gid);
-      const cmd = hostCommand({ program: findPgBouncer(), args: [fleetPath(root, `${FLEET_PATHS.dir}/${fleetProcessName(proc)}.ini`)], namespace, ...(user === undefined ? {} : { user }) });
-      pids.push(spawn(cmd.program, [...cmd.args], { stdio: 'ignore', ...(cmd.spawnAs ?? {}) }).pid!);
-    }
     const connect = (port: number): Promise<Client> => connectToHost(port, consumer);
     const rw = await connect(FLEET_PORTS.readWrite);
     try {
