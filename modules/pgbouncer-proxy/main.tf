@@ -416,6 +416,7 @@ resource "aws_lb_listener" "this" {
 # --- PrivateLink: an endpoint service on the NLB, an interface endpoint per consumer endpoint -----
 
 resource "aws_vpc_endpoint_service" "this" {
+  #checkov:skip=CKV_AWS_123:Only this account is an allowed principal (allowed_principals), so its endpoints are accepted without a manual step, as the CDK construct does
   # Only this account may connect; its endpoints are accepted without a manual step.
   acceptance_required        = false
   network_load_balancer_arns = [aws_lb.this.arn]

@@ -83,11 +83,18 @@ variable "tls_secret_arn" {
   nullable    = false
 }
 
+# The validations below restate, by hand for now, FLEET_RULES and POOLER_HOST_RULES (lib/model/pgbouncer-*.ts)
+# and the pool rows of PROXY_RULES, with the same messages naming this module's variables.
 variable "hosts" {
   description = "Hosts of the fleet (2..20). The group has a fixed size: each process's pool is a share of each target's budget, so a host added by scaling would overrun max_connections."
   type        = number
   default     = 2
   nullable    = false
+
+  validation {
+    condition     = floor(var.hosts) == var.hosts && var.hosts >= 2 && var.hosts <= 20
+    error_message = "hosts ${var.hosts} is out of range: run at least two hosts, in two Availability Zones, so one can be replaced while the other serves (an integer from 2 to 20)"
+  }
 }
 
 variable "instance_type" {
@@ -95,6 +102,16 @@ variable "instance_type" {
   type        = string
   default     = "c7g.large"
   nullable    = false
+
+  validation {
+    condition     = can(regex("^[a-z]+[0-9]+g[a-z]*\\.[a-z0-9]+$", var.instance_type))
+    error_message = "instance_type ${var.instance_type} is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image"
+  }
+
+  validation {
+    condition     = !can(regex("^[a-z]+[0-9]+g[a-z]*\\.[a-z0-9]+$", var.instance_type)) || (contains(["c7g", "m7g", "r7g", "c8g", "m8g", "r8g"], split(".", var.instance_type)[0]) && contains(["medium", "large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge"], try(split(".", var.instance_type)[1], "")))
+    error_message = "instance_type ${var.instance_type} is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge"
+  }
 }
 
 variable "max_connections_percent" {
@@ -102,6 +119,11 @@ variable "max_connections_percent" {
   type        = number
   default     = 100
   nullable    = false
+
+  validation {
+    condition     = floor(var.max_connections_percent) == var.max_connections_percent && var.max_connections_percent >= 1 && var.max_connections_percent <= 100
+    error_message = "max_connections_percent ${var.max_connections_percent} is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)"
+  }
 }
 
 variable "max_idle_connections_percent" {
@@ -109,6 +131,11 @@ variable "max_idle_connections_percent" {
   type        = number
   default     = 50
   nullable    = false
+
+  validation {
+    condition     = floor(var.max_idle_connections_percent) == var.max_idle_connections_percent && var.max_idle_connections_percent >= 0 && var.max_idle_connections_percent <= 100
+    error_message = "max_idle_connections_percent ${var.max_idle_connections_percent} is out of range: set the share of max_connections kept open while idle (an integer from 0 to 100)"
+  }
 }
 
 variable "connection_borrow_timeout_seconds" {
@@ -116,6 +143,11 @@ variable "connection_borrow_timeout_seconds" {
   type        = number
   default     = 120
   nullable    = false
+
+  validation {
+    condition     = floor(var.connection_borrow_timeout_seconds) == var.connection_borrow_timeout_seconds && var.connection_borrow_timeout_seconds >= 0 && var.connection_borrow_timeout_seconds <= 300
+    error_message = "connection_borrow_timeout_seconds ${var.connection_borrow_timeout_seconds} is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)"
+  }
 }
 
 variable "tcp_idle_timeout_seconds" {
@@ -123,6 +155,11 @@ variable "tcp_idle_timeout_seconds" {
   type        = number
   default     = 350
   nullable    = false
+
+  validation {
+    condition     = floor(var.tcp_idle_timeout_seconds) == var.tcp_idle_timeout_seconds && var.tcp_idle_timeout_seconds >= 60 && var.tcp_idle_timeout_seconds <= 6000
+    error_message = "tcp_idle_timeout_seconds ${var.tcp_idle_timeout_seconds} is out of range: the NLB accepts a TCP idle timeout of 60 to 6000 seconds (an integer from 60 to 6000)"
+  }
 }
 
 variable "read_only_server_user" {
@@ -130,6 +167,11 @@ variable "read_only_server_user" {
   type        = string
   default     = "apk_pooler_reader"
   nullable    = false
+
+  validation {
+    condition     = can(regex("^[a-z_][a-z0-9_]{0,62}$", var.read_only_server_user))
+    error_message = "read_only_server_user ${var.read_only_server_user} is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters"
+  }
 }
 
 variable "consumer_users" {
@@ -137,6 +179,11 @@ variable "consumer_users" {
   type        = list(string)
   default     = []
   nullable    = false
+
+  validation {
+    condition     = alltrue([for u in var.consumer_users : can(regex("^[a-z_][a-z0-9_]{0,62}$", u))])
+    error_message = "consumer_users ${try([for u in var.consumer_users : u if !can(regex("^[a-z_][a-z0-9_]{0,62}$", u))][0], "")} is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters"
+  }
 }
 
 variable "s3_prefix_list_id" {
