@@ -69,6 +69,7 @@ const OUTPUT_KINDS: Readonly<Record<string, Readonly<Record<string, OutputKind>>
   'aurora-optimized-reads': {
     port: 'number',
     reader_instance_identifiers: 'list',
+    reader_instance_endpoints: 'list',
     instance_identifiers: 'list',
     sizing: 'any',
     tiered_cache_gib: 'number',

@@ -69,6 +69,11 @@ output "reader_instance_identifiers" {
   value       = module.readers.identifiers
 }
 
+output "reader_instance_endpoints" {
+  description = "The readers' instance endpoints (DNS names), in order: a self-managed pooler pools for each reader."
+  value       = [for i in module.readers.instances : i.endpoint]
+}
+
 output "instance_identifiers" {
   description = "Every DB instance identifier, writer first (known at plan: the module names them)."
   value       = concat([local.writer_identifier], local.reader_identifiers)

@@ -43,6 +43,20 @@ func TestExamplesPlan(t *testing.T) {
 			classes: 5,
 		},
 		{
+			example: "complete-pgbouncer",
+			vars:    map[string]interface{}{},
+			counts: map[string]int{
+				"aws_vpc": 2, "aws_subnet": 4, "aws_rds_cluster": 1, "aws_rds_cluster_instance": 3, "aws_db_proxy": 0,
+				"aws_launch_template": 1, "aws_autoscaling_group": 1, "aws_lb": 1, "aws_lb_listener": 2, "aws_lb_target_group": 2,
+				"aws_vpc_endpoint_service": 1, "aws_iam_instance_profile": 1, "aws_secretsmanager_secret": 3,
+				// S3 gateway, four interface endpoints the hosts call, and the two consumer endpoints.
+				"aws_vpc_endpoint": 7,
+				// Hosts, load balancer, two consumer endpoints, the cluster, the hosts' service endpoints, the consumer.
+				"aws_security_group": 7,
+			},
+			classes: 3,
+		},
+		{
 			example: "minimal",
 			vars:    map[string]interface{}{},
 			counts:  map[string]int{"aws_vpc": 1, "aws_rds_cluster": 1, "aws_rds_cluster_instance": 2, "aws_db_proxy": 1, "aws_db_proxy_endpoint": 1, "aws_lambda_function": 0},
@@ -58,7 +72,7 @@ func TestExamplesPlan(t *testing.T) {
 			for k, v := range tc.vars {
 				vars[k] = v
 			}
-			if tc.example == "complete" {
+			if tc.example != "minimal" {
 				// Unique names, as a real run would need.
 				vars["name"] = "kit-" + strings.ToLower(random.UniqueId())
 			}
@@ -98,6 +112,21 @@ func TestExamplesPlan(t *testing.T) {
 					assert.Empty(t, after["auth"])
 				case "aws_db_proxy_endpoint":
 					assert.Contains(t, []interface{}{"READ_ONLY", "READ_WRITE"}, after["target_role"])
+				case "aws_autoscaling_group":
+					// Fixed size: each PgBouncer process's pool is a share of each target's budget.
+					assert.EqualValues(t, 2, after["min_size"])
+					assert.EqualValues(t, 2, after["max_size"])
+					assert.EqualValues(t, 2, after["desired_capacity"])
+				case "aws_launch_template":
+					md := after["metadata_options"].([]interface{})[0].(map[string]interface{})
+					assert.Equal(t, "required", md["http_tokens"])
+					assert.EqualValues(t, 1, md["http_put_response_hop_limit"])
+				case "aws_lb":
+					assert.Equal(t, true, after["internal"])
+					assert.Equal(t, "network", after["load_balancer_type"])
+				case "aws_lb_listener":
+					assert.Contains(t, []interface{}{float64(5432), float64(5433)}, after["port"])
+					assert.EqualValues(t, 350, after["tcp_idle_timeout_seconds"])
 				case "aws_lambda_function":
 					assert.Equal(t, "nodejs24.x", after["runtime"])
 					assert.Len(t, after["vpc_config"], 1)

@@ -275,6 +275,14 @@ export class AuroraOptimizedReads extends KitModule {
   }
 
   /**
+   * The readers' instance endpoints (DNS names), in order: a self-managed pooler pools for each reader. (output
+   * `reader_instance_endpoints`)
+   */
+  public get readerInstanceEndpoints(): string[] {
+    return this.getList('reader_instance_endpoints');
+  }
+
+  /**
    * Every DB instance identifier, writer first (known at plan: the module names them). (output
    * `instance_identifiers`)
    */

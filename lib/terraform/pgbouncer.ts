@@ -1,0 +1,46 @@
+import { renderPoolerBootstrap } from '../model/pgbouncer-bootstrap';
+import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_PORTS } from '../model/pgbouncer-fleet';
+import { DEBIAN_13_ARM64_IMAGE_PARAMETER, GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES, POOLER_LISTENER_PORTS } from '../model/pgbouncer-hosts';
+import { alignedMap, generatedBy, hclString, hclValue } from './hcl';
+
+/**
+ * What modules/pgbouncer-proxy restates of lib/model: the bootstrap template (the same text the CDK
+ * construct passes to Fn::Sub, for templatefile) and the hosts' catalog as locals.
+ */
+export const PGBOUNCER_MODULE = 'pgbouncer-proxy';
+export const PGBOUNCER_BOOTSTRAP_FILE = `modules/${PGBOUNCER_MODULE}/templates/bootstrap.sh.tftpl`;
+
+/**
+ * The bootstrap, byte for byte: no header can precede its `#!` line, and its second line already says it
+ * is rendered by the model. It uses only `${Name}` placeholders, so templatefile substitutes exactly them.
+ */
+export function renderPgBouncerBootstrapTemplate(): string {
+  const template = renderPoolerBootstrap();
+  if (/%\{/.test(template) || /\$\{(?![A-Za-z0-9]+\})/.test(template)) throw new Error('the bootstrap holds a template sequence other than ${Name}: templatefile would not keep it');
+  return template;
+}
+
+export function renderPgBouncerCatalog(): string {
+  return [
+    `# ${generatedBy('lib/model/pgbouncer-hosts.ts and pgbouncer-fleet.ts')}`,
+    '',
+    'locals {',
+    '  # Debian\'s public SSM parameter of its latest Debian 13 arm64 AMI.',
+    `  debian_image_parameter = ${hclString(DEBIAN_13_ARM64_IMAGE_PARAMETER)}`,
+    '  # The Graviton families the hosts run on, and vCPUs by size (the same in each family).',
+    `  pooler_instance_families = ${hclValue(POOLER_INSTANCE_FAMILIES)}`,
+    '  graviton_size_vcpus = {',
+    ...alignedMap('    ', Object.entries(GRAVITON_SIZE_VCPUS).map(([k, v]) => [k, String(v)] as const)),
+    '  }',
+    '  # The NLB listener each role\'s consumers connect to, and the PgBouncer port it forwards to.',
+    '  listeners = {',
+    ...alignedMap('    ', [
+      ['READ_WRITE', hclValue({ port: POOLER_LISTENER_PORTS.READ_WRITE, target_port: FLEET_PORTS.readWrite, short: 'rw' })],
+      ['READ_ONLY', hclValue({ port: POOLER_LISTENER_PORTS.READ_ONLY, target_port: FLEET_PORTS.readOnly, short: 'ro' })],
+    ]),
+    '  }',
+    `  max_client_connections = ${DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS}`,
+    '}',
+    '',
+  ].join('\n');
+}

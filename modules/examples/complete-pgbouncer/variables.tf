@@ -1,0 +1,53 @@
+variable "region" {
+  description = "AWS region to deploy to."
+  type        = string
+  default     = "us-east-1"
+}
+
+variable "name" {
+  description = "Name prefix of everything the example creates (cluster identifier, PgBouncer fleet, endpoints)."
+  type        = string
+  default     = "apk-pgbouncer"
+}
+
+variable "readers" {
+  description = "Number of readers; the read-only listener pools for each."
+  type        = number
+  default     = 2
+}
+
+variable "hosts" {
+  description = "PgBouncer hosts of the fleet."
+  type        = number
+  default     = 2
+}
+
+variable "instance_type" {
+  description = "Graviton instance type of the PgBouncer hosts."
+  type        = string
+  default     = "c7g.large"
+}
+
+variable "packages_bucket" {
+  description = "The bucket holding the PgBouncer packages object (make package uploads it)."
+  type        = string
+  default     = "aurora-proxy-kit-packages"
+}
+
+variable "packages_key" {
+  description = "The packages object's key."
+  type        = string
+  default     = "pgbouncer/packages.tar"
+}
+
+variable "tls_secret_name" {
+  description = "Name of the secret holding the listeners' certificate ({\"certificate\", \"privateKey\", \"ca\"}), issued for the endpoints' names."
+  type        = string
+  default     = "aurora-proxy-kit/pooler-tls"
+}
+
+variable "deletion_protection" {
+  description = "Protect the cluster from deletion (false lets terraform destroy remove it)."
+  type        = bool
+  default     = true
+}

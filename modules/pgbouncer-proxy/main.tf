@@ -1,0 +1,472 @@
+data "aws_caller_identity" "current" {}
+data "aws_partition" "current" {}
+
+# Resolved at each plan from Debian's public parameter: no AMI id to look up or pin by hand.
+data "aws_ssm_parameter" "debian" {
+  name = local.debian_image_parameter
+}
+
+locals {
+  partition      = data.aws_partition.current.partition
+  instance_parts = split(".", var.instance_type)
+  # null for a type outside the catalog (refused by the instance_type validations).
+  vcpus   = contains(local.pooler_instance_families, local.instance_parts[0]) ? lookup(local.graviton_size_vcpus, try(local.instance_parts[1], ""), null) : null
+  readers = length(var.reader_endpoints)
+  # The fleet's budget per target and what its processes need of it (FLEET_RULES fleet-budget-split).
+  budget                = floor(var.max_connections * var.max_connections_percent / 100)
+  processes_per_target  = max(coalesce(local.vcpus, 1), max(1, floor(coalesce(local.vcpus, 1) / max(local.readers, 1))))
+  server_connections_in = var.hosts * local.processes_per_target
+
+  consumer_users = toset(var.consumer_users)
+  user_secrets   = concat([aws_secretsmanager_secret.server.arn], [for u in var.consumer_users : aws_secretsmanager_secret.consumer[u].arn])
+
+  # The bootstrap's placeholders (BOOTSTRAP_PLACEHOLDERS of lib/model): the same values the CDK
+  # construct gives Fn::Sub, so both flavours boot the same hosts.
+  bootstrap_variables = {
+    ClusterEndpoint           = var.cluster_endpoint
+    ReaderEndpoints           = join(" ", var.reader_endpoints)
+    DatabaseName              = var.database_name
+    ServerPort                = tostring(var.server_port)
+    ServerUser                = var.read_only_server_user
+    Hosts                     = tostring(var.hosts)
+    Vcpus                     = tostring(coalesce(local.vcpus, 0))
+    MaxConnections            = tostring(var.max_connections)
+    MaxConnectionsPercent     = tostring(var.max_connections_percent)
+    MaxIdleConnectionsPercent = tostring(var.max_idle_connections_percent)
+    BorrowTimeoutSeconds      = tostring(var.connection_borrow_timeout_seconds)
+    MaxClientConnections      = tostring(local.max_client_connections)
+    TcpIdleTimeoutSeconds     = tostring(var.tcp_idle_timeout_seconds)
+    PackagesBucket            = var.packages_bucket
+    PackagesKey               = var.packages_key
+    ServerSecretArn           = aws_secretsmanager_secret.server.arn
+    ConsumerSecretArns        = join(" ", [for u in var.consumer_users : aws_secretsmanager_secret.consumer[u].arn])
+    TlsSecretArn              = var.tls_secret_arn
+  }
+}
+
+# --- Secrets: the read-only listener's server role and each consumer user -------------------------
+
+# Letters and digits only: the password is written into PgBouncer's auth file and SQL without quoting questions.
+data "aws_secretsmanager_random_password" "user" {
+  for_each = toset(concat(["server"], [for u in var.consumer_users : "consumer/${u}"]))
+
+  password_length     = 32
+  exclude_punctuation = true
+}
+
+resource "aws_secretsmanager_secret" "server" {
+  #checkov:skip=CKV2_AWS_57:Rotation must change the role's verifier on Aurora too; the role bootstrap will own that, the hosts already re-read the secret every 5 minutes
+  #checkov:skip=CKV_AWS_149:Encrypted with the account's aws/secretsmanager key, as the CDK construct's secrets are; the host role's grant is the secret itself
+  name_prefix = "${var.name}-${var.read_only_server_user}-"
+  description = "The password the PgBouncer engine's read-only listener logs in to the readers as: ${var.read_only_server_user}"
+  tags        = var.tags
+}
+
+resource "aws_secretsmanager_secret_version" "server" {
+  secret_id     = aws_secretsmanager_secret.server.id
+  secret_string = jsonencode({ username = var.read_only_server_user, password = data.aws_secretsmanager_random_password.user["server"].random_password })
+
+  # The data source draws a new password at every plan: the first one is kept (rotation replaces it).
+  lifecycle {
+    ignore_changes = [secret_string]
+  }
+}
+
+resource "aws_secretsmanager_secret" "consumer" {
+  #checkov:skip=CKV2_AWS_57:Rotation must change the role's verifier on Aurora too; the role bootstrap will own that, the hosts already re-read the secret every 5 minutes
+  #checkov:skip=CKV_AWS_149:Encrypted with the account's aws/secretsmanager key, as the CDK construct's secrets are; the host role's grant is the secret itself
+  for_each = local.consumer_users
+
+  name_prefix = "${var.name}-${each.key}-"
+  description = "The password a consumer of the PgBouncer engine logs in as: ${each.key}"
+  tags        = var.tags
+}
+
+resource "aws_secretsmanager_secret_version" "consumer" {
+  for_each = local.consumer_users
+
+  secret_id     = aws_secretsmanager_secret.consumer[each.key].id
+  secret_string = jsonencode({ username = each.key, password = data.aws_secretsmanager_random_password.user["consumer/${each.key}"].random_password })
+
+  lifecycle {
+    ignore_changes = [secret_string]
+  }
+}
+
+# --- The hosts' role: Session Manager, and read access to exactly their secrets and packages -------
+
+data "aws_iam_policy_document" "assume" {
+  statement {
+    actions = ["sts:AssumeRole"]
+    principals {
+      type        = "Service"
+      identifiers = ["ec2.amazonaws.com"]
+    }
+  }
+}
+
+data "aws_iam_policy_document" "host" {
+  statement {
+    sid       = "ReadTheUsersAndTlsSecrets"
+    actions   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
+    resources = concat(local.user_secrets, [var.tls_secret_arn])
+  }
+  statement {
+    sid       = "ReadThePackages"
+    actions   = ["s3:GetObject"]
+    resources = ["arn:${local.partition}:s3:::${var.packages_bucket}/${var.packages_key}"]
+  }
+  dynamic "statement" {
+    for_each = var.packages_kms_key_arn == null ? [] : [var.packages_kms_key_arn]
+    content {
+      sid       = "DecryptThePackages"
+      actions   = ["kms:Decrypt"]
+      resources = [statement.value]
+    }
+  }
+}
+
+resource "aws_iam_role" "host" {
+  # name_prefix is at most 38 characters: 29 of the name and "-pooler-".
+  name_prefix        = "${var.name}-pooler-"
+  description        = "PgBouncer hosts of ${var.name}"
+  assume_role_policy = data.aws_iam_policy_document.assume.json
+  tags               = var.tags
+}
+
+# AWS-maintained policy for Session Manager: shell access without SSH, key pairs or open ports.
+resource "aws_iam_role_policy_attachment" "ssm" {
+  role       = aws_iam_role.host.name
+  policy_arn = "arn:${local.partition}:iam::aws:policy/AmazonSSMManagedInstanceCore"
+}
+
+resource "aws_iam_role_policy" "host" {
+  name   = "read-secrets-and-packages"
+  role   = aws_iam_role.host.id
+  policy = data.aws_iam_policy_document.host.json
+}
+
+resource "aws_iam_instance_profile" "host" {
+  name_prefix = "${var.name}-pooler-"
+  role        = aws_iam_role.host.name
+  tags        = var.tags
+}
+
+# --- Network: the load balancer reaches the hosts, the hosts reach the cluster and HTTPS endpoints --
+
+resource "aws_security_group" "hosts" {
+  name_prefix = "${var.name}-hosts-"
+  description = "PgBouncer hosts of ${var.name}"
+  vpc_id      = var.vpc_id
+  tags        = var.tags
+
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+resource "aws_security_group" "load_balancer" {
+  #checkov:skip=CKV2_AWS_5:Attached to aws_lb.this (security_groups)
+  name_prefix = "${var.name}-nlb-"
+  description = "PgBouncer load balancer of ${var.name}"
+  vpc_id      = var.vpc_id
+  tags        = var.tags
+
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+resource "aws_vpc_security_group_ingress_rule" "hosts_from_load_balancer" {
+  for_each = local.listeners
+
+  security_group_id            = aws_security_group.hosts.id
+  referenced_security_group_id = aws_security_group.load_balancer.id
+  ip_protocol                  = "tcp"
+  from_port                    = each.value.target_port
+  to_port                      = each.value.target_port
+  description                  = "${each.key} listener and its health checks"
+}
+
+resource "aws_vpc_security_group_egress_rule" "load_balancer_to_hosts" {
+  for_each = local.listeners
+
+  security_group_id            = aws_security_group.load_balancer.id
+  referenced_security_group_id = aws_security_group.hosts.id
+  ip_protocol                  = "tcp"
+  from_port                    = each.value.target_port
+  to_port                      = each.value.target_port
+  description                  = "${each.key} listener and its health checks"
+}
+
+resource "aws_vpc_security_group_egress_rule" "hosts_to_cluster" {
+  security_group_id            = aws_security_group.hosts.id
+  referenced_security_group_id = var.cluster_security_group_id
+  ip_protocol                  = "tcp"
+  from_port                    = var.server_port
+  to_port                      = var.server_port
+  description                  = "PgBouncer hosts to Aurora"
+}
+
+resource "aws_vpc_security_group_ingress_rule" "cluster_from_hosts" {
+  security_group_id            = var.cluster_security_group_id
+  referenced_security_group_id = aws_security_group.hosts.id
+  ip_protocol                  = "tcp"
+  from_port                    = var.server_port
+  to_port                      = var.server_port
+  description                  = "PgBouncer hosts to Aurora"
+}
+
+# HTTPS to Secrets Manager, SSM and S3: the VPC's interface endpoints, and S3's gateway endpoint.
+resource "aws_vpc_security_group_egress_rule" "hosts_https" {
+  for_each = var.s3_prefix_list_id == null ? { any = { cidr = "0.0.0.0/0", prefix_list = null } } : {
+    vpc = { cidr = var.vpc_cidr_block, prefix_list = null }
+    s3  = { cidr = null, prefix_list = var.s3_prefix_list_id }
+  }
+
+  security_group_id = aws_security_group.hosts.id
+  cidr_ipv4         = each.value.cidr
+  prefix_list_id    = each.value.prefix_list
+  ip_protocol       = "tcp"
+  from_port         = 443
+  to_port           = 443
+  description       = each.key == "any" ? "HTTPS to the VPC endpoints (an isolated VPC has no other route)" : each.key == "vpc" ? "HTTPS to the VPC interface endpoints" : "HTTPS to S3 through the gateway endpoint"
+
+  lifecycle {
+    precondition {
+      condition     = var.s3_prefix_list_id == null || var.vpc_cidr_block != null
+      error_message = "s3_prefix_list_id ${coalesce(var.s3_prefix_list_id, "null")} narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too"
+    }
+  }
+}
+
+# --- The hosts ------------------------------------------------------------------------------------
+
+resource "aws_launch_template" "this" {
+  name_prefix            = "${var.name}-pooler-"
+  description            = "PgBouncer hosts of ${var.name}"
+  image_id               = data.aws_ssm_parameter.debian.insecure_value
+  instance_type          = var.instance_type
+  update_default_version = true
+  # The kit's bootstrap, the same text the CDK construct deploys; templatefile fills its placeholders.
+  user_data = base64encode(templatefile("${path.module}/templates/bootstrap.sh.tftpl", local.bootstrap_variables))
+
+  iam_instance_profile {
+    arn = aws_iam_instance_profile.host.arn
+  }
+
+  # IMDSv2 only, one hop: a process in a container on the host cannot reach the role's credentials.
+  metadata_options {
+    http_endpoint               = "enabled"
+    http_tokens                 = "required"
+    http_put_response_hop_limit = 1
+  }
+
+  monitoring {
+    enabled = true
+  }
+
+  network_interfaces {
+    associate_public_ip_address = false
+    delete_on_termination       = true
+    security_groups             = [aws_security_group.hosts.id]
+  }
+
+  # Debian's images boot from /dev/xvda; the volume holds only the OS and PgBouncer's packages.
+  block_device_mappings {
+    device_name = "/dev/xvda"
+    ebs {
+      volume_size           = 8
+      volume_type           = "gp3"
+      encrypted             = true
+      delete_on_termination = true
+    }
+  }
+
+  tag_specifications {
+    resource_type = "instance"
+    tags          = merge(var.tags, { Name = "${var.name}-pooler" })
+  }
+
+  tags = var.tags
+
+  lifecycle {
+    precondition {
+      condition     = local.readers >= 1 && local.readers <= 15
+      error_message = "reader_endpoints has ${local.readers} endpoints: the read-only listener needs at least one reader; Aurora allows 15"
+    }
+    precondition {
+      condition     = length(var.consumer_users) <= 15 && length(local.consumer_users) == length(var.consumer_users)
+      error_message = "consumer_users ${join(",", var.consumer_users)} must name each user once, at most 15: the hosts' user data carries every consumer secret's ARN, and EC2 user data is limited to 16 KB; share a user between consumers of the same access"
+    }
+    precondition {
+      condition     = local.budget >= local.server_connections_in
+      error_message = "hosts ${var.hosts} x ${local.processes_per_target} processes per target need ${local.server_connections_in} server connections of a budget of ${local.budget} (max_connections_percent ${var.max_connections_percent} of max_connections ${var.max_connections}): use fewer hosts or a smaller instance type, or raise max_connections_percent"
+    }
+    precondition {
+      condition     = var.max_idle_connections_percent <= var.max_connections_percent
+      error_message = "max_idle_connections_percent ${var.max_idle_connections_percent} exceeds max_connections_percent ${var.max_connections_percent}: set it to ${var.max_connections_percent} or less"
+    }
+  }
+}
+
+resource "aws_autoscaling_group" "this" {
+  name_prefix = "${var.name}-pooler-"
+  # Fixed size: each process's pool is a share of each target's budget.
+  min_size            = var.hosts
+  max_size            = var.hosts
+  desired_capacity    = var.hosts
+  vpc_zone_identifier = var.subnet_ids
+  target_group_arns   = [for t in aws_lb_target_group.this : t.arn]
+  # A host the load balancer finds unhealthy is replaced, not only one whose instance fails.
+  health_check_type         = "ELB"
+  health_check_grace_period = 300
+
+  # A pinned version, not $Latest: a new version is a change the instance refresh rolls out.
+  launch_template {
+    id      = aws_launch_template.this.id
+    version = aws_launch_template.this.latest_version
+  }
+
+  # Replaces the hosts one at a time when the launch template changes, keeping hosts - 1 in service.
+  instance_refresh {
+    strategy = "Rolling"
+    preferences {
+      min_healthy_percentage = floor((var.hosts - 1) * 100 / var.hosts)
+      max_healthy_percentage = 100
+    }
+  }
+
+  tag {
+    key                 = "Name"
+    value               = "${var.name}-pooler"
+    propagate_at_launch = true
+  }
+
+  dynamic "tag" {
+    for_each = var.tags
+    content {
+      key                 = tag.key
+      value               = tag.value
+      propagate_at_launch = true
+    }
+  }
+}
+
+# --- The internal Network Load Balancer: a TCP listener per role ----------------------------------
+
+resource "aws_lb" "this" {
+  #checkov:skip=CKV_AWS_91:A Network Load Balancer writes access logs for TLS listeners only; these are TCP (PgBouncer terminates TLS), so logs would stay empty
+  #checkov:skip=CKV_AWS_150:The fleet holds no state: a deleted load balancer is recreated by the next apply, as the CDK construct's is
+  name                             = var.name
+  internal                         = true
+  load_balancer_type               = "network"
+  subnets                          = var.subnet_ids
+  enable_cross_zone_load_balancing = true
+  # Set at creation: a load balancer created without a security group cannot get one later.
+  security_groups = [aws_security_group.load_balancer.id]
+  # Consumers come through PrivateLink only; who may is decided by the endpoint service's principals
+  # and each interface endpoint's own security group (their addresses are in other VPCs).
+  enforce_security_group_inbound_rules_on_private_link_traffic = "off"
+  tags                                                         = var.tags
+}
+
+resource "aws_lb_target_group" "this" {
+  for_each = local.listeners
+
+  name        = "${var.name}-${each.value.short}"
+  port        = each.value.target_port
+  protocol    = "TCP"
+  vpc_id      = var.vpc_id
+  target_type = "instance"
+  # Transactions are short: a host leaving rotation is drained quickly.
+  deregistration_delay = 30
+
+  # TCP checks on PgBouncer's port until the host's health agent exists.
+  health_check {
+    protocol            = "TCP"
+    port                = tostring(each.value.target_port)
+    interval            = 10
+    healthy_threshold   = 2
+    unhealthy_threshold = 2
+  }
+
+  tags = var.tags
+}
+
+resource "aws_lb_listener" "this" {
+  #checkov:skip=CKV_AWS_2:TCP on purpose: PgBouncer terminates TLS (client TLS required), so the load balancer passes the PostgreSQL protocol through
+  #checkov:skip=CKV_AWS_103:TCP on purpose: PgBouncer terminates TLS (client TLS required), so the load balancer passes the PostgreSQL protocol through
+  for_each = local.listeners
+
+  load_balancer_arn = aws_lb.this.arn
+  port              = each.value.port
+  protocol          = "TCP"
+  # PgBouncer's keepalives probe an idle client before the NLB forgets its flow.
+  tcp_idle_timeout_seconds = var.tcp_idle_timeout_seconds
+
+  default_action {
+    type             = "forward"
+    target_group_arn = aws_lb_target_group.this[each.key].arn
+  }
+
+  tags = var.tags
+}
+
+# --- PrivateLink: an endpoint service on the NLB, an interface endpoint per consumer endpoint -----
+
+resource "aws_vpc_endpoint_service" "this" {
+  #checkov:skip=CKV_AWS_123:Only this account is an allowed principal (allowed_principals), so its endpoints are accepted without a manual step, as the CDK construct does
+  # Only this account may connect; its endpoints are accepted without a manual step.
+  acceptance_required        = false
+  network_load_balancer_arns = [aws_lb.this.arn]
+  allowed_principals         = ["arn:${local.partition}:iam::${data.aws_caller_identity.current.account_id}:root"]
+  tags                       = merge(var.tags, { Name = var.name })
+}
+
+resource "aws_security_group" "endpoint" {
+  for_each = var.endpoints
+
+  name_prefix = "${each.key}-"
+  description = "${each.value.role} PgBouncer endpoint ${each.key}: ingress only from granted clients"
+  vpc_id      = each.value.vpc_id
+  tags        = var.tags
+
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+resource "aws_vpc_security_group_ingress_rule" "endpoint" {
+  for_each = merge([
+    for name, e in var.endpoints : {
+      for i, sg in e.allowed_security_group_ids : "${name}/${i}" => { endpoint = name, source = sg, port = local.listeners[e.role].port }
+    }
+  ]...)
+
+  security_group_id            = aws_security_group.endpoint[each.value.endpoint].id
+  referenced_security_group_id = each.value.source
+  ip_protocol                  = "tcp"
+  from_port                    = each.value.port
+  to_port                      = each.value.port
+  description                  = "Granted client of ${each.value.endpoint}"
+}
+
+resource "aws_vpc_endpoint" "this" {
+  for_each = var.endpoints
+
+  vpc_id              = each.value.vpc_id
+  service_name        = aws_vpc_endpoint_service.this.service_name
+  vpc_endpoint_type   = "Interface"
+  subnet_ids          = each.value.subnet_ids
+  security_group_ids  = [aws_security_group.endpoint[each.key].id]
+  private_dns_enabled = false
+  tags                = merge(var.tags, { Name = each.key })
+
+  lifecycle {
+    precondition {
+      condition     = contains(["READ_WRITE", "READ_ONLY"], each.value.role)
+      error_message = "endpoints ${each.key} role ${each.value.role} is not READ_WRITE or READ_ONLY: READ_WRITE reaches the writer on 5432, READ_ONLY the readers on 5433"
+    }
+  }
+}

@@ -1,0 +1,218 @@
+variable "name" {
+  description = "Name of the fleet: prefixes its resources; the load balancer is named after it and its target groups <name>-rw and <name>-ro."
+  type        = string
+  nullable    = false
+
+  validation {
+    # An NLB's and a target group's names are at most 32 characters, and the target groups add "-rw"/"-ro".
+    condition     = can(regex("^[a-z][a-z0-9-]{0,28}$", var.name)) && !strcontains(var.name, "--") && !endswith(var.name, "-")
+    error_message = "name ${var.name} is not a valid fleet name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen (the target groups are named <name>-rw and <name>-ro, at most 32 characters)"
+  }
+}
+
+variable "vpc_id" {
+  description = "The cluster's VPC: the hosts and the Network Load Balancer run in it."
+  type        = string
+  nullable    = false
+}
+
+variable "subnet_ids" {
+  description = "Subnets of the hosts and the Network Load Balancer, in the cluster's VPC, in at least two Availability Zones."
+  type        = list(string)
+  nullable    = false
+}
+
+variable "cluster_security_group_id" {
+  description = "The cluster's security group (module.aurora.security_group_id); the module lets the hosts reach it on server_port."
+  type        = string
+  nullable    = false
+}
+
+variable "cluster_endpoint" {
+  description = "The cluster (writer) endpoint's DNS name (module.aurora.writer_endpoint): the read/write pools follow it through a failover."
+  type        = string
+  nullable    = false
+}
+
+variable "reader_endpoints" {
+  description = "Each reader instance's endpoint (module.aurora.reader_instance_endpoints): the read-only listener pools for each of them."
+  type        = list(string)
+  nullable    = false
+}
+
+variable "server_port" {
+  description = "The cluster's PostgreSQL port (module.aurora.port)."
+  type        = number
+  default     = 5432
+  nullable    = false
+}
+
+variable "database_name" {
+  description = "The database the pools connect to (module.aurora.database_name)."
+  type        = string
+  nullable    = false
+}
+
+variable "max_connections" {
+  description = "max_connections of each instance (module.aurora.max_connections): each target's pool is poolSizing() of it, split over the fleet's processes."
+  type        = number
+  nullable    = false
+}
+
+variable "packages_bucket" {
+  description = "The S3 bucket holding the packages object: a tar of the Debian 13 arm64 packages (PgBouncer 1.24 and the libraries the image lacks), their SHA256SUMS and rds-ca-bundle.pem."
+  type        = string
+  nullable    = false
+}
+
+variable "packages_key" {
+  description = "The packages object's key in packages_bucket."
+  type        = string
+  nullable    = false
+}
+
+variable "packages_kms_key_arn" {
+  description = "The KMS key packages_bucket is encrypted with, if a customer managed one: the hosts may decrypt with it. null: S3-managed encryption."
+  type        = string
+  default     = null
+}
+
+variable "tls_secret_arn" {
+  description = "The listeners' TLS certificate: a secret holding JSON {\"certificate\", \"privateKey\", \"ca\"} (PEM), issued for the names consumers connect to; consumers verify it against ca."
+  type        = string
+  nullable    = false
+}
+
+# The validations below restate, by hand for now, FLEET_RULES and POOLER_HOST_RULES (lib/model/pgbouncer-*.ts)
+# and the pool rows of PROXY_RULES, with the same messages naming this module's variables.
+variable "hosts" {
+  description = "Hosts of the fleet (2..20). The group has a fixed size: each process's pool is a share of each target's budget, so a host added by scaling would overrun max_connections."
+  type        = number
+  default     = 2
+  nullable    = false
+
+  validation {
+    condition     = floor(var.hosts) == var.hosts && var.hosts >= 2 && var.hosts <= 20
+    error_message = "hosts ${var.hosts} is out of range: run at least two hosts, in two Availability Zones, so one can be replaced while the other serves (an integer from 2 to 20)"
+  }
+}
+
+variable "instance_type" {
+  description = "Graviton instance type of the hosts; its vCPUs decide the PgBouncer processes per host."
+  type        = string
+  default     = "c7g.large"
+  nullable    = false
+
+  validation {
+    condition     = can(regex("^[a-z]+[0-9]+g[a-z]*\\.[a-z0-9]+$", var.instance_type))
+    error_message = "instance_type ${var.instance_type} is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image"
+  }
+
+  validation {
+    condition     = !can(regex("^[a-z]+[0-9]+g[a-z]*\\.[a-z0-9]+$", var.instance_type)) || (contains(["c7g", "m7g", "r7g", "c8g", "m8g", "r8g"], split(".", var.instance_type)[0]) && contains(["medium", "large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge"], try(split(".", var.instance_type)[1], "")))
+    error_message = "instance_type ${var.instance_type} is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge"
+  }
+}
+
+variable "max_connections_percent" {
+  description = "Share of each target's max_connections the whole fleet may open (1..100)."
+  type        = number
+  default     = 100
+  nullable    = false
+
+  validation {
+    condition     = floor(var.max_connections_percent) == var.max_connections_percent && var.max_connections_percent >= 1 && var.max_connections_percent <= 100
+    error_message = "max_connections_percent ${var.max_connections_percent} is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)"
+  }
+}
+
+variable "max_idle_connections_percent" {
+  description = "Share of max_connections the fleet keeps open while idle (0..max_connections_percent)."
+  type        = number
+  default     = 50
+  nullable    = false
+
+  validation {
+    condition     = floor(var.max_idle_connections_percent) == var.max_idle_connections_percent && var.max_idle_connections_percent >= 0 && var.max_idle_connections_percent <= 100
+    error_message = "max_idle_connections_percent ${var.max_idle_connections_percent} is out of range: set the share of max_connections kept open while idle (an integer from 0 to 100)"
+  }
+}
+
+variable "connection_borrow_timeout_seconds" {
+  description = "How long a client waits to borrow a pooled connection (0..300 s)."
+  type        = number
+  default     = 120
+  nullable    = false
+
+  validation {
+    condition     = floor(var.connection_borrow_timeout_seconds) == var.connection_borrow_timeout_seconds && var.connection_borrow_timeout_seconds >= 0 && var.connection_borrow_timeout_seconds <= 300
+    error_message = "connection_borrow_timeout_seconds ${var.connection_borrow_timeout_seconds} is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)"
+  }
+}
+
+variable "tcp_idle_timeout_seconds" {
+  description = "The listeners' TCP idle timeout (60..6000 s); PgBouncer's keepalives and client idle timeout follow it."
+  type        = number
+  default     = 350
+  nullable    = false
+
+  validation {
+    condition     = floor(var.tcp_idle_timeout_seconds) == var.tcp_idle_timeout_seconds && var.tcp_idle_timeout_seconds >= 60 && var.tcp_idle_timeout_seconds <= 6000
+    error_message = "tcp_idle_timeout_seconds ${var.tcp_idle_timeout_seconds} is out of range: the NLB accepts a TCP idle timeout of 60 to 6000 seconds (an integer from 60 to 6000)"
+  }
+}
+
+variable "read_only_server_user" {
+  description = "The read-only listener's server role on Aurora (a role without write privileges); its password is generated into the server secret."
+  type        = string
+  default     = "apk_pooler_reader"
+  nullable    = false
+
+  validation {
+    condition     = can(regex("^[a-z_][a-z0-9_]{0,62}$", var.read_only_server_user))
+    error_message = "read_only_server_user ${var.read_only_server_user} is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters"
+  }
+}
+
+variable "consumer_users" {
+  description = "Consumer users (at most 15): a secret {\"username\", \"password\"} with a generated password each, which the hosts read. The roles on Aurora are made by the role bootstrap."
+  type        = list(string)
+  default     = []
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for u in var.consumer_users : can(regex("^[a-z_][a-z0-9_]{0,62}$", u))])
+    error_message = "consumer_users ${try([for u in var.consumer_users : u if !can(regex("^[a-z_][a-z0-9_]{0,62}$", u))][0], "")} is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters"
+  }
+}
+
+variable "s3_prefix_list_id" {
+  description = "The id of the Region's S3 managed prefix list (com.amazonaws.<region>.s3), to narrow the hosts' HTTPS egress to S3 and vpc_cidr_block. null: HTTPS egress to any address, which in an isolated VPC reaches only its endpoints."
+  type        = string
+  default     = null
+}
+
+variable "vpc_cidr_block" {
+  description = "The VPC's CIDR block, where the interface endpoints are: with s3_prefix_list_id, the hosts' HTTPS egress goes to it and to S3."
+  type        = string
+  default     = null
+}
+
+variable "endpoints" {
+  description = "Endpoints in consumer VPCs by name: an interface endpoint of the fleet's endpoint service each, with a security group of its own admitting allowed_security_group_ids on the role's port (READ_WRITE 5432, READ_ONLY 5433). The subnets' zones must be zones of the load balancer."
+  type = map(object({
+    vpc_id                     = string
+    subnet_ids                 = list(string)
+    role                       = string
+    allowed_security_group_ids = optional(list(string), [])
+  }))
+  default  = {}
+  nullable = false
+}
+
+variable "tags" {
+  description = "Tags of every resource the module creates."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}
