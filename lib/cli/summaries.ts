@@ -33,7 +33,25 @@ export const PLAN_SUMMARY_COMMAND: CliCommand = {
 function readStdin(): string {
   // A terminal would wait for input the user does not know is expected.
   if (process.stdin.isTTY) throw new CliUsageError('plan summary reads a plan\'s JSON on stdin or from a file: `terraform show -json tf.plan | npx aurora-proxy-kit plan summary`, or `plan summary plan.json`');
-  return fs.readFileSync(0, 'utf8');
+  // Read by hand, not readFileSync(0): a pipe handed over non-blocking (npx under make does) answers
+  // EAGAIN until the writer has written; wait a moment and read on, up to end of file.
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(64 * 1024);
+  for (;;) {
+    let read: number;
+    try {
+      read = fs.readSync(0, buffer, 0, buffer.length, null);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EOF') break;
+      if (code !== 'EAGAIN') throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+      continue;
+    }
+    if (read === 0) break;
+    chunks.push(Buffer.from(buffer.subarray(0, read)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export function runSynthSummary(argv: ReadonlyArray<string>): string {

@@ -150,6 +150,12 @@ describe('plan summary', () => {
     expect(cli(['plan', 'summary'], fs.readFileSync(PLAN_FIXTURE, 'utf8'))).toEqual({ code: 0, stdout: expected, stderr: '' });
   });
 
+  test('reads the plan from a slow writer through npx, as `make terraform-plan-summary` pipes it (a non-blocking pipe)', () => {
+    // terraform takes a while before it writes, longer than npx takes to start, and npx hands its child the pipe non-blocking.
+    const r = spawnSync('bash', ['-c', `(sleep 4; cat "$0") | npx --no-install aurora-proxy-kit plan summary`, PLAN_FIXTURE], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect([r.status, r.stdout, r.stderr.replace(/^npm warn .*\n/gm, '')]).toEqual([0, expected, '']);
+  });
+
   test.each([
     ['the binary plan file', 'tfplan\u0000PK', /stdin is not JSON .*: pass `terraform show -json <planfile>`, not the binary plan file/],
     ['JSON that is not a plan', '{"values": {}}', /stdin is not a plan's JSON \(no resource_changes\)/],
