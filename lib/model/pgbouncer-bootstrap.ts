@@ -319,3 +319,15 @@ start_processes
   if (worst > USER_DATA_MAX_BYTES) throw new Error(`the PgBouncer engine's bootstrap is ${worst} bytes at its longest: EC2 user data is limited to ${USER_DATA_MAX_BYTES} bytes`);
   return rendered;
 }
+
+/**
+ * What CloudFormation's Fn::Sub and Terraform's templatefile do with the template: every `${Name}`
+ * replaced by its value; a placeholder without one is an error, as it is in both flavours.
+ */
+export function substitutePlaceholders(template: string, values: Readonly<Record<string, string>>): string {
+  return template.replace(/\$\{([A-Za-z0-9]+)\}/g, (whole, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`no value for ${whole} in the PgBouncer engine's user data`);
+    return value;
+  });
+}

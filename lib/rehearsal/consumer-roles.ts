@@ -38,6 +38,11 @@ export function newConsumerLogins(deployment: RehearsedDeployment): ConsumerLogi
   });
 }
 
+/** RDS's `rds_iam` role, which a bare PostgreSQL lacks and the role bootstrap grants or revokes: a plain role. */
+export async function ensureRdsIamRole(client: Client): Promise<void> {
+  await client.query(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ${sqlLiteral(RDS_IAM_ROLE)}) THEN CREATE ROLE ${RDS_IAM_ROLE} NOLOGIN; END IF; END $$`);
+}
+
 /**
  * Runs the role bootstrap on the writer's application database as the admin (the master user's
  * stand-in), with RDS's `rds_iam` role made first as a plain role, then gives each login its verifier.
@@ -47,7 +52,7 @@ export async function applyConsumerRoles(admin: Target, deployment: RehearsedDep
   client.on('error', () => undefined);
   await client.connect();
   try {
-    await client.query(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ${sqlLiteral(RDS_IAM_ROLE)}) THEN CREATE ROLE ${RDS_IAM_ROLE} NOLOGIN; END IF; END $$`);
+    await ensureRdsIamRole(client);
     await applyDatabaseRoles(client, roleBootstrapRequest(deployment));
     for (const login of logins) await client.query(`ALTER ROLE ${client.escapeIdentifier(login.name)} PASSWORD ${sqlLiteral(login.verifier)}`);
   } finally {

@@ -72,4 +72,4 @@ export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-con
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';
 export { readPoolers, type PoolerRecord } from './poolers';
-export { substitutePlaceholders, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions } from './pooler-host';
+export type { PoolerHost, PoolerHostLogin, PoolerHostOptions } from './pooler-host';

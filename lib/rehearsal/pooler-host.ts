@@ -18,15 +18,18 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
+import { EndpointRole } from '../../lambda/src/environment';
+import { applyDatabaseRoles, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
 import { derivedScramVerifier } from '../../lambda/src/scram-salt';
-import { FLEET_PROCESS_LIST, renderPoolerBootstrap } from '../model/pgbouncer-bootstrap';
+import { ensureRdsIamRole } from './consumer-roles';
+import { FLEET_PROCESS_LIST, renderPoolerBootstrap, substitutePlaceholders } from '../model/pgbouncer-bootstrap';
 import { DEFAULT_FLEET_HOSTS, FLEET_PATHS, FLEET_PORTS, fleetPath } from '../model/pgbouncer-fleet';
 import { RehearsalConfigError, RehearsalOperationError } from './errors';
 import { REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan } from './network/rehearsal-network';
 import { chownTo } from './os-user';
 import { isAlive, logTail, spawnDaemon, type TrackedProcess } from './processes';
 import type { RunningRehearsal } from './running';
-import { clientConfig, sqlLiteral } from './sql';
+import { clientConfig } from './sql';
 
 /** A login of the engine: a consumer's or the read-only listener's server role. */
 export interface PoolerHostLogin {
@@ -67,7 +70,6 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
   mkdirSync(root, { recursive: true, mode: 0o755 });
   mkdirSync(join(standin, 'secrets'), { recursive: true, mode: 0o700 });
 
-  await makeRoles(run, options);
   const secret = (name: string, value: object): string => {
     writeFileSync(join(standin, 'secrets', `${name}.json`), JSON.stringify(value), { mode: 0o600 });
     return `arn:aws:secretsmanager:${s.deployment?.region ?? 'us-east-1'}:111122223333:secret:${name}`;
@@ -75,6 +77,7 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
   const tls = run.state.tls;
   const serverArn = secret('server', { username: options.server.username, password: options.server.password });
   const consumerArns = options.consumers.map((c, i) => secret(`consumer-${i + 1}`, { username: c.username, password: c.password }));
+  await makeRoles(run, options, new Map([[options.server.username, serverArn], ...options.consumers.map((c, i): [string, string] => [c.username, consumerArns[i]!])]));
   const tlsArn = secret('tls', { certificate: readFileSync(tls.certFile, 'utf8'), privateKey: readFileSync(tls.keyFile, 'utf8'), ca: readFileSync(tls.caFile, 'utf8') });
   // What the install step takes from the packages: the CA the servers' certificates chain to.
   mkdirSync(dirname(fleetPath(root, FLEET_PATHS.rdsCaBundle)), { recursive: true, mode: 0o755 });
@@ -128,34 +131,24 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
   return { root, host, ports: { readWrite: FLEET_PORTS.readWrite, readOnly: FLEET_PORTS.readOnly }, processes, values };
 }
 
-/** Every `${Name}` replaced by its value; a placeholder without one is an error, as in both flavours. */
-export function substitutePlaceholders(template: string, values: Readonly<Record<string, string>>): string {
-  return template.replace(/\$\{([A-Za-z0-9]+)\}/g, (whole, name: string) => {
-    const value = values[name];
-    if (value === undefined) throw new RehearsalOperationError(`no value for ${whole} in the pooler host's user data`);
-    return value;
-  });
-}
-
-/** The roles as the role bootstrap makes them for this engine: consumers by derived verifier, the server role read-only. */
-async function makeRoles(run: RunningRehearsal, options: PoolerHostOptions): Promise<void> {
+/**
+ * The roles, made by the deployed role bootstrap's own code (applyDatabaseRoles) as it makes them for
+ * this engine: each login with a password secret, so its password is the secret's derived verifier
+ * (the one in the host's auth file); the read-only listener's server role as a READ_ONLY role.
+ */
+async function makeRoles(run: RunningRehearsal, options: PoolerHostOptions, secretArns: ReadonlyMap<string, string>): Promise<void> {
   const writer = run.state.nodes.find((n) => n.name === run.state.writerName)!;
+  const logins = [...options.consumers, { ...options.server, access: 'READ_ONLY' as const }];
+  const request: RoleBootstrapRequest = {
+    database: run.secrets.database,
+    roles: logins.map((l) => ({ name: l.username, access: l.access === 'READ_WRITE' ? EndpointRole.READ_WRITE : EndpointRole.READ_ONLY, passwordSecretArn: secretArns.get(l.username)! })),
+  };
   const client = new Client(clientConfig({ ...run.adminEndpoint(writer), database: run.secrets.database }, 10_000));
   client.on('error', () => undefined);
   await client.connect();
   try {
-    const upsert = async (name: string, password: string): Promise<void> => {
-      const role = client.escapeIdentifier(name);
-      const exists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [name]);
-      await client.query(`${exists.rowCount === 0 ? 'CREATE' : 'ALTER'} ROLE ${role} LOGIN PASSWORD ${sqlLiteral(password)}`);
-    };
-    for (const c of options.consumers) {
-      await upsert(c.username, derivedScramVerifier(c.username, c.password));
-      const role = client.escapeIdentifier(c.username);
-      await client.query(c.access === 'READ_WRITE' ? `GRANT USAGE, CREATE ON SCHEMA public TO ${role}` : `GRANT pg_read_all_data TO ${role}`);
-    }
-    await upsert(options.server.username, options.server.password);
-    await client.query(`GRANT pg_read_all_data TO ${client.escapeIdentifier(options.server.username)}`);
+    await ensureRdsIamRole(client);
+    await applyDatabaseRoles(client, request, new Map(logins.map((l) => [l.username, derivedScramVerifier(l.username, l.password)])));
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
-import { BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
+import { BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
 import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../lib/model/scram-salt';
 import { REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan, serverOsUser } from '../../lib/rehearsal';
@@ -19,15 +19,6 @@ import { liveUnavailable } from '../rehearsal/isolation';
 import { startRehearsal, stopRehearsal } from '../rehearsal/live';
 
 const fleet: PoolerFleetSpec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: 40, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 50 }, tcpIdleTimeoutSeconds: 350 };
-
-/** What Fn::Sub / templatefile do with the template: every ${Name} replaced by its value. */
-function substitute(template: string, values: Readonly<Record<string, string>>): string {
-  return template.replace(/\$\{([A-Za-z0-9]+)\}/g, (whole, name: string) => {
-    const value = values[name];
-    if (value === undefined) throw new Error(`no value for ${whole}`);
-    return value;
-  });
-}
 
 const placeholderName = (p: string): string => p.slice(2, -1);
 
@@ -59,7 +50,7 @@ function fleetValues(spec: PoolerFleetSpec, hosts: { cluster: string; readers: R
 function referenceFiles(spec: PoolerFleetSpec, root: string, values: Readonly<Record<string, string>>): Map<string, string> {
   const readers = values.ReaderEndpoints!.split(' ');
   const oracle: Record<string, string> = { ...values, ...Object.fromEntries(readers.map((r, i) => [placeholderName(FLEET_PLACEHOLDERS.readerEndpoint(i + 1)), r])) };
-  return new Map([...renderFleetFiles(spec, root)].map(([path, text]) => [path, substitute(text, oracle)]));
+  return new Map([...renderFleetFiles(spec, root)].map(([path, text]) => [path, substitutePlaceholders(text, oracle)]));
 }
 
 /** Secrets standing in for Secrets Manager (APK_AWS_STANDIN): the server role's, one consumer's, the listeners' TLS. */
@@ -73,7 +64,7 @@ function writeStandin(dir: string, secrets: { server: object; consumer: object; 
 /** Runs the substituted bootstrap as the rehearsal does: below `root`, AWS from `standin`, no install or start. */
 function runBootstrap(root: string, standin: string, values: Readonly<Record<string, string>>, owner: string): { status: number | null; stderr: string } {
   const script = join(standin, 'user-data.sh');
-  writeFileSync(script, substitute(renderPoolerBootstrap(), values));
+  writeFileSync(script, substitutePlaceholders(renderPoolerBootstrap(), values));
   return spawnSync('bash', [script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', APK_ROOT: root, APK_SKIP: 'install start', APK_AWS_STANDIN: standin, APK_FILE_OWNER: owner }, timeout: 30_000 });
 }
 
@@ -92,7 +83,7 @@ describe('PgBouncer engine host bootstrap', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bootstrap-'));
     try {
       const script = join(dir, 'user-data.sh');
-      writeFileSync(script, substitute(template, values));
+      writeFileSync(script, substitutePlaceholders(template, values));
       expect(spawnSync('bash', ['-n', script], { encoding: 'utf8' }).stderr).toBe('');
       const check = spawnSync('shellcheck', ['--shell=bash', '--severity=warning', script], { encoding: 'utf8' });
       expect(check.error?.message ?? '').toBe('');

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { INSTANCE_CLASS_CATALOG, optimizedReadsSizing } from '../../lib/model';
-import { renderPoolerBootstrap } from '../../lib/model/pgbouncer-bootstrap';
+import { renderPoolerBootstrap, substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
 import { PlanJson, ROOT, ResourceChange, TerraformDir } from './terraform-cli';
 
 /**
@@ -14,7 +14,6 @@ import { PlanJson, ROOT, ResourceChange, TerraformDir } from './terraform-cli';
 const TEMPLATE = path.join(ROOT, 'modules/pgbouncer-proxy/templates/bootstrap.sh.tftpl');
 const placeholders = (template: string): string[] => [...new Set([...template.matchAll(/\$\{([A-Za-z0-9]+)\}/g)].map((m) => m[1]!))].sort();
 /** What Fn::Sub does to the template: each `${Name}` replaced by its value. */
-const substitute = (template: string, values: Record<string, string>): string => template.replace(/\$\{([A-Za-z0-9]+)\}/g, (_m, name: string) => values[name]!);
 
 describe('examples/complete-pgbouncer plan', () => {
   let dir: TerraformDir;
@@ -105,7 +104,7 @@ describe('examples/complete-pgbouncer plan', () => {
       // WHEN Terraform renders it
       const rendered = render.planJson().output_changes!.rendered.after;
       // THEN
-      expect(rendered).toBe(substitute(renderPoolerBootstrap(), values));
+      expect(rendered).toBe(substitutePlaceholders(renderPoolerBootstrap(), values));
     } finally {
       render.dispose();
       fs.rmSync(work, { recursive: true, force: true });
