@@ -9,6 +9,8 @@ NPM     ?= npm
 PYTHON  ?= python3
 VENV    := .venv
 CDK_OUT := cdk.out
+# The reference app with the PgBouncer engine (-c proxyEngine=pgbouncer), synthesized and scanned beside the default.
+CDK_OUT_PGBOUNCER := cdk.out/pgbouncer-engine
 # Quiet npm's notices; keep its errors.
 export npm_config_fund=false
 export npm_config_audit=false
@@ -85,12 +87,13 @@ unit: node-deps system-deps cdktn-deps pgbouncer
 synth: node-deps
 	rm -rf $(CDK_OUT)
 	npx cdk synth --quiet --output $(CDK_OUT)
+	npx cdk synth --quiet -c proxyEngine=pgbouncer --output $(CDK_OUT_PGBOUNCER)
 
 # cfn-lint and checkov on every synthesized template.
 ## scan: cfn-lint and checkov on cdk.out
 scan: scan-deps
 	@test -d $(CDK_OUT) || { echo "no $(CDK_OUT): run make synth first" >&2; exit 1; }
-	$(VENV)/bin/cfn-lint $(CDK_OUT)/*.template.json
+	$(VENV)/bin/cfn-lint $(CDK_OUT)/*.template.json $(CDK_OUT_PGBOUNCER)/*.template.json
 	$(VENV)/bin/checkov --quiet --compact --skip-download --framework cloudformation \
 	  --config-file .checkov.yaml -d $(CDK_OUT)
 
@@ -127,7 +130,7 @@ TFLINT := $(CURDIR)/.cache/bin/tflint
 # Every terraform command below runs against the offline stand-in (or the registry when TF_REAL_PROVIDER=1).
 TF_ENV = if [ "$${TF_REAL_PROVIDER:-}" != 1 ]; then eval "$$(bash $(TF_PROVIDER_DIR)/install.sh 2>/dev/null)"; fi; \
   export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1; TF="$$(bash $(TF_PROVIDER_DIR)/install-terraform.sh)"
-.PHONY: lambda-zip package terraform-generate terraform-tools terraform-check terratest terraform-plan-summary
+.PHONY: lambda-zip package pooler-packages terraform-generate terraform-tools terraform-check terratest terraform-plan-summary
 
 # The Lambda zips the Terraform modules deploy (dist/lambda/{read,write}-handler.zip), esbuild from lambda/src.
 ## lambda-zip: build dist/lambda/*.zip for the Terraform modules
@@ -140,6 +143,12 @@ lambda-zip: node-deps
 # and the Lambda zips a Terraform user without Node.js deploys, with their checksums (dist/lambda/SHA256SUMS,
 # lambda-artifacts.json).
 ## package: dist/aurora-proxy-kit-<version>.tgz (npm), dist/python/*.whl (Python), dist/lambda/*.zip + SHA256SUMS (Terraform)
+# The PgBouncer engine's packages object (Debian 13 arm64 packages, SHA256SUMS, the RDS CA bundle), to upload
+# where PgBouncerPackages points; RDS_CA_BUNDLE=<file> where AWS's trust store is not reachable.
+## pooler-packages: build dist/pooler-packages/debian-13-arm64.tar for the PgBouncer engine's hosts
+pooler-packages: node-deps
+	npx ts-node --transpile-only bin/build-pooler-packages.ts
+
 package: node-deps
 	mkdir -p dist && rm -f dist/aurora-proxy-kit-*.tgz
 	$(NPM) pack --pack-destination dist --loglevel=error
@@ -218,6 +227,7 @@ cdktn-plan-summary: node-deps cdktn-deps terraform-cli terraform-provider lambda
 ## summary: what cdk.out deploys
 summary: node-deps
 	npx aurora-proxy-kit synth summary $(CDK_OUT)
+	npx aurora-proxy-kit synth summary $(CDK_OUT_PGBOUNCER)
 
 ## demo: synthesize, summarize, run the rehearsal with the real handlers and a short bench, plan the Terraform example
 demo: node-deps system-deps pgbouncer synth summary

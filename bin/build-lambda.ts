@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Builds the Lambda zips the Terraform modules deploy, and the release's checksums of them
- * (lib/packaging/handler-bundles.ts does the work): dist/lambda/{read-handler,write-handler,role-bootstrap}.zip,
+ * (lib/packaging/handler-bundles.ts does the work): dist/lambda/{read-handler,write-handler,role-bootstrap,pooler-certificate}.zip,
  * SHA256SUMS and lambda-artifacts.json.
  *
  *   npx ts-node --transpile-only bin/build-lambda.ts [outDir]

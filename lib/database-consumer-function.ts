@@ -6,20 +6,30 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { consumerEnvironment } from '../lambda/src/environment';
+import { consumerEnvironment, type ConsumerAuth, type TlsConfig } from '../lambda/src/environment';
 import { skipCheckov } from './private/checkov';
 import { handlerFunction } from './private/handler-function';
 import { allowLogsToUseKey, stackLogGroupPattern } from './private/key-policies';
-import { ConnectionMode, FUNCTION_RULES, POSTGRES_PORT, consumerEndpointTls, runRules } from './model';
-import { PoolingProxyEndpoint } from './pooling-proxy-endpoint';
+import { ConnectionMode, FUNCTION_RULES, runRules } from './model';
+import { ConsumerConnection, IProxyEndpoint } from './pooling-tier';
 import { throwIfInvalid } from './private/validation';
 
 /** Properties of a DatabaseConsumerFunction. */
 export interface DatabaseConsumerFunctionProps {
-  /** The proxy endpoint the function connects through; the function goes in that endpoint's VPC. */
-  readonly endpoint: PoolingProxyEndpoint;
-  /** The database user the function logs in as with an IAM token. */
+  /**
+   * The endpoint the function connects through, of either engine (a PoolingProxyEndpoint or a
+   * PgBouncerProxyEndpoint); the function goes in that endpoint's VPC.
+   */
+  readonly endpoint: IProxyEndpoint;
+  /** The database user the function logs in as (with an IAM token, or its password secret on the PgBouncer engine). */
   readonly dbUser: string;
+  /**
+   * The Secrets Manager interface endpoint of the function's VPC, for an endpoint whose users log in with
+   * a password secret (PgBouncer engine): the function's HTTPS egress goes to it only.
+   * @default - HTTPS egress to any address when the endpoint needs a secret (a VPC with a NAT gateway, or
+   *   an interface endpoint the function's security group is not told about)
+   */
+  readonly secretsManagerEndpoint?: ec2.IConnectable;
   /** The database to connect to. */
   readonly databaseName: string;
   /**
@@ -79,7 +89,7 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
   public readonly grantPrincipal: iam.IPrincipal;
   public readonly connections: ec2.Connections;
   public readonly logGroup: logs.LogGroup;
-  public readonly endpoint: PoolingProxyEndpoint;
+  public readonly endpoint: IProxyEndpoint;
 
   constructor(scope: Construct, id: string, props: DatabaseConsumerFunctionProps) {
     super(scope, id);
@@ -95,6 +105,7 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
       }),
     );
     this.endpoint = props.endpoint;
+    const connection = props.endpoint.consumerConnection(props.dbUser);
 
     const key =
       props.encryptionKey ??
@@ -110,7 +121,7 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
     });
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.endpoint.vpc,
-      description: `Lambda consumer ${this.node.path}: egress only to its proxy endpoint`,
+      description: `Lambda consumer ${this.node.path}: egress only to its proxy endpoint${connection.passwordSecret ? ' and Secrets Manager' : ''}`,
       allowAllOutbound: false,
     });
 
@@ -131,22 +142,28 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
       description: `aurora-proxy-kit ${props.endpoint.role} consumer`,
       environment: consumerEnvironment({
         host: props.endpoint.hostname,
-        port: POSTGRES_PORT,
+        port: props.endpoint.port,
         database: props.databaseName,
         user: props.dbUser,
         endpointRole: props.endpoint.role,
-        auth: { kind: 'iam' },
-        // A PoolingProxyEndpoint is never the proxy's default endpoint.
-        tls: consumerEndpointTls({ isProxyDefaultEndpoint: false, proxyDefaultEndpoint: props.endpoint.proxyDefaultEndpoint }),
+        auth: consumerAuth(connection),
+        tls: consumerTls(connection),
         connectionMode: props.connectionMode,
       }),
     });
     this.grantPrincipal = this.function.grantPrincipal;
     this.connections = this.function.connections;
 
-    // One call gives both the IAM permission and the network path.
+    // One call gives both the credential (IAM permission or the password secret) and the network path.
     props.endpoint.grantConnect(this, props.dbUser);
-    securityGroup.addEgressRule(props.endpoint.securityGroup, ec2.Port.tcp(POSTGRES_PORT), 'to its proxy endpoint');
+    securityGroup.addEgressRule(props.endpoint.securityGroup, ec2.Port.tcp(props.endpoint.port), 'to its proxy endpoint');
+    if (connection.passwordSecret) {
+      if (props.secretsManagerEndpoint) {
+        this.function.connections.allowTo(props.secretsManagerEndpoint, ec2.Port.tcp(443), 'reads its password secret');
+      } else {
+        securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'reads its password secret from Secrets Manager');
+      }
+    }
     this.acknowledgeFindings();
   }
 
@@ -162,7 +179,7 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
       ],
       [
         'AwsSolutions-IAM5[Resource::*]',
-        'Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray supports only on Resource *; rds-db:connect is scoped to the proxy and user',
+        'Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray supports only on Resource *; rds-db:connect (or the password secret) is scoped to the proxy and user',
       ],
     ];
     for (const [id, reason] of findings) Validations.of(this.function).acknowledge({ id, reason });
@@ -204,4 +221,16 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
   public metricDuration(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric('Duration', { statistic: 'p99', ...props });
   }
+}
+
+/** How the consumer logs in: its password secret when the endpoint gives one, else an IAM token. */
+function consumerAuth(connection: ConsumerConnection): ConsumerAuth {
+  return connection.passwordSecret ? { kind: 'secret', secretArn: connection.passwordSecret.secretArn } : { kind: 'iam' };
+}
+
+/** The TLS check: only the endpoint's own CA, or the public roots against the name the endpoint gives. */
+function consumerTls(connection: ConsumerConnection): TlsConfig {
+  if (connection.tlsCaCertificate !== undefined) return { mode: 'verify-full', ca: connection.tlsCaCertificate };
+  if (connection.tlsServerName !== undefined) return { mode: 'verify-proxy-domain', serverName: connection.tlsServerName };
+  return { mode: 'verify-full' };
 }

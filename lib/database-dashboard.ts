@@ -23,15 +23,19 @@ import {
   MetricScope,
   MetricSpec,
   MetricSubject,
+  POOLER_LISTENER_SERIES,
   TARGET_ROLE_SERIES,
   alarmArnPattern,
   coversInstance,
   metricDimensions,
+  poolerTargetSeries,
   runRules,
   singleInput,
 } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
+import { PgBouncerProxy } from './pgbouncer-proxy';
 import { PoolingProxy } from './pooling-proxy';
+import { IPoolingTier, ProxyEngine } from './pooling-tier';
 import { throwIfInvalid } from './private/validation';
 
 /** Properties of a DatabaseDashboard. */
@@ -39,10 +43,11 @@ export interface DatabaseDashboardProps {
   /** The cluster whose instances are charted. */
   readonly cluster: OptimizedReadsCluster;
   /**
-   * The proxy whose endpoints and target roles are charted.
+   * The pooling tier charted, of either engine: a PoolingProxy (RDS Proxy: its endpoints and target
+   * roles) or a PgBouncerProxy (its listeners' pool targets and the load balancer's target groups).
    * @default - no proxy widgets or alarms
    */
-  readonly proxy?: PoolingProxy;
+  readonly proxy?: IPoolingTier;
   /**
    * The consumer functions charted.
    * @default - no Lambda widgets or alarms
@@ -80,7 +85,8 @@ interface Series {
 
 /**
  * One CloudWatch dashboard for a deployment: every metric of the kit's catalog (Aurora and Optimized
- * Reads per instance, RDS Proxy per endpoint and per target role, Lambda per function), and the alarms of
+ * Reads per instance; RDS Proxy per endpoint and per target role, or the PgBouncer engine per listener and
+ * pool target and per load balancer target group; Lambda per function), and the alarms of
  * the kit's alarm catalog with configurable thresholds, notifying an encrypted SNS topic.
  */
 export class DatabaseDashboard extends Construct {
@@ -94,16 +100,23 @@ export class DatabaseDashboard extends Construct {
   /** What every alarm's name starts with: the dashboard's name (or a name unique to this construct) and a hyphen. */
   public readonly alarmNamePrefix: string;
   private readonly props: DatabaseDashboardProps;
+  private readonly rdsProxy?: PoolingProxy;
+  private readonly pgBouncer?: PgBouncerProxy;
 
   constructor(scope: Construct, id: string, props: DatabaseDashboardProps) {
     super(scope, id);
     this.props = props;
     this.thresholds = { ...DEFAULT_ALARM_THRESHOLDS, ...props.thresholds };
-    throwIfInvalid(
-      this,
+    const { proxy } = props;
+    // Each engine's widgets read the construct's own resources: a tier of another class has none to chart.
+    const known = proxy === undefined || (proxy.engine === ProxyEngine.RDS_PROXY ? proxy instanceof PoolingProxy : proxy.engine === ProxyEngine.PGBOUNCER && proxy instanceof PgBouncerProxy);
+    throwIfInvalid(this, [
       // One threshold at a time, so the messages come in the thresholds' order.
-      (Object.keys(this.thresholds) as Array<keyof AlarmThresholds>).flatMap((name) => runRules(DASHBOARD_RULES, { [name]: this.thresholds[name] })),
-    );
+      ...(Object.keys(this.thresholds) as Array<keyof AlarmThresholds>).flatMap((name) => runRules(DASHBOARD_RULES, { [name]: this.thresholds[name] })),
+      known ? undefined : `proxy ${proxy!.node.path} (engine ${proxy!.engine}) is neither a PoolingProxy (RDS_PROXY) nor a PgBouncerProxy (PGBOUNCER): pass one of the kit's pooling tiers`,
+    ]);
+    if (proxy instanceof PoolingProxy) this.rdsProxy = proxy;
+    if (proxy instanceof PgBouncerProxy) this.pgBouncer = proxy;
     this.alarmNamePrefix = `${props.dashboardName ?? Names.uniqueResourceName(this, { maxLength: 128, separator: '-' })}-`;
 
     this.alarmTopic = props.alarmTopic ?? this.createTopic();
@@ -113,9 +126,13 @@ export class DatabaseDashboard extends Construct {
     });
 
     this.addSection('Aurora instances', 'instance');
-    if (props.proxy) {
+    if (this.rdsProxy) {
       this.addSection('RDS Proxy endpoints (client side)', 'proxy-endpoint');
       this.addSection('RDS Proxy target roles (database side)', 'proxy-target-role');
+    }
+    if (this.pgBouncer) {
+      this.addSection('PgBouncer listeners per pool target', 'pooler-target');
+      this.addSection('PgBouncer load balancer target groups', 'pooler-target-group');
     }
     if (props.functions && props.functions.length > 0) {
       this.addSection('Lambda consumers', 'function');
@@ -145,7 +162,8 @@ export class DatabaseDashboard extends Construct {
 
   /** The lines of a scope; of the instances, those `instances` selects. */
   private seriesOf(scope: MetricScope, instances: InstanceSelection): Series[] {
-    const { cluster, proxy, functions = [] } = this.props;
+    const { cluster, functions = [] } = this.props;
+    const { rdsProxy: proxy, pgBouncer } = this;
     switch (scope) {
       case 'instance':
         return cluster.instanceIdentifiers
@@ -165,6 +183,18 @@ export class DatabaseDashboard extends Construct {
       case 'proxy-target-role':
         if (!proxy) return [];
         return TARGET_ROLE_SERIES.map(({ role, alarmName }) => ({ label: role, alarmName, subject: { proxyName: proxy.proxy.dbProxyName, targetRole: role } }));
+      case 'pooler-target':
+        if (!pgBouncer) return [];
+        return POOLER_LISTENER_SERIES.flatMap(({ role }) =>
+          poolerTargetSeries(role, pgBouncer.poolTargets(role)).map(({ label, alarmName, target }) => ({ label, alarmName, subject: { fleetName: pgBouncer.fleetName, listener: role, target } })),
+        );
+      case 'pooler-target-group':
+        if (!pgBouncer) return [];
+        return POOLER_LISTENER_SERIES.map(({ role, targetGroupAlarmName }) => ({
+          label: role,
+          alarmName: targetGroupAlarmName,
+          subject: { loadBalancer: pgBouncer.loadBalancer.loadBalancerFullName, targetGroup: pgBouncer.targetGroup(role).targetGroupFullName },
+        }));
       case 'function':
         return functions.map((f) => ({ label: this.functionName(f), alarmName: this.functionName(f), subject: { functionName: f.function.functionName } }));
     }

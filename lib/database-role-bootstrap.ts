@@ -1,19 +1,23 @@
-import { CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { CustomResource, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { BOOTSTRAP_ENV, requestProblems, type DatabaseRoleSpec, type RoleBootstrapRequest } from '../lambda/src/role-bootstrap-request';
 import { POSTGRES_PORT, RDS_CA_BUNDLE_ENV } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { skipCheckov } from './private/checkov';
+import { BASIC_EXECUTION_ACKNOWLEDGEMENT, DEPLOY_TIME_FUNCTION_SKIPS, deployTimeResource } from './private/deploy-time-resource';
 import { handlerFunction } from './private/handler-function';
 import { allowLogsToUseKey, stackLogGroupPattern } from './private/key-policies';
 import { throwIfInvalid } from './private/validation';
 
 export type { DatabaseRoleSpec } from '../lambda/src/role-bootstrap-request';
+
+/** Stands in for a deploy-time secret ARN when the request's form is checked at synth. */
+const DEPLOY_TIME_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:deploy-time';
 
 /** Properties of a DatabaseRoleBootstrap. */
 export interface DatabaseRoleBootstrapProps {
@@ -46,11 +50,15 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
   public readonly connections: ec2.Connections;
   public readonly resource: CustomResource;
   public readonly roles: DatabaseRoleSpec[];
+  /** The password secrets of the roles that have one (the function reads them). */
+  public readonly passwordSecretArns: string[];
 
   constructor(scope: Construct, id: string, props: DatabaseRoleBootstrapProps) {
     super(scope, id);
     const request: RoleBootstrapRequest = { database: props.cluster.databaseName, roles: props.roles };
-    throwIfInvalid(this, requestProblems(request, props.cluster.masterUsername));
+    // A secret made in the same stack has an ARN known only at deploy: its form is CloudFormation's to check.
+    const checkable = { ...request, roles: request.roles.map((r) => (r.passwordSecretArn !== undefined && Token.isUnresolved(r.passwordSecretArn) ? { ...r, passwordSecretArn: DEPLOY_TIME_SECRET_ARN } : r)) };
+    throwIfInvalid(this, requestProblems(checkable, props.cluster.masterUsername));
     this.roles = [...props.roles];
     const cluster = props.cluster;
 
@@ -86,52 +94,32 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
       },
     });
     cluster.masterSecret.grantRead(this.function);
+    // A role with a password secret gets the verifier derived from it: the function reads those secrets too.
+    this.passwordSecretArns = props.roles.flatMap((r) => (r.passwordSecretArn === undefined ? [] : [r.passwordSecretArn]));
+    if (this.passwordSecretArns.length > 0) {
+      this.function.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: this.passwordSecretArns }));
+    }
     this.connections = this.function.connections;
     cluster.connections.allowDefaultPortFrom(this, 'Database role bootstrap to the writer');
 
-    const provider = new cr.Provider(this, 'Provider', { onEventHandler: this.function, logGroup });
-    this.resource = new CustomResource(this, 'Resource', {
-      serviceToken: provider.serviceToken,
-      resourceType: 'Custom::DatabaseRoles',
-      properties: { Request: request },
-    });
+    this.resource = deployTimeResource(this, { onEventHandler: this.function, logGroup, resourceType: 'Custom::DatabaseRoles', properties: { Request: request }, what: 'the bootstrap function' });
     // The writer must be up; CDK's cluster construct holds its instances.
     this.resource.node.addDependency(cluster.cluster);
-    this.acknowledgeFindings(provider);
+    this.acknowledgeFindings();
   }
 
-  private acknowledgeFindings(provider: cr.Provider): void {
-    const framework = provider.node.findChild('framework-onEvent');
-    const basicExecution = {
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      reason: 'AWS-maintained policy for writing the function\'s own CloudWatch logs; it grants nothing on data',
-    };
+  private acknowledgeFindings(): void {
     Validations.of(this.function).acknowledge(
-      basicExecution,
+      BASIC_EXECUTION_ACKNOWLEDGEMENT,
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
         reason: 'AWS-maintained policy a VPC function needs to manage its network interfaces; EC2 offers no resource-level scoping for these actions',
       },
       {
         id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: 'Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray supports only on Resource *; the secret read is scoped to the master secret',
+        reason: 'Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray supports only on Resource *; the secret reads are scoped to the master secret and the roles\' password secrets',
       },
     );
-    // aws-cdk-lib's provider framework may invoke the bootstrap function and its versions (`<arn>:*`).
-    const functionLogicalId = Stack.of(this).getLogicalId(this.function.node.defaultChild as lambda.CfnFunction);
-    Validations.of(framework).acknowledge(
-      basicExecution,
-      { id: `AwsSolutions-IAM5[Resource::<${functionLogicalId}.Arn>:*]`, reason: 'The provider framework invokes the bootstrap function and its versions only' },
-    );
-    const skips = [
-      { id: 'CKV_AWS_116', comment: 'Deploy-time function invoked synchronously by the custom resource provider; no DLQ applies' },
-      { id: 'CKV_AWS_115', comment: 'Runs once per deployment; reserving concurrency would only take it from the account' },
-    ];
-    skipCheckov(this.function, skips);
-    skipCheckov(framework, [
-      ...skips,
-      { id: 'CKV_AWS_117', comment: 'aws-cdk-lib\'s provider framework answers CloudFormation over the internet; only the bootstrap function runs in the VPC' },
-      { id: 'CKV_AWS_173', comment: 'aws-cdk-lib\'s provider framework environment holds only the bootstrap function\'s name' },
-    ]);
+    skipCheckov(this.function, DEPLOY_TIME_FUNCTION_SKIPS);
   }
 }

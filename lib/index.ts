@@ -15,12 +15,15 @@ export {
   type PoolingProxyEndpointProps,
 } from './pooling-proxy-endpoint';
 export { PgBouncerProxy, type PgBouncerProxyProps, type PgBouncerPackages } from './pgbouncer-proxy';
+export { type PgBouncerMetricOptions } from './pgbouncer-metric-options';
+export { PgBouncerCertificate, type PgBouncerCertificateProps, type PgBouncerTlsCertificate } from './pgbouncer-certificate';
 export {
   PgBouncerProxyEndpoint,
   type IPgBouncerProxy,
   type PgBouncerProxyEndpointOptions,
   type PgBouncerProxyEndpointProps,
 } from './pgbouncer-proxy-endpoint';
+export { ProxyEngine, type ConsumerConnection, type IPoolingTier, type IProxyEndpoint } from './pooling-tier';
 export { DatabaseConsumerFunction, type DatabaseConsumerFunctionProps } from './database-consumer-function';
 export { DatabaseDashboard, type DatabaseDashboardProps } from './database-dashboard';
 export { DatabaseRoleBootstrap, type DatabaseRoleBootstrapProps, type DatabaseRoleSpec } from './database-role-bootstrap';

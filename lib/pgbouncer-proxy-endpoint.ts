@@ -1,8 +1,11 @@
 import { Fn, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { EndpointRole } from './model';
 import { POOLER_LISTENER_PORTS } from './model/pgbouncer-hosts';
+import { ConsumerConnection, IProxyEndpoint, ProxyEngine } from './pooling-tier';
 import { throwIfInvalid } from './private/validation';
 
 /**
@@ -14,6 +17,10 @@ export interface IPgBouncerProxy {
   readonly endpointService: ec2.IVpcEndpointService;
   /** The Availability Zones of the Network Load Balancer's subnets (an interface endpoint must be in some of them). */
   readonly loadBalancerAvailabilityZones: string[];
+  /** The CA certificate (PEM) the listeners' certificate chains to: consumers trust only it. */
+  readonly clientCaCertificate: string;
+  /** The password secret of consumer user `username`, added to the hosts' users if it is not yet. */
+  consumerUserSecret(username: string): secretsmanager.ISecret;
 }
 
 /** Where and for which role to place an endpoint of a PgBouncerProxy. */
@@ -40,21 +47,24 @@ export interface PgBouncerProxyEndpointProps extends PgBouncerProxyEndpointOptio
  * of the proxy's endpoint service, with a security group of its own that admits no one until a client
  * is granted (`connections.allowDefaultPortFrom(client)`), and no egress (an endpoint only answers).
  */
-export class PgBouncerProxyEndpoint extends Construct {
+export class PgBouncerProxyEndpoint extends Construct implements IProxyEndpoint {
+  public readonly engine = ProxyEngine.PGBOUNCER;
   public readonly endpoint: ec2.InterfaceVpcEndpoint;
   public readonly role: EndpointRole;
   public readonly vpc: ec2.IVpc;
   /** The port of the role's listener: 5432 read/write, 5433 read-only. */
   public readonly port: number;
-  public readonly securityGroup: ec2.SecurityGroup;
+  public readonly securityGroup: ec2.ISecurityGroup;
   /** Network access to the endpoint on the role's port: grant it to each client. */
   public readonly connections: ec2.Connections;
+  private readonly proxy: IPgBouncerProxy;
 
   constructor(scope: Construct, id: string, props: PgBouncerProxyEndpointProps) {
     super(scope, id);
     this.role = props.role;
     this.vpc = props.vpc;
     this.port = POOLER_LISTENER_PORTS[props.role];
+    this.proxy = props.proxy;
     const subnets: ec2.SubnetSelection = { ...props.subnets, onePerAz: true };
     throwIfInvalid(this, [zonesOutsideLoadBalancer(this, props.vpc.selectSubnets(subnets).availabilityZones, props.proxy.loadBalancerAvailabilityZones)]);
 
@@ -77,9 +87,26 @@ export class PgBouncerProxyEndpoint extends Construct {
     this.endpoint.node.addDependency(props.proxy.endpointService);
   }
 
-  /** The endpoint's regional DNS name (the first of its DNS entries, `<hosted zone>:<name>`). */
-  public get host(): string {
+  /**
+   * The endpoint's regional DNS name (the first of its DNS entries, `<hosted zone>:<name>`),
+   * `vpce-<id>.vpce-svc-<id>.<region>.vpce.amazonaws.com`, which the listeners' certificate names.
+   */
+  public get hostname(): string {
     return Fn.select(1, Fn.split(':', Fn.select(0, this.endpoint.vpcEndpointDnsEntries)));
+  }
+
+  /** A SCRAM password from the user's secret, and the listeners' certificate checked against the proxy's CA only. */
+  public consumerConnection(dbUser: string): ConsumerConnection {
+    return { passwordSecret: this.proxy.consumerUserSecret(dbUser), tlsCaCertificate: this.proxy.clientCaCertificate };
+  }
+
+  /**
+   * Lets `consumer` connect through this endpoint as `dbUser`, in one call: read access to the user's
+   * password secret (the user is added to the hosts if it is not yet) and ingress to this endpoint.
+   */
+  public grantConnect(consumer: iam.IGrantable & ec2.IConnectable, dbUser: string): iam.Grant {
+    this.connections.allowDefaultPortFrom(consumer, `${this.role} clients`);
+    return this.proxy.consumerUserSecret(dbUser).grantRead(consumer);
   }
 }
 

@@ -4,7 +4,8 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
-import { ENDPOINT_RULES, EndpointRole, POSTGRES_PORT, metricDimensions, runRules } from './model';
+import { ENDPOINT_RULES, EndpointRole, POSTGRES_PORT, consumerEndpointTls, metricDimensions, runRules } from './model';
+import { ConsumerConnection, IProxyEndpoint, ProxyEngine } from './pooling-tier';
 import { throwIfInvalid } from './private/validation';
 
 /**
@@ -46,13 +47,16 @@ export interface PoolingProxyEndpointProps extends PoolingProxyEndpointOptions {
  * A READ_ONLY or READ_WRITE endpoint of a PoolingProxy, in any VPC, with a security group of its own
  * (an endpoint without one would fall back to the VPC's default security group).
  */
-export class PoolingProxyEndpoint extends Construct {
+export class PoolingProxyEndpoint extends Construct implements IProxyEndpoint {
+  public readonly engine = ProxyEngine.RDS_PROXY;
   public readonly endpoint: rds.DatabaseProxyEndpoint;
+  /** RDS Proxy endpoints listen on PostgreSQL's port. */
+  public readonly port = POSTGRES_PORT;
   public readonly role: EndpointRole;
   public readonly vpc: ec2.IVpc;
   /** Network access to the endpoint: grant it to each client. */
   public readonly connections: ec2.Connections;
-  public readonly securityGroup: ec2.SecurityGroup;
+  public readonly securityGroup: ec2.ISecurityGroup;
   private readonly proxy: IPoolingProxy;
 
   constructor(scope: Construct, id: string, props: PoolingProxyEndpointProps) {
@@ -99,6 +103,16 @@ export class PoolingProxyEndpoint extends Construct {
   /** The endpoint's name, the EndpointName dimension of its metrics. */
   public get endpointName(): string {
     return this.endpoint.dbProxyEndpointName;
+  }
+
+  /**
+   * IAM authentication, and the certificate checked against the proxy's default endpoint name: RDS
+   * Proxy's wildcard certificate names the proxy's domain, which does not cover an endpoint created
+   * beside the default one (rule consumer-tls-server-name).
+   */
+  public consumerConnection(_dbUser: string): ConsumerConnection {
+    // A PoolingProxyEndpoint is never the proxy's default endpoint.
+    return { tlsServerName: consumerEndpointTls({ isProxyDefaultEndpoint: false, proxyDefaultEndpoint: this.proxyDefaultEndpoint }).serverName };
   }
 
   /**

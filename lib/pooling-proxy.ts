@@ -18,6 +18,7 @@ import {
 } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { IPoolingProxy, PoolingProxyEndpoint, PoolingProxyEndpointOptions } from './pooling-proxy-endpoint';
+import { IPoolingTier, ProxyEngine } from './pooling-tier';
 import { throwIfInvalid } from './private/validation';
 
 /** Properties of a PoolingProxy. */
@@ -73,9 +74,11 @@ export interface PoolingProxyProps {
  * from the proxy. Endpoints (READ_ONLY or READ_WRITE) can be added in any VPC of the stack, each with
  * its own security group, up to RDS Proxy's limit of 20.
  */
-export class PoolingProxy extends Construct implements IPoolingProxy {
+export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTier {
   /** The kit's pool defaults: RDS Proxy's own default for maxConnectionsPercent, a 50% idle floor, a 120 s borrow timeout. */
   public static readonly DEFAULT_POOL_SETTINGS: PoolSettings = DEFAULT_POOL_SETTINGS;
+
+  public readonly engine: ProxyEngine = ProxyEngine.RDS_PROXY;
 
   public readonly proxy: rds.DatabaseProxy;
   /** Network access to the proxy's default endpoint. */

@@ -26,6 +26,7 @@ export type { ConnectionMode, DbAuth, DbTlsMode, EndpointRole, TlsConfig };
 
 export type AuthConfig =
   | { readonly kind: 'iam'; readonly region: string }
+  | { readonly kind: 'secret'; readonly secretArn: string }
   | { readonly kind: 'password'; readonly password: string };
 
 const VERIFYING_TLS_MODES: ReadonlyArray<DbTlsMode> = ['verify-full', 'verify-proxy-domain'];
@@ -99,11 +100,18 @@ function readTls(env: Env, host: string, authKind: DbAuth): TlsConfig {
   // Refusing the combination keeps an IAM token from ever crossing an
   // unverified or plaintext connection.
   if (!VERIFYING_TLS_MODES.includes(mode) && authKind !== 'password') {
-    throw new ConfigError(ENV_VARS.tls, mode, 'only verify-full or verify-proxy-domain is allowed with DB_AUTH=iam; require/disable are for local tests with DB_AUTH=password.');
+    throw new ConfigError(ENV_VARS.tls, mode, `only verify-full or verify-proxy-domain is allowed with DB_AUTH=${authKind}; require/disable are for local tests with DB_AUTH=password.`);
   }
   const caFile = read(env, ENV_VARS.tlsCaFile);
   if (caFile !== undefined && !VERIFYING_TLS_MODES.includes(mode)) {
     throw new ConfigError(ENV_VARS.tlsCaFile, caFile, `only used with DB_TLS=verify-full or verify-proxy-domain (DB_TLS is ${mode}); unset it.`);
+  }
+  const ca = read(env, ENV_VARS.tlsCa);
+  if (ca !== undefined) {
+    if (mode !== 'verify-full') throw new ConfigError(ENV_VARS.tlsCa, ca, `only used with DB_TLS=verify-full (DB_TLS is ${mode}); unset it.`);
+    if (caFile !== undefined) throw new ConfigError(ENV_VARS.tlsCa, ca, `and DB_TLS_CA_FILE=${caFile} are both set: DB_TLS_CA is the only CA trusted, DB_TLS_CA_FILE adds to the public roots; set one.`);
+    if (!/^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----$/.test(ca)) throw new ConfigError(ENV_VARS.tlsCa, ca, 'is not a PEM certificate: set it to the CA certificate the endpoint\'s certificate chains to.');
+    return { mode, ca };
   }
   const serverName = read(env, ENV_VARS.tlsServerName);
   if (mode !== 'verify-proxy-domain') {
@@ -139,11 +147,17 @@ export function loadConfig(env: Env): Config {
   if (authKind === 'iam') {
     const region = required(env, ENV_VARS.region, 'DB_AUTH=iam signs tokens for a region; Lambda sets AWS_REGION itself.');
     auth = { kind: 'iam', region };
+  } else if (authKind === 'secret') {
+    const secretArn = required(env, ENV_VARS.secretArn, 'DB_AUTH=secret reads the password from this Secrets Manager secret; set it to the secret\'s ARN.');
+    if (!/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+$/.test(secretArn)) {
+      throw new ConfigError(ENV_VARS.secretArn, secretArn, 'is not a Secrets Manager secret ARN (arn:<partition>:secretsmanager:<region>:<account>:secret:<name>).');
+    }
+    auth = { kind: 'secret', secretArn };
   } else {
     // Not trimmed-checked via read(): a password may legitimately contain spaces.
     const password = env[ENV_VARS.password];
     if (password === undefined || password === '') {
-      throw new ConfigError(ENV_VARS.password, password, 'required when DB_AUTH=password (local use only; deployed functions use DB_AUTH=iam).');
+      throw new ConfigError(ENV_VARS.password, password, 'required when DB_AUTH=password (local use only; deployed functions use DB_AUTH=iam or DB_AUTH=secret).');
     }
     auth = { kind: 'password', password };
   }

@@ -15,7 +15,9 @@
 import { Client, type ClientBase, type ClientConfig } from 'pg';
 import { Signer } from '@aws-sdk/rds-signer';
 import type { Config, ConnectionMode } from './config';
-import { isTransientError, toDatabaseError } from './errors';
+import { ConfigError, isTransientError, toDatabaseError } from './errors';
+import { ENV_VARS } from './environment';
+import { readSecretCredentials } from './secret-credentials';
 import { logger } from './logger';
 import { resetTlsCachesForTests, sslOptions } from './tls';
 
@@ -56,18 +58,49 @@ function iamSigner(config: Config, region: string): Signer {
   return signerCache.signer;
 }
 
+/**
+ * How long a password read from Secrets Manager is used before it is read again: the PgBouncer hosts
+ * re-read their secrets on the same period, so a rotated password reaches both within minutes.
+ */
+export const SECRET_PASSWORD_TTL_MS = 5 * 60 * 1000;
+
+let secretCache: { arn: string; password: string; readAt: number } | undefined;
+
+/** The password of the consumer's secret, read at the first connect and again after SECRET_PASSWORD_TTL_MS. */
+export async function secretPassword(config: Config, secretArn: string, now: () => number = Date.now): Promise<string> {
+  if (secretCache?.arn === secretArn && now() - secretCache.readAt < SECRET_PASSWORD_TTL_MS) return secretCache.password;
+  const credentials = await readSecretCredentials(secretArn);
+  // The secret names the user it is for; logging in as another user with it would only fail later, less clearly.
+  if (credentials.username !== config.user) {
+    throw new ConfigError(ENV_VARS.user, config.user, `does not match the username ${credentials.username} of the secret ${secretArn} (DB_SECRET_ARN): set DB_USER to the secret's user.`);
+  }
+  secretCache = { arn: secretArn, password: credentials.password, readAt: now() };
+  return credentials.password;
+}
+
+function passwordOf(config: Config): ClientConfig['password'] {
+  const { auth } = config;
+  switch (auth.kind) {
+    // IAM tokens are valid for 15 minutes, so a reused client reconnecting
+    // hours later needs a new one: pg calls this function on every connect.
+    // Signing is local (SigV4 presign with the function's role credentials).
+    case 'iam':
+      return () => iamSigner(config, auth.region).getAuthToken();
+    case 'secret':
+      return () => secretPassword(config, auth.secretArn);
+    case 'password':
+      return auth.password;
+  }
+}
+
 /** Full pg.Client options for a config. Exported for tests and diagnostics. */
 export function buildClientConfig(config: Config): ClientConfig {
-  const { auth } = config;
   return {
     host: config.host,
     port: config.port,
     database: config.database,
     user: config.user,
-    // IAM tokens are valid for 15 minutes, so a reused client reconnecting
-    // hours later needs a new one: pg calls this function on every connect.
-    // Signing is local (SigV4 presign with the function's role credentials).
-    password: auth.kind === 'iam' ? () => iamSigner(config, auth.region).getAuthToken() : auth.password,
+    password: passwordOf(config),
     ssl: sslOptions(config.tls),
     connectionTimeoutMillis: config.connectTimeoutMs,
     // Client-side timeout only. `statement_timeout` as a startup parameter is
@@ -238,6 +271,7 @@ export async function resetConnectionForTests(): Promise<void> {
   slot = undefined;
   connecting = undefined;
   signerCache = undefined;
+  secretCache = undefined;
   resetTlsCachesForTests();
   if (current !== undefined) await endQuietly(current.client);
 }

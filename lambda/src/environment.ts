@@ -16,8 +16,10 @@ export const ENV_VARS = {
   user: 'DB_USER',
   auth: 'DB_AUTH',
   password: 'DB_PASSWORD',
+  secretArn: 'DB_SECRET_ARN',
   tls: 'DB_TLS',
   tlsCaFile: 'DB_TLS_CA_FILE',
+  tlsCa: 'DB_TLS_CA',
   tlsServerName: 'DB_TLS_SERVER_NAME',
   endpointRole: 'DB_ENDPOINT_ROLE',
   connectionMode: 'CONNECTION_MODE',
@@ -33,7 +35,12 @@ export const ENV_VARS = {
   functionName: 'AWS_LAMBDA_FUNCTION_NAME',
 } as const;
 
-export const DB_AUTH_KINDS = ['iam', 'password'] as const;
+/**
+ * iam: an IAM token per connection (RDS Proxy); secret: the password of a Secrets Manager secret
+ * `{"username", "password"}` (the PgBouncer engine, which cannot check IAM tokens); password: a static
+ * password in the environment (local use only).
+ */
+export const DB_AUTH_KINDS = ['iam', 'secret', 'password'] as const;
 export type DbAuth = (typeof DB_AUTH_KINDS)[number];
 
 /**
@@ -91,12 +98,20 @@ export interface TlsConfig {
   readonly mode: DbTlsMode;
   /** PEM bundle trusted in addition to the roots of the mode (verify-full, verify-proxy-domain). */
   readonly caFile?: string;
+  /**
+   * The only CA (PEM text) trusted, instead of the public roots (verify-full): a private CA such as the
+   * PgBouncer engine's, whose certificate is known only at deploy time.
+   */
+  readonly ca?: string;
   /** The name the certificate must be valid for (verify-proxy-domain): the proxy's default endpoint. */
   readonly serverName?: string;
 }
 
-/** How a deployed consumer logs in: an IAM token (deployed functions), or a password (local use only). */
-export type ConsumerAuth = { readonly kind: 'iam' } | { readonly kind: 'password'; readonly password: string };
+/** How a consumer logs in: an IAM token, a password secret's (PgBouncer engine), or a password (local use only). */
+export type ConsumerAuth =
+  | { readonly kind: 'iam' }
+  | { readonly kind: 'secret'; readonly secretArn: string }
+  | { readonly kind: 'password'; readonly password: string };
 
 /** Where and how a consumer connects; `consumerEnvironment` turns it into the function's environment. */
 export interface ConsumerDeployment {
@@ -151,8 +166,10 @@ export function consumerEnvironment(spec: ConsumerDeployment): Record<string, st
     [ENV_VARS.user]: spec.user,
     [ENV_VARS.auth]: auth.kind,
     ...(auth.kind === 'password' ? { [ENV_VARS.password]: auth.password } : {}),
+    ...(auth.kind === 'secret' ? { [ENV_VARS.secretArn]: auth.secretArn } : {}),
     [ENV_VARS.tls]: tls.mode,
     ...(tls.caFile !== undefined ? { [ENV_VARS.tlsCaFile]: tls.caFile } : {}),
+    ...(tls.ca !== undefined ? { [ENV_VARS.tlsCa]: tls.ca } : {}),
     ...(tls.serverName !== undefined ? { [ENV_VARS.tlsServerName]: tls.serverName } : {}),
     [ENV_VARS.endpointRole]: spec.endpointRole,
     [ENV_VARS.connectionMode]: spec.connectionMode ?? 'reuse',

@@ -15,6 +15,7 @@
 import { Client, escapeIdentifier, type ClientBase } from 'pg';
 import { ConfigError } from './errors';
 import { derivedScramVerifier } from './scram-salt';
+import { readSecretCredentials } from './secret-credentials';
 import {
   BOOTSTRAP_ENV,
   DEFAULT_SCHEMA,
@@ -131,38 +132,12 @@ interface CustomResourceEvent {
   readonly ResourceProperties: { readonly ServiceToken?: string; readonly Request: RoleBootstrapRequest };
 }
 
-interface SecretCredentials {
-  readonly username: string;
-  readonly password: string;
-}
-
-interface SecretsManagerModule {
-  SecretsManagerClient: new () => { send(command: unknown): Promise<{ SecretString?: string }> };
-  GetSecretValueCommand: new (input: { SecretId: string }) => unknown;
-}
-
-/**
- * The AWS SDK for JavaScript v3 that Lambda's Node.js runtimes include ("Runtime-included SDK
- * versions", Lambda developer guide, lambda-nodejs.html); not bundled, so the kit adds no dependency.
- * require, not import(): the runtime's SDK is found through NODE_PATH, which ES module resolution ignores.
- */
-const SECRETS_MANAGER_SDK = '@aws-sdk/client-secrets-manager';
-
-async function readCredentials(secretArn: string): Promise<SecretCredentials> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see SECRETS_MANAGER_SDK
-  const sdk = require(SECRETS_MANAGER_SDK) as SecretsManagerModule;
-  const { SecretString } = await new sdk.SecretsManagerClient().send(new sdk.GetSecretValueCommand({ SecretId: secretArn }));
-  const secret = JSON.parse(SecretString ?? '{}') as Partial<SecretCredentials>;
-  if (!secret.username || !secret.password) throw new RoleBootstrapError(`secret ${secretArn} has no username and password`);
-  return { username: secret.username, password: secret.password };
-}
-
 /** Each password-secret role's derived verifier; the secret must name the role as its username. */
 async function passwordVerifiers(request: RoleBootstrapRequest): Promise<Map<string, string>> {
   const verifiers = new Map<string, string>();
   for (const role of request.roles) {
     if (role.passwordSecretArn === undefined) continue;
-    const secret = await readCredentials(role.passwordSecretArn);
+    const secret = await readSecretCredentials(role.passwordSecretArn);
     if (secret.username !== role.name) throw new RoleBootstrapError(`secret ${role.passwordSecretArn} is for user ${secret.username}, not role ${role.name}: give the role the secret made for it`);
     verifiers.set(role.name, derivedScramVerifier(role.name, secret.password));
   }
@@ -186,7 +161,7 @@ export async function handler(event: CustomResourceEvent | RoleBootstrapRequest)
   if ('RequestType' in event && event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId ?? physicalId, Data: { Roles: roles } };
 
   const host = requiredEnv(process.env, BOOTSTRAP_ENV.host);
-  const master = await readCredentials(requiredEnv(process.env, BOOTSTRAP_ENV.masterSecretArn));
+  const master = await readSecretCredentials(requiredEnv(process.env, BOOTSTRAP_ENV.masterSecretArn));
   const verifiers = await passwordVerifiers(request);
   const client = new Client({
     host,

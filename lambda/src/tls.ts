@@ -74,6 +74,8 @@ export function sslOptions(tls: TlsConfig): false | ConnectionOptions {
       // static local password, never with IAM tokens.
       return { rejectUnauthorized: false };
     case 'verify-full':
+      // A private CA (the PgBouncer engine's) is the only one trusted: no public CA can stand in.
+      if (tls.ca !== undefined) return { rejectUnauthorized: true, ca: [tls.ca] };
       // rejectUnauthorized checks the chain; Node's checkServerIdentity
       // (pg passes the host through) checks the name/IP against the SANs.
       // Passing `ca` replaces Node's bundled roots, so the extra bundle is

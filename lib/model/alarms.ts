@@ -89,6 +89,17 @@ export const ALARM_CATALOG: ReadonlyArray<AlarmSpec> = [
     evaluationPeriods: 5,
     datapointsToAlarm: 3,
   }),
+  alarm({ name: 'ClientsWaiting', scope: 'pooler-target', metrics: { m: 'ClientsWaiting' }, comparison: HIGH, threshold: 'poolerClientsWaiting', evaluationPeriods: 5, datapointsToAlarm: 3 }),
+  alarm({ name: 'MaxWait', scope: 'pooler-target', metrics: { m: 'MaxWait' }, comparison: HIGH, threshold: 'poolerMaxWaitSeconds', evaluationPeriods: 5, datapointsToAlarm: 3 }),
+  alarm({
+    name: 'UnhealthyHosts',
+    scope: 'pooler-target-group',
+    metrics: { m: 'UnHealthyHostCount' },
+    comparison: HIGH,
+    threshold: 'poolerUnhealthyHosts',
+    evaluationPeriods: 5,
+    datapointsToAlarm: 3,
+  }),
   alarm({ name: 'Errors', scope: 'function', metrics: { m: 'Errors' }, comparison: HIGH, threshold: 'functionErrors', evaluationPeriods: 5, datapointsToAlarm: 1 }),
   alarm({ name: 'Throttles', scope: 'function', metrics: { m: 'Throttles' }, comparison: HIGH, threshold: 'functionThrottles', evaluationPeriods: 5, datapointsToAlarm: 1 }),
 ];
@@ -98,6 +109,32 @@ export const TARGET_ROLE_SERIES: ReadonlyArray<{ readonly role: EndpointRole; re
   { role: EndpointRole.READ_WRITE, alarmName: 'ProxyReadWrite' },
   { role: EndpointRole.READ_ONLY, alarmName: 'ProxyReadOnly' },
 ];
+
+/**
+ * The PgBouncer engine's listeners: the start of their lines' alarm names (per pool target, and per
+ * load balancer target group), and what their pool targets are called in graphs. The READ_WRITE listener
+ * pools for the writer only; the READ_ONLY listener's readers are numbered as the instances are.
+ */
+export const POOLER_LISTENER_SERIES: ReadonlyArray<{
+  readonly role: EndpointRole;
+  readonly alarmName: string;
+  readonly targetGroupAlarmName: string;
+  readonly targetLabel: string;
+  readonly numbered: boolean;
+}> = [
+  { role: EndpointRole.READ_WRITE, alarmName: 'PoolerReadWrite', targetGroupAlarmName: 'LoadBalancerReadWrite', targetLabel: 'writer', numbered: false },
+  { role: EndpointRole.READ_ONLY, alarmName: 'PoolerReadOnly', targetGroupAlarmName: 'LoadBalancerReadOnly', targetLabel: 'reader', numbered: true },
+];
+
+/** The lines of one listener's pool targets (`pooler-target` scope), in order: label, alarm name and target. */
+export function poolerTargetSeries(role: EndpointRole, targets: ReadonlyArray<string>): Array<{ label: string; alarmName: string; target: string }> {
+  const listener = POOLER_LISTENER_SERIES.find((l) => l.role === role)!;
+  if (!listener.numbered && targets.length !== 1) throw new Error(`the ${role} listener pools for one target, not ${targets.length}`);
+  return targets.map((target, i) => {
+    const n = listener.numbered ? String(i + 1) : '';
+    return { label: `${role} ${listener.targetLabel}${n && `-${n}`}`, alarmName: `${listener.alarmName}${n}`, target };
+  });
+}
 
 /** The one input of a single-metric alarm. */
 export function singleInput(spec: AlarmSpec): AlarmInput {

@@ -1,3 +1,4 @@
+import { POOLER_METRICS, POOLER_METRICS_NAMESPACE, POOLER_METRIC_DIMENSIONS, type PoolerMetricDimension } from './pgbouncer-metrics';
 import type { AwsSource } from './rule-table';
 import type { EndpointRole } from './vocabulary';
 
@@ -9,11 +10,14 @@ import type { EndpointRole } from './vocabulary';
  *
  * Sources: "Amazon CloudWatch metrics for Amazon Aurora" (instance-level metrics, the Optimized Reads
  * ones appear only on NVMe instances), "Monitoring RDS Proxy metrics with Amazon CloudWatch" (the
- * four dimension sets), and "Lambda function metrics".
+ * four dimension sets), "CloudWatch metrics for your Network Load Balancer" (the PgBouncer engine's target
+ * groups), and "Lambda function metrics". The PgBouncer engine's own metrics come from its exporter's
+ * table (lib/model/pgbouncer-metrics.ts).
  */
 
 const AURORA_INSTANCE_METRICS = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/Aurora.AuroraMonitoring.Metrics.html#Aurora.AuroraMySQL.Monitoring.Metrics.instances';
 const RDS_PROXY_METRICS = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy.monitoring.html';
+const NLB_METRICS = 'https://docs.aws.amazon.com/elasticloadbalancing/latest/network/load-balancer-cloudwatch-metrics.html';
 
 /**
  * What a metric is split by:
@@ -21,9 +25,19 @@ const RDS_PROXY_METRICS = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUs
  * - `proxy-endpoint`: AWS/RDS, ProxyName + EndpointName (client-side proxy metrics, one line per endpoint).
  * - `proxy-target-role`: AWS/RDS, ProxyName + TargetGroup + TargetRole (database-side proxy metrics,
  *   split READ_WRITE / READ_ONLY; RDS Proxy does not publish these per endpoint).
+ * - `pooler-target`: AuroraProxyKit/PgBouncer, Fleet + Listener + Target (the PgBouncer engine's hosts
+ *   publish every metric with all three: one line per listener and pool target, the writer or a reader).
+ * - `pooler-target-group`: AWS/NetworkELB, TargetGroup + LoadBalancer (the PgBouncer engine's load
+ *   balancer, one line per listener's target group).
  * - `function`: AWS/Lambda, FunctionName.
  */
-export type MetricScope = 'instance' | 'proxy-endpoint' | 'proxy-target-role' | 'function';
+export type MetricScope = 'instance' | 'proxy-endpoint' | 'proxy-target-role' | 'pooler-target' | 'pooler-target-group' | 'function';
+
+/** The scopes of each pooling engine's lines (ProxyEngine's values); instances and functions are charted with either. */
+export const ENGINE_SCOPES: Readonly<Record<'RDS_PROXY' | 'PGBOUNCER', ReadonlyArray<MetricScope>>> = {
+  RDS_PROXY: ['proxy-endpoint', 'proxy-target-role'],
+  PGBOUNCER: ['pooler-target', 'pooler-target-group'],
+};
 
 export type MetricStatistic = 'Average' | 'Sum' | 'Maximum' | 'Minimum' | 'p50' | 'p99';
 
@@ -31,7 +45,7 @@ export type MetricStatistic = 'Average' | 'Sum' | 'Maximum' | 'Minimum' | 'p50' 
 export type InstanceSelection = 'all' | 'writer' | 'readers';
 
 export interface MetricSpec {
-  readonly namespace: 'AWS/RDS' | 'AWS/Lambda';
+  readonly namespace: 'AWS/RDS' | 'AWS/Lambda' | typeof POOLER_METRICS_NAMESPACE | 'AWS/NetworkELB';
   readonly metricName: string;
   readonly scope: MetricScope;
   /** Statistics charted; the first is the one alarms use (ALARM_CATALOG). */
@@ -148,6 +162,24 @@ export const METRIC_CATALOG: ReadonlyArray<MetricSpec> = [
     },
   },
   { namespace: 'AWS/RDS', metricName: 'AvailabilityPercentage', scope: 'proxy-target-role', statistics: ['Minimum'], unit: 'Percent', description: 'Share of time the target role was available' },
+  // PgBouncer engine, per listener and pool target: what its hosts publish (POOLER_METRICS, at its statistic)
+  ...POOLER_METRICS.map((m): MetricSpec => ({ namespace: POOLER_METRICS_NAMESPACE, metricName: m.metricName, scope: 'pooler-target', statistics: [m.statistic], unit: m.unit, description: m.description })),
+  // PgBouncer engine, per load balancer target group
+  ...(['HealthyHostCount', 'UnHealthyHostCount'] as const).map(
+    (metricName): MetricSpec => ({
+      namespace: 'AWS/NetworkELB',
+      metricName,
+      scope: 'pooler-target-group',
+      // The fewest healthy hosts and the most unhealthy ones in the period: a host leaving rotation shows.
+      statistics: [metricName === 'HealthyHostCount' ? 'Minimum' : 'Maximum'],
+      unit: 'Count',
+      description: metricName === 'HealthyHostCount' ? 'PgBouncer hosts passing the health checks of the listener' : 'PgBouncer hosts failing the health checks of the listener',
+      aws: {
+        constraint: `${metricName} is published per target group with the dimensions LoadBalancer and TargetGroup (the final portions of their ARNs, net/<name>/<id> and targetgroup/<name>/<id>), only while health checks are enabled; the most useful statistics are Maximum and Minimum.`,
+        sources: [NLB_METRICS],
+      },
+    }),
+  ),
   // Lambda, per function
   { namespace: 'AWS/Lambda', metricName: 'Invocations', scope: 'function', statistics: ['Sum'], unit: 'Count', description: 'Invocations' },
   { namespace: 'AWS/Lambda', metricName: 'Errors', scope: 'function', statistics: ['Sum'], unit: 'Count', description: 'Invocations that failed' },
@@ -167,14 +199,25 @@ export function catalogMetric(scope: MetricScope, metricName: string): MetricSpe
   return spec;
 }
 
-/** The values a line's dimensions take: which instance, proxy, endpoint, target role or function it is of. */
+/** The values a line's dimensions take: which instance, proxy, endpoint, target role, fleet listener and target, target group or function it is of. */
 export interface MetricSubject {
   readonly instanceIdentifier?: string;
   readonly proxyName?: string;
   readonly endpointName?: string;
   readonly targetRole?: EndpointRole;
+  readonly fleetName?: string;
+  readonly listener?: EndpointRole;
+  /** A pool target: the first label of its server host (poolerMetricTarget). */
+  readonly target?: string;
+  /** A load balancer's ARN suffix, `net/<name>/<id>`. */
+  readonly loadBalancer?: string;
+  /** A target group's ARN suffix, `targetgroup/<name>/<id>`. */
+  readonly targetGroup?: string;
   readonly functionName?: string;
 }
+
+/** Which subject value each of the PgBouncer hosts' dimensions takes. */
+const POOLER_DIMENSION_SUBJECTS: Readonly<Record<PoolerMetricDimension, keyof MetricSubject>> = { Fleet: 'fleetName', Listener: 'listener', Target: 'target' };
 
 /** One dimension of a scope: its value comes from the subject, or is fixed. */
 export type MetricDimension = { readonly name: string; readonly subject: keyof MetricSubject } | { readonly name: string; readonly value: string };
@@ -193,6 +236,11 @@ export const SCOPE_DIMENSIONS: Readonly<Record<MetricScope, ReadonlyArray<Metric
     { name: 'ProxyName', subject: 'proxyName' },
     { name: 'TargetGroup', value: 'default' },
     { name: 'TargetRole', subject: 'targetRole' },
+  ],
+  'pooler-target': POOLER_METRIC_DIMENSIONS.map((name) => ({ name, subject: POOLER_DIMENSION_SUBJECTS[name] })),
+  'pooler-target-group': [
+    { name: 'TargetGroup', subject: 'targetGroup' },
+    { name: 'LoadBalancer', subject: 'loadBalancer' },
   ],
   function: [{ name: 'FunctionName', subject: 'functionName' }],
 };
@@ -226,6 +274,12 @@ export interface AlarmThresholds {
   readonly proxyPoolUtilizationPercent: number;
   /** DatabaseConnectionsCurrentlySessionPinned (Sum) at or above which to alarm. */
   readonly pinnedConnections: number;
+  /** PgBouncer ClientsWaiting (Sum over the hosts, per listener and target) at or above which to alarm. */
+  readonly poolerClientsWaiting: number;
+  /** PgBouncer MaxWait (Maximum over the hosts, per listener and target, seconds) at or above which to alarm. */
+  readonly poolerMaxWaitSeconds: number;
+  /** The load balancer's UnHealthyHostCount (Maximum, per listener's target group) at or above which to alarm. */
+  readonly poolerUnhealthyHosts: number;
   /** Lambda Errors (Sum per period) at or above which to alarm. */
   readonly functionErrors: number;
   /** Lambda Throttles (Sum per period) at or above which to alarm. */
@@ -269,6 +323,21 @@ export interface AlarmThresholdOptions {
    */
   readonly pinnedConnections?: number;
   /**
+   * PgBouncer ClientsWaiting (Sum over the hosts, per listener and target) at or above which to alarm.
+   * @default 10
+   */
+  readonly poolerClientsWaiting?: number;
+  /**
+   * PgBouncer MaxWait (Maximum over the hosts, per listener and target, seconds) at or above which to alarm.
+   * @default 5
+   */
+  readonly poolerMaxWaitSeconds?: number;
+  /**
+   * The load balancer's UnHealthyHostCount (Maximum, per listener's target group) at or above which to alarm.
+   * @default 1
+   */
+  readonly poolerUnhealthyHosts?: number;
+  /**
    * Lambda Errors (Sum per period) at or above which to alarm.
    * @default 1
    */
@@ -290,6 +359,10 @@ export const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
   freeEphemeralStorageBytes: 10 * 1024 ** 3,
   proxyPoolUtilizationPercent: 90,
   pinnedConnections: 10,
+  // A waiting client is normal under transaction pooling for an instant; ten for minutes is a pool too small.
+  poolerClientsWaiting: 10,
+  poolerMaxWaitSeconds: 5,
+  poolerUnhealthyHosts: 1,
   functionErrors: 1,
   functionThrottles: 1,
 };
@@ -298,13 +371,16 @@ export const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
  * The unit of each alarm threshold. A `percent` threshold is a share (above 0, at most 100); the others
  * are amounts (0 or more). The rule table and the Terraform module read this, not the names.
  */
-export const ALARM_THRESHOLD_UNITS: Readonly<Record<keyof AlarmThresholds, 'percent' | 'bytes' | 'milliseconds' | 'count'>> = {
+export const ALARM_THRESHOLD_UNITS: Readonly<Record<keyof AlarmThresholds, 'percent' | 'bytes' | 'milliseconds' | 'seconds' | 'count'>> = {
   cpuUtilizationPercent: 'percent',
   freeableMemoryBytes: 'bytes',
   replicaLagMs: 'milliseconds',
   freeEphemeralStorageBytes: 'bytes',
   proxyPoolUtilizationPercent: 'percent',
   pinnedConnections: 'count',
+  poolerClientsWaiting: 'count',
+  poolerMaxWaitSeconds: 'seconds',
+  poolerUnhealthyHosts: 'count',
   functionErrors: 'count',
   functionThrottles: 'count',
 };

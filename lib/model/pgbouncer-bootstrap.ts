@@ -6,21 +6,28 @@
  * Terraform deploy the same bytes. The script never writes "${" or "%{" itself (a test holds it to that),
  * so neither flavour reads anything else as a reference or a directive.
  *
- * The script lays the fleet out at boot with shell arithmetic (pool shares, processes per reader,
+ * The user data's first lines export each placeholder's value as a shell variable (placeholderVariable);
+ * the program that configures the host (renderPoolerBootstrapProgram) follows gzip + base64: it holds no
+ * placeholder, and plain it would not fit EC2's 16 KB beside the placeholders at their longest.
+ *
+ * The program lays the fleet out at boot with shell arithmetic (pool shares, processes per reader,
  * keepalives) and the model's templates (pgbouncer-fleet.ts); the model's own rendering
  * (renderFleetFiles) is the reference it is tested against, file for file, on several fleets.
  *
  * Steps, each a function, in order:
  *   install   the PgBouncer packages and the RDS CA bundle from the S3 asset, checked against SHA256SUMS
  *   configure the host agent, the fleet's ini files, the auth file and TLS files from Secrets Manager
- *   start     a systemd template unit per process, and a timer that re-reads the secrets (rotation)
+ *   start     a systemd template unit per process, the host agent's `serve` unit (health endpoint,
+ *             metrics exporter), and a timer that re-reads the secrets (rotation)
  * The rehearsal runs the same text with APK_ROOT (a directory standing in for /), APK_AWS_STANDIN
  * (files standing in for Secrets Manager and S3) and APK_SKIP="install start" (it supervises the
  * processes itself), so a defect in what the hosts are told to write fails its tests.
  */
 import { gzipSync } from 'node:zlib';
 import { HOST_AGENT_PATH, HOST_AGENT_SOURCE } from './pgbouncer-host-agent';
-import { COMMON_TEMPLATE_TOKENS, FLEET_PATHS, FLEET_PORTS, KEEPALIVE_MAX_IDLE_SECONDS, PROCESS_TEMPLATE_TOKENS, renderFleetCommonTemplate, renderFleetProcessTemplate } from './pgbouncer-fleet';
+import { COMMON_TEMPLATE_TOKENS, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, KEEPALIVE_MAX_IDLE_SECONDS, PROCESS_TEMPLATE_TOKENS, renderFleetCommonTemplate, renderFleetProcessTemplate } from './pgbouncer-fleet';
+import { FLEET_NAME_FILE } from './pgbouncer-host-serve';
+import { FLEET_OS_USER, PROCESS_UNIT, REFRESH_SERVICE, REFRESH_TIMER, SERVE_UNIT, SERVE_UNIT_NAME } from './pgbouncer-host-units';
 
 /** Every placeholder of the bootstrap, each a deploy-time value. */
 export const BOOTSTRAP_PLACEHOLDERS = {
@@ -52,12 +59,16 @@ export const BOOTSTRAP_PLACEHOLDERS = {
   consumerSecretArns: '${ConsumerSecretArns}',
   /** The listeners' certificate: {"certificate", "privateKey", "ca"}. */
   tlsSecretArn: '${TlsSecretArn}',
+  /** The fleet's name: the Fleet dimension of its CloudWatch metrics (pgbouncer-metrics.ts). */
+  fleetName: '${FleetName}',
 } as const;
 
-/** The OS user the PgBouncer processes run as. */
-export const FLEET_OS_USER = 'pgbouncer';
-/** How often a host re-reads the secrets and reloads PgBouncer (rotation). */
-export const AUTH_REFRESH_MINUTES = 5;
+/** Each placeholder's shell variable in the bootstrap's program: FleetName -> FLEET_NAME. */
+export function placeholderVariable(placeholder: string): string {
+  return placeholder.slice(2, -1).replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+}
+
+export { AUTH_REFRESH_MINUTES, FLEET_OS_USER, FLEET_RESTART_SECONDS, SERVE_UNIT_NAME } from './pgbouncer-host-units';
 /** The names of the processes the bootstrap laid out, space-separated (the start step and the rehearsal read it). */
 export const FLEET_PROCESS_LIST = `${FLEET_PATHS.dir}/processes`;
 
@@ -79,6 +90,8 @@ const PLACEHOLDER_MAX_BYTES: Readonly<Record<string, number>> = {
   PackagesKey: 256,
   ServerSecretArn: 128,
   TlsSecretArn: 128,
+  // CloudFormation's alarm dimensions take values of 1 to 255 characters (FLEET_NAME_RULES).
+  FleetName: 255,
 };
 /** Consumer secrets the user data has room for (an ARN is about 90 bytes; 128 allowed each). */
 export const BOOTSTRAP_MAX_CONSUMER_SECRETS = 15;
@@ -122,75 +135,50 @@ function withoutComments(script: string): string {
     .join('\n');
 }
 
-/** gzip -9 + base64 in 76-column lines (what `base64 --decode` reads). */
+/** gzip -9 + base64 in lines of 1,000 (`base64 --decode` reads any length; fewer line breaks, fewer bytes). */
 function compressed(text: string): string {
-  return (gzipSync(Buffer.from(text), { level: 9 }).toString('base64').match(/.{1,76}/g) ?? []).join('\n');
+  return (gzipSync(Buffer.from(text), { level: 9 }).toString('base64').match(/.{1,1000}/g) ?? []).join('\n');
 }
 
-const PROCESS_UNIT = `[Unit]
-Description=PgBouncer %i of the aurora-proxy-kit PgBouncer engine
-After=network-online.target
-Wants=network-online.target
+/**
+ * Python without its comment lines and its functions' one-line docstrings (they stay in the generator):
+ * the shebang and the module's docstring (its do-not-edit line) are kept.
+ */
+function pythonWithoutComments(source: string): string {
+  return source
+    .split('\n')
+    .filter((line, i) => i === 0 || !(/^\s*#/.test(line) || /^\s+"""[^"]*"""$/.test(line)))
+    .join('\n');
+}
 
-[Service]
-Type=notify
-User=${FLEET_OS_USER}
-ExecStart=/usr/sbin/pgbouncer /${FLEET_PATHS.dir}/%i.ini
-ExecReload=/bin/kill -HUP $MAINPID
-RuntimeDirectory=pgbouncer/%i
-RuntimeDirectoryMode=0700
-Restart=always
-RestartSec=1
-LimitNOFILE=65536
+/** The tokens the program's process template carries for the deploy-time values process_ini fills in. */
+const DEPLOY_TOKENS = [
+  [FLEET_PLACEHOLDERS.databaseName, '@DATABASE@', 'DATABASE_NAME'],
+  [FLEET_PLACEHOLDERS.serverPort, '@SERVER_PORT@', 'SERVER_PORT'],
+  [FLEET_PLACEHOLDERS.serverUser, '@SERVER_USER@', 'SERVER_USER'],
+] as const;
 
-[Install]
-WantedBy=multi-user.target
-`;
+function processTemplate(listener: 'readWrite' | 'readOnly'): string {
+  return DEPLOY_TOKENS.reduce((text, [placeholder, token]) => text.replaceAll(placeholder, token), renderFleetProcessTemplate(listener));
+}
 
-const REFRESH_SERVICE = `[Unit]
-Description=Re-read the aurora-proxy-kit PgBouncer engine's secrets and reload PgBouncer
-
-[Service]
-Type=oneshot
-ExecStart=/usr/local/sbin/apk-refresh-auth
-`;
-
-const REFRESH_TIMER = `[Unit]
-Description=Re-read the PgBouncer engine's secrets every ${AUTH_REFRESH_MINUTES} minutes
-
-[Timer]
-OnBootSec=${AUTH_REFRESH_MINUTES}min
-OnUnitActiveSec=${AUTH_REFRESH_MINUTES}min
-
-[Install]
-WantedBy=timers.target
-`;
-
-/** The bootstrap's template text: the same for every fleet. */
-export function renderPoolerBootstrap(): string {
-  const p = BOOTSTRAP_PLACEHOLDERS;
+/**
+ * The bootstrap's program: the script that configures a host, reading the fleet's values from the
+ * environment the user data's first lines export (placeholderVariable of each placeholder). It holds
+ * no placeholder, so it travels compressed (renderPoolerBootstrap).
+ */
+export function renderPoolerBootstrapProgram(): string {
   const t = PROCESS_TEMPLATE_TOKENS;
   const c = COMMON_TEMPLATE_TOKENS;
+  const deploy = DEPLOY_TOKENS.map(([, token, variable]) => `-e "s#${token}#$${variable}#g"`).join(' ');
   const refreshAuth = `#!/bin/bash\nset -euo pipefail\nexport APK_FILE_OWNER=$(id -u ${FLEET_OS_USER}):$(id -g ${FLEET_OS_USER})\nread -r server consumers </${FLEET_SECRET_ARNS}\n${HOST_AGENT_PATH} auth-file /${FLEET_PATHS.authFile} "$server" "$consumers"\nsystemctl reload 'apk-pgbouncer@*'\n`;
   const text = `#!/bin/bash
-# aurora-proxy-kit PgBouncer engine host bootstrap, rendered by lib/model/pgbouncer-bootstrap.ts; do not edit.
+# aurora-proxy-kit PgBouncer engine host bootstrap program, rendered by lib/model/pgbouncer-bootstrap.ts; do not edit.
 set -euo pipefail
 umask 022
 # The rehearsal's stand-ins (unset on a host): a directory for /, files for AWS, steps it does itself.
 ROOT=$(printenv APK_ROOT || true)
 SKIP=" $(printenv APK_SKIP || true) "
-
-# The fleet, substituted at deploy time.
-CLUSTER_ENDPOINT="${p.clusterEndpoint}"
-READER_ENDPOINTS="${p.readerEndpoints}"
-HOSTS=${p.hosts}
-VCPUS=${p.vcpus}
-MAX_CONNECTIONS=${p.maxConnections}
-MAX_CONNECTIONS_PERCENT=${p.maxConnectionsPercent}
-MAX_IDLE_PERCENT=${p.maxIdleConnectionsPercent}
-BORROW_TIMEOUT=${p.borrowTimeoutSeconds}
-MAX_CLIENT_CONNECTIONS=${p.maxClientConnections}
-TCP_IDLE_TIMEOUT=${p.tcpIdleTimeoutSeconds}
 
 skipped() { case "$SKIP" in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
@@ -208,20 +196,16 @@ file_owner() {
   if [ -n "$ROOT" ]; then printenv APK_FILE_OWNER || echo "$(id -u):$(id -g)"; else echo "$(id -u ${FLEET_OS_USER}):$(id -g ${FLEET_OS_USER})"; fi
 }
 
-# The host agent (lib/model/pgbouncer-host-agent.ts), gzip + base64: user data is limited to 16 KB.
+# The host agent (lib/model/pgbouncer-host-agent.ts).
 write_agent() {
-  mkdir -p "$ROOT/usr/local/sbin"
-  base64 --decode <<'APK_EOF' | gunzip >"$ROOT${HOST_AGENT_PATH}"
-${compressed(HOST_AGENT_SOURCE)}
-APK_EOF
-  chmod 0755 "$ROOT${HOST_AGENT_PATH}"
+${heredoc(HOST_AGENT_PATH.slice(1), '0755', pythonWithoutComments(HOST_AGENT_SOURCE))}
 }
 
 install_packages() {
   skipped install && return 0
   local dir=/var/tmp/apk-packages
   mkdir -p "$dir"
-  ${HOST_AGENT_PATH} s3-get "${p.packagesBucket}" "${p.packagesKey}" "$dir/packages.tar"
+  ${HOST_AGENT_PATH} s3-get "$PACKAGES_BUCKET" "$PACKAGES_KEY" "$dir/packages.tar"
   tar -xf "$dir/packages.tar" -C "$dir"
   (cd "$dir" && sha256sum --check --strict SHA256SUMS)
   DEBIAN_FRONTEND=noninteractive dpkg --install "$dir"/*.deb
@@ -232,9 +216,9 @@ install_packages() {
 }
 
 # process_ini <listener> <name> <target> <server host> <peer id> <pool size> <min pool size>:
-# the listener's template (renderFleetProcessTemplate) with the process's values.
+# the listener's template (renderFleetProcessTemplate) with the process's values and the fleet's.
 process_ini() {
-  sed -e "s#${t.name}#$2#g" -e "s#${t.target}#$3#g" -e "s#${t.serverHost}#$4#g" -e "s#${t.peerId}#$5#g" -e "s#${t.poolSize}#$6#g" -e "s#${t.minPoolSize}#$7#g" "$ROOT/${FLEET_PATHS.dir}/templates/$1.ini.in" | write_file "${FLEET_PATHS.dir}/$2.ini" 0644
+  sed -e "s#${t.name}#$2#g" -e "s#${t.target}#$3#g" -e "s#${t.serverHost}#$4#g" -e "s#${t.peerId}#$5#g" -e "s#${t.poolSize}#$6#g" -e "s#${t.minPoolSize}#$7#g" ${deploy} "$ROOT/${FLEET_PATHS.dir}/templates/$1.ini.in" | write_file "${FLEET_PATHS.dir}/$2.ini" 0644
 }
 
 # The fleet's layout (lib/model/pgbouncer-fleet.ts planFleetProcesses, in shell arithmetic): a target's
@@ -242,7 +226,7 @@ process_ini() {
 lay_out_processes() {
   local budget idle pool min peer peers reader host readers per_reader names=""
   budget=$(( MAX_CONNECTIONS * MAX_CONNECTIONS_PERCENT / 100 ))
-  idle=$(( MAX_CONNECTIONS * MAX_IDLE_PERCENT / 100 ))
+  idle=$(( MAX_CONNECTIONS * MAX_IDLE_CONNECTIONS_PERCENT / 100 ))
   if [ "$idle" -gt "$budget" ]; then idle=$budget; fi
   # Read/write: one process per vCPU, pooling for the writer through the cluster endpoint.
   pool=$(( budget / (HOSTS * VCPUS) ))
@@ -280,33 +264,33 @@ $peer = host=$ROOT/${FLEET_PATHS.runDir}/ro-$peer port=${FLEET_PORTS.readOnly}"
 
 configure() {
 ${heredoc(`${FLEET_PATHS.dir}/templates/common.ini.in`, '0644', renderFleetCommonTemplate())}
-${heredoc(`${FLEET_PATHS.dir}/templates/rw.ini.in`, '0644', renderFleetProcessTemplate('readWrite'))}
-${heredoc(`${FLEET_PATHS.dir}/templates/ro.ini.in`, '0644', renderFleetProcessTemplate('readOnly'))}
+${heredoc(`${FLEET_PATHS.dir}/templates/rw.ini.in`, '0644', processTemplate('readWrite'))}
+${heredoc(`${FLEET_PATHS.dir}/templates/ro.ini.in`, '0644', processTemplate('readOnly'))}
   # Keepalives below the NLB's idle timeout (fleetKeepalive): probe a quiet client before the NLB forgets it.
   local keepidle
-  keepidle=$(( TCP_IDLE_TIMEOUT / 2 ))
+  keepidle=$(( TCP_IDLE_TIMEOUT_SECONDS / 2 ))
   if [ "$keepidle" -gt ${KEEPALIVE_MAX_IDLE_SECONDS} ]; then keepidle=${KEEPALIVE_MAX_IDLE_SECONDS}; fi
-  sed -e "s#${c.maxClientConnections}#$MAX_CLIENT_CONNECTIONS#g" -e "s#${c.borrowTimeoutSeconds}#$BORROW_TIMEOUT#g" -e "s#${c.keepIdleSeconds}#$keepidle#g" -e "s#${c.clientIdleTimeoutSeconds}#$TCP_IDLE_TIMEOUT#g" \\
+  sed -e "s#${c.maxClientConnections}#$MAX_CLIENT_CONNECTIONS#g" -e "s#${c.borrowTimeoutSeconds}#$BORROW_TIMEOUT_SECONDS#g" -e "s#${c.keepIdleSeconds}#$keepidle#g" -e "s#${c.clientIdleTimeoutSeconds}#$TCP_IDLE_TIMEOUT_SECONDS#g" \\
     "$ROOT/${FLEET_PATHS.dir}/templates/common.ini.in" | write_file ${FLEET_PATHS.commonIni} 0644
   lay_out_processes
+  echo "$FLEET_NAME" | write_file ${FLEET_NAME_FILE} 0644
   mkdir -p "$ROOT/${FLEET_PATHS.dir}/tls"
-  APK_FILE_OWNER=$(file_owner) "$ROOT${HOST_AGENT_PATH}" tls "${p.tlsSecretArn}" "$ROOT/${FLEET_PATHS.dir}/tls"
-  # Once in the user data (the 16 KB limit); the refresh timer reads them from this file.
-  echo "${p.serverSecretArn} ${p.consumerSecretArns}" | write_file ${FLEET_SECRET_ARNS} 0600
-  local server consumers
-  read -r server consumers <"$ROOT/${FLEET_SECRET_ARNS}"
-  APK_FILE_OWNER=$(file_owner) "$ROOT${HOST_AGENT_PATH}" auth-file "$ROOT/${FLEET_PATHS.authFile}" "$server" "$consumers"
+  APK_FILE_OWNER=$(file_owner) "$ROOT${HOST_AGENT_PATH}" tls "$TLS_SECRET_ARN" "$ROOT/${FLEET_PATHS.dir}/tls"
+  # The refresh timer reads the secrets' ARNs from this file.
+  echo "$SERVER_SECRET_ARN $CONSUMER_SECRET_ARNS" | write_file ${FLEET_SECRET_ARNS} 0600
+  APK_FILE_OWNER=$(file_owner) "$ROOT${HOST_AGENT_PATH}" auth-file "$ROOT/${FLEET_PATHS.authFile}" "$SERVER_SECRET_ARN" "$CONSUMER_SECRET_ARNS"
 }
 
 start_processes() {
   skipped start && return 0
 ${heredoc('etc/systemd/system/apk-pgbouncer@.service', '0644', PROCESS_UNIT)}
+${heredoc(`etc/systemd/system/${SERVE_UNIT_NAME}`, '0644', SERVE_UNIT)}
 ${heredoc('usr/local/sbin/apk-refresh-auth', '0755', refreshAuth)}
 ${heredoc('etc/systemd/system/apk-refresh-auth.service', '0644', REFRESH_SERVICE)}
 ${heredoc('etc/systemd/system/apk-refresh-auth.timer', '0644', REFRESH_TIMER)}
   systemctl daemon-reload
   for name in $(cat "/${FLEET_PROCESS_LIST}"); do systemctl enable --now "apk-pgbouncer@$name.service"; done
-  systemctl enable --now apk-refresh-auth.timer
+  systemctl enable --now ${SERVE_UNIT_NAME} apk-refresh-auth.timer
 }
 
 write_agent
@@ -314,7 +298,29 @@ install_packages
 configure
 start_processes
 `;
-  const rendered = withoutComments(text);
+  if (text.includes('${')) throw new Error('the bootstrap program holds "${": it reads the fleet\'s values from its environment only');
+  return withoutComments(text);
+}
+
+/**
+ * The user data: one fixed text for every fleet. Its first lines export each placeholder's value (what
+ * Fn::Sub and templatefile substitute), then the program, gzip + base64, runs. EC2 user data is limited
+ * to 16 KB and the placeholders may take about 4.6 KB at their longest (15 readers, 15 consumer secrets),
+ * so the program travels compressed, once (the host agent inside it is not compressed on its own).
+ */
+export function renderPoolerBootstrap(): string {
+  const exported = Object.values(BOOTSTRAP_PLACEHOLDERS).map((p) => `export ${placeholderVariable(p)}="${p}"`);
+  const rendered = `#!/bin/bash
+# aurora-proxy-kit PgBouncer engine host bootstrap, rendered by lib/model/pgbouncer-bootstrap.ts; do not edit.
+set -euo pipefail
+${exported.join('\n')}
+program=$(mktemp)
+trap 'rm -f "$program"' EXIT
+base64 --decode <<'APK_EOF' | gunzip >"$program"
+${compressed(renderPoolerBootstrapProgram())}
+APK_EOF
+bash "$program"
+`;
   const worst = worstCaseUserDataBytes(rendered);
   if (worst > USER_DATA_MAX_BYTES) throw new Error(`the PgBouncer engine's bootstrap is ${worst} bytes at its longest: EC2 user data is limited to ${USER_DATA_MAX_BYTES} bytes`);
   return rendered;

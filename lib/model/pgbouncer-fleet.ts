@@ -82,13 +82,39 @@ export const FLEET_PLACEHOLDERS = {
   serverUser: '${ServerUser}',
 } as const;
 
+/** The Terraform module of the engine (modules/pgbouncer-proxy). */
+const FLEET_MODULE = 'pgbouncer-proxy';
+
 export const FLEET_RULES: ReadonlyArray<Rule<PoolerFleetSpec>> = [
-  integerRange({ id: 'fleet-hosts', properties: ['hosts'], min: 2, max: 20, fix: 'run at least two hosts, in two Availability Zones, so one can be replaced while the other serves' }),
-  integerRange({ id: 'fleet-vcpus', properties: ['vcpusPerHost'], min: 1, max: 64, fix: 'use the vCPUs of the hosts\' instance type' }),
-  integerRange({ id: 'fleet-readers', properties: ['readers'], min: 1, max: 15, fix: 'the read-only listener needs at least one reader; Aurora allows 15' }),
+  integerRange({
+    id: 'fleet-hosts',
+    properties: ['hosts'],
+    terraform: { module: FLEET_MODULE, names: { hosts: 'hosts' } },
+    min: 2,
+    max: 20,
+    fix: 'run at least two hosts, in two Availability Zones, so one can be replaced while the other serves',
+  }),
+  integerRange({
+    id: 'fleet-vcpus',
+    properties: ['vcpusPerHost'],
+    notInTerraform: 'the module takes no vCPU count: it looks up instance_type\'s vCPUs in the catalog (1 to 64), and pooler-instance-known refuses a type outside it',
+    min: 1,
+    max: 64,
+    fix: 'use the vCPUs of the hosts\' instance type',
+  }),
+  integerRange({
+    id: 'fleet-readers',
+    properties: ['readers'],
+    // The module takes each reader's endpoint; the rule counts them.
+    terraform: { module: FLEET_MODULE, names: { readers: 'reader_endpoints' } },
+    min: 1,
+    max: 15,
+    fix: 'the read-only listener needs at least one reader; Aurora allows 15',
+  }),
   integerRange({
     id: 'fleet-tcp-idle-timeout',
     properties: ['tcpIdleTimeoutSeconds'],
+    terraform: { module: FLEET_MODULE, names: { tcpIdleTimeoutSeconds: 'tcp_idle_timeout_seconds' } },
     min: 60,
     max: 6000,
     fix: 'the NLB accepts a TCP idle timeout of 60 to 6000 seconds',
@@ -100,13 +126,19 @@ export const FLEET_RULES: ReadonlyArray<Rule<PoolerFleetSpec>> = [
   custom({
     id: 'fleet-budget-split',
     properties: ['hosts', 'vcpusPerHost', 'readers', 'maxConnections', 'pool'],
-    summary: 'every process of the fleet gets at least one server connection of its target\'s budget',
-    check: (s) => {
-      if ([s.hosts, s.vcpusPerHost, s.readers].some((n) => !Number.isInteger(n) || n < 1)) return undefined; // reported by the rows above
+    // What the message names: the pool's share that decides the budget.
+    names: { pool: 'maxConnectionsPercent' },
+    terraform: {
+      module: FLEET_MODULE,
+      names: { hosts: 'hosts', vcpusPerHost: 'instance_type', readers: 'reader_endpoints', maxConnections: 'max_connections', pool: 'max_connections_percent' },
+    },
+    summary: 'every process of the fleet gets at least one server connection of its target\'s budget (a precondition)',
+    check: (s, n) => {
+      if ([s.hosts, s.vcpusPerHost, s.readers].some((v) => !Number.isInteger(v) || v < 1)) return undefined; // reported by the rows above
       const budget = poolSizing(s.maxConnections, s.pool).maxServerConnections;
       const need = s.hosts * Math.max(s.vcpusPerHost, processesPerReader(s));
       if (budget >= need) return undefined;
-      return `hosts ${s.hosts} x ${Math.max(s.vcpusPerHost, processesPerReader(s))} processes per target need ${need} server connections of a budget of ${budget} (maxConnectionsPercent ${s.pool.maxConnectionsPercent} of max_connections ${s.maxConnections}): use fewer hosts or a smaller instance type, or raise maxConnectionsPercent`;
+      return `${n('hosts')} ${s.hosts} x ${Math.max(s.vcpusPerHost, processesPerReader(s))} processes per target need ${need} server connections of a budget of ${budget} (${n('pool')} ${s.pool.maxConnectionsPercent} of max_connections ${s.maxConnections}): use fewer hosts or a smaller instance type, or raise ${n('pool')}`;
     },
   }),
 ];

@@ -10,6 +10,8 @@
  *       logs in as it); no password passes through a command line or the shell
  *   apk-host tls <arn> <dir>              the listeners' certificate, key and CA from a secret
  *   apk-host s3-get <bucket> <key> <file>  an S3 object, through the VPC's gateway endpoint
+ *   apk-host serve                        the load balancer's health endpoint and the CloudWatch metrics
+ *                                          exporter, as a service (pgbouncer-host-serve.ts)
  *
  * APK_AWS_STANDIN=<dir> replaces the AWS calls with files (the rehearsal's stand-ins): a secret is
  * <dir>/secrets/<the ARN's last segment>.json, an object <dir>/s3/<bucket>/<key>.
@@ -17,6 +19,7 @@
  * The text below is Python; it must not contain "${" (the bootstrap around it is a template both
  * flavours substitute).
  */
+import { HOST_SERVE_SOURCE } from './pgbouncer-host-serve';
 import { SCRAM_SALT_CONTEXT } from './scram-salt';
 
 export const HOST_AGENT_PATH = '/usr/local/sbin/apk-host';
@@ -49,8 +52,10 @@ def sign(method, host, path, query, headers, body, service, region, key_id, secr
     amz_date, day = now.strftime("%Y%m%dT%H%M%SZ"), now.strftime("%Y%m%d")
     payload = hashlib.sha256(body).hexdigest()
     headers = dict(headers, **{"host": host, "x-amz-date": amz_date, "x-amz-security-token": session, "x-amz-content-sha256": payload})
-    names = sorted(k.lower() for k in headers)
-    canonical_headers = "".join(k + ":" + str(headers[k]).strip() + "\n" for k in names)
+    # SigV4 signs lower-case header names; the request sends them as given.
+    lower = {k.lower(): str(v).strip() for k, v in headers.items()}
+    names = sorted(lower)
+    canonical_headers = "".join(k + ":" + lower[k] + "\n" for k in names)
     signed = ";".join(names)
     canonical = "\n".join([method, path, query, canonical_headers, signed, payload])
     scope = "/".join([day, region, service, "aws4_request"])
@@ -140,6 +145,7 @@ def tls(arn, directory):
     for name, field in (("server.crt", "certificate"), ("ca.crt", "ca"), ("server.key", "privateKey")):
         write_private(os.path.join(directory, name), s[field])
 
+${HOST_SERVE_SOURCE}
 
 def main(argv):
     if argv[:1] == ["auth-file"] and len(argv) >= 3:
@@ -148,8 +154,10 @@ def main(argv):
         tls(argv[1], argv[2])
     elif argv[:1] == ["s3-get"] and len(argv) == 4:
         s3_get(argv[1], argv[2], argv[3])
+    elif argv == ["serve"]:
+        serve()
     else:
-        sys.stderr.write("usage: apk-host auth-file <out> <server-secret-arn> <consumer-secret-arn>... | tls <arn> <dir> | s3-get <bucket> <key> <file>\n")
+        sys.stderr.write("usage: apk-host auth-file <out> <server-secret-arn> <consumer-secret-arn>... | tls <arn> <dir> | s3-get <bucket> <key> <file> | serve\n")
         return 2
     return 0
 

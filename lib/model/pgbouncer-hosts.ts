@@ -60,10 +60,14 @@ export interface PoolerHostRuleInput {
 /** A PostgreSQL role name that needs no quoting anywhere (ini files, the auth file, SQL). */
 export const POOLER_USER_PATTERN = '^[a-z_][a-z0-9_]{0,62}$';
 
+/** The Terraform module of the engine (modules/pgbouncer-proxy). */
+const HOSTS_MODULE = 'pgbouncer-proxy';
+
 export const POOLER_HOST_RULES: ReadonlyArray<Rule<PoolerHostRuleInput>> = [
   pattern({
     id: 'pooler-instance-graviton',
     properties: ['instanceType'],
+    terraform: { module: HOSTS_MODULE, names: { instanceType: 'instance_type' } },
     pattern: GRAVITON_TYPE_PATTERN,
     noDoubleOrTrailingHyphen: false,
     what: 'Graviton (arm64) instance type',
@@ -72,6 +76,7 @@ export const POOLER_HOST_RULES: ReadonlyArray<Rule<PoolerHostRuleInput>> = [
   custom({
     id: 'pooler-instance-known',
     properties: ['instanceType'],
+    terraform: { module: HOSTS_MODULE, names: { instanceType: 'instance_type' } },
     summary: 'a Graviton type whose vCPUs the kit knows',
     check: (i, n) =>
       new RegExp(GRAVITON_TYPE_PATTERN).test(i.instanceType!) && poolerInstanceVcpus(i.instanceType!) === undefined
@@ -81,6 +86,8 @@ export const POOLER_HOST_RULES: ReadonlyArray<Rule<PoolerHostRuleInput>> = [
   pattern({
     id: 'pooler-user-name',
     properties: ['readOnlyServerUser', 'consumerUser'],
+    // The module takes the consumer users as a list: the rule holds for each of them.
+    terraform: { module: HOSTS_MODULE, names: { readOnlyServerUser: 'read_only_server_user', consumerUser: 'consumer_users item' } },
     pattern: POOLER_USER_PATTERN,
     noDoubleOrTrailingHyphen: false,
     what: 'database user name',

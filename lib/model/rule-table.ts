@@ -36,10 +36,15 @@ interface RuleBase<I> {
   readonly properties: ReadonlyArray<keyof I & string>;
   /** Message names of the flavour that runs the table (CDK props, rehearsal settings), where not the property. */
   readonly names?: Naming;
-  /** The Terraform module that states the rule, if any. */
-  readonly terraform?: TerraformUse;
+  /**
+   * The Terraform modules that state the rule, if any: one, or several when modules share an input
+   * (the pool settings of pooling-proxy and pgbouncer-proxy), each naming its own variables.
+   */
+  readonly terraform?: TerraformUse | ReadonlyArray<TerraformUse>;
   /** Why the rule exists in Terraform only (the CDK construct has no equivalent prop). */
   readonly terraformOnly?: string;
+  /** Why no Terraform module states the rule (its property is no module input, e.g. derived from another). */
+  readonly notInTerraform?: string;
   /** One-line summary for the modules' README tables. */
   readonly summary: string;
   /**
@@ -98,6 +103,17 @@ export interface BoundRule<I> extends ValueRule<I> {
 }
 
 export type Rule<I> = IntegerRangeRule<I> | OneOfRule<I> | PatternRule<I> | BoundRule<I> | CustomRule<I>;
+
+/** Every Terraform module that states the rule, with its names. */
+export function terraformUses<I>(rule: Rule<I>): ReadonlyArray<TerraformUse> {
+  if (rule.terraform === undefined) return [];
+  return Array.isArray(rule.terraform) ? (rule.terraform as ReadonlyArray<TerraformUse>) : [rule.terraform as TerraformUse];
+}
+
+/** How `module` states the rule, if it does. */
+export function terraformUse<I>(rule: Rule<I>, module: string): TerraformUse | undefined {
+  return terraformUses(rule).find((u) => u.module === module);
+}
 
 export function isValueRule<I>(rule: Rule<I>): rule is Exclude<Rule<I>, CustomRule<I>> {
   return rule.kind !== 'custom';

@@ -1,4 +1,6 @@
 import { INSTANCE_CLASS_CATALOG } from './instance-classes';
+import { FLEET_RULES } from './pgbouncer-fleet';
+import { POOLER_HOST_RULES } from './pgbouncer-hosts';
 import { CLUSTER_RULES } from './rules/cluster';
 import { DASHBOARD_RULES } from './rules/dashboard';
 import { DEPLOYMENT_RULES } from './rules/deployment';
@@ -29,6 +31,8 @@ export const RULE_TABLES = {
   dashboard: DASHBOARD_RULES,
   deployment: DEPLOYMENT_RULES,
   roleBootstrap: ROLE_BOOTSTRAP_RULES,
+  fleet: FLEET_RULES,
+  poolerHost: POOLER_HOST_RULES,
 } as const;
 
 /** Catalog classes listed for error messages and docs. */

@@ -69,24 +69,30 @@ export interface LambdaArtifact {
  */
 export function buildLambdaZips(outDir = LAMBDA_ZIP_DIR): string[] {
   fs.mkdirSync(outDir, { recursive: true });
+  // Built in a private directory and renamed into place: a reader (or a second build running at the same
+  // time, as parallel test workers may start one) never sees a zip half written.
+  const staging = fs.mkdtempSync(path.join(outDir, '.build-'));
   const artifacts: LambdaArtifact[] = [];
-  for (const handler of KIT_HANDLERS) {
-    const work = bundleHandler(handler, outDir);
-    const zip = path.join(outDir, `${handler}.zip`);
-    fs.rmSync(zip, { force: true });
-    // -X: no extra attributes (uid, gid, times); -D: no directory entries.
-    // zip stores local times: UTC, so the zip is the same in every time zone.
-    execFileSync('zip', ['-q', '-X', '-D', zip, 'index.js', 'index.js.map'], { cwd: work, env: { ...process.env, TZ: 'UTC' } });
-    fs.rmSync(work, { recursive: true, force: true });
-    const digest = createHash('sha256').update(fs.readFileSync(zip)).digest();
-    artifacts.push({
-      file: path.basename(zip),
-      sha256: digest.toString('hex'),
-      base64sha256: digest.toString('base64'),
-      handler: 'index.handler',
-      runtime: 'nodejs24.x',
-      architectures: ['arm64'],
-    });
+  try {
+    for (const handler of KIT_HANDLERS) {
+      const work = bundleHandler(handler, staging);
+      const staged = path.join(staging, `${handler}.zip`);
+      // -X: no extra attributes (uid, gid, times); -D: no directory entries.
+      // zip stores local times: UTC, so the zip is the same in every time zone.
+      execFileSync('zip', ['-q', '-X', '-D', staged, 'index.js', 'index.js.map'], { cwd: work, env: { ...process.env, TZ: 'UTC' } });
+      const digest = createHash('sha256').update(fs.readFileSync(staged)).digest();
+      fs.renameSync(staged, path.join(outDir, `${handler}.zip`));
+      artifacts.push({
+        file: `${handler}.zip`,
+        sha256: digest.toString('hex'),
+        base64sha256: digest.toString('base64'),
+        handler: 'index.handler',
+        runtime: 'nodejs24.x',
+        architectures: ['arm64'],
+      });
+    }
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
   }
   fs.writeFileSync(path.join(outDir, CHECKSUMS_FILE), artifacts.map((a) => `${a.sha256}  ${a.file}\n`).join(''));
   fs.writeFileSync(path.join(outDir, ARTIFACTS_FILE), `${JSON.stringify(Object.fromEntries(artifacts.map(({ file, ...rest }) => [file, rest])), null, 2)}\n`);

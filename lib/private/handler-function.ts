@@ -11,7 +11,7 @@ import { KitValidationError } from './validation';
  * next synth. The npm package carries each handler pre-bundled (bin/build-package.ts), so a CDK user
  * needs neither esbuild nor Docker: the constructs deploy that directory as it is.
  */
-export const KIT_HANDLERS = ['read-handler', 'write-handler', 'role-bootstrap'] as const;
+export const KIT_HANDLERS = ['read-handler', 'write-handler', 'role-bootstrap', 'pooler-certificate'] as const;
 export type KitHandler = (typeof KIT_HANDLERS)[number];
 
 /** The handlers' sources: lambda/src/<handler>.ts. */

@@ -1,4 +1,5 @@
 import { App } from 'aws-cdk-lib';
+import { ProxyEngine } from '../pooling-tier';
 import { ReferenceDeploymentProps } from './reference-deployment';
 
 /** The CDK context keys bin/app.ts reads, with their types. */
@@ -10,7 +11,14 @@ export const CONTEXT_KEYS = {
   maxConnectionsPercent: 'integer',
   readOnlyEndpoints: 'integer',
   deletionProtection: 'boolean',
+  proxyEngine: 'engine',
 } as const;
+
+/** `-c proxyEngine=` values and the engine each selects. */
+export const PROXY_ENGINE_CONTEXT_VALUES: Readonly<Record<string, ProxyEngine>> = {
+  'rds-proxy': ProxyEngine.RDS_PROXY,
+  pgbouncer: ProxyEngine.PGBOUNCER,
+};
 
 /** A CDK context value that does not parse. */
 export class ContextError extends Error {
@@ -44,6 +52,11 @@ function parseContextValue(key: string, raw: unknown, type: string): unknown {
     case 'integer':
       if (!/^-?\d+$/.test(text)) throw new ContextError(`context ${key}=${text} is not an integer: pass e.g. -c ${key}=2`);
       return Number(text);
+    case 'engine': {
+      const engine = PROXY_ENGINE_CONTEXT_VALUES[text];
+      if (engine === undefined) throw new ContextError(`context ${key}=${text} is not an engine: pass -c ${key}=${Object.keys(PROXY_ENGINE_CONTEXT_VALUES).join(' or -c ' + key + '=')}`);
+      return engine;
+    }
     case 'boolean':
       if (text !== 'true' && text !== 'false') throw new ContextError(`context ${key}=${text} is not a boolean: pass -c ${key}=true or -c ${key}=false`);
       return text === 'true';

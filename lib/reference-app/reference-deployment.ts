@@ -12,9 +12,11 @@ import { allowLogsToUseKey, stackLogGroupPattern } from '../private/key-policies
 import { OptimizedReadsCluster } from '../optimized-reads-cluster';
 import { PoolingProxy } from '../pooling-proxy';
 import { DEPLOYMENT_RULES, KMS_DELETION_WINDOW_DAYS, MASTER_SECRET_READ_ACTIONS, runRules } from '../model';
-import { PoolingProxyEndpoint } from '../pooling-proxy-endpoint';
+import { PgBouncerProxy } from '../pgbouncer-proxy';
+import { IPoolingTier, IProxyEndpoint, ProxyEngine } from '../pooling-tier';
 import { throwIfInvalid } from '../private/validation';
 import { EndpointRole } from '../../lambda/src/environment';
+import { POOLER_PACKAGES_KEY, PgBouncerTier } from './pgbouncer-tier';
 
 /** The database roles of the reference consumers (made by the role bootstrap). */
 export const READER_DB_USER = 'app_reader';
@@ -50,6 +52,11 @@ export interface ReferenceDeploymentProps extends StackProps {
    */
   readonly readOnlyEndpoints?: number;
   /**
+   * The pooling tier's engine: RDS Proxy, or a PgBouncer fleet (context `proxyEngine=pgbouncer`).
+   * @default ProxyEngine.RDS_PROXY
+   */
+  readonly proxyEngine?: ProxyEngine;
+  /**
    * Whether the cluster refuses deletion.
    * @default true
    */
@@ -57,18 +64,24 @@ export interface ReferenceDeploymentProps extends StackProps {
 }
 
 /**
- * The reference deployment: a data VPC holding the Optimized Reads cluster and its RDS Proxy, and a
- * separate consumer VPC holding a read-only and a read/write proxy endpoint and one Lambda consumer
- * behind each, plus the dashboard and alarms. Neither VPC has internet access or NAT: nothing in the
- * data path needs it.
+ * The reference deployment: a data VPC holding the Optimized Reads cluster and its pooling tier (RDS
+ * Proxy, or a PgBouncer fleet), and a separate consumer VPC holding a read-only and a read/write
+ * endpoint of the tier and one Lambda consumer behind each, plus the dashboard and alarms. Neither VPC
+ * has internet access or NAT: nothing in the data path needs it.
  */
 export class ReferenceDeployment extends Stack {
   public readonly dataVpc: ec2.Vpc;
   public readonly consumerVpc: ec2.Vpc;
   public readonly database: OptimizedReadsCluster;
-  public readonly proxy: PoolingProxy;
-  public readonly readOnlyEndpoint: PoolingProxyEndpoint;
-  public readonly readWriteEndpoint: PoolingProxyEndpoint;
+  public readonly proxyEngine: ProxyEngine;
+  /** The pooling tier: `proxy` or `pgBouncer.proxy`, whichever the engine is. */
+  public readonly poolingTier: IPoolingTier;
+  /** The RDS Proxy (engine RDS_PROXY). */
+  public readonly proxy?: PoolingProxy;
+  /** The PgBouncer fleet and what its hosts and consumers need (engine PGBOUNCER). */
+  public readonly pgBouncer?: PgBouncerTier;
+  public readonly readOnlyEndpoint: IProxyEndpoint;
+  public readonly readWriteEndpoint: IProxyEndpoint;
   public readonly reader: DatabaseConsumerFunction;
   public readonly writer: DatabaseConsumerFunction;
   public readonly dashboard: DatabaseDashboard;
@@ -96,39 +109,64 @@ export class ReferenceDeployment extends Stack {
       engineVersion: props.engineVersion,
       deletionProtection: props.deletionProtection,
     });
-    this.proxy = new PoolingProxy(this, 'Proxy', {
-      cluster: this.database,
-      maxConnectionsPercent: props.maxConnectionsPercent,
-    });
+    const readOnlyEndpoints = props.readOnlyEndpoints ?? 1;
+    throwIfInvalid(this, runRules(DEPLOYMENT_RULES, { readOnlyEndpoints }));
+    this.proxyEngine = props.proxyEngine ?? ProxyEngine.RDS_PROXY;
+    if (this.proxyEngine === ProxyEngine.PGBOUNCER) {
+      this.pgBouncer = new PgBouncerTier(this, 'PgBouncer', {
+        cluster: this.database,
+        dataVpc: this.dataVpc,
+        consumerVpc: this.consumerVpc,
+        maxConnectionsPercent: props.maxConnectionsPercent,
+        readOnlyEndpoints,
+      });
+      this.poolingTier = this.pgBouncer.proxy;
+      this.readOnlyEndpoint = this.pgBouncer.readOnlyEndpoint;
+      this.readWriteEndpoint = this.pgBouncer.readWriteEndpoint;
+    } else {
+      const proxy = new PoolingProxy(this, 'Proxy', { cluster: this.database, maxConnectionsPercent: props.maxConnectionsPercent });
+      this.proxy = proxy;
+      this.poolingTier = proxy;
+      this.readOnlyEndpoint = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: this.consumerVpc });
+      this.readWriteEndpoint = proxy.addReadWriteEndpoint('ReadWrite', { vpc: this.consumerVpc });
+      for (let i = 2; i <= readOnlyEndpoints; i++) proxy.addReadOnlyEndpoint(`ReadOnly${i}`, { vpc: this.consumerVpc });
+    }
 
-    // Each consumer logs in as a role of its own, never as the master user.
+    const consumerDefaults = {
+      databaseName: this.database.databaseName,
+      encryptionKey: logKey,
+      secretsManagerEndpoint: this.pgBouncer?.consumerSecretsEndpoint,
+    };
+    this.reader = new DatabaseConsumerFunction(this, 'Reader', { ...consumerDefaults, dbUser: READER_DB_USER, endpoint: this.readOnlyEndpoint });
+    this.writer = new DatabaseConsumerFunction(this, 'Writer', { ...consumerDefaults, dbUser: WRITER_DB_USER, endpoint: this.readWriteEndpoint });
+    this.pgBouncer?.allowConsumerSecretReads([
+      { dbUser: READER_DB_USER, grantPrincipal: this.reader.grantPrincipal },
+      { dbUser: WRITER_DB_USER, grantPrincipal: this.writer.grantPrincipal },
+    ]);
+
+    // Each consumer logs in as a role of its own, never as the master user. On the PgBouncer engine the
+    // roles log in with their secrets' passwords, and the read-only listener's server role is made too.
+    const pooler = this.pgBouncer?.proxy;
+    const passwordOf = (user: string) => (pooler ? { passwordSecretArn: pooler.consumerUserSecret(user).secretArn } : {});
     this.databaseRoles = new DatabaseRoleBootstrap(this, 'DatabaseRoles', {
       cluster: this.database,
       roles: [
-        { name: READER_DB_USER, access: EndpointRole.READ_ONLY },
-        { name: WRITER_DB_USER, access: EndpointRole.READ_WRITE },
+        { name: READER_DB_USER, access: EndpointRole.READ_ONLY, ...passwordOf(READER_DB_USER) },
+        { name: WRITER_DB_USER, access: EndpointRole.READ_WRITE, ...passwordOf(WRITER_DB_USER) },
+        ...(pooler ? [{ name: pooler.readOnlyServerUser, access: EndpointRole.READ_ONLY, passwordSecretArn: pooler.readOnlyServerSecret.secretArn }] : []),
       ],
       encryptionKey: logKey,
     });
-    this.addSecretsManagerEndpoint();
-
-    const readOnlyEndpoints = props.readOnlyEndpoints ?? 1;
-    throwIfInvalid(this, runRules(DEPLOYMENT_RULES, { readOnlyEndpoints }));
-    this.readOnlyEndpoint = this.proxy.addReadOnlyEndpoint('ReadOnly', { vpc: this.consumerVpc });
-    this.readWriteEndpoint = this.proxy.addReadWriteEndpoint('ReadWrite', { vpc: this.consumerVpc });
-    for (let i = 2; i <= readOnlyEndpoints; i++) {
-      this.proxy.addReadOnlyEndpoint(`ReadOnly${i}`, { vpc: this.consumerVpc });
-    }
-
-    const consumerDefaults = { databaseName: this.database.databaseName, encryptionKey: logKey };
-    this.reader = new DatabaseConsumerFunction(this, 'Reader', { ...consumerDefaults, dbUser: READER_DB_USER, endpoint: this.readOnlyEndpoint });
-    this.writer = new DatabaseConsumerFunction(this, 'Writer', { ...consumerDefaults, dbUser: WRITER_DB_USER, endpoint: this.readWriteEndpoint });
-    // A consumer's first login needs its role.
-    for (const consumer of [this.reader, this.writer]) consumer.node.addDependency(this.databaseRoles);
+    this.addSecretsManagerEndpoint(pooler);
+    // A consumer's first login needs its role: the functions (not their IAM roles, which the secrets'
+    // key policy names) are created once the roles exist.
+    for (const consumer of [this.reader, this.writer]) consumer.function.node.defaultChild!.node.addDependency(this.databaseRoles.resource);
+    // The hosts' auth file and the roles' verifiers come from the same secrets; the hosts start once the roles exist.
+    if (pooler) pooler.autoScalingGroup.node.defaultChild!.node.addDependency(this.databaseRoles.resource);
 
     this.dashboard = new DatabaseDashboard(this, 'Dashboard', {
       cluster: this.database,
-      proxy: this.proxy,
+      proxy: this.poolingTier,
       functions: [this.reader, this.writer],
     });
 
@@ -138,10 +176,11 @@ export class ReferenceDeployment extends Stack {
 
   /**
    * The role bootstrap reads the master secret from Secrets Manager; the data VPC reaches it privately.
-   * The endpoint answers HTTPS from the bootstrap function only, opens no connection itself, and passes
-   * only that function's reads of the master secret. (RDS Proxy reads no secret: end-to-end IAM.)
+   * The endpoint answers HTTPS from the bootstrap function (and the PgBouncer hosts) only, opens no
+   * connection itself, and passes only their reads of their own secrets. (RDS Proxy reads no secret:
+   * end-to-end IAM.)
    */
-  private addSecretsManagerEndpoint(): void {
+  private addSecretsManagerEndpoint(pooler?: PgBouncerProxy): void {
     const securityGroup = new ec2.SecurityGroup(this, 'SecretsManagerEndpointSecurityGroup', {
       vpc: this.dataVpc,
       description: 'Secrets Manager interface endpoint of the data VPC: HTTPS from the role bootstrap only',
@@ -161,6 +200,12 @@ export class ReferenceDeployment extends Stack {
         resources: [this.database.masterSecret.secretArn],
       }),
     );
+    if (pooler) {
+      // The bootstrap derives the roles' verifiers from their secrets; the hosts read theirs at boot and every 5 minutes.
+      secretsEndpoint.addToPolicy(new iam.PolicyStatement({ principals: [this.databaseRoles.function.role!], actions: ['secretsmanager:GetSecretValue'], resources: this.databaseRoles.passwordSecretArns }));
+      secretsEndpoint.connections.allowDefaultPortFrom(pooler, 'PgBouncer hosts read their secrets');
+      secretsEndpoint.addToPolicy(new iam.PolicyStatement({ principals: [pooler.hostRole], actions: ['secretsmanager:GetSecretValue'], resources: pooler.hostSecrets.map((secret) => secret.secretArn) }));
+    }
     // The bootstrap runs once the endpoint answers.
     this.databaseRoles.resource.node.addDependency(secretsEndpoint);
   }
@@ -188,9 +233,14 @@ export class ReferenceDeployment extends Stack {
     out('TieredCacheGiB', String(s.tieredCacheGiB), 'Optimized Reads tiered cache per instance (GiB)');
     out('TemporaryObjectsGiB', String(s.temporaryObjectsGiB), 'NVMe space for temporary objects per instance (GiB)');
     out('MaxConnections', String(s.maxConnections), 'Default max_connections per instance (upper bound)');
-    out('ProxyMaxServerConnections', String(this.proxy.poolSizing.maxServerConnections), 'Server connections the proxy may open per instance');
+    const sizing = (this.proxy ?? this.pgBouncer!.proxy).poolSizing;
+    out('ProxyEngine', this.proxyEngine, 'Engine of the pooling tier');
+    out('ProxyMaxServerConnections', String(sizing.maxServerConnections), 'Server connections the proxy may open per instance');
     out('ReadOnlyEndpoint', this.readOnlyEndpoint.hostname, 'READ_ONLY proxy endpoint (consumer VPC)');
     out('ReadWriteEndpoint', this.readWriteEndpoint.hostname, 'READ_WRITE proxy endpoint (consumer VPC)');
+    if (this.pgBouncer) {
+      out('PoolerPackages', `s3://${this.pgBouncer.packagesBucket.bucketName}/${POOLER_PACKAGES_KEY}`, 'Upload the PgBouncer hosts\' packages tar here (make pooler-packages builds it); hosts that boot before it is there are replaced until it is');
+    }
     out('ReaderFunction', this.reader.function.functionName, 'Lambda consumer on the read-only endpoint');
     out('WriterFunction', this.writer.function.functionName, 'Lambda consumer on the read/write endpoint');
     out('DashboardName', this.dashboard.dashboard.dashboardName, 'CloudWatch dashboard');

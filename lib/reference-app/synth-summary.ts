@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { POOLER_LISTENER_PORTS } from '../model/pgbouncer-hosts';
 
 /**
  * Reads a cloud assembly (cdk.out) and summarizes what a deployment would create. It reads templates
@@ -67,6 +68,20 @@ export function summarizeTemplate(stackName: string, templateFile: string): Stac
       role: String(r.Properties?.TargetRole ?? 'READ_WRITE'),
       vpc: vpcsOf(r.Properties?.VpcSubnetIds),
     }));
+  // A PgBouncer engine's endpoints: interface endpoints of the fleet's endpoint service; the port their
+  // security group admits clients on says the listener (5432 read/write, 5433 read-only).
+  const services = new Set(Object.entries(resources).filter(([, r]) => r.Type === 'AWS::EC2::VPCEndpointService').map(([id]) => id));
+  const roleOfPort = new Map(Object.entries(POOLER_LISTENER_PORTS).map(([role, port]) => [port, role]));
+  const admittedPort = (groupId: string): number | undefined =>
+    Object.values(resources)
+      .filter((r) => r.Type === 'AWS::EC2::SecurityGroupIngress' && JSON.stringify(r.Properties?.GroupId) === JSON.stringify({ 'Fn::GetAtt': [groupId, 'GroupId'] }))
+      .map((r) => Number(r.Properties?.FromPort))[0];
+  for (const [logicalId, r] of Object.entries(resources)) {
+    if (r.Type !== 'AWS::EC2::VPCEndpoint' || ![...services].some((id) => JSON.stringify(r.Properties?.ServiceName).includes(`{"Ref":"${id}"}`))) continue;
+    const group = ((r.Properties?.SecurityGroupIds as Array<{ 'Fn::GetAtt'?: [string, string] }> | undefined)?.[0]?.['Fn::GetAtt'] ?? [''])[0];
+    const port = admittedPort(group);
+    endpoints.push({ logicalId: `${logicalId} (PgBouncer)`, role: (port !== undefined && roleOfPort.get(port)) || 'no client admitted yet', vpc: vpcsOf(r.Properties?.SubnetIds) });
+  }
   const outputs: Record<string, string> = {};
   for (const [key, o] of Object.entries(template.Outputs ?? {})) {
     outputs[key] = typeof o.Value === 'string' ? o.Value : '(resolved at deploy)';

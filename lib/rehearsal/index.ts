@@ -19,7 +19,7 @@ export * from './scram';
 export type { HealthReport, NodeState, RehearsalState } from './state';
 export type { Secrets } from './secrets';
 export { clientConfig, query, sleep, waitFor, type Target } from './sql';
-export { groupMembers, isAlive, stopProcess, type TrackedProcess } from './processes';
+export { groupMembers, isAlive, logTail, stopProcess, type TrackedProcess } from './processes';
 
 // Building blocks for a bare PostgreSQL outside a rehearsal (the Lambda suites' primary and standby).
 export { findPgBouncer, findPostgres15BinDir } from './binaries';
@@ -72,4 +72,4 @@ export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-con
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';
 export { readPoolers, type PoolerRecord } from './poolers';
-export type { PoolerHost, PoolerHostLogin, PoolerHostOptions } from './pooler-host';
+export { pgbouncerPid, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions } from './pooler-host';

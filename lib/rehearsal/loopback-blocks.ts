@@ -30,6 +30,7 @@ export const LOOPBACK_BLOCKS = {
   namespacesSuite: { block: '127.0.47', user: 'test/rehearsal/namespaces.test.ts', why: "a live rehearsal with network 'namespaces' (198.18.47.0/24)" },
   networkSuite: { block: '127.0.38', user: 'test/rehearsal/network.test.ts', why: 'makes and removes the namespaces of 198.18.38.0/24, also after a setup it makes fail' },
   networkTlsSuite: { block: '127.0.39', user: 'test/rehearsal/network-tls.test.ts', why: 'serves RDS-Proxy-shaped certificates in the namespaces of 198.18.39.0/24' },
+  hostAgentSuite: { block: '127.0.51', user: 'test/model/pgbouncer-host-agent.test.ts', why: 'a bootstrapped pooler host in namespaces (198.18.51.0/24) whose reader it stops and whose PgBouncer processes it kills under load' },
   bootstrapSuite: { block: '127.0.49', user: 'test/model/pgbouncer-bootstrap.test.ts', why: 'a rehearsal in namespaces (198.18.49.0/24) whose data namespace a bootstrapped pooler host joins' },
   benchReadOnlyEndpoint: { block: '127.0.40', user: 'bench read_only_endpoint', why: 'measures connections and CPU on its own replicas' },
   benchReaderAddedHaproxy: { block: '127.0.41', user: 'bench reader_added (HAProxy run)', why: 'adds a replica while HAProxy balances' },
@@ -38,6 +39,7 @@ export const LOOPBACK_BLOCKS = {
   benchReadWriteSplit: { block: '127.0.44', user: 'bench read_write_split', why: 'compares pgpool-II with the endpoints under load' },
   benchTransactionPooling: { block: '127.0.46', user: 'bench transaction_pooling', why: 'counts the server connections of prepared statements on its own replica' },
   demo: { block: '127.0.45', user: 'aurora-proxy-kit demo (make demo)', why: 'runs the Lambda handlers while the quick bench may follow on 127.0.40-44' },
+  poolerCertificateSuite: { block: '127.0.52', user: 'test/lambda/pooler-certificate-live.test.ts', why: 'a PgBouncer serving the kit CA\'s listener certificate to node-postgres clients' },
   terratest: { block: '127.0.50', user: 'test/terratest TestRehearsalDataPath', why: 'the rehearsal as a deploy target, possibly left up between stages' },
 } as const satisfies Record<string, LoopbackBlock>;
 

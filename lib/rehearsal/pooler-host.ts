@@ -6,8 +6,11 @@
  *
  * - Secrets Manager: files under `<workDir>/pooler-host-aws/secrets` (APK_AWS_STANDIN), 0600;
  * - the packages from S3: the rehearsal's PgBouncer 1.24 and its CA as the RDS CA bundle (install skipped);
- * - systemd: the rehearsal starts the processes the bootstrap lists, tracked by pid (`down` stops them),
- *   in the pooler host's CPU budget; nothing restarts them (systemd would: Restart=always);
+ * - systemd: the rehearsal starts the units' programs, each PgBouncer process the bootstrap lists and
+ *   the host agent's `serve` (health endpoint, metrics exporter), in the pooler host's CPU budget, each
+ *   under a small shell loop that restarts it FLEET_RESTART_SECONDS after it exits, as the units'
+ *   Restart=always does; the loops are tracked by pid (`down` stops them, and they stop their program);
+ * - CloudWatch: the exporter writes each PutMetricData request's form body to `<standin>/cloudwatch/`;
  * - the Auto Scaling group: the rehearsal runs one host of a fleet of DEFAULT_FLEET_HOSTS, with that
  *   host's share of each budget, as each host of the fleet has.
  *
@@ -22,12 +25,15 @@ import { EndpointRole } from '../../lambda/src/environment';
 import { applyDatabaseRoles, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
 import { derivedScramVerifier } from '../../lambda/src/scram-salt';
 import { ensureRdsIamRole } from './consumer-roles';
-import { FLEET_PROCESS_LIST, renderPoolerBootstrap, substitutePlaceholders } from '../model/pgbouncer-bootstrap';
+import { FLEET_PROCESS_LIST, FLEET_RESTART_SECONDS, renderPoolerBootstrap, substitutePlaceholders } from '../model/pgbouncer-bootstrap';
+import { HOST_AGENT_PATH } from '../model/pgbouncer-host-agent';
+import { POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
+import { POOLER_METRICS_PERIOD_SECONDS } from '../model/pgbouncer-metrics';
 import { DEFAULT_FLEET_HOSTS, FLEET_PATHS, FLEET_PORTS, fleetPath } from '../model/pgbouncer-fleet';
 import { RehearsalConfigError, RehearsalOperationError } from './errors';
 import { REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan } from './network/rehearsal-network';
 import { chownTo } from './os-user';
-import { isAlive, logTail, spawnDaemon, type TrackedProcess } from './processes';
+import { cleanEnv, isAlive, logTail, spawnDaemon, type ProcessKind, type TrackedProcess } from './processes';
 import type { RunningRehearsal } from './running';
 import { clientConfig } from './sql';
 
@@ -46,6 +52,10 @@ export interface PoolerHostOptions {
   readonly vcpus?: number;
   /** The NLB idle timeout the host's keepalives derive from (default 350 s). */
   readonly tcpIdleTimeoutSeconds?: number;
+  /** The Fleet dimension of its metrics (default 'rehearsal-pooler'). */
+  readonly fleetName?: string;
+  /** The exporter's period (default POOLER_METRICS_PERIOD_SECONDS; a test shortens it). */
+  readonly metricsPeriodSeconds?: number;
 }
 
 export interface PoolerHost {
@@ -54,7 +64,13 @@ export interface PoolerHost {
   /** Where its listeners are reached from the root namespace (any address of the data namespace). */
   readonly host: string;
   readonly ports: { readonly readWrite: number; readonly readOnly: number };
+  /** Each PgBouncer process's restart loop (its PgBouncer's own pid is in its pidfile: pgbouncerPid). */
   readonly processes: ReadonlyArray<TrackedProcess>;
+  /** The restart loop of the host agent's `serve`: the health endpoint on healthPort, the exporter. */
+  readonly agent: TrackedProcess;
+  readonly healthPort: number;
+  /** Where the exporter's PutMetricData requests land (one form body per file). */
+  readonly cloudWatchDir: string;
   /** The deploy-time values its user data was substituted with (what Fn::Sub / templatefile would take). */
   readonly values: Readonly<Record<string, string>>;
 }
@@ -68,6 +84,8 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
   const root = hostDir(run);
   const standin = join(run.layout.workDir, 'pooler-host-aws');
   mkdirSync(root, { recursive: true, mode: 0o755 });
+  // The stand-ins' directory is traversed by the host agent (as the server user) to its cloudwatch/; the secrets stay root's.
+  mkdirSync(standin, { recursive: true, mode: 0o755 });
   mkdirSync(join(standin, 'secrets'), { recursive: true, mode: 0o700 });
 
   const secret = (name: string, value: object): string => {
@@ -104,6 +122,7 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
     ServerSecretArn: serverArn,
     ConsumerSecretArns: consumerArns.join(' '),
     TlsSecretArn: tlsArn,
+    FleetName: options.fleetName ?? 'rehearsal-pooler',
   };
   // What CloudFormation's Fn::Sub / Terraform's templatefile do with the user data.
   const script = join(standin, 'user-data.sh');
@@ -114,6 +133,12 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
 
   // The units' job: one process per listed name, as the server user, in the pooler host's budget.
   const namespace = rehearsalNetworkPlan(s).dataNamespace;
+  const unit = (name: string, kind: ProcessKind, stopSignal: string, program: string, args: ReadonlyArray<string>, env?: Record<string, string>): TrackedProcess => {
+    const logFile = join(run.layout.logsDir, `pooler-host-${name}.log`);
+    return run.track(
+      spawnDaemon({ name: `pooler-host-${name}`, kind, program: '/bin/bash', args: ['-c', RESTART_ALWAYS, name, stopSignal, String(FLEET_RESTART_SECONDS), program, ...args], logFile, cwd: root, user: run.user, namespace, cgroupProcsFiles: run.state.pgbouncer.cgroupProcsFiles, env: cleanEnv(env) }),
+    );
+  };
   const processes: TrackedProcess[] = [];
   for (const name of readFileSync(fleetPath(root, FLEET_PROCESS_LIST), 'utf8').trim().split(/\s+/)) {
     const socketDir = fleetPath(root, `${FLEET_PATHS.runDir}/${name}`);
@@ -121,14 +146,35 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
     mkdirSync(socketDir, { recursive: true, mode: 0o700 });
     chmodSync(socketDir, 0o700);
     chownTo(run.user, socketDir);
-    const logFile = join(run.layout.logsDir, `pooler-host-${name}.log`);
-    processes.push(
-      run.track(spawnDaemon({ name: `pooler-host-${name}`, kind: 'pgbouncer', program: run.state.pgbouncer.program, args: [fleetPath(root, `${FLEET_PATHS.dir}/${name}.ini`)], logFile, cwd: root, user: run.user, namespace, cgroupProcsFiles: run.state.pgbouncer.cgroupProcsFiles })),
-    );
+    processes.push(unit(name, 'pgbouncer', 'INT', run.state.pgbouncer.program, [fleetPath(root, `${FLEET_PATHS.dir}/${name}.ini`)]));
   }
+  // Python ignores SIGINT when started in the background of a shell: TERM stops it.
+  const cloudWatchDir = join(standin, 'cloudwatch');
+  mkdirSync(cloudWatchDir, { recursive: true, mode: 0o755 });
+  chownTo(run.user, cloudWatchDir);
+  const agentEnv = { APK_ROOT: root, APK_AWS_STANDIN: standin, APK_METRICS_PERIOD: String(options.metricsPeriodSeconds ?? POOLER_METRICS_PERIOD_SECONDS) };
+  const agent = unit('agent', 'host-agent', 'TERM', '/usr/bin/python3', [`${root}${HOST_AGENT_PATH}`, 'serve'], agentEnv);
   const host = run.state.plan.readWrite;
-  await waitListening(run, options.consumers[0] ?? options.server, host, processes, timeoutMs);
-  return { root, host, ports: { readWrite: FLEET_PORTS.readWrite, readOnly: FLEET_PORTS.readOnly }, processes, values };
+  await waitListening(run, options.consumers[0] ?? options.server, host, [...processes, agent], timeoutMs);
+  return { root, host, ports: { readWrite: FLEET_PORTS.readWrite, readOnly: FLEET_PORTS.readOnly }, processes, agent, healthPort: POOLER_HEALTH_PORT, cloudWatchDir, values };
+}
+
+/**
+ * The stand-in for systemd's Restart=always: runs the program, and again RestartSec after each exit;
+ * a stop signal to the loop is passed on to the program as the signal named by $1, which it waits for
+ * before it exits.
+ * Arguments: unit name, stop signal, restart delay, program and its arguments.
+ */
+const RESTART_ALWAYS = 'sig=$1 delay=$2; shift 2; trap \'kill -"$sig" "$child" 2>/dev/null; wait "$child"; exit 0\' INT TERM; while :; do "$@" & child=$!; wait "$child"; sleep "$delay" & wait $!; done';
+
+/** The pid of a PgBouncer process of the host (its pidfile), to crash it in a drill; undefined while it is down. */
+export function pgbouncerPid(host: Pick<PoolerHost, 'root'>, name: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(fleetPath(host.root, `${FLEET_PATHS.runDir}/${name}/pgbouncer.pid`), 'utf8').trim());
+    return Number.isInteger(pid) && isAlive(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -173,5 +219,6 @@ async function waitListening(run: RunningRehearsal, login: PoolerHostLogin, host
       await client.end().catch(() => undefined);
     }
   }
-  throw new RehearsalOperationError(`pooler host: no login through ${host}:${FLEET_PORTS.readWrite} within ${timeoutMs} ms (${last})`);
+  // The restart loops outlive a program that keeps exiting: their logs say why.
+  throw new RehearsalOperationError(`pooler host: no login through ${host}:${FLEET_PORTS.readWrite} within ${timeoutMs} ms (${last}); ${processes.map((p) => `${p.name}: ${logTail(p.logFile, 5)}`).join('; ')}`);
 }

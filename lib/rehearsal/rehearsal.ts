@@ -24,7 +24,8 @@ import { serverOsUser } from './os-user';
 import { startPoolerHost, type PoolerHost, type PoolerHostOptions } from './pooler-host';
 import { readPoolers } from './poolers';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
-import { isOurs, killProcess } from './processes';
+import { launchNode, waitReady } from './postgres';
+import { isOurs, killProcess, stopProcess } from './processes';
 import { RunningRehearsal } from './running';
 import { newSecrets, readSecrets, writeSecrets } from './secrets';
 import { addressPlan, resolveSettings, validateSettings, type AddressPlan, type RehearsalSettings, type ResolvedSettings } from './settings';
@@ -159,6 +160,21 @@ export class Rehearsal {
       return h !== undefined && Date.parse(h.checkedAt) > started && !h.readOnlyHosts.includes(node.address) ? true : undefined;
     }, 50);
     return { name: node.name, address: node.address, droppedAfterMs: Date.now() - started };
+  }
+
+  /** Stops instance `name` with a clean fast shutdown, as stopping an instance does; startInstance starts it again. */
+  async stopInstance(name: string): Promise<void> {
+    const left = await stopProcess(this.run.process(name));
+    if (left.length > 0) throw new RehearsalOperationError(`stopInstance(${name}): still running: ${left.join(', ')}`);
+  }
+
+  /** Starts a stopped instance again on its data directory (a replica resumes streaming) and waits until it takes logins. */
+  async startInstance(name: string, timeoutMs = 30000): Promise<void> {
+    const node = this.run.state.nodes.find((n) => n.name === name);
+    if (node === undefined) throw new RehearsalOperationError(`startInstance(${name}): no node of that name`);
+    if (this.pidOf(name) !== undefined) throw new RehearsalOperationError(`startInstance(${name}): it is running`);
+    const ctx = this.run.ctx(findBinaries({ peers: this.settings.peers }).postgresBinDir);
+    await waitReady(ctx, node, this.run.track(launchNode(ctx, node)), timeoutMs);
   }
 
   /** Writer failover (failover.ts); returns the timings. */

@@ -10,6 +10,7 @@ import {
   VPC_ENDPOINT_POLICY,
   type AwsSource,
   type Rule,
+  terraformUses,
 } from '../model';
 import type { Vector } from './vectors';
 
@@ -42,7 +43,7 @@ export function renderAwsRulesDoc(vectors: ReadonlyArray<Vector>, generatedNote:
   const rules = awsRuleRows().map(({ table, rule }) => {
     const mine = vectors.filter((v) => v.rule === rule.id);
     const rejected = mine.filter((v) => !v.accepted).length;
-    const names = [rule.properties.map((p) => rule.names?.[p] ?? p).join(', '), rule.terraform ? `${rule.terraform.module}: ${Object.values(rule.terraform.names).join(', ')}` : 'CDK only'];
+    const names = [rule.properties.map((p) => rule.names?.[p] ?? p).join(', '), terraformUses(rule).length > 0 ? terraformUses(rule).map((u) => `${u.module}: ${Object.values(u.names).join(', ')}`).join('; ') : 'CDK only'];
     return `| \`${rule.id}\` (${table}) | ${cell(rule.aws!.constraint)} | ${cell(names.join('; '))} | ${sourcesCell(rule.aws!.sources)} | ${mine.length} (${rejected} rejected) |`;
   });
   const metrics = METRIC_CATALOG.filter((m) => m.aws !== undefined).map(

@@ -8,6 +8,7 @@ import {
   METRIC_CATALOG,
   METRIC_PERIOD_SECONDS,
   type MetricDimension,
+  POOLER_LISTENER_SERIES,
   SCOPE_DIMENSIONS,
   TARGET_ROLE_SERIES,
   alarmArnPattern,
@@ -133,6 +134,12 @@ export function renderMetricCatalog(): string {
     ...alignedMap('  ', [
       ['default_endpoint_name', hclString(DEFAULT_PROXY_ENDPOINT_NAME)],
       ['target_role_series', hclValue(TARGET_ROLE_SERIES.map((t) => ({ role: t.role, alarm_name: t.alarmName })))],
+      [
+        'pooler_listener_series',
+        hclValue(
+          POOLER_LISTENER_SERIES.map((l) => ({ role: l.role, alarm_name: l.alarmName, target_group_alarm_name: l.targetGroupAlarmName, target_label: l.targetLabel, numbered: l.numbered })),
+        ),
+      ],
       ['metric_period', String(METRIC_PERIOD_SECONDS)],
     ]),
     '',

@@ -57,8 +57,14 @@ export interface ModuleBinding {
   readonly ruleReads: ReadonlyArray<RuleRead>;
 }
 
-/** The modules with a cdktn construct: the five of the topology and the log-key policy users pass keys with. */
-export const CDKTN_MODULES: ReadonlyArray<string> = [...MODULES, 'internal/logs-kms-policy'];
+/**
+ * Modules without a cdktn construct yet: pgbouncer-proxy's rules read a list's length (reader_endpoints)
+ * and a list's items (consumer_users), which the construct's rule reads do not express.
+ */
+export const NO_CDKTN_MODULES: ReadonlyArray<string> = ['pgbouncer-proxy'];
+
+/** The modules with a cdktn construct: those of the topology and the log-key policy users pass keys with. */
+export const CDKTN_MODULES: ReadonlyArray<string> = [...MODULES.filter((m) => !NO_CDKTN_MODULES.includes(m)), 'internal/logs-kms-policy'];
 
 /**
  * Outputs whose type the value expression does not show (a resource attribute, a local, an object):

@@ -6,34 +6,54 @@ import type { Region } from './validations';
 /**
  * The lambda-consumer module's `environment.variables`, written by the consumers' contract
  * (lambda/src/environment.ts) as the CDK construct's are: `consumerEnvironment` is called with a probe
- * for each setting, and each probe is swapped for the module's HCL reference. It is called twice, for
- * a consumer of the proxy's default endpoint and of an endpoint created beside it, since the two differ
- * in TLS (consumerEndpointTls); a variable of one only is added by a condition known at plan.
+ * for each setting, and each probe is swapped for the module's HCL reference. It is called once per
+ * kind of endpoint, which differ in auth and TLS: a PgBouncer engine endpoint (its user's password
+ * secret, verify-full against the listeners' CA), an RDS Proxy's default endpoint (IAM, verify-full) and
+ * an endpoint created beside it (IAM, verify-proxy-domain, consumerEndpointTls). A value that differs is
+ * chosen by a condition known at plan; the variables of some kinds only are merged in the same way.
  */
+const IS_PGBOUNCER = 'var.auth == "secret"';
 const IS_DEFAULT = 'var.endpoint.is_proxy_default_endpoint';
+
+/** The kinds of endpoint, in the order their conditions are tested (the last is the remaining case). */
+const KINDS: ReadonlyArray<{ readonly condition?: string; readonly kind: 'pgbouncer' | 'default' | 'custom' }> = [
+  { condition: IS_PGBOUNCER, kind: 'pgbouncer' },
+  { condition: IS_DEFAULT, kind: 'default' },
+  { kind: 'custom' },
+];
 
 const PROBES: ReadonlyArray<readonly [string, string]> = [
   ['xHOSTx', 'var.endpoint.endpoint'],
-  ['918273', 'tostring(local.postgres_port)'],
+  ['918273', 'tostring(var.endpoint.port)'],
   ['xDATABASEx', 'var.database_name'],
   ['xUSERx', 'var.db_user'],
   ['xROLEx', 'var.endpoint.target_role'],
   ['xMODEx', 'var.connection_mode'],
   ['xPROXYx', 'var.endpoint.proxy_default_endpoint'],
+  ['xSECRETx', 'var.password_secret_arn'],
+  ['xCAx', 'var.endpoint.tls_ca_certificate'],
 ];
 
-function probedEnvironment(isProxyDefaultEndpoint: boolean): Record<string, string> {
+function probedEnvironment(kind: (typeof KINDS)[number]['kind']): Record<string, string> {
   const deployment: ConsumerDeployment = {
     host: 'xHOSTx',
     port: 918273,
     database: 'xDATABASEx',
     user: 'xUSERx',
     endpointRole: 'xROLEx' as EndpointRole,
-    auth: { kind: 'iam' },
-    tls: consumerEndpointTls({ isProxyDefaultEndpoint, proxyDefaultEndpoint: 'xPROXYx' }),
+    auth: kind === 'pgbouncer' ? { kind: 'secret', secretArn: 'xSECRETx' } : { kind: 'iam' },
+    tls: kind === 'pgbouncer' ? { mode: 'verify-full', ca: 'xCAx' } : consumerEndpointTls({ isProxyDefaultEndpoint: kind === 'default', proxyDefaultEndpoint: 'xPROXYx' }),
     connectionMode: 'xMODEx' as ConnectionMode,
   };
   return consumerEnvironment(deployment);
+}
+
+/** `a ? x : b ? y : z` over the kinds, collapsed where the kinds agree. */
+function chooseByKind(values: ReadonlyArray<string>): string {
+  if (values.every((v) => v === values[0])) return values[0];
+  const [first, ...rest] = values;
+  const otherwise = chooseByKind(rest);
+  return `${KINDS[KINDS.length - values.length].condition} ? ${first} : ${otherwise.includes(' ? ') ? `(${otherwise})` : otherwise}`;
 }
 
 /** A value with its probes as HCL references: the bare reference, a template, or a literal. */
@@ -48,19 +68,15 @@ function hclOf(value: string): string {
 }
 
 export function consumerEnvironmentRegion(): Region {
-  const forDefault = probedEnvironment(true);
-  const forCustom = probedEnvironment(false);
-  const names = [...new Set([...Object.keys(forCustom), ...Object.keys(forDefault)])];
+  const envs = KINDS.map(({ kind }) => probedEnvironment(kind));
+  const names = [...new Set(envs.flatMap((e) => Object.keys(e)))];
   const common: Array<[string, string]> = [];
-  const onlyCustom: Array<[string, string]> = [];
-  const onlyDefault: Array<[string, string]> = [];
+  const partial = envs.map(() => [] as Array<[string, string]>);
   for (const name of names) {
-    const [d, c] = [forDefault[name], forCustom[name]];
-    if (d === undefined) onlyCustom.push([name, hclOf(c)]);
-    else if (c === undefined) onlyDefault.push([name, hclOf(d)]);
-    else common.push([name, d === c ? hclOf(d) : `${IS_DEFAULT} ? ${hclOf(d)} : ${hclOf(c)}`]);
+    if (envs.every((e) => e[name] !== undefined)) common.push([name, chooseByKind(envs.map((e) => hclOf(e[name])))]);
+    else envs.forEach((e, k) => e[name] !== undefined && partial[k].push([name, hclOf(e[name])]));
   }
-  const inline = (entries: ReadonlyArray<[string, string]>) => `{ ${entries.map(([k, v]) => `${k} = ${v}`).join(', ')} }`;
+  const inline = (entries: ReadonlyArray<[string, string]>) => (entries.length === 0 ? 'tomap({})' : `tomap({ ${entries.map(([k, v]) => `${k} = ${v}`).join(', ')} })`);
   return {
     module: 'lambda-consumer',
     file: 'main.tf',
@@ -71,8 +87,7 @@ export function consumerEnvironmentRegion(): Region {
       '      {',
       ...alignedMap('        ', common),
       '      },',
-      ...(onlyCustom.length > 0 ? [`      ${IS_DEFAULT} ? {} : ${inline(onlyCustom)},`] : []),
-      ...(onlyDefault.length > 0 ? [`      ${IS_DEFAULT} ? ${inline(onlyDefault)} : {},`] : []),
+      ...(partial.some((p) => p.length > 0) ? [`      ${chooseByKind(partial.map(inline))},`] : []),
       '    )',
     ],
   };

@@ -4,7 +4,7 @@ import { renderAwsRulesDoc } from './aws-rules-doc';
 import { renderCdktnPackage } from './cdktn';
 import { renderClusterCatalog, renderMetricCatalog } from './catalogs';
 import { generatedBy } from './hcl';
-import { EXAMPLES, HAND_VALIDATED_MODULES, INTERNAL_MODULES, MODULE_SPECS } from './modules';
+import { EXAMPLES, INTERNAL_MODULES, MODULE_SPECS } from './modules';
 import { PGBOUNCER_BOOTSTRAP_FILE, PGBOUNCER_MODULE, renderPgBouncerBootstrapTemplate, renderPgBouncerCatalog } from './pgbouncer';
 import { renderReadme } from './readme';
 import { fillRegions } from './regions';
@@ -18,13 +18,13 @@ import { loadVectors, renderVectorTests, vectorExpectations } from './vectors';
  * README tables (readme.ts). Everything is rendered in one pass from lib/model and the hand-written
  * files; nothing reads the generator's own output back.
  */
-export { EXAMPLES, HAND_VALIDATED_MODULES, INTERNAL_MODULES, MODULES, MODULE_SPECS, moduleOfRule, moduleSpec, propertyNames, rulesOf } from './modules';
+export { EXAMPLES, INTERNAL_MODULES, MODULES, MODULE_SPECS, moduleOfRule, modulesOfRule, moduleSpec, propertyNames, rulesOf } from './modules';
 export { hclString, hclValue, generatedBy } from './hcl';
 export { parseOutputs, parseVariables, variableDefaults, type VariableInfo } from './readme';
 export { awsRuleRows } from './aws-rules-doc';
 export { PGBOUNCER_BOOTSTRAP_FILE } from './pgbouncer';
 export { CDKTN_PACKAGE, CDKTN_SOURCE_REPOSITORY, renderCdktnPackage } from './cdktn';
-export { CDKTN_MODULES, camelCase, moduleBinding } from './cdktn-bindings';
+export { CDKTN_MODULES, NO_CDKTN_MODULES, camelCase, moduleBinding } from './cdktn-bindings';
 export { loadVectors, terraformMessages, vectorExpectations, vectorVariables, type Vector, type VectorExpectation } from './vectors';
 export { moduleRegions, type Region } from './validations';
 
@@ -50,7 +50,7 @@ export function renderAll(): Map<string, string> {
     files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), regions));
   }
   // Examples without rules of their own (examples/complete has one, rendered above).
-  for (const module of [...HAND_VALIDATED_MODULES, ...INTERNAL_MODULES, ...EXAMPLES.filter((e) => !MODULE_SPECS.some((m) => m.module === e))]) {
+  for (const module of [...INTERNAL_MODULES, ...EXAMPLES.filter((e) => !MODULE_SPECS.some((m) => m.module === e))]) {
     const dir = path.join('modules', module);
     files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), []));
   }

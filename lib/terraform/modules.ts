@@ -1,4 +1,5 @@
-import { RULE_TABLES, type Rule } from '../model';
+import { RULE_TABLES, type PoolSettings, type Rule, type TerraformUse, terraformUse, terraformUses } from '../model';
+import { GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES, poolerInstanceVcpus } from '../model/pgbouncer-hosts';
 
 /**
  * The Terraform modules the generator writes into, and what it must know about each: its rules (the
@@ -6,7 +7,11 @@ import { RULE_TABLES, type Rule } from '../model';
  * rows), the variables every test run needs, and where a rule is not a variable's validation.
  */
 
-export type ModuleRule = Rule<Record<string, unknown>>;
+type AnyRule = Rule<Record<string, unknown>>;
+type Projected<R> = R extends unknown ? Omit<R, 'terraform'> & { readonly terraform: TerraformUse } : never;
+
+/** A rule as one module states it: `terraform` is that module's use (its names) only. */
+export type ModuleRule = Projected<AnyRule>;
 
 export interface ModuleSpec {
   /** Directory under modules/. */
@@ -15,9 +20,35 @@ export interface ModuleSpec {
   readonly fixture: Readonly<Record<string, unknown>>;
   /** Rule id -> the resource whose `precondition` states it (in main.tf), for rules that span variables. */
   readonly preconditions?: Readonly<Record<string, string>>;
-  /** Rule id -> how the rule reaches values inside a collection variable: the `for` clause and the element's value. */
+  /** HCL name of a property inside a collection variable (`endpoints key`) -> the `for` clause over the elements and the element's value. */
   readonly collections?: Readonly<Record<string, { readonly each: string; readonly value: string }>>;
+  /** Variables that rules read as their number of elements (a list of reader endpoints stands for the readers). */
+  readonly lengths?: ReadonlyArray<string>;
+  /**
+   * Model properties the module derives from its variables rather than takes as one (the hosts' vCPUs
+   * from instance_type): how to read the property from the variables, and variables that give a value.
+   */
+  readonly derived?: Readonly<Record<string, DerivedProperty>>;
 }
+
+export interface DerivedProperty {
+  readonly read: (variables: Readonly<Record<string, unknown>>) => unknown;
+  readonly variables: (value: unknown) => Record<string, unknown>;
+}
+
+/** A Graviton type of the pooler catalog with `vcpus` vCPUs. */
+function poolerInstanceType(vcpus: unknown): string {
+  const size = Object.keys(GRAVITON_SIZE_VCPUS).find((s) => GRAVITON_SIZE_VCPUS[s] === vcpus);
+  if (size === undefined) throw new Error(`no pooler instance type has ${String(vcpus)} vCPUs`);
+  return `${POOLER_INSTANCE_FAMILIES[0]}.${size}`;
+}
+
+/** pgbouncer-proxy: the fleet's pool settings are its three pool variables. */
+const POOL_VARIABLES: Readonly<Record<keyof PoolSettings, string>> = {
+  maxConnectionsPercent: 'max_connections_percent',
+  maxIdleConnectionsPercent: 'max_idle_connections_percent',
+  connectionBorrowTimeoutSeconds: 'connection_borrow_timeout_seconds',
+};
 
 export const PROXY_ENDPOINT = { vpc_id: 'vpc-consumer', subnet_ids: ['subnet-c1', 'subnet-c2'] };
 
@@ -40,8 +71,42 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
     },
     preconditions: { 'idle-within-max': 'aws_db_proxy_default_target_group.this', 'read-only-endpoint-readers': 'aws_db_proxy_endpoint.this' },
     collections: {
-      'endpoint-name': { each: 'n in keys(var.endpoints)', value: 'n' },
-      'endpoint-target-role': { each: 'e in values(var.endpoints)', value: 'e.target_role' },
+      'endpoints key': { each: 'n in keys(var.endpoints)', value: 'n' },
+      'endpoints target_role': { each: 'e in values(var.endpoints)', value: 'e.target_role' },
+    },
+  },
+  {
+    module: 'pgbouncer-proxy',
+    fixture: {
+      name: 'vectors',
+      vpc_id: 'vpc-data',
+      subnet_ids: ['subnet-d1', 'subnet-d2'],
+      cluster_security_group_id: 'sg-cluster',
+      cluster_endpoint: 'vectors.cluster-abc.us-east-1.rds.amazonaws.com',
+      reader_endpoints: ['vectors-reader-1.abc.us-east-1.rds.amazonaws.com'],
+      database_name: 'app',
+      max_connections: 1000,
+      packages_bucket: 'vectors-packages',
+      packages_key: 'pgbouncer/packages.tar',
+      tls_secret_arn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls',
+      // A certificate made outside the module comes with its CA (the kit CA's resources have tests of their own).
+      tls_ca_certificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----',
+    },
+    preconditions: { 'idle-within-max': 'aws_launch_template.this', 'fleet-budget-split': 'aws_launch_template.this' },
+    collections: {
+      'consumer_users item': { each: 'u in var.consumer_users', value: 'u' },
+      'endpoints role': { each: 'e in values(var.endpoints)', value: 'e.role' },
+    },
+    lengths: ['reader_endpoints'],
+    derived: {
+      vcpusPerHost: {
+        read: (v) => poolerInstanceVcpus(String(v.instance_type)),
+        variables: (vcpus) => ({ instance_type: poolerInstanceType(vcpus) }),
+      },
+      pool: {
+        read: (v) => Object.fromEntries(Object.entries(POOL_VARIABLES).map(([p, n]) => [p, v[n]])),
+        variables: (pool) => Object.fromEntries(Object.entries(POOL_VARIABLES).map(([p, n]) => [n, (pool as Record<string, unknown>)[p]])),
+      },
     },
   },
   {
@@ -63,7 +128,7 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
       db_user: 'postgres',
       database_name: 'app',
     },
-    preconditions: { 'function-kms-key': 'aws_lambda_function.this', 'function-code-source': 'aws_lambda_function.this' },
+    preconditions: { 'function-kms-key': 'aws_lambda_function.this', 'function-code-source': 'aws_lambda_function.this', 'consumer-credential': 'aws_lambda_function.this' },
   },
   {
     module: 'database-role-bootstrap',
@@ -100,12 +165,6 @@ export const MODULES = MODULE_SPECS.map((m) => m.module).filter((m) => !m.starts
 /** The examples under modules/examples/, each a root configuration with a README. */
 export const EXAMPLES: ReadonlyArray<string> = ['examples/complete', 'examples/complete-pgbouncer', 'examples/minimal'];
 
-/**
- * Modules whose rules are hand-written validations for now (their model tables have no TerraformUse
- * rows yet): a README with generated tables each, no vector file, no cdktn binding.
- */
-export const HAND_VALIDATED_MODULES: ReadonlyArray<string> = ['pgbouncer-proxy'];
-
 /** Helpers of the modules, under modules/internal/: no rules of their own, a README with generated tables each. */
 export const INTERNAL_MODULES: ReadonlyArray<string> = ['internal/logs-kms-policy', 'internal/cluster-instances'];
 
@@ -115,25 +174,35 @@ export function moduleSpec(module: string): ModuleSpec {
   return spec;
 }
 
-const ALL_RULES = Object.values(RULE_TABLES).flat() as ModuleRule[];
+const ALL_RULES = Object.values(RULE_TABLES).flat() as AnyRule[];
 
-/** The model's rules a module states, in table order. */
+/** The model's rules a module states, in table order, each with the module's names. */
 export function rulesOf(module: string): ModuleRule[] {
-  return ALL_RULES.filter((r) => r.terraform?.module === module);
+  return ALL_RULES.flatMap((r) => {
+    const use = terraformUse(r, module);
+    return use ? [{ ...r, terraform: use } as ModuleRule] : [];
+  });
 }
 
-/** The module whose rules include `ruleId`. */
-export function moduleOfRule(ruleId: string): string {
+/** The modules that state `ruleId` (one, or several that share an input). */
+export function modulesOfRule(ruleId: string): string[] {
   const rule = ALL_RULES.find((r) => r.id === ruleId);
-  if (!rule?.terraform) throw new Error(`no Terraform module states rule ${ruleId}`);
-  return rule.terraform.module;
+  if (!rule) throw new Error(`no rule ${ruleId} in lib/model`);
+  return terraformUses(rule).map((u) => u.module);
+}
+
+/** The first module that states `ruleId`. */
+export function moduleOfRule(ruleId: string): string {
+  const [module] = modulesOfRule(ruleId);
+  if (module === undefined) throw new Error(`no Terraform module states rule ${ruleId}`);
+  return module;
 }
 
 /** The module's one property-to-variable table: model property -> the HCL name its messages use. */
 export function propertyNames(module: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const rule of rulesOf(module)) {
-    for (const [property, name] of Object.entries(rule.terraform!.names)) {
+    for (const [property, name] of Object.entries(rule.terraform.names)) {
       if (out[property] !== undefined && out[property] !== name) throw new Error(`${module}: ${property} is named both ${out[property]} and ${name}`);
       out[property] = name;
     }
@@ -153,5 +222,5 @@ export function expressionOf(name: string): string | undefined {
 
 /** The variable a rule belongs to (its first property's), where the README lists it. */
 export function ruleVariable(rule: ModuleRule): string {
-  return variableOf(rule.terraform!.names[rule.properties[0]]);
+  return variableOf(rule.terraform.names[rule.properties[0]]);
 }

@@ -1,6 +1,8 @@
 import { renderPoolerBootstrap } from '../model/pgbouncer-bootstrap';
 import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_PORTS } from '../model/pgbouncer-fleet';
 import { DEBIAN_13_ARM64_IMAGE_PARAMETER, GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES, POOLER_LISTENER_PORTS } from '../model/pgbouncer-hosts';
+import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
+import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
 import { alignedMap, generatedBy, hclString, hclValue } from './hcl';
 
 /**
@@ -22,7 +24,7 @@ export function renderPgBouncerBootstrapTemplate(): string {
 
 export function renderPgBouncerCatalog(): string {
   return [
-    `# ${generatedBy('lib/model/pgbouncer-hosts.ts and pgbouncer-fleet.ts')}`,
+    `# ${generatedBy('lib/model/pgbouncer-hosts.ts, pgbouncer-fleet.ts, pgbouncer-host-serve.ts and pgbouncer-metrics.ts')}`,
     '',
     'locals {',
     '  # Debian\'s public SSM parameter of its latest Debian 13 arm64 AMI.',
@@ -32,14 +34,24 @@ export function renderPgBouncerCatalog(): string {
     '  graviton_size_vcpus = {',
     ...alignedMap('    ', Object.entries(GRAVITON_SIZE_VCPUS).map(([k, v]) => [k, String(v)] as const)),
     '  }',
-    '  # The NLB listener each role\'s consumers connect to, and the PgBouncer port it forwards to.',
+    '  # The NLB listener each role\'s consumers connect to, the PgBouncer port it forwards to, and its health path.',
     '  listeners = {',
     ...alignedMap('    ', [
-      ['READ_WRITE', hclValue({ port: POOLER_LISTENER_PORTS.READ_WRITE, target_port: FLEET_PORTS.readWrite, short: 'rw' })],
-      ['READ_ONLY', hclValue({ port: POOLER_LISTENER_PORTS.READ_ONLY, target_port: FLEET_PORTS.readOnly, short: 'ro' })],
+      ['READ_WRITE', hclValue({ port: POOLER_LISTENER_PORTS.READ_WRITE, target_port: FLEET_PORTS.readWrite, short: 'rw', health_path: POOLER_HEALTH_PATHS.readWrite })],
+      ['READ_ONLY', hclValue({ port: POOLER_LISTENER_PORTS.READ_ONLY, target_port: FLEET_PORTS.readOnly, short: 'ro', health_path: POOLER_HEALTH_PATHS.readOnly })],
     ]),
     '  }',
-    `  max_client_connections = ${DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS}`,
+    '  # The hosts\' health endpoint (apk-host serve) and the target groups\' checks of it.',
+    ...alignedMap('  ', [
+      ['health_port', String(POOLER_HEALTH_PORT)],
+      ['health_check', hclValue({ interval: POOLER_HEALTH_CHECK.intervalSeconds, timeout: POOLER_HEALTH_CHECK.timeoutSeconds, healthy_threshold: POOLER_HEALTH_CHECK.healthyThreshold, unhealthy_threshold: POOLER_HEALTH_CHECK.unhealthyThreshold })],
+    ]),
+    '  # The namespace the hosts publish their metrics to, and the condition key that limits PutMetricData to it.',
+    ...alignedMap('  ', [
+      ['metrics_namespace', hclString(POOLER_METRICS_NAMESPACE)],
+      ['metrics_condition_key', hclString(POOLER_METRICS_POLICY.conditionKey)],
+      ['max_client_connections', String(DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS)],
+    ]),
     '}',
     '',
   ].join('\n');

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { isValueRule } from '../model';
 import { generatedBy } from './hcl';
-import { rulesOf, ruleVariable } from './modules';
+import { moduleSpec, rulesOf, ruleVariable, variableOf } from './modules';
 import { moduleFacts, modulesTable, providersTable, requirementsTable, resourcesTable } from './readme-sections';
 import { handWritten } from './regions';
 import type { Region } from './validations';
@@ -124,11 +124,14 @@ const code = (text: string) => `\`${cell(text)}\``;
 
 function rulesColumn(module: string, variable: VariableInfo): string {
   const docs = rulesOf(module)
-    .filter((r) => ruleVariable(r) === variable.name)
+    // A value rule is listed at each variable it checks; a rule across variables at its first.
+    .filter((r) => (isValueRule(r) ? r.properties.some((p) => variableOf(r.terraform.names[p]) === variable.name) : ruleVariable(r) === variable.name))
     .map((r) => {
-      // A rule over several attributes of one variable lists them.
-      const which = isValueRule(r) && r.properties.length > 1 ? `${r.properties.map((p) => r.terraform!.names[p]).join(', ')} ` : '';
-      return `${r.id}: ${which}${r.summary}`;
+      // A rule over several attributes lists those of this variable; a variable read as its length says so.
+      const mine = r.properties.map((p) => r.terraform.names[p]).filter((n) => variableOf(n) === variable.name);
+      const which = isValueRule(r) && r.properties.length > 1 && (mine.length > 1 || mine[0] !== variable.name) ? `${mine.join(', ')} ` : '';
+      const length = isValueRule(r) && moduleSpec(module).lengths?.includes(variable.name) ? 'its length, ' : '';
+      return `${r.id}: ${which}${length}${r.summary}`;
     });
   if (variable.validations > 0) docs.push('validated (see variables.tf)');
   return cell(docs.join('; ')) || '-';

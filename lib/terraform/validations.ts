@@ -5,9 +5,9 @@ import {
   OPTIMIZED_READS_FAMILIES,
   OPTIMIZED_READS_MIN_MAJOR,
   type CustomRule,
-  isValueRule,
   unknownEngineVersionWarning,
 } from '../model';
+import { GRAVITON_SIZE_VCPUS, GRAVITON_TYPE_PATTERN, POOLER_INSTANCE_FAMILIES } from '../model/pgbouncer-hosts';
 import { consumerEnvironmentRegion } from './environment';
 import { hclString, hclTemplate, hclValue, slot } from './hcl';
 import { type ModuleRule, expressionOf, moduleSpec, rulesOf, variableOf } from './modules';
@@ -66,37 +66,55 @@ export function acceptsHcl(rule: ValueRule, x: string): string {
   }
 }
 
-function valueRuleBlock(module: string, rule: ValueRule): Block {
-  const names = rule.terraform!.names;
-  const collection = moduleSpec(module).collections?.[rule.id];
+const isValue = (rule: ModuleRule): rule is ValueRule => rule.kind !== 'custom';
+
+/** The HCL expression a property's plain name reads: the variable, or its number of elements (ModuleSpec.lengths). */
+function valueExpression(module: string, name: string): string {
+  const x = expressionOf(name)!;
+  return moduleSpec(module).lengths?.includes(name) ? `length(${x})` : x;
+}
+
+/**
+ * The validation blocks of a value rule, by the variable each belongs to: one block per variable. A
+ * property inside a collection (`endpoints key`, `consumer_users item`) is checked for every element.
+ */
+function valueRuleBlocks(module: string, rule: ValueRule): Array<{ variable: string; block: Block }> {
+  const names = rule.terraform.names;
+  const byVariable = new Map<string, string[]>();
+  for (const p of rule.properties) byVariable.set(variableOf(names[p]), [...(byVariable.get(variableOf(names[p])) ?? []), p]);
+  return [...byVariable].map(([variable, properties]) => ({ variable, block: valueBlock(module, rule, properties) }));
+}
+
+function valueBlock(module: string, rule: ValueRule, properties: ReadonlyArray<string>): Block {
+  const names = rule.terraform.names;
+  const collection = moduleSpec(module).collections?.[names[properties[0]]];
   if (collection) {
     const ok = acceptsHcl(rule, collection.value);
-    const name = names[rule.properties[0]];
     return {
       condition: `alltrue([for ${collection.each} : ${ok}])`,
-      errorMessage: hclTemplate(rule.message(name, slot(0)), [`try([for ${collection.each} : ${collection.value} if ${not(ok)}][0], "")`]),
+      errorMessage: hclTemplate(rule.message(names[properties[0]], slot(0)), [`try([for ${collection.each} : ${collection.value} if ${not(ok)}][0], "")`]),
     };
   }
-  if (rule.properties.length > 1) {
+  if (properties.length > 1) {
     // One rule over several attributes: each is checked and every failing one reported.
-    const map = `{ ${rule.properties.map((p) => `${hclString(names[p])} = ${expressionOf(names[p])}`).join(', ')} }`;
+    const map = `{ ${properties.map((p) => `${hclString(names[p])} = ${valueExpression(module, names[p])}`).join(', ')} }`;
     const ok = acceptsHcl(rule, 'v');
     return {
       condition: `alltrue([for k, v in ${map} : ${ok}])`,
       errorMessage: `join("\\n", [for k, v in ${map} : ${hclTemplate(rule.message(slot(0), slot(1)), ['k', 'v'])} if ${not(ok)}])`,
     };
   }
-  const x = expressionOf(names[rule.properties[0]])!;
-  const message = rule.message(names[rule.properties[0]], slot(0));
+  const x = valueExpression(module, names[properties[0]]);
+  const message = rule.message(names[properties[0]], slot(0));
   // HCL's || does not short-circuit, and the message is rendered even when the condition holds.
-  return rule.terraform!.nullable
+  return rule.terraform.nullable
     ? { condition: `${x} == null ? true : (${acceptsHcl(rule, x)})`, errorMessage: hclTemplate(message, [`${x} == null ? "null" : ${x}`]) }
     : { condition: acceptsHcl(rule, x), errorMessage: hclTemplate(message, [x]) };
 }
 
 /** A custom rule's message for a probe input, naming the module's variables. */
 function terraformMessage(rule: ModuleRule, input: Record<string, unknown>): string {
-  const names = rule.terraform!.names;
+  const names = rule.terraform.names;
   const message = rule.kind === 'custom' ? rule.check(input, (p) => names[p] ?? p) : undefined;
   if (message === undefined) throw new Error(`rule ${rule.id} accepted a probe meant to be rejected`);
   return message;
@@ -186,8 +204,40 @@ const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
   ],
   'consumer-tls-server-name': (rule) => [
     {
-      condition: 'var.endpoint.is_proxy_default_endpoint || var.endpoint.proxy_default_endpoint != null',
+      condition: 'var.endpoint.is_proxy_default_endpoint || var.endpoint.proxy_default_endpoint != null || var.endpoint.tls_ca_certificate != null',
       errorMessage: probed(rule, { isProxyDefaultEndpoint: false }, []),
+    },
+  ],
+  'consumer-credential': (rule) => {
+    const secret = 'var.auth == "secret"';
+    return [
+      { condition: `!(${secret}) || var.password_secret_arn != null`, errorMessage: probed(rule, { auth: 'secret' }, []) },
+      { condition: `!(${secret}) || var.endpoint.tls_ca_certificate != null`, errorMessage: probed(rule, { auth: 'secret', passwordSecretArn: PROBE }, []) },
+      { condition: `!(${secret}) || var.connect_arn_prefix == null`, errorMessage: probed(rule, { auth: 'secret', passwordSecretArn: PROBE, tlsCaCertificate: PROBE, connectArnPrefix: PROBE }, []) },
+      { condition: `${secret} || var.connect_arn_prefix != null`, errorMessage: probed(rule, { auth: 'iam' }, []) },
+      { condition: `${secret} || var.password_secret_arn == null`, errorMessage: probed(rule, { auth: 'iam', connectArnPrefix: PROBE, passwordSecretArn: PROBE }, []) },
+    ];
+  },
+  // The variable's own validation: Terraform 1.5 lets a condition read only its variable, so the catalog is inlined.
+  'pooler-instance-known': (rule) => {
+    const v = 'var.instance_type';
+    const known = `contains(${hclValue(POOLER_INSTANCE_FAMILIES)}, split(".", ${v})[0]) && contains(${hclValue(Object.keys(GRAVITON_SIZE_VCPUS))}, try(split(".", ${v})[1], ""))`;
+    return [{ condition: `!can(regex(${hclString(GRAVITON_TYPE_PATTERN)}, ${v})) || (${known})`, errorMessage: probed(rule, { instanceType: 'zz9g.zprobez' }, [['zz9g.zprobez', v]]) }];
+  },
+  // A precondition of the launch template, on the module's locals: the budget per target (budget) and
+  // the server connections its processes take at one each (server_connections_in).
+  'fleet-budget-split': (rule) => [
+    {
+      condition: 'local.budget >= local.server_connections_in',
+      // Probe values chosen so that each number of the message occurs once: 11 hosts of 13 vCPUs, 41% of 200.
+      errorMessage: probed(rule, { hosts: 11, vcpusPerHost: 13, readers: 1, maxConnections: 200, pool: { maxConnectionsPercent: 41, maxIdleConnectionsPercent: 0, connectionBorrowTimeoutSeconds: 0 } }, [
+        ['143', 'local.server_connections_in'],
+        ['200', 'var.max_connections'],
+        ['11', 'var.hosts'],
+        ['13', 'local.processes_per_target'],
+        ['82', 'local.budget'],
+        ['41', 'var.max_connections_percent'],
+      ]),
     },
   ],
   'function-code-source': lambdaCodeBlocks,
@@ -196,24 +246,33 @@ const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
   'function-kms-key': (rule) => [{ condition: 'var.create_kms_key || var.kms_key_arn != null', errorMessage: probed(rule, { createKmsKey: false }, []) }],
 };
 
-function ruleRegion(module: string, rule: ModuleRule): Region {
+/**
+ * The regions of a rule: its precondition in main.tf, or its validation in the variable it reads. A value
+ * rule over properties of several variables has a validation in each, the first region named by the
+ * rule's id and the others `<id>-<variable>`.
+ */
+function ruleRegions(module: string, rule: ModuleRule): Region[] {
   const precondition = moduleSpec(module).preconditions?.[rule.id];
-  const blocks = isValueRule(rule) ? [valueRuleBlock(module, rule)] : CUSTOM_BLOCKS[rule.id]?.(rule);
-  if (!blocks) throw new Error(`rule ${rule.id} of ${module} has no HCL renderer`);
-  return {
+  const region = (id: string, blocks: Block[]): Region => ({
     module,
     file: precondition ? 'main.tf' : 'variables.tf',
-    id: rule.id,
+    id,
     source: RULES_SOURCE,
     lines: precondition ? blocks.flatMap(preconditionLines) : validationLines(blocks),
-  };
+  });
+  if (isValue(rule) && !precondition) {
+    return valueRuleBlocks(module, rule).map(({ variable, block }, i) => region(i === 0 ? rule.id : `${rule.id}-${variable.replace(/_/g, '-')}`, [block]));
+  }
+  const blocks = isValue(rule) ? valueRuleBlocks(module, rule).map((b) => b.block) : CUSTOM_BLOCKS[rule.id]?.(rule);
+  if (!blocks) throw new Error(`rule ${rule.id} of ${module} has no HCL renderer`);
+  return [region(rule.id, blocks)];
 }
 
 const snakeOf = (name: string) => name.replace(/^thresholds\./, '');
 
 /** The dashboard's whole `thresholds` variable: its keys and defaults, and the threshold rules. */
 function thresholdsRegion(rules: ReadonlyArray<ModuleRule>): Region {
-  const names = Object.assign({}, ...rules.map((r) => r.terraform!.names)) as Record<string, string>;
+  const names = Object.assign({}, ...rules.map((r) => r.terraform.names)) as Record<string, string>;
   const keys = Object.keys(DEFAULT_ALARM_THRESHOLDS) as Array<keyof typeof DEFAULT_ALARM_THRESHOLDS>;
   const pad = Math.max(...keys.map((k) => snakeOf(names[k]).length));
   return {
@@ -229,7 +288,7 @@ function thresholdsRegion(rules: ReadonlyArray<ModuleRule>): Region {
       '  })',
       '  default  = {}',
       '  nullable = false',
-      ...validationLines(rules.filter(isValueRule).map((r) => valueRuleBlock('dashboard', r))),
+      ...validationLines(rules.filter(isValue).flatMap((r) => valueRuleBlocks('dashboard', r).map((b) => b.block))),
       '}',
     ],
   };
@@ -255,9 +314,9 @@ function engineVersionOfferedRegion(): Region {
 
 export function moduleRegions(module: string): Region[] {
   const rules = rulesOf(module);
-  const thresholdRules = rules.filter((r) => variableOf(r.terraform!.names[r.properties[0]]) === 'thresholds');
+  const thresholdRules = rules.filter((r) => variableOf(r.terraform.names[r.properties[0]]) === 'thresholds');
   return [
-    ...rules.filter((r) => !thresholdRules.includes(r)).map((r) => ruleRegion(module, r)),
+    ...rules.filter((r) => !thresholdRules.includes(r)).flatMap((r) => ruleRegions(module, r)),
     ...(thresholdRules.length > 0 ? [thresholdsRegion(thresholdRules)] : []),
     ...(module === 'aurora-optimized-reads' ? [engineVersionOfferedRegion()] : []),
     ...(module === 'lambda-consumer' ? [consumerEnvironmentRegion()] : []),

@@ -1,8 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { OFFERED_ENGINE_VERSIONS, OPTIMIZED_READS_MIN_MAJOR, evaluateRules, parseEngineVersion, type Violation } from '../model';
+import { OFFERED_ENGINE_VERSIONS, OPTIMIZED_READS_MIN_MAJOR, evaluateRules, parseEngineVersion, terraformUses, type Violation } from '../model';
 import { alignedMap, generatedBy, hclString, hclValue } from './hcl';
-import { PROXY_ENDPOINT, expressionOf, moduleOfRule, moduleSpec, propertyNames, ruleVariable, rulesOf } from './modules';
+import { type ModuleRule, PROXY_ENDPOINT, expressionOf, modulesOfRule, moduleSpec, propertyNames, ruleVariable, rulesOf, variableOf } from './modules';
 import { variableDefaults } from './readme';
 
 /**
@@ -42,7 +42,12 @@ const COLLECTION_VALUES: Readonly<Record<string, (value: unknown) => string>> = 
   endpoints: (count) => endpointsMap(Object.fromEntries(Array.from({ length: count as number }, (_, i) => [`endpoint-${i + 1}`, PROXY_ENDPOINT]))),
   'endpoints key': (name) => endpointsMap({ [name as string]: PROXY_ENDPOINT }),
   'endpoints target_role': (role) => endpointsMap({ 'endpoint-1': { ...PROXY_ENDPOINT, target_role: role } }),
+  'consumer_users item': (user) => hclValue([user]),
+  'endpoints role': (role) => endpointsMap({ 'endpoint-1': { ...PROXY_ENDPOINT, role } }),
 };
+
+/** A list of `count` reader endpoints, for a variable a rule reads as its length. */
+const readerEndpoints = (count: unknown) => Array.from({ length: count as number }, (_, i) => `vectors-reader-${i + 1}.abc.us-east-1.rds.amazonaws.com`);
 
 /** A vector's input as the module's variables (HCL text), merged into the fixture where it sets an attribute. */
 export function vectorVariables(module: string, input: Record<string, unknown>): Record<string, string> {
@@ -50,10 +55,14 @@ export function vectorVariables(module: string, input: Record<string, unknown>):
   const fixture = moduleSpec(module).fixture;
   const objects: Record<string, Vars> = {};
   const out: Record<string, string> = {};
+  const spec = moduleSpec(module);
   for (const [property, value] of Object.entries(input)) {
     const name = names[property];
     if (name === undefined) throw new Error(`${module}: no variable for property ${property}`);
-    if (COLLECTION_VALUES[name]) out[name.split(' ')[0]] = COLLECTION_VALUES[name](value);
+    const derived = spec.derived?.[property];
+    if (derived) for (const [variable, v] of Object.entries(derived.variables(value))) out[variable] = hclValue(v);
+    else if (spec.lengths?.includes(name)) out[name] = hclValue(readerEndpoints(value));
+    else if (COLLECTION_VALUES[name]) out[name.split(' ')[0]] = COLLECTION_VALUES[name](value);
     else if (name.includes('.')) {
       const [variable, attribute] = name.split('.');
       objects[variable] = { ...((objects[variable] ?? fixture[variable] ?? {}) as Vars), [attribute]: value };
@@ -66,7 +75,17 @@ export function vectorVariables(module: string, input: Record<string, unknown>):
 /** The model input a module's variables amount to (defaults and fixture), for properties with a plain variable. */
 function modelInput(module: string, vars: Vars): Vars {
   const input: Vars = {};
+  const spec = moduleSpec(module);
   for (const [property, name] of Object.entries(propertyNames(module))) {
+    const derived = spec.derived?.[property];
+    if (derived) {
+      input[property] = derived.read(vars);
+      continue;
+    }
+    if (spec.lengths?.includes(name)) {
+      if (Array.isArray(vars[name])) input[property] = (vars[name] as unknown[]).length;
+      continue;
+    }
     if (COLLECTION_VALUES[name] || expressionOf(name) === undefined) continue;
     const [variable, attribute] = name.split('.');
     const value = attribute === undefined ? vars[variable] : (vars[variable] as Vars | undefined)?.[attribute];
@@ -77,7 +96,7 @@ function modelInput(module: string, vars: Vars): Vars {
 
 /** The checkable object a violation fails: the variable, or the resource whose precondition states the rule. */
 function failingObject(module: string, violation: Violation<Vars>, input: Vars): string {
-  const rule = violation.rule;
+  const rule = violation.rule as ModuleRule;
   const precondition = moduleSpec(module).preconditions?.[rule.id];
   if (precondition) return precondition;
   if (rule.id === 'engine-version') {
@@ -85,7 +104,8 @@ function failingObject(module: string, violation: Violation<Vars>, input: Vars):
     const parsed = parseEngineVersion(input.engineVersion as string);
     if (parsed && parsed.major >= OPTIMIZED_READS_MIN_MAJOR) return 'aws_rds_cluster.this';
   }
-  return `var.${ruleVariable(rule)}`;
+  // A value rule over several variables fails at the variable of the property that broke it.
+  return `var.${violation.property ? variableOf(rule.terraform.names[violation.property]) : ruleVariable(rule)}`;
 }
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -97,25 +117,27 @@ export function loadVectors(): Vector[] {
   return JSON.parse(fs.readFileSync(VECTORS_FILE, 'utf8')) as Vector[];
 }
 
+/** One expectation per vector and module that states its rule (the pool settings' vectors run in both engines' modules). */
 export function vectorExpectations(): VectorExpectation[] {
-  return loadVectors().map((vector) => {
-    const module = moduleOfRule(vector.rule);
-    const defaults = variableDefaults(path.join(ROOT, 'modules', module));
-    const input = { ...modelInput(module, { ...defaults, ...moduleSpec(module).fixture }), ...vector.input };
-    const violations = evaluateRules(rulesOf(module), input);
-    const objects = [...new Set(violations.map((v) => failingObject(module, v, input)))];
-    // Terraform validates variables first; a resource whose inputs failed validation is not planned,
-    // so its precondition is not evaluated.
-    const variables = objects.filter((o) => o.startsWith('var.'));
-    const failures = variables.length > 0 ? variables : objects;
-    // The cluster module's check block warns, as the CDK construct's annotation does, about a version
-    // the rules accept but the catalog does not list; terraform test counts a failed check as a failure.
-    const engineVersion = input.engineVersion as string | undefined;
-    if (module === 'aurora-optimized-reads' && engineVersion !== undefined && !OFFERED_ENGINE_VERSIONS.includes(engineVersion) && !failures.includes('var.engine_version')) {
-      failures.push('check.engine_version_offered');
-    }
-    return { module, vector, messages: violations.map((v) => v.message), terraformMessages: terraformMessages(module, input), failures };
-  });
+  return loadVectors().flatMap((vector) => modulesOfRule(vector.rule).map((module) => expectation(module, vector)));
+}
+
+function expectation(module: string, vector: Vector): VectorExpectation {
+  const defaults = variableDefaults(path.join(ROOT, 'modules', module));
+  const input = { ...modelInput(module, { ...defaults, ...moduleSpec(module).fixture }), ...vector.input };
+  const violations = evaluateRules(rulesOf(module), input);
+  const objects = [...new Set(violations.map((v) => failingObject(module, v, input)))];
+  // Terraform validates variables first; a resource whose inputs failed validation is not planned,
+  // so its precondition is not evaluated.
+  const variables = objects.filter((o) => o.startsWith('var.'));
+  const failures = variables.length > 0 ? variables : objects;
+  // The cluster module's check block warns, as the CDK construct's annotation does, about a version
+  // the rules accept but the catalog does not list; terraform test counts a failed check as a failure.
+  const engineVersion = input.engineVersion as string | undefined;
+  if (module === 'aurora-optimized-reads' && engineVersion !== undefined && !OFFERED_ENGINE_VERSIONS.includes(engineVersion) && !failures.includes('var.engine_version')) {
+    failures.push('check.engine_version_offered');
+  }
+  return { module, vector, messages: violations.map((v) => v.message), terraformMessages: terraformMessages(module, input), failures };
 }
 
 export function renderVectorTests(module: string, expectations: ReadonlyArray<VectorExpectation>): string {
@@ -139,7 +161,7 @@ export function renderVectorTests(module: string, expectations: ReadonlyArray<Ve
   cases.forEach((c, i) => {
     const vars = Object.entries(vectorVariables(module, c.vector.input));
     const rule = rulesOf(module).find((r) => r.id === c.vector.rule)!;
-    const [own] = evaluateRules([rule], c.vector.input, (r) => r.terraform?.names).map((v) => v.message);
+    const [own] = evaluateRules([rule], c.vector.input, (r) => terraformUses(r)[0]?.names).map((v) => v.message);
     lines.push(
       '',
       `# ${c.vector.rule} ${JSON.stringify(c.vector.input)}: ${c.vector.accepted ? 'accepted' : `rejected: ${own}`}`,
@@ -161,5 +183,5 @@ export function renderVectorTests(module: string, expectations: ReadonlyArray<Ve
 
 /** The messages a module gives for a model input: the model's rules of that module, naming its variables. */
 export function terraformMessages(module: string, input: Vars): string[] {
-  return evaluateRules(rulesOf(module), input, (rule) => rule.terraform?.names).map((v) => v.message);
+  return evaluateRules(rulesOf(module), input, (rule) => terraformUses(rule)[0]?.names).map((v) => v.message);
 }

@@ -5,6 +5,12 @@ data "aws_region" "current" {}
 locals {
   alarm_name_prefix = "${var.dashboard_name}-"
 
+  # The PgBouncer fleet's inputs come together or not at all (the dashboard's precondition says which are
+  # missing). Whether it is charted hangs on the name alone: the ARN suffixes are known only after apply.
+  pgbouncer_inputs  = { pgbouncer_fleet_name = var.pgbouncer_fleet_name, pgbouncer_targets = var.pgbouncer_targets, pgbouncer_load_balancer_arn_suffix = var.pgbouncer_load_balancer_arn_suffix, pgbouncer_target_group_arn_suffixes = var.pgbouncer_target_group_arn_suffixes }
+  pgbouncer_missing = [for name, value in local.pgbouncer_inputs : name if value == null]
+  pgbouncer         = var.pgbouncer_fleet_name != null
+
   # The lines of each scope, as DatabaseDashboard draws them: one per instance, endpoint, target role or
   # function, with its label, the start of its alarms' names, the instance selections it falls under
   # (metric_catalog and alarm_catalog's `instances`), and the values of its dimensions (scope_dimensions).
@@ -24,6 +30,26 @@ locals {
     proxy-target-role = var.proxy_name == null ? [] : [
       for t in local.target_role_series : { label = t.role, alarm_name = t.alarm_name, selections = ["all"], subject = { proxy_name = var.proxy_name, target_role = t.role } }
     ]
+    # The PgBouncer engine: one line per listener and pool target (READ_WRITE's one target, READ_ONLY's
+    # readers numbered as the instances are), and per listener's load balancer target group.
+    pooler-target = !local.pgbouncer || var.pgbouncer_targets == null ? [] : flatten([
+      for l in local.pooler_listener_series : [
+        for i, target in flatten([var.pgbouncer_targets[lower(l.role)]]) : {
+          label      = l.numbered ? "${l.role} ${l.target_label}-${i + 1}" : "${l.role} ${l.target_label}"
+          alarm_name = l.numbered ? "${l.alarm_name}${i + 1}" : l.alarm_name
+          selections = ["all"]
+          subject    = { fleet_name = var.pgbouncer_fleet_name, listener = l.role, target = target }
+        }
+      ]
+    ])
+    pooler-target-group = !local.pgbouncer || var.pgbouncer_target_group_arn_suffixes == null ? [] : [
+      for l in local.pooler_listener_series : {
+        label      = l.role
+        alarm_name = l.target_group_alarm_name
+        selections = ["all"]
+        subject    = { load_balancer = var.pgbouncer_load_balancer_arn_suffix, target_group = var.pgbouncer_target_group_arn_suffixes[lower(l.role)] }
+      }
+    ]
     function = [for label, name in var.functions : { label = label, alarm_name = label, selections = ["all"], subject = { function_name = name } }]
   }
 
@@ -39,6 +65,8 @@ locals {
       { title = "Aurora instances", scope = "instance" },
       { title = "RDS Proxy endpoints (client side)", scope = "proxy-endpoint" },
       { title = "RDS Proxy target roles (database side)", scope = "proxy-target-role" },
+      { title = "PgBouncer listeners per pool target", scope = "pooler-target" },
+      { title = "PgBouncer load balancer target groups", scope = "pooler-target-group" },
       { title = "Lambda consumers", scope = "function" },
     ] : s if length(local.series[s.scope]) > 0
   ]
@@ -78,6 +106,13 @@ locals {
 resource "aws_cloudwatch_dashboard" "this" {
   dashboard_name = var.dashboard_name
   dashboard_body = jsonencode({ start = "-PT3H", widgets = local.widgets })
+
+  lifecycle {
+    precondition {
+      condition     = length(local.pgbouncer_missing) == 0 || length(local.pgbouncer_missing) == length(local.pgbouncer_inputs)
+      error_message = "the PgBouncer fleet is charted from ${join(", ", keys(local.pgbouncer_inputs))} together: ${join(", ", local.pgbouncer_missing)} missing (pass the pgbouncer-proxy module's name, metric_targets, load_balancer_arn_suffix and target_group_arn_suffixes)"
+    }
+  }
 }
 
 # --- Alarms: alarm_catalog (metrics.tf) on each line of its scope ------------------------------------

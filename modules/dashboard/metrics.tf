@@ -26,6 +26,14 @@ locals {
     { namespace = "AWS/RDS", metric_name = "DatabaseConnectionsCurrentlySessionPinned", scope = "proxy-target-role", statistics = ["Sum"], unit = "Count", optimized_reads_only = false, instances = "all" },
     { namespace = "AWS/RDS", metric_name = "MaxDatabaseConnectionsAllowed", scope = "proxy-target-role", statistics = ["Sum"], unit = "Count", optimized_reads_only = false, instances = "all" },
     { namespace = "AWS/RDS", metric_name = "AvailabilityPercentage", scope = "proxy-target-role", statistics = ["Minimum"], unit = "Percent", optimized_reads_only = false, instances = "all" },
+    { namespace = "AuroraProxyKit/PgBouncer", metric_name = "ClientConnections", scope = "pooler-target", statistics = ["Sum"], unit = "Count", optimized_reads_only = false, instances = "all" },
+    { namespace = "AuroraProxyKit/PgBouncer", metric_name = "ServerConnections", scope = "pooler-target", statistics = ["Sum"], unit = "Count", optimized_reads_only = false, instances = "all" },
+    { namespace = "AuroraProxyKit/PgBouncer", metric_name = "ClientsWaiting", scope = "pooler-target", statistics = ["Sum"], unit = "Count", optimized_reads_only = false, instances = "all" },
+    { namespace = "AuroraProxyKit/PgBouncer", metric_name = "MaxWait", scope = "pooler-target", statistics = ["Maximum"], unit = "Seconds", optimized_reads_only = false, instances = "all" },
+    { namespace = "AuroraProxyKit/PgBouncer", metric_name = "Transactions", scope = "pooler-target", statistics = ["Sum"], unit = "Count", optimized_reads_only = false, instances = "all" },
+    { namespace = "AuroraProxyKit/PgBouncer", metric_name = "Queries", scope = "pooler-target", statistics = ["Sum"], unit = "Count", optimized_reads_only = false, instances = "all" },
+    { namespace = "AWS/NetworkELB", metric_name = "HealthyHostCount", scope = "pooler-target-group", statistics = ["Minimum"], unit = "Count", optimized_reads_only = false, instances = "all" },
+    { namespace = "AWS/NetworkELB", metric_name = "UnHealthyHostCount", scope = "pooler-target-group", statistics = ["Maximum"], unit = "Count", optimized_reads_only = false, instances = "all" },
     { namespace = "AWS/Lambda", metric_name = "Invocations", scope = "function", statistics = ["Sum"], unit = "Count", optimized_reads_only = false, instances = "all" },
     { namespace = "AWS/Lambda", metric_name = "Errors", scope = "function", statistics = ["Sum"], unit = "Count", optimized_reads_only = false, instances = "all" },
     { namespace = "AWS/Lambda", metric_name = "Throttles", scope = "function", statistics = ["Sum"], unit = "Count", optimized_reads_only = false, instances = "all" },
@@ -35,15 +43,18 @@ locals {
 
   # Scope => its dimensions in order: each takes the line's subject value of that name, or a fixed value.
   scope_dimensions = {
-    instance          = [{ name = "DBInstanceIdentifier", subject = "instance_identifier", value = null }]
-    proxy-endpoint    = [{ name = "ProxyName", subject = "proxy_name", value = null }, { name = "EndpointName", subject = "endpoint_name", value = null }]
-    proxy-target-role = [{ name = "ProxyName", subject = "proxy_name", value = null }, { name = "TargetGroup", subject = null, value = "default" }, { name = "TargetRole", subject = "target_role", value = null }]
-    function          = [{ name = "FunctionName", subject = "function_name", value = null }]
+    instance            = [{ name = "DBInstanceIdentifier", subject = "instance_identifier", value = null }]
+    proxy-endpoint      = [{ name = "ProxyName", subject = "proxy_name", value = null }, { name = "EndpointName", subject = "endpoint_name", value = null }]
+    proxy-target-role   = [{ name = "ProxyName", subject = "proxy_name", value = null }, { name = "TargetGroup", subject = null, value = "default" }, { name = "TargetRole", subject = "target_role", value = null }]
+    pooler-target       = [{ name = "Fleet", subject = "fleet_name", value = null }, { name = "Listener", subject = "listener", value = null }, { name = "Target", subject = "target", value = null }]
+    pooler-target-group = [{ name = "TargetGroup", subject = "target_group", value = null }, { name = "LoadBalancer", subject = "load_balancer", value = null }]
+    function            = [{ name = "FunctionName", subject = "function_name", value = null }]
   }
 
-  default_endpoint_name = "default"
-  target_role_series    = [{ role = "READ_WRITE", alarm_name = "ProxyReadWrite" }, { role = "READ_ONLY", alarm_name = "ProxyReadOnly" }]
-  metric_period         = 60
+  default_endpoint_name  = "default"
+  target_role_series     = [{ role = "READ_WRITE", alarm_name = "ProxyReadWrite" }, { role = "READ_ONLY", alarm_name = "ProxyReadOnly" }]
+  pooler_listener_series = [{ role = "READ_WRITE", alarm_name = "PoolerReadWrite", target_group_alarm_name = "LoadBalancerReadWrite", target_label = "writer", numbered = false }, { role = "READ_ONLY", alarm_name = "PoolerReadOnly", target_group_alarm_name = "LoadBalancerReadOnly", target_label = "reader", numbered = true }]
+  metric_period          = 60
 
   # Every alarm, per line of its scope (of the instances, those `instances` selects): the metrics it reads
   # by id (an expression alarm) or its one metric, at the catalog's first statistic.
@@ -54,6 +65,9 @@ locals {
     { name = "ReplicaLag", scope = "instance", instances = "readers", inputs = [{ id = "m", namespace = "AWS/RDS", metric_name = "AuroraReplicaLag", statistic = "Maximum" }], expression = null, expression_label = null, comparison = "GreaterThanOrEqualToThreshold", symbol = ">=", threshold = "replica_lag_ms", evaluation_periods = 5, datapoints_to_alarm = 3 },
     { name = "PoolUtilization", scope = "proxy-target-role", instances = "all", inputs = [{ id = "connections", namespace = "AWS/RDS", metric_name = "DatabaseConnections", statistic = "Sum" }, { id = "allowed", namespace = "AWS/RDS", metric_name = "MaxDatabaseConnectionsAllowed", statistic = "Sum" }], expression = "100 * connections / IF(allowed > 0, allowed, 1)", expression_label = "pool utilization (%)", comparison = "GreaterThanOrEqualToThreshold", symbol = ">=", threshold = "proxy_pool_utilization_percent", evaluation_periods = 5, datapoints_to_alarm = 3 },
     { name = "Pinned", scope = "proxy-target-role", instances = "all", inputs = [{ id = "m", namespace = "AWS/RDS", metric_name = "DatabaseConnectionsCurrentlySessionPinned", statistic = "Sum" }], expression = null, expression_label = null, comparison = "GreaterThanOrEqualToThreshold", symbol = ">=", threshold = "pinned_connections", evaluation_periods = 5, datapoints_to_alarm = 3 },
+    { name = "ClientsWaiting", scope = "pooler-target", instances = "all", inputs = [{ id = "m", namespace = "AuroraProxyKit/PgBouncer", metric_name = "ClientsWaiting", statistic = "Sum" }], expression = null, expression_label = null, comparison = "GreaterThanOrEqualToThreshold", symbol = ">=", threshold = "pooler_clients_waiting", evaluation_periods = 5, datapoints_to_alarm = 3 },
+    { name = "MaxWait", scope = "pooler-target", instances = "all", inputs = [{ id = "m", namespace = "AuroraProxyKit/PgBouncer", metric_name = "MaxWait", statistic = "Maximum" }], expression = null, expression_label = null, comparison = "GreaterThanOrEqualToThreshold", symbol = ">=", threshold = "pooler_max_wait_seconds", evaluation_periods = 5, datapoints_to_alarm = 3 },
+    { name = "UnhealthyHosts", scope = "pooler-target-group", instances = "all", inputs = [{ id = "m", namespace = "AWS/NetworkELB", metric_name = "UnHealthyHostCount", statistic = "Maximum" }], expression = null, expression_label = null, comparison = "GreaterThanOrEqualToThreshold", symbol = ">=", threshold = "pooler_unhealthy_hosts", evaluation_periods = 5, datapoints_to_alarm = 3 },
     { name = "Errors", scope = "function", instances = "all", inputs = [{ id = "m", namespace = "AWS/Lambda", metric_name = "Errors", statistic = "Sum" }], expression = null, expression_label = null, comparison = "GreaterThanOrEqualToThreshold", symbol = ">=", threshold = "function_errors", evaluation_periods = 5, datapoints_to_alarm = 1 },
     { name = "Throttles", scope = "function", instances = "all", inputs = [{ id = "m", namespace = "AWS/Lambda", metric_name = "Throttles", statistic = "Sum" }], expression = null, expression_label = null, comparison = "GreaterThanOrEqualToThreshold", symbol = ">=", threshold = "function_throttles", evaluation_periods = 5, datapoints_to_alarm = 1 },
   ]

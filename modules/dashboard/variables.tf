@@ -30,6 +30,56 @@ variable "proxy_endpoints" {
   nullable    = false
 }
 
+variable "pgbouncer_fleet_name" {
+  description = "Name of the PgBouncer fleet charted (the pgbouncer-proxy module's name: the Fleet dimension its hosts publish). null: no PgBouncer widgets or alarms; set it with pgbouncer_targets, pgbouncer_load_balancer_arn_suffix and pgbouncer_target_group_arn_suffixes."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.pgbouncer_fleet_name == null || try(length(var.pgbouncer_fleet_name) >= 1 && length(var.pgbouncer_fleet_name) <= 255, false)
+    error_message = "pgbouncer_fleet_name \"${var.pgbouncer_fleet_name == null ? "" : var.pgbouncer_fleet_name}\" has ${length(var.pgbouncer_fleet_name == null ? "" : var.pgbouncer_fleet_name)} characters: use 1 to 255"
+  }
+}
+
+variable "pgbouncer_targets" {
+  description = "The PgBouncer fleet's pool targets, the Target dimension its hosts publish (the pgbouncer-proxy module's metric_targets): read_write the cluster identifier, read_only each reader's instance identifier, readers in order."
+  type = object({
+    read_write = string
+    read_only  = list(string)
+  })
+  default = null
+
+  validation {
+    condition     = var.pgbouncer_targets == null || try(length(var.pgbouncer_targets.read_only) >= 1 && alltrue([for t in concat([var.pgbouncer_targets.read_write], var.pgbouncer_targets.read_only) : length(t) >= 1]), false)
+    error_message = "pgbouncer_targets needs a non-empty read_write target and at least one non-empty read_only target: pass the pgbouncer-proxy module's metric_targets"
+  }
+}
+
+variable "pgbouncer_load_balancer_arn_suffix" {
+  description = "ARN suffix (net/<name>/<id>) of the PgBouncer fleet's Network Load Balancer, the LoadBalancer dimension of its AWS/NetworkELB metrics (the pgbouncer-proxy module's load_balancer_arn_suffix)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.pgbouncer_load_balancer_arn_suffix == null || can(regex("^net/[^/]+/[0-9a-f]+$", var.pgbouncer_load_balancer_arn_suffix))
+    error_message = "pgbouncer_load_balancer_arn_suffix \"${var.pgbouncer_load_balancer_arn_suffix == null ? "" : var.pgbouncer_load_balancer_arn_suffix}\" is not a Network Load Balancer's ARN suffix: pass net/<name>/<id> (the pgbouncer-proxy module's load_balancer_arn_suffix)"
+  }
+}
+
+variable "pgbouncer_target_group_arn_suffixes" {
+  description = "ARN suffixes (targetgroup/<name>/<id>) of the PgBouncer fleet's target groups by listener, the TargetGroup dimension of their AWS/NetworkELB metrics (the pgbouncer-proxy module's target_group_arn_suffixes)."
+  type = object({
+    read_write = string
+    read_only  = string
+  })
+  default = null
+
+  validation {
+    condition     = var.pgbouncer_target_group_arn_suffixes == null || try(alltrue([for s in values(var.pgbouncer_target_group_arn_suffixes) : can(regex("^targetgroup/[^/]+/[0-9a-f]+$", s))]), false)
+    error_message = "pgbouncer_target_group_arn_suffixes must be target groups' ARN suffixes, targetgroup/<name>/<id>: pass the pgbouncer-proxy module's target_group_arn_suffixes"
+  }
+}
+
 variable "functions" {
   description = "The consumer functions charted, label (e.g. Reader) => function name. Empty: no Lambda widgets or alarms."
   type        = map(string)
@@ -47,6 +97,9 @@ variable "thresholds" {
     free_ephemeral_storage_bytes   = optional(number, 10737418240)
     proxy_pool_utilization_percent = optional(number, 90)
     pinned_connections             = optional(number, 10)
+    pooler_clients_waiting         = optional(number, 10)
+    pooler_max_wait_seconds        = optional(number, 5)
+    pooler_unhealthy_hosts         = optional(number, 1)
     function_errors                = optional(number, 1)
     function_throttles             = optional(number, 1)
   })
@@ -59,8 +112,8 @@ variable "thresholds" {
   }
 
   validation {
-    condition     = alltrue([for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_ephemeral_storage_bytes" = var.thresholds.free_ephemeral_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : v >= 0])
-    error_message = join("\n", [for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_ephemeral_storage_bytes" = var.thresholds.free_ephemeral_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : "${k} ${v} is negative: use 0 or more" if !(v >= 0)])
+    condition     = alltrue([for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_ephemeral_storage_bytes" = var.thresholds.free_ephemeral_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.pooler_clients_waiting" = var.thresholds.pooler_clients_waiting, "thresholds.pooler_max_wait_seconds" = var.thresholds.pooler_max_wait_seconds, "thresholds.pooler_unhealthy_hosts" = var.thresholds.pooler_unhealthy_hosts, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : v >= 0])
+    error_message = join("\n", [for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_ephemeral_storage_bytes" = var.thresholds.free_ephemeral_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.pooler_clients_waiting" = var.thresholds.pooler_clients_waiting, "thresholds.pooler_max_wait_seconds" = var.thresholds.pooler_max_wait_seconds, "thresholds.pooler_unhealthy_hosts" = var.thresholds.pooler_unhealthy_hosts, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : "${k} ${v} is negative: use 0 or more" if !(v >= 0)])
   }
 }
 # END generated thresholds

@@ -2,8 +2,9 @@ data "aws_partition" "current" {}
 data "aws_region" "current" {}
 
 locals {
-  postgres_port  = 5432
-  log_group_name = "/aws/lambda/${var.function_name}"
+  postgres_port        = 5432
+  log_group_name       = "/aws/lambda/${var.function_name}"
+  password_secret_arns = compact([for r in var.roles : r.password_secret_arn])
 }
 
 resource "aws_cloudwatch_log_group" "this" {
@@ -100,6 +101,16 @@ data "aws_iam_policy_document" "function" {
     actions   = ["secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue"]
     resources = [var.master_user_secret_arn]
   }
+  # A role with a password secret gets the verifier derived from it: the function reads those secrets
+  # (encrypted with the account's aws/secretsmanager key, which Secrets Manager uses on the reader's behalf).
+  dynamic "statement" {
+    for_each = length(local.password_secret_arns) == 0 ? [] : [local.password_secret_arns]
+    content {
+      sid       = "ReadTheRolesPasswordSecrets"
+      actions   = ["secretsmanager:GetSecretValue"]
+      resources = statement.value
+    }
+  }
   statement {
     sid       = "DecryptTheMasterSecret"
     actions   = ["kms:Decrypt"]
@@ -192,7 +203,7 @@ resource "aws_lambda_function" "this" {
 # is known only then), and again whenever the roles or the cluster change.
 resource "aws_lambda_invocation" "this" {
   function_name = aws_lambda_function.this.function_name
-  input         = jsonencode({ database = var.database_name, roles = var.roles })
+  input         = jsonencode({ database = var.database_name, roles = [for r in var.roles : merge({ name = r.name, access = r.access }, r.password_secret_arn == null ? {} : { passwordSecretArn = r.password_secret_arn })] })
   triggers      = { cluster_identifier = var.cluster_identifier }
 
   depends_on = [aws_vpc_security_group_egress_rule.to_cluster, aws_vpc_security_group_ingress_rule.cluster_from_function, aws_vpc_security_group_egress_rule.to_secrets_manager]

@@ -35,13 +35,18 @@ variable "source_code_hash" {
 }
 
 variable "roles" {
-  description = "One database role per consumer: name (lower-case identifier, not the master user) and access (READ_ONLY reads; READ_WRITE also writes and creates tables)."
-  type        = list(object({ name = string, access = string }))
+  description = "One database role per consumer: name (lower-case identifier, not the master user), access (READ_ONLY reads; READ_WRITE also writes and creates tables) and, for a consumer of the PgBouncer engine (and its read-only server role), password_secret_arn: the secret ({\"username\", \"password\"}) whose derived SCRAM verifier becomes the role's password instead of IAM authentication."
+  type        = list(object({ name = string, access = string, password_secret_arn = optional(string) }))
   nullable    = false
 
   validation {
     condition     = length(var.roles) > 0 && alltrue([for r in var.roles : can(regex("^[a-z_][a-z0-9_]{0,62}$", r.name)) && !startswith(r.name, "pg_") && !startswith(r.name, "rds") && contains(["READ_ONLY", "READ_WRITE"], r.access)])
     error_message = "roles: each name must be a lower-case identifier not starting with pg_ or rds, each access READ_ONLY or READ_WRITE"
+  }
+
+  validation {
+    condition     = alltrue([for r in var.roles : r.password_secret_arn == null || can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+$", r.password_secret_arn))])
+    error_message = "roles: a password_secret_arn must be a Secrets Manager secret ARN: use arn:<partition>:secretsmanager:<region>:<account>:secret:<name>"
   }
 }
 

@@ -1,8 +1,8 @@
 data "aws_partition" "current" {}
 
 locals {
-  postgres_port = 5432
-  kms_key_arn   = var.create_kms_key ? aws_kms_key.this[0].arn : var.kms_key_arn
+  port        = var.endpoint.port
+  kms_key_arn = var.create_kms_key ? aws_kms_key.this[0].arn : var.kms_key_arn
   # Lambda's default log group name, created here first, encrypted and with retention.
   log_group_name = "/aws/lambda/${var.function_name}"
 }
@@ -34,11 +34,11 @@ resource "aws_cloudwatch_log_group" "this" {
   #checkov:skip=CKV_AWS_338:Retention is a setting (log_retention_days, default 30 days like the CDK construct); a year of function logs is a cost the user opts into
 }
 
-# --- Network: egress only to its proxy endpoint, and the endpoint admits it -------------------------
+# --- Network: egress only to its proxy endpoint (and Secrets Manager), and the endpoint admits it -----
 
 resource "aws_security_group" "this" {
   name_prefix = "${var.function_name}-"
-  description = "Lambda consumer ${var.function_name}: egress only to its proxy endpoint"
+  description = "Lambda consumer ${var.function_name}: egress only to its proxy endpoint${var.auth == "secret" ? " and Secrets Manager" : ""}"
   vpc_id      = var.vpc_id
   tags        = var.tags
 
@@ -51,8 +51,8 @@ resource "aws_vpc_security_group_egress_rule" "to_endpoint" {
   security_group_id            = aws_security_group.this.id
   referenced_security_group_id = var.endpoint.security_group_id
   ip_protocol                  = "tcp"
-  from_port                    = local.postgres_port
-  to_port                      = local.postgres_port
+  from_port                    = local.port
+  to_port                      = local.port
   description                  = "to its proxy endpoint"
 }
 
@@ -60,12 +60,27 @@ resource "aws_vpc_security_group_ingress_rule" "endpoint_from_function" {
   security_group_id            = var.endpoint.security_group_id
   referenced_security_group_id = aws_security_group.this.id
   ip_protocol                  = "tcp"
-  from_port                    = local.postgres_port
-  to_port                      = local.postgres_port
+  from_port                    = local.port
+  to_port                      = local.port
   description                  = "${var.endpoint.target_role} clients"
 }
 
-# --- IAM: logs, VPC interfaces, tracing, and rds-db:connect as one user through one proxy -----------
+# A consumer of the PgBouncer engine reads its password secret: HTTPS to the VPC's Secrets Manager
+# endpoint (whose group must admit this function's, output security_group_id), or to any address when
+# the endpoint's security group is not given.
+resource "aws_vpc_security_group_egress_rule" "to_secrets_manager" {
+  count = var.auth == "secret" ? 1 : 0
+
+  security_group_id            = aws_security_group.this.id
+  referenced_security_group_id = var.secrets_manager_security_group_id
+  cidr_ipv4                    = var.secrets_manager_security_group_id == null ? "0.0.0.0/0" : null
+  ip_protocol                  = "tcp"
+  from_port                    = 443
+  to_port                      = 443
+  description                  = "reads its password secret from Secrets Manager"
+}
+
+# --- IAM: logs, VPC interfaces, tracing, and rds-db:connect as one user (or that user's secret) -------
 
 data "aws_iam_policy_document" "assume" {
   statement {
@@ -96,16 +111,27 @@ resource "aws_iam_role_policy_attachment" "vpc" {
 }
 
 data "aws_iam_policy_document" "function" {
-  #checkov:skip=CKV_AWS_356:Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray supports only on Resource *; rds-db:connect is scoped to the proxy and user
+  #checkov:skip=CKV_AWS_356:Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray supports only on Resource *; rds-db:connect (or the password secret) is scoped to the proxy and user
   statement {
     sid       = "Tracing"
     actions   = ["xray:PutTraceSegments", "xray:PutTelemetryRecords"]
     resources = ["*"]
   }
-  statement {
-    sid       = "ConnectThroughTheProxy"
-    actions   = ["rds-db:connect"]
-    resources = ["${var.connect_arn_prefix}${var.db_user}"]
+  dynamic "statement" {
+    for_each = var.auth == "iam" && var.connect_arn_prefix != null ? [var.connect_arn_prefix] : []
+    content {
+      sid       = "ConnectThroughTheProxy"
+      actions   = ["rds-db:connect"]
+      resources = ["${statement.value}${var.db_user}"]
+    }
+  }
+  dynamic "statement" {
+    for_each = var.auth == "secret" && var.password_secret_arn != null ? [var.password_secret_arn] : []
+    content {
+      sid       = "ReadItsPasswordSecret"
+      actions   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
+      resources = [statement.value]
+    }
   }
 }
 
@@ -157,16 +183,16 @@ resource "aws_lambda_function" "this" {
     variables = merge(
       {
         DB_HOST                 = var.endpoint.endpoint
-        DB_PORT                 = tostring(local.postgres_port)
+        DB_PORT                 = tostring(var.endpoint.port)
         DB_NAME                 = var.database_name
         DB_USER                 = var.db_user
-        DB_AUTH                 = "iam"
-        DB_TLS                  = var.endpoint.is_proxy_default_endpoint ? "verify-full" : "verify-proxy-domain"
+        DB_AUTH                 = var.auth == "secret" ? "secret" : "iam"
+        DB_TLS                  = var.auth == "secret" ? "verify-full" : (var.endpoint.is_proxy_default_endpoint ? "verify-full" : "verify-proxy-domain")
         DB_ENDPOINT_ROLE        = var.endpoint.target_role
         CONNECTION_MODE         = var.connection_mode
         POWERTOOLS_SERVICE_NAME = "aurora-proxy-kit"
       },
-      var.endpoint.is_proxy_default_endpoint ? {} : { DB_TLS_SERVER_NAME = var.endpoint.proxy_default_endpoint },
+      var.auth == "secret" ? tomap({ DB_SECRET_ARN = var.password_secret_arn, DB_TLS_CA = var.endpoint.tls_ca_certificate }) : (var.endpoint.is_proxy_default_endpoint ? tomap({}) : tomap({ DB_TLS_SERVER_NAME = var.endpoint.proxy_default_endpoint })),
     )
     # END generated consumer-environment
   }
@@ -196,6 +222,28 @@ resource "aws_lambda_function" "this" {
       error_message = "s3_bucket is not set: an S3 object is named by s3_bucket and s3_key"
     }
     # END generated function-code-source
+    # BEGIN generated consumer-credential by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+    precondition {
+      condition     = !(var.auth == "secret") || var.password_secret_arn != null
+      error_message = "password_secret_arn is not set: auth secret logs in with a password secret, so pass the pgbouncer-proxy module's consumer_secret_arns entry of db_user"
+    }
+    precondition {
+      condition     = !(var.auth == "secret") || var.endpoint.tls_ca_certificate != null
+      error_message = "endpoint.tls_ca_certificate is not set: a PgBouncer engine endpoint's consumers trust only the listeners' CA, so pass the pgbouncer-proxy module's endpoint, which carries it"
+    }
+    precondition {
+      condition     = !(var.auth == "secret") || var.connect_arn_prefix == null
+      error_message = "connect_arn_prefix is set with auth secret: a consumer logs in one way, so unset connect_arn_prefix"
+    }
+    precondition {
+      condition     = var.auth == "secret" || var.connect_arn_prefix != null
+      error_message = "connect_arn_prefix is not set: auth iam logs in with an IAM token through RDS Proxy, so pass the pooling-proxy module's connect_arn_prefix"
+    }
+    precondition {
+      condition     = var.auth == "secret" || var.password_secret_arn == null
+      error_message = "password_secret_arn is set with auth iam: a consumer logs in one way, so set auth to secret for a PgBouncer engine endpoint, or unset password_secret_arn"
+    }
+    # END generated consumer-credential
   }
 
   depends_on = [

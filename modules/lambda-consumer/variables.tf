@@ -54,13 +54,15 @@ variable "subnet_ids" {
 }
 
 variable "endpoint" {
-  description = "The proxy endpoint the function connects through (an element of the pooling-proxy module's endpoints output): host name, target role, security group, and the proxy's default endpoint host name. RDS Proxy's certificate names the default endpoint only, so a consumer of another endpoint checks it against proxy_default_endpoint (DB_TLS=verify-proxy-domain); set is_proxy_default_endpoint for the default endpoint itself (DB_TLS=verify-full)."
+  description = "The endpoint the function connects through, an element of the pooling-proxy or the pgbouncer-proxy module's endpoints output: host name, port, target role, security group, and how its certificate is checked. RDS Proxy's certificate names the default endpoint only, so a consumer of another endpoint checks it against proxy_default_endpoint (DB_TLS=verify-proxy-domain); set is_proxy_default_endpoint for the default endpoint itself (DB_TLS=verify-full). A PgBouncer engine endpoint gives tls_ca_certificate, the only CA its consumers trust (DB_TLS=verify-full with DB_TLS_CA)."
   type = object({
     endpoint                  = string
     target_role               = string
     security_group_id         = string
+    port                      = optional(number, 5432)
     proxy_default_endpoint    = optional(string)
     is_proxy_default_endpoint = optional(bool, false)
+    tls_ca_certificate        = optional(string)
   })
   nullable = false
   # BEGIN generated consumer-target-role by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
@@ -73,20 +75,46 @@ variable "endpoint" {
   # BEGIN generated consumer-tls-server-name by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
-    condition     = var.endpoint.is_proxy_default_endpoint || var.endpoint.proxy_default_endpoint != null
+    condition     = var.endpoint.is_proxy_default_endpoint || var.endpoint.proxy_default_endpoint != null || var.endpoint.tls_ca_certificate != null
     error_message = "endpoint.proxy_default_endpoint is not set: a custom proxy endpoint's certificate names the proxy's default endpoint, not the endpoint, so pass the proxy's default endpoint host name (verify-full works on the default endpoint only)"
   }
   # END generated consumer-tls-server-name
 }
 
 variable "connect_arn_prefix" {
-  description = "The pooling-proxy module's connect_arn_prefix; the function gets rds-db:connect on <prefix><db_user> only."
+  description = "The pooling-proxy module's connect_arn_prefix; the function gets rds-db:connect on <prefix><db_user> only. null for a PgBouncer engine endpoint (password_secret_arn)."
   type        = string
+  default     = null
+}
+
+variable "auth" {
+  description = "How the function logs in: iam (an IAM token through RDS Proxy: connect_arn_prefix) or secret (the password of password_secret_arn through a PgBouncer engine endpoint). A setting rather than a null check, so the secret's ARN may be unknown until apply."
+  type        = string
+  default     = "iam"
   nullable    = false
+  # BEGIN generated consumer-auth by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+
+  validation {
+    condition     = contains(["iam", "secret"], var.auth)
+    error_message = "auth ${var.auth} is not a consumer credential: use iam or secret"
+  }
+  # END generated consumer-auth
+}
+
+variable "password_secret_arn" {
+  description = "The secret ({\"username\", \"password\"}) the function logs in with through a PgBouncer engine endpoint: the pgbouncer-proxy module's consumer_secret_arns[db_user] (DB_AUTH=secret). null: an IAM token through RDS Proxy (connect_arn_prefix)."
+  type        = string
+  default     = null
+}
+
+variable "secrets_manager_security_group_id" {
+  description = "The security group of the VPC's Secrets Manager interface endpoint: the function's HTTPS egress for its password secret goes to it only (admit the function's group, output security_group_id, on it). null: HTTPS egress to any address (a VPC with a NAT gateway). Used with auth secret."
+  type        = string
+  default     = null
 }
 
 variable "db_user" {
-  description = "The database user the function logs in as with an IAM token."
+  description = "The database user the function logs in as (with an IAM token, or the password of password_secret_arn)."
   type        = string
   nullable    = false
 }

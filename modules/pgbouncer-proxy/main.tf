@@ -40,7 +40,8 @@ locals {
     PackagesKey               = var.packages_key
     ServerSecretArn           = aws_secretsmanager_secret.server.arn
     ConsumerSecretArns        = join(" ", [for u in var.consumer_users : aws_secretsmanager_secret.consumer[u].arn])
-    TlsSecretArn              = var.tls_secret_arn
+    TlsSecretArn              = local.tls_secret_arn
+    FleetName                 = var.name
   }
 }
 
@@ -109,12 +110,23 @@ data "aws_iam_policy_document" "host" {
   statement {
     sid       = "ReadTheUsersAndTlsSecrets"
     actions   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
-    resources = concat(local.user_secrets, [var.tls_secret_arn])
+    resources = concat(local.user_secrets, [local.tls_secret_arn])
   }
   statement {
     sid       = "ReadThePackages"
     actions   = ["s3:GetObject"]
     resources = ["arn:${local.partition}:s3:::${var.packages_bucket}/${var.packages_key}"]
+  }
+  # PutMetricData has no resource-level permissions: the namespace condition limits it to the engine's metrics.
+  statement {
+    sid       = "PublishTheFleetMetrics"
+    actions   = ["cloudwatch:PutMetricData"]
+    resources = ["*"]
+    condition {
+      test     = "StringEquals"
+      variable = local.metrics_condition_key
+      values   = [local.metrics_namespace]
+    }
   }
   dynamic "statement" {
     for_each = var.packages_kms_key_arn == null ? [] : [var.packages_kms_key_arn]
@@ -141,7 +153,7 @@ resource "aws_iam_role_policy_attachment" "ssm" {
 }
 
 resource "aws_iam_role_policy" "host" {
-  name   = "read-secrets-and-packages"
+  name   = "read-secrets-and-packages-publish-metrics"
   role   = aws_iam_role.host.id
   policy = data.aws_iam_policy_document.host.json
 }
@@ -185,7 +197,7 @@ resource "aws_vpc_security_group_ingress_rule" "hosts_from_load_balancer" {
   ip_protocol                  = "tcp"
   from_port                    = each.value.target_port
   to_port                      = each.value.target_port
-  description                  = "${each.key} listener and its health checks"
+  description                  = "${each.key} listener"
 }
 
 resource "aws_vpc_security_group_egress_rule" "load_balancer_to_hosts" {
@@ -196,7 +208,26 @@ resource "aws_vpc_security_group_egress_rule" "load_balancer_to_hosts" {
   ip_protocol                  = "tcp"
   from_port                    = each.value.target_port
   to_port                      = each.value.target_port
-  description                  = "${each.key} listener and its health checks"
+  description                  = "${each.key} listener"
+}
+
+# The target groups' health checks reach the hosts' health endpoint (apk-host serve) on its own port.
+resource "aws_vpc_security_group_ingress_rule" "hosts_health_from_load_balancer" {
+  security_group_id            = aws_security_group.hosts.id
+  referenced_security_group_id = aws_security_group.load_balancer.id
+  ip_protocol                  = "tcp"
+  from_port                    = local.health_port
+  to_port                      = local.health_port
+  description                  = "health checks of both listeners (the hosts' health endpoint)"
+}
+
+resource "aws_vpc_security_group_egress_rule" "load_balancer_to_hosts_health" {
+  security_group_id            = aws_security_group.load_balancer.id
+  referenced_security_group_id = aws_security_group.hosts.id
+  ip_protocol                  = "tcp"
+  from_port                    = local.health_port
+  to_port                      = local.health_port
+  description                  = "health checks of both listeners (the hosts' health endpoint)"
 }
 
 resource "aws_vpc_security_group_egress_rule" "hosts_to_cluster" {
@@ -285,28 +316,28 @@ resource "aws_launch_template" "this" {
 
   tag_specifications {
     resource_type = "instance"
-    tags          = merge(var.tags, { Name = "${var.name}-pooler" })
+    tags          = merge(var.tags, { Name = "${var.name}-pooler" }, local.certificate_tags)
   }
 
   tags = var.tags
 
   lifecycle {
     precondition {
-      condition     = local.readers >= 1 && local.readers <= 15
-      error_message = "reader_endpoints has ${local.readers} endpoints: the read-only listener needs at least one reader; Aurora allows 15"
-    }
-    precondition {
       condition     = length(var.consumer_users) <= 15 && length(local.consumer_users) == length(var.consumer_users)
       error_message = "consumer_users ${join(",", var.consumer_users)} must name each user once, at most 15: the hosts' user data carries every consumer secret's ARN, and EC2 user data is limited to 16 KB; share a user between consumers of the same access"
     }
+    # BEGIN generated fleet-budget-split by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
     precondition {
       condition     = local.budget >= local.server_connections_in
       error_message = "hosts ${var.hosts} x ${local.processes_per_target} processes per target need ${local.server_connections_in} server connections of a budget of ${local.budget} (max_connections_percent ${var.max_connections_percent} of max_connections ${var.max_connections}): use fewer hosts or a smaller instance type, or raise max_connections_percent"
     }
+    # END generated fleet-budget-split
+    # BEGIN generated idle-within-max by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
     precondition {
       condition     = var.max_idle_connections_percent <= var.max_connections_percent
       error_message = "max_idle_connections_percent ${var.max_idle_connections_percent} exceeds max_connections_percent ${var.max_connections_percent}: set it to ${var.max_connections_percent} or less"
     }
+    # END generated idle-within-max
   }
 }
 
@@ -351,6 +382,9 @@ resource "aws_autoscaling_group" "this" {
       propagate_at_launch = true
     }
   }
+
+  # The hosts read the listeners' certificate at boot: issued first.
+  depends_on = [aws_lambda_invocation.certificate]
 }
 
 # --- The internal Network Load Balancer: a TCP listener per role ----------------------------------
@@ -382,13 +416,16 @@ resource "aws_lb_target_group" "this" {
   # Transactions are short: a host leaving rotation is drained quickly.
   deregistration_delay = 30
 
-  # TCP checks on PgBouncer's port until the host's health agent exists.
+  # The host agent's endpoint: 200 only while the listener's processes answer and their servers accept connections.
   health_check {
-    protocol            = "TCP"
-    port                = tostring(each.value.target_port)
-    interval            = 10
-    healthy_threshold   = 2
-    unhealthy_threshold = 2
+    protocol            = "HTTP"
+    port                = tostring(local.health_port)
+    path                = each.value.health_path
+    matcher             = "200"
+    interval            = local.health_check.interval
+    timeout             = local.health_check.timeout
+    healthy_threshold   = local.health_check.healthy_threshold
+    unhealthy_threshold = local.health_check.unhealthy_threshold
   }
 
   tags = var.tags
@@ -462,11 +499,4 @@ resource "aws_vpc_endpoint" "this" {
   security_group_ids  = [aws_security_group.endpoint[each.key].id]
   private_dns_enabled = false
   tags                = merge(var.tags, { Name = each.key })
-
-  lifecycle {
-    precondition {
-      condition     = contains(["READ_WRITE", "READ_ONLY"], each.value.role)
-      error_message = "endpoints ${each.key} role ${each.value.role} is not READ_WRITE or READ_ONLY: READ_WRITE reaches the writer on 5432, READ_ONLY the readers on 5433"
-    }
-  }
 }

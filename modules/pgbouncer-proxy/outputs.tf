@@ -1,13 +1,19 @@
 output "endpoints" {
-  description = "Each consumer endpoint by name: host (the interface endpoint's regional DNS name), port, role and its security_group_id (grant clients ingress to it)."
+  description = "Each consumer endpoint by name, as the lambda-consumer module's endpoint takes it: endpoint (the interface endpoint's regional DNS name), port, target_role, its security_group_id (grant clients ingress to it) and tls_ca_certificate (the CA the listeners' certificate chains to, the only one consumers trust)."
   value = {
     for name, e in var.endpoints : name => {
-      host              = aws_vpc_endpoint.this[name].dns_entry[0].dns_name
-      port              = local.listeners[e.role].port
-      role              = e.role
-      security_group_id = aws_security_group.endpoint[name].id
+      endpoint           = aws_vpc_endpoint.this[name].dns_entry[0].dns_name
+      port               = local.listeners[e.role].port
+      target_role        = e.role
+      security_group_id  = aws_security_group.endpoint[name].id
+      tls_ca_certificate = local.client_ca_certificate
     }
   }
+}
+
+output "read_only_server_user" {
+  description = "The read-only listener's server role on Aurora: the role bootstrap makes it (READ_ONLY) with read_only_server_secret_arn's password."
+  value       = var.read_only_server_user
 }
 
 output "ports" {
@@ -63,4 +69,43 @@ output "vcpus_per_host" {
 output "bootstrap_variables" {
   description = "The values of the bootstrap template's placeholders, as the launch template's user data substitutes them."
   value       = local.bootstrap_variables
+}
+
+# What the dashboard module charts the fleet by (its pgbouncer_* inputs).
+output "fleet_name" {
+  description = "The Fleet dimension of the metrics the hosts publish: the module's name."
+  value       = var.name
+}
+
+output "metric_targets" {
+  description = "The Target dimension of each pool the hosts publish, the first label of its server's host name: read_write the cluster identifier, read_only each reader's instance identifier, in the order of reader_endpoints."
+  value = {
+    read_write = split(".", var.cluster_endpoint)[0]
+    read_only  = [for e in var.reader_endpoints : split(".", e)[0]]
+  }
+}
+
+output "load_balancer_arn_suffix" {
+  description = "The load balancer's ARN suffix (net/<name>/<id>): the LoadBalancer dimension of its AWS/NetworkELB metrics."
+  value       = aws_lb.this.arn_suffix
+}
+
+output "target_group_arn_suffixes" {
+  description = "Each listener's target group ARN suffix (targetgroup/<name>/<id>), read_write and read_only: the TargetGroup dimension of their AWS/NetworkELB metrics."
+  value       = { for role, tg in aws_lb_target_group.this : lower(role) => tg.arn_suffix }
+}
+
+output "client_ca_certificate" {
+  description = "The CA certificate (PEM) consumers verify the listeners against (verify-full by an endpoint's DNS name): the module's own CA's, or tls_ca_certificate."
+  value       = local.client_ca_certificate
+
+  precondition {
+    condition     = (var.tls_secret_arn == null) == (var.tls_ca_certificate == null)
+    error_message = "tls_secret_arn and tls_ca_certificate go together: a certificate made outside the module comes with the CA consumers verify it against; set both, or neither for the module's own CA"
+  }
+}
+
+output "tls_secret_arn" {
+  description = "The secret the hosts read the listeners' certificate from: the module's, or tls_secret_arn."
+  value       = local.tls_secret_arn
 }

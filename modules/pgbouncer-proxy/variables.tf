@@ -38,6 +38,13 @@ variable "reader_endpoints" {
   description = "Each reader instance's endpoint (module.aurora.reader_instance_endpoints): the read-only listener pools for each of them."
   type        = list(string)
   nullable    = false
+  # BEGIN generated fleet-readers by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+
+  validation {
+    condition     = floor(length(var.reader_endpoints)) == length(var.reader_endpoints) && length(var.reader_endpoints) >= 1 && length(var.reader_endpoints) <= 15
+    error_message = "reader_endpoints ${length(var.reader_endpoints)} is out of range: the read-only listener needs at least one reader; Aurora allows 15 (an integer from 1 to 15)"
+  }
+  # END generated fleet-readers
 }
 
 variable "server_port" {
@@ -78,23 +85,63 @@ variable "packages_kms_key_arn" {
 }
 
 variable "tls_secret_arn" {
-  description = "The listeners' TLS certificate: a secret holding JSON {\"certificate\", \"privateKey\", \"ca\"} (PEM), issued for the names consumers connect to; consumers verify it against ca."
+  description = "The listeners' TLS certificate, made outside the module: a secret holding JSON {\"certificate\", \"privateKey\", \"ca\"} (PEM), issued for the names consumers connect to; give its CA in tls_ca_certificate. null: the module issues one from a CA it manages (certificate_function)."
   type        = string
-  nullable    = false
+  default     = null
 }
 
-# The validations below restate, by hand for now, FLEET_RULES and POOLER_HOST_RULES (lib/model/pgbouncer-*.ts)
-# and the pool rows of PROXY_RULES, with the same messages naming this module's variables.
+variable "tls_ca_certificate" {
+  description = "The CA certificate (PEM) tls_secret_arn's certificate chains to: consumers verify the listeners against it (output client_ca_certificate). Only with tls_secret_arn."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.tls_ca_certificate == null || can(regex("^\\s*-----BEGIN CERTIFICATE-----\\r?\\n[A-Za-z0-9+/=\\r\\n]+-----END CERTIFICATE-----\\s*$", var.tls_ca_certificate))
+    error_message = "tls_ca_certificate is not one PEM certificate: pass the CA certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----) that consumers verify the listeners against"
+  }
+}
+
+variable "certificate_function" {
+  description = "Without tls_secret_arn: where the release's pooler-certificate.zip is (make lambda-zip builds dist/lambda/pooler-certificate.zip): filename, or s3_bucket and s3_key; source_code_hash as lambda-artifacts.json lists it (null: filebase64sha256(filename))."
+  type = object({
+    filename         = optional(string)
+    s3_bucket        = optional(string)
+    s3_key           = optional(string)
+    source_code_hash = optional(string)
+  })
+  default = null
+}
+
+variable "certificate_validity_days" {
+  description = "Without tls_secret_arn: days the issued server certificate is valid (1..3650; the module's CA is valid 20 years). It is issued again when the endpoint service or this value changes; nothing renews it in between."
+  type        = number
+  default     = 1825
+  nullable    = false
+
+  validation {
+    condition     = floor(var.certificate_validity_days) == var.certificate_validity_days && var.certificate_validity_days >= 1 && var.certificate_validity_days <= 3650
+    error_message = "certificate_validity_days ${var.certificate_validity_days} is out of range: a whole number of days from 1 to 3650 (half the CA's 20 years: a re-issue keeps the CA for 10 years at least)"
+  }
+}
+
+variable "certificate_kms_key_arn" {
+  description = "Without tls_secret_arn: the key that encrypts the certificate function's environment and log group; its policy must let CloudWatch Logs use it for /aws/lambda/<name>-pooler-certificate. null: a new key with rotation on."
+  type        = string
+  default     = null
+}
+
 variable "hosts" {
   description = "Hosts of the fleet (2..20). The group has a fixed size: each process's pool is a share of each target's budget, so a host added by scaling would overrun max_connections."
   type        = number
   default     = 2
   nullable    = false
+  # BEGIN generated fleet-hosts by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.hosts) == var.hosts && var.hosts >= 2 && var.hosts <= 20
     error_message = "hosts ${var.hosts} is out of range: run at least two hosts, in two Availability Zones, so one can be replaced while the other serves (an integer from 2 to 20)"
   }
+  # END generated fleet-hosts
 }
 
 variable "instance_type" {
@@ -102,16 +149,20 @@ variable "instance_type" {
   type        = string
   default     = "c7g.large"
   nullable    = false
+  # BEGIN generated pooler-instance-graviton by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
-    condition     = can(regex("^[a-z]+[0-9]+g[a-z]*\\.[a-z0-9]+$", var.instance_type))
+    condition     = (can(regex("^[a-z]+[0-9]+g[a-z]*\\.[a-z0-9]+$", var.instance_type)))
     error_message = "instance_type ${var.instance_type} is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image"
   }
+  # END generated pooler-instance-graviton
+  # BEGIN generated pooler-instance-known by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = !can(regex("^[a-z]+[0-9]+g[a-z]*\\.[a-z0-9]+$", var.instance_type)) || (contains(["c7g", "m7g", "r7g", "c8g", "m8g", "r8g"], split(".", var.instance_type)[0]) && contains(["medium", "large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge"], try(split(".", var.instance_type)[1], "")))
     error_message = "instance_type ${var.instance_type} is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge"
   }
+  # END generated pooler-instance-known
 }
 
 variable "max_connections_percent" {
@@ -119,11 +170,13 @@ variable "max_connections_percent" {
   type        = number
   default     = 100
   nullable    = false
+  # BEGIN generated max-connections-percent by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.max_connections_percent) == var.max_connections_percent && var.max_connections_percent >= 1 && var.max_connections_percent <= 100
     error_message = "max_connections_percent ${var.max_connections_percent} is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)"
   }
+  # END generated max-connections-percent
 }
 
 variable "max_idle_connections_percent" {
@@ -131,11 +184,13 @@ variable "max_idle_connections_percent" {
   type        = number
   default     = 50
   nullable    = false
+  # BEGIN generated max-idle-connections-percent by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.max_idle_connections_percent) == var.max_idle_connections_percent && var.max_idle_connections_percent >= 0 && var.max_idle_connections_percent <= 100
     error_message = "max_idle_connections_percent ${var.max_idle_connections_percent} is out of range: set the share of max_connections kept open while idle (an integer from 0 to 100)"
   }
+  # END generated max-idle-connections-percent
 }
 
 variable "connection_borrow_timeout_seconds" {
@@ -143,11 +198,13 @@ variable "connection_borrow_timeout_seconds" {
   type        = number
   default     = 120
   nullable    = false
+  # BEGIN generated borrow-timeout by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.connection_borrow_timeout_seconds) == var.connection_borrow_timeout_seconds && var.connection_borrow_timeout_seconds >= 0 && var.connection_borrow_timeout_seconds <= 300
     error_message = "connection_borrow_timeout_seconds ${var.connection_borrow_timeout_seconds} is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)"
   }
+  # END generated borrow-timeout
 }
 
 variable "tcp_idle_timeout_seconds" {
@@ -155,11 +212,13 @@ variable "tcp_idle_timeout_seconds" {
   type        = number
   default     = 350
   nullable    = false
+  # BEGIN generated fleet-tcp-idle-timeout by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.tcp_idle_timeout_seconds) == var.tcp_idle_timeout_seconds && var.tcp_idle_timeout_seconds >= 60 && var.tcp_idle_timeout_seconds <= 6000
     error_message = "tcp_idle_timeout_seconds ${var.tcp_idle_timeout_seconds} is out of range: the NLB accepts a TCP idle timeout of 60 to 6000 seconds (an integer from 60 to 6000)"
   }
+  # END generated fleet-tcp-idle-timeout
 }
 
 variable "read_only_server_user" {
@@ -167,11 +226,13 @@ variable "read_only_server_user" {
   type        = string
   default     = "apk_pooler_reader"
   nullable    = false
+  # BEGIN generated pooler-user-name by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
-    condition     = can(regex("^[a-z_][a-z0-9_]{0,62}$", var.read_only_server_user))
+    condition     = (can(regex("^[a-z_][a-z0-9_]{0,62}$", var.read_only_server_user)))
     error_message = "read_only_server_user ${var.read_only_server_user} is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters"
   }
+  # END generated pooler-user-name
 }
 
 variable "consumer_users" {
@@ -179,11 +240,13 @@ variable "consumer_users" {
   type        = list(string)
   default     = []
   nullable    = false
+  # BEGIN generated pooler-user-name-consumer-users by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
-    condition     = alltrue([for u in var.consumer_users : can(regex("^[a-z_][a-z0-9_]{0,62}$", u))])
-    error_message = "consumer_users ${try([for u in var.consumer_users : u if !can(regex("^[a-z_][a-z0-9_]{0,62}$", u))][0], "")} is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters"
+    condition     = alltrue([for u in var.consumer_users : (can(regex("^[a-z_][a-z0-9_]{0,62}$", u)))])
+    error_message = "consumer_users item ${try([for u in var.consumer_users : u if !(can(regex("^[a-z_][a-z0-9_]{0,62}$", u)))][0], "")} is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters"
   }
+  # END generated pooler-user-name-consumer-users
 }
 
 variable "s3_prefix_list_id" {
@@ -208,6 +271,13 @@ variable "endpoints" {
   }))
   default  = {}
   nullable = false
+  # BEGIN generated endpoint-target-role by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+
+  validation {
+    condition     = alltrue([for e in values(var.endpoints) : contains(["READ_ONLY", "READ_WRITE"], e.role)])
+    error_message = "endpoints role ${try([for e in values(var.endpoints) : e.role if !(contains(["READ_ONLY", "READ_WRITE"], e.role))][0], "")} is not a proxy endpoint role: use READ_ONLY or READ_WRITE"
+  }
+  # END generated endpoint-target-role
 }
 
 variable "tags" {

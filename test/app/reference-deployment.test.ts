@@ -10,6 +10,8 @@ import { CONTEXT_KEYS, readDeploymentContext } from '../../lib/reference-app/app
 import { READER_DB_USER, ReferenceDeployment, WRITER_DB_USER } from '../../lib/reference-app/reference-deployment';
 import { getAtt, isolatedSubnetRefs, joinIntrinsic, kitError, logicalIdOf, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
+import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
+import { ProxyEngine } from '../../lib/pooling-tier';
 
 /** The feature flags of cdk.json, so the test app behaves like `cdk synth`. */
 const CDK_CONTEXT = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'cdk.json'), 'utf8')).context as Record<string, unknown>;
@@ -225,13 +227,13 @@ describe('ReferenceDeployment', () => {
       expect(arn).toMatch(new RegExp(`:dbuser:[^/*]+/${user}$`));
       expect(arn).not.toContain('*');
       expect(arn).not.toMatch(new RegExp(`/${stack.database.masterUsername}$`));
-      expect(JSON.stringify(connects[0].Resource)).toContain(logicalIdOf(stack.proxy.proxy));
+      expect(JSON.stringify(connects[0].Resource)).toContain(logicalIdOf(stack.proxy!.proxy));
     }
     expect(READER_DB_USER).not.toBe(WRITER_DB_USER);
   });
 
   test('the proxy itself may log in as the consumers\' users only, and reads no secret', () => {
-    const policies = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(stack.proxy.role)] } }));
+    const policies = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(stack.proxy!.role)] } }));
     const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string; Resource: unknown[] }>);
     expect(statements.map((st) => st.Action)).toEqual(['rds-db:connect']);
     expect(statements[0].Resource.map((r) => joinIntrinsic(r).split('/').pop())).toEqual([READER_DB_USER, WRITER_DB_USER]);
@@ -335,9 +337,9 @@ describe('ReferenceDeployment', () => {
     template.hasOutput('MaxConnections', { Value: '3604' });
     template.hasOutput('TieredCacheGiB', { Value: String(s.tieredCacheGiB) });
     template.hasOutput('TemporaryObjectsGiB', { Value: '64' });
-    template.hasOutput('ProxyMaxServerConnections', { Value: String(stack.proxy.poolSizing.maxServerConnections) });
-    template.hasOutput('ReadOnlyEndpoint', { Value: getAtt(stack.readOnlyEndpoint.endpoint, 'Endpoint') });
-    template.hasOutput('ReadWriteEndpoint', { Value: getAtt(stack.readWriteEndpoint.endpoint, 'Endpoint') });
+    template.hasOutput('ProxyMaxServerConnections', { Value: String(stack.proxy!.poolSizing.maxServerConnections) });
+    template.hasOutput('ReadOnlyEndpoint', { Value: getAtt((stack.readOnlyEndpoint as PoolingProxyEndpoint).endpoint, 'Endpoint') });
+    template.hasOutput('ReadWriteEndpoint', { Value: getAtt((stack.readWriteEndpoint as PoolingProxyEndpoint).endpoint, 'Endpoint') });
   });
 
   test('the consumers share the stack key for their environment and logs', () => {
@@ -427,13 +429,20 @@ describe('readDeploymentContext', () => {
   test('every integer and boolean key is parsed to its type', () => {
     // GIVEN
     const context: Record<string, string> = {};
-    for (const [key, type] of Object.entries(CONTEXT_KEYS)) context[key] = type === 'integer' ? '7' : type === 'boolean' ? 'true' : 'text';
+    const given = { integer: '7', boolean: 'true', engine: 'pgbouncer', string: 'text' } as const;
+    const expected = { integer: 7, boolean: true, engine: ProxyEngine.PGBOUNCER, string: 'text' } as const;
+    for (const [key, type] of Object.entries(CONTEXT_KEYS)) context[key] = given[type];
     // WHEN
     const parsed = read(context) as unknown as Record<string, unknown>;
     // THEN
     for (const [key, type] of Object.entries(CONTEXT_KEYS)) {
-      expect([key, parsed[key]]).toEqual([key, type === 'integer' ? 7 : type === 'boolean' ? true : 'text']);
+      expect([key, parsed[key]]).toEqual([key, expected[type]]);
     }
+  });
+
+  test('proxyEngine=mysql names the key, the value and the engines', () => {
+    expect(() => read({ proxyEngine: 'mysql' })).toThrow(/^context proxyEngine=mysql is not an engine: pass -c proxyEngine=rds-proxy or -c proxyEngine=pgbouncer$/);
+    expect(read({ proxyEngine: 'rds-proxy' })).toMatchObject({ proxyEngine: ProxyEngine.RDS_PROXY });
   });
 
   test('readers=abc names the key and the value', () => {
@@ -456,8 +465,8 @@ describe('readDeploymentContext', () => {
     // WHEN
     const { stack } = referenceApp({ ...noBundling, readOnlyEndpoints: '19' });
     // THEN
-    expect(stack.proxy.endpoints).toHaveLength(20);
-    expect(stack.proxy.endpoints.filter((e) => e.role === 'READ_ONLY')).toHaveLength(19);
+    expect(stack.proxy!.endpoints).toHaveLength(20);
+    expect(stack.proxy!.endpoints.filter((e) => e.role === 'READ_ONLY')).toHaveLength(19);
     expect(() => referenceApp({ ...noBundling, readOnlyEndpoints: '20' })).toThrow(
       kitError(
         'AuroraProxyKit',

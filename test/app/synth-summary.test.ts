@@ -51,3 +51,25 @@ describe('synth summary (make demo)', () => {
     expect(() => summarizeAssembly(path.join(outdir, 'nope'))).toThrow(/manifest\.json not found: run `npx cdk synth`/);
   });
 });
+
+describe('synth summary of the PgBouncer engine', () => {
+  test('GIVEN the reference app with proxyEngine=pgbouncer WHEN summarized THEN its endpoints are the fleet\'s interface endpoints in the consumer VPC, by listener', () => {
+    // GIVEN
+    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'apk-summary-pgb-'));
+    try {
+      const app = new App({ outdir, context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], proxyEngine: 'pgbouncer' } });
+      new ReferenceDeployment(app, 'Summary', readDeploymentContext(app));
+      app.synth();
+      // WHEN
+      const [stack] = summarizeAssembly(outdir);
+      // THEN
+      expect(stack.resourceCounts['AWS::RDS::DBProxy']).toBeUndefined();
+      expect(stack.endpoints.map((e) => `${e.logicalId.replace(/[A-F0-9]{8} /, ' ')} ${e.role} ${e.vpc.replace(/[A-F0-9]{8} /, ' ')}`).sort()).toEqual([
+        'PgBouncerProxyReadOnlyEndpoint (PgBouncer) READ_ONLY ConsumerVpc (10.20.0.0/16)',
+        'PgBouncerProxyReadWriteEndpoint (PgBouncer) READ_WRITE ConsumerVpc (10.20.0.0/16)',
+      ]);
+    } finally {
+      fs.rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+});

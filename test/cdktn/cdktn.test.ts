@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { synthComplete } from '../../packages/cdktn/examples/complete';
 import { LambdaConsumer, PoolingProxy } from '../../packages/cdktn/src';
-import { PlanJson, ROOT, TerraformDir, ensureLambdaZips } from '../terraform/terraform-cli';
+import { PlanJson, ROOT, TerraformDir } from '../terraform/terraform-cli';
 import { App, TerraformStack, Token } from './cdktn-runtime';
 
 /**
@@ -53,7 +53,6 @@ describe('the complete example as a cdktn app', () => {
   const dirs: TerraformDir[] = [];
 
   beforeAll(() => {
-    ensureLambdaZips();
     outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdktn-complete-'));
     // The modules of this checkout, each read in place through its path relative to the stack's directory.
     const stackDir = synthComplete(outdir, { modulesDir: path.join(ROOT, 'modules') });

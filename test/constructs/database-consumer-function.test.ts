@@ -1,8 +1,12 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Duration, Stack } from 'aws-cdk-lib';
-import { Capture, Template } from 'aws-cdk-lib/assertions';
+import { Capture, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { allowLogsToUseKey, stackLogGroupPattern } from '../../lib/private/key-policies';
@@ -13,7 +17,7 @@ import { PoolingProxy } from '../../lib/pooling-proxy';
 import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
-import { ConnectionMode } from '../../lambda/src/environment';
+import { ConnectionMode, EndpointRole } from '../../lambda/src/environment';
 
 function dataPath(stack: Stack) {
   const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
@@ -275,5 +279,52 @@ describe('DatabaseConsumerFunction with a shared key', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { KmsKeyArn: getAtt(key, 'Arn') });
     template.hasResourceProperties('AWS::Logs::LogGroup', { KmsKeyId: getAtt(key, 'Arn'), RetentionInDays: 30 });
     template.resourceCountIs('AWS::KMS::Key', 2); // the cluster's and the shared one
+  });
+});
+
+describe('DatabaseConsumerFunction on a PgBouncer engine endpoint', () => {
+  test('GIVEN a read-only PgBouncerProxyEndpoint and a Secrets Manager endpoint WHEN a consumer is added THEN it logs in with its user\'s secret over verify-full against the proxy\'s CA only, on the listener\'s port, with egress to the endpoint and Secrets Manager only', () => {
+    // GIVEN
+    const { stack } = newStack();
+    const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
+    const consumerVpc = isolatedVpc(stack, 'ConsumerVpc', '10.20.0.0/16');
+    const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc, readers: 1 });
+    const pooler = new PgBouncerProxy(stack, 'Pooler', {
+      cluster,
+      packages: { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' },
+    });
+    const readOnly = pooler.addEndpoint('ReadOnly', { vpc: consumerVpc, role: EndpointRole.READ_ONLY });
+    const secretsSg = new ec2.SecurityGroup(stack, 'SecretsSg', { vpc: consumerVpc, allowAllOutbound: false });
+    const secrets = consumerVpc.addInterfaceEndpoint('Secrets', { service: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER, open: false, securityGroups: [secretsSg] });
+
+    // WHEN
+    const reader = new DatabaseConsumerFunction(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app', secretsManagerEndpoint: secrets });
+    const template = Template.fromStack(stack);
+
+    // THEN the user was added to the hosts (its secret exists) and the function reads only that secret
+    expect(pooler.consumerUsers).toEqual(['app_reader']);
+    const secret = pooler.consumerUserSecret('app_reader') as secretsmanager.Secret;
+    const env = (template.toJSON().Resources[logicalIdOf(reader.function)].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(env).toMatchObject({
+      DB_PORT: '5433',
+      DB_USER: 'app_reader',
+      DB_AUTH: 'secret',
+      DB_SECRET_ARN: ref(secret),
+      DB_TLS: 'verify-full',
+      DB_ENDPOINT_ROLE: 'READ_ONLY',
+    });
+    expect(env.DB_TLS_CA).toEqual(stack.resolve(pooler.clientCaCertificate));
+    expect(env).not.toHaveProperty('DB_TLS_SERVER_NAME');
+    expect(env).not.toHaveProperty('DB_PASSWORD');
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [ref(reader.function.role!.node.defaultChild as iam.CfnRole)],
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Resource: ref(secret) })]) },
+    });
+    // Egress: the endpoint's listener port and Secrets Manager's HTTPS, nothing else
+    const egress = template.findResources('AWS::EC2::SecurityGroupEgress', { Properties: { GroupId: getAtt(reader.connections.securityGroups[0].node.defaultChild as ec2.CfnSecurityGroup, 'GroupId') } });
+    expect(Object.values(egress).map((r) => [r.Properties.FromPort, r.Properties.DestinationSecurityGroupId]).sort()).toEqual([
+      [443, getAtt(secretsSg.node.defaultChild as ec2.CfnSecurityGroup, 'GroupId')],
+      [5433, getAtt(readOnly.securityGroup.node.defaultChild as ec2.CfnSecurityGroup, 'GroupId')],
+    ]);
   });
 });

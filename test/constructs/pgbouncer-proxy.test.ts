@@ -7,11 +7,15 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { EndpointRole } from '../../lambda/src/environment';
 import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
 import { renderPoolerBootstrap } from '../../lib/model/pgbouncer-bootstrap';
+import { POOLER_HEALTH_PORT } from '../../lib/model/pgbouncer-host-serve';
+import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
 import { PgBouncerProxy, PgBouncerProxyProps } from '../../lib/pgbouncer-proxy';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, newStack, ref } from '../helpers/cdk';
 
 const PACKAGES_KEY = 'pgbouncer/packages.tar';
+/** A user's CA certificate as the prop takes it (its content is not read at synth). */
+const USER_CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIBdzCCAR2gAwIBAgIUY2FwZW0=\n-----END CERTIFICATE-----\n';
 
 function poolerStack(props: Partial<PgBouncerProxyProps> = {}, readers?: number) {
   const { app, stack } = newStack();
@@ -20,7 +24,7 @@ function poolerStack(props: Partial<PgBouncerProxyProps> = {}, readers?: number)
   const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc, readers });
   const bucket = s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages');
   const tls = secretsmanager.Secret.fromSecretNameV2(stack, 'Tls', 'pooler-tls');
-  const create = () => new PgBouncerProxy(stack, 'Pooler', { cluster, packages: { bucket, key: PACKAGES_KEY }, tlsCertificate: tls, ...props });
+  const create = () => new PgBouncerProxy(stack, 'Pooler', { cluster, packages: { bucket, key: PACKAGES_KEY }, tlsCertificate: { secret: tls, caCertificatePem: USER_CA_PEM }, ...props });
   return { app, stack, dataVpc, consumerVpc, cluster, tls, create };
 }
 
@@ -111,10 +115,13 @@ describe('PgBouncerProxy', () => {
       ServerSecretArn: ref(pooler.readOnlyServerSecret),
       ConsumerSecretArns: ref(consumer),
       TlsSecretArn: stack.resolve(tls.secretArn),
+      // The stack's name and the construct's path in it.
+      FleetName: `${stack.stackName}/Pooler`,
     });
+    expect(pooler.fleetName).toBe(`${stack.stackName}/Pooler`);
   });
 
-  test('the host role: Session Manager, and read access to exactly the server, consumer and TLS secrets and the packages object', () => {
+  test('the host role: Session Manager, read access to exactly the server, consumer and TLS secrets and the packages object, and PutMetricData in the engine\'s namespace only', () => {
     template.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'ec2.amazonaws.com' } })] },
       ManagedPolicyArns: [{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/AmazonSSMManagedInstanceCore']] }],
@@ -124,8 +131,9 @@ describe('PgBouncerProxy', () => {
     const read = ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'];
     expect(statements).toEqual([
       { Action: read, Effect: 'Allow', Resource: ref(pooler.readOnlyServerSecret) },
-      { Action: read, Effect: 'Allow', Resource: TLS_SECRET_ARN_PATTERN },
       { Action: 's3:GetObject', Effect: 'Allow', Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:s3:::kit-packages/${PACKAGES_KEY}`]] } },
+      { Action: 'cloudwatch:PutMetricData', Condition: { StringEquals: { 'cloudwatch:namespace': POOLER_METRICS_NAMESPACE } }, Effect: 'Allow', Resource: '*' },
+      { Action: read, Effect: 'Allow', Resource: TLS_SECRET_ARN_PATTERN },
       { Action: read, Effect: 'Allow', Resource: ref(consumer) },
     ]);
   });
@@ -137,7 +145,7 @@ describe('PgBouncerProxy', () => {
     template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ SecretStringTemplate: '{"username":"app_reader"}' }) });
   });
 
-  test('an internal NLB with its own security group, cross-zone, a TCP listener per role with the idle timeout, to the hosts\' PgBouncer ports', () => {
+  test('an internal NLB with its own security group, cross-zone, a TCP listener per role with the idle timeout, to the hosts\' PgBouncer ports, checked on the hosts\' health endpoint', () => {
     const lbGroup = getAtt(pooler.loadBalancer.connections.securityGroups[0]!, 'GroupId');
     template.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {
       Type: 'network',
@@ -146,18 +154,27 @@ describe('PgBouncerProxy', () => {
       Subnets: isolatedSubnetRefs(dataVpc),
       LoadBalancerAttributes: Match.arrayWith([{ Key: 'load_balancing.cross_zone.enabled', Value: 'true' }]),
     });
-    for (const [port, targetPort] of [[5432, 6432], [5433, 6433]]) {
+    for (const [port, targetPort, path] of [[5432, 6432, '/read-write'], [5433, 6433, '/read-only']] as const) {
       template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: port, Protocol: 'TCP', ListenerAttributes: [{ Key: 'tcp.idle_timeout.seconds', Value: '350' }] });
       template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', {
         Port: targetPort,
         Protocol: 'TCP',
-        HealthCheckProtocol: 'TCP',
-        HealthCheckPort: String(targetPort),
+        HealthCheckProtocol: 'HTTP',
+        HealthCheckPort: String(POOLER_HEALTH_PORT),
+        HealthCheckPath: path,
+        Matcher: { HttpCode: '200' },
+        HealthCheckIntervalSeconds: 10,
+        HealthCheckTimeoutSeconds: 5,
+        HealthyThresholdCount: 2,
+        UnhealthyThresholdCount: 2,
         TargetGroupAttributes: [{ Key: 'deregistration_delay.timeout_seconds', Value: '30' }],
       });
-      // The hosts admit the load balancer (traffic and health checks) on the port, and only it.
+      // The hosts admit the load balancer on the port, and only it.
       template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { GroupId: getAtt(pooler.connections.securityGroups[0]!, 'GroupId'), SourceSecurityGroupId: lbGroup, FromPort: targetPort, ToPort: targetPort });
     }
+    // ... and its health checks on the health endpoint's port (ingress on the hosts, egress of the load balancer).
+    template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { GroupId: getAtt(pooler.connections.securityGroups[0]!, 'GroupId'), SourceSecurityGroupId: lbGroup, FromPort: POOLER_HEALTH_PORT, ToPort: POOLER_HEALTH_PORT });
+    template.hasResourceProperties('AWS::EC2::SecurityGroupEgress', { GroupId: lbGroup, DestinationSecurityGroupId: getAtt(pooler.connections.securityGroups[0]!, 'GroupId'), FromPort: POOLER_HEALTH_PORT, ToPort: POOLER_HEALTH_PORT });
     template.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 2);
   });
 
@@ -197,7 +214,7 @@ describe('PgBouncerProxy', () => {
       SecurityGroupEgress: [Match.objectLike({ CidrIp: '255.255.255.255/32' })],
     });
     expect(readOnly.port).toBe(5433);
-    expect(stack.resolve(readOnly.host)).toEqual({ 'Fn::Select': [1, { 'Fn::Split': [':', { 'Fn::Select': [0, getAtt(readOnly.endpoint, 'DnsEntries')] }] }] });
+    expect(stack.resolve(readOnly.hostname)).toEqual({ 'Fn::Select': [1, { 'Fn::Split': [':', { 'Fn::Select': [0, getAtt(readOnly.endpoint, 'DnsEntries')] }] }] });
   });
 
   test('a granted client reaches the endpoint on the role\'s port', () => {
@@ -223,6 +240,7 @@ describe('PgBouncerProxy', () => {
       'AwsSolutions-AS3',
       'AwsSolutions-ELB2',
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+      'AwsSolutions-IAM5[Resource::*]',
       'AwsSolutions-SMG4',
     ]);
   });
@@ -236,6 +254,8 @@ describe('PgBouncerProxy validation', () => {
     ['an idle timeout below the NLB\'s minimum', { tcpIdleTimeout: Duration.seconds(30) }, 'tcpIdleTimeout 30 is out of range: the NLB accepts a TCP idle timeout of 60 to 6000 seconds (an integer from 60 to 6000)'],
     ['a share above 100%', { maxConnectionsPercent: 150 }, 'maxConnectionsPercent 150 is out of range: set the share of the target\'s max_connections the proxy may use (an integer from 1 to 100)'],
     ['a server user name that needs quoting', { readOnlyServerUser: 'Reader-1' }, 'readOnlyServerUser Reader-1 is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters'],
+    ['a fleet name that needs quoting', { fleetName: 'my fleet' }, 'fleetName my fleet is not a valid fleet name (the Fleet dimension of its metrics): use 1 to 255 letters, digits and . _ / : -, starting with a letter or digit'],
+    ['a fleet name longer than a dimension value', { fleetName: 'f'.repeat(256) }, `fleetName ${'f'.repeat(256)} is not a valid fleet name (the Fleet dimension of its metrics): use 1 to 255 letters, digits and . _ / : -, starting with a letter or digit`],
     [
       'more processes than server connections in the budget',
       { hosts: 20, maxConnectionsPercent: 1, maxIdleConnectionsPercent: 0 },
@@ -276,7 +296,7 @@ describe('PgBouncerProxy validation', () => {
     const pooler = new PgBouncerProxy(stack, 'Pooler', {
       cluster,
       packages: { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: PACKAGES_KEY },
-      tlsCertificate: secretsmanager.Secret.fromSecretNameV2(stack, 'Tls', 'pooler-tls'),
+      tlsCertificate: { secret: secretsmanager.Secret.fromSecretNameV2(stack, 'Tls', 'pooler-tls'), caCertificatePem: USER_CA_PEM },
     });
     const [a, b] = pooler.loadBalancerAvailabilityZones;
     const outside = consumerVpc.availabilityZones.find((az) => az !== a && az !== b)!;

@@ -22,6 +22,7 @@ const PUBLIC_API = [
   'DatabaseRoleSpec',
   'EndpointRole',
   'IPoolingProxy',
+  'IPoolingTier',
   'InstanceClassSpec',
   'InstanceMetricOptions',
   'KitValidationError',
@@ -30,13 +31,20 @@ const PUBLIC_API = [
   'OptimizedReadsClusterProps',
   'OptimizedReadsFamily',
   'OptimizedReadsSizing',
+  'PgBouncerMetricOptions',
+  'PgBouncerCertificate',
+  'PgBouncerCertificateProps',
   'PgBouncerPackages',
   'PgBouncerProxy',
   'PgBouncerProxyEndpoint',
   'PgBouncerProxyEndpointOptions',
   'PgBouncerProxyEndpointProps',
   'PgBouncerProxyProps',
+  'PgBouncerTlsCertificate',
   'IPgBouncerProxy',
+  // The pooling tier of either engine
+  'ConsumerConnection',
+  'IProxyEndpoint',
   'PoolSettings',
   'PoolSizing',
   'PoolingProxy',
@@ -44,6 +52,7 @@ const PUBLIC_API = [
   'PoolingProxyEndpointOptions',
   'PoolingProxyEndpointProps',
   'PoolingProxyProps',
+  'ProxyEngine',
 ];
 
 const ROOT = path.join(__dirname, '..', '..');

@@ -24,6 +24,26 @@ function configError(env: NodeJS.ProcessEnv): ConfigError {
 }
 
 describe('loadConfig', () => {
+
+  const SECRET_ENV: NodeJS.ProcessEnv = { ...BASE, DB_AUTH: 'secret', DB_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:consumer-AbC123' };
+  const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+
+  test('GIVEN DB_AUTH=secret with a secret ARN and an inline CA WHEN loaded THEN both are taken', () => {
+    const config = loadConfig({ ...SECRET_ENV, DB_TLS_CA: PEM });
+    expect(config.auth).toEqual({ kind: 'secret', secretArn: SECRET_ENV.DB_SECRET_ARN });
+    expect(config.tls).toEqual({ mode: 'verify-full', ca: PEM });
+  });
+
+  test.each([
+    ['DB_SECRET_ARN missing', { DB_SECRET_ARN: undefined }, /DB_SECRET_ARN=\(unset\) is invalid: required/],
+    ['DB_SECRET_ARN not an ARN', { DB_SECRET_ARN: 'consumer-secret' }, /DB_SECRET_ARN="consumer-secret" is invalid: is not a Secrets Manager secret ARN/],
+    ['unverified TLS with a secret', { DB_TLS: 'require' }, /DB_TLS="require" is invalid: only verify-full or verify-proxy-domain is allowed with DB_AUTH=secret/],
+    ['DB_TLS_CA with verify-proxy-domain', { DB_TLS: 'verify-proxy-domain', DB_TLS_SERVER_NAME: 'p.proxy-abc.eu-west-1.rds.amazonaws.com', DB_TLS_CA: PEM }, /DB_TLS_CA=.* is invalid: only used with DB_TLS=verify-full/],
+    ['DB_TLS_CA and DB_TLS_CA_FILE', { DB_TLS_CA: PEM, DB_TLS_CA_FILE: '/opt/ca.pem' }, /DB_TLS_CA=.* is invalid: and DB_TLS_CA_FILE=\/opt\/ca.pem are both set/],
+    ['DB_TLS_CA not PEM', { DB_TLS_CA: 'not a certificate' }, /DB_TLS_CA="not a certificate" is invalid: is not a PEM certificate/],
+  ])('GIVEN DB_AUTH=secret and %s WHEN loaded THEN a ConfigError names the variable, the value and the fix', (_case, overrides, message) => {
+    expect(configError({ ...SECRET_ENV, ...overrides }).message).toMatch(message);
+  });
   test('GIVEN only the required variables WHEN loaded THEN every default is applied', () => {
     // GIVEN / WHEN
     const config = loadConfig(BASE);

@@ -4,7 +4,9 @@
  * certificate names another host, to prove hostname verification is on.
  */
 import type { ClientBase } from 'pg';
+import { readFileSync } from 'node:fs';
 import { resetConnectionForTests, withClient } from '../../lambda/src/db';
+import { setSecretReaderForTests } from '../../lambda/src/secret-credentials';
 import { DatabaseError } from '../../lambda/src/errors';
 import { logger } from '../../lambda/src/logger';
 import { handler as writeHandler } from '../../lambda/src/write-handler';
@@ -79,6 +81,14 @@ describe('DB_TLS', () => {
     await expect(withClient(config, sessionSsl)).rejects.toMatchObject({ name: 'DatabaseError', retryable: false });
   });
 
+  test('GIVEN verify-full with DB_TLS_CA = the server CA (inline, the only CA) WHEN connecting THEN the session is verified; with another CA inline it fails', async () => {
+    const config = await coldStart(lambdaEnv(server, { DB_TLS: 'verify-full', DB_TLS_CA: readFileSync(server.caFile, 'utf8').trim() }));
+    expect((await withClient(config, sessionSsl)).result).toBe(true);
+
+    const other = await coldStart(lambdaEnv(server, { DB_TLS: 'verify-full', DB_TLS_CA: readFileSync(wrongName.caFile, 'utf8').trim() }));
+    await expect(withClient(other, sessionSsl)).rejects.toMatchObject({ name: 'DatabaseError', retryable: false });
+  });
+
   test('GIVEN require (local only) WHEN connecting without any CA THEN the session is encrypted but unverified', async () => {
     const config = await coldStart(lambdaEnv(wrongName, { DB_TLS: 'require' }));
     const { result } = await withClient(config, sessionSsl);
@@ -89,5 +99,35 @@ describe('DB_TLS', () => {
     const config = await coldStart(lambdaEnv(server, { DB_TLS: 'disable' }));
     const { result } = await withClient(config, sessionSsl);
     expect(result).toBe(false);
+  });
+});
+
+describe('DB_AUTH=secret', () => {
+  const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:consumer-abc123';
+  // Secrets Manager cannot run here: the hook stands in for GetSecretValue, the login is PostgreSQL's own.
+  afterEach(() => setSecretReaderForTests(undefined));
+
+  test('GIVEN the password in a secret WHEN connecting over verify-full THEN the consumer logs in with it, reading the secret once per period', async () => {
+    const reads: string[] = [];
+    setSecretReaderForTests(async (arn) => {
+      reads.push(arn);
+      return JSON.stringify({ username: server.superuser, password: server.password });
+    });
+    const env = lambdaEnv(server, { DB_AUTH: 'secret', DB_PASSWORD: undefined, DB_SECRET_ARN: SECRET_ARN, DB_TLS: 'verify-full', DB_TLS_CA_FILE: server.caFile, CONNECTION_MODE: 'per-invocation' });
+    const config = await coldStart(env);
+    expect((await withClient(config, sessionSsl)).result).toBe(true);
+    expect((await withClient(config, sessionSsl)).result).toBe(true);
+    expect(reads).toEqual([SECRET_ARN]);
+  });
+
+  test('GIVEN a secret for another user WHEN connecting THEN a ConfigError names DB_USER, not retried', async () => {
+    let reads = 0;
+    setSecretReaderForTests(async () => {
+      reads++;
+      return JSON.stringify({ username: 'someone_else', password: server.password });
+    });
+    const config = await coldStart(lambdaEnv(server, { DB_AUTH: 'secret', DB_PASSWORD: undefined, DB_SECRET_ARN: SECRET_ARN, DB_TLS: 'verify-full', DB_TLS_CA_FILE: server.caFile, MAX_RETRIES: '3' }));
+    await expect(withClient(config, sessionSsl)).rejects.toThrow(/DB_USER=.* does not match the username someone_else of the secret/);
+    expect(reads).toBe(1);
   });
 });

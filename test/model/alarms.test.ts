@@ -7,6 +7,7 @@ import {
   catalogMetric,
   coversInstance,
   metricDimensions,
+  poolerTargetSeries,
 } from '../../lib/model';
 import { EndpointRole } from '../../lambda/src/environment';
 
@@ -42,6 +43,15 @@ describe('alarm catalog', () => {
     });
   });
 
+  test('the PgBouncer engine alarms on waiting clients and their wait per pool target, and on unhealthy hosts per target group', () => {
+    const pooler = ALARM_CATALOG.filter((a) => a.scope.startsWith('pooler-')).map((a) => [a.name, a.scope, a.inputs.m.metricName, a.inputs.m.statistic, a.comparison, a.threshold]);
+    expect(pooler).toEqual([
+      ['ClientsWaiting', 'pooler-target', 'ClientsWaiting', 'Sum', 'GreaterThanOrEqualToThreshold', 'poolerClientsWaiting'],
+      ['MaxWait', 'pooler-target', 'MaxWait', 'Maximum', 'GreaterThanOrEqualToThreshold', 'poolerMaxWaitSeconds'],
+      ['UnhealthyHosts', 'pooler-target-group', 'UnHealthyHostCount', 'Maximum', 'GreaterThanOrEqualToThreshold', 'poolerUnhealthyHosts'],
+    ]);
+  });
+
   test('replica lag is alarmed on the readers only, which publish it', () => {
     expect(ALARM_CATALOG.find((a) => a.name === 'ReplicaLag')!.instances).toBe('readers');
     expect(ALARM_CATALOG.filter((a) => a.name !== 'ReplicaLag').every((a) => a.instances === 'all')).toBe(true);
@@ -56,6 +66,8 @@ describe('AWS metric facts', () => {
     ['instance', 'AuroraReplicaLag', { instances: 'readers' }],
     ['proxy-target-role', 'DatabaseConnections', { statistics: ['Sum'] }],
     ['proxy-target-role', 'MaxDatabaseConnectionsAllowed', { statistics: ['Sum'] }],
+    ['pooler-target-group', 'HealthyHostCount', { namespace: 'AWS/NetworkELB', statistics: ['Minimum'], unit: 'Count' }],
+    ['pooler-target-group', 'UnHealthyHostCount', { namespace: 'AWS/NetworkELB', statistics: ['Maximum'], unit: 'Count' }],
   ] as const)('%s %s follows AWS (%j), with its source', (scope, metricName, fact) => {
     const spec = catalogMetric(scope, metricName);
     expect(spec).toMatchObject(fact);
@@ -85,6 +97,25 @@ describe('dimensions and lines', () => {
       ['TargetRole', 'READ_ONLY'],
     ]);
     expect(metricDimensions('function', { functionName: 'f' })).toEqual({ FunctionName: 'f' });
+  });
+
+  test('the PgBouncer engine\'s scopes: the hosts\' Fleet, Listener and Target; the load balancer\'s TargetGroup and LoadBalancer', () => {
+    expect(Object.entries(metricDimensions('pooler-target', { fleetName: 'f', listener: EndpointRole.READ_ONLY, target: 'r1' }))).toEqual([
+      ['Fleet', 'f'],
+      ['Listener', 'READ_ONLY'],
+      ['Target', 'r1'],
+    ]);
+    expect(metricDimensions('pooler-target-group', { loadBalancer: 'net/lb/1', targetGroup: 'targetgroup/tg/2' })).toEqual({ LoadBalancer: 'net/lb/1', TargetGroup: 'targetgroup/tg/2' });
+    expect(() => metricDimensions('pooler-target', { fleetName: 'f', listener: EndpointRole.READ_WRITE })).toThrow('a pooler-target metric needs target');
+  });
+
+  test('pool target lines: the writer once, the readers numbered as the instances are', () => {
+    expect(poolerTargetSeries(EndpointRole.READ_WRITE, ['c'])).toEqual([{ label: 'READ_WRITE writer', alarmName: 'PoolerReadWrite', target: 'c' }]);
+    expect(poolerTargetSeries(EndpointRole.READ_ONLY, ['a', 'b'])).toEqual([
+      { label: 'READ_ONLY reader-1', alarmName: 'PoolerReadOnly1', target: 'a' },
+      { label: 'READ_ONLY reader-2', alarmName: 'PoolerReadOnly2', target: 'b' },
+    ]);
+    expect(() => poolerTargetSeries(EndpointRole.READ_WRITE, ['a', 'b'])).toThrow('the READ_WRITE listener pools for one target, not 2');
   });
 
   test('a subject without a value its scope needs is refused', () => {

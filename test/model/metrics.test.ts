@@ -1,4 +1,15 @@
 import { DEFAULT_ALARM_THRESHOLDS, METRIC_CATALOG, MetricScope, metricsOfScope } from '../../lib/model';
+import { POOLER_METRICS, POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
+
+/** The namespace each scope's metrics are published in. */
+const SCOPE_NAMESPACES: Record<MetricScope, string> = {
+  instance: 'AWS/RDS',
+  'proxy-endpoint': 'AWS/RDS',
+  'proxy-target-role': 'AWS/RDS',
+  'pooler-target': POOLER_METRICS_NAMESPACE,
+  'pooler-target-group': 'AWS/NetworkELB',
+  function: 'AWS/Lambda',
+};
 
 /** The metrics DESIGN requires on the dashboard, by scope. */
 const REQUIRED: ReadonlyArray<readonly [MetricScope, string]> = [
@@ -18,6 +29,16 @@ const REQUIRED: ReadonlyArray<readonly [MetricScope, string]> = [
   ['proxy-endpoint', 'DatabaseConnectionsBorrowLatency'],
   ['proxy-endpoint', 'QueryDatabaseResponseLatency'],
   ['proxy-target-role', 'AvailabilityPercentage'],
+  // The PgBouncer engine (issue 9): client connections, server connections per target, waiting clients,
+  // max wait, transaction and query rates; and the load balancer's view of the hosts.
+  ['pooler-target', 'ClientConnections'],
+  ['pooler-target', 'ServerConnections'],
+  ['pooler-target', 'ClientsWaiting'],
+  ['pooler-target', 'MaxWait'],
+  ['pooler-target', 'Transactions'],
+  ['pooler-target', 'Queries'],
+  ['pooler-target-group', 'HealthyHostCount'],
+  ['pooler-target-group', 'UnHealthyHostCount'],
   ['function', 'Invocations'],
   ['function', 'Errors'],
   ['function', 'Throttles'],
@@ -45,7 +66,7 @@ describe('metric catalog', () => {
     const keys = METRIC_CATALOG.map((m) => `${m.scope}/${m.metricName}`);
     expect(new Set(keys).size).toBe(keys.length);
     for (const m of METRIC_CATALOG) {
-      expect([m.metricName, m.namespace]).toEqual([m.metricName, m.scope === 'function' ? 'AWS/Lambda' : 'AWS/RDS']);
+      expect([m.metricName, m.namespace]).toEqual([m.metricName, SCOPE_NAMESPACES[m.scope]]);
       expect(m.statistics.length).toBeGreaterThan(0);
       expect(new Set(m.statistics).size).toBe(m.statistics.length);
       expect(m.unit).not.toBe('');
@@ -54,9 +75,16 @@ describe('metric catalog', () => {
   });
 
   test('metricsOfScope partitions the catalog', () => {
-    const scopes: MetricScope[] = ['instance', 'proxy-endpoint', 'proxy-target-role', 'function'];
+    const scopes = Object.keys(SCOPE_NAMESPACES) as MetricScope[];
     expect(scopes.flatMap((s) => metricsOfScope(s)).length).toBe(METRIC_CATALOG.length);
     expect(metricsOfScope('function').every((m) => m.scope === 'function')).toBe(true);
+  });
+
+  test('the PgBouncer engine\'s entries are its exporter\'s table, at the statistic and unit the hosts publish', () => {
+    // GIVEN the exporter's table; WHEN the catalog's pooler-target scope is read
+    const charted = metricsOfScope('pooler-target').map((m) => [m.metricName, m.statistics, m.unit, m.description]);
+    // THEN it holds every metric the hosts publish, and nothing else
+    expect(charted).toEqual(POOLER_METRICS.map((m) => [m.metricName, [m.statistic], m.unit, m.description]));
   });
 
   test('the pool-utilization alarm has both of its inputs in the catalog', () => {

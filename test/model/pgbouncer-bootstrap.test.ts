@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
-import { BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
+import { BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, renderPoolerBootstrapProgram, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
+import { FLEET_NAME_FILE } from '../../lib/model/pgbouncer-host-serve';
 import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../lib/model/scram-salt';
 import { REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan, serverOsUser } from '../../lib/rehearsal';
@@ -43,6 +44,7 @@ function fleetValues(spec: PoolerFleetSpec, hosts: { cluster: string; readers: R
     ServerSecretArn: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:server',
     ConsumerSecretArns: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:consumer',
     TlsSecretArn: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:tls',
+    FleetName: 'kit-stack/Pooler',
   };
 }
 
@@ -78,16 +80,23 @@ describe('PgBouncer engine host bootstrap', () => {
     expect(template).not.toMatch(/\$\{!/);
   });
 
-  test('GIVEN the template substituted WHEN checked by bash and shellcheck THEN it is clean', () => {
+  test('GIVEN the template substituted, and the program it carries compressed WHEN checked by bash and shellcheck THEN both are clean', () => {
     const values = fleetValues(fleet, { cluster: 'kit.cluster-abc.us-east-1.rds.amazonaws.com', readers: ['r1.abc.us-east-1.rds.amazonaws.com', 'r2.abc.us-east-1.rds.amazonaws.com'], database: 'app', port: '5432', serverUser: 'pgbouncer_ro' });
     const dir = mkdtempSync(join(tmpdir(), 'bootstrap-'));
     try {
       const script = join(dir, 'user-data.sh');
       writeFileSync(script, substitutePlaceholders(template, values));
-      expect(spawnSync('bash', ['-n', script], { encoding: 'utf8' }).stderr).toBe('');
-      const check = spawnSync('shellcheck', ['--shell=bash', '--severity=warning', script], { encoding: 'utf8' });
-      expect(check.error?.message ?? '').toBe('');
-      expect(check.stdout).toBe('');
+      const program = join(dir, 'program.sh');
+      writeFileSync(program, renderPoolerBootstrapProgram());
+      for (const file of [script, program]) {
+        expect(spawnSync('bash', ['-n', file], { encoding: 'utf8' }).stderr).toBe('');
+        const check = spawnSync('shellcheck', ['--shell=bash', '--severity=warning', file], { encoding: 'utf8' });
+        expect(check.error?.message ?? '').toBe('');
+        expect([file, check.stdout]).toEqual([file, '']);
+      }
+      // The user data carries the program byte for byte.
+      const decoded = spawnSync('bash', ['-c', `sed -n "/^base64/,/^APK_EOF/p" "$1" | sed '1d;$d' | base64 --decode | gunzip`, 'decode', script], { encoding: 'utf8' });
+      expect(decoded.stdout).toBe(renderPoolerBootstrapProgram());
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -114,6 +123,7 @@ describe('PgBouncer engine host bootstrap', () => {
       for (const [path, text] of referenceFiles({ ...spec, readers: readerCount }, root, values)) expect([path, readFileSync(fleetPath(root, path), 'utf8')]).toEqual([path, text]);
       const names = planFleetProcesses({ ...spec, readers: readerCount }).map(fleetProcessName);
       expect(readFileSync(fleetPath(root, FLEET_PROCESS_LIST), 'utf8').trim().split(/\s+/)).toEqual(names);
+      expect(readFileSync(fleetPath(root, FLEET_NAME_FILE), 'utf8')).toBe(`${values.FleetName}\n`);
     } finally {
       rmSync(root, { recursive: true, force: true });
       rmSync(standin, { recursive: true, force: true });

@@ -13,7 +13,10 @@ import {
   evaluateRules,
   isValueRule,
   runRules,
+  terraformUses,
 } from '../../lib/model';
+import { FLEET_RULES } from '../../lib/model/pgbouncer-fleet';
+import { POOLER_HOST_RULES } from '../../lib/model/pgbouncer-hosts';
 import { ValidationVector, loadVectors } from '../helpers/vectors';
 
 type Input = Record<string, unknown>;
@@ -31,9 +34,11 @@ const CLUSTER_KEYS = ['instanceClass', 'engineVersion', 'readers', 'backupRetent
 const PROXY_KEYS = ['proxyName', 'maxConnectionsPercent', 'maxIdleConnectionsPercent', 'connectionBorrowTimeoutSeconds', 'sessionPinningFilters', 'idleClientTimeoutSeconds', 'endpoints', 'readers', 'targetRole'];
 const ENDPOINT_KEYS = ['endpointName', 'targetRole'];
 const LAMBDA_CODE_KEYS = ['filename', 's3Bucket', 's3Key'];
-const FUNCTION_KEYS = ['memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExecutions', 'connectionMode', 'targetRole', 'isProxyDefaultEndpoint', 'proxyDefaultEndpoint', 'createKmsKey', 'kmsKeyArn', ...LAMBDA_CODE_KEYS];
+const FUNCTION_KEYS = ['memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExecutions', 'connectionMode', 'targetRole', 'isProxyDefaultEndpoint', 'proxyDefaultEndpoint', 'tlsCaCertificate', 'passwordSecretArn', 'connectArnPrefix', 'auth', 'createKmsKey', 'kmsKeyArn', ...LAMBDA_CODE_KEYS];
 const DASHBOARD_KEYS = [...Object.keys(DEFAULT_ALARM_THRESHOLDS), 'instanceIdentifiers'];
 const DEPLOYMENT_KEYS = ['readOnlyEndpoints'];
+const FLEET_KEYS = ['hosts', 'vcpusPerHost', 'readers', 'maxConnections', 'pool', 'tcpIdleTimeoutSeconds', 'maxClientConnections'];
+const POOLER_HOST_KEYS = ['instanceType', 'readOnlyServerUser', 'consumerUser'];
 
 function tableDriver<I>(rule: Rule<I>, keys: string[]): RuleDriver {
   return {
@@ -58,10 +63,12 @@ const DRIVERS: Record<string, RuleDriver> = {
   ...Object.fromEntries(DASHBOARD_RULES.map((r) => [r.id, tableDriver(r, DASHBOARD_KEYS)])),
   ...Object.fromEntries(DEPLOYMENT_RULES.map((r) => [r.id, tableDriver(r, DEPLOYMENT_KEYS)])),
   ...Object.fromEntries(ROLE_BOOTSTRAP_RULES.map((r) => [r.id, tableDriver(r, LAMBDA_CODE_KEYS)])),
+  ...Object.fromEntries(FLEET_RULES.map((r) => [r.id, tableDriver(r, FLEET_KEYS)])),
+  ...Object.fromEntries(POOLER_HOST_RULES.map((r) => [r.id, tableDriver(r, POOLER_HOST_KEYS)])),
 };
 
 /** Rules about a missing or empty value: the message names the property, without a value. */
-const NO_VALUE_RULES = ['cluster-kms-key', 'function-kms-key', 'instance-identifiers', 'consumer-tls-server-name', 'function-code-source', 'role-bootstrap-code-source'];
+const NO_VALUE_RULES = ['cluster-kms-key', 'function-kms-key', 'instance-identifiers', 'consumer-tls-server-name', 'consumer-credential', 'function-code-source', 'role-bootstrap-code-source'];
 
 /**
  * Messages name the property the user set. For the function rules that is the construct prop, whose
@@ -123,7 +130,7 @@ describe('shared validation vectors', () => {
   test.each(vectors.filter((v) => !v.accepted && NO_VALUE_RULES.includes(v.rule)).map((v) => [describeVector(v), v] as const))(
     '%s: the message starts with the missing property',
     (_name, v) => {
-      expect(v.message).toMatch(/^(kmsKeyArn is not set|instanceIdentifiers is empty|proxyDefaultEndpoint is not set|(s3Bucket|s3Key|filename) is not set|filename is set with s3Bucket or s3Key):/);
+      expect(v.message).toMatch(/^(kmsKeyArn is not set|instanceIdentifiers is empty|proxyDefaultEndpoint is not set|(s3Bucket|s3Key|filename) is not set|filename is set with s3Bucket or s3Key|(passwordSecretArn|tlsCaCertificate|connectArnPrefix) is not set|(connectArnPrefix|passwordSecretArn) is set with auth (secret|iam)):/);
     },
   );
 
@@ -148,6 +155,12 @@ describe('shared validation vectors', () => {
     ['engine-version', { engineVersion: '17.9', instanceClass: 'db.r6gd.xlarge' }, true],
     ['engine-version', { engineVersion: '17' }, false],
     ['engine-version', { engineVersion: '13.9', instanceClass: 'db.r6gd.xlarge' }, false],
+    ['fleet-tcp-idle-timeout', { tcpIdleTimeoutSeconds: 60 }, true],
+    ['fleet-tcp-idle-timeout', { tcpIdleTimeoutSeconds: 6000 }, true],
+    ['fleet-tcp-idle-timeout', { tcpIdleTimeoutSeconds: 59 }, false],
+    ['fleet-tcp-idle-timeout', { tcpIdleTimeoutSeconds: 6001 }, false],
+    ['fleet-hosts', { hosts: 1 }, false],
+    ['fleet-readers', { readers: 0 }, false],
   ] as const)('the vectors include %s %j (accepted: %s)', (rule, input, accepted) => {
     const found = vectors.find((v) => v.rule === rule && JSON.stringify(v.input) === JSON.stringify(input));
     expect(found).toBeDefined();
@@ -195,7 +208,7 @@ describe('runRules', () => {
   });
 
   test('evaluateRules names properties as a flavour asks, e.g. by Terraform variable', () => {
-    const terraform = (rule: Rule<typeof input>) => rule.terraform?.names;
+    const terraform = (rule: Rule<typeof input>) => terraformUses(rule)[0]?.names;
     const input = { maxConnectionsPercent: 150 };
     expect(evaluateRules(PROXY_RULES, input, terraform).map((v) => v.message)).toEqual([
       'max_connections_percent 150 is out of range: set the share of the target\'s max_connections the proxy may use (an integer from 1 to 100)',

@@ -47,6 +47,13 @@ describe('cloud assemblies without the needed pieces', () => {
     expect(err.message).toBe(`no AWS::RDS::DBProxy in ${path.join(dir, 'NoProxy.template.json')}: rehearse needs a proxy (a PoolingProxy)`);
   });
 
+  test('GIVEN the reference app with the PgBouncer engine WHEN read THEN the error says rehearse --from models RDS Proxy deployments and where the engine is rehearsed', () => {
+    const { dir } = synthesizeReferenceApp({ proxyEngine: 'pgbouncer' });
+    const err = thrown(() => topologyFromCdkOut(dir));
+    expect(err).toBeInstanceOf(TopologyInputError);
+    expect(err.message).toMatch(/^a PgBouncer engine deployment \(an Auto Scaling group behind a VPC endpoint service, no RDS Proxy\) in .*AuroraProxyKit\.template\.json: rehearse --from models RDS Proxy deployments only for now .*Rehearsal\.startPoolerHost/);
+  });
+
   test('GIVEN an app with only a VPC WHEN read THEN the error says an Aurora cluster is needed', () => {
     const dir = synthesize((app) => isolatedVpc(new Stack(app, 'OnlyVpc'), 'Vpc'));
     expect(() => topologyFromCdkOut(dir)).toThrow(`no AWS::RDS::DBCluster in ${path.join(dir, 'OnlyVpc.template.json')}: rehearse needs an Aurora cluster (an OptimizedReadsCluster)`);

@@ -9,7 +9,7 @@ import * as path from 'path';
 import { App } from 'aws-cdk-lib';
 import { readDeploymentContext } from '../../lib/reference-app/app-context';
 import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
-import { PlanJson, ROOT, TerraformDir, ensureLambdaZips } from '../terraform/terraform-cli';
+import { PlanJson, ROOT, TerraformDir } from '../terraform/terraform-cli';
 
 const CDK_CONTEXT = JSON.parse(fs.readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 
@@ -46,7 +46,6 @@ export function synthesizeReferenceApp(context: Record<string, string> = {}): { 
 
 /** `terraform show -json` of a plan of `dir` with `-var`s, written to a file as a user would pass it. */
 export function planFile(dir: string, vars: Record<string, string> = {}): { file: string; plan: PlanJson } {
-  ensureLambdaZips();
   const terraform = new TerraformDir(dir);
   try {
     const plan = terraform.planJson(vars);

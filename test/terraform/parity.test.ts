@@ -1,12 +1,16 @@
 import * as path from 'path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { DatabaseDashboard } from '../../lib/database-dashboard';
 import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
-import { DEFAULT_AUTO_MINOR_VERSION_UPGRADE, KMS_DELETION_WINDOW_DAYS, METRIC_CATALOG, MASTER_SECRET_READ_ACTIONS, postgresLogGroupName } from '../../lib/model';
+import { DEFAULT_AUTO_MINOR_VERSION_UPGRADE, ENGINE_SCOPES, KMS_DELETION_WINDOW_DAYS, METRIC_CATALOG, MASTER_SECRET_READ_ACTIONS, postgresLogGroupName } from '../../lib/model';
+import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
+import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
 import { AlarmPath, TEST_ENV, judgeAlarmPath, templateAlarmPaths } from '../helpers/alarm-permissions';
-import { joinIntrinsic } from '../helpers/cdk';
+import { isolatedVpc, joinIntrinsic, newStack } from '../helpers/cdk';
 import { PolicyStatement } from '../helpers/policy-evaluation';
-import { PlanJson, ROOT, TerraformDir, ensureLambdaZips } from './terraform-cli';
+import { PlanJson, ROOT, TerraformDir } from './terraform-cli';
 
 /**
  * Parity of the two flavours: the CDK reference app (bin/app.ts, synthesized here with its default
@@ -110,11 +114,11 @@ const sorted = <T>(items: T[]): T[] => [...items].sort((a, b) => JSON.stringify(
 /** An alarm's name without the flavour's prefix (the dashboard's name, or a name CDK derives): WriterCpu. */
 const alarmId = (name: string) => name.slice(name.lastIndexOf('-') + 1);
 
-/** Dimension names, with the values that are fixed words rather than resource names. */
+/** Dimension names, with the values that are fixed words rather than resource names (RDS Proxy's target group `default`, roles). */
 function dimensionText(dimensions: Record<string, string>): string {
   return Object.keys(dimensions)
     .sort()
-    .map((k) => (k === 'TargetGroup' || k === 'TargetRole' ? `${k}=${dimensions[k]}` : k))
+    .map((k) => ((k === 'TargetGroup' && dimensions[k] === 'default') || k === 'TargetRole' || k === 'Listener' ? `${k}=${dimensions[k]}` : k))
     .join(',');
 }
 
@@ -140,6 +144,43 @@ function metricStats(alarm: Props): Array<{ Id: string; Stat: string; Metric: { 
   return ((alarm.Metrics as Array<{ Id: string; MetricStat?: { Stat: string; Metric: { MetricName: string; Dimensions: unknown } } }> | undefined) ?? [])
     .filter((m) => m.MetricStat)
     .map((m) => ({ Id: m.Id, ...m.MetricStat! }));
+}
+
+/** A CloudFormation alarm as the flavours are compared: its name without the prefix, metric or expression, dimension names, inputs, thresholds. */
+function cdkAlarm(a: Props): Props {
+  return {
+    name: alarmId(a.AlarmName as string),
+    metric: a.MetricName ?? (a.Metrics as Props[]).find((m) => m.Expression)!.Expression,
+    statistic: a.Statistic ?? null,
+    dimensions: dimensionText(
+      Object.fromEntries(((a.Dimensions ?? metricStats(a)[0].Metric.Dimensions) as Array<{ Name: string; Value: unknown }>).map((d) => [d.Name, String(d.Value)])),
+    ),
+    inputs: metricStats(a).map((m) => `${m.Id} ${m.Metric.MetricName} ${m.Stat}`).sort(),
+    threshold: a.Threshold,
+    comparison: a.ComparisonOperator,
+    evaluationPeriods: a.EvaluationPeriods,
+    datapointsToAlarm: a.DatapointsToAlarm,
+    treatMissingData: a.TreatMissingData,
+  };
+}
+
+/** A planned Terraform alarm, as cdkAlarm describes a CloudFormation one. */
+function tfAlarm(a: Props): Props {
+  return {
+    name: alarmId(a.alarm_name as string),
+    metric: a.metric_name ?? (a.metric_query as Props[]).find((q) => q.expression)!.expression,
+    statistic: a.statistic ?? null,
+    dimensions: dimensionText((a.dimensions ?? ((a.metric_query as Props[]).find((q) => (q.metric as Props[]).length > 0)!.metric as Props[])[0].dimensions) as Record<string, string>),
+    inputs: ((a.metric_query as Props[] | undefined) ?? [])
+      .filter((q) => (q.metric as Props[]).length > 0)
+      .map((q) => `${q.id} ${(q.metric as Props[])[0].metric_name} ${(q.metric as Props[])[0].stat}`)
+      .sort(),
+    threshold: a.threshold,
+    comparison: a.comparison_operator,
+    evaluationPeriods: a.evaluation_periods,
+    datapointsToAlarm: a.datapoints_to_alarm,
+    treatMissingData: a.treat_missing_data,
+  };
 }
 
 const pathsSorted = (paths: AlarmPath[]) => sorted(paths.map((p) => ({ ...p, alarm: alarmId(p.alarm) })));
@@ -227,22 +268,7 @@ function cdkInventory(): Inventory {
         encryptedEnvironment: f.KmsKeyArn !== undefined,
       })),
     ),
-    alarms: sorted(
-      of('AWS::CloudWatch::Alarm').map((a) => ({
-        name: alarmId(a.AlarmName as string),
-        metric: a.MetricName ?? (a.Metrics as Props[]).find((m) => m.Expression)!.Expression,
-        statistic: a.Statistic ?? null,
-        dimensions: dimensionText(
-          Object.fromEntries(((a.Dimensions ?? metricStats(a)[0].Metric.Dimensions) as Array<{ Name: string; Value: unknown }>).map((d) => [d.Name, String(d.Value)])),
-        ),
-        inputs: metricStats(a).map((m) => `${m.Id} ${m.Metric.MetricName} ${m.Stat}`).sort(),
-        threshold: a.Threshold,
-        comparison: a.ComparisonOperator,
-        evaluationPeriods: a.EvaluationPeriods,
-        datapointsToAlarm: a.DatapointsToAlarm,
-        treatMissingData: a.TreatMissingData,
-      })),
-    ),
+    alarms: sorted(of('AWS::CloudWatch::Alarm').map(cdkAlarm)),
     topicEncrypted: of('AWS::SNS::Topic')[0].KmsMasterKeyId !== undefined,
     alarmPaths: pathsSorted(templateAlarmPaths({ Resources: resources })),
     dashboardMetrics: METRIC_CATALOG.map((m) => `${m.namespace} ${m.metricName}`).filter((k) => body.includes(JSON.stringify(k.split(' ')).slice(1, -1).replace(/"/g, '\\"'))),
@@ -354,23 +380,7 @@ function terraformInventory(plan: PlanJson): Inventory {
         };
       }),
     ),
-    alarms: sorted(
-      of('aws_cloudwatch_metric_alarm').map((a) => ({
-        name: alarmId(a.alarm_name as string),
-        metric: a.metric_name ?? (a.metric_query as Props[]).find((q) => q.expression)!.expression,
-        statistic: a.statistic ?? null,
-        dimensions: dimensionText((a.dimensions ?? ((a.metric_query as Props[]).find((q) => (q.metric as Props[]).length > 0)!.metric as Props[])[0].dimensions) as Record<string, string>),
-        inputs: ((a.metric_query as Props[] | undefined) ?? [])
-          .filter((q) => (q.metric as Props[]).length > 0)
-          .map((q) => `${q.id} ${(q.metric as Props[])[0].metric_name} ${(q.metric as Props[])[0].stat}`)
-          .sort(),
-        threshold: a.threshold,
-        comparison: a.comparison_operator,
-        evaluationPeriods: a.evaluation_periods,
-        datapointsToAlarm: a.datapoints_to_alarm,
-        treatMissingData: a.treat_missing_data,
-      })),
-    ),
+    alarms: sorted(of('aws_cloudwatch_metric_alarm').map(tfAlarm)),
     topicEncrypted: of('aws_sns_topic')[0].kms_master_key_id !== null,
     alarmPaths: pathsSorted(terraformAlarmPaths(plan)),
     dashboardMetrics: METRIC_CATALOG.map((m) => `${m.namespace} ${m.metricName}`).filter((k) => body.includes(JSON.stringify(k.split(' ')).slice(1, -1))),
@@ -450,7 +460,6 @@ describe('CDK reference app and Terraform complete example', () => {
   const complete = new TerraformDir(path.join(ROOT, 'modules', 'examples', 'complete'));
 
   beforeAll(() => {
-    ensureLambdaZips();
     tf = terraformInventory(complete.planJson());
     cdk = cdkInventory();
   }, 300_000);
@@ -516,10 +525,98 @@ describe('CDK reference app and Terraform complete example', () => {
     expect(tf.alarmPaths).toEqual(cdk.alarmPaths);
   });
 
-  test('both dashboards chart every catalog metric', () => {
-    const all = METRIC_CATALOG.map((m) => `${m.namespace} ${m.metricName}`);
+  test('both dashboards chart every catalog metric of the RDS Proxy engine', () => {
+    const all = catalogOf('RDS_PROXY').map((m) => `${m.namespace} ${m.metricName}`);
     expect(tf.dashboardMetrics).toEqual(all);
     expect(cdk.dashboardMetrics).toEqual(all);
-    expect(cdk.dashboardLines.length).toBeGreaterThan(METRIC_CATALOG.length);
+    expect(cdk.dashboardLines.length).toBeGreaterThan(all.length);
+  });
+});
+
+/** The catalog a deployment of `engine` charts: every entry but the other engine's. */
+function catalogOf(engine: keyof typeof ENGINE_SCOPES): typeof METRIC_CATALOG {
+  const other = engine === 'RDS_PROXY' ? ENGINE_SCOPES.PGBOUNCER : ENGINE_SCOPES.RDS_PROXY;
+  return METRIC_CATALOG.filter((m) => !other.includes(m.scope));
+}
+
+/** `namespace metricName` of catalog entries, each once, in catalog order. */
+const metricKeys = (specs: typeof METRIC_CATALOG) => [...new Set(specs.map((m) => `${m.namespace} ${m.metricName}`))];
+
+/** The catalog metrics a dashboard body charts, as metricKeys gives them. */
+const chartedMetrics = (body: string) => metricKeys(METRIC_CATALOG).filter((k) => body.includes(JSON.stringify(k.split(' ')).slice(1, -1)));
+
+/**
+ * The PgBouncer engine's dashboard: DatabaseDashboard over a PgBouncerProxy (the example's cluster of a
+ * writer and two readers, no consumer functions) against the dashboard module, planned with known inputs
+ * (the example's are known only after apply, so its dashboard body is too) and as the planned
+ * modules/examples/complete-pgbouncer wires it.
+ */
+describe('CDK DatabaseDashboard over a PgBouncerProxy and Terraform\'s dashboard module and complete-pgbouncer', () => {
+  let cdk: { metrics: string[]; lines: string[]; alarms: Props[] };
+  let tf: typeof cdk;
+  let example: Props[];
+  const module = new TerraformDir(path.join(ROOT, 'modules', 'dashboard'));
+  const complete = new TerraformDir(path.join(ROOT, 'modules', 'examples', 'complete-pgbouncer'));
+
+  /** The planned alarms; dimension values known only after apply (ARN suffixes, endpoint names) are in after_unknown, so their names are kept. */
+  const plannedAlarms = (plan: PlanJson) =>
+    sorted(
+      plan.resource_changes
+        .filter((r) => r.type === 'aws_cloudwatch_metric_alarm')
+        .map((r) => {
+          const after = r.change.after as Props;
+          const unknown = ((r.change.after_unknown ?? {}) as Props).dimensions as Record<string, boolean> | undefined;
+          return tfAlarm({ ...after, dimensions: { ...unknown, ...(after.dimensions as Record<string, string>) } });
+        }),
+    );
+
+  beforeAll(() => {
+    // GIVEN the module with the example's shape of inputs, and the example itself
+    const plan = module.planJson({
+      dashboard_name: 'apk-pgbouncer',
+      instance_identifiers: '["apk-pgbouncer-writer","apk-pgbouncer-reader-1","apk-pgbouncer-reader-2"]',
+      pgbouncer_fleet_name: 'apk-pgbouncer',
+      pgbouncer_targets: '{read_write="apk-pgbouncer",read_only=["apk-pgbouncer-reader-1","apk-pgbouncer-reader-2"]}',
+      pgbouncer_load_balancer_arn_suffix: 'net/apk-pgbouncer/50dc6c495c0c9188',
+      pgbouncer_target_group_arn_suffixes: '{read_write="targetgroup/apk-pgbouncer-rw/73e2d6bc24d8a067",read_only="targetgroup/apk-pgbouncer-ro/943f017f100becff"}',
+    });
+    const body = (plan.resource_changes.find((r) => r.type === 'aws_cloudwatch_dashboard')!.change.after as Props).dashboard_body as string;
+    tf = { metrics: chartedMetrics(body), lines: dashboardLines(body), alarms: plannedAlarms(plan) };
+    example = plannedAlarms(complete.planJson());
+
+    const { stack } = newStack();
+    const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: isolatedVpc(stack, 'DataVpc', '10.10.0.0/16'), readers: 2 });
+    const packages = { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' };
+    const proxy = new PgBouncerProxy(stack, 'Pooler', { cluster, packages });
+    // WHEN the construct is charted
+    new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy });
+    const template = Template.fromStack(stack);
+    const cdkBody = joinIntrinsic(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0].Properties.DashboardBody);
+    cdk = { metrics: chartedMetrics(cdkBody), lines: dashboardLines(cdkBody), alarms: sorted(Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => cdkAlarm(a.Properties as Props))) };
+  }, 300_000);
+  afterAll(() => {
+    module.dispose();
+    complete.dispose();
+  });
+
+  test('both dashboards chart every catalog metric of the PgBouncer engine and the instances, none of RDS Proxy', () => {
+    // No consumer functions given to the module or the construct here: the Lambda section is left out of both.
+    const all = metricKeys(METRIC_CATALOG.filter((m) => m.scope === 'instance' || ENGINE_SCOPES.PGBOUNCER.includes(m.scope)));
+    expect(tf.metrics).toEqual(all);
+    expect(cdk.metrics).toEqual(all);
+    expect(cdk.lines.filter((l) => l.includes('ProxyName'))).toEqual([]);
+  });
+
+  test('the same dashboard lines', () => {
+    expect(tf.lines).toEqual(cdk.lines);
+    expect(cdk.lines.filter((l) => l.includes('Listener=READ_ONLY'))).toHaveLength(2 * catalogOf('PGBOUNCER').filter((m) => m.scope === 'pooler-target').length);
+  });
+
+  test('the same alarms, the fleet\'s among them, in the module and in the example', () => {
+    expect(tf.alarms).toEqual(cdk.alarms);
+    // The example charts its two consumers too; the construct here is given none.
+    expect(example.filter((a) => a.dimensions !== 'FunctionName')).toEqual(cdk.alarms);
+    expect(example.filter((a) => a.dimensions === 'FunctionName').map((a) => a.name).sort()).toEqual(['ReaderErrors', 'ReaderThrottles', 'WriterErrors', 'WriterThrottles']);
+    expect(cdk.alarms.map((a) => a.name)).toEqual(expect.arrayContaining(['PoolerReadOnly2ClientsWaiting', 'PoolerReadWriteMaxWait', 'LoadBalancerReadOnlyUnhealthyHosts']));
   });
 });

@@ -1,8 +1,12 @@
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { INSTANCE_CLASS_CATALOG, optimizedReadsSizing } from '../../lib/model';
 import { renderPoolerBootstrap, substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
+import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../lib/model/pgbouncer-host-serve';
+import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
+import { topologyFromPlan } from '../../lib/rehearsal/topology/from-plan';
 import { PlanJson, ROOT, ResourceChange, TerraformDir } from './terraform-cli';
 
 /**
@@ -28,7 +32,7 @@ describe('examples/complete-pgbouncer plan', () => {
   const after = (address: string): Record<string, unknown> => plan.resource_changes.find((r) => r.address === `module.pooler.${address}`)!.change.after!;
 
   beforeAll(() => {
-    // GIVEN the example with its defaults
+    // GIVEN the example with its defaults, and the release's zips it deploys
     dir = new TerraformDir(path.join(ROOT, 'modules/examples/complete-pgbouncer'));
     // WHEN it is planned
     plan = dir.planJson();
@@ -86,6 +90,8 @@ describe('examples/complete-pgbouncer plan', () => {
         TcpIdleTimeoutSeconds: '350',
         PackagesBucket: 'aurora-proxy-kit-packages',
         PackagesKey: 'pgbouncer/packages.tar',
+        // The module's name is the fleet's name, the Fleet dimension of its metrics.
+        FleetName: 'apk-pgbouncer',
       }),
     );
     // Known only after apply: the endpoints and the secrets the plan creates.
@@ -111,25 +117,29 @@ describe('examples/complete-pgbouncer plan', () => {
     }
   }, 120_000);
 
-  test('the host role reads exactly its secrets and the packages object, with Session Manager', () => {
+  test('the host role reads exactly its secrets and the packages object, publishes metrics in the engine\'s namespace only, with Session Manager', () => {
     const policy = plan.resource_changes.find((r) => r.address === 'module.pooler.data.aws_iam_policy_document.host')!;
-    const statements = (policy.change.after as { statement: Array<{ actions: string[]; resources: unknown }> }).statement;
-    expect(statements.map((s) => s.actions)).toEqual([['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'], ['s3:GetObject']]);
+    const statements = (policy.change.after as { statement: Array<{ actions: string[]; resources: unknown; condition?: unknown }> }).statement;
+    expect(statements.map((s) => s.actions)).toEqual([['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'], ['s3:GetObject'], ['cloudwatch:PutMetricData']]);
     expect(statements[1]!.resources).toEqual(['arn:aws:s3:::aurora-proxy-kit-packages/pgbouncer/packages.tar']);
+    expect([statements[2]!.resources, statements[2]!.condition]).toEqual([['*'], [{ test: 'StringEquals', variable: 'cloudwatch:namespace', values: [POOLER_METRICS_NAMESPACE] }]]);
     expect(after('aws_iam_role_policy_attachment.ssm')).toEqual(expect.objectContaining({ policy_arn: 'arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore' }));
   });
 
-  test('an internal NLB with its own security group, cross-zone, a TCP listener per role with the idle timeout, to PgBouncer\'s ports', () => {
+  test('an internal NLB with its own security group, cross-zone, a TCP listener per role with the idle timeout, to PgBouncer\'s ports, checked on the hosts\' health endpoint as the CDK construct checks them', () => {
     expect(after('aws_lb.this')).toEqual(expect.objectContaining({ internal: true, load_balancer_type: 'network', enable_cross_zone_load_balancing: true }));
     expect(changes('aws_lb_listener').map((r) => [r.change.after!.port, r.change.after!.protocol, r.change.after!.tcp_idle_timeout_seconds]).sort()).toEqual([
       [5432, 'TCP', 350],
       [5433, 'TCP', 350],
     ]);
-    expect(changes('aws_lb_target_group').map((r) => [r.change.after!.port, r.change.after!.deregistration_delay, (r.change.after!.health_check as Array<{ protocol: string }>)[0]!.protocol]).sort()).toEqual([
-      [6432, '30', 'TCP'],
-      [6433, '30', 'TCP'],
+    const check = (path: string) => ({ protocol: 'HTTP', port: String(POOLER_HEALTH_PORT), path, matcher: '200', interval: POOLER_HEALTH_CHECK.intervalSeconds, timeout: POOLER_HEALTH_CHECK.timeoutSeconds, healthy_threshold: POOLER_HEALTH_CHECK.healthyThreshold, unhealthy_threshold: POOLER_HEALTH_CHECK.unhealthyThreshold });
+    expect(changes('aws_lb_target_group').map((r) => [r.change.after!.port, r.change.after!.protocol, r.change.after!.deregistration_delay, (r.change.after!.health_check as Array<Record<string, unknown>>)[0]]).sort()).toEqual([
+      [6432, 'TCP', '30', expect.objectContaining(check(POOLER_HEALTH_PATHS.readWrite))],
+      [6433, 'TCP', '30', expect.objectContaining(check(POOLER_HEALTH_PATHS.readOnly))],
     ]);
     expect(changes('aws_vpc_security_group_ingress_rule').filter((r) => r.address.includes('hosts_from_load_balancer')).map((r) => r.change.after!.from_port).sort()).toEqual([6432, 6433]);
+    expect(after('aws_vpc_security_group_ingress_rule.hosts_health_from_load_balancer')).toEqual(expect.objectContaining({ from_port: POOLER_HEALTH_PORT, to_port: POOLER_HEALTH_PORT, ip_protocol: 'tcp' }));
+    expect(after('aws_vpc_security_group_egress_rule.load_balancer_to_hosts_health')).toEqual(expect.objectContaining({ from_port: POOLER_HEALTH_PORT, to_port: POOLER_HEALTH_PORT, ip_protocol: 'tcp' }));
   });
 
   test('PrivateLink: an endpoint service for this account, an interface endpoint with its own security group per consumer endpoint', () => {
@@ -140,18 +150,67 @@ describe('examples/complete-pgbouncer plan', () => {
     ]);
     expect(changes('aws_security_group').filter((r) => r.address.includes('endpoint')).length).toBe(2);
     expect(plan.output_changes!.endpoints.after).toEqual({
-      'apk-pgbouncer-ro': expect.objectContaining({ port: 5433, role: 'READ_ONLY' }),
-      'apk-pgbouncer-rw': expect.objectContaining({ port: 5432, role: 'READ_WRITE' }),
+      'apk-pgbouncer-ro': expect.objectContaining({ port: 5433, target_role: 'READ_ONLY' }),
+      'apk-pgbouncer-rw': expect.objectContaining({ port: 5432, target_role: 'READ_WRITE' }),
     });
+  });
+
+  test('the consumers log in with their users\' secrets through their endpoints, trusting the listeners\' CA, and the role bootstrap gives their roles and the read-only server role those secrets\' verifiers', () => {
+    const anywhere = (type: string): ResourceChange[] => plan.resource_changes.filter((r) => r.type === type && r.mode === 'managed');
+    // WHEN the example's consumers are planned
+    const functions = anywhere('aws_lambda_function').filter((r) => r.address.startsWith('module.consumer['));
+    // THEN
+    expect(functions.map((r) => r.address).sort()).toEqual(['module.consumer["reader"].aws_lambda_function.this', 'module.consumer["writer"].aws_lambda_function.this']);
+    for (const fn of functions) {
+      const env = (fn.change.after!.environment as Array<{ variables: Record<string, string> }>)[0].variables;
+      const reader = fn.address.includes('reader');
+      expect(env).toEqual(expect.objectContaining({ DB_AUTH: 'secret', DB_TLS: 'verify-full', DB_PORT: reader ? '5433' : '5432', DB_USER: reader ? 'app_reader' : 'app_writer', DB_ENDPOINT_ROLE: reader ? 'READ_ONLY' : 'READ_WRITE' }));
+      expect(env).not.toHaveProperty('DB_TLS_SERVER_NAME');
+    }
+    // the secret reads go to the consumer VPC's Secrets Manager endpoint, which admits each consumer
+    expect(anywhere('aws_vpc_security_group_egress_rule').filter((r) => r.address.startsWith('module.consumer[') && r.address.endsWith('to_secrets_manager[0]')).map((r) => r.change.after!.from_port)).toEqual([443, 443]);
+    expect(anywhere('aws_vpc_security_group_ingress_rule').filter((r) => r.address.startsWith('aws_vpc_security_group_ingress_rule.consumer_secrets[')).length).toBe(2);
+    // the role bootstrap is asked for the two consumer roles and the read-only server role, each with its secret
+    const invocation = anywhere('aws_lambda_invocation').find((r) => r.address.startsWith('module.database_roles.'))!;
+    const input = invocation.change.after!.input as string | undefined;
+    if (input !== undefined) {
+      const roles = (JSON.parse(input) as { roles: Array<{ name: string; passwordSecretArn?: string }> }).roles;
+      expect(roles.map((r) => r.name)).toEqual(['app_reader', 'app_writer', 'apk_pooler_reader']);
+    }
+    expect(invocation).toBeDefined();
+  });
+
+  test('rehearse --from says it models RDS Proxy deployments only, and where the engine is rehearsed', () => {
+    expect(() => topologyFromPlan(plan, 'plan.json')).toThrow(/^a PgBouncer engine deployment \(an Auto Scaling group behind a VPC endpoint service, no RDS Proxy\) in plan\.json: rehearse --from models RDS Proxy deployments only for now/);
   });
 
   test('a secret with a generated password for the server role and each consumer user', () => {
     expect(changes('aws_secretsmanager_secret').map((r) => r.address).sort()).toEqual([
+      'module.pooler.aws_secretsmanager_secret.ca[0]',
       'module.pooler.aws_secretsmanager_secret.consumer["app_reader"]',
       'module.pooler.aws_secretsmanager_secret.consumer["app_writer"]',
       'module.pooler.aws_secretsmanager_secret.server',
+      'module.pooler.aws_secretsmanager_secret.tls[0]',
     ]);
     const passwords = dataSources().filter((d) => d.type === 'aws_secretsmanager_random_password');
     expect(passwords.map((d) => d.values)).toEqual(Array(3).fill(expect.objectContaining({ password_length: 32, exclude_punctuation: true })));
+  });
+
+  test('the listeners\' certificate from the module\'s CA: the release\'s zip outside any VPC, invoked for the endpoint service once it exists, before the hosts', () => {
+    const fn = after('aws_lambda_function.certificate[0]');
+    expect(fn).toEqual(expect.objectContaining({ function_name: 'apk-pgbouncer-pooler-certificate', runtime: 'nodejs24.x', architectures: ['arm64'], handler: 'index.handler', tracing_config: [{ mode: 'Active' }] }));
+    expect(fn.vpc_config ?? []).toEqual([]);
+    expect(fn.source_code_hash).toBe(createHash('sha256').update(fs.readFileSync(path.join(ROOT, 'dist/lambda/pooler-certificate.zip'))).digest('base64'));
+    const invocation = pooler.find((r) => r.address === 'aws_lambda_invocation.certificate')!;
+    const input = JSON.stringify(invocation.expressions.input);
+    for (const reference of ['aws_vpc_endpoint_service.this.id', 'aws_secretsmanager_secret.tls[0].arn', 'aws_secretsmanager_secret.ca[0].arn', 'var.certificate_validity_days']) expect(input).toContain(reference);
+    const asg = pooler.find((r) => r.address === 'aws_autoscaling_group.this') as unknown as { depends_on?: string[] };
+    expect(asg.depends_on).toEqual(['aws_lambda_invocation.certificate']);
+    // Least privilege: write the listeners' secret, keep the CA.
+    const policy = plan.resource_changes.find((r) => r.address === 'module.pooler.data.aws_iam_policy_document.certificate[0]')!;
+    const statements = (policy.change.after as { statement: Array<{ actions: string[] }> }).statement;
+    expect(statements.map((s) => s.actions)).toEqual([['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], ['secretsmanager:PutSecretValue'], ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue']]);
+    // Known after apply: the CA the consumers verify against.
+    expect((plan.output_changes!.client_ca_certificate as unknown as { after_unknown: boolean }).after_unknown).toBe(true);
   });
 });

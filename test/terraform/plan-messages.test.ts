@@ -1,7 +1,9 @@
 import * as path from 'path';
+import { DEFAULT_POOL_SETTINGS, runRules } from '../../lib/model';
+import { FLEET_RULES } from '../../lib/model/pgbouncer-fleet';
 import { moduleOfRule, terraformMessages } from '../../lib/terraform';
 import { rejectionMessage } from '../helpers/vectors';
-import { ROOT, TerraformDir, ensureLambdaZips } from './terraform-cli';
+import { ROOT, TerraformDir } from './terraform-cli';
 
 /**
  * `expect_failures` in terraform test proves which check fails, not its wording. Here the complete
@@ -12,7 +14,6 @@ import { ROOT, TerraformDir, ensureLambdaZips } from './terraform-cli';
 const complete = new TerraformDir(path.join(ROOT, 'modules', 'examples', 'complete'));
 
 beforeAll(() => {
-  ensureLambdaZips();
   complete.init();
 });
 afterAll(() => complete.dispose());
@@ -47,4 +48,54 @@ test('readers = 0 fails plan at the READ_ONLY endpoint, with the rule\'s message
   expect(message).toBe(rejectionMessage('read-only-endpoint-readers', { readers: 0, targetRole: 'READ_ONLY' }).replace('(addReadOnlyEndpoint)', '(endpoints target_role)'));
   const errors = complete.planErrors({ readers: '0' });
   expect(errors.map((e) => [e.summary, e.detail.split('\n\n')[0]])).toEqual([['Resource precondition failed', message]]);
+});
+
+describe('examples/complete-pgbouncer', () => {
+  const pgbouncer = new TerraformDir(path.join(ROOT, 'modules', 'examples', 'complete-pgbouncer'));
+  beforeAll(() => pgbouncer.init());
+  afterAll(() => pgbouncer.dispose());
+
+  test.each([
+    ['hosts', '1', 'fleet-hosts', { hosts: 1 }],
+    ['instance_type', 'c6g.large', 'pooler-instance-known', { instanceType: 'c6g.large' }],
+    ['instance_type', 't3.micro', 'pooler-instance-graviton', { instanceType: 't3.micro' }],
+  ] as const)('%s = %s fails plan in the PgBouncer module with the CDK construct\'s message', (variable, value, rule, input) => {
+    const cdkMessage = rejectionMessage(rule, input);
+    const [message] = terraformMessages(moduleOfRule(rule), input);
+    expect(message.slice(variable.length)).toBe(cdkMessage.slice(cdkMessage.indexOf(' ')));
+    const errors = pgbouncer.planErrors({ [variable]: value });
+    expect(errors.map((e) => [e.summary, e.detail.split('\n\n')[0]])).toEqual([['Invalid value for variable', message]]);
+  });
+});
+
+describe('modules/pgbouncer-proxy', () => {
+  const pooler = new TerraformDir(path.join(ROOT, 'modules', 'pgbouncer-proxy'));
+  const required = {
+    name: 'messages',
+    vpc_id: 'vpc-data',
+    subnet_ids: '["subnet-d1","subnet-d2"]',
+    cluster_security_group_id: 'sg-cluster',
+    cluster_endpoint: 'messages.cluster-abc.us-east-1.rds.amazonaws.com',
+    reader_endpoints: '["messages-reader-1.abc.us-east-1.rds.amazonaws.com"]',
+    database_name: 'app',
+    packages_bucket: 'messages-packages',
+    packages_key: 'pgbouncer/packages.tar',
+    tls_secret_arn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:messages-tls-AbCdEf',
+    // A certificate made outside the module comes with its CA.
+    tls_ca_certificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----',
+  };
+  beforeAll(() => pooler.init());
+  afterAll(() => pooler.dispose());
+
+  test('a fleet whose processes need more server connections than the budget fails plan at the launch template, with the CDK construct\'s message', () => {
+    // GIVEN 4 hosts of 2 vCPUs (2 processes per target each) and a writer of max_connections 7
+    const input = { hosts: 4, vcpusPerHost: 2, readers: 1, maxConnections: 7, pool: DEFAULT_POOL_SETTINGS, tcpIdleTimeoutSeconds: 350 };
+    const [message] = terraformMessages('pgbouncer-proxy', input);
+    const [cdkMessage] = runRules(FLEET_RULES, input);
+    expect(message).toBe(cdkMessage.split('maxConnectionsPercent').join('max_connections_percent'));
+    // WHEN
+    const errors = pooler.planErrors({ ...required, hosts: '4', instance_type: 'c7g.large', max_connections: '7' });
+    // THEN
+    expect(errors.map((e) => [e.summary, e.detail.split('\n\n')[0]])).toEqual([['Resource precondition failed', message]]);
+  });
 });

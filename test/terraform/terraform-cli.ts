@@ -25,7 +25,7 @@ export function terraformEnv(): NodeJS.ProcessEnv {
 }
 
 /** The Lambda zips the examples deploy; built when missing. */
-export function ensureLambdaZips(): void {
+function ensureLambdaZips(): void {
   if (!KIT_HANDLERS.every((name) => fs.existsSync(path.join(LAMBDA_ZIP_DIR, `${name}.zip`)))) buildLambdaZips(LAMBDA_ZIP_DIR);
 }
 
@@ -57,8 +57,10 @@ export class TerraformDir {
     return { status: result.status ?? -1, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
   }
 
+  /** Initializes once; the examples' Lambda zips (read by filebase64sha256 at plan) are built first when missing. */
   public init(): void {
     if (this.initialized) return;
+    ensureLambdaZips();
     const r = this.run(['init', '-input=false', '-backend=false', '-no-color']);
     if (r.status !== 0) throw new Error(`terraform init failed in ${this.dir}:\n${r.stdout}\n${r.stderr}`);
     this.initialized = true;

@@ -79,7 +79,7 @@ func exampleCopy(t *testing.T, name string) string {
 func terraformOptions(t *testing.T, dir string, vars map[string]interface{}) *terraform.Options {
 	t.Helper()
 	lambdaDir := filepath.Join(repoRoot(t), "dist", "lambda")
-	if _, ok := vars["lambda_dir"]; !ok && filepath.Base(dir) == "complete" {
+	if _, ok := vars["lambda_dir"]; !ok && (filepath.Base(dir) == "complete" || filepath.Base(dir) == "complete-pgbouncer") {
 		vars["lambda_dir"] = lambdaDir
 	}
 	return terraform.WithDefaultRetryableErrors(t, &terraform.Options{

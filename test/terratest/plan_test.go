@@ -48,11 +48,19 @@ func TestExamplesPlan(t *testing.T) {
 			counts: map[string]int{
 				"aws_vpc": 2, "aws_subnet": 4, "aws_rds_cluster": 1, "aws_rds_cluster_instance": 3, "aws_db_proxy": 0,
 				"aws_launch_template": 1, "aws_autoscaling_group": 1, "aws_lb": 1, "aws_lb_listener": 2, "aws_lb_target_group": 2,
-				"aws_vpc_endpoint_service": 1, "aws_iam_instance_profile": 1, "aws_secretsmanager_secret": 3,
-				// S3 gateway, four interface endpoints the hosts call, and the two consumer endpoints.
-				"aws_vpc_endpoint": 7,
-				// Hosts, load balancer, two consumer endpoints, the cluster, the hosts' service endpoints, the consumer.
-				"aws_security_group": 7,
+				"aws_vpc_endpoint_service": 1, "aws_iam_instance_profile": 1,
+				// The server role's, two consumers', and the listeners' certificate with its CA's.
+				"aws_secretsmanager_secret": 5,
+				// The listeners' certificate, issued by the module's CA at apply; the role bootstrap, run at apply; two consumers.
+				"aws_lambda_function": 4, "aws_lambda_invocation": 2,
+				// S3 gateway, five interface endpoints the hosts call, the two consumer endpoints and the consumers' Secrets Manager.
+				"aws_vpc_endpoint": 9,
+				// Hosts, load balancer, two consumer endpoints, the cluster, the hosts' service endpoints, the consumers'
+				// Secrets Manager endpoint, two consumers, the role bootstrap.
+				"aws_security_group": 10,
+				// Three per instance and lag per reader; waiting clients and max wait per pool target (the writer,
+				// two readers), unhealthy hosts per listener; errors and throttles per consumer.
+				"aws_cloudwatch_dashboard": 1, "aws_cloudwatch_metric_alarm": 3*3 + 2 + 2*3 + 2 + 2*2,
 			},
 			classes: 3,
 		},
@@ -129,7 +137,12 @@ func TestExamplesPlan(t *testing.T) {
 					assert.EqualValues(t, 350, after["tcp_idle_timeout_seconds"])
 				case "aws_lambda_function":
 					assert.Equal(t, "nodejs24.x", after["runtime"])
-					assert.Len(t, after["vpc_config"], 1)
+					if strings.HasSuffix(fmt.Sprint(after["function_name"]), "-pooler-certificate") {
+						// It calls only Secrets Manager: outside any VPC.
+						assert.Len(t, after["vpc_config"], 0)
+					} else {
+						assert.Len(t, after["vpc_config"], 1)
+					}
 				}
 			}
 			require.Equal(t, tc.classes, instances)

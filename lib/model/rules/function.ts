@@ -14,11 +14,22 @@ export interface FunctionRuleInput extends LambdaCodeInput {
   readonly isProxyDefaultEndpoint?: boolean;
   /** Host name of the proxy's default endpoint: the name a custom endpoint's certificate is checked against. */
   readonly proxyDefaultEndpoint?: string | null;
+  /** The CA a PgBouncer engine endpoint's certificate chains to: such an endpoint needs no proxy default endpoint. */
+  readonly tlsCaCertificate?: string | null;
+  /** The password secret the function logs in with (PgBouncer engine); absent: IAM through RDS Proxy. */
+  readonly passwordSecretArn?: string | null;
+  /** The pooling-proxy module's connect_arn_prefix (RDS Proxy's IAM authentication). */
+  readonly connectArnPrefix?: string | null;
+  /** How the function logs in: `iam` (RDS Proxy) or `secret` (PgBouncer engine). */
+  readonly auth?: string;
   readonly createKmsKey?: boolean;
   readonly kmsKeyArn?: string;
 }
 
 const FUNCTION_MODULE = 'lambda-consumer';
+
+/** The lambda-consumer module's `auth`: a setting known at plan (the secret's ARN may be known only at apply). */
+export const CONSUMER_AUTH_KINDS = ['iam', 'secret'] as const;
 
 export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
   integerRange({
@@ -73,7 +84,11 @@ export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
     properties: ['isProxyDefaultEndpoint'],
     terraform: {
       module: FUNCTION_MODULE,
-      names: { isProxyDefaultEndpoint: 'endpoint.is_proxy_default_endpoint', proxyDefaultEndpoint: 'endpoint.proxy_default_endpoint' },
+      names: {
+        isProxyDefaultEndpoint: 'endpoint.is_proxy_default_endpoint',
+        proxyDefaultEndpoint: 'endpoint.proxy_default_endpoint',
+        tlsCaCertificate: 'endpoint.tls_ca_certificate',
+      },
     },
     terraformOnly: 'CDK reads the proxy\'s default endpoint from the PoolingProxyEndpoint construct the function is given',
     summary: 'a custom endpoint needs the proxy\'s default endpoint, the name its TLS certificate is checked against',
@@ -85,10 +100,41 @@ export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
         'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy-endpoints.html',
       ],
     },
+    // A PgBouncer engine endpoint's certificate names the endpoint itself and chains to the listeners' CA.
     check: (i, n) =>
-      !i.isProxyDefaultEndpoint && (i.proxyDefaultEndpoint ?? undefined) === undefined
+      !i.isProxyDefaultEndpoint && (i.proxyDefaultEndpoint ?? undefined) === undefined && (i.tlsCaCertificate ?? undefined) === undefined
         ? `${n('proxyDefaultEndpoint')} is not set: a custom proxy endpoint's certificate names the proxy's default endpoint, not the endpoint, so pass the proxy's default endpoint host name (verify-full works on the default endpoint only)`
         : undefined,
+  }),
+  oneOf({
+    id: 'consumer-auth',
+    properties: ['auth'],
+    terraform: { module: FUNCTION_MODULE, names: { auth: 'auth' } },
+    terraformOnly: 'CDK takes the credential from the endpoint construct the function is given (IProxyEndpoint.consumerConnection)',
+    values: CONSUMER_AUTH_KINDS,
+    what: 'a consumer credential',
+  }),
+  custom({
+    id: 'consumer-credential',
+    properties: ['auth'],
+    terraform: {
+      module: FUNCTION_MODULE,
+      names: { auth: 'auth', passwordSecretArn: 'password_secret_arn', connectArnPrefix: 'connect_arn_prefix', tlsCaCertificate: 'endpoint.tls_ca_certificate' },
+    },
+    terraformOnly: 'CDK takes the credential from the endpoint construct the function is given (IProxyEndpoint.consumerConnection)',
+    summary: 'a consumer logs in one way: an IAM token through RDS Proxy (connect_arn_prefix), or its password secret through the PgBouncer engine (password_secret_arn, with the listeners\' CA)',
+    check: (i, n) => {
+      const set = (v: string | null | undefined) => (v ?? undefined) !== undefined;
+      if (i.auth === 'secret') {
+        if (!set(i.passwordSecretArn)) return `${n('passwordSecretArn')} is not set: auth secret logs in with a password secret, so pass the pgbouncer-proxy module's consumer_secret_arns entry of db_user`;
+        if (!set(i.tlsCaCertificate)) return `${n('tlsCaCertificate')} is not set: a PgBouncer engine endpoint's consumers trust only the listeners' CA, so pass the pgbouncer-proxy module's endpoint, which carries it`;
+        if (set(i.connectArnPrefix)) return `${n('connectArnPrefix')} is set with auth secret: a consumer logs in one way, so unset connect_arn_prefix`;
+        return undefined;
+      }
+      if (!set(i.connectArnPrefix)) return `${n('connectArnPrefix')} is not set: auth iam logs in with an IAM token through RDS Proxy, so pass the pooling-proxy module's connect_arn_prefix`;
+      if (set(i.passwordSecretArn)) return `${n('passwordSecretArn')} is set with auth iam: a consumer logs in one way, so set auth to secret for a PgBouncer engine endpoint, or unset password_secret_arn`;
+      return undefined;
+    },
   }),
   kmsKeyRule<FunctionRuleInput>('function-kms-key', FUNCTION_MODULE),
   lambdaCodeRule<FunctionRuleInput>('function-code-source', FUNCTION_MODULE),

@@ -1,5 +1,5 @@
 /** Rules of the proxy and its endpoints (PoolingProxy, PoolingProxyEndpoint; modules/pooling-proxy). */
-import { type AwsSource, type Rule, custom, integerRange, pattern } from '../rule-table';
+import { type AwsSource, type Rule, type TerraformUse, custom, integerRange, pattern } from '../rule-table';
 import { endpointRoleRule } from './shared';
 
 export interface ProxyRuleInput {
@@ -35,12 +35,19 @@ const RDS_PROXY_IDENTIFIER: AwsSource = {
 export const MAX_PROXY_ENDPOINTS = 20;
 
 const PROXY_MODULE = 'pooling-proxy';
+/** The PgBouncer engine's module takes the same pool settings, under the same names. */
+const PGBOUNCER_MODULE = 'pgbouncer-proxy';
+
+/** A pool setting's Terraform uses: both engines' modules. */
+function poolSetting(names: Record<string, string>): ReadonlyArray<TerraformUse> {
+  return [PROXY_MODULE, PGBOUNCER_MODULE].map((module) => ({ module, names }));
+}
 
 export const PROXY_RULES: ReadonlyArray<Rule<ProxyRuleInput>> = [
   integerRange({
     id: 'max-connections-percent',
     properties: ['maxConnectionsPercent'],
-    terraform: { module: PROXY_MODULE, names: { maxConnectionsPercent: 'max_connections_percent' } },
+    terraform: poolSetting({ maxConnectionsPercent: 'max_connections_percent' }),
     min: 1,
     max: 100,
     fix: 'set the share of the target\'s max_connections the proxy may use',
@@ -48,7 +55,7 @@ export const PROXY_RULES: ReadonlyArray<Rule<ProxyRuleInput>> = [
   integerRange({
     id: 'max-idle-connections-percent',
     properties: ['maxIdleConnectionsPercent'],
-    terraform: { module: PROXY_MODULE, names: { maxIdleConnectionsPercent: 'max_idle_connections_percent' } },
+    terraform: poolSetting({ maxIdleConnectionsPercent: 'max_idle_connections_percent' }),
     min: 0,
     max: 100,
     fix: 'set the share of max_connections kept open while idle',
@@ -56,8 +63,8 @@ export const PROXY_RULES: ReadonlyArray<Rule<ProxyRuleInput>> = [
   custom({
     id: 'idle-within-max',
     properties: ['maxIdleConnectionsPercent', 'maxConnectionsPercent'],
-    terraform: { module: PROXY_MODULE, names: { maxIdleConnectionsPercent: 'max_idle_connections_percent', maxConnectionsPercent: 'max_connections_percent' } },
-    summary: 'at most max_connections_percent (a precondition of the target group)',
+    terraform: poolSetting({ maxIdleConnectionsPercent: 'max_idle_connections_percent', maxConnectionsPercent: 'max_connections_percent' }),
+    summary: 'at most max_connections_percent (a precondition)',
     check: (i, n) =>
       i.maxIdleConnectionsPercent! > i.maxConnectionsPercent!
         ? `${n('maxIdleConnectionsPercent')} ${i.maxIdleConnectionsPercent} exceeds ${n('maxConnectionsPercent')} ${i.maxConnectionsPercent}: set it to ${i.maxConnectionsPercent} or less`
@@ -66,7 +73,7 @@ export const PROXY_RULES: ReadonlyArray<Rule<ProxyRuleInput>> = [
   integerRange({
     id: 'borrow-timeout',
     properties: ['connectionBorrowTimeoutSeconds'],
-    terraform: { module: PROXY_MODULE, names: { connectionBorrowTimeoutSeconds: 'connection_borrow_timeout_seconds' } },
+    terraform: poolSetting({ connectionBorrowTimeoutSeconds: 'connection_borrow_timeout_seconds' }),
     min: 0,
     max: 300,
     fix: 'a client waits at most 5 minutes for a pooled connection',
@@ -159,7 +166,11 @@ export const ENDPOINT_RULES: ReadonlyArray<Rule<EndpointRuleInput>> = [
   }),
   endpointRoleRule(
     'endpoint-target-role',
-    { module: PROXY_MODULE, name: 'endpoints target_role' },
-    'CDK picks the role by method (addReadOnlyEndpoint, addReadWriteEndpoint), typed EndpointRole',
+    // The PgBouncer engine's endpoints name it `role`.
+    [
+      { module: PROXY_MODULE, name: 'endpoints target_role' },
+      { module: PGBOUNCER_MODULE, name: 'endpoints role' },
+    ],
+    'CDK types the role (EndpointRole): RDS Proxy picks it by method (addReadOnlyEndpoint, addReadWriteEndpoint), PgBouncerProxy.addEndpoint takes it as an option',
   ),
 ];

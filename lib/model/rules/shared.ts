@@ -20,12 +20,17 @@ export function kmsKeyRule<I extends { createKmsKey?: boolean; kmsKeyArn?: strin
   });
 }
 
-/** The role of a proxy endpoint; a Terraform-only rule, since CDK types it (EndpointRole). */
-export function endpointRoleRule<I extends { targetRole?: string }>(id: string, terraform: { module: string; name: string }, terraformOnly: string): Rule<I> {
+/** The role of a proxy endpoint; a Terraform-only rule, since CDK types it (EndpointRole). Several modules may take one. */
+export function endpointRoleRule<I extends { targetRole?: string }>(
+  id: string,
+  terraform: { module: string; name: string } | ReadonlyArray<{ module: string; name: string }>,
+  terraformOnly: string,
+): Rule<I> {
+  const uses = (Array.isArray(terraform) ? terraform : [terraform]) as ReadonlyArray<{ module: string; name: string }>;
   return oneOf<I>({
     id,
     properties: ['targetRole'],
-    terraform: { module: terraform.module, names: { targetRole: terraform.name } },
+    terraform: uses.map((u) => ({ module: u.module, names: { targetRole: u.name } })),
     terraformOnly,
     values: ENDPOINT_ROLES,
     what: 'a proxy endpoint role',

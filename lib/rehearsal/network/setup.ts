@@ -104,8 +104,9 @@ export function rewriteHostsFiles(plan: NetworkPlan, etc = NETNS_ETC): void {
 }
 
 async function build(plan: NetworkPlan, etc: string): Promise<void> {
-  await makeDataNamespace(plan);
+  // The route first: no kit namespace exists without it, not even while this one is being made.
   await ensureUnreachableRange();
+  await makeDataNamespace(plan);
   await makeConsumerNamespaces(plan);
   for (const ns of plan.namespaces) {
     await inNamespace(ns, 'echo 0 > /proc/sys/net/ipv4/ip_forward');

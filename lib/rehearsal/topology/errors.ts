@@ -14,3 +14,16 @@ export class TopologyInputError extends Error {
     this.name = 'TopologyInputError';
   }
 }
+
+/**
+ * What `rehearse --from` says of a PgBouncer engine deployment (an Auto Scaling group behind a VPC
+ * endpoint service, no RDS Proxy): it models RDS Proxy's topology; the engine's host bootstrap is
+ * rehearsed by Rehearsal.startPoolerHost and its suites.
+ */
+export function pgBouncerEngineNotModelled(file: string): TopologyInputError {
+  return new TopologyInputError(
+    file,
+    'a PgBouncer engine deployment (an Auto Scaling group behind a VPC endpoint service, no RDS Proxy)',
+    'rehearse --from models RDS Proxy deployments only for now (the reference app without -c proxyEngine=pgbouncer, modules/examples/complete); the PgBouncer engine\'s host bootstrap is rehearsed by Rehearsal.startPoolerHost and its tests',
+  );
+}

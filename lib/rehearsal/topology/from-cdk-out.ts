@@ -10,6 +10,7 @@ import { cdkEvidence } from './cdk-evidence';
 import { assemblyVpcs } from './cdk-network';
 import { readCdkProxy } from './cdk-proxy';
 import { consumerWiringNotes } from './consumer-contract';
+import { pgBouncerEngineNotModelled } from './errors';
 import { notReproducible } from './not-reproducible';
 import type { DeployedTopology } from './types';
 
@@ -17,6 +18,9 @@ export function topologyFromCdkOut(dir: string): DeployedTopology {
   const assembly = CloudAssemblyIndex.read(dir);
   const notes: string[] = [];
   const clusterResource = exactlyOne(assembly, 'AWS::RDS::DBCluster', 'an Aurora cluster (an OptimizedReadsCluster)');
+  if (assembly.ofType('AWS::RDS::DBProxy').length === 0 && assembly.ofType('AWS::EC2::VPCEndpointService').length > 0 && assembly.ofType('AWS::AutoScaling::AutoScalingGroup').length > 0) {
+    throw pgBouncerEngineNotModelled(assembly.files);
+  }
   const proxyResource = exactlyOne(assembly, 'AWS::RDS::DBProxy', 'a proxy (a PoolingProxy)');
   const cluster = readCdkCluster(assembly, clusterResource, notes);
   const { proxy, endpoints } = readCdkProxy(assembly, proxyResource, cluster, notes);

@@ -4,6 +4,7 @@
  * apply (VPC placement, endpoint host names). How each such fact was derived is written in `notes`.
  */
 import { consumerWiringNotes } from './consumer-contract';
+import { pgBouncerEngineNotModelled } from './errors';
 import { notReproducible } from './not-reproducible';
 import { exactlyOnePlanned, readPlanCluster } from './plan-cluster';
 import { placeEndpointsByConsumers, readPlanConsumers } from './plan-consumers';
@@ -21,6 +22,9 @@ export function topologyFromPlan(planJson: unknown, file = 'plan.json'): Deploye
   const network = new PlanNetwork(index, tracer);
   const notes: string[] = [];
   const clusterResource = exactlyOnePlanned(index, 'aws_rds_cluster', 'an Aurora cluster (the aurora-optimized-reads module)');
+  if (index.managed('aws_db_proxy').length === 0 && index.managed('aws_vpc_endpoint_service').length > 0 && index.managed('aws_autoscaling_group').length > 0) {
+    throw pgBouncerEngineNotModelled(index.file);
+  }
   const proxyResource = exactlyOnePlanned(index, 'aws_db_proxy', 'a proxy (the pooling-proxy module)');
   const cluster = readPlanCluster(index, clusterResource, network, notes);
   const planned = readPlanProxy(index, proxyResource, cluster, network, notes);

@@ -15,13 +15,13 @@ run "every_catalog_metric_and_the_cdk_alarm_set" {
 
   assert {
     condition = alltrue([
-      for m in local.metric_catalog : strcontains(aws_cloudwatch_dashboard.this.dashboard_body, "[\"${m.namespace}\",\"${m.metric_name}\",")
-    ])
-    error_message = "every metric of the catalog must be on the dashboard"
+      for m in local.metric_catalog : strcontains(aws_cloudwatch_dashboard.this.dashboard_body, "[\"${m.namespace}\",\"${m.metric_name}\",") if !startswith(m.scope, "pooler-")
+    ]) && !strcontains(aws_cloudwatch_dashboard.this.dashboard_body, "PgBouncer")
+    error_message = "every metric of the catalog but the PgBouncer engine's must be on the dashboard of an RDS Proxy"
   }
   assert {
-    condition     = length(local.metric_catalog) == 25
-    error_message = "the catalog has 25 metrics"
+    condition     = length(local.metric_catalog) == 33
+    error_message = "the catalog has 33 metrics"
   }
   assert {
     condition     = length(aws_cloudwatch_metric_alarm.metric) == 17 && length(aws_cloudwatch_metric_alarm.expression) == 2
@@ -114,4 +114,82 @@ run "no_proxy_no_functions" {
     condition     = length([for w in jsondecode(aws_cloudwatch_dashboard.this.dashboard_body).widgets : w if w.type == "text"]) == 1
     error_message = "only the Aurora section"
   }
+}
+
+# The PgBouncer engine: its hosts' metrics per listener and pool target, its load balancer's per target group.
+run "pgbouncer_fleet" {
+  command = plan
+
+  variables {
+    proxy_name                          = null
+    pgbouncer_fleet_name                = "kit"
+    pgbouncer_targets                   = { read_write = "kit", read_only = ["kit-reader-1", "kit-reader-2"] }
+    pgbouncer_load_balancer_arn_suffix  = "net/kit/50dc6c495c0c9188"
+    pgbouncer_target_group_arn_suffixes = { read_write = "targetgroup/kit-rw/73e2d6bc24d8a067", read_only = "targetgroup/kit-ro/943f017f100becff" }
+    thresholds                          = { pooler_clients_waiting = 25 }
+  }
+
+  assert {
+    condition = alltrue([
+      for m in local.metric_catalog : strcontains(aws_cloudwatch_dashboard.this.dashboard_body, "[\"${m.namespace}\",\"${m.metric_name}\",") if !startswith(m.scope, "proxy-")
+    ])
+    error_message = "every metric of the catalog but RDS Proxy's is on the dashboard"
+  }
+  assert {
+    condition = [
+      for w in jsondecode(aws_cloudwatch_dashboard.this.dashboard_body).widgets : [for line in w.properties.metrics : slice(line, 2, 8)]
+      if lookup(w.properties, "title", "") == "ClientsWaiting"
+    ] == [[["Fleet", "kit", "Listener", "READ_WRITE", "Target", "kit"], ["Fleet", "kit", "Listener", "READ_ONLY", "Target", "kit-reader-1"], ["Fleet", "kit", "Listener", "READ_ONLY", "Target", "kit-reader-2"]]]
+    error_message = "one line per listener and pool target, with the dimensions the hosts publish"
+  }
+  assert {
+    condition = toset([for k, a in aws_cloudwatch_metric_alarm.metric : k if !contains(["AWS/RDS", "AWS/Lambda"], a.namespace)]) == toset([
+      "PoolerReadWriteClientsWaiting", "PoolerReadOnly1ClientsWaiting", "PoolerReadOnly2ClientsWaiting",
+      "PoolerReadWriteMaxWait", "PoolerReadOnly1MaxWait", "PoolerReadOnly2MaxWait",
+      "LoadBalancerReadWriteUnhealthyHosts", "LoadBalancerReadOnlyUnhealthyHosts",
+    ]) && length(aws_cloudwatch_metric_alarm.expression) == 0
+    error_message = "waiting clients and max wait per pool target, unhealthy hosts per target group, nothing of RDS Proxy"
+  }
+  assert {
+    condition     = aws_cloudwatch_metric_alarm.metric["PoolerReadOnly2ClientsWaiting"].threshold == 25 && aws_cloudwatch_metric_alarm.metric["PoolerReadWriteMaxWait"].threshold == 5 && aws_cloudwatch_metric_alarm.metric["PoolerReadWriteMaxWait"].statistic == "Maximum"
+    error_message = "the given threshold, the defaults for the others, at the catalog's statistic"
+  }
+  assert {
+    condition = aws_cloudwatch_metric_alarm.metric["LoadBalancerReadOnlyUnhealthyHosts"].dimensions == tomap({
+      TargetGroup = "targetgroup/kit-ro/943f017f100becff", LoadBalancer = "net/kit/50dc6c495c0c9188"
+    }) && aws_cloudwatch_metric_alarm.metric["LoadBalancerReadOnlyUnhealthyHosts"].threshold == 1
+    error_message = "unhealthy hosts alarm on the load balancer's own metric of the listener's target group"
+  }
+}
+
+run "pgbouncer_inputs_come_together" {
+  command = plan
+
+  variables {
+    pgbouncer_fleet_name = "kit"
+  }
+
+  expect_failures = [aws_cloudwatch_dashboard.this]
+}
+
+run "pgbouncer_fleet_name_too_long" {
+  command = plan
+
+  variables {
+    pgbouncer_fleet_name = "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+  }
+
+  expect_failures = [var.pgbouncer_fleet_name]
+}
+
+run "pgbouncer_bad_inputs" {
+  command = plan
+
+  variables {
+    pgbouncer_targets                   = { read_write = "kit", read_only = [] }
+    pgbouncer_load_balancer_arn_suffix  = "app/kit/50dc6c495c0c9188"
+    pgbouncer_target_group_arn_suffixes = { read_write = "kit-rw", read_only = "targetgroup/kit-ro/943f017f100becff" }
+  }
+
+  expect_failures = [var.pgbouncer_targets, var.pgbouncer_load_balancer_arn_suffix, var.pgbouncer_target_group_arn_suffixes]
 }

@@ -3,6 +3,7 @@
 # fleet through PrivateLink (a read-only and a read/write interface endpoint). Neither VPC has
 # internet access or NAT: the hosts install PgBouncer from an S3 object through the S3 gateway
 # endpoint and reach Secrets Manager and Session Manager through interface endpoints.
+# One dashboard charts the instances and the fleet, with alarms to an encrypted topic.
 
 data "aws_availability_zones" "available" {
   state = "available"
@@ -10,13 +11,10 @@ data "aws_availability_zones" "available" {
 
 data "aws_region" "current" {}
 
-# The listeners' certificate, made outside the example (a kit-managed CA, docs/PGBOUNCER-ENGINE.md).
-data "aws_secretsmanager_secret" "tls" {
-  name = var.tls_secret_name
-}
-
 locals {
-  azs = slice(data.aws_availability_zones.available.names, 0, 2)
+  # The release's zips (make lambda-zip builds them in a checkout).
+  lambda_dir = var.lambda_dir != null ? var.lambda_dir : "${path.module}/../../../dist/lambda"
+  azs        = slice(data.aws_availability_zones.available.names, 0, 2)
   vpcs = {
     data     = "10.10.0.0/16"
     consumer = "10.20.0.0/16"
@@ -27,10 +25,15 @@ locals {
     }
   ]...)
   subnet_ids = { for vpc in keys(local.vpcs) : vpc => [for i, _ in local.azs : aws_subnet.isolated["${vpc}-${i}"].id] }
-  # The AWS services the hosts call, through interface endpoints in the data VPC.
-  host_services = toset(["secretsmanager", "ssm", "ssmmessages", "ec2messages"])
-  # Each consumer logs in as a role of its own (its secret is made by the fleet).
+  # The AWS services the hosts call, through interface endpoints in the data VPC (monitoring: the metrics exporter).
+  host_services = toset(["secretsmanager", "ssm", "ssmmessages", "ec2messages", "monitoring"])
+  # Each consumer logs in as a role of its own with its secret's password (the secret is made by the fleet).
   db_users = { reader = "app_reader", writer = "app_writer" }
+  # The consumers: their function, handler zip, user and endpoint.
+  consumers = {
+    reader = { function_name = "${var.name}-reader", zip = "read-handler.zip", endpoint = "${var.name}-ro" }
+    writer = { function_name = "${var.name}-writer", zip = "write-handler.zip", endpoint = "${var.name}-rw" }
+  }
 }
 
 # --- Two isolated VPCs --------------------------------------------------------------------------------
@@ -131,31 +134,139 @@ module "pooler" {
   max_connections           = module.database.max_connections
   packages_bucket           = var.packages_bucket
   packages_key              = var.packages_key
-  tls_secret_arn            = data.aws_secretsmanager_secret.tls.arn
-  hosts                     = var.hosts
-  instance_type             = var.instance_type
-  consumer_users            = values(local.db_users)
+  # The listeners' certificate from the module's own CA, for the endpoint service's names.
+  certificate_function = { filename = "${local.lambda_dir}/pooler-certificate.zip" }
+  hosts                = var.hosts
+  instance_type        = var.instance_type
+  consumer_users       = values(local.db_users)
   endpoints = {
-    "${var.name}-ro" = { vpc_id = aws_vpc.this["consumer"].id, subnet_ids = local.subnet_ids.consumer, role = "READ_ONLY", allowed_security_group_ids = [aws_security_group.consumer.id] }
-    "${var.name}-rw" = { vpc_id = aws_vpc.this["consumer"].id, subnet_ids = local.subnet_ids.consumer, role = "READ_WRITE", allowed_security_group_ids = [aws_security_group.consumer.id] }
+    "${var.name}-ro" = { vpc_id = aws_vpc.this["consumer"].id, subnet_ids = local.subnet_ids.consumer, role = "READ_ONLY" }
+    "${var.name}-rw" = { vpc_id = aws_vpc.this["consumer"].id, subnet_ids = local.subnet_ids.consumer, role = "READ_WRITE" }
   }
 }
 
-# --- A consumer in the consumer VPC: its security group reaches the endpoints --------------------------
+# --- The consumers' roles: verifiers derived from their secrets, and the read-only server role ---------
 
-resource "aws_security_group" "consumer" {
-  name_prefix = "${var.name}-consumer-"
-  description = "Consumers of the PgBouncer endpoints"
+module "database_roles" {
+  source = "../../database-role-bootstrap"
+
+  function_name = "${var.name}-database-roles"
+  filename      = "${local.lambda_dir}/role-bootstrap.zip"
+  roles = concat(
+    [for k, c in local.consumers : { name = local.db_users[k], access = module.pooler.endpoints[c.endpoint].target_role, password_secret_arn = module.pooler.consumer_secret_arns[local.db_users[k]] }],
+    [{ name = module.pooler.read_only_server_user, access = "READ_ONLY", password_secret_arn = module.pooler.read_only_server_secret_arn }],
+  )
+  cluster_identifier                 = module.database.cluster_identifier
+  cluster_endpoint                   = module.database.writer_endpoint
+  cluster_security_group_id          = module.database.security_group_id
+  database_name                      = module.database.database_name
+  master_user_secret_arn             = module.database.master_user_secret_arn
+  secret_kms_key_arn                 = module.database.kms_key_arn
+  vpc_id                             = aws_vpc.this["data"].id
+  subnet_ids                         = local.subnet_ids.data
+  secrets_manager_security_group_ids = [aws_security_group.host_services.id]
+  kms_key_arn                        = aws_kms_key.logs.arn
+}
+
+# --- The consumers in the consumer VPC: each logs in with its secret through its endpoint -------------
+
+module "consumer" {
+  source   = "../../lambda-consumer"
+  for_each = local.consumers
+
+  function_name                     = each.value.function_name
+  filename                          = "${local.lambda_dir}/${each.value.zip}"
+  vpc_id                            = aws_vpc.this["consumer"].id
+  subnet_ids                        = local.subnet_ids.consumer
+  endpoint                          = module.pooler.endpoints[each.value.endpoint]
+  auth                              = "secret"
+  password_secret_arn               = module.pooler.consumer_secret_arns[local.db_users[each.key]]
+  secrets_manager_security_group_id = aws_security_group.consumer_secrets.id
+  db_user                           = local.db_users[each.key]
+  database_name                     = module.database.database_name
+
+  depends_on = [module.database_roles]
+}
+
+# The consumer VPC's Secrets Manager endpoint: HTTPS from the consumers only, and through it each
+# consumer's read of its own secret only.
+resource "aws_security_group" "consumer_secrets" {
+  name_prefix = "${var.name}-consumer-secrets-"
+  description = "Secrets Manager interface endpoint of the consumer VPC: HTTPS from the consumers only"
   vpc_id      = aws_vpc.this["consumer"].id
 }
 
-resource "aws_vpc_security_group_egress_rule" "consumer_to_endpoints" {
-  for_each = module.pooler.ports
+resource "aws_vpc_security_group_ingress_rule" "consumer_secrets" {
+  for_each = local.consumers
 
-  security_group_id = aws_security_group.consumer.id
-  cidr_ipv4         = aws_vpc.this["consumer"].cidr_block
-  ip_protocol       = "tcp"
-  from_port         = each.value
-  to_port           = each.value
-  description       = "PostgreSQL to the ${each.key} PgBouncer endpoint"
+  security_group_id            = aws_security_group.consumer_secrets.id
+  referenced_security_group_id = module.consumer[each.key].security_group_id
+  ip_protocol                  = "tcp"
+  from_port                    = 443
+  to_port                      = 443
+  description                  = "${each.value.function_name} reads its password secret"
+}
+
+resource "aws_vpc_endpoint" "consumer_secrets" {
+  vpc_id              = aws_vpc.this["consumer"].id
+  service_name        = "com.amazonaws.${data.aws_region.current.region}.secretsmanager"
+  vpc_endpoint_type   = "Interface"
+  private_dns_enabled = true
+  subnet_ids          = local.subnet_ids.consumer
+  security_group_ids  = [aws_security_group.consumer_secrets.id]
+  policy              = data.aws_iam_policy_document.consumer_secrets.json
+  tags                = { Name = "${var.name}-consumer-secretsmanager" }
+}
+
+data "aws_iam_policy_document" "consumer_secrets" {
+  dynamic "statement" {
+    for_each = local.consumers
+    content {
+      sid       = "${title(statement.key)}ReadsItsSecret"
+      actions   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
+      resources = [module.pooler.consumer_secret_arns[local.db_users[statement.key]]]
+      principals {
+        type        = "AWS"
+        identifiers = [module.consumer[statement.key].role_arn]
+      }
+    }
+  }
+}
+
+# The role bootstrap reaches the data VPC's Secrets Manager endpoint as the hosts do.
+resource "aws_vpc_security_group_ingress_rule" "host_services_from_role_bootstrap" {
+  security_group_id            = aws_security_group.host_services.id
+  referenced_security_group_id = module.database_roles.security_group_id
+  ip_protocol                  = "tcp"
+  from_port                    = 443
+  to_port                      = 443
+  description                  = "HTTPS from the role bootstrap (the secrets)"
+}
+
+# The consumers' and the role bootstrap's logs and environments.
+module "log_key_policy" {
+  source = "../../internal/logs-kms-policy"
+
+  log_group_names = concat([for c in values(local.consumers) : "/aws/lambda/${c.function_name}"], ["/aws/lambda/${var.name}-database-roles"])
+}
+
+resource "aws_kms_key" "logs" {
+  description             = "Encrypts the logs and function environments of the aurora-proxy-kit PgBouncer reference deployment"
+  enable_key_rotation     = true
+  deletion_window_in_days = 30
+  policy                  = module.log_key_policy.json
+}
+
+# --- The dashboard: the cluster's instances and the fleet (its hosts' metrics and its load balancer's) --
+
+module "dashboard" {
+  source = "../../dashboard"
+
+  dashboard_name                      = var.name
+  instance_identifiers                = module.database.instance_identifiers
+  functions                           = { Reader = module.consumer["reader"].function_name, Writer = module.consumer["writer"].function_name }
+  pgbouncer_fleet_name                = module.pooler.fleet_name
+  pgbouncer_targets                   = module.pooler.metric_targets
+  pgbouncer_load_balancer_arn_suffix  = module.pooler.load_balancer_arn_suffix
+  pgbouncer_target_group_arn_suffixes = module.pooler.target_group_arn_suffixes
 }

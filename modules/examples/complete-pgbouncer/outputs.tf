@@ -3,6 +3,11 @@ output "endpoints" {
   value       = module.pooler.endpoints
 }
 
+output "client_ca_certificate" {
+  description = "The CA certificate (PEM) consumers verify the endpoints against (verify-full by the endpoint's DNS name)."
+  value       = module.pooler.client_ca_certificate
+}
+
 output "consumer_secret_arns" {
   description = "The consumers' secrets ({\"username\", \"password\"}) by user name."
   value       = module.pooler.consumer_secret_arns
@@ -31,4 +36,14 @@ output "writer_endpoint" {
 output "bootstrap_variables" {
   description = "The values the hosts' bootstrap template is rendered with."
   value       = module.pooler.bootstrap_variables
+}
+
+output "dashboard_name" {
+  description = "CloudWatch dashboard of the cluster and the fleet."
+  value       = module.dashboard.dashboard_name
+}
+
+output "alarm_topic_arn" {
+  description = "The topic every alarm notifies."
+  value       = module.dashboard.alarm_topic_arn
 }

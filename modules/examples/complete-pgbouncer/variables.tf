@@ -40,10 +40,10 @@ variable "packages_key" {
   default     = "pgbouncer/packages.tar"
 }
 
-variable "tls_secret_name" {
-  description = "Name of the secret holding the listeners' certificate ({\"certificate\", \"privateKey\", \"ca\"}), issued for the endpoints' names."
+variable "lambda_dir" {
+  description = "Directory holding the release's pooler-certificate.zip, role-bootstrap.zip, read-handler.zip and write-handler.zip (make lambda-zip builds them into dist/lambda). null: <repository>/dist/lambda."
   type        = string
-  default     = "aurora-proxy-kit/pooler-tls"
+  default     = null
 }
 
 variable "deletion_protection" {

@@ -316,3 +316,133 @@ run "v029_consumer_tls_server_name_rejected" {
 
   expect_failures = [var.endpoint]
 }
+
+# consumer-tls-server-name {"isProxyDefaultEndpoint":false,"proxyDefaultEndpoint":null,"tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
+run "v030_consumer_tls_server_name_accepted" {
+  command = plan
+
+  variables {
+    endpoint = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = null, is_proxy_default_endpoint = false, tls_ca_certificate = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----" }
+  }
+}
+
+# consumer-auth {"auth":"iam"}: accepted
+run "v031_consumer_auth_accepted" {
+  command = plan
+
+  variables {
+    auth = "iam"
+  }
+}
+
+# consumer-auth {"auth":"secret","passwordSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf","connectArnPrefix":null,"tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
+run "v032_consumer_auth_accepted" {
+  command = plan
+
+  variables {
+    auth                = "secret"
+    password_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf"
+    connect_arn_prefix  = null
+    endpoint            = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false, tls_ca_certificate = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----" }
+  }
+}
+
+# consumer-auth {"auth":"password"}: rejected: auth password is not a consumer credential: use iam or secret
+run "v033_consumer_auth_rejected" {
+  command = plan
+
+  variables {
+    auth = "password"
+  }
+
+  expect_failures = [var.auth]
+}
+
+# consumer-credential {"auth":"iam","connectArnPrefix":"arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-vectors/"}: accepted
+run "v034_consumer_credential_accepted" {
+  command = plan
+
+  variables {
+    auth               = "iam"
+    connect_arn_prefix = "arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-vectors/"
+  }
+}
+
+# consumer-credential {"auth":"secret","passwordSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf","connectArnPrefix":null,"tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
+run "v035_consumer_credential_accepted" {
+  command = plan
+
+  variables {
+    auth                = "secret"
+    password_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf"
+    connect_arn_prefix  = null
+    endpoint            = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false, tls_ca_certificate = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----" }
+  }
+}
+
+# consumer-credential {"auth":"secret","passwordSecretArn":null,"connectArnPrefix":null,"tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: rejected: password_secret_arn is not set: auth secret logs in with a password secret, so pass the pgbouncer-proxy module's consumer_secret_arns entry of db_user
+run "v036_consumer_credential_rejected" {
+  command = plan
+
+  variables {
+    auth                = "secret"
+    password_secret_arn = null
+    connect_arn_prefix  = null
+    endpoint            = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false, tls_ca_certificate = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----" }
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
+# consumer-credential {"auth":"secret","passwordSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf","connectArnPrefix":null,"tlsCaCertificate":null}: rejected: endpoint.tls_ca_certificate is not set: a PgBouncer engine endpoint's consumers trust only the listeners' CA, so pass the pgbouncer-proxy module's endpoint, which carries it
+run "v037_consumer_credential_rejected" {
+  command = plan
+
+  variables {
+    auth                = "secret"
+    password_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf"
+    connect_arn_prefix  = null
+    endpoint            = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false, tls_ca_certificate = null }
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
+# consumer-credential {"auth":"secret","passwordSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf","connectArnPrefix":"arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-vectors/","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: rejected: connect_arn_prefix is set with auth secret: a consumer logs in one way, so unset connect_arn_prefix
+run "v038_consumer_credential_rejected" {
+  command = plan
+
+  variables {
+    auth                = "secret"
+    password_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf"
+    connect_arn_prefix  = "arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-vectors/"
+    endpoint            = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false, tls_ca_certificate = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----" }
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
+# consumer-credential {"auth":"iam","connectArnPrefix":null}: rejected: connect_arn_prefix is not set: auth iam logs in with an IAM token through RDS Proxy, so pass the pooling-proxy module's connect_arn_prefix
+run "v039_consumer_credential_rejected" {
+  command = plan
+
+  variables {
+    auth               = "iam"
+    connect_arn_prefix = null
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
+# consumer-credential {"auth":"iam","connectArnPrefix":"arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-vectors/","passwordSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf"}: rejected: password_secret_arn is set with auth iam: a consumer logs in one way, so set auth to secret for a PgBouncer engine endpoint, or unset password_secret_arn
+run "v040_consumer_credential_rejected" {
+  command = plan
+
+  variables {
+    auth                = "iam"
+    connect_arn_prefix  = "arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-vectors/"
+    password_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf"
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}

@@ -1,5 +1,5 @@
 import { Token } from 'cdktn';
-import { RULE_TABLES, evaluateRules, type Naming, type Rule } from './kit-model';
+import { RULE_TABLES, evaluateRules, terraformUse, terraformUses, type Naming, type Rule } from './kit-model';
 
 /**
  * The kit's rules of one module, run on the variables a construct was given: each model property a rule
@@ -43,7 +43,7 @@ export function cdktnName(hclName: string): string {
 }
 
 function cdktnNaming(rule: Rule<Input>): Naming {
-  return Object.fromEntries(Object.entries(rule.terraform?.names ?? {}).map(([property, name]) => [property, cdktnName(name)]));
+  return Object.fromEntries(Object.entries(terraformUses(rule)[0]?.names ?? {}).map(([property, name]) => [property, cdktnName(name)]));
 }
 
 /** The elements of a collection variable (a map's entries, a list's items); UNKNOWN for a token. */
@@ -88,7 +88,7 @@ function perElement(read: RuleRead, key: string, element: unknown): unknown {
  * decides at plan). A rule reads its properties and the others its messages name (a custom check's).
  */
 function messages(rule: Rule<Input>, input: Input): string[] {
-  const reads = [...rule.properties, ...Object.keys(rule.terraform?.names ?? {})];
+  const reads = [...rule.properties, ...Object.keys(terraformUses(rule)[0]?.names ?? {})];
   if (reads.some((p) => input[p] === UNKNOWN)) return [];
   const defined: Input = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== UNKNOWN && v !== undefined));
   // A custom check sees an unset variable as Terraform does: null (e.g. neither filename nor S3 given).
@@ -98,9 +98,12 @@ function messages(rule: Rule<Input>, input: Input): string[] {
 
 const isPerElement = (read: RuleRead) => read.read === 'keys' || read.read === 'each';
 
-/** The rows of lib/model whose Terraform module is `module`, in table order. */
+/** The rows of lib/model that `module` states, in table order, each with that module's names only. */
 export function moduleRules(module: string): Array<Rule<Input>> {
-  return (Object.values(RULE_TABLES).flat() as Array<Rule<Input>>).filter((r) => r.terraform?.module === module);
+  return (Object.values(RULE_TABLES).flat() as Array<Rule<Input>>).flatMap((r) => {
+    const use = terraformUse(r, module);
+    return use ? [{ ...r, terraform: use }] : [];
+  });
 }
 
 /**

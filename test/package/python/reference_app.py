@@ -122,6 +122,7 @@ for id, value in {
     "TieredCacheGiB": js_number(sizing.tiered_cache_gib),
     "TemporaryObjectsGiB": js_number(sizing.temporary_objects_gib),
     "MaxConnections": js_number(sizing.max_connections),
+    "ProxyEngine": proxy.engine.value,
     "ProxyMaxServerConnections": js_number(proxy.pool_sizing.max_server_connections),
     "ReadOnlyEndpoint": read_only.hostname,
     "ReadWriteEndpoint": read_write.hostname,

@@ -3,6 +3,21 @@ import type { Construct } from 'constructs';
 import type { IResolvable } from 'cdktn';
 import { KitModule, type KitModuleOptions } from '../kit-module';
 
+/** The type of `pgbouncerTargets` (the module's `pgbouncer_targets`): attributes keep the module's names. */
+export interface DashboardPgbouncerTargets {
+  readonly read_write: string;
+  readonly read_only: string[];
+}
+
+/**
+ * The type of `pgbouncerTargetGroupArnSuffixes` (the module's `pgbouncer_target_group_arn_suffixes`): attributes
+ * keep the module's names.
+ */
+export interface DashboardPgbouncerTargetGroupArnSuffixes {
+  readonly read_write: string;
+  readonly read_only: string;
+}
+
 /** The type of `thresholds` (the module's `thresholds`): attributes keep the module's names. */
 export interface DashboardThresholds {
   /** @default 80 */
@@ -17,6 +32,12 @@ export interface DashboardThresholds {
   readonly proxy_pool_utilization_percent?: number;
   /** @default 10 */
   readonly pinned_connections?: number;
+  /** @default 10 */
+  readonly pooler_clients_waiting?: number;
+  /** @default 5 */
+  readonly pooler_max_wait_seconds?: number;
+  /** @default 1 */
+  readonly pooler_unhealthy_hosts?: number;
   /** @default 1 */
   readonly function_errors?: number;
   /** @default 1 */
@@ -45,6 +66,36 @@ export interface DashboardProps extends KitModuleOptions {
    * @default {}
    */
   readonly proxyEndpoints?: { [key: string]: string };
+  /**
+   * Name of the PgBouncer fleet charted (the pgbouncer-proxy module's name: the Fleet dimension its hosts
+   * publish). null: no PgBouncer widgets or alarms; set it with pgbouncer_targets,
+   * pgbouncer_load_balancer_arn_suffix and pgbouncer_target_group_arn_suffixes.
+   *
+   * @default null
+   */
+  readonly pgbouncerFleetName?: string;
+  /**
+   * The PgBouncer fleet's pool targets, the Target dimension its hosts publish (the pgbouncer-proxy module's
+   * metric_targets): read_write the cluster identifier, read_only each reader's instance identifier, readers in
+   * order.
+   *
+   * @default null
+   */
+  readonly pgbouncerTargets?: DashboardPgbouncerTargets | IResolvable;
+  /**
+   * ARN suffix (net/<name>/<id>) of the PgBouncer fleet's Network Load Balancer, the LoadBalancer dimension of
+   * its AWS/NetworkELB metrics (the pgbouncer-proxy module's load_balancer_arn_suffix).
+   *
+   * @default null
+   */
+  readonly pgbouncerLoadBalancerArnSuffix?: string;
+  /**
+   * ARN suffixes (targetgroup/<name>/<id>) of the PgBouncer fleet's target groups by listener, the TargetGroup
+   * dimension of their AWS/NetworkELB metrics (the pgbouncer-proxy module's target_group_arn_suffixes).
+   *
+   * @default null
+   */
+  readonly pgbouncerTargetGroupArnSuffixes?: DashboardPgbouncerTargetGroupArnSuffixes | IResolvable;
   /**
    * The consumer functions charted, label (e.g. Reader) => function name. Empty: no Lambda widgets or alarms.
    *
@@ -106,6 +157,10 @@ export class Dashboard extends KitModule {
         instanceIdentifiers: 'instance_identifiers',
         proxyName: 'proxy_name',
         proxyEndpoints: 'proxy_endpoints',
+        pgbouncerFleetName: 'pgbouncer_fleet_name',
+        pgbouncerTargets: 'pgbouncer_targets',
+        pgbouncerLoadBalancerArnSuffix: 'pgbouncer_load_balancer_arn_suffix',
+        pgbouncerTargetGroupArnSuffixes: 'pgbouncer_target_group_arn_suffixes',
         functions: 'functions',
         thresholds: 'thresholds',
         createAlarmTopic: 'create_alarm_topic',
@@ -119,6 +174,9 @@ export class Dashboard extends KitModule {
         replicaLagMs: { variable: 'thresholds', read: 'attribute', attribute: 'replica_lag_ms', default: 1000 },
         freeEphemeralStorageBytes: { variable: 'thresholds', read: 'attribute', attribute: 'free_ephemeral_storage_bytes', default: 10737418240 },
         pinnedConnections: { variable: 'thresholds', read: 'attribute', attribute: 'pinned_connections', default: 10 },
+        poolerClientsWaiting: { variable: 'thresholds', read: 'attribute', attribute: 'pooler_clients_waiting', default: 10 },
+        poolerMaxWaitSeconds: { variable: 'thresholds', read: 'attribute', attribute: 'pooler_max_wait_seconds', default: 5 },
+        poolerUnhealthyHosts: { variable: 'thresholds', read: 'attribute', attribute: 'pooler_unhealthy_hosts', default: 1 },
         functionErrors: { variable: 'thresholds', read: 'attribute', attribute: 'function_errors', default: 1 },
         functionThrottles: { variable: 'thresholds', read: 'attribute', attribute: 'function_throttles', default: 1 },
         instanceIdentifiers: { variable: 'instance_identifiers', read: 'value' },

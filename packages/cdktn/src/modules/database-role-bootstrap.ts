@@ -7,6 +7,7 @@ import { KitModule, type KitModuleOptions } from '../kit-module';
 export interface DatabaseRoleBootstrapRolesElement {
   readonly name: string;
   readonly access: string;
+  readonly password_secret_arn?: string;
 }
 
 /** Inputs of DatabaseRoleBootstrap: the variables of modules/database-role-bootstrap, in camelCase. */
@@ -47,8 +48,10 @@ export interface DatabaseRoleBootstrapProps extends KitModuleOptions {
    */
   readonly sourceCodeHash?: string;
   /**
-   * One database role per consumer: name (lower-case identifier, not the master user) and access (READ_ONLY
-   * reads; READ_WRITE also writes and creates tables).
+   * One database role per consumer: name (lower-case identifier, not the master user), access (READ_ONLY reads;
+   * READ_WRITE also writes and creates tables) and, for a consumer of the PgBouncer engine (and its read-only
+   * server role), password_secret_arn: the secret ({"username", "password"}) whose derived SCRAM verifier
+   * becomes the role's password instead of IAM authentication.
    */
   readonly roles: Array<DatabaseRoleBootstrapRolesElement> | IResolvable;
   /**

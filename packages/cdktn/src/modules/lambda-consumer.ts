@@ -8,9 +8,12 @@ export interface LambdaConsumerEndpoint {
   readonly endpoint: string;
   readonly target_role: string;
   readonly security_group_id: string;
+  /** @default 5432 */
+  readonly port?: number;
   readonly proxy_default_endpoint?: string;
   /** @default false */
   readonly is_proxy_default_endpoint?: boolean | IResolvable;
+  readonly tls_ca_certificate?: string;
 }
 
 /** Inputs of LambdaConsumer: the variables of modules/lambda-consumer, in camelCase. */
@@ -64,16 +67,46 @@ export interface LambdaConsumerProps extends KitModuleOptions {
   /** Subnets of the function, in the endpoint's VPC. */
   readonly subnetIds: string[];
   /**
-   * The proxy endpoint the function connects through (an element of the pooling-proxy module's endpoints
-   * output): host name, target role, security group, and the proxy's default endpoint host name. RDS Proxy's
-   * certificate names the default endpoint only, so a consumer of another endpoint checks it against
+   * The endpoint the function connects through, an element of the pooling-proxy or the pgbouncer-proxy module's
+   * endpoints output: host name, port, target role, security group, and how its certificate is checked. RDS
+   * Proxy's certificate names the default endpoint only, so a consumer of another endpoint checks it against
    * proxy_default_endpoint (DB_TLS=verify-proxy-domain); set is_proxy_default_endpoint for the default endpoint
-   * itself (DB_TLS=verify-full).
+   * itself (DB_TLS=verify-full). A PgBouncer engine endpoint gives tls_ca_certificate, the only CA its consumers
+   * trust (DB_TLS=verify-full with DB_TLS_CA).
    */
   readonly endpoint: LambdaConsumerEndpoint | IResolvable;
-  /** The pooling-proxy module's connect_arn_prefix; the function gets rds-db:connect on <prefix><db_user> only. */
-  readonly connectArnPrefix: string;
-  /** The database user the function logs in as with an IAM token. */
+  /**
+   * The pooling-proxy module's connect_arn_prefix; the function gets rds-db:connect on <prefix><db_user> only.
+   * null for a PgBouncer engine endpoint (password_secret_arn).
+   *
+   * @default null
+   */
+  readonly connectArnPrefix?: string;
+  /**
+   * How the function logs in: iam (an IAM token through RDS Proxy: connect_arn_prefix) or secret (the password
+   * of password_secret_arn through a PgBouncer engine endpoint). A setting rather than a null check, so the
+   * secret's ARN may be unknown until apply.
+   *
+   * @default "iam"
+   */
+  readonly auth?: string;
+  /**
+   * The secret ({"username", "password"}) the function logs in with through a PgBouncer engine endpoint: the
+   * pgbouncer-proxy module's consumer_secret_arns[db_user] (DB_AUTH=secret). null: an IAM token through RDS
+   * Proxy (connect_arn_prefix).
+   *
+   * @default null
+   */
+  readonly passwordSecretArn?: string;
+  /**
+   * The security group of the VPC's Secrets Manager interface endpoint: the function's HTTPS egress for its
+   * password secret goes to it only (admit the function's group, output security_group_id, on it). null: HTTPS
+   * egress to any address (a VPC with a NAT gateway). Used with auth secret.
+   *
+   * @default null
+   */
+  readonly secretsManagerSecurityGroupId?: string;
+  /** The database user the function logs in as (with an IAM token, or the password of password_secret_arn). */
   readonly dbUser: string;
   /** The database to connect to. */
   readonly databaseName: string;
@@ -171,6 +204,9 @@ export class LambdaConsumer extends KitModule {
         subnetIds: 'subnet_ids',
         endpoint: 'endpoint',
         connectArnPrefix: 'connect_arn_prefix',
+        auth: 'auth',
+        passwordSecretArn: 'password_secret_arn',
+        secretsManagerSecurityGroupId: 'secrets_manager_security_group_id',
         dbUser: 'db_user',
         databaseName: 'database_name',
         connectionMode: 'connection_mode',
@@ -191,6 +227,10 @@ export class LambdaConsumer extends KitModule {
         targetRole: { variable: 'endpoint', read: 'attribute', attribute: 'target_role' },
         isProxyDefaultEndpoint: { variable: 'endpoint', read: 'attribute', attribute: 'is_proxy_default_endpoint', default: false },
         proxyDefaultEndpoint: { variable: 'endpoint', read: 'attribute', attribute: 'proxy_default_endpoint' },
+        tlsCaCertificate: { variable: 'endpoint', read: 'attribute', attribute: 'tls_ca_certificate' },
+        auth: { variable: 'auth', read: 'value', default: 'iam' },
+        passwordSecretArn: { variable: 'password_secret_arn', read: 'value' },
+        connectArnPrefix: { variable: 'connect_arn_prefix', read: 'value' },
         createKmsKey: { variable: 'create_kms_key', read: 'value', default: true },
         kmsKeyArn: { variable: 'kms_key_arn', read: 'value' },
         filename: { variable: 'filename', read: 'value' },

@@ -59,3 +59,8 @@ mock_resource "aws_lambda_function" {
 mock_resource "aws_db_proxy_default_target_group" {
   defaults = { name = "default", arn = "arn:aws:rds:us-east-1:123456789012:target-group:prx-tg-0123456789abcdef0" }
 }
+
+# What the pooler certificate function returns (lambda/src/pooler-certificate.ts): the CA certificate and the serial, no key.
+mock_resource "aws_lambda_invocation" {
+  defaults = { result = "{\"PhysicalResourceId\":\"pooler-certificate:mock\",\"Data\":{\"CaCertificate\":\"-----BEGIN CERTIFICATE-----\\nTU9DSw==\\n-----END CERTIFICATE-----\\n\",\"CertificateSerial\":\"0123456789abcdef0123456789abcdef\"}}" }
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+/**
+ * Builds the PgBouncer engine's packages object (lib/packaging/pooler-packages.ts):
+ * dist/pooler-packages/debian-13-arm64.tar, to upload where PgBouncerPackages (the reference app's
+ * `PoolerPackages` output, Terraform's packages_bucket/packages_key) points.
+ *
+ *   npx ts-node --transpile-only bin/build-pooler-packages.ts [outFile]
+ *
+ * Needs Debian's mirror (DEBIAN_MIRROR, DEBIAN_SECURITY_MIRROR) and the RDS CA bundle: RDS_CA_BUNDLE=<file>,
+ * else it is downloaded from AWS's trust store.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import {
+  POOLER_PACKAGES_FILE,
+  PoolerPackagesError,
+  RDS_CA_BUNDLE_URL,
+  ROOT,
+  parseDebianIndex,
+  resolvePoolerPackages,
+  writePoolerPackagesTar,
+} from '../lib/packaging/pooler-packages';
+
+const KEYRING = '/usr/share/keyrings/debian-archive-keyring.gpg';
+const mirror = process.env.DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
+const security = process.env.DEBIAN_SECURITY_MIRROR ?? 'http://deb.debian.org/debian-security';
+const outFile = path.resolve(process.argv[2] ?? POOLER_PACKAGES_FILE);
+const work = path.join(ROOT, '.cache', 'pooler-packages');
+
+const log = (line: string) => process.stderr.write(`build-pooler-packages: ${line}\n`);
+
+/** apt with a sources list, state and cache of its own, for arm64 only. */
+function apt(command: 'apt-get' | 'apt-cache', args: string[], cwd = work): string {
+  const options = {
+    'Dir::Etc::SourceList': path.join(work, 'sources.list'),
+    'Dir::Etc::SourceParts': '/dev/null',
+    'Dir::State::Lists': path.join(work, 'lists'),
+    'Dir::State::status': path.join(work, 'status'),
+    'Dir::Cache': path.join(work, 'cache'),
+    'APT::Architecture': 'arm64',
+    'APT::Architectures': 'arm64',
+    'Debug::NoLocking': '1',
+    // The downloads go to the project's own directory, which apt's _apt user may not write.
+    'APT::Sandbox::User': 'root',
+  };
+  return execFileSync(command, [...Object.entries(options).flatMap(([k, v]) => ['-o', `${k}=${v}`]), ...args], { cwd, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+function caBundle(): string {
+  if (process.env.RDS_CA_BUNDLE) return path.resolve(process.env.RDS_CA_BUNDLE);
+  const file = path.join(work, 'rds-ca-bundle.pem');
+  try {
+    execFileSync('curl', ['--fail', '--silent', '--show-error', '--max-time', '60', '--output', file, RDS_CA_BUNDLE_URL], { stdio: ['ignore', 'ignore', 'inherit'] });
+  } catch {
+    throw new PoolerPackagesError(`cannot download ${RDS_CA_BUNDLE_URL}: download it where it is reachable and set RDS_CA_BUNDLE=<its path>`);
+  }
+  return file;
+}
+
+try {
+  if (!fs.existsSync(KEYRING)) throw new PoolerPackagesError(`${KEYRING} is missing: install debian-archive-keyring (apt checks Debian's signatures with it)`);
+  for (const dir of ['lists/partial', 'cache/archives/partial', 'debs']) fs.mkdirSync(path.join(work, dir), { recursive: true });
+  fs.writeFileSync(
+    path.join(work, 'sources.list'),
+    [`${mirror} trixie main`, `${mirror} trixie-updates main`, `${security} trixie-security main`].map((s) => `deb [arch=arm64 signed-by=${KEYRING}] ${s}\n`).join(''),
+  );
+  // Nothing installed: the baseline of a Debian image is computed from the index (BASELINE_PRIORITIES).
+  fs.writeFileSync(path.join(work, 'status'), '');
+  log('apt-get update (Debian 13 arm64)');
+  apt('apt-get', ['update', '-qq']);
+  // The candidates apt would install, one stanza per package (the newest of the three suites).
+  const packages = resolvePoolerPackages(parseDebianIndex(apt('apt-cache', ['dumpavail'])));
+  log(`${packages.length} packages: ${packages.map((p) => `${p.Package}=${p.Version}`).join(' ')}`);
+  const debs = path.join(work, 'debs');
+  for (const f of fs.readdirSync(debs)) fs.rmSync(path.join(debs, f));
+  apt('apt-get', ['download', '-qq', ...packages.map((p) => `${p.Package}=${p.Version}`)], debs);
+  const files = fs.readdirSync(debs).filter((f) => f.endsWith('.deb')).map((f) => path.join(debs, f));
+  if (files.length !== packages.length) throw new PoolerPackagesError(`apt-get download gave ${files.length} packages of ${packages.length}`);
+  writePoolerPackagesTar(files, caBundle(), outFile);
+  process.stdout.write(`${path.relative(ROOT, outFile)} ${fs.statSync(outFile).size} bytes\n`);
+} catch (err) {
+  process.stderr.write(`build-pooler-packages: ${(err as Error).message}\n`);
+  process.exit(1);
+}

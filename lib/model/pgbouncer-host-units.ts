@@ -1,0 +1,71 @@
+/**
+ * The systemd units the PgBouncer engine's bootstrap installs on a host (pgbouncer-bootstrap.ts): one
+ * template unit per PgBouncer process, the host agent's `serve` (health endpoint, metrics exporter), and
+ * the timer that re-reads the secrets. Every service restarts FLEET_RESTART_SECONDS after it exits.
+ */
+import { FLEET_PATHS } from './pgbouncer-fleet';
+import { HOST_AGENT_PATH } from './pgbouncer-host-agent';
+
+/** The OS user the PgBouncer processes run as. */
+export const FLEET_OS_USER = 'pgbouncer';
+/** How often a host re-reads the secrets and reloads PgBouncer (rotation). */
+export const AUTH_REFRESH_MINUTES = 5;
+/** systemd's Restart= delay of every unit of the host; the rehearsal's stand-in for systemd uses it too. */
+export const FLEET_RESTART_SECONDS = 1;
+/** The unit of `apk-host serve`: the health endpoint and the metrics exporter (pgbouncer-host-serve.ts). */
+export const SERVE_UNIT_NAME = 'apk-host.service';
+
+export const PROCESS_UNIT = `[Unit]
+Description=PgBouncer %i of the aurora-proxy-kit PgBouncer engine
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+Type=notify
+User=${FLEET_OS_USER}
+ExecStart=/usr/sbin/pgbouncer /${FLEET_PATHS.dir}/%i.ini
+ExecReload=/bin/kill -HUP $MAINPID
+RuntimeDirectory=pgbouncer/%i
+RuntimeDirectoryMode=0700
+Restart=always
+RestartSec=${FLEET_RESTART_SECONDS}
+LimitNOFILE=65536
+
+[Install]
+WantedBy=multi-user.target
+`;
+
+// As PgBouncer's user: the admin console admits the user pgbouncer without a password from that Unix user only.
+export const SERVE_UNIT = `[Unit]
+Description=Health endpoint and CloudWatch metrics of the aurora-proxy-kit PgBouncer engine
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+User=${FLEET_OS_USER}
+ExecStart=${HOST_AGENT_PATH} serve
+Restart=always
+RestartSec=${FLEET_RESTART_SECONDS}
+
+[Install]
+WantedBy=multi-user.target
+`;
+
+export const REFRESH_SERVICE = `[Unit]
+Description=Re-read the aurora-proxy-kit PgBouncer engine's secrets and reload PgBouncer
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/sbin/apk-refresh-auth
+`;
+
+export const REFRESH_TIMER = `[Unit]
+Description=Re-read the PgBouncer engine's secrets every ${AUTH_REFRESH_MINUTES} minutes
+
+[Timer]
+OnBootSec=${AUTH_REFRESH_MINUTES}min
+OnUnitActiveSec=${AUTH_REFRESH_MINUTES}min
+
+[Install]
+WantedBy=timers.target
+`;

@@ -1,0 +1,114 @@
+/**
+ * The PgBouncer engine's packages object (PgBouncerPackages): a tar of the Debian 13 (trixie) arm64
+ * packages the hosts install at boot, their SHA256SUMS and rds-ca-bundle.pem. The data VPC has no route
+ * to Debian's mirrors, so the hosts read this object through the S3 gateway endpoint, and the bootstrap's
+ * install step checks `sha256sum --check --strict SHA256SUMS` before `dpkg --install *.deb`.
+ *
+ * Which packages: PgBouncer and its dependency closure, less what every Debian image has (the closure of
+ * the packages of priority required and important), resolved from trixie's own arm64 indexes. apt
+ * fetches the indexes and the packages with a sources list, state and cache of its own under .cache/,
+ * so the machine's apt configuration is never changed; apt checks InRelease's signature (the Debian
+ * archive keyring), each index's hash and each package's hash.
+ */
+import { execFileSync } from 'child_process';
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+
+export const ROOT = path.join(__dirname, '..', '..');
+export const POOLER_PACKAGES_FILE = path.join(ROOT, 'dist', 'pooler-packages', 'debian-13-arm64.tar');
+/** AWS's bundle of every RDS certificate authority, all Regions (Aurora User Guide, UsingWithRDS.SSL). */
+export const RDS_CA_BUNDLE_URL = 'https://truststore.pki.rds.amazonaws.com/global/global-bundle.pem';
+/** What every Debian image has installed: these priorities and their dependencies. */
+export const BASELINE_PRIORITIES = ['required', 'important'] as const;
+export const POOLER_PACKAGE_ROOTS = ['pgbouncer'] as const;
+
+/** One stanza of a Debian Packages index: its fields (continuation lines left out). */
+export type DebianStanza = Readonly<Record<string, string>>;
+
+export function parseDebianIndex(text: string): DebianStanza[] {
+  return text
+    .split(/\n\s*\n/)
+    .map((stanza) => {
+      const fields: Record<string, string> = {};
+      for (const line of stanza.split('\n')) {
+        if (line === '' || line.startsWith(' ') || line.startsWith('\t')) continue;
+        const colon = line.indexOf(':');
+        if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 1).trim();
+      }
+      return fields;
+    })
+    .filter((f) => f.Package !== undefined);
+}
+
+/** A dependency field as alternatives of package names (versions and architecture qualifiers dropped). */
+function dependencies(stanza: DebianStanza): string[][] {
+  return ['Pre-Depends', 'Depends']
+    .flatMap((field) => (stanza[field] ?? '').split(','))
+    .map((d) => d.trim())
+    .filter((d) => d !== '')
+    .map((d) => d.split('|').map((alt) => alt.trim().split(/[\s(]/)[0].split(':')[0]));
+}
+
+export class PoolerPackagesError extends Error {
+  override readonly name = 'PoolerPackagesError';
+}
+
+/**
+ * The packages to ship: the closure of `roots` less the closure of the baseline priorities. A dependency
+ * already met (by a package in either closure, or one providing it) adds nothing; otherwise its first
+ * alternative is taken, as apt does without a preference. A name neither in the index nor provided fails.
+ */
+export function resolvePoolerPackages(stanzas: ReadonlyArray<DebianStanza>, roots: ReadonlyArray<string> = POOLER_PACKAGE_ROOTS): DebianStanza[] {
+  const byName = new Map(stanzas.map((s) => [s.Package, s]));
+  const providers = new Map<string, string[]>();
+  for (const s of stanzas) {
+    for (const provided of (s.Provides ?? '').split(',').map((p) => p.trim().split(/[\s(]/)[0]).filter((p) => p !== '')) {
+      providers.set(provided, [...(providers.get(provided) ?? []), s.Package]);
+    }
+  }
+  const closure = (start: ReadonlyArray<string>, have: ReadonlySet<string>): Set<string> => {
+    const seen = new Set<string>();
+    const satisfied = (name: string) => seen.has(name) || have.has(name) || (providers.get(name) ?? []).some((p) => seen.has(p) || have.has(p));
+    const pending = [...start];
+    while (pending.length > 0) {
+      const wanted = pending.pop()!;
+      if (satisfied(wanted)) continue;
+      const name = byName.has(wanted) ? wanted : providers.get(wanted)?.[0];
+      if (name === undefined) throw new PoolerPackagesError(`no package is or provides ${wanted} in the index`);
+      if (seen.has(name) || have.has(name)) continue;
+      seen.add(name);
+      for (const alternatives of dependencies(byName.get(name)!)) {
+        if (!alternatives.some(satisfied)) pending.push(alternatives[0]);
+      }
+    }
+    return seen;
+  };
+  const baseline = closure(stanzas.filter((s) => (BASELINE_PRIORITIES as ReadonlyArray<string>).includes(s.Priority ?? '')).map((s) => s.Package), new Set());
+  return [...closure(roots, baseline)].sort().map((name) => byName.get(name)!);
+}
+
+/** SHA256SUMS in sha256sum's format, for `files` (base names) in `dir`. */
+export function sha256sums(dir: string, files: ReadonlyArray<string>): string {
+  return [...files].sort().map((f) => `${createHash('sha256').update(fs.readFileSync(path.join(dir, f))).digest('hex')}  ${f}\n`).join('');
+}
+
+/**
+ * Writes the packages object: the .deb files, rds-ca-bundle.pem and their SHA256SUMS in one tar, entries
+ * sorted, owned by root and dated at the epoch, so the same inputs give the same bytes.
+ */
+export function writePoolerPackagesTar(debs: ReadonlyArray<string>, caBundle: string, outFile: string): void {
+  const pem = fs.readFileSync(caBundle, 'utf8');
+  if (!/-----BEGIN CERTIFICATE-----/.test(pem)) throw new PoolerPackagesError(`${caBundle} holds no PEM certificate: give the RDS CA bundle (${RDS_CA_BUNDLE_URL})`);
+  fs.mkdirSync(path.dirname(outFile), { recursive: true });
+  const stage = fs.mkdtempSync(path.join(path.dirname(outFile), '.stage-'));
+  try {
+    for (const deb of debs) fs.copyFileSync(deb, path.join(stage, path.basename(deb)));
+    fs.writeFileSync(path.join(stage, 'rds-ca-bundle.pem'), pem);
+    const files = [...debs.map((d) => path.basename(d)), 'rds-ca-bundle.pem'];
+    fs.writeFileSync(path.join(stage, 'SHA256SUMS'), sha256sums(stage, files));
+    execFileSync('tar', ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', '--mtime=@0', '-cf', outFile, '-C', stage, ...[...files, 'SHA256SUMS'].sort()]);
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true });
+  }
+}

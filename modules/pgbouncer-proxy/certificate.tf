@@ -1,0 +1,181 @@
+# The listeners' certificate when tls_secret_arn is not given, as the CDK construct's PgBouncerCertificate:
+# the release's pooler-certificate.zip (lambda/src/pooler-certificate.ts), run by aws_lambda_invocation
+# once the endpoint service exists, keeps an ECDSA P-256 CA in a secret only it reads and issues a
+# certificate for every interface endpoint of the service (*.<service id>.<region>.vpce.<dns suffix>)
+# into the secret the hosts read at boot. Its result holds the CA certificate only.
+
+data "aws_region" "current" {}
+
+locals {
+  kit_certificate       = var.tls_secret_arn == null
+  certificate_function  = "${var.name}-pooler-certificate"
+  tls_secret_arn        = local.kit_certificate ? aws_secretsmanager_secret.tls[0].arn : var.tls_secret_arn
+  certificate_result    = local.kit_certificate ? jsondecode(aws_lambda_invocation.certificate[0].result) : null
+  client_ca_certificate = local.kit_certificate ? local.certificate_result.Data.CaCertificate : var.tls_ca_certificate
+  # Tags the hosts: a re-issued certificate is a new launch template version, which the instance refresh rolls out.
+  certificate_tags = local.kit_certificate ? { "aurora-proxy-kit:listener-certificate-serial" = local.certificate_result.Data.CertificateSerial } : {}
+  certificate_code = coalesce(var.certificate_function, { filename = null, s3_bucket = null, s3_key = null, source_code_hash = null })
+}
+
+resource "aws_secretsmanager_secret" "tls" {
+  #checkov:skip=CKV2_AWS_57:A certificate, not a password: it is issued again when the endpoint service changes; rotation would need the hosts replaced too
+  #checkov:skip=CKV_AWS_149:Encrypted with the account's aws/secretsmanager key, as the CDK construct's secrets are; the host role's grant is the secret itself
+  count = local.kit_certificate ? 1 : 0
+
+  name_prefix = "${var.name}-listener-tls-"
+  description = "The PgBouncer listeners' certificate, key and CA of ${var.name} (written by its issuing function)"
+  tags        = var.tags
+}
+
+resource "aws_secretsmanager_secret" "ca" {
+  #checkov:skip=CKV2_AWS_57:The CA's key, kept so a re-issue keeps the consumers' trust; rotating it would break that trust
+  #checkov:skip=CKV_AWS_149:Encrypted with the account's aws/secretsmanager key, as the CDK construct's secrets are; only the issuing function may read it
+  count = local.kit_certificate ? 1 : 0
+
+  name_prefix = "${var.name}-listener-ca-"
+  description = "The CA of the PgBouncer listeners' certificate of ${var.name}: read by its issuing function only"
+  tags        = var.tags
+}
+
+module "certificate_key_policy" {
+  source = "../internal/logs-kms-policy"
+  count  = local.kit_certificate && var.certificate_kms_key_arn == null ? 1 : 0
+
+  log_group_names = ["/aws/lambda/${local.certificate_function}"]
+}
+
+resource "aws_kms_key" "certificate" {
+  count = local.kit_certificate && var.certificate_kms_key_arn == null ? 1 : 0
+
+  description             = "Encrypts the environment and logs of ${local.certificate_function}"
+  enable_key_rotation     = true
+  deletion_window_in_days = 30
+  policy                  = module.certificate_key_policy[0].json
+  tags                    = var.tags
+}
+
+resource "aws_cloudwatch_log_group" "certificate" {
+  #checkov:skip=CKV_AWS_338:One month, like the CDK construct's: the function runs once per apply
+  count = local.kit_certificate ? 1 : 0
+
+  name              = "/aws/lambda/${local.certificate_function}"
+  retention_in_days = 30
+  kms_key_id        = coalesce(var.certificate_kms_key_arn, try(aws_kms_key.certificate[0].arn, null))
+  tags              = var.tags
+}
+
+data "aws_iam_policy_document" "certificate_assume" {
+  statement {
+    actions = ["sts:AssumeRole"]
+    principals {
+      type        = "Service"
+      identifiers = ["lambda.amazonaws.com"]
+    }
+  }
+}
+
+resource "aws_iam_role" "certificate" {
+  count = local.kit_certificate ? 1 : 0
+
+  # name_prefix is at most 38 characters: 29 of the name and "-cert-".
+  name_prefix        = "${var.name}-cert-"
+  description        = "The PgBouncer listener certificate function of ${var.name}"
+  assume_role_policy = data.aws_iam_policy_document.certificate_assume.json
+  tags               = var.tags
+}
+
+# AWS-maintained: writes the function's own logs; grants nothing on data.
+resource "aws_iam_role_policy_attachment" "certificate_logs" {
+  count = local.kit_certificate ? 1 : 0
+
+  role       = aws_iam_role.certificate[0].name
+  policy_arn = "arn:${local.partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
+}
+
+# Least privilege: write the hosts' secret; read and write the CA's. Nothing else.
+data "aws_iam_policy_document" "certificate" {
+  count = local.kit_certificate ? 1 : 0
+
+  #checkov:skip=CKV_AWS_356:Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray supports only on Resource *; the secrets are named one by one
+  statement {
+    sid       = "Tracing"
+    actions   = ["xray:PutTraceSegments", "xray:PutTelemetryRecords"]
+    resources = ["*"]
+  }
+  statement {
+    sid       = "WriteTheListenersSecret"
+    actions   = ["secretsmanager:PutSecretValue"]
+    resources = [aws_secretsmanager_secret.tls[0].arn]
+  }
+  statement {
+    sid       = "KeepTheCa"
+    actions   = ["secretsmanager:GetSecretValue", "secretsmanager:PutSecretValue"]
+    resources = [aws_secretsmanager_secret.ca[0].arn]
+  }
+}
+
+resource "aws_iam_role_policy" "certificate" {
+  count = local.kit_certificate ? 1 : 0
+
+  name   = "tracing-and-certificate-secrets"
+  role   = aws_iam_role.certificate[0].id
+  policy = data.aws_iam_policy_document.certificate[0].json
+}
+
+resource "aws_lambda_function" "certificate" {
+  #checkov:skip=CKV_AWS_116:Invoked synchronously by aws_lambda_invocation at apply time; a dead-letter queue only applies to asynchronous invocations
+  #checkov:skip=CKV_AWS_115:Runs once per apply; reserving concurrency would only take it from the account
+  #checkov:skip=CKV_AWS_272:Code signing needs an AWS Signer profile the kit cannot assume; the zip is built reproducibly from lambda/ by the project's build
+  #checkov:skip=CKV_AWS_117:Calls only Secrets Manager, through its public endpoint; in a VPC it would need a Secrets Manager interface endpoint and gain no isolation (it reaches no resource in the VPC)
+  #checkov:skip=CKV_AWS_173:The function has no environment variables
+  count = local.kit_certificate ? 1 : 0
+
+  function_name    = local.certificate_function
+  description      = "aurora-proxy-kit PgBouncer listener certificate"
+  filename         = local.certificate_code.filename
+  s3_bucket        = local.certificate_code.s3_bucket
+  s3_key           = local.certificate_code.s3_key
+  source_code_hash = local.certificate_code.source_code_hash != null ? local.certificate_code.source_code_hash : (local.certificate_code.filename != null ? filebase64sha256(local.certificate_code.filename) : null)
+  handler          = "index.handler"
+  runtime          = "nodejs24.x"
+  architectures    = ["arm64"]
+  memory_size      = 256
+  timeout          = 60
+  role             = aws_iam_role.certificate[0].arn
+  kms_key_arn      = coalesce(var.certificate_kms_key_arn, try(aws_kms_key.certificate[0].arn, null))
+  tags             = var.tags
+
+  tracing_config {
+    mode = "Active"
+  }
+
+  logging_config {
+    log_format = "Text"
+    log_group  = aws_cloudwatch_log_group.certificate[0].name
+  }
+
+  lifecycle {
+    precondition {
+      condition     = var.certificate_function != null && (local.certificate_code.filename != null) != (local.certificate_code.s3_bucket != null && local.certificate_code.s3_key != null)
+      error_message = "certificate_function is not set, or sets both or neither of filename and s3_bucket with s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip; pass its filename, or the S3 object it was uploaded to"
+    }
+  }
+
+  depends_on = [aws_iam_role_policy.certificate, aws_iam_role_policy_attachment.certificate_logs]
+}
+
+# Issues the certificate once the endpoint service exists, and again when its id, the secrets or the
+# validity change (the input): the CA is kept, so the consumers' trust holds.
+resource "aws_lambda_invocation" "certificate" {
+  count = local.kit_certificate ? 1 : 0
+
+  function_name = aws_lambda_function.certificate[0].function_name
+  input = jsonencode({
+    serviceId    = aws_vpc_endpoint_service.this.id
+    region       = data.aws_region.current.region
+    dnsSuffix    = data.aws_partition.current.dns_suffix
+    tlsSecretArn = aws_secretsmanager_secret.tls[0].arn
+    caSecretArn  = aws_secretsmanager_secret.ca[0].arn
+    validityDays = var.certificate_validity_days
+  })
+}

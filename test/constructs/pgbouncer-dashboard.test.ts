@@ -1,0 +1,198 @@
+import { Stack } from 'aws-cdk-lib';
+import { Capture, Match, Template } from 'aws-cdk-lib/assertions';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { EndpointRole } from '../../lambda/src/environment';
+import { DatabaseDashboard } from '../../lib/database-dashboard';
+import { DEFAULT_ALARM_THRESHOLDS, ENGINE_SCOPES, METRIC_CATALOG } from '../../lib/model';
+import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
+import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
+import { PgBouncerProxy, PgBouncerProxyProps } from '../../lib/pgbouncer-proxy';
+import { IPoolingTier, ProxyEngine } from '../../lib/pooling-tier';
+import { getAtt, isolatedVpc, joinIntrinsic, kitError, newStack } from '../helpers/cdk';
+
+/** A cluster of a writer and `readers` readers with a PgBouncer fleet in front of it. */
+function fleetStack(props: Partial<PgBouncerProxyProps> = {}, readers = 2) {
+  const { stack } = newStack();
+  const vpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
+  const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc, readers });
+  const packages = { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' };
+  const create = () => new PgBouncerProxy(stack, 'Pooler', { cluster, packages, ...props });
+  return { stack, cluster, create };
+}
+
+/** `Fn::Select` of the first DNS label of an endpoint attribute: the Target the hosts publish for that server. */
+const firstLabel = (attribute: { 'Fn::GetAtt': [string, string] }) => ({ 'Fn::Select': [0, { 'Fn::Split': ['.', attribute] }] });
+
+/** The dimensions of an alarm as CloudFormation lists them. */
+const dimensions = (entries: Record<string, unknown>) => Object.entries(entries).map(([Name, Value]) => ({ Name, Value }));
+
+const PGBOUNCER_CATALOG = METRIC_CATALOG.filter((m) => ENGINE_SCOPES.PGBOUNCER.includes(m.scope));
+
+describe('DatabaseDashboard over a PgBouncer fleet', () => {
+  let stack: Stack;
+  let cluster: OptimizedReadsCluster;
+  let pooler: PgBouncerProxy;
+  let dashboard: DatabaseDashboard;
+  let template: Template;
+  let lines: unknown[][];
+
+  beforeAll(() => {
+    // GIVEN a fleet in front of a writer and two readers
+    let create: () => PgBouncerProxy;
+    ({ stack, cluster, create } = fleetStack({ fleetName: 'kit-fleet' }));
+    pooler = create();
+    // WHEN it is charted with two thresholds of its own
+    dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy: pooler, thresholds: { poolerClientsWaiting: 25, poolerMaxWaitSeconds: 2 } });
+    template = Template.fromStack(stack);
+    const body = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0].Properties.DashboardBody;
+    lines = (JSON.parse(joinIntrinsic(body)) as { widgets: Array<{ properties: { metrics?: unknown[][] } }> }).widgets.flatMap((w) => w.properties.metrics ?? []);
+  });
+
+  test.each(PGBOUNCER_CATALOG.map((m) => [m.scope, m.metricName, m] as const))('charts %s %s at its statistic', (_scope, metricName, spec) => {
+    // THEN
+    const charted = lines.filter((l) => l[0] === spec.namespace && l[1] === metricName);
+    expect(charted.length).toBeGreaterThan(0);
+    for (const statistic of spec.statistics) expect(charted.some((l) => (l.find((p) => typeof p === 'object') as { stat?: string }).stat === statistic)).toBe(true);
+  });
+
+  test('no RDS Proxy lines: the dashboard charts the engine it is given', () => {
+    expect(lines.filter((l) => l.includes('ProxyName'))).toEqual([]);
+  });
+
+  test('one line per pool target of each listener: the writer through READ_WRITE, each reader through READ_ONLY', () => {
+    // THEN
+    const clientLines = lines.filter((l) => l[0] === POOLER_METRICS_NAMESPACE && l[1] === 'ClientConnections');
+    expect(clientLines.map((l) => [l[2], l[3], l[4], l[5], l[6]])).toEqual([
+      ['Fleet', 'kit-fleet', 'Listener', 'READ_WRITE', 'Target'],
+      ['Fleet', 'kit-fleet', 'Listener', 'READ_ONLY', 'Target'],
+      ['Fleet', 'kit-fleet', 'Listener', 'READ_ONLY', 'Target'],
+    ]);
+    expect(clientLines.map((l) => (l[8] as { label: string }).label)).toEqual(['READ_WRITE writer', 'READ_ONLY reader-1', 'READ_ONLY reader-2']);
+  });
+
+  test('waiting clients and max wait alarm per pool target at the given thresholds, each Target the first label of its server\'s endpoint', () => {
+    // GIVEN the endpoints the hosts pool for, in the order the lines are
+    const endpoints = [getAtt(cluster.cluster.node.defaultChild as Construct, 'Endpoint.Address'), ...['Reader1', 'Reader2'].map((id) => getAtt(cluster.cluster.node.findChild(id), 'Endpoint.Address'))];
+    const series = [
+      ['PoolerReadWrite', 'READ_WRITE', endpoints[0]],
+      ['PoolerReadOnly1', 'READ_ONLY', endpoints[1]],
+      ['PoolerReadOnly2', 'READ_ONLY', endpoints[2]],
+    ] as const;
+    // THEN
+    for (const [alarmName, listener, endpoint] of series) {
+      for (const [metricName, statistic, threshold] of [
+        ['ClientsWaiting', 'Sum', 25],
+        ['MaxWait', 'Maximum', 2],
+      ] as const) {
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          AlarmName: `${dashboard.alarmNamePrefix}${alarmName}${metricName}`,
+          Namespace: POOLER_METRICS_NAMESPACE,
+          MetricName: metricName,
+          Statistic: statistic,
+          Threshold: threshold,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          Period: 60,
+          Dimensions: dimensions({ Fleet: 'kit-fleet', Listener: listener, Target: firstLabel(endpoint) }),
+        });
+      }
+    }
+    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { Namespace: POOLER_METRICS_NAMESPACE }, 6);
+  });
+
+  test('unhealthy hosts alarm per listener\'s target group, at the default threshold, on the load balancer\'s own metric', () => {
+    for (const [alarmName, listener] of [
+      ['LoadBalancerReadWrite', EndpointRole.READ_WRITE],
+      ['LoadBalancerReadOnly', EndpointRole.READ_ONLY],
+    ] as const) {
+      // GIVEN
+      const targetGroup = new Capture();
+      // THEN
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmName: `${dashboard.alarmNamePrefix}${alarmName}UnhealthyHosts`,
+        Namespace: 'AWS/NetworkELB',
+        MetricName: 'UnHealthyHostCount',
+        Statistic: 'Maximum',
+        Threshold: DEFAULT_ALARM_THRESHOLDS.poolerUnhealthyHosts,
+        Dimensions: Match.arrayWith([{ Name: 'LoadBalancer', Value: getAtt(pooler.loadBalancer, 'LoadBalancerFullName') }, { Name: 'TargetGroup', Value: targetGroup }]),
+      });
+      expect(targetGroup.asObject()).toEqual(getAtt(pooler.targetGroup(listener), 'TargetGroupFullName'));
+    }
+    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { Namespace: 'AWS/NetworkELB' }, 2);
+  });
+
+  test('alarms: the instances\' and the fleet\'s, nothing of RDS Proxy', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms.filter((a) => a.Properties.Metrics !== undefined)).toEqual([]); // RDS Proxy's pool utilization
+    expect(alarms).toHaveLength(3 * 3 + 2 + 2 * 3 + 2);
+  });
+});
+
+describe('PgBouncerProxy metrics', () => {
+  test('the helpers: the catalog\'s statistic, the listener and target given, READ_WRITE and its one target by default', () => {
+    // GIVEN
+    const { stack, create } = fleetStack({ fleetName: 'kit-fleet' });
+    const pooler = create();
+    const [reader1] = pooler.poolTargets(EndpointRole.READ_ONLY);
+    // WHEN
+    const waiting = pooler.metricClientsWaiting({ listener: EndpointRole.READ_ONLY, target: reader1 });
+    const maxWait = pooler.metricMaxWait();
+    const custom = pooler.metric('ServerConnections', { listener: EndpointRole.READ_ONLY, target: reader1, statistic: 'Average' });
+    const unhealthy = pooler.metricUnHealthyHostCount(EndpointRole.READ_ONLY);
+    // THEN
+    expect([waiting.namespace, waiting.metricName, waiting.statistic, stack.resolve(waiting.dimensions)]).toEqual([
+      POOLER_METRICS_NAMESPACE,
+      'ClientsWaiting',
+      'Sum',
+      { Fleet: 'kit-fleet', Listener: 'READ_ONLY', Target: stack.resolve(reader1) },
+    ]);
+    expect([maxWait.statistic, stack.resolve(maxWait.dimensions)]).toEqual([
+      'Maximum',
+      { Fleet: 'kit-fleet', Listener: 'READ_WRITE', Target: firstLabel(getAtt(pooler.cluster.cluster.node.defaultChild as Construct, 'Endpoint.Address')) },
+    ]);
+    expect([custom.statistic, custom.period.toSeconds()]).toEqual(['Average', 60]);
+    expect([unhealthy.namespace, unhealthy.statistic, stack.resolve(unhealthy.dimensions)]).toEqual([
+      'AWS/NetworkELB',
+      'Maximum',
+      { TargetGroup: getAtt(pooler.targetGroup(EndpointRole.READ_ONLY), 'TargetGroupFullName'), LoadBalancer: getAtt(pooler.loadBalancer, 'LoadBalancerFullName') },
+    ]);
+    expect(pooler.metricHealthyHostCount(EndpointRole.READ_WRITE).statistic).toBe('Minimum');
+  });
+
+  test('a READ_ONLY metric of a fleet pooling for two readers needs its target', () => {
+    // GIVEN
+    const pooler = fleetStack().create();
+    // WHEN / THEN
+    expect(() => pooler.metricClientConnections({ listener: EndpointRole.READ_ONLY })).toThrow(
+      kitError('Stack/Pooler', 'target is missing for ClientConnections of the READ_ONLY listener, which pools for 2 readers: pass one of poolTargets(READ_ONLY)'),
+    );
+  });
+
+  test('with one reader the READ_ONLY target is that reader', () => {
+    const { stack, create } = fleetStack({}, 1);
+    const pooler = create();
+    expect(stack.resolve(pooler.metricQueries({ listener: EndpointRole.READ_ONLY }).dimensions).Target).toEqual(stack.resolve(pooler.poolTargets(EndpointRole.READ_ONLY)[0]));
+  });
+});
+
+describe('DatabaseDashboard proxy and PgBouncer thresholds', () => {
+  test('a negative PgBouncer threshold is rejected, named as the prop is', () => {
+    // GIVEN
+    const { stack, cluster, create } = fleetStack();
+    const proxy = create();
+    // WHEN / THEN
+    expect(() => new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy, thresholds: { poolerMaxWaitSeconds: -1 } })).toThrow(
+      kitError('Stack/Dashboard', 'poolerMaxWaitSeconds -1 is negative: use 0 or more'),
+    );
+  });
+
+  test('a pooling tier that is neither of the kit\'s constructs is rejected', () => {
+    // GIVEN a construct claiming an engine
+    const { stack, cluster } = fleetStack();
+    const impostor: IPoolingTier = Object.assign(new Construct(stack, 'Impostor'), { engine: ProxyEngine.PGBOUNCER });
+    // WHEN / THEN
+    expect(() => new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy: impostor })).toThrow(
+      kitError('Stack/Dashboard', 'proxy Stack/Impostor (engine PGBOUNCER) is neither a PoolingProxy (RDS_PROXY) nor a PgBouncerProxy (PGBOUNCER): pass one of the kit\'s pooling tiers'),
+    );
+  });
+});

@@ -1,0 +1,192 @@
+/**
+ * The host agent (lib/model/pgbouncer-host-agent.ts, pgbouncer-host-serve.ts) as Python functions, with
+ * its admin console and servers replaced: its Signature Version 4, which signs every AWS call a pooler
+ * host makes (Secrets Manager, S3, CloudWatch PutMetricData), checked against the AWS SDK's own signer
+ * (@smithy/signature-v4, which @aws-sdk/rds-signer brings) on the same request and time; the health
+ * verdicts and the exporter's combining, in the cases the live suite (pgbouncer-host-agent.test.ts)
+ * does not reach: a process not answering, a restarted process's counters, an unreachable server.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash, createHmac } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { HOST_AGENT_SOURCE } from '../../lib/model/pgbouncer-host-agent';
+import { POOLER_METRICS, POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
+
+const bytes = (data: string | ArrayBuffer | ArrayBufferView): string | Uint8Array =>
+  typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+
+/** SHA-256 (HMAC when given a key) in the SDK's Checksum shape, from Node's crypto. */
+class Sha256 {
+  private readonly hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.hash.update(bytes(data));
+  }
+  digest(): Promise<Uint8Array> {
+    return Promise.resolve(this.hash.digest());
+  }
+  reset(): void {}
+}
+
+const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session-token-example' };
+
+/** Runs `body` (Python, the agent imported as `a`, `inp` the input) and returns what it prints as JSON. */
+function python<T>(body: string, input: unknown = null, env: Record<string, string> = {}): T {
+  const dir = mkdtempSync(join(tmpdir(), 'apk-host-'));
+  try {
+    writeFileSync(join(dir, 'apk_host.py'), HOST_AGENT_SOURCE);
+    const script = `import json, sys\nsys.path.insert(0, ${JSON.stringify(dir)})\nimport apk_host as a\ninp = json.loads(sys.stdin.read())\n${body}\n`;
+    const run = spawnSync('python3', ['-c', script], { input: JSON.stringify(input), encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+    if (run.status !== 0) throw new Error(run.stderr);
+    return JSON.parse(run.stdout) as T;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The agent's sign() on one request: the headers it sends. */
+function agentSigned(request: { method: string; host: string; path: string; headers: Record<string, string>; body: string; service: string }): Record<string, string> {
+  return python(`r = inp\nprint(json.dumps(a.sign(r["method"], r["host"], r["path"], "", r["headers"], r["body"].encode(), r["service"], "eu-west-1", ${JSON.stringify(credentials.accessKeyId)}, ${JSON.stringify(credentials.secretAccessKey)}, ${JSON.stringify(credentials.sessionToken)})))`, request);
+}
+
+describe('the host agent\'s Signature Version 4', () => {
+  test.each([
+    ['CloudWatch PutMetricData (Query protocol)', { method: 'POST', host: 'monitoring.eu-west-1.amazonaws.com', path: '/', service: 'monitoring', headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8' }, body: 'Action=PutMetricData&Version=2010-08-01&Namespace=AuroraProxyKit%2FPgBouncer&MetricData.member.1.MetricName=ClientConnections&MetricData.member.1.Value=4.0' }],
+    ['Secrets Manager GetSecretValue (JSON protocol)', { method: 'POST', host: 'secretsmanager.eu-west-1.amazonaws.com', path: '/', service: 'secretsmanager', headers: { 'X-Amz-Target': 'secretsmanager.GetSecretValue', 'Content-Type': 'application/x-amz-json-1.1' }, body: '{"SecretId": "arn:aws:secretsmanager:eu-west-1:111122223333:secret:pooler-tls"}' }],
+  ])('GIVEN %s WHEN the agent signs it THEN its Authorization is the AWS SDK signer\'s for the same request and time', async (_label, request) => {
+    // WHEN
+    const signed = agentSigned(request);
+    const at = signed['x-amz-date']!;
+    const signingDate = new Date(`${at.slice(0, 4)}-${at.slice(4, 6)}-${at.slice(6, 8)}T${at.slice(9, 11)}:${at.slice(11, 13)}:${at.slice(13, 15)}Z`);
+    const sdk = new SignatureV4({ credentials, region: 'eu-west-1', service: request.service, sha256: Sha256, uriEscapePath: true });
+    const reference = await sdk.sign(
+      { method: request.method, protocol: 'https:', hostname: request.host, path: request.path, query: {}, body: request.body, headers: { ...request.headers, host: request.host, 'x-amz-content-sha256': signed['x-amz-content-sha256']! } },
+      { signingDate },
+    );
+    // THEN
+    expect(signed.Authorization).toBe(reference.headers.authorization);
+    expect(signed['x-amz-security-token']).toBe(credentials.sessionToken);
+  });
+});
+
+/**
+ * A host of three processes whose admin consoles answer from `consoles` (process -> command -> rows;
+ * a process without an entry refuses the connection), and whose servers in `down` refuse connections.
+ */
+const FAKE_HOST = `
+consoles, down = inp["consoles"], set(inp.get("down", []))
+a.processes = lambda: ["rw-1", "rw-2", "ro-1"]
+def admin(name, command):
+    if name not in consoles:
+        raise OSError("[Errno 111] Connection refused")
+    return consoles[name][command]
+a.admin = admin
+def connect(target, timeout):
+    if target[0] in down:
+        raise OSError("[Errno 111] Connection refused")
+    class Closed:
+        def close(self):
+            pass
+    return Closed()
+a.socket.create_connection = connect
+`;
+
+const databases = (host: string) => [{ name: 'app', host, port: '5432' }, { name: 'pgbouncer', host: null, port: '6432' }];
+const pools = (clActive: number, svIdle: number, maxwait: number, maxwaitUs: number) => [
+  { database: 'app', user: 'app', cl_active: String(clActive), cl_waiting: '1', cl_active_cancel_req: '0', cl_waiting_cancel_req: '0', sv_active: '1', sv_idle: String(svIdle), sv_used: '0', sv_tested: '0', sv_login: '0', maxwait: String(maxwait), maxwait_us: String(maxwaitUs) },
+  // The admin console's own pool (no server): never a metric.
+  { database: 'pgbouncer', user: 'pgbouncer', cl_active: '1', cl_waiting: '0', cl_active_cancel_req: '0', cl_waiting_cancel_req: '0', sv_active: '0', sv_idle: '0', sv_used: '0', sv_tested: '0', sv_login: '0', maxwait: '0', maxwait_us: '0' },
+];
+const stats = (xacts: number, queries: number) => [{ database: 'app', total_xact_count: String(xacts), total_query_count: String(queries) }, { database: 'pgbouncer', total_xact_count: '7', total_query_count: '7' }];
+const adminConsole = (host: string, p: ReturnType<typeof pools>, s: ReturnType<typeof stats>) => ({ 'SHOW DATABASES': databases(host), 'SHOW POOLS': p, 'SHOW STATS': s });
+const WRITER = 'kit.cluster-abc.eu-west-1.rds.amazonaws.com';
+const READER = 'reader-1.abc.eu-west-1.rds.amazonaws.com';
+
+describe('the host agent\'s health verdicts', () => {
+  const consoles = { 'rw-1': adminConsole(WRITER, pools(1, 0, 0, 0), stats(0, 0)), 'rw-2': adminConsole(WRITER, pools(1, 0, 0, 0), stats(0, 0)), 'ro-1': adminConsole(READER, pools(1, 0, 0, 0), stats(0, 0)) };
+  const verdict = (input: object) => python<{ rw: string[]; ro: string[] }>(`${FAKE_HOST}\nprint(json.dumps({"rw": a.health("rw"), "ro": a.health("ro")}))`, input);
+
+  test('GIVEN every process answering and every server reachable WHEN asked THEN no problem, on both listeners', () => {
+    expect(verdict({ consoles })).toEqual({ rw: [], ro: [] });
+  });
+
+  test('GIVEN one read/write process not answering WHEN asked THEN the read/write listener names it, the read-only one is healthy', () => {
+    const rest = Object.fromEntries(Object.entries(consoles).filter(([name]) => name !== 'rw-2'));
+    expect(verdict({ consoles: rest })).toEqual({ rw: ['rw-2: [Errno 111] Connection refused'], ro: [] });
+  });
+
+  test('GIVEN the reader refusing connections WHEN asked THEN the read-only listener names the server, the read/write one is healthy', () => {
+    expect(verdict({ consoles, down: [READER] })).toEqual({ rw: [], ro: [`server ${READER}:5432 unreachable: [Errno 111] Connection refused`] });
+  });
+});
+
+describe('the host agent\'s exporter', () => {
+  const sampleOf = (consoles: object) => python<{ gauges: Array<[string, string, string, number]>; totals: Array<[string, string, string, string, number]> }>(
+    `${FAKE_HOST}\ng, t = a.sample()\nprint(json.dumps({"gauges": sorted([list(k) + [m, v] for k, vs in g.items() for m, v in vs.items()]), "totals": sorted([[n, d, m, "/".join(k), v] for (n, d, m, k), v in t.items()])}))`,
+    { consoles },
+  );
+
+  test('GIVEN two read/write processes and a read-only one WHEN sampled THEN counts add up over the processes of a target, MaxWait is the longest, and the console\'s own pool is left out', () => {
+    const result = sampleOf({ 'rw-1': adminConsole(WRITER, pools(3, 2, 0, 250000), stats(10, 30)), 'rw-2': adminConsole(WRITER, pools(4, 1, 1, 500000), stats(5, 5)), 'ro-1': adminConsole(READER, pools(2, 2, 0, 0), stats(1, 2)) });
+    expect(result.gauges).toEqual([
+      ['READ_ONLY', 'reader-1', 'ClientConnections', 3],
+      ['READ_ONLY', 'reader-1', 'ClientsWaiting', 1],
+      ['READ_ONLY', 'reader-1', 'MaxWait', 0],
+      ['READ_ONLY', 'reader-1', 'ServerConnections', 3],
+      ['READ_WRITE', 'kit', 'ClientConnections', 9],
+      ['READ_WRITE', 'kit', 'ClientsWaiting', 2],
+      ['READ_WRITE', 'kit', 'MaxWait', 1.5],
+      ['READ_WRITE', 'kit', 'ServerConnections', 5],
+    ]);
+    expect(result.totals).toEqual([
+      ['ro-1', 'app', 'Queries', 'READ_ONLY/reader-1', 2],
+      ['ro-1', 'app', 'Transactions', 'READ_ONLY/reader-1', 1],
+      ['rw-1', 'app', 'Queries', 'READ_WRITE/kit', 30],
+      ['rw-1', 'app', 'Transactions', 'READ_WRITE/kit', 10],
+      ['rw-2', 'app', 'Queries', 'READ_WRITE/kit', 5],
+      ['rw-2', 'app', 'Transactions', 'READ_WRITE/kit', 5],
+    ]);
+  });
+
+  test('GIVEN a process restarted since the previous sample (its counters lower) WHEN the increase is computed THEN it counts what the new process counted', () => {
+    const key = '["READ_WRITE", "kit"]';
+    const deltas = python<Array<[string, number]>>(
+      `k = tuple(json.loads('${key}'))\nprev = {("rw-1", "app", "Transactions", k): 100, ("rw-2", "app", "Transactions", k): 40}\nnow = {("rw-1", "app", "Transactions", k): 130, ("rw-2", "app", "Transactions", k): 6}\nprint(json.dumps(sorted([[m, v] for (kk, m), v in a.increase(prev, now).items()])))`,
+    );
+    expect(deltas).toEqual([['Transactions', 30 + 6]]);
+  });
+
+  test('GIVEN datapoints WHEN published through the stand-in THEN one PutMetricData request of the namespace, each datapoint with its unit and the Fleet, Listener and Target dimensions', () => {
+    const standin = mkdtempSync(join(tmpdir(), 'apk-standin-'));
+    try {
+      python('a.put_metric_data("kit-stack/Pooler", [(("READ_WRITE", "kit"), "MaxWait", 1.5), (("READ_ONLY", "reader-1"), "Transactions", 12)], "2026-11-23T16:00:00Z")\nprint("null")', null, { APK_AWS_STANDIN: standin });
+      const files = readdirSync(join(standin, 'cloudwatch'));
+      expect(files).toHaveLength(1);
+      const form = Object.fromEntries(new URLSearchParams(readFileSync(join(standin, 'cloudwatch', files[0]!), 'utf8')));
+      expect(form).toEqual({
+        Action: 'PutMetricData',
+        Version: '2010-08-01',
+        Namespace: POOLER_METRICS_NAMESPACE,
+        ...Object.fromEntries(
+          [['READ_WRITE', 'kit', 'MaxWait', '1.5'], ['READ_ONLY', 'reader-1', 'Transactions', '12.0']].flatMap(([listener, target, metric, value], i) => {
+            const p = `MetricData.member.${i + 1}.`;
+            return [
+              [`${p}MetricName`, metric],
+              [`${p}Unit`, POOLER_METRICS.find((m) => m.metricName === metric)!.unit],
+              [`${p}Value`, value],
+              [`${p}Timestamp`, '2026-11-23T16:00:00Z'],
+              ...[['Fleet', 'kit-stack/Pooler'], ['Listener', listener!], ['Target', target!]].flatMap(([n, v], j) => [[`${p}Dimensions.member.${j + 1}.Name`, n!], [`${p}Dimensions.member.${j + 1}.Value`, v!]]),
+            ];
+          }),
+        ),
+      });
+    } finally {
+      rmSync(standin, { recursive: true, force: true });
+    }
+  });
+});
