@@ -44,12 +44,24 @@ function kitManifest(): { version: string; homepage?: string; repository?: { url
 }
 
 /** Why a repository command does not run from the npm package, and how to run it. */
-function repositoryOnly(command: string): CliUsageError {
+function repositoryOnlyText(command: string): string {
   const url = (kitManifest().repository?.url ?? 'https://github.com/aurora-proxy-kit/aurora-proxy-kit.git').replace(/^git\+/, '');
-  return new CliUsageError(
+  return (
     `${command} runs from the kit's repository, not from the npm package: it starts PostgreSQL, PgBouncer 1.24, HAProxy and pgpool-II, which \`make deps\` installs there.\n` +
-      `  git clone ${url} && cd ${path.basename(url, '.git')} && make deps && npx ${TOOL} ${command} --help`,
+    `  git clone ${url} && cd ${path.basename(url, '.git')} && make deps && npx ${TOOL} ${command} --help`
   );
+}
+
+/**
+ * A repository command run from the npm package: its help (asked for: stdout, exit 0) is where it runs;
+ * run, it is a usage error (exit 2).
+ */
+function repositoryOnly(command: string, argv: ReadonlyArray<string>, io: CliIo): number {
+  if (wantsHelp(argv)) {
+    io.out(repositoryOnlyText(command));
+    return 0;
+  }
+  throw new CliUsageError(repositoryOnlyText(command));
 }
 
 interface Subcommand {
@@ -93,7 +105,7 @@ const REHEARSE_DESCRIPTION = 'The local rehearsal of the data path on this machi
 
 async function rehearse(argv: string[], io: CliIo): Promise<number> {
   const spec = repositoryModule<RehearseSpecModule>('rehearsal/cli-spec');
-  if (spec === undefined) throw repositoryOnly('rehearse');
+  if (spec === undefined) return repositoryOnly('rehearse', argv, io);
   const sub = subcommandOf('rehearse', REHEARSE_DESCRIPTION, spec.REHEARSE_SUMMARIES.map(([name, summary]) => ({ name, summary })), argv, io);
   if (typeof sub === 'number') return sub;
   if (wantsHelp(argv.slice(1))) {
@@ -122,15 +134,15 @@ async function single(command: CliCommand, argv: string[], io: CliIo, run: () =>
   return (await run()) ? 0 : 1;
 }
 
-/** The specs alone: `--help` loads no rehearsal. */
-function benchCommands(command: string): BenchCommandsModule {
-  const mod = repositoryModule<BenchCommandsModule>('bench/commands');
-  if (mod === undefined) throw repositoryOnly(command);
-  return mod;
+/** The specs alone: `--help` loads no rehearsal; undefined in the npm package. */
+function benchCommands(): BenchCommandsModule | undefined {
+  return repositoryModule<BenchCommandsModule>('bench/commands');
 }
 
 async function bench(argv: string[], io: CliIo): Promise<number> {
-  return single(benchCommands('bench').BENCH_COMMAND, argv, io, async () => {
+  const commands = benchCommands();
+  if (commands === undefined) return repositoryOnly('bench', argv, io);
+  return single(commands.BENCH_COMMAND, argv, io, async () => {
     const mod = repositoryModule<BenchModule>('bench/cli')!;
     const { output, failed } = await mod.runBenchCommand(argv, (line) => io.err(line));
     io.out(output);
@@ -139,7 +151,9 @@ async function bench(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function demo(argv: string[], io: CliIo): Promise<number> {
-  return single(benchCommands('demo').DEMO_COMMAND, argv, io, () => repositoryModule<DemoModule>('bench/demo')!.runDemo(argv, (line = '') => io.out(line)));
+  const commands = benchCommands();
+  if (commands === undefined) return repositoryOnly('demo', argv, io);
+  return single(commands.DEMO_COMMAND, argv, io, () => repositoryModule<DemoModule>('bench/demo')!.runDemo(argv, (line = '') => io.out(line)));
 }
 
 const SUMMARY_BRIEFS = { synth: 'what a synthesized cloud assembly deploys', plan: 'what a Terraform plan creates (terraform show -json)' } as const;

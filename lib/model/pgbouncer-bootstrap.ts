@@ -68,7 +68,7 @@ export function placeholderVariable(placeholder: string): string {
   return placeholder.slice(2, -1).replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
 }
 
-export { AUTH_REFRESH_MINUTES, FLEET_OS_USER, FLEET_RESTART_SECONDS, SERVE_UNIT_NAME } from './pgbouncer-host-units';
+export { AUTH_REFRESH_MINUTES, FLEET_OS_USER, FLEET_RESTART_SECONDS, FLEET_START_LIMIT, SERVE_UNIT_NAME } from './pgbouncer-host-units';
 /** The names of the processes the bootstrap laid out, space-separated (the start step and the rehearsal read it). */
 export const FLEET_PROCESS_LIST = `${FLEET_PATHS.dir}/processes`;
 

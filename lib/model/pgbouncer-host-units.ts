@@ -1,7 +1,8 @@
 /**
  * The systemd units the PgBouncer engine's bootstrap installs on a host (pgbouncer-bootstrap.ts): one
  * template unit per PgBouncer process, the host agent's `serve` (health endpoint, metrics exporter), and
- * the timer that re-reads the secrets. Every service restarts FLEET_RESTART_SECONDS after it exits.
+ * the timer that re-reads the secrets. Every service restarts FLEET_RESTART_SECONDS after it exits, up to
+ * FLEET_START_LIMIT.
  */
 import { FLEET_PATHS } from './pgbouncer-fleet';
 import { HOST_AGENT_PATH } from './pgbouncer-host-agent';
@@ -12,6 +13,15 @@ export const FLEET_OS_USER = 'pgbouncer';
 export const AUTH_REFRESH_MINUTES = 5;
 /** systemd's Restart= delay of every unit of the host; the rehearsal's stand-in for systemd uses it too. */
 export const FLEET_RESTART_SECONDS = 1;
+/**
+ * systemd's crash-loop limit, stated rather than left to the distribution's default: a unit started more
+ * than `burst` times within `intervalSeconds` stays failed. A host whose PgBouncer keeps exiting then fails
+ * its health check, and the Auto Scaling group (ELB health checks) replaces it, rather than the host
+ * flapping in and out of the target groups. The rehearsal's stand-in for systemd applies the same limit.
+ */
+export const FLEET_START_LIMIT = { intervalSeconds: 10, burst: 5 } as const;
+const START_LIMIT = `StartLimitIntervalSec=${FLEET_START_LIMIT.intervalSeconds}
+StartLimitBurst=${FLEET_START_LIMIT.burst}`;
 /** The unit of `apk-host serve`: the health endpoint and the metrics exporter (pgbouncer-host-serve.ts). */
 export const SERVE_UNIT_NAME = 'apk-host.service';
 
@@ -19,6 +29,7 @@ export const PROCESS_UNIT = `[Unit]
 Description=PgBouncer %i of the aurora-proxy-kit PgBouncer engine
 After=network-online.target
 Wants=network-online.target
+${START_LIMIT}
 
 [Service]
 Type=notify
@@ -40,6 +51,7 @@ export const SERVE_UNIT = `[Unit]
 Description=Health endpoint and CloudWatch metrics of the aurora-proxy-kit PgBouncer engine
 After=network-online.target
 Wants=network-online.target
+${START_LIMIT}
 
 [Service]
 User=${FLEET_OS_USER}

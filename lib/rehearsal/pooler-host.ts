@@ -9,7 +9,8 @@
  * - systemd: the rehearsal starts the units' programs, each PgBouncer process the bootstrap lists and
  *   the host agent's `serve` (health endpoint, metrics exporter), in the pooler host's CPU budget, each
  *   under a small shell loop that restarts it FLEET_RESTART_SECONDS after it exits, as the units'
- *   Restart=always does; the loops are tracked by pid (`down` stops them, and they stop their program);
+ *   Restart=always does, and gives up at the units' start limit (restart-loop.ts); the loops are tracked
+ *   by pid (`down` stops them, and they stop their program);
  * - CloudWatch: the exporter writes each PutMetricData request's form body to `<standin>/cloudwatch/`;
  * - the Auto Scaling group: the rehearsal runs one host of a fleet of DEFAULT_FLEET_HOSTS, with that
  *   host's share of each budget, as each host of the fleet has.
@@ -25,7 +26,7 @@ import { EndpointRole } from '../../lambda/src/environment';
 import { applyDatabaseRoles, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
 import { derivedScramVerifier } from '../../lambda/src/scram-salt';
 import { ensureRdsIamRole } from './consumer-roles';
-import { FLEET_PROCESS_LIST, FLEET_RESTART_SECONDS, renderPoolerBootstrap, substitutePlaceholders } from '../model/pgbouncer-bootstrap';
+import { FLEET_PROCESS_LIST, renderPoolerBootstrap, substitutePlaceholders } from '../model/pgbouncer-bootstrap';
 import { HOST_AGENT_PATH } from '../model/pgbouncer-host-agent';
 import { POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
 import { POOLER_METRICS_PERIOD_SECONDS } from '../model/pgbouncer-metrics';
@@ -33,6 +34,7 @@ import { DEFAULT_FLEET_HOSTS, FLEET_PATHS, FLEET_PORTS, fleetPath } from '../mod
 import { RehearsalConfigError, RehearsalOperationError } from './errors';
 import { REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan } from './network/rehearsal-network';
 import { chownTo } from './os-user';
+import { restartLoopArgs } from './restart-loop';
 import { cleanEnv, isAlive, logTail, spawnDaemon, type ProcessKind, type TrackedProcess } from './processes';
 import type { RunningRehearsal } from './running';
 import { clientConfig } from './sql';
@@ -136,7 +138,7 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
   const unit = (name: string, kind: ProcessKind, stopSignal: string, program: string, args: ReadonlyArray<string>, env?: Record<string, string>): TrackedProcess => {
     const logFile = join(run.layout.logsDir, `pooler-host-${name}.log`);
     return run.track(
-      spawnDaemon({ name: `pooler-host-${name}`, kind, program: '/bin/bash', args: ['-c', RESTART_ALWAYS, name, stopSignal, String(FLEET_RESTART_SECONDS), program, ...args], logFile, cwd: root, user: run.user, namespace, cgroupProcsFiles: run.state.pgbouncer.cgroupProcsFiles, env: cleanEnv(env) }),
+      spawnDaemon({ name: `pooler-host-${name}`, kind, program: '/bin/bash', args: restartLoopArgs(`pooler-host-${name}`, stopSignal, program, args), logFile, cwd: root, user: run.user, namespace, cgroupProcsFiles: run.state.pgbouncer.cgroupProcsFiles, env: cleanEnv(env) }),
     );
   };
   const processes: TrackedProcess[] = [];
@@ -158,14 +160,6 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
   await waitListening(run, options.consumers[0] ?? options.server, host, [...processes, agent], timeoutMs);
   return { root, host, ports: { readWrite: FLEET_PORTS.readWrite, readOnly: FLEET_PORTS.readOnly }, processes, agent, healthPort: POOLER_HEALTH_PORT, cloudWatchDir, values };
 }
-
-/**
- * The stand-in for systemd's Restart=always: runs the program, and again RestartSec after each exit;
- * a stop signal to the loop is passed on to the program as the signal named by $1, which it waits for
- * before it exits.
- * Arguments: unit name, stop signal, restart delay, program and its arguments.
- */
-const RESTART_ALWAYS = 'sig=$1 delay=$2; shift 2; trap \'kill -"$sig" "$child" 2>/dev/null; wait "$child"; exit 0\' INT TERM; while :; do "$@" & child=$!; wait "$child"; sleep "$delay" & wait $!; done';
 
 /** The pid of a PgBouncer process of the host (its pidfile), to crash it in a drill; undefined while it is down. */
 export function pgbouncerPid(host: Pick<PoolerHost, 'root'>, name: string): number | undefined {

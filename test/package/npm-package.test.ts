@@ -109,13 +109,18 @@ describe('npm package', () => {
     expect([summary.status, summary.stdout]).toEqual([0, expect.stringMatching(/^Stack Reporting \(Reporting\.template\.json\): \d+ resources$/m)]);
   });
 
-  test('the installed command reads a plan, and says the rehearsal runs from the repository (exit 2)', () => {
+  test('the installed command reads a plan, and says the rehearsal runs from the repository (exit 2; 0 for its help)', () => {
     const plan = app.npx('aurora-proxy-kit', ['plan', 'summary', path.join(ROOT, 'test', 'cli', 'fixtures', 'plan.json')]);
     expect([plan.status, plan.stdout]).toEqual([0, expect.stringMatching(/^the plan creates 6 resources/)]);
-    for (const command of [['rehearse', 'up'], ['bench', '--help'], ['demo']]) {
+    for (const command of [['rehearse', 'up'], ['bench'], ['demo']]) {
       const r = app.npx('aurora-proxy-kit', command);
       expect([command, r.status, r.stderr]).toEqual([command, 2, expect.stringContaining(`aurora-proxy-kit ${command[0]}: ${command[0]} runs from the kit's repository, not from the npm package`)]);
       expect(r.stderr).toMatch(/git clone https:\/\/github\.com\/aurora-proxy-kit\/aurora-proxy-kit\.git && cd aurora-proxy-kit && make deps/);
+    }
+    // Asked for, their help is where they run (exit 0).
+    for (const command of [['rehearse', '--help'], ['rehearse', 'up', '--help'], ['bench', '--help'], ['demo', '-h']]) {
+      const r = app.npx('aurora-proxy-kit', command);
+      expect([command, r.status, r.stdout]).toEqual([command, 0, expect.stringContaining(`${command[0]} runs from the kit's repository, not from the npm package`)]);
     }
   });
 

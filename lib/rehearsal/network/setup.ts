@@ -21,6 +21,7 @@
 import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IsolationSetupError, IsolationUnavailableError } from '../errors';
+import { withRouteLock } from './route-lock';
 import { ip, ipProgram, listNamespaces, namespacePids, rootLinkExists, rootRoutes } from './iproute';
 import { KIT_NAMESPACE, NETWORK_RANGE, type NetworkPlan } from './plan';
 
@@ -104,9 +105,12 @@ export function rewriteHostsFiles(plan: NetworkPlan, etc = NETNS_ETC): void {
 }
 
 async function build(plan: NetworkPlan, etc: string): Promise<void> {
-  // The route first: no kit namespace exists without it, not even while this one is being made.
-  await ensureUnreachableRange();
-  await makeDataNamespace(plan);
+  // The route first: no kit namespace exists without it, not even while this one is being made; under the
+  // lock, so that a teardown elsewhere cannot remove it between the check and the first namespace.
+  await withRouteLock(async () => {
+    await ensureUnreachableRange();
+    await makeDataNamespace(plan);
+  });
   await makeConsumerNamespaces(plan);
   for (const ns of plan.namespaces) {
     await inNamespace(ns, 'echo 0 > /proc/sys/net/ipv4/ip_forward');
@@ -150,8 +154,10 @@ export async function tearDownNetwork(plan: NetworkPlan, etc = NETNS_ETC): Promi
   for (const ns of [...plan.namespaces].reverse()) if (present.has(ns)) await ip(['netns', 'del', ns]);
   for (const ns of plan.namespaces) rmSync(join(etc, ns), { recursive: true, force: true });
   if (existsSync(etc) && readdirSync(etc).length === 0) rmdirSync(etc);
-  const kitNamespaces = (await listNamespaces()).filter((ns) => KIT_NAMESPACE.test(ns));
-  if (kitNamespaces.length === 0 && (await hasUnreachableRange())) await ip(['route', 'del', 'unreachable', NETWORK_RANGE]);
+  await withRouteLock(async () => {
+    const kitNamespaces = (await listNamespaces()).filter((ns) => KIT_NAMESPACE.test(ns));
+    if (kitNamespaces.length === 0 && (await hasUnreachableRange())) await ip(['route', 'del', 'unreachable', NETWORK_RANGE]);
+  });
   const left = await networkLeftovers(plan, etc);
   if (left.length > 0) throw new IsolationSetupError(`tearing down ${plan.prefix} did not remove everything`, left);
 }
