@@ -76,10 +76,11 @@ const DAY_MS = 86_400_000;
 /** Clocks of clients a little behind still accept a fresh certificate. */
 const BACKDATE_MS = 5 * 60_000;
 
-function serialNumber(): string {
-  // 16 random bytes, the top bit clear: a positive INTEGER, as RFC 5280 asks.
+export function serialNumber(): string {
+  // 16 random bytes, the top bit clear: a positive INTEGER, as RFC 5280 asks; the first byte not zero either,
+  // so the DER encoding is these 16 bytes (minimal) and the serial a certificate shows is this string.
   const bytes = randomBytes(16);
-  bytes[0] = bytes[0]! & 0x7f;
+  bytes[0] = bytes[0]! & 0x7f || 0x01;
   return bytes.toString('hex');
 }
 

@@ -16,6 +16,7 @@ import {
   createCa,
   handleEvent,
   issueServerCertificate,
+  serialNumber,
   type PoolerCertificateRequest,
   type SecretStore,
 } from '../../lambda/src/pooler-certificate';
@@ -78,6 +79,16 @@ async function issue(store = new MapStore(), request: PoolerCertificateRequest =
   const listener = JSON.parse(store.values.get(request.tlsSecretArn)!) as { certificate: string; privateKey: string; ca: string };
   return { response, listener, store };
 }
+
+describe('pooler certificate: serial numbers', () => {
+  test('always 16 bytes whose first is 01-7f: positive, minimal in DER, shown by a certificate as generated', () => {
+    // GIVEN many serials (a first byte of zero would come up about once in 128)
+    const serials = Array.from({ length: 4000 }, () => serialNumber());
+    // THEN each is 32 hex digits with a first byte from 01 to 7f, and they differ
+    for (const serial of serials) expect(serial).toMatch(/^(0[1-9a-f]|[1-7][0-9a-f])[0-9a-f]{30}$/);
+    expect(new Set(serials).size).toBe(serials.length);
+  });
+});
 
 describe('pooler certificate: issued', () => {
   let listener: { certificate: string; privateKey: string; ca: string };
