@@ -9,7 +9,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { DEFAULT_POOL_SETTINGS, EndpointRole, PROXY_RULES, PoolSettings, PoolSizing, evaluateRules, poolSizing, runRules } from './model';
 import { BOOTSTRAP_MAX_CONSUMER_SECRETS, BOOTSTRAP_PLACEHOLDERS, renderPoolerBootstrap } from './model/pgbouncer-bootstrap';
-import { DEFAULT_FLEET_HOSTS, DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_PORTS, FLEET_RULES, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
+import { DEFAULT_FLEET_HOSTS, DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_WARMUP_SECONDS, FLEET_PORTS, FLEET_RULES, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
 import {
   DEBIAN_13_ARM64_IMAGE_PARAMETER,
   DEFAULT_POOLER_INSTANCE_TYPE,
@@ -275,12 +275,17 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
       minCapacity: fleet.hosts,
       maxCapacity: fleet.hosts,
       desiredCapacity: fleet.hosts,
-      // A changed launch template (a new pinned version) replaces the hosts one at a time.
-      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: fleet.hosts - 1 }),
-      // A host the load balancer finds unhealthy is replaced, not only one whose instance fails.
-      healthChecks: autoscaling.HealthChecks.withAdditionalChecks({ additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB], gracePeriod: Duration.minutes(5) }),
+      // A changed launch template (a new pinned version) replaces the hosts one at a time, each new one given
+      // the warm-up before the next old one goes.
+      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: fleet.hosts - 1, pauseTime: Duration.seconds(FLEET_HOST_WARMUP_SECONDS) }),
+      // EC2's checks only: the load balancer's fail on every host at once when Aurora's servers do (FLEET_HOST_HEALTH_CHECK_TYPE).
+      healthChecks: autoscaling.HealthChecks.ec2({ gracePeriod: Duration.seconds(FLEET_HOST_WARMUP_SECONDS) }),
     });
     Annotations.of(this.autoScalingGroup).acknowledgeWarning('@aws-cdk/aws-autoscaling:desiredCapacitySet', 'the fleet is of fixed size by design: every deploy sets it back');
+    Validations.of(this.autoScalingGroup).acknowledge({
+      id: 'AwsSolutions-AS1',
+      reason: 'the load balancer\'s checks fail on every host at once when Aurora\'s servers do (a failover, a reader\'s restart): with ELB health checks the group would replace every host together; a host whose PgBouncer keeps exiting powers off, which EC2\'s checks see',
+    });
     Validations.of(this.autoScalingGroup).acknowledge({
       id: 'AwsSolutions-AS3',
       reason: 'the fleet is fixed in size; a replaced host shows in the load balancer\'s target health, which the dashboard will watch',

@@ -37,6 +37,23 @@ export interface PoolerFleetSpec {
 }
 
 export const DEFAULT_FLEET_HOSTS = 2;
+/**
+ * How the Auto Scaling group judges a host: by EC2's checks alone (the instance runs and passes its status
+ * checks), not by the load balancer's. Every host uses the same Aurora servers, and the load balancer's checks
+ * fail while a listener's servers refuse connections, so a writer failover or a reader's restart fails them on
+ * every host at once: with ELB health checks the group would replace every host together
+ * (https://docs.aws.amazon.com/autoscaling/ec2/userguide/health-checks-overview.html), while the load balancer,
+ * failing open when no target is healthy, keeps routing to them
+ * (https://docs.aws.amazon.com/elasticloadbalancing/latest/network/target-group-health-checks.html).
+ * A host whose PgBouncer keeps exiting powers itself off (the units' StartLimitAction), which EC2's checks see.
+ */
+export const FLEET_HOST_HEALTH_CHECK_TYPE = 'EC2';
+/**
+ * Seconds a new host is given to boot, install and start before it counts: the group's health check grace
+ * period, and the wait after each replaced host in a rolling update (CloudFormation's PauseTime, Terraform's
+ * instance_warmup), so the next old host is not replaced before the new one serves.
+ */
+export const FLEET_HOST_WARMUP_SECONDS = 300;
 export const DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS = 1000;
 /** The NLB's own default (Elastic Load Balancing User Guide, update-idle-timeout). */
 export const NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS = 350;

@@ -22,6 +22,12 @@ export const FLEET_RESTART_SECONDS = 1;
 export const FLEET_START_LIMIT = { intervalSeconds: 10, burst: 5 } as const;
 const START_LIMIT = `StartLimitIntervalSec=${FLEET_START_LIMIT.intervalSeconds}
 StartLimitBurst=${FLEET_START_LIMIT.burst}`;
+/**
+ * What a PgBouncer unit does at its start limit: power the host off. The Auto Scaling group's EC2 health
+ * checks find it not running and replace it (FLEET_HOST_HEALTH_CHECK_TYPE). The agent's unit does not: a host
+ * whose health endpoint is down leaves the target groups, and PgBouncer itself still serves.
+ */
+export const PGBOUNCER_START_LIMIT_ACTION = 'poweroff';
 /** The unit of `apk-host serve`: the health endpoint and the metrics exporter (pgbouncer-host-serve.ts). */
 export const SERVE_UNIT_NAME = 'apk-host.service';
 
@@ -30,6 +36,7 @@ Description=PgBouncer %i of the aurora-proxy-kit PgBouncer engine
 After=network-online.target
 Wants=network-online.target
 ${START_LIMIT}
+StartLimitAction=${PGBOUNCER_START_LIMIT_ACTION}
 
 [Service]
 Type=notify

@@ -9,8 +9,9 @@
  * - systemd: the rehearsal starts the units' programs, each PgBouncer process the bootstrap lists and
  *   the host agent's `serve` (health endpoint, metrics exporter), in the pooler host's CPU budget, each
  *   under a small shell loop that restarts it FLEET_RESTART_SECONDS after it exits, as the units'
- *   Restart=always does, and gives up at the units' start limit (restart-loop.ts); the loops are tracked
- *   by pid (`down` stops them, and they stop their program);
+ *   Restart=always does, and gives up at the units' start limit (restart-loop.ts; where a PgBouncer unit
+ *   would power the host off for the Auto Scaling group to replace, the rehearsal's host stays down); the
+ *   loops are tracked by pid (`down` stops them, and they stop their program);
  * - CloudWatch: the exporter writes each PutMetricData request's form body to `<standin>/cloudwatch/`;
  * - the Auto Scaling group: the rehearsal runs one host of a fleet of DEFAULT_FLEET_HOSTS, with that
  *   host's share of each budget, as each host of the fleet has.

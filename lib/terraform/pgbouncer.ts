@@ -1,5 +1,5 @@
-import { renderPoolerBootstrap } from '../model/pgbouncer-bootstrap';
-import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_PORTS } from '../model/pgbouncer-fleet';
+import { renderPoolerBootstrap, USER_DATA_MAX_BYTES } from '../model/pgbouncer-bootstrap';
+import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_HEALTH_CHECK_TYPE, FLEET_HOST_WARMUP_SECONDS, FLEET_PORTS } from '../model/pgbouncer-fleet';
 import { DEBIAN_13_ARM64_IMAGE_PARAMETER, GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES, POOLER_LISTENER_PORTS } from '../model/pgbouncer-hosts';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
 import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
@@ -51,6 +51,13 @@ export function renderPgBouncerCatalog(): string {
       ['metrics_namespace', hclString(POOLER_METRICS_NAMESPACE)],
       ['metrics_condition_key', hclString(POOLER_METRICS_POLICY.conditionKey)],
       ['max_client_connections', String(DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS)],
+    ]),
+    '  # How the Auto Scaling group judges hosts (EC2\'s checks only: the load balancer\'s fail on every host at once when',
+    '  # Aurora\'s servers do), the warm-up a new host is given, and EC2\'s limit on user data (raw, before base64).',
+    ...alignedMap('  ', [
+      ['host_health_check_type', hclString(FLEET_HOST_HEALTH_CHECK_TYPE)],
+      ['host_warmup_seconds', String(FLEET_HOST_WARMUP_SECONDS)],
+      ['user_data_max_bytes', String(USER_DATA_MAX_BYTES)],
     ]),
     '}',
     '',

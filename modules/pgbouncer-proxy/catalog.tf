@@ -27,4 +27,9 @@ locals {
   metrics_namespace      = "AuroraProxyKit/PgBouncer"
   metrics_condition_key  = "cloudwatch:namespace"
   max_client_connections = 1000
+  # How the Auto Scaling group judges hosts (EC2's checks only: the load balancer's fail on every host at once when
+  # Aurora's servers do), the warm-up a new host is given, and EC2's limit on user data (raw, before base64).
+  host_health_check_type = "EC2"
+  host_warmup_seconds    = 300
+  user_data_max_bytes    = 16384
 }

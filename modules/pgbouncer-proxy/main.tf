@@ -43,6 +43,8 @@ locals {
     TlsSecretArn              = local.tls_secret_arn
     FleetName                 = var.name
   }
+  # The kit's bootstrap, the same text the CDK construct deploys; templatefile fills its placeholders.
+  user_data = templatefile("${path.module}/templates/bootstrap.sh.tftpl", local.bootstrap_variables)
 }
 
 # --- Secrets: the read-only listener's server role and each consumer user -------------------------
@@ -279,8 +281,7 @@ resource "aws_launch_template" "this" {
   image_id               = data.aws_ssm_parameter.debian.insecure_value
   instance_type          = var.instance_type
   update_default_version = true
-  # The kit's bootstrap, the same text the CDK construct deploys; templatefile fills its placeholders.
-  user_data = base64encode(templatefile("${path.module}/templates/bootstrap.sh.tftpl", local.bootstrap_variables))
+  user_data = base64encode(local.user_data)
 
   iam_instance_profile {
     arn = aws_iam_instance_profile.host.arn
@@ -322,6 +323,13 @@ resource "aws_launch_template" "this" {
   tags = var.tags
 
   lifecycle {
+    # The CDK construct checks the longest user data its placeholders allow at synth; here the text itself is
+    # known (at apply, once the secrets' ARNs are), and the secrets' names grow with name and consumer_users.
+    # ASCII throughout, so length() counts bytes.
+    precondition {
+      condition     = length(local.user_data) <= local.user_data_max_bytes
+      error_message = "the hosts' user data is ${length(local.user_data)} bytes: EC2 takes at most ${local.user_data_max_bytes} before base64 (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/user-data.html); use fewer consumer_users, shorter user names or a shorter name"
+    }
     precondition {
       condition     = length(var.consumer_users) <= 15 && length(local.consumer_users) == length(var.consumer_users)
       error_message = "consumer_users ${join(",", var.consumer_users)} must name each user once, at most 15: the hosts' user data carries every consumer secret's ARN, and EC2 user data is limited to 16 KB; share a user between consumers of the same access"
@@ -349,9 +357,13 @@ resource "aws_autoscaling_group" "this" {
   desired_capacity    = var.hosts
   vpc_zone_identifier = var.subnet_ids
   target_group_arns   = [for t in aws_lb_target_group.this : t.arn]
-  # A host the load balancer finds unhealthy is replaced, not only one whose instance fails.
-  health_check_type         = "ELB"
-  health_check_grace_period = 300
+  # EC2's checks only: every host uses the same Aurora servers, so the load balancer's checks fail on every host
+  # at once in a failover or a reader's restart, and ELB health checks would replace every host together
+  # (https://docs.aws.amazon.com/autoscaling/ec2/userguide/health-checks-overview.html). A host whose PgBouncer
+  # keeps exiting powers itself off (its units' StartLimitAction), which EC2's checks see.
+  #checkov:skip=CKV2_AWS_15:ELB health checks would replace every host at once when Aurora's servers fail the load balancer's checks (a failover, a reader's restart); a host whose PgBouncer keeps exiting powers off, which EC2's checks see
+  health_check_type         = local.host_health_check_type
+  health_check_grace_period = local.host_warmup_seconds
 
   # A pinned version, not $Latest: a new version is a change the instance refresh rolls out.
   launch_template {
@@ -365,6 +377,8 @@ resource "aws_autoscaling_group" "this" {
     preferences {
       min_healthy_percentage = floor((var.hosts - 1) * 100 / var.hosts)
       max_healthy_percentage = 100
+      # The next old host goes only after the new one's warm-up.
+      instance_warmup = tostring(local.host_warmup_seconds)
     }
   }
 

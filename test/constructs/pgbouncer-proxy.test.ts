@@ -64,11 +64,13 @@ describe('PgBouncerProxy', () => {
         MaxSize: '2',
         DesiredCapacity: '2',
         VPCZoneIdentifier: isolatedSubnetRefs(dataVpc),
-        HealthCheckType: 'ELB',
+        // EC2's checks only: the load balancer's fail on every host at once when Aurora's servers do.
+        HealthCheckType: 'EC2',
+        HealthCheckGracePeriod: 300,
         // A pinned version, not $Latest: a new version is a change CloudFormation rolls out.
         LaunchTemplate: { LaunchTemplateId: ref(pooler.launchTemplate), Version: getAtt(pooler.launchTemplate, 'LatestVersionNumber') },
       }),
-      UpdatePolicy: { AutoScalingRollingUpdate: Match.objectLike({ MaxBatchSize: 1, MinInstancesInService: 1 }) },
+      UpdatePolicy: { AutoScalingRollingUpdate: Match.objectLike({ MaxBatchSize: 1, MinInstancesInService: 1, PauseTime: 'PT5M' }) },
     });
   });
 

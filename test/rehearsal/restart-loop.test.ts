@@ -23,6 +23,9 @@ describe('the rehearsal\'s stand-in for systemd\'s Restart=always', () => {
       expect(unit.indexOf('StartLimitBurst')).toBeLessThan(unit.indexOf('[Service]'));
     }
     expect(FLEET_RESTART_POLICY).toEqual({ restartSeconds: 1, intervalSeconds: 10, burst: 5 });
+    // and a PgBouncer unit at its limit powers the host off (EC2's checks then see it), the agent's does not
+    expect(PROCESS_UNIT).toContain('\nStartLimitAction=poweroff\n');
+    expect(SERVE_UNIT).not.toContain('StartLimitAction');
   });
 
   test('a program that keeps exiting is started `burst` times, then the loop gives up', async () => {

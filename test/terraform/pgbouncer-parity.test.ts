@@ -78,6 +78,12 @@ const sorted = <T>(items: T[]): T[] => [...items].sort((a, b) => JSON.stringify(
 const uniqueSorted = (items: string[]): string[] => [...new Set(items)].sort();
 /** Placeholder values known at synth or plan on both sides are compared as they are; the others by name. */
 const DEPLOY_TIME = (name: string) => `<deploy-time ${name}>`;
+/** CloudFormation's ISO 8601 durations as CDK writes them (PT5M, PT1M30S), in seconds. */
+function isoSeconds(duration: string): number {
+  const m = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?$/.exec(duration);
+  if (m === null) throw new Error(`not a PT duration: ${duration}`);
+  return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+}
 const ports = (from: unknown, to: unknown) => (from === to ? String(from) : `${String(from)}-${String(to)}`);
 /** This account's root principal, however each flavour writes the account and partition. */
 const principal = (arn: string) => (/^arn:[^:]+:iam::[^:]+:root$/.test(arn) ? 'this account' : arn);
@@ -174,6 +180,8 @@ function terraformInventory(plan: PlanJson, unknownToCdk: ReadonlySet<string>): 
       healthCheckGracePeriod: asg.health_check_grace_period,
       // Hosts kept in service while a changed launch template rolls out.
       inServiceDuringReplacement: Math.floor((Number(asg.desired_capacity) * Number((refresh.preferences as Props[])[0].min_healthy_percentage)) / 100),
+      // The wait after each replaced host before the next goes.
+      replacementWarmupSeconds: Number((refresh.preferences as Props[])[0].instance_warmup),
     },
     launchTemplate: {
       instanceType: lt.instance_type,
@@ -363,6 +371,7 @@ function cdkInventory(plan: PlanJson): CdkSide {
         healthCheckType: asg.HealthCheckType,
         healthCheckGracePeriod: asg.HealthCheckGracePeriod,
         inServiceDuringReplacement: rolling.MinInstancesInService,
+        replacementWarmupSeconds: isoSeconds(rolling.PauseTime as string),
       },
       launchTemplate: {
         instanceType: lt.InstanceType,

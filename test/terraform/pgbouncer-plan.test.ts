@@ -4,6 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { INSTANCE_CLASS_CATALOG, optimizedReadsSizing } from '../../lib/model';
 import { renderPoolerBootstrap, substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
+import { FLEET_HOST_HEALTH_CHECK_TYPE, FLEET_HOST_WARMUP_SECONDS } from '../../lib/model/pgbouncer-fleet';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../lib/model/pgbouncer-host-serve';
 import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 import { topologyFromPlan } from '../../lib/rehearsal/topology/from-plan';
@@ -47,7 +48,7 @@ describe('examples/complete-pgbouncer plan', () => {
 
   test('the hosts: a fixed-size group of two on a pinned launch template version, refreshed one host at a time', () => {
     expect(changes('aws_autoscaling_group').map((r) => r.change.after)).toEqual([
-      expect.objectContaining({ min_size: 2, max_size: 2, desired_capacity: 2, health_check_type: 'ELB', instance_refresh: [expect.objectContaining({ strategy: 'Rolling', preferences: [expect.objectContaining({ min_healthy_percentage: 50 })] })] }),
+      expect.objectContaining({ min_size: 2, max_size: 2, desired_capacity: 2, health_check_type: FLEET_HOST_HEALTH_CHECK_TYPE, health_check_grace_period: FLEET_HOST_WARMUP_SECONDS, instance_refresh: [expect.objectContaining({ strategy: 'Rolling', preferences: [expect.objectContaining({ min_healthy_percentage: 50, instance_warmup: String(FLEET_HOST_WARMUP_SECONDS) })] })] }),
     ]);
     const asg = pooler.find((r) => r.address === 'aws_autoscaling_group.this')!;
     expect(JSON.stringify(asg.expressions.launch_template)).toContain('aws_launch_template.this.latest_version');
@@ -71,7 +72,9 @@ describe('examples/complete-pgbouncer plan', () => {
 
   test('the user data is base64 of templatefile of the bootstrap with a value for every placeholder, the CDK construct\'s values', () => {
     const lt = pooler.find((r) => r.address === 'aws_launch_template.this')!;
-    expect(JSON.stringify(lt.expressions.user_data)).toMatch(/local\.bootstrap_variables/);
+    // base64 of local.user_data, which is the template with the placeholders' values (the plan shows no locals: read the source)
+    expect(JSON.stringify(lt.expressions.user_data)).toMatch(/local\.user_data/);
+    expect(fs.readFileSync(path.join(ROOT, 'modules/pgbouncer-proxy/main.tf'), 'utf8')).toMatch(/\n {2}user_data = templatefile\("\$\{path\.module\}\/templates\/bootstrap\.sh\.tftpl", local\.bootstrap_variables\)\n/);
     const values = plan.output_changes!.bootstrap_variables.after as Record<string, unknown>;
     const unknown = ((plan.output_changes!.bootstrap_variables as unknown as { after_unknown: Record<string, boolean> }).after_unknown ?? {}) as Record<string, boolean>;
     expect(Object.keys({ ...values, ...unknown }).sort()).toEqual(placeholders(renderPoolerBootstrap()));

@@ -1,0 +1,66 @@
+# EC2's 16 KB limit on the hosts' user data, held by the launch template's precondition on the rendered text
+# (the CDK construct checks its placeholders' longest values at synth instead). The secrets' ARNs are only known
+# at apply; here the mock gives them at plan.
+
+mock_provider "aws" {
+  source = "../../test/terraform/mocks/aws"
+}
+
+variables {
+  name                      = "tests"
+  vpc_id                    = "vpc-data"
+  subnet_ids                = ["subnet-d1", "subnet-d2"]
+  cluster_security_group_id = "sg-cluster"
+  cluster_endpoint          = "tests.cluster-abc.us-east-1.rds.amazonaws.com"
+  reader_endpoints          = ["tests-reader-1.abc.us-east-1.rds.amazonaws.com", "tests-reader-2.abc.us-east-1.rds.amazonaws.com"]
+  database_name             = "app"
+  max_connections           = 5000
+  packages_bucket           = "tests-packages"
+  packages_key              = "pgbouncer/packages.tar"
+  tls_secret_arn            = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tests-tls-AbCdEf"
+  tls_ca_certificate        = "-----BEGIN CERTIFICATE-----\nTU9DSw==\n-----END CERTIFICATE-----\n"
+  consumer_users            = ["user_00_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_01_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_02_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_03_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_04_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_05_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_06_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_07_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_08_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_09_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_10_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_11_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_12_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_13_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_14_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"]
+  endpoints = {
+    tests-ro = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_ONLY" }
+  }
+}
+
+run "fifteen_users_with_realistic_arns_fit" {
+  command = plan
+
+  override_resource {
+    target          = aws_secretsmanager_secret.server
+    override_during = plan
+    values          = { arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tests-server-20261123000000000000000002-GhIjKl" }
+  }
+
+  override_resource {
+    target          = aws_secretsmanager_secret.consumer
+    override_during = plan
+    values          = { arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tests-user-20261123000000000000000001-AbCdEf" }
+  }
+
+  assert {
+    condition     = length(local.user_data) <= local.user_data_max_bytes && strcontains(local.user_data, "tests-user-20261123000000000000000001-AbCdEf")
+    error_message = "the user data with 15 realistic consumer secret ARNs fits EC2's limit"
+  }
+}
+
+run "secret_arns_too_long_for_the_user_data" {
+  command = plan
+
+  # Secrets Manager takes names of up to 512 characters: 15 of them cannot fit in 16 KB.
+  override_resource {
+    target          = aws_secretsmanager_secret.server
+    override_during = plan
+    values          = { arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tests-server-20261123000000000000000002-GhIjKl" }
+  }
+
+  override_resource {
+    target          = aws_secretsmanager_secret.consumer
+    override_during = plan
+    values          = { arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tests-nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn-AbCdEf" }
+  }
+
+  expect_failures = [aws_launch_template.this]
+}
