@@ -74,4 +74,21 @@ export const AWS_FACTS: ReadonlyArray<AwsFact> = [
     consequence: 'consumers classify those messages as authentication failures and never retry them, whatever their SQLSTATE',
     exercisedBy: 'test/lambda/hardening.test.ts',
   },
+  {
+    id: 'asg-elb-health-checks-replace',
+    constraint:
+      'With ELB health checks turned on, an Auto Scaling group replaces an instance that any of its target groups reports unhealthy; a Network Load Balancer whose targets are all unhealthy routes to all of them (fails open); EC2 health checks find an instance unhealthy when it is not running',
+    sources: ['https://docs.aws.amazon.com/autoscaling/ec2/userguide/health-checks-overview.html', 'https://docs.aws.amazon.com/elasticloadbalancing/latest/network/target-group-health-checks.html'],
+    consequence:
+      'the PgBouncer hosts are judged by EC2\'s checks only (the load balancer\'s fail on every host at once when Aurora\'s servers do); a PgBouncer unit at its systemd start limit powers the host off, which EC2\'s checks see',
+    exercisedBy: 'test/constructs/pgbouncer-proxy.test.ts',
+  },
+  {
+    id: 'ec2-user-data-16kb',
+    constraint: 'EC2 user data is limited to 16 KB in raw form, before it is base64-encoded',
+    sources: ['https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/user-data.html'],
+    consequence:
+      'the PgBouncer engine\'s bootstrap is checked at its longest (every placeholder at its maximum) in CDK, and on the rendered text in Terraform (a precondition); consumer users are capped at 15',
+    exercisedBy: 'test/model/pgbouncer-bootstrap.test.ts',
+  },
 ];

@@ -33,6 +33,7 @@ const TLS_SECRET_ARN_PATTERN = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partitio
 
 const placeholders = (template: string): string[] => [...new Set([...template.matchAll(/\$\{([A-Za-z0-9]+)\}/g)].map((m) => m[1]!))].sort();
 
+// AWS fact asg-elb-health-checks-replace (lib/model/aws-facts.ts): the group uses EC2 health checks.
 describe('PgBouncerProxy', () => {
   let app: App;
   let stack: Stack;

@@ -70,6 +70,7 @@ function runBootstrap(root: string, standin: string, values: Readonly<Record<str
   return spawnSync('bash', [script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', APK_ROOT: root, APK_SKIP: 'install start', APK_AWS_STANDIN: standin, APK_FILE_OWNER: owner }, timeout: 30_000 });
 }
 
+// AWS fact ec2-user-data-16kb (lib/model/aws-facts.ts): the bootstrap at its longest stays under 16 KB.
 describe('PgBouncer engine host bootstrap', () => {
   const template = renderPoolerBootstrap();
 
