@@ -143,8 +143,9 @@ lambda-zip: node-deps
 # and the Lambda zips a Terraform user without Node.js deploys, with their checksums (dist/lambda/SHA256SUMS,
 # lambda-artifacts.json).
 ## package: dist/aurora-proxy-kit-<version>.tgz (npm), dist/python/*.whl (Python), dist/lambda/*.zip + SHA256SUMS (Terraform)
-# The PgBouncer engine's packages object (Debian 13 arm64 packages, SHA256SUMS, the RDS CA bundle), to upload
-# where PgBouncerPackages points; RDS_CA_BUNDLE=<file> where AWS's trust store is not reachable.
+# The PgBouncer engine's packages object (Debian 13 arm64 packages, AWS's SSM Agent, SHA256SUMS, the RDS CA
+# bundle), to upload where PgBouncerPackages points; RDS_CA_BUNDLE=<file> and SSM_AGENT_DEB=<file> where AWS
+# is not reachable (AWS_REGION: the Region whose amazon-ssm-<region> bucket the agent comes from).
 ## pooler-packages: build dist/pooler-packages/debian-13-arm64.tar for the PgBouncer engine's hosts
 pooler-packages: node-deps
 	npx ts-node --transpile-only bin/build-pooler-packages.ts

@@ -6,8 +6,11 @@
  *
  *   npx ts-node --transpile-only bin/build-pooler-packages.ts [outFile]
  *
- * Needs Debian's mirror (DEBIAN_MIRROR, DEBIAN_SECURITY_MIRROR) and the RDS CA bundle: RDS_CA_BUNDLE=<file>,
- * else it is downloaded from AWS's trust store.
+ * Needs Debian's mirror (DEBIAN_MIRROR, DEBIAN_SECURITY_MIRROR), the RDS CA bundle: RDS_CA_BUNDLE=<file>,
+ * else it is downloaded from AWS's trust store, and AWS's SSM Agent for Debian arm64: SSM_AGENT_DEB=<file>
+ * (checked against <file>.sig where that is beside it), else it is downloaded from the amazon-ssm-<region>
+ * bucket of AWS_REGION (default us-east-1) with its .sig, and the signature checked against AWS's pinned key.
+ * Both are read before Debian's archive, so a missing or wrong one fails at once.
  */
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
@@ -21,6 +24,7 @@ import {
   resolvePoolerPackages,
   writePoolerPackagesTar,
 } from '../lib/packaging/pooler-packages';
+import { SSM_AGENT_DEFAULT_REGION, checkSsmAgentDeb, ssmAgentDebUrl, verifySsmAgentSignature } from '../lib/packaging/ssm-agent';
 
 const KEYRING = '/usr/share/keyrings/debian-archive-keyring.gpg';
 const mirror = process.env.DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
@@ -58,9 +62,32 @@ function caBundle(): string {
   return file;
 }
 
+/** AWS's SSM Agent for Debian arm64: SSM_AGENT_DEB, or downloaded with its signature and checked as AWS documents. */
+function ssmAgentDeb(): string {
+  const given = process.env.SSM_AGENT_DEB;
+  const file = given ? path.resolve(given) : path.join(work, 'amazon-ssm-agent.deb');
+  if (!given) {
+    const url = ssmAgentDebUrl(process.env.AWS_REGION || SSM_AGENT_DEFAULT_REGION);
+    try {
+      for (const suffix of ['', '.sig']) {
+        execFileSync('curl', ['--fail', '--silent', '--show-error', '--max-time', '300', '--output', `${file}${suffix}`, `${url}${suffix}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+      }
+    } catch {
+      throw new PoolerPackagesError(`cannot download ${url}: download it (and its .sig beside it) where it is reachable and set SSM_AGENT_DEB=<its path>`);
+    }
+  }
+  // A download is always checked against AWS's key; a given file where its .sig is beside it.
+  const signed = !given || fs.existsSync(`${file}.sig`);
+  if (signed) verifySsmAgentSignature(file, `${file}.sig`);
+  const { version } = checkSsmAgentDeb(file);
+  log(`SSM Agent ${version}: ${signed ? 'signed by AWS\'s key' : `no ${path.basename(file)}.sig beside it, so its signature is not checked (taken as given)`}`);
+  return file;
+}
+
 try {
-  if (!fs.existsSync(KEYRING)) throw new PoolerPackagesError(`${KEYRING} is missing: install debian-archive-keyring (apt checks Debian's signatures with it)`);
   for (const dir of ['lists/partial', 'cache/archives/partial', 'debs']) fs.mkdirSync(path.join(work, dir), { recursive: true });
+  const inputs = { caBundle: caBundle(), ssmAgentDeb: ssmAgentDeb() };
+  if (!fs.existsSync(KEYRING)) throw new PoolerPackagesError(`${KEYRING} is missing: install debian-archive-keyring (apt checks Debian's signatures with it)`);
   fs.writeFileSync(
     path.join(work, 'sources.list'),
     [`${mirror} trixie main`, `${mirror} trixie-updates main`, `${security} trixie-security main`].map((s) => `deb [arch=arm64 signed-by=${KEYRING}] ${s}\n`).join(''),
@@ -77,7 +104,7 @@ try {
   apt('apt-get', ['download', '-qq', ...packages.map((p) => `${p.Package}=${p.Version}`)], debs);
   const files = fs.readdirSync(debs).filter((f) => f.endsWith('.deb')).map((f) => path.join(debs, f));
   if (files.length !== packages.length) throw new PoolerPackagesError(`apt-get download gave ${files.length} packages of ${packages.length}`);
-  writePoolerPackagesTar(files, caBundle(), outFile);
+  writePoolerPackagesTar(files, inputs.ssmAgentDeb, inputs.caBundle, outFile);
   process.stdout.write(`${path.relative(ROOT, outFile)} ${fs.statSync(outFile).size} bytes\n`);
 } catch (err) {
   process.stderr.write(`build-pooler-packages: ${(err as Error).message}\n`);

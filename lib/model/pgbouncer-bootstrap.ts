@@ -15,7 +15,8 @@
  * (renderFleetFiles) is the reference it is tested against, file for file, on several fleets.
  *
  * Steps, each a function, in order:
- *   install   the PgBouncer packages and the RDS CA bundle from the S3 asset, checked against SHA256SUMS
+ *   install   the packages (PgBouncer's, AWS's SSM Agent, whose postinst enables and starts it) and the
+ *             RDS CA bundle from the S3 asset, checked against SHA256SUMS
  *   configure the host agent, the fleet's ini files, the auth file and TLS files from Secrets Manager
  *   start     a systemd template unit per process, the host agent's `serve` unit (health endpoint,
  *             metrics exporter), and a timer that re-reads the secrets (rotation)

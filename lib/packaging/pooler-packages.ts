@@ -1,6 +1,7 @@
 /**
  * The PgBouncer engine's packages object (PgBouncerPackages): a tar of the Debian 13 (trixie) arm64
- * packages the hosts install at boot, their SHA256SUMS and rds-ca-bundle.pem. The data VPC has no route
+ * packages the hosts install at boot (PgBouncer's and AWS's SSM Agent, ssm-agent.ts), their SHA256SUMS
+ * and rds-ca-bundle.pem. The data VPC has no route
  * to Debian's mirrors, so the hosts read this object through the S3 gateway endpoint, and the bootstrap's
  * install step checks `sha256sum --check --strict SHA256SUMS` before `dpkg --install *.deb`.
  *
@@ -14,7 +15,10 @@ import { execFileSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
+import { PoolerPackagesError } from './pooler-packages-error';
+import { checkSsmAgentDeb, debianFileName } from './ssm-agent';
 
+export { PoolerPackagesError };
 export const ROOT = path.join(__dirname, '..', '..');
 export const POOLER_PACKAGES_FILE = path.join(ROOT, 'dist', 'pooler-packages', 'debian-13-arm64.tar');
 /** AWS's bundle of every RDS certificate authority, all Regions (Aurora User Guide, UsingWithRDS.SSL). */
@@ -48,10 +52,6 @@ function dependencies(stanza: DebianStanza): string[][] {
     .map((d) => d.trim())
     .filter((d) => d !== '')
     .map((d) => d.split('|').map((alt) => alt.trim().split(/[\s(]/)[0].split(':')[0]));
-}
-
-export class PoolerPackagesError extends Error {
-  override readonly name = 'PoolerPackagesError';
 }
 
 /**
@@ -94,18 +94,21 @@ export function sha256sums(dir: string, files: ReadonlyArray<string>): string {
 }
 
 /**
- * Writes the packages object: the .deb files, rds-ca-bundle.pem and their SHA256SUMS in one tar, entries
- * sorted, owned by root and dated at the epoch, so the same inputs give the same bytes.
+ * Writes the packages object: the .deb files, the SSM Agent's (checked by checkSsmAgentDeb, named as apt
+ * names packages: AWS publishes it as amazon-ssm-agent.deb), rds-ca-bundle.pem and their SHA256SUMS in one
+ * tar, entries sorted, owned by root and dated at the epoch, so the same inputs give the same bytes.
  */
-export function writePoolerPackagesTar(debs: ReadonlyArray<string>, caBundle: string, outFile: string): void {
+export function writePoolerPackagesTar(debs: ReadonlyArray<string>, ssmAgentDeb: string, caBundle: string, outFile: string): void {
   const pem = fs.readFileSync(caBundle, 'utf8');
   if (!/-----BEGIN CERTIFICATE-----/.test(pem)) throw new PoolerPackagesError(`${caBundle} holds no PEM certificate: give the RDS CA bundle (${RDS_CA_BUNDLE_URL})`);
+  const ssmAgent = debianFileName(checkSsmAgentDeb(ssmAgentDeb));
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
   const stage = fs.mkdtempSync(path.join(path.dirname(outFile), '.stage-'));
   try {
     for (const deb of debs) fs.copyFileSync(deb, path.join(stage, path.basename(deb)));
+    fs.copyFileSync(ssmAgentDeb, path.join(stage, ssmAgent));
     fs.writeFileSync(path.join(stage, 'rds-ca-bundle.pem'), pem);
-    const files = [...debs.map((d) => path.basename(d)), 'rds-ca-bundle.pem'];
+    const files = [...debs.map((d) => path.basename(d)), ssmAgent, 'rds-ca-bundle.pem'];
     fs.writeFileSync(path.join(stage, 'SHA256SUMS'), sha256sums(stage, files));
     execFileSync('tar', ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', '--mtime=@0', '-cf', outFile, '-C', stage, ...[...files, 'SHA256SUMS'].sort()]);
   } finally {

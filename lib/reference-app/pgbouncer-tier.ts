@@ -11,7 +11,7 @@ import { PgBouncerProxy } from '../pgbouncer-proxy';
 import { PgBouncerProxyEndpoint } from '../pgbouncer-proxy-endpoint';
 import { skipCheckov } from '../private/checkov';
 
-/** Where the reference deployment expects the hosts' packages tar (PgBouncerPackages: the Debian 13 arm64 packages, SHA256SUMS, the RDS CA bundle). */
+/** Where the reference deployment expects the hosts' packages tar (PgBouncerPackages: the Debian 13 arm64 packages, the SSM Agent's among them, SHA256SUMS, the RDS CA bundle). */
 export const POOLER_PACKAGES_KEY = 'pgbouncer/debian-13-arm64.tar';
 
 /** The AWS services the pooler hosts call, each through an interface endpoint of the data VPC. */
