@@ -43,8 +43,9 @@ def credentials():
     token = imds("/api/token", method="PUT")
     role = imds("/meta-data/iam/security-credentials/", token).split("\n")[0]
     c = json.loads(imds("/meta-data/iam/security-credentials/" + role, token))
-    region = imds("/meta-data/placement/region", token)
-    return c["AccessKeyId"], c["SecretAccessKey"], c["Token"], region
+    # The Region's DNS suffix from the instance itself: amazonaws.com, or amazonaws.com.cn in China.
+    where = imds("/meta-data/placement/region", token), imds("/meta-data/services/domain", token)
+    return c["AccessKeyId"], c["SecretAccessKey"], c["Token"], where
 
 
 def sign(method, host, path, query, headers, body, service, region, key_id, secret, session):
@@ -69,8 +70,8 @@ def sign(method, host, path, query, headers, body, service, region, key_id, secr
 
 
 def aws(method, service, host, path, body=b"", headers=None):
-    key_id, secret, session, region = credentials()
-    host = host.replace("REGION", region)
+    key_id, secret, session, (region, domain) = credentials()
+    host = host + "." + region + "." + domain
     signed = sign(method, host, path, "", headers or {}, body, service, region, key_id, secret, session)
     request = urllib.request.Request("https://" + host + path, data=body or None, method=method, headers=signed)
     with urllib.request.urlopen(request, timeout=10) as response:
@@ -84,7 +85,7 @@ def secret(arn):
             return f.read()
     body = json.dumps({"SecretId": arn}).encode()
     target = {"X-Amz-Target": "secretsmanager.GetSecretValue", "Content-Type": "application/x-amz-json-1.1"}
-    return json.loads(aws("POST", "secretsmanager", "secretsmanager.REGION.amazonaws.com", "/", body, target))["SecretString"]
+    return json.loads(aws("POST", "secretsmanager", "secretsmanager", "/", body, target))["SecretString"]
 
 
 def s3_get(bucket, key, out):
@@ -93,7 +94,7 @@ def s3_get(bucket, key, out):
         with open(os.path.join(standin, "s3", bucket, key), "rb") as f:
             data = f.read()
     else:
-        data = aws("GET", "s3", bucket + ".s3.REGION.amazonaws.com", "/" + urllib.parse.quote(key))
+        data = aws("GET", "s3", bucket + ".s3", "/" + urllib.parse.quote(key))
     with open(out, "wb") as f:
         f.write(data)
 

@@ -217,7 +217,7 @@ def put_metric_data(fleet, data, stamp):
             f.write(body)
         os.replace(out + ".tmp", out)
         return
-    aws("POST", "monitoring", "monitoring.REGION.amazonaws.com", "/", body, {"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"})
+    aws("POST", "monitoring", "monitoring", "/", body, {"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"})
 
 
 def export(fleet, period):

@@ -74,6 +74,41 @@ describe('the host agent\'s Signature Version 4', () => {
   });
 });
 
+describe('the host agent\'s AWS endpoints', () => {
+  // IMDS answers as an instance of the partition does; urlopen records the request it would send.
+  const CALL = `
+meta = {"/api/token": "token", "/meta-data/iam/security-credentials/": "host-role",
+        "/meta-data/iam/security-credentials/host-role": json.dumps({"AccessKeyId": "AKID", "SecretAccessKey": "secret", "Token": "session"}),
+        "/meta-data/placement/region": inp["region"], "/meta-data/services/domain": inp["domain"]}
+a.imds = lambda path, token=None, method="GET": meta[path]
+sent = []
+class Response:
+    def __init__(self, body): self.body = body
+    def __enter__(self): return self
+    def __exit__(self, *exc): return False
+    def read(self): return self.body
+def urlopen(request, timeout):
+    sent.append({"url": request.full_url, "host": request.get_header("Host"), "auth": request.get_header("Authorization")})
+    return Response(json.dumps({"SecretString": "{}"}).encode() if "secretsmanager" in request.full_url else b"data")
+a.urllib.request.urlopen = urlopen
+a.secret("arn:aws:secretsmanager:x:1:secret:s")
+a.s3_get("kit-packages", "pooler/debian 13.tar", "/dev/null")
+print(json.dumps(sent))
+`;
+
+  test.each([
+    ['aws', 'eu-west-1', 'amazonaws.com'],
+    ['aws-cn', 'cn-north-1', 'amazonaws.com.cn'],
+  ])('GIVEN an instance of the %s partition WHEN the agent calls Secrets Manager and S3 THEN it uses the Region\'s DNS suffix from the instance metadata, and signs for that Region', (_partition, region, domain) => {
+    // WHEN
+    const sent = python<Array<{ url: string; host: string; auth: string }>>(CALL, { region, domain });
+    // THEN
+    expect(sent.map((r) => r.url)).toEqual([`https://secretsmanager.${region}.${domain}/`, `https://kit-packages.s3.${region}.${domain}/pooler/debian%2013.tar`]);
+    expect(sent.map((r) => r.host)).toEqual([`secretsmanager.${region}.${domain}`, `kit-packages.s3.${region}.${domain}`]);
+    for (const r of sent) expect(r.auth).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=AKID/\\d{8}/${region}/(secretsmanager|s3)/aws4_request, `));
+  });
+});
+
 /**
  * A host of three processes whose admin consoles answer from `consoles` (process -> command -> rows;
  * a process without an entry refuses the connection), and whose servers in `down` refuse connections.
