@@ -7,8 +7,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { DEFAULT_POOL_SETTINGS, EndpointRole, PROXY_RULES, PoolSettings, PoolSizing, evaluateRules, poolSizing, runRules } from './model';
-import { BOOTSTRAP_MAX_CONSUMER_SECRETS, BOOTSTRAP_PLACEHOLDERS, renderPoolerBootstrap } from './model/pgbouncer-bootstrap';
+import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, PROXY_RULES, PoolSettings, PoolSizing, evaluateRules, poolSizing, runRules } from './model';
+import { BOOTSTRAP_PLACEHOLDERS, renderPoolerBootstrap } from './model/pgbouncer-bootstrap';
 import { DEFAULT_FLEET_HOSTS, DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_WARMUP_SECONDS, FLEET_PORTS, FLEET_RULES, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
 import {
   DEBIAN_13_ARM64_IMAGE_PARAMETER,
@@ -19,7 +19,7 @@ import {
   poolerInstanceVcpus,
 } from './model/pgbouncer-hosts';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from './model/pgbouncer-host-serve';
-import { FLEET_NAME_RULES, POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from './model/pgbouncer-metrics';
+import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from './model/pgbouncer-metrics';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { PgBouncerMetricOptions, fleetMetric, poolTargetOf, targetGroupMetric } from './pgbouncer-metric-options';
 import { PgBouncerCertificate, tlsCertificateProblems, type PgBouncerTlsCertificate } from './pgbouncer-certificate';
@@ -171,7 +171,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     const fleetName = props.fleetName ?? (Token.isUnresolved(stack.stackName) ? this.node.path : [stack.stackName, ...this.node.scopes.slice(this.node.scopes.indexOf(stack) + 1).map((c) => c.node.id)].join('/'));
     throwIfInvalid(this, [
       ...runRules(PROXY_RULES, pool),
-      ...runRules(FLEET_NAME_RULES, { fleetName }),
+      ...runRules(PGBOUNCER_PROXY_RULES, { fleetName }),
       ...runRules(POOLER_HOST_RULES, { instanceType, readOnlyServerUser: serverUser }),
       // Named as the props are: the fleet's vCPUs come from instanceType, its idle timeout is a Duration.
       ...evaluateRules(FLEET_RULES, spec as PoolerFleetSpec, (rule) => ({ ...rule.names, tcpIdleTimeoutSeconds: 'tcpIdleTimeout' })).map((v) => v.message),
@@ -363,13 +363,13 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
    * Adds a consumer user: a secret `{"username", "password"}` with a generated password, which the hosts
    * read (their auth file holds its SCRAM verifier). A user added after the proxy is constructed is
    * still in the hosts' user data of this deploy. The role on Aurora is made by the role bootstrap.
+   * Each user is added once, and the hosts take at most 15 (`consumerUsers`: the rule pooler-consumer-users).
    */
   public addConsumerUser(username: string): secretsmanager.Secret {
     throwIfInvalid(this, [
       ...runRules(POOLER_HOST_RULES, { consumerUser: username }),
-      this.consumerSecrets.has(username) ? `consumerUser ${username} is already added: add each user once` : undefined,
-      // The user data carries every consumer secret's ARN, and EC2 user data is limited to 16 KB.
-      this.consumerSecrets.size >= BOOTSTRAP_MAX_CONSUMER_SECRETS ? `consumerUser ${username} would be consumer ${this.consumerSecrets.size + 1}: the PgBouncer engine's hosts take at most ${BOOTSTRAP_MAX_CONSUMER_SECRETS} consumer users; share a user between consumers of the same access` : undefined,
+      // The users the hosts would take with this one: each once, as many as their user data has room for.
+      ...runRules(PGBOUNCER_PROXY_RULES, { consumerUsers: [...this.consumerSecrets.keys(), username] }),
     ]);
     const secret = this.newUserSecret(`Consumer-${username}`, username, 'a consumer of the PgBouncer engine logs in as');
     secret.grantRead(this.hostRole);

@@ -28,6 +28,7 @@ import { gzipSync } from 'node:zlib';
 import { HOST_AGENT_PATH, HOST_AGENT_SOURCE } from './pgbouncer-host-agent';
 import { COMMON_TEMPLATE_TOKENS, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, KEEPALIVE_MAX_IDLE_SECONDS, PROCESS_TEMPLATE_TOKENS, renderFleetCommonTemplate, renderFleetProcessTemplate } from './pgbouncer-fleet';
 import { FLEET_NAME_FILE } from './pgbouncer-host-serve';
+import { MAX_POOLER_CONSUMER_USERS } from './rules/pgbouncer-proxy';
 import { FLEET_OS_USER, PROCESS_UNIT, REFRESH_SERVICE, REFRESH_TIMER, SERVE_UNIT, SERVE_UNIT_NAME } from './pgbouncer-host-units';
 
 /** Every placeholder of the bootstrap, each a deploy-time value. */
@@ -91,11 +92,9 @@ const PLACEHOLDER_MAX_BYTES: Readonly<Record<string, number>> = {
   PackagesKey: 256,
   ServerSecretArn: 128,
   TlsSecretArn: 128,
-  // CloudFormation's alarm dimensions take values of 1 to 255 characters (FLEET_NAME_RULES).
+  // CloudFormation's alarm dimensions take values of 1 to 255 characters (the fleet-name rule).
   FleetName: 255,
 };
-/** Consumer secrets the user data has room for (an ARN is about 90 bytes; 128 allowed each). */
-export const BOOTSTRAP_MAX_CONSUMER_SECRETS = 15;
 /** The secrets' ARNs as the host keeps them for the refresh timer: the server role's, then the consumers'. */
 export const FLEET_SECRET_ARNS = `${'etc/pgbouncer'}/secret-arns`;
 
@@ -104,7 +103,8 @@ export function worstCaseUserDataBytes(template: string): number {
   let bytes = Buffer.byteLength(template);
   for (const match of template.matchAll(/\$\{([A-Za-z0-9]+)\}/g)) {
     const name = match[1]!;
-    const longest = name === 'ConsumerSecretArns' ? BOOTSTRAP_MAX_CONSUMER_SECRETS * 129 : (PLACEHOLDER_MAX_BYTES[name] ?? 10);
+    // Consumer secret ARNs: about 90 bytes each, 128 allowed, and a space between.
+    const longest = name === 'ConsumerSecretArns' ? MAX_POOLER_CONSUMER_USERS * 129 : (PLACEHOLDER_MAX_BYTES[name] ?? 10);
     bytes += longest - match[0].length;
   }
   return bytes;

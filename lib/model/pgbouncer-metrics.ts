@@ -11,7 +11,6 @@
  * Each host publishes once per period with the same dimensions as every other host of the fleet, so a
  * `Sum` over one period adds the hosts up (every count is a fleet total) and a `Maximum` is the worst host.
  */
-import { pattern, type Rule } from './rule-table';
 
 /** The custom namespace the hosts publish to. */
 export const POOLER_METRICS_NAMESPACE = 'AuroraProxyKit/PgBouncer';
@@ -113,25 +112,6 @@ export function poolerMetricTarget(serverHost: string): string {
  * quoting in the hosts' user data, where it is a shell value.
  */
 export const FLEET_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._/:-]{0,254}$';
-
-export interface FleetNameRuleInput {
-  readonly fleetName?: string;
-}
-
-export const FLEET_NAME_RULES: ReadonlyArray<Rule<FleetNameRuleInput>> = [
-  pattern({
-    id: 'fleet-name',
-    properties: ['fleetName'],
-    pattern: FLEET_NAME_PATTERN,
-    noDoubleOrTrailingHyphen: false,
-    what: 'fleet name (the Fleet dimension of its metrics)',
-    use: '1 to 255 letters, digits and . _ / : -, starting with a letter or digit',
-    aws: {
-      constraint: 'A CloudWatch alarm\'s dimension value is 1 to 255 characters (AWS::CloudWatch::Alarm Dimension); metric dimension values are ASCII without control characters',
-      sources: ['https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-cloudwatch-alarm-dimension.html', 'https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_Dimension.html'],
-    },
-  }),
-];
 
 /**
  * The hosts' permission to publish: PutMetricData has no resource-level permissions (Resource "*"), and

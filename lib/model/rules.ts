@@ -5,6 +5,7 @@ import { CLUSTER_RULES } from './rules/cluster';
 import { DASHBOARD_RULES } from './rules/dashboard';
 import { DEPLOYMENT_RULES } from './rules/deployment';
 import { FUNCTION_RULES } from './rules/function';
+import { PGBOUNCER_PROXY_RULES } from './rules/pgbouncer-proxy';
 import { ENDPOINT_RULES, PROXY_RULES } from './rules/proxy';
 import { ROLE_BOOTSTRAP_RULES } from './rules/role-bootstrap';
 
@@ -21,6 +22,7 @@ export * from './rules/function';
 export * from './rules/dashboard';
 export * from './rules/deployment';
 export * from './rules/role-bootstrap';
+export * from './rules/pgbouncer-proxy';
 
 /** Every table the constructs and the Terraform modules share. */
 export const RULE_TABLES = {
@@ -33,6 +35,7 @@ export const RULE_TABLES = {
   roleBootstrap: ROLE_BOOTSTRAP_RULES,
   fleet: FLEET_RULES,
   poolerHost: POOLER_HOST_RULES,
+  pgbouncerProxy: PGBOUNCER_PROXY_RULES,
 } as const;
 
 /** Catalog classes listed for error messages and docs. */

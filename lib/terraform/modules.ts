@@ -18,8 +18,11 @@ export interface ModuleSpec {
   readonly module: string;
   /** Values of the required variables, for the vector runs. */
   readonly fixture: Readonly<Record<string, unknown>>;
-  /** Rule id -> the resource whose `precondition` states it (in main.tf), for rules that span variables. */
-  readonly preconditions?: Readonly<Record<string, string>>;
+  /**
+   * Rule id -> the object whose `precondition` states it, for rules that span variables: a resource
+   * address in main.tf, or an address and the file that holds it (an `output.` address: the output's own).
+   */
+  readonly preconditions?: Readonly<Record<string, string | PreconditionSite>>;
   /** HCL name of a property inside a collection variable (`endpoints key`) -> the `for` clause over the elements and the element's value. */
   readonly collections?: Readonly<Record<string, { readonly each: string; readonly value: string }>>;
   /** Variables that rules read as their number of elements (a list of reader endpoints stands for the readers). */
@@ -29,6 +32,12 @@ export interface ModuleSpec {
    * from instance_type): how to read the property from the variables, and variables that give a value.
    */
   readonly derived?: Readonly<Record<string, DerivedProperty>>;
+}
+
+/** Where a precondition is: the checkable object (what `expect_failures` names) and the file holding it. */
+export interface PreconditionSite {
+  readonly address: string;
+  readonly file: string;
 }
 
 export interface DerivedProperty {
@@ -91,8 +100,18 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
       tls_secret_arn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls',
       // A certificate made outside the module comes with its CA (the kit CA's resources have tests of their own).
       tls_ca_certificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----',
+      // Where the module's own certificate function would come from, for the vectors that leave tls_secret_arn out.
+      certificate_function: { s3_bucket: 'vectors-lambda', s3_key: 'pooler-certificate.zip' },
     },
-    preconditions: { 'idle-within-max': 'aws_launch_template.this', 'fleet-budget-split': 'aws_launch_template.this' },
+    preconditions: {
+      'idle-within-max': 'aws_launch_template.this',
+      'fleet-budget-split': 'aws_launch_template.this',
+      'pooler-s3-egress-vpc-cidr': 'aws_security_group.hosts',
+      // Consumers read the CA from this output: with a secret of the user's and no CA it would be null.
+      'pooler-tls-certificate-pair': { address: 'output.client_ca_certificate', file: 'outputs.tf' },
+      // The function exists only without tls_secret_arn (count), so its precondition is checked only then.
+      'pooler-certificate-function': { address: 'aws_lambda_function.certificate', file: 'certificate.tf' },
+    },
     collections: {
       'consumer_users item': { each: 'u in var.consumer_users', value: 'u' },
       'endpoints role': { each: 'e in values(var.endpoints)', value: 'e.role' },
@@ -182,6 +201,12 @@ export function rulesOf(module: string): ModuleRule[] {
     const use = terraformUse(r, module);
     return use ? [{ ...r, terraform: use } as ModuleRule] : [];
   });
+}
+
+/** Where `module` states `ruleId` as a precondition, if it does: the checkable object and its file. */
+export function preconditionOf(module: string, ruleId: string): PreconditionSite | undefined {
+  const site = moduleSpec(module).preconditions?.[ruleId];
+  return typeof site === 'string' ? { address: site, file: 'main.tf' } : site;
 }
 
 /** The modules that state `ruleId` (one, or several that share an input). */

@@ -1,6 +1,7 @@
 import {
   DEFAULT_ALARM_THRESHOLDS,
   INSTANCE_CLASS_CATALOG,
+  MAX_POOLER_CONSUMER_USERS,
   MAX_PROXY_ENDPOINTS,
   OPTIMIZED_READS_FAMILIES,
   OPTIMIZED_READS_MIN_MAJOR,
@@ -10,18 +11,19 @@ import {
 import { GRAVITON_SIZE_VCPUS, GRAVITON_TYPE_PATTERN, POOLER_INSTANCE_FAMILIES } from '../model/pgbouncer-hosts';
 import { consumerEnvironmentRegion } from './environment';
 import { hclString, hclTemplate, hclValue, slot } from './hcl';
-import { type ModuleRule, expressionOf, moduleSpec, rulesOf, variableOf } from './modules';
+import { type ModuleRule, expressionOf, moduleSpec, preconditionOf, rulesOf, variableOf } from './modules';
 
 /**
  * The HCL of each model rule, as `# BEGIN generated <id>` ... `# END generated <id>` regions: a
- * `validation` block inside the variable, or a `precondition` in main.tf for a rule that spans
- * variables. Conditions are rendered from the row's data (kind, bounds, values, pattern); messages from
- * its template with the module's variable names, each value an interpolation.
+ * `validation` block inside the variable, or a `precondition` for a rule that spans variables (in
+ * main.tf, or the file ModuleSpec.preconditions names). Conditions are rendered from the row's data
+ * (kind, bounds, values, pattern); messages from its template with the module's variable names, each
+ * value an interpolation.
  */
 export interface Region {
   readonly module: string;
-  /** File of the module holding the region. */
-  readonly file: 'variables.tf' | 'main.tf';
+  /** File of the module holding the region: variables.tf, or the file of the object a precondition is on. */
+  readonly file: string;
   readonly id: string;
   /** What to edit instead of the region. */
   readonly source: string;
@@ -42,8 +44,9 @@ function validationLines(blocks: ReadonlyArray<Block>): string[] {
   return blocks.flatMap((b) => ['', '  validation {', `    condition     = ${b.condition}`, `    error_message = ${b.errorMessage}`, '  }']);
 }
 
-function preconditionLines(block: Block): string[] {
-  return ['    precondition {', `      condition     = ${block.condition}`, `      error_message = ${block.errorMessage}`, '    }'];
+/** A precondition in a resource's `lifecycle` block, or (`indent` two spaces) directly in an output. */
+function preconditionLines(block: Block, indent = '    '): string[] {
+  return [`${indent}precondition {`, `${indent}  condition     = ${block.condition}`, `${indent}  error_message = ${block.errorMessage}`, `${indent}}`];
 }
 
 const not = (condition: string) => (condition.startsWith('(') ? `!${condition}` : `!(${condition})`);
@@ -240,6 +243,55 @@ const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
       ]),
     },
   ],
+  // A validation of the variable: each user once, then at most MAX_POOLER_CONSUMER_USERS (one message at a time, as the model gives).
+  'pooler-consumer-users': (rule) => {
+    const users = 'var.consumer_users';
+    const unique = `length(distinct(${users})) == length(${users})`;
+    const repeated = `try([for i, u in ${users} : u if index(${users}, u) != i][0], "")`;
+    // Probe names with no digit, so the count is the only number the probe puts in the message.
+    const many = Array.from({ length: 23 }, (_, i) => `zprobe_${String.fromCharCode(97 + i)}`);
+    return [
+      {
+        condition: unique,
+        errorMessage: probed(rule, { consumerUsers: ['zprobe_a', 'zprobe_b', 'zprobe_a'] }, [
+          ['zprobe_a,zprobe_b,zprobe_a', `join(",", ${users})`],
+          ['zprobe_a', repeated],
+        ]),
+      },
+      {
+        condition: `!(${unique}) || length(${users}) <= ${MAX_POOLER_CONSUMER_USERS}`,
+        errorMessage: probed(rule, { consumerUsers: many }, [
+          [many.join(','), `join(",", ${users})`],
+          [String(many.length), `length(${users})`],
+        ]),
+      },
+    ];
+  },
+  'pooler-s3-egress-vpc-cidr': (rule) => {
+    const prefixList = 'var.s3_prefix_list_id';
+    return [
+      {
+        condition: `${prefixList} == null || var.vpc_cidr_block != null`,
+        // The message is rendered even when the condition holds: a null prefix list shows as "null".
+        errorMessage: probed(rule, { s3PrefixListId: PROBE }, [[PROBE, `${prefixList} == null ? "null" : ${prefixList}`]]),
+      },
+    ];
+  },
+  'pooler-tls-certificate-pair': (rule) => [
+    { condition: 'var.tls_secret_arn == null || var.tls_ca_certificate != null', errorMessage: probed(rule, { tlsSecretArn: PROBE, tlsCaCertificate: null }, []) },
+    { condition: 'var.tls_ca_certificate == null || var.tls_secret_arn != null', errorMessage: probed(rule, { tlsSecretArn: null, tlsCaCertificate: PROBE }, []) },
+  ],
+  // On the function, which exists only without tls_secret_arn; local.certificate_code is certificate_function with null for unset.
+  'pooler-certificate-function': (rule) => {
+    const own = 'var.tls_secret_arn != null';
+    const [f, b, k] = ['local.certificate_code.filename', 'local.certificate_code.s3_bucket', 'local.certificate_code.s3_key'];
+    const code = (certificateFunction: Record<string, string> | null) => ({ tlsSecretArn: null, certificateFunction });
+    return [
+      { condition: `${own} || ${f} != null || ${b} != null || ${k} != null`, errorMessage: probed(rule, code(null), []) },
+      { condition: `${own} || ${f} == null || (${b} == null && ${k} == null)`, errorMessage: probed(rule, code({ filename: PROBE, s3_bucket: PROBE }), []) },
+      { condition: `${own} || ${f} != null || (${b} == null) == (${k} == null)`, errorMessage: probed(rule, code({ s3_bucket: PROBE }), []) },
+    ];
+  },
   'function-code-source': lambdaCodeBlocks,
   'role-bootstrap-code-source': lambdaCodeBlocks,
   'cluster-kms-key': (rule) => [{ condition: 'var.create_kms_key || var.kms_key_arn != null', errorMessage: probed(rule, { createKmsKey: false }, []) }],
@@ -252,13 +304,14 @@ const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
  * rule's id and the others `<id>-<variable>`.
  */
 function ruleRegions(module: string, rule: ModuleRule): Region[] {
-  const precondition = moduleSpec(module).preconditions?.[rule.id];
+  const precondition = preconditionOf(module, rule.id);
+  const indent = precondition?.address.startsWith('output.') ? '  ' : '    ';
   const region = (id: string, blocks: Block[]): Region => ({
     module,
-    file: precondition ? 'main.tf' : 'variables.tf',
+    file: precondition?.file ?? 'variables.tf',
     id,
     source: RULES_SOURCE,
-    lines: precondition ? blocks.flatMap(preconditionLines) : validationLines(blocks),
+    lines: precondition ? blocks.flatMap((b) => preconditionLines(b, indent)) : validationLines(blocks),
   });
   if (isValue(rule) && !precondition) {
     return valueRuleBlocks(module, rule).map(({ variable, block }, i) => region(i === 0 ? rule.id : `${rule.id}-${variable.replace(/_/g, '-')}`, [block]));

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { OFFERED_ENGINE_VERSIONS, OPTIMIZED_READS_MIN_MAJOR, evaluateRules, parseEngineVersion, terraformUses, type Violation } from '../model';
 import { alignedMap, generatedBy, hclString, hclValue } from './hcl';
-import { type ModuleRule, PROXY_ENDPOINT, expressionOf, modulesOfRule, moduleSpec, propertyNames, ruleVariable, rulesOf, variableOf } from './modules';
+import { type ModuleRule, PROXY_ENDPOINT, expressionOf, modulesOfRule, moduleSpec, preconditionOf, propertyNames, ruleVariable, rulesOf, variableOf } from './modules';
 import { variableDefaults } from './readme';
 
 /**
@@ -97,8 +97,8 @@ function modelInput(module: string, vars: Vars): Vars {
 /** The checkable object a violation fails: the variable, or the resource whose precondition states the rule. */
 function failingObject(module: string, violation: Violation<Vars>, input: Vars): string {
   const rule = violation.rule as ModuleRule;
-  const precondition = moduleSpec(module).preconditions?.[rule.id];
-  if (precondition) return precondition;
+  const precondition = preconditionOf(module, rule.id);
+  if (precondition) return precondition.address;
   if (rule.id === 'engine-version') {
     // The variable checks the form and the first major; the family floor and deprecation are a precondition.
     const parsed = parseEngineVersion(input.engineVersion as string);

@@ -155,10 +155,20 @@ resource "aws_lambda_function" "certificate" {
   }
 
   lifecycle {
+    # BEGIN generated pooler-certificate-function by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
     precondition {
-      condition     = var.certificate_function != null && (local.certificate_code.filename != null) != (local.certificate_code.s3_bucket != null && local.certificate_code.s3_key != null)
-      error_message = "certificate_function is not set, or sets both or neither of filename and s3_bucket with s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip; pass its filename, or the S3 object it was uploaded to"
+      condition     = var.tls_secret_arn != null || local.certificate_code.filename != null || local.certificate_code.s3_bucket != null || local.certificate_code.s3_key != null
+      error_message = "certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key"
     }
+    precondition {
+      condition     = var.tls_secret_arn != null || local.certificate_code.filename == null || (local.certificate_code.s3_bucket == null && local.certificate_code.s3_key == null)
+      error_message = "certificate_function has filename with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both"
+    }
+    precondition {
+      condition     = var.tls_secret_arn != null || local.certificate_code.filename != null || (local.certificate_code.s3_bucket == null) == (local.certificate_code.s3_key == null)
+      error_message = "certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both"
+    }
+    # END generated pooler-certificate-function
   }
 
   depends_on = [aws_iam_role_policy.certificate, aws_iam_role_policy_attachment.certificate_logs]

@@ -176,6 +176,13 @@ resource "aws_security_group" "hosts" {
 
   lifecycle {
     create_before_destroy = true
+    # On the group, not on its for_each egress rules, so the message comes once.
+    # BEGIN generated pooler-s3-egress-vpc-cidr by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+    precondition {
+      condition     = var.s3_prefix_list_id == null || var.vpc_cidr_block != null
+      error_message = "s3_prefix_list_id ${var.s3_prefix_list_id == null ? "null" : var.s3_prefix_list_id} narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are"
+    }
+    # END generated pooler-s3-egress-vpc-cidr
   }
 }
 
@@ -264,13 +271,6 @@ resource "aws_vpc_security_group_egress_rule" "hosts_https" {
   from_port         = 443
   to_port           = 443
   description       = each.key == "any" ? "HTTPS to the VPC endpoints (an isolated VPC has no other route)" : each.key == "vpc" ? "HTTPS to the VPC interface endpoints" : "HTTPS to S3 through the gateway endpoint"
-
-  lifecycle {
-    precondition {
-      condition     = var.s3_prefix_list_id == null || var.vpc_cidr_block != null
-      error_message = "s3_prefix_list_id ${coalesce(var.s3_prefix_list_id, "null")} narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too"
-    }
-  }
 }
 
 # --- The hosts ------------------------------------------------------------------------------------
@@ -329,10 +329,6 @@ resource "aws_launch_template" "this" {
     precondition {
       condition     = length(local.user_data) <= local.user_data_max_bytes
       error_message = "the hosts' user data is ${length(local.user_data)} bytes: EC2 takes at most ${local.user_data_max_bytes} before base64 (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/user-data.html); use fewer consumer_users, shorter user names or a shorter name"
-    }
-    precondition {
-      condition     = length(var.consumer_users) <= 15 && length(local.consumer_users) == length(var.consumer_users)
-      error_message = "consumer_users ${join(",", var.consumer_users)} must name each user once, at most 15: the hosts' user data carries every consumer secret's ARN, and EC2 user data is limited to 16 KB; share a user between consumers of the same access"
     }
     # BEGIN generated fleet-budget-split by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
     precondition {

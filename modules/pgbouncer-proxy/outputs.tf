@@ -99,10 +99,16 @@ output "client_ca_certificate" {
   description = "The CA certificate (PEM) consumers verify the listeners against (verify-full by an endpoint's DNS name): the module's own CA's, or tls_ca_certificate."
   value       = local.client_ca_certificate
 
+  # BEGIN generated pooler-tls-certificate-pair by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
   precondition {
-    condition     = (var.tls_secret_arn == null) == (var.tls_ca_certificate == null)
-    error_message = "tls_secret_arn and tls_ca_certificate go together: a certificate made outside the module comes with the CA consumers verify it against; set both, or neither for the module's own CA"
+    condition     = var.tls_secret_arn == null || var.tls_ca_certificate != null
+    error_message = "tls_ca_certificate is not set: a certificate made outside the module (tls_secret_arn) comes with the CA consumers verify it against; pass that CA in tls_ca_certificate, or leave tls_secret_arn unset for the module's own CA"
   }
+  precondition {
+    condition     = var.tls_ca_certificate == null || var.tls_secret_arn != null
+    error_message = "tls_secret_arn is not set: tls_ca_certificate is the CA of a certificate made outside the module, which the hosts read from a secret; pass that secret in tls_secret_arn, or leave tls_ca_certificate unset for the module's own CA"
+  }
+  # END generated pooler-tls-certificate-pair
 }
 
 output "tls_secret_arn" {

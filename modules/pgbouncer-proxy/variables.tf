@@ -2,12 +2,13 @@ variable "name" {
   description = "Name of the fleet: prefixes its resources; the load balancer is named after it and its target groups <name>-rw and <name>-ro."
   type        = string
   nullable    = false
+  # BEGIN generated fleet-load-balancer-name by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
-    # An NLB's and a target group's names are at most 32 characters, and the target groups add "-rw"/"-ro".
-    condition     = can(regex("^[a-z][a-z0-9-]{0,28}$", var.name)) && !strcontains(var.name, "--") && !endswith(var.name, "-")
-    error_message = "name ${var.name} is not a valid fleet name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen (the target groups are named <name>-rw and <name>-ro, at most 32 characters)"
+    condition     = (can(regex("^[a-z][a-z0-9-]{0,28}$", var.name)) && !strcontains(var.name, "--") && !endswith(var.name, "-"))
+    error_message = "name ${var.name} is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)"
   }
+  # END generated fleet-load-balancer-name
 }
 
 variable "vpc_id" {
@@ -247,6 +248,18 @@ variable "consumer_users" {
     error_message = "consumer_users item ${try([for u in var.consumer_users : u if !(can(regex("^[a-z_][a-z0-9_]{0,62}$", u)))][0], "")} is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters"
   }
   # END generated pooler-user-name-consumer-users
+  # BEGIN generated pooler-consumer-users by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+
+  validation {
+    condition     = length(distinct(var.consumer_users)) == length(var.consumer_users)
+    error_message = "consumer_users ${join(",", var.consumer_users)} names ${try([for i, u in var.consumer_users : u if index(var.consumer_users, u) != i][0], "")} more than once: name each user once, and let consumers of the same access share it"
+  }
+
+  validation {
+    condition     = !(length(distinct(var.consumer_users)) == length(var.consumer_users)) || length(var.consumer_users) <= 15
+    error_message = "consumer_users ${join(",", var.consumer_users)} are ${length(var.consumer_users)} users: the hosts take at most 15, as their user data carries each user's secret ARN and EC2 user data is limited to 16 KB; share a user between consumers of the same access"
+  }
+  # END generated pooler-consumer-users
 }
 
 variable "s3_prefix_list_id" {

@@ -12,6 +12,7 @@ import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
 import { PgBouncerProxy, PgBouncerProxyProps } from '../../lib/pgbouncer-proxy';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, newStack, ref } from '../helpers/cdk';
+import { rejectionMessage } from '../helpers/vectors';
 
 const PACKAGES_KEY = 'pgbouncer/packages.tar';
 /** A user's CA certificate as the prop takes it (its content is not read at synth). */
@@ -257,8 +258,10 @@ describe('PgBouncerProxy validation', () => {
     ['an idle timeout below the NLB\'s minimum', { tcpIdleTimeout: Duration.seconds(30) }, 'tcpIdleTimeout 30 is out of range: the NLB accepts a TCP idle timeout of 60 to 6000 seconds (an integer from 60 to 6000)'],
     ['a share above 100%', { maxConnectionsPercent: 150 }, 'maxConnectionsPercent 150 is out of range: set the share of the target\'s max_connections the proxy may use (an integer from 1 to 100)'],
     ['a server user name that needs quoting', { readOnlyServerUser: 'Reader-1' }, 'readOnlyServerUser Reader-1 is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters'],
-    ['a fleet name that needs quoting', { fleetName: 'my fleet' }, 'fleetName my fleet is not a valid fleet name (the Fleet dimension of its metrics): use 1 to 255 letters, digits and . _ / : -, starting with a letter or digit'],
-    ['a fleet name longer than a dimension value', { fleetName: 'f'.repeat(256) }, `fleetName ${'f'.repeat(256)} is not a valid fleet name (the Fleet dimension of its metrics): use 1 to 255 letters, digits and . _ / : -, starting with a letter or digit`],
+    // The shared vectors' messages (fleet-name), which the rule table is held to as well.
+    ['a fleet name that needs quoting', { fleetName: 'my fleet' }, rejectionMessage('fleet-name', { fleetName: 'my fleet' })],
+    ['a fleet name longer than a dimension value', { fleetName: 'f'.repeat(256) }, rejectionMessage('fleet-name', { fleetName: 'f'.repeat(256) })],
+    ['a fleet name starting with a hyphen', { fleetName: '-fleet' }, rejectionMessage('fleet-name', { fleetName: '-fleet' })],
     [
       'more processes than server connections in the budget',
       { hosts: 20, maxConnectionsPercent: 1, maxIdleConnectionsPercent: 0 },
@@ -271,10 +274,14 @@ describe('PgBouncerProxy validation', () => {
     expect(create).toThrow(kitError('Stack/Pooler', message));
   });
 
-  test('GIVEN more consumer users than the user data has room for WHEN one more is added THEN it is refused with the limit and the fix', () => {
+  test('GIVEN 15 consumer users, as many as the user data has room for WHEN one more is added THEN it is refused with the limit and the fix', () => {
+    // GIVEN
     const pooler = poolerStack().create();
     for (let i = 1; i <= 15; i++) pooler.addConsumerUser(`app_${i}`);
-    expect(() => pooler.addConsumerUser('app_16')).toThrow(kitError('Stack/Pooler', "consumerUser app_16 would be consumer 16: the PgBouncer engine's hosts take at most 15 consumer users; share a user between consumers of the same access"));
+    // WHEN / THEN: the message of the shared vector for the 16 users (pooler-consumer-users)
+    const users = Array.from({ length: 16 }, (_, i) => `app_${i + 1}`);
+    expect(() => pooler.addConsumerUser('app_16')).toThrow(kitError('Stack/Pooler', rejectionMessage('pooler-consumer-users', { consumerUsers: users })));
+    expect(pooler.consumerUsers).toEqual(users.slice(0, 15));
   });
 
   test('GIVEN a cluster without readers WHEN the proxy is created THEN the read-only listener\'s need is named', () => {
@@ -283,10 +290,29 @@ describe('PgBouncerProxy validation', () => {
   });
 
   test('GIVEN consumer users WHEN one is invalid or added twice THEN it is refused', () => {
+    // GIVEN
     const pooler = poolerStack().create();
+    pooler.addConsumerUser('app_reader');
     pooler.addConsumerUser('app_writer');
-    expect(() => pooler.addConsumerUser('1app')).toThrow(kitError('Stack/Pooler', 'consumerUser 1app is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters'));
-    expect(() => pooler.addConsumerUser('app_writer')).toThrow(kitError('Stack/Pooler', 'consumerUser app_writer is already added: add each user once'));
+    // WHEN / THEN
+    expect(() => pooler.addConsumerUser('1app')).toThrow(kitError('Stack/Pooler', rejectionMessage('pooler-user-name', { consumerUser: '1app' })));
+    expect(() => pooler.addConsumerUser('app_reader')).toThrow(kitError('Stack/Pooler', rejectionMessage('pooler-consumer-users', { consumerUsers: ['app_reader', 'app_writer', 'app_reader'] })));
+    expect(pooler.consumerUsers).toEqual(['app_reader', 'app_writer']);
+  });
+
+  test('GIVEN an S3 prefix list WHEN the proxy is created THEN the hosts\' HTTPS egress goes to it and to the cluster VPC\'s own CIDR block (Terraform asks for vpc_cidr_block: pooler-s3-egress-vpc-cidr)', () => {
+    // GIVEN
+    const { stack, dataVpc, create } = poolerStack({ s3PrefixListId: 'pl-63a5400a' });
+    // WHEN
+    const pooler = create();
+    // THEN
+    const template = Template.fromStack(stack);
+    const group = Object.values(template.findResources('AWS::EC2::SecurityGroup', { Properties: { GroupDescription: `PgBouncer hosts of ${pooler.node.path}` } }))[0]!;
+    // CDK writes a CIDR rule inline and a prefix-list rule as a resource of its own.
+    expect((group.Properties.SecurityGroupEgress as Array<Record<string, unknown>>).filter((e) => e.FromPort === 443)).toEqual([
+      expect.objectContaining({ CidrIp: getAtt(dataVpc, 'CidrBlock'), ToPort: 443 }),
+    ]);
+    template.hasResourceProperties('AWS::EC2::SecurityGroupEgress', { GroupId: getAtt(pooler.connections.securityGroups[0]!, 'GroupId'), DestinationPrefixListId: 'pl-63a5400a', FromPort: 443, ToPort: 443 });
   });
 
   test('GIVEN a consumer VPC with a zone the NLB is not in WHEN an endpoint is placed there THEN it is refused', () => {

@@ -7,6 +7,7 @@ import {
   FUNCTION_RULES,
   MAX_PROXY_ENDPOINTS,
   PROXY_RULES,
+  PGBOUNCER_PROXY_RULES,
   ROLE_BOOTSTRAP_RULES,
   RULE_TABLES,
   Rule,
@@ -39,6 +40,7 @@ const DASHBOARD_KEYS = [...Object.keys(DEFAULT_ALARM_THRESHOLDS), 'instanceIdent
 const DEPLOYMENT_KEYS = ['readOnlyEndpoints'];
 const FLEET_KEYS = ['hosts', 'vcpusPerHost', 'readers', 'maxConnections', 'pool', 'tcpIdleTimeoutSeconds', 'maxClientConnections'];
 const POOLER_HOST_KEYS = ['instanceType', 'readOnlyServerUser', 'consumerUser'];
+const PGBOUNCER_PROXY_KEYS = ['fleetName', 'loadBalancerName', 'consumerUsers', 's3PrefixListId', 'vpcCidrBlock', 'tlsSecretArn', 'tlsCaCertificate', 'certificateFunction'];
 
 function tableDriver<I>(rule: Rule<I>, keys: string[]): RuleDriver {
   return {
@@ -65,10 +67,21 @@ const DRIVERS: Record<string, RuleDriver> = {
   ...Object.fromEntries(ROLE_BOOTSTRAP_RULES.map((r) => [r.id, tableDriver(r, LAMBDA_CODE_KEYS)])),
   ...Object.fromEntries(FLEET_RULES.map((r) => [r.id, tableDriver(r, FLEET_KEYS)])),
   ...Object.fromEntries(POOLER_HOST_RULES.map((r) => [r.id, tableDriver(r, POOLER_HOST_KEYS)])),
+  ...Object.fromEntries(PGBOUNCER_PROXY_RULES.map((r) => [r.id, tableDriver(r, PGBOUNCER_PROXY_KEYS)])),
 };
 
 /** Rules about a missing or empty value: the message names the property, without a value. */
-const NO_VALUE_RULES = ['cluster-kms-key', 'function-kms-key', 'instance-identifiers', 'consumer-tls-server-name', 'consumer-credential', 'function-code-source', 'role-bootstrap-code-source'];
+const NO_VALUE_RULES = [
+  'cluster-kms-key',
+  'function-kms-key',
+  'instance-identifiers',
+  'consumer-tls-server-name',
+  'consumer-credential',
+  'function-code-source',
+  'role-bootstrap-code-source',
+  'pooler-tls-certificate-pair',
+  'pooler-certificate-function',
+];
 
 /**
  * Messages name the property the user set. For the function rules that is the construct prop, whose
@@ -130,7 +143,9 @@ describe('shared validation vectors', () => {
   test.each(vectors.filter((v) => !v.accepted && NO_VALUE_RULES.includes(v.rule)).map((v) => [describeVector(v), v] as const))(
     '%s: the message starts with the missing property',
     (_name, v) => {
-      expect(v.message).toMatch(/^(kmsKeyArn is not set|instanceIdentifiers is empty|proxyDefaultEndpoint is not set|(s3Bucket|s3Key|filename) is not set|filename is set with s3Bucket or s3Key|(passwordSecretArn|tlsCaCertificate|connectArnPrefix) is not set|(connectArnPrefix|passwordSecretArn) is set with auth (secret|iam)):/);
+      expect(v.message).toMatch(
+        /^(kmsKeyArn is not set|instanceIdentifiers is empty|proxyDefaultEndpoint is not set|(s3Bucket|s3Key|filename) is not set|filename is set with s3Bucket or s3Key|(passwordSecretArn|tlsCaCertificate|connectArnPrefix|tlsSecretArn) is not set|(connectArnPrefix|passwordSecretArn) is set with auth (secret|iam)|certificateFunction has (neither filename nor s3_bucket and s3_key|filename with s3_bucket or s3_key|only one of s3_bucket and s3_key)):/,
+      );
     },
   );
 
@@ -161,6 +176,12 @@ describe('shared validation vectors', () => {
     ['fleet-tcp-idle-timeout', { tcpIdleTimeoutSeconds: 6001 }, false],
     ['fleet-hosts', { hosts: 1 }, false],
     ['fleet-readers', { readers: 0 }, false],
+    ['fleet-name', { fleetName: 'f'.repeat(255) }, true],
+    ['fleet-name', { fleetName: 'f'.repeat(256) }, false],
+    ['fleet-load-balancer-name', { loadBalancerName: 'f'.repeat(29) }, true],
+    ['fleet-load-balancer-name', { loadBalancerName: 'f'.repeat(30) }, false],
+    ['pooler-consumer-users', { consumerUsers: Array.from({ length: 15 }, (_, i) => `app_${i + 1}`) }, true],
+    ['pooler-consumer-users', { consumerUsers: Array.from({ length: 16 }, (_, i) => `app_${i + 1}`) }, false],
   ] as const)('the vectors include %s %j (accepted: %s)', (rule, input, accepted) => {
     const found = vectors.find((v) => v.rule === rule && JSON.stringify(v.input) === JSON.stringify(input));
     expect(found).toBeDefined();
@@ -174,6 +195,30 @@ describe('shared validation vectors', () => {
     expect(message('engine-version', { engineVersion: '16.2', instanceClass: 'db.r8gd.xlarge' })).toMatch(/floor 16\.3 for r8gd/);
     expect(message('engine-version', { engineVersion: '13.9', instanceClass: 'db.r6gd.xlarge' })).toMatch(/predates Optimized Reads/);
     expect(message('engine-version', { engineVersion: '17' })).toMatch(/not of the form MAJOR\.MINOR/);
+  });
+});
+
+describe('the PgBouncer engine\'s names', () => {
+  const rule = (id: string) => PGBOUNCER_PROXY_RULES.find((r) => r.id === id)!;
+  // Every string of up to 3 characters over letters of both cases, digits and the punctuation either pattern names.
+  const alphabet = ['a', 'z', 'A', '0', '9', '-', '_', '.', '/', ':', ' '];
+  const longer = (names: string[]) => names.flatMap((x) => alphabet.map((c) => x + c));
+  const one = longer(['']);
+  const two = longer(one);
+  const strings = ['', ...one, ...two, ...longer(two)];
+
+  test('GIVEN every short name WHEN the module\'s load balancer rule accepts it THEN it is a valid Fleet dimension too (why fleet-name is not restated in Terraform)', () => {
+    const loadBalancer = strings.filter((name) => runRules([rule('fleet-load-balancer-name')], { loadBalancerName: name }).length === 0);
+    // a lower-case letter first (a, z), then letters, digits or hyphens, the last no hyphen: 2 + 2 x 4 + 2 x 5 x 4.
+    expect(loadBalancer).toHaveLength(50);
+    // Not one of those is refused as a Fleet dimension.
+    expect(loadBalancer.filter((name) => runRules([rule('fleet-name')], { fleetName: name }).length > 0)).toEqual([]);
+    for (const v of vectors.filter((x) => x.rule === 'fleet-load-balancer-name' && x.accepted)) expect(runRules([rule('fleet-name')], { fleetName: v.input.loadBalancerName as string })).toEqual([]);
+  });
+
+  test('GIVEN a CDK fleet name (the stack and construct path) WHEN it is checked THEN it is a valid Fleet dimension but no load balancer name, which CDK leaves to CloudFormation', () => {
+    expect(runRules(PGBOUNCER_PROXY_RULES, { fleetName: 'MyStack/Pooling/PgBouncer' })).toEqual([]);
+    expect(runRules([rule('fleet-load-balancer-name')], { loadBalancerName: 'MyStack/Pooling/PgBouncer' })).toHaveLength(1);
   });
 });
 

@@ -1,7 +1,7 @@
 import * as path from 'path';
 import { DEFAULT_POOL_SETTINGS, runRules } from '../../lib/model';
 import { FLEET_RULES } from '../../lib/model/pgbouncer-fleet';
-import { moduleOfRule, terraformMessages } from '../../lib/terraform';
+import { moduleOfRule, rulesOf, terraformMessages } from '../../lib/terraform';
 import { rejectionMessage } from '../helpers/vectors';
 import { ROOT, TerraformDir } from './terraform-cli';
 
@@ -97,5 +97,48 @@ describe('modules/pgbouncer-proxy', () => {
     const errors = pooler.planErrors({ ...required, hosts: '4', instance_type: 'c7g.large', max_connections: '7' });
     // THEN
     expect(errors.map((e) => [e.summary, e.detail.split('\n\n')[0]])).toEqual([['Resource precondition failed', message]]);
+  });
+
+  const base = { ...required, max_connections: '1000' };
+  // Without tls_secret_arn and tls_ca_certificate: the module issues the listeners' certificate itself.
+  const kitCertificate = Object.fromEntries(Object.entries(base).filter(([k]) => k !== 'tls_secret_arn' && k !== 'tls_ca_certificate'));
+  const users = (n: number) => Array.from({ length: n }, (_, i) => `app_${i + 1}`);
+  test.each([
+    ['a name the load balancer cannot take', { ...base, name: 'pg_fleet' }, 'fleet-load-balancer-name', { loadBalancerName: 'pg_fleet' }, 'Invalid value for variable'],
+    ['a consumer user named twice', { ...base, consumer_users: '["app_reader","app_writer","app_reader"]' }, 'pooler-consumer-users', { consumerUsers: ['app_reader', 'app_writer', 'app_reader'] }, 'Invalid value for variable'],
+    ['16 consumer users', { ...base, consumer_users: JSON.stringify(users(16)) }, 'pooler-consumer-users', { consumerUsers: users(16) }, 'Invalid value for variable'],
+    ['an S3 prefix list without the VPC\'s CIDR block', { ...base, s3_prefix_list_id: 'pl-63a5400a' }, 'pooler-s3-egress-vpc-cidr', { s3PrefixListId: 'pl-63a5400a' }, 'Resource precondition failed'],
+    [
+      'a certificate secret without its CA',
+      { ...kitCertificate, tls_secret_arn: base.tls_secret_arn },
+      'pooler-tls-certificate-pair',
+      { tlsSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls', tlsCaCertificate: null },
+      'Module output value precondition failed',
+    ],
+    [
+      'a CA without the certificate secret',
+      { ...kitCertificate, tls_ca_certificate: base.tls_ca_certificate, certificate_function: '{ s3_bucket = "messages-lambda", s3_key = "pooler-certificate.zip" }' },
+      'pooler-tls-certificate-pair',
+      { tlsSecretArn: null, tlsCaCertificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----' },
+      'Module output value precondition failed',
+    ],
+    [
+      'the module\'s own certificate with half an S3 object for its function',
+      { ...kitCertificate, certificate_function: '{ s3_bucket = "messages-lambda" }' },
+      'pooler-certificate-function',
+      { certificateFunction: { s3_bucket: 'vectors-lambda' }, tlsSecretArn: null, tlsCaCertificate: null },
+      'Resource precondition failed',
+    ],
+  ] as const)('GIVEN %s WHEN planned THEN it fails with the shared vector\'s message, the module\'s variables named', (_what, vars, rule, input, summary) => {
+    // GIVEN the vector's message (model property names) with the module's variable in each name's place
+    const names = rulesOf('pgbouncer-proxy').find((r) => r.id === rule)!.terraform.names;
+    const expected = Object.entries(names)
+      .sort(([a], [b]) => b.length - a.length)
+      .reduce((m, [property, variable]) => m.split(property).join(variable), rejectionMessage(rule, input));
+    expect(terraformMessages('pgbouncer-proxy', input)).toEqual([expected]);
+    // WHEN
+    const errors = pooler.planErrors(vars);
+    // THEN
+    expect(errors.map((e) => [e.summary, e.detail.split('\n\n')[0]])).toEqual([[summary, expected]]);
   });
 });

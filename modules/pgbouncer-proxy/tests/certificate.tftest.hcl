@@ -1,5 +1,6 @@
 # The listeners' certificate: the module's own CA (the pooler certificate function, run at apply) when
-# no tls_secret_arn is given, else the user's secret with its CA; and the rules of those inputs.
+# no tls_secret_arn is given, else the user's secret with its CA; and the checks written here of those
+# inputs (the model's, certificate_function's source and tls_secret_arn with its CA, run in vectors.tftest.hcl).
 
 mock_provider "aws" {
   source = "../../test/terraform/mocks/aws"
@@ -80,24 +81,6 @@ run "user_certificate" {
     condition     = length(aws_lambda_invocation.certificate) == 0 && length(aws_secretsmanager_secret.ca) == 0 && length(aws_kms_key.certificate) == 0
     error_message = "no certificate is issued"
   }
-}
-
-run "certificate_function_missing" {
-  command = plan
-  variables { certificate_function = null }
-  expect_failures = [aws_lambda_function.certificate]
-}
-
-run "certificate_function_both_sources" {
-  command = plan
-  variables { certificate_function = { filename = "pooler-certificate.zip", s3_bucket = "tests-lambda", s3_key = "pooler-certificate.zip", source_code_hash = "aGFzaA==" } }
-  expect_failures = [aws_lambda_function.certificate]
-}
-
-run "tls_secret_without_ca" {
-  command = plan
-  variables { tls_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tests-tls-AbCdEf" }
-  expect_failures = [output.client_ca_certificate]
 }
 
 run "tls_ca_certificate_not_pem" {

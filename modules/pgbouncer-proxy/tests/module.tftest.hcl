@@ -1,6 +1,5 @@
-# The defaults accepted, and the module's own checks outside lib/model's rule tables (the name, the
-# consumer users' count and uniqueness, the HTTPS egress narrowing). The model's rules run in
-# vectors.tftest.hcl, generated from the shared vectors.
+# The defaults accepted. The module's rules (lib/model's, the name, the consumer users and the HTTPS
+# egress narrowing among them) run in vectors.tftest.hcl, generated from the shared vectors.
 
 mock_provider "aws" {
   source = "../../test/terraform/mocks/aws"
@@ -36,22 +35,4 @@ run "defaults_accepted" {
     condition     = output.vcpus_per_host == 2 && output.bootstrap_variables.Vcpus == "2" && output.bootstrap_variables.ReaderEndpoints == join(" ", var.reader_endpoints)
     error_message = "the bootstrap's variables"
   }
-}
-
-run "name_invalid" {
-  command = plan
-  variables { name = "a-name-longer-than-twenty-nine-chars" }
-  expect_failures = [var.name]
-}
-
-run "consumer_users_repeated" {
-  command = plan
-  variables { consumer_users = ["app_reader", "app_reader"] }
-  expect_failures = [aws_launch_template.this]
-}
-
-run "s3_prefix_list_without_vpc_cidr" {
-  command = plan
-  variables { s3_prefix_list_id = "pl-63a5400a" }
-  expect_failures = [aws_vpc_security_group_egress_rule.hosts_https]
 }

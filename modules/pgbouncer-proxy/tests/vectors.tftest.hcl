@@ -22,6 +22,7 @@ variables {
   packages_key              = "pgbouncer/packages.tar"
   tls_secret_arn            = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls"
   tls_ca_certificate        = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"
+  certificate_function      = { s3_bucket = "vectors-lambda", s3_key = "pooler-certificate.zip" }
 }
 
 # max-connections-percent {"maxConnectionsPercent":1}: accepted
@@ -663,4 +664,402 @@ run "v059_pooler_user_name_rejected" {
   }
 
   expect_failures = [var.consumer_users]
+}
+
+# fleet-load-balancer-name {"loadBalancerName":"vectors"}: accepted
+run "v060_fleet_load_balancer_name_accepted" {
+  command = plan
+
+  variables {
+    name = "vectors"
+  }
+}
+
+# fleet-load-balancer-name {"loadBalancerName":"a"}: accepted
+run "v061_fleet_load_balancer_name_accepted" {
+  command = plan
+
+  variables {
+    name = "a"
+  }
+}
+
+# fleet-load-balancer-name {"loadBalancerName":"pg-fleet-1"}: accepted
+run "v062_fleet_load_balancer_name_accepted" {
+  command = plan
+
+  variables {
+    name = "pg-fleet-1"
+  }
+}
+
+# fleet-load-balancer-name {"loadBalancerName":"fffffffffffffffffffffffffffff"}: accepted
+run "v063_fleet_load_balancer_name_accepted" {
+  command = plan
+
+  variables {
+    name = "fffffffffffffffffffffffffffff"
+  }
+}
+
+# fleet-load-balancer-name {"loadBalancerName":"ffffffffffffffffffffffffffffff"}: rejected: name ffffffffffffffffffffffffffffff is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+run "v064_fleet_load_balancer_name_rejected" {
+  command = plan
+
+  variables {
+    name = "ffffffffffffffffffffffffffffff"
+  }
+
+  expect_failures = [var.name]
+}
+
+# fleet-load-balancer-name {"loadBalancerName":"Fleet"}: rejected: name Fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+run "v065_fleet_load_balancer_name_rejected" {
+  command = plan
+
+  variables {
+    name = "Fleet"
+  }
+
+  expect_failures = [var.name]
+}
+
+# fleet-load-balancer-name {"loadBalancerName":"1fleet"}: rejected: name 1fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+run "v066_fleet_load_balancer_name_rejected" {
+  command = plan
+
+  variables {
+    name = "1fleet"
+  }
+
+  expect_failures = [var.name]
+}
+
+# fleet-load-balancer-name {"loadBalancerName":"pg-fleet-"}: rejected: name pg-fleet- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+run "v067_fleet_load_balancer_name_rejected" {
+  command = plan
+
+  variables {
+    name = "pg-fleet-"
+  }
+
+  expect_failures = [var.name]
+}
+
+# fleet-load-balancer-name {"loadBalancerName":"pg--fleet"}: rejected: name pg--fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+run "v068_fleet_load_balancer_name_rejected" {
+  command = plan
+
+  variables {
+    name = "pg--fleet"
+  }
+
+  expect_failures = [var.name]
+}
+
+# fleet-load-balancer-name {"loadBalancerName":"pg_fleet"}: rejected: name pg_fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+run "v069_fleet_load_balancer_name_rejected" {
+  command = plan
+
+  variables {
+    name = "pg_fleet"
+  }
+
+  expect_failures = [var.name]
+}
+
+# fleet-load-balancer-name {"loadBalancerName":"prod/fleet"}: rejected: name prod/fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+run "v070_fleet_load_balancer_name_rejected" {
+  command = plan
+
+  variables {
+    name = "prod/fleet"
+  }
+
+  expect_failures = [var.name]
+}
+
+# fleet-load-balancer-name {"loadBalancerName":""}: rejected: name  is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+run "v071_fleet_load_balancer_name_rejected" {
+  command = plan
+
+  variables {
+    name = ""
+  }
+
+  expect_failures = [var.name]
+}
+
+# pooler-consumer-users {"consumerUsers":[]}: accepted
+run "v072_pooler_consumer_users_accepted" {
+  command = plan
+
+  variables {
+    consumer_users = []
+  }
+}
+
+# pooler-consumer-users {"consumerUsers":["app_reader"]}: accepted
+run "v073_pooler_consumer_users_accepted" {
+  command = plan
+
+  variables {
+    consumer_users = ["app_reader"]
+  }
+}
+
+# pooler-consumer-users {"consumerUsers":["app_reader","app_writer"]}: accepted
+run "v074_pooler_consumer_users_accepted" {
+  command = plan
+
+  variables {
+    consumer_users = ["app_reader", "app_writer"]
+  }
+}
+
+# pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15"]}: accepted
+run "v075_pooler_consumer_users_accepted" {
+  command = plan
+
+  variables {
+    consumer_users = ["app_1", "app_2", "app_3", "app_4", "app_5", "app_6", "app_7", "app_8", "app_9", "app_10", "app_11", "app_12", "app_13", "app_14", "app_15"]
+  }
+}
+
+# pooler-consumer-users {"consumerUsers":["app_reader","app_reader"]}: rejected: consumer_users app_reader,app_reader names app_reader more than once: name each user once, and let consumers of the same access share it
+run "v076_pooler_consumer_users_rejected" {
+  command = plan
+
+  variables {
+    consumer_users = ["app_reader", "app_reader"]
+  }
+
+  expect_failures = [var.consumer_users]
+}
+
+# pooler-consumer-users {"consumerUsers":["app_reader","app_writer","app_reader"]}: rejected: consumer_users app_reader,app_writer,app_reader names app_reader more than once: name each user once, and let consumers of the same access share it
+run "v077_pooler_consumer_users_rejected" {
+  command = plan
+
+  variables {
+    consumer_users = ["app_reader", "app_writer", "app_reader"]
+  }
+
+  expect_failures = [var.consumer_users]
+}
+
+# pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15","app_16"]}: rejected: consumer_users app_1,app_2,app_3,app_4,app_5,app_6,app_7,app_8,app_9,app_10,app_11,app_12,app_13,app_14,app_15,app_16 are 16 users: the hosts take at most 15, as their user data carries each user's secret ARN and EC2 user data is limited to 16 KB; share a user between consumers of the same access
+run "v078_pooler_consumer_users_rejected" {
+  command = plan
+
+  variables {
+    consumer_users = ["app_1", "app_2", "app_3", "app_4", "app_5", "app_6", "app_7", "app_8", "app_9", "app_10", "app_11", "app_12", "app_13", "app_14", "app_15", "app_16"]
+  }
+
+  expect_failures = [var.consumer_users]
+}
+
+# pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15","app_1"]}: rejected: consumer_users app_1,app_2,app_3,app_4,app_5,app_6,app_7,app_8,app_9,app_10,app_11,app_12,app_13,app_14,app_15,app_1 names app_1 more than once: name each user once, and let consumers of the same access share it
+run "v079_pooler_consumer_users_rejected" {
+  command = plan
+
+  variables {
+    consumer_users = ["app_1", "app_2", "app_3", "app_4", "app_5", "app_6", "app_7", "app_8", "app_9", "app_10", "app_11", "app_12", "app_13", "app_14", "app_15", "app_1"]
+  }
+
+  expect_failures = [var.consumer_users]
+}
+
+# pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a","vpcCidrBlock":"10.10.0.0/16"}: accepted
+run "v080_pooler_s3_egress_vpc_cidr_accepted" {
+  command = plan
+
+  variables {
+    s3_prefix_list_id = "pl-63a5400a"
+    vpc_cidr_block    = "10.10.0.0/16"
+  }
+}
+
+# pooler-s3-egress-vpc-cidr {"s3PrefixListId":null}: accepted
+run "v081_pooler_s3_egress_vpc_cidr_accepted" {
+  command = plan
+
+  variables {
+    s3_prefix_list_id = null
+  }
+}
+
+# pooler-s3-egress-vpc-cidr {"s3PrefixListId":null,"vpcCidrBlock":"10.10.0.0/16"}: accepted
+run "v082_pooler_s3_egress_vpc_cidr_accepted" {
+  command = plan
+
+  variables {
+    s3_prefix_list_id = null
+    vpc_cidr_block    = "10.10.0.0/16"
+  }
+}
+
+# pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a"}: rejected: s3_prefix_list_id pl-63a5400a narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are
+run "v083_pooler_s3_egress_vpc_cidr_rejected" {
+  command = plan
+
+  variables {
+    s3_prefix_list_id = "pl-63a5400a"
+  }
+
+  expect_failures = [aws_security_group.hosts]
+}
+
+# pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a","vpcCidrBlock":null}: rejected: s3_prefix_list_id pl-63a5400a narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are
+run "v084_pooler_s3_egress_vpc_cidr_rejected" {
+  command = plan
+
+  variables {
+    s3_prefix_list_id = "pl-63a5400a"
+    vpc_cidr_block    = null
+  }
+
+  expect_failures = [aws_security_group.hosts]
+}
+
+# pooler-tls-certificate-pair {"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
+run "v085_pooler_tls_certificate_pair_accepted" {
+  command = plan
+
+  variables {
+    tls_secret_arn     = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls"
+    tls_ca_certificate = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"
+  }
+}
+
+# pooler-tls-certificate-pair {"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
+run "v086_pooler_tls_certificate_pair_accepted" {
+  command = plan
+
+  variables {
+    tls_secret_arn     = null
+    tls_ca_certificate = null
+  }
+}
+
+# pooler-tls-certificate-pair {"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":null}: rejected: tls_ca_certificate is not set: a certificate made outside the module (tls_secret_arn) comes with the CA consumers verify it against; pass that CA in tls_ca_certificate, or leave tls_secret_arn unset for the module's own CA
+run "v087_pooler_tls_certificate_pair_rejected" {
+  command = plan
+
+  variables {
+    tls_secret_arn     = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls"
+    tls_ca_certificate = null
+  }
+
+  expect_failures = [output.client_ca_certificate]
+}
+
+# pooler-tls-certificate-pair {"tlsSecretArn":null,"tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: rejected: tls_secret_arn is not set: tls_ca_certificate is the CA of a certificate made outside the module, which the hosts read from a secret; pass that secret in tls_secret_arn, or leave tls_ca_certificate unset for the module's own CA
+run "v088_pooler_tls_certificate_pair_rejected" {
+  command = plan
+
+  variables {
+    tls_secret_arn     = null
+    tls_ca_certificate = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"
+  }
+
+  expect_failures = [output.client_ca_certificate]
+}
+
+# pooler-certificate-function {"certificateFunction":{"s3_bucket":"vectors-lambda","s3_key":"pooler-certificate.zip"},"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
+run "v089_pooler_certificate_function_accepted" {
+  command = plan
+
+  variables {
+    certificate_function = { s3_bucket = "vectors-lambda", s3_key = "pooler-certificate.zip" }
+    tls_secret_arn       = null
+    tls_ca_certificate   = null
+  }
+}
+
+# pooler-certificate-function {"certificateFunction":{"filename":"pooler-certificate.zip","source_code_hash":"aGFzaA=="},"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
+run "v090_pooler_certificate_function_accepted" {
+  command = plan
+
+  variables {
+    certificate_function = { filename = "pooler-certificate.zip", source_code_hash = "aGFzaA==" }
+    tls_secret_arn       = null
+    tls_ca_certificate   = null
+  }
+}
+
+# pooler-certificate-function {"certificateFunction":null,"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
+run "v091_pooler_certificate_function_accepted" {
+  command = plan
+
+  variables {
+    certificate_function = null
+    tls_secret_arn       = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls"
+    tls_ca_certificate   = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"
+  }
+}
+
+# pooler-certificate-function {"certificateFunction":null,"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
+run "v092_pooler_certificate_function_rejected" {
+  command = plan
+
+  variables {
+    certificate_function = null
+    tls_secret_arn       = null
+    tls_ca_certificate   = null
+  }
+
+  expect_failures = [aws_lambda_function.certificate]
+}
+
+# pooler-certificate-function {"certificateFunction":{},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
+run "v093_pooler_certificate_function_rejected" {
+  command = plan
+
+  variables {
+    certificate_function = {}
+    tls_secret_arn       = null
+    tls_ca_certificate   = null
+  }
+
+  expect_failures = [aws_lambda_function.certificate]
+}
+
+# pooler-certificate-function {"certificateFunction":{"filename":"pooler-certificate.zip","s3_bucket":"vectors-lambda","s3_key":"pooler-certificate.zip","source_code_hash":"aGFzaA=="},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has filename with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both
+run "v094_pooler_certificate_function_rejected" {
+  command = plan
+
+  variables {
+    certificate_function = { filename = "pooler-certificate.zip", s3_bucket = "vectors-lambda", s3_key = "pooler-certificate.zip", source_code_hash = "aGFzaA==" }
+    tls_secret_arn       = null
+    tls_ca_certificate   = null
+  }
+
+  expect_failures = [aws_lambda_function.certificate]
+}
+
+# pooler-certificate-function {"certificateFunction":{"s3_bucket":"vectors-lambda"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
+run "v095_pooler_certificate_function_rejected" {
+  command = plan
+
+  variables {
+    certificate_function = { s3_bucket = "vectors-lambda" }
+    tls_secret_arn       = null
+    tls_ca_certificate   = null
+  }
+
+  expect_failures = [aws_lambda_function.certificate]
+}
+
+# pooler-certificate-function {"certificateFunction":{"s3_key":"pooler-certificate.zip"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
+run "v096_pooler_certificate_function_rejected" {
+  command = plan
+
+  variables {
+    certificate_function = { s3_key = "pooler-certificate.zip" }
+    tls_secret_arn       = null
+    tls_ca_certificate   = null
+  }
+
+  expect_failures = [aws_lambda_function.certificate]
 }
