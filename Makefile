@@ -214,16 +214,18 @@ $(CDKTN_DIR)/node_modules/.package-lock.json: $(CDKTN_DIR)/package.json $(CDKTN_
 cdktn-build: node-deps cdktn-deps
 	npx ts-node --transpile-only bin/build-cdktn.ts
 
-# The example cdktn app (packages/cdktn/examples/complete.ts) synthesized through the library API (cdktn-cli
-# needs Node >= 22), then planned like terraform-plan-summary.
-## cdktn-plan-summary: resources the cdktn example app would create (synthesized and planned offline)
+# The example cdktn apps (packages/cdktn/examples/complete.ts, complete-pgbouncer.ts) synthesized through the
+# library API (cdktn-cli needs Node >= 22), then planned like terraform-plan-summary.
+## cdktn-plan-summary: resources the cdktn example apps would create (synthesized and planned offline)
 cdktn-plan-summary: node-deps cdktn-deps terraform-cli terraform-provider lambda-zip
 	@$(TF_ENV); set -e; out="$$(mktemp -d)"; trap 'rm -rf "$$out"' EXIT; \
-	stack="$$(npx ts-node --transpile-only $(CDKTN_DIR)/examples/complete.ts "$$out")"; stack="$$(dirname "$$stack")"; \
-	"$$TF" -chdir="$$stack" init -input=false -no-color >/dev/null; \
-	"$$TF" -chdir="$$stack" plan -input=false -lock=false -no-color -out="$$out/complete.tfplan" >/dev/null; \
-	echo "$(CDKTN_DIR)/examples/complete.ts:"; \
-	"$$TF" -chdir="$$stack" show -json "$$out/complete.tfplan" | npx aurora-proxy-kit plan summary
+	for example in complete complete-pgbouncer; do \
+	  stack="$$(npx ts-node --transpile-only $(CDKTN_DIR)/examples/$$example.ts "$$out")"; stack="$$(dirname "$$stack")"; \
+	  "$$TF" -chdir="$$stack" init -input=false -no-color >/dev/null; \
+	  "$$TF" -chdir="$$stack" plan -input=false -lock=false -no-color -out="$$out/$$example.tfplan" >/dev/null; \
+	  echo "$(CDKTN_DIR)/examples/$$example.ts:"; \
+	  "$$TF" -chdir="$$stack" show -json "$$out/$$example.tfplan" | npx aurora-proxy-kit plan summary; \
+	done
 
 ## summary: what cdk.out deploys
 summary: node-deps

@@ -1,6 +1,6 @@
 import { INSTANCE_CLASS_CATALOG } from './instance-classes';
 import { FLEET_RULES } from './pgbouncer-fleet';
-import { POOLER_HOST_RULES } from './pgbouncer-hosts';
+import { POOLER_HOST_RULES, poolerInstanceVcpus } from './pgbouncer-hosts';
 import { CLUSTER_RULES } from './rules/cluster';
 import { DASHBOARD_RULES } from './rules/dashboard';
 import { DEPLOYMENT_RULES } from './rules/deployment';
@@ -37,6 +37,19 @@ export const RULE_TABLES = {
   poolerHost: POOLER_HOST_RULES,
   pgbouncerProxy: PGBOUNCER_PROXY_RULES,
 } as const;
+
+/**
+ * How a Terraform module turns one variable into a property its rules read, where the module takes
+ * something else than the property (the hosts' instance_type, not their vCPUs): named, so that the
+ * generated cdktn constructs can say which one a property is read through. undefined: no value (a
+ * rule on the variable itself reports why).
+ */
+export const PROPERTY_LOOKUPS = {
+  /** vCPUs of a pooler instance type, as the module's catalog.tf looks them up. */
+  poolerInstanceVcpus: (value: unknown): number | undefined => (typeof value === 'string' ? poolerInstanceVcpus(value) : undefined),
+} as const;
+
+export type PropertyLookup = keyof typeof PROPERTY_LOOKUPS;
 
 /** Catalog classes listed for error messages and docs. */
 export const OPTIMIZED_READS_CLASS_NAMES = INSTANCE_CLASS_CATALOG.map((s) => s.instanceClass);

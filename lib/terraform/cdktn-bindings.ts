@@ -1,7 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { type HclAttribute, type HclType, objectOf, parseHclType } from './hcl-types';
-import { MODULES, propertyNames } from './modules';
+import type { PropertyLookup } from '../model';
+import { MODULES, moduleSpec, propertyNames } from './modules';
 import { moduleVariables, parseOutputs } from './readme';
 import { moduleRegions } from './validations';
 
@@ -12,18 +13,31 @@ import { moduleRegions } from './validations';
  * renders the TypeScript.
  */
 
-/** How a model property of a rule is read from the module's variables. */
+/**
+ * How a model property of a rule is read from the module's variables. A read names its variable(s) by
+ * the module's names; packages/cdktn/src/kit-rules.ts runs them (its RuleRead is this type without
+ * `property`, which becomes the key).
+ */
 export type RuleRead =
   /** The variable's value. */
   | { readonly property: string; readonly variable: string; readonly read: 'value'; readonly default?: unknown }
   /** One attribute of an object variable (`endpoint.target_role`). */
   | { readonly property: string; readonly variable: string; readonly read: 'attribute'; readonly attribute: string; readonly default?: unknown }
-  /** The number of elements of a collection of objects (`endpoints`, counted against RDS Proxy's limit). */
-  | { readonly property: string; readonly variable: string; readonly read: 'count'; readonly default?: unknown }
+  /**
+   * The number of elements of a collection variable: a collection of objects (`endpoints`, counted against
+   * RDS Proxy's limit), or a list the module's rules read as its length (ModuleSpec.lengths: `reader_endpoints`).
+   */
+  | { readonly property: string; readonly variable: string; readonly read: 'length'; readonly default?: unknown }
   /** Each key of a map (`endpoints key`: the endpoint names). */
   | { readonly property: string; readonly variable: string; readonly read: 'keys' }
   /** One attribute of each element of a collection (`endpoints target_role`). */
-  | { readonly property: string; readonly variable: string; readonly read: 'each'; readonly attribute: string; readonly default?: unknown };
+  | { readonly property: string; readonly variable: string; readonly read: 'each'; readonly attribute: string; readonly default?: unknown }
+  /** Each item of a list of strings or numbers (`consumer_users item`). */
+  | { readonly property: string; readonly variable: string; readonly read: 'items' }
+  /** A lookup of the model (PROPERTY_LOOKUPS) applied to the variable's value (the hosts' vCPUs from `instance_type`). */
+  | { readonly property: string; readonly variable: string; readonly read: 'lookup'; readonly lookup: PropertyLookup; readonly default?: unknown }
+  /** An object of several variables' values, by attribute (the fleet's pool settings), each with its variable's default. */
+  | { readonly property: string; readonly read: 'object'; readonly variables: Readonly<Record<string, string>>; readonly defaults?: Readonly<Record<string, unknown>> };
 
 export interface BindingVariable {
   /** The module's variable. */
@@ -36,7 +50,7 @@ export interface BindingVariable {
   readonly default?: string;
 }
 
-export type OutputKind = 'string' | 'number' | 'bool' | 'list' | 'stringMap' | 'any';
+export type OutputKind = 'string' | 'number' | 'bool' | 'list' | 'stringMap' | 'numberMap' | 'any';
 
 export interface BindingOutput {
   readonly name: string;
@@ -57,14 +71,8 @@ export interface ModuleBinding {
   readonly ruleReads: ReadonlyArray<RuleRead>;
 }
 
-/**
- * Modules without a cdktn construct yet: pgbouncer-proxy's rules read a list's length (reader_endpoints)
- * and a list's items (consumer_users), which the construct's rule reads do not express.
- */
-export const NO_CDKTN_MODULES: ReadonlyArray<string> = ['pgbouncer-proxy'];
-
-/** The modules with a cdktn construct: those of the topology and the log-key policy users pass keys with. */
-export const CDKTN_MODULES: ReadonlyArray<string> = [...MODULES.filter((m) => !NO_CDKTN_MODULES.includes(m)), 'internal/logs-kms-policy'];
+/** The modules with a cdktn construct: every module of the topology, and the log-key policy users pass keys with. */
+export const CDKTN_MODULES: ReadonlyArray<string> = [...MODULES, 'internal/logs-kms-policy'];
 
 /**
  * Outputs whose type the value expression does not show (a resource attribute, a local, an object):
@@ -83,10 +91,22 @@ const OUTPUT_KINDS: Readonly<Record<string, Readonly<Record<string, OutputKind>>
     max_connections: 'number',
   },
   'pooling-proxy': { endpoints: 'any', pool_settings: 'any', max_server_connections: 'number' },
+  'pgbouncer-proxy': {
+    endpoints: 'any',
+    ports: 'numberMap',
+    consumer_secret_arns: 'stringMap',
+    vcpus_per_host: 'number',
+    bootstrap_variables: 'stringMap',
+    metric_targets: 'any',
+    target_group_arn_suffixes: 'stringMap',
+  },
   'database-role-bootstrap': { roles: 'stringMap' },
   dashboard: { alarm_names: 'list', thresholds: 'any' },
   'internal/logs-kms-policy': { logs_condition: 'any' },
 };
+
+/** Class names that are not the module's directory in PascalCase: PgBouncer's own spelling, as the CDK construct has it. */
+const CLASS_NAMES: Readonly<Record<string, string>> = { 'pgbouncer-proxy': 'PgBouncerProxy' };
 
 /** Members of cdktn's TerraformHclModule (and the construct's own options) that a prop or getter must not shadow. */
 export const RESERVED_MEMBERS: ReadonlySet<string> = new Set([
@@ -119,6 +139,7 @@ function kindOfType(type: HclType): OutputKind {
   if (type.kind === 'string' || type.kind === 'number' || type.kind === 'bool') return type.kind;
   if ((type.kind === 'list' || type.kind === 'set') && type.element.kind === 'string') return 'list';
   if (type.kind === 'map' && type.element.kind === 'string') return 'stringMap';
+  if (type.kind === 'map' && type.element.kind === 'number') return 'numberMap';
   return 'any';
 }
 
@@ -146,6 +167,8 @@ function attributeOf(module: string, variable: BindingVariable, name: string): H
   return attribute;
 }
 
+const isStringOrNumber = (type: HclType) => type.kind === 'string' || type.kind === 'number';
+
 /** How each model property the module's rules read comes from its variables. */
 function ruleReads(module: string, variables: ReadonlyArray<BindingVariable>): RuleRead[] {
   const byName = (name: string) => {
@@ -153,19 +176,36 @@ function ruleReads(module: string, variables: ReadonlyArray<BindingVariable>): R
     if (!variable) throw new Error(`modules/${module}: the rules name a variable ${name} the module does not declare`);
     return variable;
   };
-  return Object.entries(MODULES.includes(module) ? propertyNames(module) : {}).map(([property, hclName]): RuleRead => {
+  if (!MODULES.includes(module)) return [];
+  const spec = moduleSpec(module);
+  return Object.entries(propertyNames(module)).map(([property, hclName]): RuleRead => {
+    const derived = spec.derived?.[property];
+    if (derived && 'object' in derived) {
+      const defaults = Object.fromEntries(Object.entries(derived.object).map(([attribute, name]) => [attribute, literal(byName(name).default)]).filter(([, v]) => v !== undefined));
+      return { property, read: 'object', variables: derived.object, ...(Object.keys(defaults).length > 0 ? { defaults } : {}) };
+    }
+    if (derived) return { property, variable: derived.variable, read: 'lookup', lookup: derived.lookup, default: literal(byName(derived.variable).default) };
     const [head, rest] = hclName.split(' ');
     if (rest !== undefined) {
       const variable = byName(head);
       if (rest === 'key') return { property, variable: head, read: 'keys' };
+      if (rest === 'item') {
+        const { type } = variable;
+        if ((type.kind !== 'list' && type.kind !== 'set') || !isStringOrNumber(type.element)) throw new Error(`modules/${module}: rule input ${hclName} reads the items of ${head}, which is not a list of strings or numbers`);
+        return { property, variable: head, read: 'items' };
+      }
       return { property, variable: head, read: 'each', attribute: rest, default: literal(attributeOf(module, variable, rest).default) };
     }
     const [name, attribute] = hclName.split('.');
     const variable = byName(name);
     if (attribute !== undefined) return { property, variable: name, read: 'attribute', attribute, default: literal(attributeOf(module, variable, attribute).default) };
+    if (spec.lengths?.includes(name)) {
+      if (!['list', 'set', 'map'].includes(variable.type.kind)) throw new Error(`modules/${module}: ${name} is read as its length but is not a collection`);
+      return { property, variable: name, read: 'length', default: literal(variable.default) };
+    }
     // A collection of objects stands in a rule as its size (the model has no rule on such a value itself).
     const countsElements = objectOf(variable.type) !== undefined && variable.type.kind !== 'object';
-    return { property, variable: name, read: countsElements ? 'count' : 'value', default: literal(variable.default) };
+    return { property, variable: name, read: countsElements ? 'length' : 'value', default: literal(variable.default) };
   });
 }
 
@@ -178,7 +218,7 @@ function readmeSummary(moduleDir: string): string {
 export function moduleBinding(root: string, module: string): ModuleBinding {
   const moduleDir = path.join(root, 'modules', module);
   const regions = MODULES.includes(module) ? moduleRegions(module) : [];
-  const className = pascalCase(path.basename(module));
+  const className = CLASS_NAMES[module] ?? pascalCase(path.basename(module));
   const variables = moduleVariables(moduleDir, regions).map((v): BindingVariable => {
     const prop = camelCase(v.name);
     if (RESERVED_MEMBERS.has(prop)) throw new Error(`modules/${module}: variable ${v.name} would shadow ${className}.${prop} of cdktn's TerraformHclModule`);

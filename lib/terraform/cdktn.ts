@@ -111,6 +111,7 @@ const GETTERS: Readonly<Record<BindingOutput['kind'], { type: string; call: stri
   bool: { type: 'IResolvable', call: 'getBoolean' },
   list: { type: 'string[]', call: 'getList' },
   stringMap: { type: '{ [key: string]: string }', call: 'getStringMap' },
+  numberMap: { type: '{ [key: string]: number }', call: 'getNumberMap' },
   any: { type: 'IResolvable', call: 'getAny' },
 };
 

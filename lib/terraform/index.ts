@@ -24,8 +24,8 @@ export { parseOutputs, parseVariables, variableDefaults, type VariableInfo } fro
 export { awsRuleRows } from './aws-rules-doc';
 export { PGBOUNCER_BOOTSTRAP_FILE } from './pgbouncer';
 export { CDKTN_PACKAGE, CDKTN_SOURCE_REPOSITORY, renderCdktnPackage } from './cdktn';
-export { CDKTN_MODULES, NO_CDKTN_MODULES, camelCase, moduleBinding } from './cdktn-bindings';
-export { loadVectors, terraformMessages, vectorExpectations, vectorVariables, type Vector, type VectorExpectation } from './vectors';
+export { CDKTN_MODULES, camelCase, moduleBinding } from './cdktn-bindings';
+export { loadVectors, terraformMessages, vectorExpectations, vectorValues, vectorVariables, type Vector, type VectorExpectation } from './vectors';
 export { moduleRegions, type Region } from './validations';
 
 export const ROOT = path.join(__dirname, '..', '..');

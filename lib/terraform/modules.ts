@@ -1,5 +1,5 @@
-import { RULE_TABLES, type PoolSettings, type Rule, type TerraformUse, terraformUse, terraformUses } from '../model';
-import { GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES, poolerInstanceVcpus } from '../model/pgbouncer-hosts';
+import { PROPERTY_LOOKUPS, RULE_TABLES, type PoolSettings, type PropertyLookup, type Rule, type TerraformUse, terraformUse, terraformUses } from '../model';
+import { GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES } from '../model/pgbouncer-hosts';
 
 /**
  * The Terraform modules the generator writes into, and what it must know about each: its rules (the
@@ -29,7 +29,7 @@ export interface ModuleSpec {
   readonly lengths?: ReadonlyArray<string>;
   /**
    * Model properties the module derives from its variables rather than takes as one (the hosts' vCPUs
-   * from instance_type): how to read the property from the variables, and variables that give a value.
+   * from instance_type, the fleet's pool from the three pool variables).
    */
   readonly derived?: Readonly<Record<string, DerivedProperty>>;
 }
@@ -40,9 +40,26 @@ export interface PreconditionSite {
   readonly file: string;
 }
 
-export interface DerivedProperty {
-  readonly read: (variables: Readonly<Record<string, unknown>>) => unknown;
-  readonly variables: (value: unknown) => Record<string, unknown>;
+/**
+ * A model property the module derives from its variables rather than takes as one: a lookup of the model
+ * applied to one variable (the hosts' vCPUs from instance_type; `variables` gives a variable that makes a
+ * value, for the vectors), or an object of several variables by attribute (the fleet's pool settings).
+ * Declared as data, so the cdktn constructs' generated rule reads say the same (lib/terraform/cdktn-bindings.ts).
+ */
+export type DerivedProperty =
+  | { readonly variable: string; readonly lookup: PropertyLookup; readonly variables: (value: unknown) => Record<string, unknown> }
+  | { readonly object: Readonly<Record<string, string>> };
+
+/** A derived property's value for the module's variables. */
+export function derivedValue(derived: DerivedProperty, variables: Readonly<Record<string, unknown>>): unknown {
+  if ('object' in derived) return Object.fromEntries(Object.entries(derived.object).map(([attribute, name]) => [attribute, variables[name]]));
+  return PROPERTY_LOOKUPS[derived.lookup](variables[derived.variable]);
+}
+
+/** Variables that give a derived property `value`. */
+export function derivedVariables(derived: DerivedProperty, value: unknown): Record<string, unknown> {
+  if ('object' in derived) return Object.fromEntries(Object.entries(derived.object).map(([attribute, name]) => [name, (value as Record<string, unknown>)[attribute]]));
+  return derived.variables(value);
 }
 
 /** A Graviton type of the pooler catalog with `vcpus` vCPUs. */
@@ -118,14 +135,8 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
     },
     lengths: ['reader_endpoints'],
     derived: {
-      vcpusPerHost: {
-        read: (v) => poolerInstanceVcpus(String(v.instance_type)),
-        variables: (vcpus) => ({ instance_type: poolerInstanceType(vcpus) }),
-      },
-      pool: {
-        read: (v) => Object.fromEntries(Object.entries(POOL_VARIABLES).map(([p, n]) => [p, v[n]])),
-        variables: (pool) => Object.fromEntries(Object.entries(POOL_VARIABLES).map(([p, n]) => [n, (pool as Record<string, unknown>)[p]])),
-      },
+      vcpusPerHost: { variable: 'instance_type', lookup: 'poolerInstanceVcpus', variables: (vcpus) => ({ instance_type: poolerInstanceType(vcpus) }) },
+      pool: { object: POOL_VARIABLES },
     },
   },
   {

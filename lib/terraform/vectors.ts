@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { OFFERED_ENGINE_VERSIONS, OPTIMIZED_READS_MIN_MAJOR, evaluateRules, parseEngineVersion, terraformUses, type Violation } from '../model';
 import { alignedMap, generatedBy, hclString, hclValue } from './hcl';
-import { type ModuleRule, PROXY_ENDPOINT, expressionOf, modulesOfRule, moduleSpec, preconditionOf, propertyNames, ruleVariable, rulesOf, variableOf } from './modules';
+import { type ModuleRule, PROXY_ENDPOINT, derivedValue, derivedVariables, expressionOf, modulesOfRule, moduleSpec, preconditionOf, propertyNames, ruleVariable, rulesOf, variableOf } from './modules';
 import { variableDefaults } from './readme';
 
 /**
@@ -20,6 +20,8 @@ export interface Vector {
 export interface VectorExpectation {
   readonly module: string;
   readonly vector: Vector;
+  /** The model's input: the module's defaults and fixture, and the vector's properties over them. */
+  readonly input: Record<string, unknown>;
   /** The model's messages for the module's full input. */
   readonly messages: string[];
   /** The same messages as the module words them (its variable names). */
@@ -30,46 +32,56 @@ export interface VectorExpectation {
 
 type Vars = Record<string, unknown>;
 
-function endpointsMap(endpoints: Record<string, Vars>): string {
-  const names = Object.keys(endpoints);
-  if (names.length === 0) return '{}';
-  const pad = Math.max(...names.map((n) => hclString(n).length));
-  return `{\n${names.map((n) => `      ${hclString(n).padEnd(pad)} = ${hclValue(endpoints[n])}`).join('\n')}\n    }`;
-}
-
 /** Vector values of properties that live inside a collection variable, as that variable. */
-const COLLECTION_VALUES: Readonly<Record<string, (value: unknown) => string>> = {
-  endpoints: (count) => endpointsMap(Object.fromEntries(Array.from({ length: count as number }, (_, i) => [`endpoint-${i + 1}`, PROXY_ENDPOINT]))),
-  'endpoints key': (name) => endpointsMap({ [name as string]: PROXY_ENDPOINT }),
-  'endpoints target_role': (role) => endpointsMap({ 'endpoint-1': { ...PROXY_ENDPOINT, target_role: role } }),
-  'consumer_users item': (user) => hclValue([user]),
-  'endpoints role': (role) => endpointsMap({ 'endpoint-1': { ...PROXY_ENDPOINT, role } }),
+const COLLECTION_VALUES: Readonly<Record<string, (value: unknown) => unknown>> = {
+  endpoints: (count) => Object.fromEntries(Array.from({ length: count as number }, (_, i) => [`endpoint-${i + 1}`, PROXY_ENDPOINT])),
+  'endpoints key': (name) => ({ [name as string]: PROXY_ENDPOINT }),
+  'endpoints target_role': (role) => ({ 'endpoint-1': { ...PROXY_ENDPOINT, target_role: role } }),
+  'consumer_users item': (user) => [user],
+  'endpoints role': (role) => ({ 'endpoint-1': { ...PROXY_ENDPOINT, role } }),
 };
 
 /** A list of `count` reader endpoints, for a variable a rule reads as its length. */
 const readerEndpoints = (count: unknown) => Array.from({ length: count as number }, (_, i) => `vectors-reader-${i + 1}.abc.us-east-1.rds.amazonaws.com`);
 
-/** A vector's input as the module's variables (HCL text), merged into the fixture where it sets an attribute. */
-export function vectorVariables(module: string, input: Record<string, unknown>): Record<string, string> {
+/**
+ * A vector's input as the values of the module's variables it sets, merged into the fixture where it sets
+ * an attribute: what `terraform test` passes (vectorVariables) and the cdktn constructs take as props.
+ */
+export function vectorValues(module: string, input: Record<string, unknown>): Vars {
   const names = propertyNames(module);
-  const fixture = moduleSpec(module).fixture;
-  const objects: Record<string, Vars> = {};
-  const out: Record<string, string> = {};
   const spec = moduleSpec(module);
+  const out: Vars = {};
   for (const [property, value] of Object.entries(input)) {
     const name = names[property];
     if (name === undefined) throw new Error(`${module}: no variable for property ${property}`);
     const derived = spec.derived?.[property];
-    if (derived) for (const [variable, v] of Object.entries(derived.variables(value))) out[variable] = hclValue(v);
-    else if (spec.lengths?.includes(name)) out[name] = hclValue(readerEndpoints(value));
+    if (derived) Object.assign(out, derivedVariables(derived, value));
+    else if (spec.lengths?.includes(name)) out[name] = readerEndpoints(value);
     else if (COLLECTION_VALUES[name]) out[name.split(' ')[0]] = COLLECTION_VALUES[name](value);
     else if (name.includes('.')) {
       const [variable, attribute] = name.split('.');
-      objects[variable] = { ...((objects[variable] ?? fixture[variable] ?? {}) as Vars), [attribute]: value };
-      out[variable] = hclValue(objects[variable]);
-    } else out[name] = hclValue(value);
+      out[variable] = { ...((out[variable] ?? spec.fixture[variable] ?? {}) as Vars), [attribute]: value };
+    } else out[name] = value;
   }
   return out;
+}
+
+const isObject = (value: unknown): value is Vars => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** A map of objects (endpoints) one entry a line, as terraform fmt leaves it; any other value on one line. */
+function vectorHcl(value: unknown): string {
+  if (isObject(value) && Object.keys(value).length > 0 && Object.values(value).every(isObject)) {
+    const names = Object.keys(value);
+    const pad = Math.max(...names.map((n) => hclString(n).length));
+    return `{\n${names.map((n) => `      ${hclString(n).padEnd(pad)} = ${hclValue(value[n])}`).join('\n')}\n    }`;
+  }
+  return hclValue(value);
+}
+
+/** A vector's input as the module's variables (HCL text), merged into the fixture where it sets an attribute. */
+export function vectorVariables(module: string, input: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(vectorValues(module, input)).map(([name, value]) => [name, vectorHcl(value)]));
 }
 
 /** The model input a module's variables amount to (defaults and fixture), for properties with a plain variable. */
@@ -79,7 +91,7 @@ function modelInput(module: string, vars: Vars): Vars {
   for (const [property, name] of Object.entries(propertyNames(module))) {
     const derived = spec.derived?.[property];
     if (derived) {
-      input[property] = derived.read(vars);
+      input[property] = derivedValue(derived, vars);
       continue;
     }
     if (spec.lengths?.includes(name)) {
@@ -124,7 +136,8 @@ export function vectorExpectations(): VectorExpectation[] {
 
 function expectation(module: string, vector: Vector): VectorExpectation {
   const defaults = variableDefaults(path.join(ROOT, 'modules', module));
-  const input = { ...modelInput(module, { ...defaults, ...moduleSpec(module).fixture }), ...vector.input };
+  // The properties the module derives from the vector's variables too (the fleet's pool from max_connections_percent).
+  const input = { ...modelInput(module, { ...defaults, ...moduleSpec(module).fixture, ...vectorValues(module, vector.input) }), ...vector.input };
   const violations = evaluateRules(rulesOf(module), input);
   const objects = [...new Set(violations.map((v) => failingObject(module, v, input)))];
   // Terraform validates variables first; a resource whose inputs failed validation is not planned,
@@ -137,7 +150,7 @@ function expectation(module: string, vector: Vector): VectorExpectation {
   if (module === 'aurora-optimized-reads' && engineVersion !== undefined && !OFFERED_ENGINE_VERSIONS.includes(engineVersion) && !failures.includes('var.engine_version')) {
     failures.push('check.engine_version_offered');
   }
-  return { module, vector, messages: violations.map((v) => v.message), terraformMessages: terraformMessages(module, input), failures };
+  return { module, vector, input, messages: violations.map((v) => v.message), terraformMessages: terraformMessages(module, input), failures };
 }
 
 export function renderVectorTests(module: string, expectations: ReadonlyArray<VectorExpectation>): string {

@@ -52,6 +52,32 @@ describe('generated cdktn constructs', () => {
     }
   });
 
+  test('GIVEN pgbouncer-proxy THEN its rules read a list\'s length, each item of a list of strings and the values the module derives', () => {
+    const reads = Object.fromEntries(moduleBinding(ROOT, 'pgbouncer-proxy').ruleReads.map(({ property, ...read }) => [property, read]));
+    expect(reads).toMatchObject({
+      readers: { variable: 'reader_endpoints', read: 'length' },
+      consumerUser: { variable: 'consumer_users', read: 'items' },
+      targetRole: { variable: 'endpoints', read: 'each', attribute: 'role' },
+      vcpusPerHost: { variable: 'instance_type', read: 'lookup', lookup: 'poolerInstanceVcpus', default: 'c7g.large' },
+      pool: { read: 'object', defaults: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 50, connectionBorrowTimeoutSeconds: 120 } },
+    });
+  });
+
+  test('GIVEN a variable whose items or length a rule reads that is no longer a list of that kind THEN generation fails naming it', () => {
+    const root = scratchRoot();
+    try {
+      const file = path.join(root, 'modules', 'pgbouncer-proxy', 'variables.tf');
+      const text = fs.readFileSync(file, 'utf8');
+      const retyped = (variable: string, type: string) => text.replace(new RegExp(`(variable "${variable}" \\{\\n[\\s\\S]*?type +=) list\\(string\\)`), `$1 ${type}`);
+      fs.writeFileSync(file, retyped('consumer_users', 'list(object({ name = string }))'));
+      expect(() => renderCdktnPackage(root)).toThrow('modules/pgbouncer-proxy: rule input consumer_users item reads the items of consumer_users, which is not a list of strings or numbers');
+      fs.writeFileSync(file, retyped('reader_endpoints', 'string'));
+      expect(() => renderCdktnPackage(root)).toThrow('modules/pgbouncer-proxy: reader_endpoints is read as its length but is not a collection');
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   test('GIVEN an output whose value is a collection the generator cannot type THEN generation fails saying where to type it', () => {
     const root = scratchRoot();
     try {

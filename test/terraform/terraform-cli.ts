@@ -25,7 +25,7 @@ export function terraformEnv(): NodeJS.ProcessEnv {
 }
 
 /** The Lambda zips the examples deploy; built when missing. */
-function ensureLambdaZips(): void {
+export function ensureLambdaZips(): void {
   if (!KIT_HANDLERS.every((name) => fs.existsSync(path.join(LAMBDA_ZIP_DIR, `${name}.zip`)))) buildLambdaZips(LAMBDA_ZIP_DIR);
 }
 

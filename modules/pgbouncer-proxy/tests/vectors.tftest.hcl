@@ -48,6 +48,7 @@ run "v002_max_connections_percent_accepted" {
 
 # max-connections-percent {"maxConnectionsPercent":0}: rejected: max_connections_percent 0 is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)
 # with the module's defaults the model also says: max_idle_connections_percent 50 exceeds max_connections_percent 0: set it to 0 or less
+# with the module's defaults the model also says: hosts 2 x 2 processes per target need 4 server connections of a budget of 0 (max_connections_percent 0 of max_connections 1000): use fewer hosts or a smaller instance type, or raise max_connections_percent
 run "v003_max_connections_percent_rejected" {
   command = plan
 

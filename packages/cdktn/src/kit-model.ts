@@ -4,4 +4,4 @@
  * the same verdicts and messages. In this repository it is imported from source; a published build
  * bundles it (make cdktn-build).
  */
-export { RULE_TABLES, evaluateRules, terraformUse, terraformUses, type Naming, type Rule } from '../../../lib/model';
+export { PROPERTY_LOOKUPS, RULE_TABLES, evaluateRules, terraformUse, terraformUses, type Naming, type PropertyLookup, type Rule } from '../../../lib/model';

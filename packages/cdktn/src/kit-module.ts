@@ -68,6 +68,11 @@ export abstract class KitModule extends TerraformHclModule {
     return Token.asStringMap(this.interpolationForOutput(output));
   }
 
+  /** An output that is a map of numbers. */
+  protected getNumberMap(output: string): { [key: string]: number } {
+    return Token.asNumberMap(this.interpolationForOutput(output));
+  }
+
   /** An output of any other type (an object, a map of objects), to pass on or index with Fn.lookup. */
   protected getAny(output: string): IResolvable {
     return this.interpolationForOutput(output);

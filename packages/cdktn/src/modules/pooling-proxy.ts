@@ -154,7 +154,7 @@ export class PoolingProxy extends KitModule {
         idleClientTimeoutSeconds: { variable: 'idle_client_timeout_seconds', read: 'value', default: 1800 },
         sessionPinningFilters: { variable: 'session_pinning_filters', read: 'value', default: [] },
         proxyName: { variable: 'name', read: 'value' },
-        endpoints: { variable: 'endpoints', read: 'count', default: {} },
+        endpoints: { variable: 'endpoints', read: 'length', default: {} },
         readers: { variable: 'readers', read: 'value' },
         targetRole: { variable: 'endpoints', read: 'each', attribute: 'target_role', default: 'READ_ONLY' },
         endpointName: { variable: 'endpoints', read: 'keys' },
