@@ -110,6 +110,9 @@ export interface PgBouncerProxyProps {
   readonly fleetName?: string;
 }
 
+/** A value the rules can check at synth, or undefined for a token. */
+const known = (value: string): string | undefined => (Token.isUnresolved(value) ? undefined : value);
+
 /**
  * A self-managed PgBouncer fleet in front of an OptimizedReadsCluster: an Auto Scaling group of fixed
  * size of Graviton hosts (Debian 13, IMDSv2 only, encrypted root volume, no public address, no SSH)
@@ -171,7 +174,12 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     const fleetName = props.fleetName ?? (Token.isUnresolved(stack.stackName) ? this.node.path : [stack.stackName, ...this.node.scopes.slice(this.node.scopes.indexOf(stack) + 1).map((c) => c.node.id)].join('/'));
     throwIfInvalid(this, [
       ...runRules(PROXY_RULES, pool),
-      ...runRules(PGBOUNCER_PROXY_RULES, { fleetName }),
+      // The packages object's names are checked where known at synth (a bucket made in the same stack has a token).
+      ...evaluateRules(
+        PGBOUNCER_PROXY_RULES,
+        { fleetName, packagesBucket: known(props.packages.bucket.bucketName), packagesKey: known(props.packages.key) },
+        (rule) => ({ ...rule.names, packagesBucket: 'packages.bucket', packagesKey: 'packages.key' }),
+      ).map((v) => v.message),
       ...runRules(POOLER_HOST_RULES, { instanceType, readOnlyServerUser: serverUser }),
       // Named as the props are: the fleet's vCPUs come from instanceType, its idle timeout is a Duration.
       ...evaluateRules(FLEET_RULES, spec as PoolerFleetSpec, (rule) => ({ ...rule.names, tcpIdleTimeoutSeconds: 'tcpIdleTimeout' })).map((v) => v.message),

@@ -2,6 +2,7 @@ import {
   DEFAULT_ALARM_THRESHOLDS,
   INSTANCE_CLASS_CATALOG,
   MAX_POOLER_CONSUMER_USERS,
+  RESERVED_LOAD_BALANCER_PREFIX,
   MAX_PROXY_ENDPOINTS,
   OPTIMIZED_READS_FAMILIES,
   OPTIMIZED_READS_MIN_MAJOR,
@@ -242,6 +243,9 @@ const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
         ['41', 'var.max_connections_percent'],
       ]),
     },
+  ],
+  'fleet-load-balancer-name-prefix': (rule) => [
+    { condition: `!startswith(var.name, ${JSON.stringify(RESERVED_LOAD_BALANCER_PREFIX)})`, errorMessage: probed(rule, { loadBalancerName: `${RESERVED_LOAD_BALANCER_PREFIX}${PROBE}` }, [[`${RESERVED_LOAD_BALANCER_PREFIX}${PROBE}`, 'var.name']]) },
   ],
   // A validation of the variable: each user once, then at most MAX_POOLER_CONSUMER_USERS (one message at a time, as the model gives).
   'pooler-consumer-users': (rule) => {

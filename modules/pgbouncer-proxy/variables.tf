@@ -9,6 +9,13 @@ variable "name" {
     error_message = "name ${var.name} is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)"
   }
   # END generated fleet-load-balancer-name
+  # BEGIN generated fleet-load-balancer-name-prefix by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+
+  validation {
+    condition     = !startswith(var.name, "internal-")
+    error_message = "name ${var.name} begins with \"internal-\", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not"
+  }
+  # END generated fleet-load-balancer-name-prefix
 }
 
 variable "vpc_id" {
@@ -71,12 +78,26 @@ variable "packages_bucket" {
   description = "The S3 bucket holding the packages object (make pooler-packages): a tar of the Debian 13 arm64 packages (PgBouncer 1.24, the libraries the image lacks and AWS's SSM Agent for Session Manager), their SHA256SUMS and rds-ca-bundle.pem."
   type        = string
   nullable    = false
+  # BEGIN generated pooler-packages-bucket by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+
+  validation {
+    condition     = (can(regex("^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$", var.packages_bucket)))
+    error_message = "packages_bucket ${var.packages_bucket} is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)"
+  }
+  # END generated pooler-packages-bucket
 }
 
 variable "packages_key" {
   description = "The packages object's key in packages_bucket."
   type        = string
   nullable    = false
+  # BEGIN generated pooler-packages-key by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+
+  validation {
+    condition     = (can(regex("^[A-Za-z0-9!_.*'()/-]{1,256}$", var.packages_key)))
+    error_message = "packages_key ${var.packages_key} is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)"
+  }
+  # END generated pooler-packages-key
 }
 
 variable "packages_kms_key_arn" {

@@ -284,6 +284,25 @@ describe('PgBouncerProxy validation', () => {
     expect(pooler.consumerUsers).toEqual(users.slice(0, 15));
   });
 
+  test.each([
+    ['a bucket name with dots (its virtual-hosted HTTPS name fails the certificate check)', 'kit.packages', 'pgbouncer/packages.tar', 'pooler-packages-bucket', { packagesBucket: 'kit.packages' }],
+    ['a key that would run a command in the user data', 'kit-packages', 'pooler/$(reboot).tar', 'pooler-packages-key', { packagesKey: 'pooler/$(reboot).tar' }],
+    ['a key with a quote', 'kit-packages', 'pooler/"packages".tar', 'pooler-packages-key', { packagesKey: 'pooler/"packages".tar' }],
+  ])('GIVEN %s WHEN the proxy is created THEN it is refused, named as the packages prop', (_, bucketName, key, rule, input) => {
+    // GIVEN
+    const { stack, cluster, tls } = poolerStack();
+    const bucket = s3.Bucket.fromBucketName(stack, 'OtherPackages', bucketName);
+    // WHEN / THEN: the shared vector's message, with the prop's name
+    const message = rejectionMessage(rule, input).replace(/^packagesBucket /, 'packages.bucket ').replace(/^packagesKey /, 'packages.key ');
+    expect(() => new PgBouncerProxy(stack, 'Other', { cluster, packages: { bucket, key }, tlsCertificate: { secret: tls, caCertificatePem: USER_CA_PEM } })).toThrow(kitError('Stack/Other', message));
+  });
+
+  test('GIVEN a packages bucket made in the same stack (its name a token) WHEN the proxy is created THEN its name is left to S3', () => {
+    const { stack, cluster, tls } = poolerStack();
+    const bucket = new s3.Bucket(stack, 'OwnPackages');
+    expect(() => new PgBouncerProxy(stack, 'Own', { cluster, packages: { bucket, key: PACKAGES_KEY }, tlsCertificate: { secret: tls, caCertificatePem: USER_CA_PEM } })).not.toThrow();
+  });
+
   test('GIVEN a cluster without readers WHEN the proxy is created THEN the read-only listener\'s need is named', () => {
     const { create } = poolerStack({}, 0);
     expect(create).toThrow(kitError('Stack/Pooler', 'readers 0 is out of range: the read-only listener needs at least one reader; Aurora allows 15 (an integer from 1 to 15)'));

@@ -26,6 +26,16 @@ export interface CertificateFunctionCode {
   readonly source_code_hash?: string | null;
 }
 
+/** S3 bucket names the hosts can reach by their virtual-hosted HTTPS name: no dots (the certificate's wildcard covers one label). */
+export const PACKAGES_BUCKET_PATTERN = '^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$';
+/**
+ * Object keys of S3's safe characters, as long as the user data has room for (PLACEHOLDER_MAX_BYTES): the key
+ * is written into a shell line of the user data, where a quote, `$` or a backquote would change the program.
+ */
+export const PACKAGES_KEY_PATTERN = "^[A-Za-z0-9!_.*'()/-]{1,256}$";
+/** ELB reserves load balancer names that begin with this. */
+export const RESERVED_LOAD_BALANCER_PREFIX = 'internal-';
+
 export interface PgBouncerProxyRuleInput {
   /** The Fleet dimension of the hosts' metrics. */
   readonly fleetName?: string;
@@ -39,6 +49,9 @@ export interface PgBouncerProxyRuleInput {
   readonly tlsSecretArn?: string | null;
   readonly tlsCaCertificate?: string | null;
   readonly certificateFunction?: CertificateFunctionCode | null;
+  /** The packages object's bucket and key (undefined where CDK has a token). */
+  readonly packagesBucket?: string;
+  readonly packagesKey?: string;
 }
 
 const set = (v: unknown) => v !== undefined && v !== null;
@@ -70,6 +83,47 @@ export const PGBOUNCER_PROXY_RULES: ReadonlyArray<Rule<PgBouncerProxyRuleInput>>
     aws: {
       constraint: 'A load balancer\'s and a target group\'s names are at most 32 characters, only alphanumeric characters or hyphens, neither beginning nor ending with a hyphen',
       sources: ['https://docs.aws.amazon.com/elasticloadbalancing/latest/APIReference/API_CreateLoadBalancer.html', 'https://docs.aws.amazon.com/elasticloadbalancing/latest/APIReference/API_CreateTargetGroup.html'],
+    },
+  }),
+  custom({
+    id: 'fleet-load-balancer-name-prefix',
+    properties: ['loadBalancerName'],
+    terraform: { module: PGBOUNCER_MODULE, names: { loadBalancerName: 'name' } },
+    terraformOnly: 'CDK lets CloudFormation name the load balancer',
+    summary: `not beginning with "${RESERVED_LOAD_BALANCER_PREFIX}", which ELB reserves`,
+    aws: {
+      constraint: `A load balancer's name must not begin with "${RESERVED_LOAD_BALANCER_PREFIX}"`,
+      sources: ['https://docs.aws.amazon.com/elasticloadbalancing/latest/APIReference/API_CreateLoadBalancer.html'],
+    },
+    check: (i, n) =>
+      i.loadBalancerName!.startsWith(RESERVED_LOAD_BALANCER_PREFIX)
+        ? `${n('loadBalancerName')} ${i.loadBalancerName} begins with "${RESERVED_LOAD_BALANCER_PREFIX}", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not`
+        : undefined,
+  }),
+  pattern({
+    id: 'pooler-packages-bucket',
+    properties: ['packagesBucket'],
+    terraform: { module: PGBOUNCER_MODULE, names: { packagesBucket: 'packages_bucket' } },
+    pattern: PACKAGES_BUCKET_PATTERN,
+    noDoubleOrTrailingHyphen: false,
+    what: 'packages bucket name',
+    use: '3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket\'s virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)',
+    aws: {
+      constraint: 'A bucket name is 3 to 63 lower-case letters, digits, dots and hyphens, beginning and ending with a letter or digit; over HTTPS, a virtual-hosted-style request to a bucket whose name has dots fails the certificate check',
+      sources: ['https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html', 'https://docs.aws.amazon.com/AmazonS3/latest/userguide/VirtualHosting.html'],
+    },
+  }),
+  pattern({
+    id: 'pooler-packages-key',
+    properties: ['packagesKey'],
+    terraform: { module: PGBOUNCER_MODULE, names: { packagesKey: 'packages_key' } },
+    pattern: PACKAGES_KEY_PATTERN,
+    noDoubleOrTrailingHyphen: false,
+    what: 'packages object key',
+    use: "1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)",
+    aws: {
+      constraint: "S3 object keys of letters, digits and ! - _ . * ' ( ) / are safe in any application; other characters may need special handling",
+      sources: ['https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-keys.html'],
     },
   }),
   custom({

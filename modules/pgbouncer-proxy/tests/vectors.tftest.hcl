@@ -1064,3 +1064,248 @@ run "v096_pooler_certificate_function_rejected" {
 
   expect_failures = [aws_lambda_function.certificate]
 }
+
+# fleet-load-balancer-name-prefix {"loadBalancerName":"pg-fleet"}: accepted
+run "v097_fleet_load_balancer_name_prefix_accepted" {
+  command = plan
+
+  variables {
+    name = "pg-fleet"
+  }
+}
+
+# fleet-load-balancer-name-prefix {"loadBalancerName":"internal"}: accepted
+run "v098_fleet_load_balancer_name_prefix_accepted" {
+  command = plan
+
+  variables {
+    name = "internal"
+  }
+}
+
+# fleet-load-balancer-name-prefix {"loadBalancerName":"my-internal-fleet"}: accepted
+run "v099_fleet_load_balancer_name_prefix_accepted" {
+  command = plan
+
+  variables {
+    name = "my-internal-fleet"
+  }
+}
+
+# fleet-load-balancer-name-prefix {"loadBalancerName":"internal-fleet"}: rejected: name internal-fleet begins with "internal-", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not
+run "v100_fleet_load_balancer_name_prefix_rejected" {
+  command = plan
+
+  variables {
+    name = "internal-fleet"
+  }
+
+  expect_failures = [var.name]
+}
+
+# fleet-load-balancer-name-prefix {"loadBalancerName":"internal-"}: rejected: name internal- begins with "internal-", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not
+# with the module's defaults the model also says: name internal- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+run "v101_fleet_load_balancer_name_prefix_rejected" {
+  command = plan
+
+  variables {
+    name = "internal-"
+  }
+
+  expect_failures = [var.name]
+}
+
+# pooler-packages-bucket {"packagesBucket":"kit-packages"}: accepted
+run "v102_pooler_packages_bucket_accepted" {
+  command = plan
+
+  variables {
+    packages_bucket = "kit-packages"
+  }
+}
+
+# pooler-packages-bucket {"packagesBucket":"abc"}: accepted
+run "v103_pooler_packages_bucket_accepted" {
+  command = plan
+
+  variables {
+    packages_bucket = "abc"
+  }
+}
+
+# pooler-packages-bucket {"packagesBucket":"123-packages"}: accepted
+run "v104_pooler_packages_bucket_accepted" {
+  command = plan
+
+  variables {
+    packages_bucket = "123-packages"
+  }
+}
+
+# pooler-packages-bucket {"packagesBucket":"ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: accepted
+run "v105_pooler_packages_bucket_accepted" {
+  command = plan
+
+  variables {
+    packages_bucket = "ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"
+  }
+}
+
+# pooler-packages-bucket {"packagesBucket":"kit.packages"}: rejected: packages_bucket kit.packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
+run "v106_pooler_packages_bucket_rejected" {
+  command = plan
+
+  variables {
+    packages_bucket = "kit.packages"
+  }
+
+  expect_failures = [var.packages_bucket]
+}
+
+# pooler-packages-bucket {"packagesBucket":"ab"}: rejected: packages_bucket ab is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
+run "v107_pooler_packages_bucket_rejected" {
+  command = plan
+
+  variables {
+    packages_bucket = "ab"
+  }
+
+  expect_failures = [var.packages_bucket]
+}
+
+# pooler-packages-bucket {"packagesBucket":"Kit-packages"}: rejected: packages_bucket Kit-packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
+run "v108_pooler_packages_bucket_rejected" {
+  command = plan
+
+  variables {
+    packages_bucket = "Kit-packages"
+  }
+
+  expect_failures = [var.packages_bucket]
+}
+
+# pooler-packages-bucket {"packagesBucket":"-kit-packages"}: rejected: packages_bucket -kit-packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
+run "v109_pooler_packages_bucket_rejected" {
+  command = plan
+
+  variables {
+    packages_bucket = "-kit-packages"
+  }
+
+  expect_failures = [var.packages_bucket]
+}
+
+# pooler-packages-bucket {"packagesBucket":"kit-packages-"}: rejected: packages_bucket kit-packages- is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
+run "v110_pooler_packages_bucket_rejected" {
+  command = plan
+
+  variables {
+    packages_bucket = "kit-packages-"
+  }
+
+  expect_failures = [var.packages_bucket]
+}
+
+# pooler-packages-bucket {"packagesBucket":"pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: rejected: packages_bucket pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
+run "v111_pooler_packages_bucket_rejected" {
+  command = plan
+
+  variables {
+    packages_bucket = "pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"
+  }
+
+  expect_failures = [var.packages_bucket]
+}
+
+# pooler-packages-key {"packagesKey":"pgbouncer/packages.tar"}: accepted
+run "v112_pooler_packages_key_accepted" {
+  command = plan
+
+  variables {
+    packages_key = "pgbouncer/packages.tar"
+  }
+}
+
+# pooler-packages-key {"packagesKey":"pooler/debian-13_arm64(1)!*'.tar"}: accepted
+run "v113_pooler_packages_key_accepted" {
+  command = plan
+
+  variables {
+    packages_key = "pooler/debian-13_arm64(1)!*'.tar"
+  }
+}
+
+# pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: accepted
+run "v114_pooler_packages_key_accepted" {
+  command = plan
+
+  variables {
+    packages_key = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+  }
+}
+
+# pooler-packages-key {"packagesKey":"pooler/\"packages\".tar"}: rejected: packages_key pooler/"packages".tar is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
+run "v115_pooler_packages_key_rejected" {
+  command = plan
+
+  variables {
+    packages_key = "pooler/\"packages\".tar"
+  }
+
+  expect_failures = [var.packages_key]
+}
+
+# pooler-packages-key {"packagesKey":"pooler/$(reboot).tar"}: rejected: packages_key pooler/$(reboot).tar is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
+run "v116_pooler_packages_key_rejected" {
+  command = plan
+
+  variables {
+    packages_key = "pooler/$(reboot).tar"
+  }
+
+  expect_failures = [var.packages_key]
+}
+
+# pooler-packages-key {"packagesKey":"pooler/`id`.tar"}: rejected: packages_key pooler/`id`.tar is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
+run "v117_pooler_packages_key_rejected" {
+  command = plan
+
+  variables {
+    packages_key = "pooler/`id`.tar"
+  }
+
+  expect_failures = [var.packages_key]
+}
+
+# pooler-packages-key {"packagesKey":"pooler packages.tar"}: rejected: packages_key pooler packages.tar is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
+run "v118_pooler_packages_key_rejected" {
+  command = plan
+
+  variables {
+    packages_key = "pooler packages.tar"
+  }
+
+  expect_failures = [var.packages_key]
+}
+
+# pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: rejected: packages_key kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
+run "v119_pooler_packages_key_rejected" {
+  command = plan
+
+  variables {
+    packages_key = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+  }
+
+  expect_failures = [var.packages_key]
+}
+
+# pooler-packages-key {"packagesKey":""}: rejected: packages_key  is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
+run "v120_pooler_packages_key_rejected" {
+  command = plan
+
+  variables {
+    packages_key = ""
+  }
+
+  expect_failures = [var.packages_key]
+}

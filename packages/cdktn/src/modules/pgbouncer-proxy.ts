@@ -262,6 +262,8 @@ export class PgBouncerProxy extends KitModule {
         readOnlyServerUser: { variable: 'read_only_server_user', read: 'value', default: 'apk_pooler_reader' },
         consumerUser: { variable: 'consumer_users', read: 'items' },
         loadBalancerName: { variable: 'name', read: 'value' },
+        packagesBucket: { variable: 'packages_bucket', read: 'value' },
+        packagesKey: { variable: 'packages_key', read: 'value' },
         consumerUsers: { variable: 'consumer_users', read: 'value', default: [] },
         s3PrefixListId: { variable: 's3_prefix_list_id', read: 'value' },
         vpcCidrBlock: { variable: 'vpc_cidr_block', read: 'value' },
