@@ -58,3 +58,16 @@ export const VPC_ENDPOINT_POLICY: AwsSource = {
     'An interface endpoint policy limits the calls made through the endpoint (principal, action, resource); without one, the endpoint allows every call of every principal; it does not replace IAM policies',
   sources: ['https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-access.html'],
 };
+
+/** The condition key that names a gateway endpoint policy's principals (its Principal is "*"). */
+export const GATEWAY_ENDPOINT_PRINCIPAL_KEY = 'aws:PrincipalArn';
+
+export const GATEWAY_ENDPOINT_POLICY: AwsSource = {
+  constraint:
+    'A gateway endpoint policy (S3, DynamoDB) must have Principal "*" and limits a statement to principals with the aws:PrincipalArn condition key (an account as Principal would mean its root user only), which for a role\'s session is the role\'s ARN; without a policy the endpoint passes every call of every principal, to any bucket',
+  sources: [
+    'https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-access.html#vpc-endpoint-policies-gateway',
+    'https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-s3.html',
+    'https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html#condition-keys-principalarn',
+  ],
+};

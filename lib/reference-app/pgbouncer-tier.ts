@@ -4,7 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { EndpointRole, KMS_DELETION_WINDOW_DAYS } from '../model';
+import { EndpointRole, GATEWAY_ENDPOINT_PRINCIPAL_KEY, KMS_DELETION_WINDOW_DAYS } from '../model';
 import { POOLER_METRICS_NAMESPACE } from '../model/pgbouncer-metrics';
 import { OptimizedReadsCluster } from '../optimized-reads-cluster';
 import { PgBouncerProxy } from '../pgbouncer-proxy';
@@ -13,6 +13,13 @@ import { skipCheckov } from '../private/checkov';
 
 /** Where the reference deployment expects the hosts' packages tar (PgBouncerPackages: the Debian 13 arm64 packages, the SSM Agent's among them, SHA256SUMS, the RDS CA bundle). */
 export const POOLER_PACKAGES_KEY = 'pgbouncer/debian-13-arm64.tar';
+
+/**
+ * The S3 objects the hosts read through the data VPC's gateway endpoint, as keys of the packages bucket:
+ * the packages tar. AWS's SSM agent package, when the hosts install it, goes into that same tar; another
+ * object (or key prefix, `prefix/*`) the hosts read would be another key here.
+ */
+const HOST_OBJECT_KEYS: ReadonlyArray<string> = [POOLER_PACKAGES_KEY];
 
 /** The AWS services the pooler hosts call, each through an interface endpoint of the data VPC. */
 const HOST_SERVICES: ReadonlyArray<[string, ec2.InterfaceVpcEndpointAwsService, string]> = [
@@ -44,6 +51,8 @@ export class PgBouncerTier extends Construct {
   public readonly readOnlyEndpoint: PgBouncerProxyEndpoint;
   public readonly readWriteEndpoint: PgBouncerProxyEndpoint;
   public readonly packagesBucket: s3.Bucket;
+  /** The data VPC's S3 gateway endpoint: it passes the hosts' reads of their objects only. */
+  public readonly s3Endpoint: ec2.GatewayVpcEndpoint;
   /** The consumer VPC's Secrets Manager endpoint; consumers reach it through `connections`. */
   public readonly consumerSecretsEndpoint: ec2.InterfaceVpcEndpoint;
 
@@ -59,8 +68,19 @@ export class PgBouncerTier extends Construct {
     this.readWriteEndpoint = this.proxy.addEndpoint('ReadWrite', { vpc: props.consumerVpc, role: EndpointRole.READ_WRITE });
     for (let i = 2; i <= props.readOnlyEndpoints; i++) this.proxy.addEndpoint(`ReadOnly${i}`, { vpc: props.consumerVpc, role: EndpointRole.READ_ONLY });
 
-    // The hosts reach S3 (packages, the SSM agent's buckets) through the gateway endpoint.
-    props.dataVpc.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3, subnets: [{ subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    // The hosts' GetObject of their packages is all the data VPC does with S3 (they install from the
+    // packages object, not from Debian's archive): the gateway endpoint passes that and nothing else, so
+    // nothing in the VPC reaches any other bucket, whatever credentials it holds. A gateway endpoint's
+    // policy has Principal "*" and names its principals with aws:PrincipalArn (GATEWAY_ENDPOINT_POLICY:
+    // https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-access.html#vpc-endpoint-policies-gateway,
+    // https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-s3.html).
+    this.s3Endpoint = props.dataVpc.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3, subnets: [{ subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    this.s3Endpoint.addToPolicy(new iam.PolicyStatement({
+      principals: [new iam.StarPrincipal()],
+      actions: ['s3:GetObject'],
+      resources: HOST_OBJECT_KEYS.map((key) => this.packagesBucket.arnForObjects(key)),
+      conditions: { StringEquals: { [GATEWAY_ENDPOINT_PRINCIPAL_KEY]: this.proxy.hostRole.roleArn } },
+    }));
     for (const [endpointId, service, purpose] of HOST_SERVICES) {
       const endpoint = this.hostEndpoint(props.dataVpc, endpointId, service, purpose);
       if (service === ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_MONITORING) {

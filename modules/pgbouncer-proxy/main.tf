@@ -393,8 +393,9 @@ resource "aws_autoscaling_group" "this" {
     }
   }
 
-  # The hosts read the listeners' certificate at boot: issued first.
-  depends_on = [aws_lambda_invocation.certificate]
+  # The hosts read the listeners' certificate at boot: issued first; and they wait for what the caller
+  # names (hosts_depend_on), as terraform-aws-eks's node groups did with ng_depends_on.
+  depends_on = [aws_lambda_invocation.certificate, var.hosts_depend_on]
 }
 
 # --- The internal Network Load Balancer: a TCP listener per role ----------------------------------

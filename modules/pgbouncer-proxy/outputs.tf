@@ -115,3 +115,8 @@ output "tls_secret_arn" {
   description = "The secret the hosts read the listeners' certificate from: the module's, or tls_secret_arn."
   value       = local.tls_secret_arn
 }
+
+output "metrics_namespace" {
+  description = "The CloudWatch namespace the hosts publish their metrics in: a CloudWatch interface endpoint's policy passes their PutMetricData in it."
+  value       = local.metrics_namespace
+}

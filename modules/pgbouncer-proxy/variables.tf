@@ -314,6 +314,13 @@ variable "endpoints" {
   # END generated endpoint-target-role
 }
 
+variable "hosts_depend_on" {
+  description = "Values the hosts wait for (ids, names): the Auto Scaling group is created once what they come from exists, e.g. the names of the roles the role bootstrap has made (read-only logins fail until the roles exist). For what depends_on on the module call cannot carry: a bootstrap that takes this module's secrets would make that a cycle."
+  type        = list(string)
+  default     = []
+  nullable    = false
+}
+
 variable "tags" {
   description = "Tags of every resource the module creates."
   type        = map(string)

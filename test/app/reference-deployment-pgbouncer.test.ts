@@ -12,6 +12,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { readDeploymentContext } from '../../lib/reference-app/app-context';
 import { POOLER_PACKAGES_KEY } from '../../lib/reference-app/pgbouncer-tier';
+import { MASTER_SECRET_READ_ACTIONS } from '../../lib/model';
+import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 import { READER_DB_USER, ReferenceDeployment, WRITER_DB_USER } from '../../lib/reference-app/reference-deployment';
 import { PgBouncerProxyEndpoint } from '../../lib/pgbouncer-proxy-endpoint';
 import { ProxyEngine } from '../../lib/pooling-tier';
@@ -146,6 +148,51 @@ describe('ReferenceDeployment with proxyEngine=pgbouncer', () => {
       .sort();
     expect(services).toEqual(['ec2messages', 'monitoring', 's3', 'secretsmanager', 'ssm', 'ssmmessages']);
     expect(ofType('AWS::EC2::NatGateway')).toHaveLength(0);
+  });
+
+  describe('the data VPC\'s endpoints pass only what their callers need', () => {
+    /** The policy document of the data VPC's endpoint of a service (undefined: the default, full access). */
+    const dataVpcPolicy = (service: string) => {
+      const found = ofType('AWS::EC2::VPCEndpoint').filter(([, r]) => JSON.stringify(r.Properties.VpcId) === JSON.stringify(ref(stack.dataVpc)) && JSON.stringify(r.Properties.ServiceName).endsWith(`".${service}"]]}`));
+      expect(found).toHaveLength(1);
+      return found[0][1].Properties.PolicyDocument;
+    };
+    const hostRole = () => getAtt(stack.pgBouncer!.proxy.hostRole, 'Arn');
+
+    test('S3 (gateway): the hosts\' GetObject of the packages object only, Principal "*" with the host role by aws:PrincipalArn', () => {
+      expect(statements(dataVpcPolicy('s3'))).toEqual([
+        {
+          Effect: 'Allow',
+          Principal: '*',
+          Action: ['s3:GetObject'],
+          Resource: [stack.resolve(stack.pgBouncer!.packagesBucket.arnForObjects(POOLER_PACKAGES_KEY))],
+          Condition: { StringEquals: { 'aws:PrincipalArn': hostRole() } },
+        },
+      ]);
+      expect(resources[logicalIdOf(stack.pgBouncer!.s3Endpoint)].Properties.VpcEndpointType).toBe('Gateway');
+    });
+
+    test('Secrets Manager: the role bootstrap\'s reads of the master secret and of its roles\' secrets, the hosts\' reads of theirs', () => {
+      const pooler = stack.pgBouncer!.proxy;
+      const bootstrap = getAtt(stack.databaseRoles.function.role!.node.defaultChild as iam.CfnRole, 'Arn');
+      // Resources compared in any order (CDK sorts them).
+      const arns = (secrets: Array<{ secretArn: string }>) => secrets.map((x) => JSON.stringify(stack.resolve(x.secretArn))).sort();
+      const received = statements(dataVpcPolicy('secretsmanager')).map((st) => ({ ...st, Resource: st.Resource.map((x) => JSON.stringify(x)).sort() }));
+      const consumers = [pooler.consumerUserSecret(READER_DB_USER), pooler.consumerUserSecret(WRITER_DB_USER)];
+      expect(received).toEqual([
+        { Effect: 'Allow', Principal: { AWS: bootstrap }, Action: [...MASTER_SECRET_READ_ACTIONS], Resource: arns([stack.database.masterSecret]) },
+        { Effect: 'Allow', Principal: { AWS: bootstrap }, Action: ['secretsmanager:GetSecretValue'], Resource: arns([...consumers, pooler.readOnlyServerSecret]) },
+        // the hosts' auth file (the server role's, each consumer's) and the listeners' certificate
+        { Effect: 'Allow', Principal: { AWS: hostRole() }, Action: ['secretsmanager:GetSecretValue'], Resource: arns([pooler.readOnlyServerSecret, ...consumers, pooler.tlsSecret]) },
+      ]);
+    });
+
+    test('CloudWatch: the hosts\' PutMetricData in the engine\'s namespace only; Session Manager\'s three keep the default policy', () => {
+      expect(statements(dataVpcPolicy('monitoring'))).toEqual([
+        { Effect: 'Allow', Principal: { AWS: hostRole() }, Action: ['cloudwatch:PutMetricData'], Resource: ['*'], Condition: { StringEquals: { 'cloudwatch:namespace': POOLER_METRICS_NAMESPACE } } },
+      ]);
+      for (const service of ['ssm', 'ssmmessages', 'ec2messages']) expect([service, dataVpcPolicy(service)]).toEqual([service, undefined]);
+    });
   });
 
   test('the packages bucket is encrypted, private, TLS-only, and its location an output', () => {

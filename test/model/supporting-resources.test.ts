@@ -1,5 +1,6 @@
 import {
   ENGINE_VERSION_NO_DOWNGRADE,
+  GATEWAY_ENDPOINT_POLICY,
   KMS_DELETION_WINDOW,
   KMS_DELETION_WINDOW_DAYS,
   LOGS_KEY_SCOPE,
@@ -27,7 +28,7 @@ describe('facts about the supporting resources', () => {
     expect(KMS_DELETION_WINDOW.constraint).toMatch(/7 to 30 days/);
   });
 
-  test.each([KMS_DELETION_WINDOW, LOGS_KEY_SCOPE, POSTGRES_LOG_GROUP, VPC_ENDPOINT_POLICY, ENGINE_VERSION_NO_DOWNGRADE])('each AWS fact names its source', (fact) => {
+  test.each([KMS_DELETION_WINDOW, LOGS_KEY_SCOPE, POSTGRES_LOG_GROUP, VPC_ENDPOINT_POLICY, GATEWAY_ENDPOINT_POLICY, ENGINE_VERSION_NO_DOWNGRADE])('each AWS fact names its source', (fact) => {
     expect(fact.constraint.length).toBeGreaterThan(0);
     expect(fact.sources.length).toBeGreaterThan(0);
     for (const source of fact.sources) expect(source).toMatch(/^https:\/\//);

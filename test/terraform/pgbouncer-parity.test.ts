@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { CfnResource, Duration } from 'aws-cdk-lib';
+import { App, CfnResource, Duration } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -8,8 +8,11 @@ import { EndpointRole } from '../../lib/model';
 import { substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
 import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
 import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
+import { readDeploymentContext } from '../../lib/reference-app/app-context';
+import { POOLER_PACKAGES_KEY } from '../../lib/reference-app/pgbouncer-tier';
+import { READER_DB_USER, ReferenceDeployment, WRITER_DB_USER } from '../../lib/reference-app/reference-deployment';
 import { variableDefaults } from '../../lib/terraform';
-import { isolatedVpc, newStack } from '../helpers/cdk';
+import { isolatedVpc, logicalIdOf, newStack, ref } from '../helpers/cdk';
 import { PlanJson, ROOT, ResourceChange, TerraformDir } from './terraform-cli';
 
 /**
@@ -448,6 +451,167 @@ function cdkInventory(plan: PlanJson): CdkSide {
   };
 }
 
+// --- The endpoints of the reference app (CDK) and of examples/complete-pgbouncer (Terraform) -----------
+
+const CDK_CONTEXT = JSON.parse(fs.readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+
+/**
+ * The AWS service endpoints of a deployment by `<vpc> <service>` (the fleet's own PrivateLink endpoints
+ * are compared above): `default` for the default policy (full access), else each grant the policy makes,
+ * one a line, `<effect> <principal> <action> <resource>[ if <condition>]`, in words both flavours share
+ * (the host role, the role bootstrap, a consumer's role, each secret, the packages object).
+ */
+type EndpointPolicies = Record<string, 'default' | string[]>;
+
+interface Grant {
+  effect: string;
+  principals: string[];
+  actions: string[];
+  resources: string[];
+  conditions: string[];
+}
+
+const grants = (statements: Grant[]): string[] =>
+  uniqueSorted(
+    statements.flatMap((st) =>
+      st.principals.flatMap((p) => st.actions.flatMap((a) => st.resources.map((r) => `${st.effect} ${p} ${a} ${r}${st.conditions.length > 0 ? ` if ${[...st.conditions].sort().join(' and ')}` : ''}`))),
+    ),
+  );
+
+/** The reference app with -c proxyEngine=pgbouncer: its endpoints' policies, and whether its hosts wait for the role bootstrap. */
+function cdkEndpoints(): { policies: EndpointPolicies; hostsWaitForRoles: boolean } {
+  const app = new App({ context: { ...CDK_CONTEXT, proxyEngine: 'pgbouncer', 'aws:cdk:bundling-stacks': [] } });
+  const settings = readDeploymentContext(app);
+  const stack = new ReferenceDeployment(app, settings.stackName, settings);
+  const tier = stack.pgBouncer!;
+  const pooler = tier.proxy;
+  const resources = Template.fromStack(stack).toJSON().Resources as Record<string, { Type: string; Properties: Props; DependsOn?: string[] }>;
+  const labels = new Map<string, string>(
+    (
+      [
+        [pooler.hostRole.roleArn, 'host role'],
+        [stack.databaseRoles.function.role!.roleArn, 'role bootstrap'],
+        [stack.reader.function.role!.roleArn, `consumer ${READER_DB_USER}`],
+        [stack.writer.function.role!.roleArn, `consumer ${WRITER_DB_USER}`],
+        [stack.database.masterSecret.secretArn, 'master secret'],
+        [pooler.readOnlyServerSecret.secretArn, 'server secret'],
+        [pooler.tlsSecret.secretArn, 'tls secret'],
+        ...pooler.consumerUsers.map((u) => [pooler.consumerUserSecret(u).secretArn, `${u} secret`]),
+        [tier.packagesBucket.arnForObjects(POOLER_PACKAGES_KEY), 'packages object'],
+      ] as Array<[string, string]>
+    ).map(([token, label]) => [JSON.stringify(stack.resolve(token)), label]),
+  );
+  const label = (value: unknown): string => labels.get(JSON.stringify(value)) ?? (typeof value === 'string' ? value : `unknown ${JSON.stringify(value)}`);
+  const vpcs = new Map([
+    [JSON.stringify(ref(stack.dataVpc)), 'data'],
+    [JSON.stringify(ref(stack.consumerVpc)), 'consumer'],
+  ]);
+
+  const policies: EndpointPolicies = {};
+  for (const r of Object.values(resources).filter((x) => x.Type === 'AWS::EC2::VPCEndpoint')) {
+    // com.amazonaws.<region>.<service>; the fleet's endpoints name its endpoint service instead.
+    const last = ((r.Properties.ServiceName as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1] as unknown[]).at(-1);
+    if (typeof last !== 'string' || !last.startsWith('.')) continue;
+    const doc = r.Properties.PolicyDocument as { Statement: Array<Record<string, unknown>> } | undefined;
+    const list = (v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+    policies[`${vpcs.get(JSON.stringify(r.Properties.VpcId))} ${last.slice(1)}`] = doc
+      ? grants(
+          doc.Statement.map((st) => ({
+            effect: String(st.Effect),
+            principals: st.Principal === '*' ? ['*'] : Object.entries(st.Principal as Record<string, unknown>).flatMap(([type, ids]) => list(ids).map((id) => `${type} ${label(id)}`)),
+            actions: list(st.Action) as string[],
+            resources: list(st.Resource).map(label),
+            conditions: Object.entries((st.Condition ?? {}) as Record<string, Record<string, unknown>>).flatMap(([test, byKey]) => Object.entries(byKey).map(([key, values]) => `${test} ${key} ${list(values).map(label).sort().join(',')}`)),
+          })),
+        )
+      : 'default';
+  }
+  const hostsWaitForRoles = (resources[logicalIdOf(pooler.autoScalingGroup)].DependsOn ?? []).includes(logicalIdOf(stack.databaseRoles.resource));
+  return { policies, hostsWaitForRoles };
+}
+
+const hasUnknown = (value: unknown): boolean => value === true || (value !== null && typeof value === 'object' && Object.values(value).some(hasUnknown));
+
+/** The example's endpoints' policies, from its plan: a value known at plan as it is, one known only at apply by what its expression references. */
+function terraformEndpointPolicies(plan: PlanJson): EndpointPolicies {
+  type Expressions = Record<string, unknown>;
+  const root = plan.configuration.root_module.resources as ReadonlyArray<{ address: string; expressions?: Expressions }>;
+  const config = (address: string) => root.find((c) => c.address === address.replace(/\[.*\]$/, ''))!.expressions ?? {};
+  const refs = (expression: unknown): string[] => (expression as { references?: string[] } | undefined)?.references ?? [];
+  const known = (plan as unknown as { prior_state?: { values: { root_module: { resources?: Array<{ address: string; values: Props }> } } } }).prior_state?.values.root_module.resources ?? [];
+  const defaults = variableDefaults(path.join(ROOT, 'modules/examples/complete-pgbouncer'));
+  const consumerUsers = plan.resource_changes.filter((r) => r.address.startsWith('module.pooler.aws_secretsmanager_secret.consumer[')).map(keyOf);
+  // Each consumer's database user, as its function logs in.
+  const dbUserOf = Object.fromEntries(
+    plan.resource_changes
+      .filter((r) => /^module\.consumer\["\w+"\]\.aws_lambda_function\.this$/.test(r.address))
+      .map((r) => [/\["(\w+)"\]/.exec(r.address)![1], (r.change.after!.environment as Array<{ variables: Record<string, string> }>)[0].variables.DB_USER]),
+  );
+  const knownLabels = new Map([[`arn:aws:s3:::${String(defaults.packages_bucket)}/${String(defaults.packages_key)}`, 'packages object']]);
+  // What an expression known only at apply stands for, by the module outputs it references.
+  const byReference = (references: string[]): string[] => {
+    const user = references.map((x) => /^local\.db_users\.(\w+)$/.exec(x)?.[1]).find((x) => x !== undefined);
+    const meaning = (x: string): string[] | undefined => {
+      const consumer = /^module\.consumer\["(\w+)"\]\.role_arn$/.exec(x);
+      if (consumer) return [`consumer ${dbUserOf[consumer[1]]}`];
+      return (
+        {
+          'module.pooler.host_role_arn': ['host role'],
+          'module.database_roles.role_arn': ['role bootstrap'],
+          'module.database.master_user_secret_arn': ['master secret'],
+          'module.pooler.read_only_server_secret_arn': ['server secret'],
+          'module.pooler.tls_secret_arn': ['tls secret'],
+          // A whole map (values()) is every consumer's secret; one indexed by local.db_users.<consumer> is that consumer's.
+          'module.pooler.consumer_secret_arns': (user ? [dbUserOf[user]] : consumerUsers).map((u) => `${u} secret`),
+        } as Record<string, string[]>
+      )[x];
+    };
+    // References are listed with their prefixes (module.pooler for module.pooler.x); the index local is read above.
+    const meant = references.filter((x) => !references.some((o) => o !== x && o.startsWith(`${x}.`)) && !references.some((o) => o !== x && o.startsWith(`${x}[`)) && !/^local\.db_users\.\w+$/.test(x));
+    return uniqueSorted(meant.flatMap((x) => meaning(x) ?? [`unknown ${x}`]));
+  };
+
+  const policies: EndpointPolicies = {};
+  for (const r of plan.resource_changes.filter((c) => c.type === 'aws_vpc_endpoint' && c.mode === 'managed' && !c.address.startsWith('module.'))) {
+    const expressions = config(r.address);
+    const vpc = refs(expressions.vpc_id).map((x) => /^aws_vpc\.this\["(\w+)"\]$/.exec(x)?.[1]).find((x) => x !== undefined);
+    const key = `${vpc} ${String(r.change.after!.service_name).split('.').at(-1)}`;
+    if (expressions.policy === undefined) {
+      policies[key] = 'default';
+      continue;
+    }
+    const document = refs(expressions.policy).find((x) => /^data\.aws_iam_policy_document\.\w+$/.test(x));
+    if (document === undefined) throw new Error(`${r.address}: a policy that is not a data.aws_iam_policy_document's json`);
+    // Read at plan (in the prior state) when all its inputs are known, else at apply (in resource_changes).
+    const deferred = plan.resource_changes.find((c) => c.address === document);
+    const after = (deferred?.change.after ?? known.find((k) => k.address === document)!.values) as { statement: Array<Record<string, unknown>> };
+    const unknown = ((deferred?.change.after_unknown ?? {}) as { statement?: Array<Record<string, unknown>> }).statement ?? [];
+    const statementsConfig = config(document).statement as Expressions[];
+    // A value as planned, or by its references where the plan marks it unknown.
+    const valuesOf = (value: string[], unknownMarks: unknown, expression: unknown): string[] => (hasUnknown(unknownMarks) ? byReference(refs(expression)) : value.map((v) => knownLabels.get(v) ?? v));
+    policies[key] = grants(
+      after.statement.map((st, i) => {
+        const marks = unknown[i] ?? {};
+        const blocks = (name: string) => ({ marks: (marks[name] as Array<Record<string, unknown>> | undefined) ?? [], config: statementsConfig[i][name] as Expressions[] });
+        const principals = blocks('principals');
+        const conditions = blocks('condition');
+        return {
+          effect: (st.effect as string | null) ?? 'Allow',
+          principals: (st.principals as Array<{ type: string; identifiers: string[] }>).flatMap((p, j) =>
+            p.type === '*' ? ['*'] : valuesOf(p.identifiers, principals.marks[j]?.identifiers, principals.config[j].identifiers).map((id) => `${p.type} ${id}`),
+          ),
+          actions: st.actions as string[],
+          resources: valuesOf(st.resources as string[], marks.resources, statementsConfig[i].resources),
+          conditions: (st.condition as Array<{ test: string; variable: string; values: string[] }>).map(
+            (c, k) => `${c.test} ${c.variable} ${valuesOf(c.values, conditions.marks[k]?.values, conditions.config[k].values).sort().join(',')}`,
+          ),
+        };
+      }),
+    );
+  }
+  return policies;
+}
+
 describe('PgBouncerProxy and modules/pgbouncer-proxy (as examples/complete-pgbouncer calls it)', () => {
   let plan: PlanJson;
   let cdk: Inventory;
@@ -466,8 +630,9 @@ describe('PgBouncerProxy and modules/pgbouncer-proxy (as examples/complete-pgbou
   test('the example passes the module no input the construct is not given here', () => {
     const passed = Object.keys((plan.configuration.root_module as unknown as { module_calls: Record<string, { expressions: Props }> }).module_calls.pooler.expressions);
     // Inputs the construct takes from the cluster, the VPC and the packages/TLS objects (its certificate function is
-    // the package's own handler), or that this test passes on.
-    const mirrored = ['name', 'vpc_id', 'subnet_ids', 'cluster_security_group_id', 'cluster_endpoint', 'reader_endpoints', 'server_port', 'database_name', 'max_connections', 'packages_bucket', 'packages_key', 'tls_secret_arn', 'certificate_function', 'hosts', 'instance_type', 'consumer_users', 'endpoints'];
+    // the package's own handler), or that this test passes on; hosts_depend_on is the reference app's dependency of
+    // the construct's Auto Scaling group on the role bootstrap (compared below).
+    const mirrored = ['name', 'vpc_id', 'subnet_ids', 'cluster_security_group_id', 'cluster_endpoint', 'reader_endpoints', 'server_port', 'database_name', 'max_connections', 'packages_bucket', 'packages_key', 'tls_secret_arn', 'certificate_function', 'hosts', 'instance_type', 'consumer_users', 'endpoints', 'hosts_depend_on'];
     expect(passed.filter((p) => !mirrored.includes(p))).toEqual([]);
   });
 
@@ -479,6 +644,59 @@ describe('PgBouncerProxy and modules/pgbouncer-proxy (as examples/complete-pgbou
 
   test.each(['group', 'launchTemplate', 'loadBalancer', 'listeners', 'targetGroups', 'endpointService', 'endpoints', 'rules', 'hostRole', 'secrets'] as const)('the same %s', (key) => {
     expect(tf[key]).toEqual(cdk[key]);
+  });
+
+  describe('the reference app (CDK) and the example: the endpoints the hosts and consumers call', () => {
+    let reference: ReturnType<typeof cdkEndpoints>;
+    beforeAll(() => {
+      // GIVEN the reference app with -c proxyEngine=pgbouncer, beside the example's plan
+      reference = cdkEndpoints();
+    }, 120_000);
+
+    test('the same endpoints with the same policies: what each principal may do on what through each', () => {
+      // WHEN each flavour's endpoint policies are put in shared words
+      const terraform = terraformEndpointPolicies(plan);
+      // THEN they are the same, and they are the restricted ones (not a default that both might share)
+      expect(terraform).toEqual(reference.policies);
+      const host = 'Allow AWS host role secretsmanager:GetSecretValue';
+      const bootstrap = 'Allow AWS role bootstrap secretsmanager:GetSecretValue';
+      expect(reference.policies).toEqual({
+        'data s3': ['Allow * s3:GetObject packages object if StringEquals aws:PrincipalArn host role'],
+        'data secretsmanager': [
+          'Allow AWS role bootstrap secretsmanager:DescribeSecret master secret',
+          `${bootstrap} app_reader secret`,
+          `${bootstrap} app_writer secret`,
+          `${bootstrap} master secret`,
+          `${bootstrap} server secret`,
+          `${host} app_reader secret`,
+          `${host} app_writer secret`,
+          `${host} server secret`,
+          `${host} tls secret`,
+        ].sort(),
+        'data monitoring': ['Allow AWS host role cloudwatch:PutMetricData * if StringEquals cloudwatch:namespace AuroraProxyKit/PgBouncer'],
+        'data ssm': 'default',
+        'data ssmmessages': 'default',
+        'data ec2messages': 'default',
+        'consumer secretsmanager': [
+          'Allow AWS consumer app_reader secretsmanager:DescribeSecret app_reader secret',
+          'Allow AWS consumer app_reader secretsmanager:GetSecretValue app_reader secret',
+          'Allow AWS consumer app_writer secretsmanager:DescribeSecret app_writer secret',
+          'Allow AWS consumer app_writer secretsmanager:GetSecretValue app_writer secret',
+        ],
+      });
+    });
+
+    test('the hosts start once the role bootstrap has run, in both flavours', () => {
+      // CDK: the Auto Scaling group depends on the role bootstrap's custom resource.
+      expect(reference.hostsWaitForRoles).toBe(true);
+      // Terraform: the group depends on hosts_depend_on, which the example gives the bootstrap's roles output,
+      // an output known once the bootstrap's invocation has run.
+      type Call = { expressions: Record<string, { references?: string[] }>; module: { resources: Array<{ address: string; depends_on?: string[] }>; outputs: Record<string, { expression: { references?: string[] } }> } };
+      const calls = (plan.configuration.root_module as unknown as { module_calls: Record<string, Call> }).module_calls;
+      expect(calls.pooler.module.resources.find((r) => r.address === 'aws_autoscaling_group.this')!.depends_on).toContain('var.hosts_depend_on');
+      expect(calls.pooler.expressions.hosts_depend_on.references).toContain('module.database_roles.roles');
+      expect(calls.database_roles.module.outputs.roles.expression.references).toContain('aws_lambda_invocation.this');
+    });
   });
 
   test('the same user data once each flavour substitutes its values (deploy-time references by name)', () => {

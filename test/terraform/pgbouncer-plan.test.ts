@@ -183,6 +183,27 @@ describe('examples/complete-pgbouncer plan', () => {
     expect(invocation).toBeDefined();
   });
 
+  test('the data VPC\'s S3 gateway endpoint passes only the hosts\' GetObject of the packages object (Principal "*", the host role by aws:PrincipalArn)', () => {
+    // The policy's values known at plan; the host role's ARN by its reference.
+    const endpoint = plan.configuration.root_module.resources.find((r) => r.address === 'aws_vpc_endpoint.s3')!;
+    expect((endpoint.expressions.policy as { references: string[] }).references).toContain('data.aws_iam_policy_document.s3_endpoint');
+    const document = plan.resource_changes.find((r) => r.address === 'data.aws_iam_policy_document.s3_endpoint')!.change.after as { statement: Array<Record<string, unknown>> };
+    expect(document.statement).toEqual([
+      expect.objectContaining({
+        effect: null,
+        actions: ['s3:GetObject'],
+        resources: ['arn:aws:s3:::aurora-proxy-kit-packages/pgbouncer/packages.tar'],
+        principals: [{ type: '*', identifiers: ['*'] }],
+        condition: [{ test: 'StringEquals', variable: 'aws:PrincipalArn', values: [null] }],
+        not_actions: null,
+        not_resources: null,
+        not_principals: [],
+      }),
+    ]);
+    const config = plan.configuration.root_module.resources.find((r) => r.address === 'data.aws_iam_policy_document.s3_endpoint')!.expressions as { statement: Array<{ condition: Array<{ values: { references: string[] } }> }> };
+    expect(config.statement[0].condition[0].values.references).toContain('module.pooler.host_role_arn');
+  });
+
   test('rehearse --from says it models RDS Proxy deployments only, and where the engine is rehearsed', () => {
     expect(() => topologyFromPlan(plan, 'plan.json')).toThrow(/^a PgBouncer engine deployment \(an Auto Scaling group behind a VPC endpoint service, no RDS Proxy\) in plan\.json: rehearse --from models RDS Proxy deployments only for now/);
   });
@@ -208,7 +229,8 @@ describe('examples/complete-pgbouncer plan', () => {
     const input = JSON.stringify(invocation.expressions.input);
     for (const reference of ['aws_vpc_endpoint_service.this.id', 'aws_secretsmanager_secret.tls[0].arn', 'aws_secretsmanager_secret.ca[0].arn', 'var.certificate_validity_days']) expect(input).toContain(reference);
     const asg = pooler.find((r) => r.address === 'aws_autoscaling_group.this') as unknown as { depends_on?: string[] };
-    expect(asg.depends_on).toEqual(['aws_lambda_invocation.certificate']);
+    // and after what the caller names (the example: the role bootstrap's run, compared with CDK in the parity test)
+    expect(asg.depends_on).toEqual(['aws_lambda_invocation.certificate', 'var.hosts_depend_on']);
     // Least privilege: write the listeners' secret, keep the CA.
     const policy = plan.resource_changes.find((r) => r.address === 'module.pooler.data.aws_iam_policy_document.certificate[0]')!;
     const statements = (policy.change.after as { statement: Array<{ actions: string[] }> }).statement;

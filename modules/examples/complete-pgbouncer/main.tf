@@ -11,6 +11,8 @@ data "aws_availability_zones" "available" {
 
 data "aws_region" "current" {}
 
+data "aws_partition" "current" {}
+
 locals {
   # The release's zips (make lambda-zip builds them in a checkout).
   lambda_dir = var.lambda_dir != null ? var.lambda_dir : "${path.module}/../../../dist/lambda"
@@ -25,8 +27,13 @@ locals {
     }
   ]...)
   subnet_ids = { for vpc in keys(local.vpcs) : vpc => [for i, _ in local.azs : aws_subnet.isolated["${vpc}-${i}"].id] }
-  # The AWS services the hosts call, through interface endpoints in the data VPC (monitoring: the metrics exporter).
-  host_services = toset(["secretsmanager", "ssm", "ssmmessages", "ec2messages", "monitoring"])
+  # Session Manager's three services (shell access without SSH), through interface endpoints in the data VPC
+  # with the default policy, as in the reference app; Secrets Manager and CloudWatch have endpoints of their own below.
+  session_manager_services = toset(["ssm", "ssmmessages", "ec2messages"])
+  # The S3 objects the hosts read through the data VPC's gateway endpoint: the packages object. AWS's SSM
+  # agent package, when the hosts install it, goes into that same object; another object (or key prefix,
+  # "prefix/*") the hosts read would be another entry.
+  host_objects = [{ bucket = var.packages_bucket, key = var.packages_key }]
   # Each consumer logs in as a role of its own with its secret's password (the secret is made by the fleet).
   db_users = { reader = "app_reader", writer = "app_writer" }
   # The consumers: their function, handler zip, user and endpoint.
@@ -71,15 +78,44 @@ resource "aws_route_table_association" "isolated" {
 }
 
 # --- The data VPC's endpoints: S3 for the packages, the services the hosts call ----------------------
+# Each endpoint's policy passes only its callers' requests, as the reference app's do: an endpoint policy
+# limits what any principal may do through the endpoint, whatever its IAM policies allow
+# (https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-access.html).
 
 resource "aws_vpc_endpoint" "s3" {
   vpc_id            = aws_vpc.this["data"].id
   service_name      = "com.amazonaws.${data.aws_region.current.region}.s3"
   vpc_endpoint_type = "Gateway"
   route_table_ids   = [for i, _ in local.azs : aws_route_table.isolated["data-${i}"].id]
+  policy            = data.aws_iam_policy_document.s3_endpoint.json
   tags              = { Name = "${var.name}-s3" }
 }
 
+# The hosts' GetObject of the packages object is all the data VPC does with S3 (the hosts install from it,
+# not from Debian's archive): the gateway passes that and nothing else, so nothing in the VPC reaches any
+# other bucket, whatever credentials it holds. A gateway endpoint's policy has Principal "*" and names its
+# principals with aws:PrincipalArn
+# (https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-access.html#vpc-endpoint-policies-gateway,
+# https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-s3.html); principals type "*" renders
+# Principal "*" (hashicorp/terraform-provider-aws website/docs/d/iam_policy_document.html.markdown).
+data "aws_iam_policy_document" "s3_endpoint" {
+  statement {
+    sid       = "HostsReadTheirPackages"
+    actions   = ["s3:GetObject"]
+    resources = [for o in local.host_objects : "arn:${data.aws_partition.current.partition}:s3:::${o.bucket}/${o.key}"]
+    principals {
+      type        = "*"
+      identifiers = ["*"]
+    }
+    condition {
+      test     = "StringEquals"
+      variable = "aws:PrincipalArn"
+      values   = [module.pooler.host_role_arn]
+    }
+  }
+}
+
+# One security group for the interface endpoints: HTTPS from the hosts (and, below, the role bootstrap).
 resource "aws_security_group" "host_services" {
   name_prefix = "${var.name}-host-services-"
   description = "Interface endpoints the PgBouncer hosts call over HTTPS"
@@ -96,7 +132,7 @@ resource "aws_vpc_security_group_ingress_rule" "host_services" {
 }
 
 resource "aws_vpc_endpoint" "host_services" {
-  for_each = local.host_services
+  for_each = local.session_manager_services
 
   vpc_id              = aws_vpc.this["data"].id
   service_name        = "com.amazonaws.${data.aws_region.current.region}.${each.key}"
@@ -105,6 +141,80 @@ resource "aws_vpc_endpoint" "host_services" {
   security_group_ids  = [aws_security_group.host_services.id]
   private_dns_enabled = true
   tags                = { Name = "${var.name}-${each.key}" }
+}
+
+# Secrets Manager: the role bootstrap reads the master secret and derives the roles' verifiers from their
+# secrets; the hosts read theirs (the auth file's passwords, the listeners' certificate) at boot and every
+# 5 minutes. Nothing else passes.
+resource "aws_vpc_endpoint" "secrets_manager" {
+  vpc_id              = aws_vpc.this["data"].id
+  service_name        = "com.amazonaws.${data.aws_region.current.region}.secretsmanager"
+  vpc_endpoint_type   = "Interface"
+  subnet_ids          = local.subnet_ids.data
+  security_group_ids  = [aws_security_group.host_services.id]
+  private_dns_enabled = true
+  policy              = data.aws_iam_policy_document.secrets_manager_endpoint.json
+  tags                = { Name = "${var.name}-secretsmanager" }
+}
+
+data "aws_iam_policy_document" "secrets_manager_endpoint" {
+  statement {
+    sid       = "RoleBootstrapReadsTheMasterSecret"
+    actions   = ["secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue"]
+    resources = [module.database.master_user_secret_arn]
+    principals {
+      type        = "AWS"
+      identifiers = [module.database_roles.role_arn]
+    }
+  }
+  # The secrets of the roles module.database_roles makes: the consumers' and the read-only server role's.
+  statement {
+    sid       = "RoleBootstrapReadsTheRolesSecrets"
+    actions   = ["secretsmanager:GetSecretValue"]
+    resources = concat([module.pooler.read_only_server_secret_arn], values(module.pooler.consumer_secret_arns))
+    principals {
+      type        = "AWS"
+      identifiers = [module.database_roles.role_arn]
+    }
+  }
+  statement {
+    sid       = "HostsReadTheirSecrets"
+    actions   = ["secretsmanager:GetSecretValue"]
+    resources = concat([module.pooler.read_only_server_secret_arn, module.pooler.tls_secret_arn], values(module.pooler.consumer_secret_arns))
+    principals {
+      type        = "AWS"
+      identifiers = [module.pooler.host_role_arn]
+    }
+  }
+}
+
+# CloudWatch: the hosts' metrics exporter publishes in the engine's namespace only.
+resource "aws_vpc_endpoint" "monitoring" {
+  vpc_id              = aws_vpc.this["data"].id
+  service_name        = "com.amazonaws.${data.aws_region.current.region}.monitoring"
+  vpc_endpoint_type   = "Interface"
+  subnet_ids          = local.subnet_ids.data
+  security_group_ids  = [aws_security_group.host_services.id]
+  private_dns_enabled = true
+  policy              = data.aws_iam_policy_document.monitoring_endpoint.json
+  tags                = { Name = "${var.name}-monitoring" }
+}
+
+data "aws_iam_policy_document" "monitoring_endpoint" {
+  statement {
+    sid       = "HostsPublishTheirMetrics"
+    actions   = ["cloudwatch:PutMetricData"]
+    resources = ["*"]
+    principals {
+      type        = "AWS"
+      identifiers = [module.pooler.host_role_arn]
+    }
+    condition {
+      test     = "StringEquals"
+      variable = "cloudwatch:namespace"
+      values   = [module.pooler.metrics_namespace]
+    }
+  }
 }
 
 # --- The cluster and the fleet ---------------------------------------------------------------------
@@ -143,6 +253,11 @@ module "pooler" {
     "${var.name}-ro" = { vpc_id = aws_vpc.this["consumer"].id, subnet_ids = local.subnet_ids.consumer, role = "READ_ONLY" }
     "${var.name}-rw" = { vpc_id = aws_vpc.this["consumer"].id, subnet_ids = local.subnet_ids.consumer, role = "READ_WRITE" }
   }
+  # The hosts start once the role bootstrap has run: their read-only listener logs in as a role it makes
+  # (its roles output is known once it has run). An input of the module rather than depends_on on this
+  # call: that would be a cycle (the bootstrap takes this module's secrets), and depends_on on a module
+  # leaves more of its values unknown at plan (https://developer.hashicorp.com/terraform/language/meta-arguments/depends_on).
+  hosts_depend_on = keys(module.database_roles.roles)
 }
 
 # --- The consumers' roles: verifiers derived from their secrets, and the read-only server role ---------
@@ -218,17 +333,25 @@ resource "aws_vpc_endpoint" "consumer_secrets" {
   tags                = { Name = "${var.name}-consumer-secretsmanager" }
 }
 
+# A statement per consumer of local.consumers, written out (not a dynamic block) so that the plan shows
+# each statement's references.
 data "aws_iam_policy_document" "consumer_secrets" {
-  dynamic "statement" {
-    for_each = local.consumers
-    content {
-      sid       = "${title(statement.key)}ReadsItsSecret"
-      actions   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
-      resources = [module.pooler.consumer_secret_arns[local.db_users[statement.key]]]
-      principals {
-        type        = "AWS"
-        identifiers = [module.consumer[statement.key].role_arn]
-      }
+  statement {
+    sid       = "ReaderReadsItsSecret"
+    actions   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
+    resources = [module.pooler.consumer_secret_arns[local.db_users.reader]]
+    principals {
+      type        = "AWS"
+      identifiers = [module.consumer["reader"].role_arn]
+    }
+  }
+  statement {
+    sid       = "WriterReadsItsSecret"
+    actions   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
+    resources = [module.pooler.consumer_secret_arns[local.db_users.writer]]
+    principals {
+      type        = "AWS"
+      identifiers = [module.consumer["writer"].role_arn]
     }
   }
 }

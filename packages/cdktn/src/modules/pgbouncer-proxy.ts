@@ -190,6 +190,15 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
    */
   readonly endpoints?: { [key: string]: PgBouncerProxyEndpointsElement } | IResolvable;
   /**
+   * Values the hosts wait for (ids, names): the Auto Scaling group is created once what they come from exists,
+   * e.g. the names of the roles the role bootstrap has made (read-only logins fail until the roles exist). For
+   * what depends_on on the module call cannot carry: a bootstrap that takes this module's secrets would make
+   * that a cycle.
+   *
+   * @default []
+   */
+  readonly hostsDependOn?: string[];
+  /**
    * Tags of every resource the module creates.
    *
    * @default {}
@@ -245,6 +254,7 @@ export class PgBouncerProxy extends KitModule {
         s3PrefixListId: 's3_prefix_list_id',
         vpcCidrBlock: 'vpc_cidr_block',
         endpoints: 'endpoints',
+        hostsDependOn: 'hosts_depend_on',
         tags: 'tags',
       },
       ruleReads: {
@@ -406,5 +416,13 @@ export class PgBouncerProxy extends KitModule {
    */
   public get tlsSecretArn(): string {
     return this.getString('tls_secret_arn');
+  }
+
+  /**
+   * The CloudWatch namespace the hosts publish their metrics in: a CloudWatch interface endpoint's policy passes
+   * their PutMetricData in it. (output `metrics_namespace`)
+   */
+  public get metricsNamespace(): string {
+    return this.getString('metrics_namespace');
   }
 }
