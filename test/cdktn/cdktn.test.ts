@@ -251,6 +251,8 @@ describe('the kit\'s rules at construction', () => {
       maxConnections: 1000,
       packagesBucket: 'orders-packages',
       packagesKey: 'pgbouncer/packages.tar',
+      // The module's own CA, issued by the release's certificate function.
+      certificateFunction: { filename: 'lambda/pooler-certificate.zip' },
     };
     const USER_FIX = 'use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters';
     const READERS_FIX = 'the read-only listener needs at least one reader; Aurora allows 15 (an integer from 1 to 15)';
