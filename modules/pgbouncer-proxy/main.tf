@@ -281,7 +281,7 @@ resource "aws_launch_template" "this" {
   image_id               = data.aws_ssm_parameter.debian.insecure_value
   instance_type          = var.instance_type
   update_default_version = true
-  user_data = base64encode(local.user_data)
+  user_data              = base64encode(local.user_data)
 
   iam_instance_profile {
     arn = aws_iam_instance_profile.host.arn

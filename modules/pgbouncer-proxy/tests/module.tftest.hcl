@@ -1,5 +1,7 @@
-# The defaults accepted. The module's rules (lib/model's, the name, the consumer users and the HTTPS
-# egress narrowing among them) run in vectors.tftest.hcl, generated from the shared vectors.
+# The defaults accepted, and EC2's 16 KB limit on the rendered user data (the launch template's precondition;
+# the CDK construct checks its placeholders' longest values at synth instead). The module's rules (lib/model's,
+# the name, the consumer users and the HTTPS egress narrowing among them) run in vectors.tftest.hcl, generated
+# from the shared vectors.
 
 mock_provider "aws" {
   source = "../../test/terraform/mocks/aws"
@@ -35,4 +37,45 @@ run "defaults_accepted" {
     condition     = output.vcpus_per_host == 2 && output.bootstrap_variables.Vcpus == "2" && output.bootstrap_variables.ReaderEndpoints == join(" ", var.reader_endpoints)
     error_message = "the bootstrap's variables"
   }
+}
+
+# The secrets' ARNs are known only at apply; the mock gives them at plan (the consumers' in each run).
+override_resource {
+  target          = aws_secretsmanager_secret.server
+  override_during = plan
+  values          = { arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tests-server-20261123000000000000000002-GhIjKl" }
+}
+
+run "fifteen_users_with_realistic_arns_fit" {
+  command = plan
+
+  variables {
+    consumer_users = ["user_00_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_01_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_02_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_03_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_04_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_05_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_06_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_07_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_08_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_09_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_10_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_11_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_12_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_13_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_14_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"]
+  }
+  override_resource {
+    target          = aws_secretsmanager_secret.consumer
+    override_during = plan
+    values          = { arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tests-user-20261123000000000000000001-AbCdEf" }
+  }
+
+  assert {
+    condition     = length(local.user_data) <= local.user_data_max_bytes && strcontains(local.user_data, "tests-user-20261123000000000000000001-AbCdEf")
+    error_message = "the user data with 15 realistic consumer secret ARNs fits EC2's limit"
+  }
+}
+
+# Secrets Manager takes names of up to 512 characters: 15 of them cannot fit in 16 KB.
+run "secret_arns_too_long_for_the_user_data" {
+  command = plan
+
+  variables {
+    consumer_users = ["user_00_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_01_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_02_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_03_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_04_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_05_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_06_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_07_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_08_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_09_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_10_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_11_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_12_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_13_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user_14_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"]
+  }
+  override_resource {
+    target          = aws_secretsmanager_secret.consumer
+    override_during = plan
+    values          = { arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tests-nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn-AbCdEf" }
+  }
+
+  expect_failures = [aws_launch_template.this]
 }
