@@ -105,12 +105,25 @@ export interface PlanJson {
   readonly resource_changes: ReadonlyArray<ResourceChange>;
   /** The root module's outputs, as planned (`after` is null when known only after apply). */
   readonly output_changes?: Readonly<Record<string, { readonly after: unknown }>>;
+  /** The root module's variables as planned with. */
+  readonly variables?: Readonly<Record<string, { readonly value: unknown }>>;
+  /** What plan read: the data sources whose arguments were known then (the others are reads in resource_changes). */
+  readonly prior_state?: { readonly values: { readonly root_module: { readonly resources?: ReadonlyArray<{ readonly address: string; readonly values: Record<string, unknown> }> } } };
   /** The root module's configuration: each resource's argument expressions (constants, references). */
   readonly configuration: {
     readonly root_module: {
       readonly resources: ReadonlyArray<{ readonly address: string; readonly type: string; readonly expressions: Record<string, unknown> }>;
-      /** Each module call by name: the source as written. */
-      readonly module_calls?: Readonly<Record<string, { readonly source: string }>>;
+      /** Each module call by name: the source as written, its inputs' expressions and its depends_on. */
+      readonly module_calls?: Readonly<
+        Record<
+          string,
+          {
+            readonly source: string;
+            readonly expressions?: Readonly<Record<string, { readonly references?: string[]; readonly constant_value?: unknown }>>;
+            readonly depends_on?: ReadonlyArray<string>;
+          }
+        >
+      >;
     };
   };
 }

@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { App, Fn, LocalBackend, TerraformOutput, TerraformStack, Token } from 'cdktn';
+import { App, Fn, Lazy, LocalBackend, TerraformOutput, TerraformStack, Token } from 'cdktn';
 import type { Construct } from 'constructs';
 import { AuroraOptimizedReads, Dashboard, DatabaseRoleBootstrap, LambdaConsumer, LogsKmsPolicy, PgBouncerProxy, type KitModuleOptions } from '../src';
 import { AwsData, AwsProvider, AwsResource } from './raw-aws';
@@ -10,7 +10,10 @@ import { AwsData, AwsProvider, AwsResource } from './raw-aws';
  * Load Balancer; a consumer VPC reaches the fleet through PrivateLink (a read-only and a read/write
  * interface endpoint), with a Lambda consumer behind each that logs in with its own secret. Neither VPC
  * has internet access or NAT: the hosts install PgBouncer from an S3 object through the S3 gateway
- * endpoint and reach Secrets Manager and Session Manager through interface endpoints.
+ * endpoint and reach Secrets Manager and Session Manager through interface endpoints. As in the CDK
+ * reference app, the endpoints' policies pass only what their callers need: the S3 gateway the hosts'
+ * read of the packages object, Secrets Manager each caller's read of its own secrets, CloudWatch the
+ * hosts' metrics in the engine's namespace. The hosts start once the role bootstrap has made their roles.
  *
  *   npx ts-node --transpile-only packages/cdktn/examples/complete-pgbouncer.ts [outdir]   # default packages/cdktn/cdktf.out
  *   make cdktn-plan-summary                                                             # both examples, planned offline
@@ -43,8 +46,11 @@ export interface CompletePgBouncerStackProps {
 
 const REPOSITORY = path.join(__dirname, '..', '..', '..');
 
-/** The AWS services the hosts call, through interface endpoints in the data VPC (monitoring: the metrics exporter). */
-const HOST_SERVICES = ['secretsmanager', 'ssm', 'ssmmessages', 'ec2messages', 'monitoring'];
+/**
+ * Session Manager's three services (shell access without SSH), through interface endpoints in the data VPC with
+ * the default policy, as in the reference app; Secrets Manager and CloudWatch have endpoints of their own.
+ */
+const SESSION_MANAGER_SERVICES = ['ssm', 'ssmmessages', 'ec2messages'];
 
 export class CompletePgBouncerStack extends TerraformStack {
   public readonly database: AuroraOptimizedReads;
@@ -64,6 +70,13 @@ export class CompletePgBouncerStack extends TerraformStack {
     new AwsProvider(this, 'aws', { region: props.region ?? 'us-east-1' });
     const azs = new AwsData(this, 'available', 'aws_availability_zones', { state: 'available' });
     const region = new AwsData(this, 'current', 'aws_region').getStringAttribute('region');
+    const partition = new AwsData(this, 'partition', 'aws_partition').getStringAttribute('partition');
+    const packagesBucket = props.packagesBucket ?? 'aurora-proxy-kit-packages';
+    const packagesKey = props.packagesKey ?? 'pgbouncer/packages.tar';
+    // The S3 objects the hosts read through the data VPC's gateway endpoint: the packages object. AWS's SSM agent
+    // package, when the hosts install it, goes into that same object; another object (or key prefix, "prefix/*")
+    // the hosts read would be another entry.
+    const hostObjects = [{ bucket: packagesBucket, key: packagesKey }];
 
     // Each consumer logs in as a role of its own with its secret's password (the secret is made by the fleet).
     const consumers = {
@@ -92,29 +105,28 @@ export class CompletePgBouncerStack extends TerraformStack {
     );
 
     // --- The data VPC's endpoints: S3 for the packages, the services the hosts call ---------------------------
-    new AwsResource(this, 's3', 'aws_vpc_endpoint', {
-      vpc_id: vpcs.data.id,
-      service_name: `com.amazonaws.${region}.s3`,
-      vpc_endpoint_type: 'Gateway',
-      route_table_ids: vpcs.data.routeTableIds,
-      tags: { Name: `${name}-s3` },
-    });
+    // Each endpoint's policy passes only its callers' requests, as the reference app's do: an endpoint policy limits
+    // what any principal may do through the endpoint, whatever its IAM policies allow
+    // (https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-access.html). Those policies name the fleet's
+    // and the role bootstrap's roles and secrets, so S3, Secrets Manager and CloudWatch follow the modules, below.
+    // One security group for the interface endpoints: HTTPS from the hosts (and, below, the role bootstrap).
     const hostServices = new AwsResource(this, 'host_services', 'aws_security_group', {
       name_prefix: `${name}-host-services-`,
       description: 'Interface endpoints the PgBouncer hosts call over HTTPS',
       vpc_id: vpcs.data.id,
     });
-    for (const service of HOST_SERVICES) {
-      new AwsResource(this, `host_services_${service}`, 'aws_vpc_endpoint', {
+    const interfaceEndpoint = (resourceId: string, service: string, policy?: string) =>
+      new AwsResource(this, resourceId, 'aws_vpc_endpoint', {
         vpc_id: vpcs.data.id,
         service_name: `com.amazonaws.${region}.${service}`,
         vpc_endpoint_type: 'Interface',
         subnet_ids: vpcs.data.subnetIds,
         security_group_ids: [hostServices.getStringAttribute('id')],
         private_dns_enabled: true,
+        ...(policy === undefined ? {} : { policy }),
         tags: { Name: `${name}-${service}` },
       });
-    }
+    for (const service of SESSION_MANAGER_SERVICES) interfaceEndpoint(`host_services_${service}`, service);
     const httpsFrom = (resourceId: string, groupId: string, from: string, description: string) =>
       new AwsResource(this, resourceId, 'aws_vpc_security_group_ingress_rule', {
         security_group_id: groupId,
@@ -150,14 +162,19 @@ export class CompletePgBouncerStack extends TerraformStack {
       serverPort: this.database.port,
       databaseName: this.database.databaseName,
       maxConnections: this.database.maxConnections,
-      packagesBucket: props.packagesBucket ?? 'aurora-proxy-kit-packages',
-      packagesKey: props.packagesKey ?? 'pgbouncer/packages.tar',
+      packagesBucket,
+      packagesKey,
       // The listeners' certificate from the module's own CA, for the endpoint service's names.
       certificateFunction: { filename: path.join(lambdaDir, 'pooler-certificate.zip') },
       hosts: props.hosts ?? 2,
       instanceType: props.instanceType ?? 'c7g.large',
       consumerUsers: Object.values(consumers).map((c) => c.dbUser),
       endpoints: { [consumers.reader.endpoint]: endpoint('READ_ONLY'), [consumers.writer.endpoint]: endpoint('READ_WRITE') },
+      // The hosts start once the role bootstrap has run: their read-only listener logs in as a role it makes (its
+      // roles output is known once it has run). An input rather than dependsOn: the bootstrap takes this module's
+      // secrets, so dependsOn would be a cycle, and depends_on on a module leaves more of its values unknown at plan
+      // (https://developer.hashicorp.com/terraform/language/meta-arguments/depends_on). Lazy: the bootstrap is made below.
+      hostsDependOn: Lazy.listValue({ produce: () => Fn.keys(databaseRoles.roles) as string[] }),
     });
     httpsFrom('host_services_from_hosts', hostServices.getStringAttribute('id'), this.pooler.hostSecurityGroupId, 'HTTPS from the PgBouncer hosts');
     // A map output indexed with Fn.lookup: the map token has no keys in TypeScript.
@@ -200,6 +217,77 @@ export class CompletePgBouncerStack extends TerraformStack {
     });
     // The role bootstrap reaches the data VPC's Secrets Manager endpoint as the hosts do.
     httpsFrom('host_services_from_role_bootstrap', hostServices.getStringAttribute('id'), databaseRoles.securityGroupId, 'HTTPS from the role bootstrap (the secrets)');
+
+    // --- The data VPC's endpoints with policies ----------------------------------------------------------------
+    // The hosts' GetObject of the packages object is all the data VPC does with S3 (the hosts install from it, not
+    // from Debian's archive): the gateway passes that and nothing else, so nothing in the VPC reaches any other
+    // bucket, whatever credentials it holds. A gateway endpoint's policy has Principal "*" and names its principals
+    // with aws:PrincipalArn (https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-access.html#vpc-endpoint-policies-gateway,
+    // https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-s3.html); principals type "*" renders
+    // Principal "*" (hashicorp/terraform-provider-aws website/docs/d/iam_policy_document.html.markdown).
+    const s3Policy = new AwsData(this, 's3_endpoint', 'aws_iam_policy_document', {
+      statement: [
+        {
+          sid: 'HostsReadTheirPackages',
+          actions: ['s3:GetObject'],
+          resources: hostObjects.map((o) => `arn:${partition}:s3:::${o.bucket}/${o.key}`),
+          principals: [{ type: '*', identifiers: ['*'] }],
+          condition: [{ test: 'StringEquals', variable: 'aws:PrincipalArn', values: [this.pooler.hostRoleArn] }],
+        },
+      ],
+    });
+    new AwsResource(this, 's3', 'aws_vpc_endpoint', {
+      vpc_id: vpcs.data.id,
+      service_name: `com.amazonaws.${region}.s3`,
+      vpc_endpoint_type: 'Gateway',
+      route_table_ids: vpcs.data.routeTableIds,
+      policy: s3Policy.getStringAttribute('json'),
+      tags: { Name: `${name}-s3` },
+    });
+
+    // Secrets Manager: the role bootstrap reads the master secret and derives the roles' verifiers from their
+    // secrets; the hosts read theirs (the auth file's passwords, the listeners' certificate) at boot and every
+    // 5 minutes. Nothing else passes.
+    const consumerSecretArns = Object.values(consumers).map((c) => secretOf(c.dbUser));
+    const secretsManagerPolicy = new AwsData(this, 'secrets_manager_endpoint', 'aws_iam_policy_document', {
+      statement: [
+        {
+          sid: 'RoleBootstrapReadsTheMasterSecret',
+          actions: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+          resources: [this.database.masterUserSecretArn],
+          principals: [{ type: 'AWS', identifiers: [databaseRoles.roleArn] }],
+        },
+        // The secrets of the roles the bootstrap makes: the consumers' and the read-only server role's.
+        {
+          sid: 'RoleBootstrapReadsTheRolesSecrets',
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: [this.pooler.readOnlyServerSecretArn, ...consumerSecretArns],
+          principals: [{ type: 'AWS', identifiers: [databaseRoles.roleArn] }],
+        },
+        {
+          sid: 'HostsReadTheirSecrets',
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: [this.pooler.readOnlyServerSecretArn, this.pooler.tlsSecretArn, ...consumerSecretArns],
+          principals: [{ type: 'AWS', identifiers: [this.pooler.hostRoleArn] }],
+        },
+      ],
+    });
+    // Was one of the host services' endpoints (host_services_secretsmanager): state made before moves here.
+    interfaceEndpoint('secrets_manager', 'secretsmanager', secretsManagerPolicy.getStringAttribute('json')).moveFromId('aws_vpc_endpoint.host_services_secretsmanager');
+
+    // CloudWatch: the hosts' metrics exporter publishes in the engine's namespace only.
+    const monitoringPolicy = new AwsData(this, 'monitoring_endpoint', 'aws_iam_policy_document', {
+      statement: [
+        {
+          sid: 'HostsPublishTheirMetrics',
+          actions: ['cloudwatch:PutMetricData'],
+          resources: ['*'],
+          principals: [{ type: 'AWS', identifiers: [this.pooler.hostRoleArn] }],
+          condition: [{ test: 'StringEquals', variable: 'cloudwatch:namespace', values: [this.pooler.metricsNamespace] }],
+        },
+      ],
+    });
+    interfaceEndpoint('monitoring', 'monitoring', monitoringPolicy.getStringAttribute('json')).moveFromId('aws_vpc_endpoint.host_services_monitoring');
 
     // --- The consumers in the consumer VPC: each logs in with its secret through its endpoint ---------------
     const consumerSecrets = new AwsResource(this, 'consumer_secrets', 'aws_security_group', {

@@ -69,7 +69,8 @@ export class CompleteStack extends TerraformStack {
     // --- One key for the deployment's logs (flow logs, Lambda logs, Lambda environments) ---------------
     const logKeyPolicy = new LogsKmsPolicy(this, 'log_key_policy', {
       ...module('internal/logs-kms-policy'),
-      logGroupNames: [...Object.values(functionNames).map((f) => `/aws/lambda/${f}`), `${flowLogsPrefix}*`],
+      // In key order, as the HCL example's values(local.function_names) lists them: the key policy is the same document.
+      logGroupNames: [...Object.entries(functionNames).sort(([a], [b]) => a.localeCompare(b)).map(([, f]) => `/aws/lambda/${f}`), `${flowLogsPrefix}*`],
     });
     const logsKey = new AwsResource(this, 'logs', 'aws_kms_key', {
       description: 'Encrypts the logs and function environments of the aurora-proxy-kit reference deployment',
