@@ -28,7 +28,7 @@ import { gzipSync } from 'node:zlib';
 import { HOST_AGENT_PATH, HOST_AGENT_SOURCE } from './pgbouncer-host-agent';
 import { COMMON_TEMPLATE_TOKENS, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, KEEPALIVE_MAX_IDLE_SECONDS, PROCESS_TEMPLATE_TOKENS, renderFleetCommonTemplate, renderFleetProcessTemplate } from './pgbouncer-fleet';
 import { FLEET_NAME_FILE } from './pgbouncer-host-serve';
-import { MAX_POOLER_CONSUMER_USERS } from './rules/pgbouncer-proxy';
+import { MAX_POOLER_CONSUMER_USERS, PACKAGES_KEY_MAX_LENGTH } from './rules/pgbouncer-proxy';
 import { FLEET_OS_USER, PROCESS_UNIT, REFRESH_SERVICE, REFRESH_TIMER, SERVE_UNIT, SERVE_UNIT_NAME } from './pgbouncer-host-units';
 
 /** Every placeholder of the bootstrap, each a deploy-time value. */
@@ -79,6 +79,8 @@ export const FLEET_PROCESS_LIST = `${FLEET_PATHS.dir}/processes`;
  * data is limited to 16 KB, in raw form, before it is base64-encoded").
  */
 export const USER_DATA_MAX_BYTES = 16 * 1024;
+/** The Amazon Time Sync Service's address in every VPC (EC2 User Guide, configure-ec2-ntp.html). */
+export const AMAZON_TIME_SYNC = '169.254.169.123';
 
 /** The longest value each placeholder is allowed for: RDS endpoint names, realistic ARNs, S3 names; lists at their limit. */
 const PLACEHOLDER_MAX_BYTES: Readonly<Record<string, number>> = {
@@ -89,7 +91,7 @@ const PLACEHOLDER_MAX_BYTES: Readonly<Record<string, number>> = {
   ServerPort: 5,
   ServerUser: 63,
   PackagesBucket: 63,
-  PackagesKey: 256,
+  PackagesKey: PACKAGES_KEY_MAX_LENGTH,
   ServerSecretArn: 128,
   TlsSecretArn: 128,
   // CloudFormation's alarm dimensions take values of 1 to 255 characters (the fleet-name rule).
@@ -202,6 +204,15 @@ write_agent() {
 ${heredoc(HOST_AGENT_PATH.slice(1), '0755', pythonWithoutComments(HOST_AGENT_SOURCE))}
 }
 
+# Amazon Time Sync (in every VPC, the data VPC's only time source): SigV4 refuses a clock 5 minutes off.
+# Debian's images run chrony or systemd-timesyncd; each gets the server, the other's file is inert.
+sync_clock() {
+  skipped install && return 0
+  local s=${AMAZON_TIME_SYNC}
+  [ -d /etc/chrony ] && mkdir -p /etc/chrony/sources.d && echo "server $s prefer iburst" >/etc/chrony/sources.d/aws.sources && (chronyc reload sources || true)
+  mkdir -p /etc/systemd/timesyncd.conf.d && printf '[Time]\\nNTP=%s\\n' $s >/etc/systemd/timesyncd.conf.d/aws.conf && (systemctl try-restart systemd-timesyncd || true)
+}
+
 install_packages() {
   skipped install && return 0
   local dir=/var/tmp/apk-packages
@@ -295,6 +306,7 @@ ${heredoc('etc/systemd/system/apk-refresh-auth.timer', '0644', REFRESH_TIMER)}
 }
 
 write_agent
+sync_clock
 install_packages
 configure
 start_processes

@@ -94,8 +94,8 @@ variable "packages_key" {
   # BEGIN generated pooler-packages-key by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
-    condition     = (can(regex("^[A-Za-z0-9!_.*'()/-]{1,256}$", var.packages_key)))
-    error_message = "packages_key ${var.packages_key} is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)"
+    condition     = (can(regex("^[A-Za-z0-9!_.*'()/-]{1,128}$", var.packages_key)))
+    error_message = "packages_key ${var.packages_key} is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)"
   }
   # END generated pooler-packages-key
 }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
-import { BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, renderPoolerBootstrapProgram, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
+import { AMAZON_TIME_SYNC, BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, renderPoolerBootstrapProgram, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
 import { FLEET_NAME_FILE } from '../../lib/model/pgbouncer-host-serve';
 import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../lib/model/scram-salt';
@@ -101,6 +101,16 @@ describe('PgBouncer engine host bootstrap', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test('GIVEN the program WHEN read THEN the clock follows Amazon Time Sync (chrony or timesyncd) before the first signed AWS call', () => {
+    const program = renderPoolerBootstrapProgram();
+    const steps = program.split('\n').filter((l) => /^[a-z_]+$/.test(l));
+    expect(steps.indexOf('sync_clock')).toBeGreaterThanOrEqual(0);
+    expect(steps.indexOf('sync_clock')).toBeLessThan(steps.indexOf('install_packages'));
+    expect(program).toContain(`local s=${AMAZON_TIME_SYNC}`);
+    expect(program).toContain('echo "server $s prefer iburst" >/etc/chrony/sources.d/aws.sources');
+    expect(program).toContain("printf '[Time]\\nNTP=%s\\n' $s >/etc/systemd/timesyncd.conf.d/aws.conf");
   });
 
   test('GIVEN 15 readers and 15 consumer secrets, every value at its longest WHEN substituted THEN the user data fits EC2\'s 16 KB', () => {

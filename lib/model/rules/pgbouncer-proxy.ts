@@ -28,11 +28,13 @@ export interface CertificateFunctionCode {
 
 /** S3 bucket names the hosts can reach by their virtual-hosted HTTPS name: no dots (the certificate's wildcard covers one label). */
 export const PACKAGES_BUCKET_PATTERN = '^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$';
+/** The longest packages key the hosts' user data has room for (its worst case, worstCaseUserDataBytes). */
+export const PACKAGES_KEY_MAX_LENGTH = 128;
 /**
- * Object keys of S3's safe characters, as long as the user data has room for (PLACEHOLDER_MAX_BYTES): the key
- * is written into a shell line of the user data, where a quote, `$` or a backquote would change the program.
+ * Object keys of S3's safe characters, at most PACKAGES_KEY_MAX_LENGTH: the key is written into a shell line
+ * of the user data, where a quote, `$` or a backquote would change the program.
  */
-export const PACKAGES_KEY_PATTERN = "^[A-Za-z0-9!_.*'()/-]{1,256}$";
+export const PACKAGES_KEY_PATTERN = `^[A-Za-z0-9!_.*'()/-]{1,${PACKAGES_KEY_MAX_LENGTH}}$`;
 /** ELB reserves load balancer names that begin with this. */
 export const RESERVED_LOAD_BALANCER_PREFIX = 'internal-';
 
@@ -120,7 +122,7 @@ export const PGBOUNCER_PROXY_RULES: ReadonlyArray<Rule<PgBouncerProxyRuleInput>>
     pattern: PACKAGES_KEY_PATTERN,
     noDoubleOrTrailingHyphen: false,
     what: 'packages object key',
-    use: "1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)",
+    use: `1 to ${PACKAGES_KEY_MAX_LENGTH} of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)`,
     aws: {
       constraint: "S3 object keys of letters, digits and ! - _ . * ' ( ) / are safe in any application; other characters may need special handling",
       sources: ['https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-keys.html'],

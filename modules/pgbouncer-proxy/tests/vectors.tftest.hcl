@@ -1235,16 +1235,16 @@ run "v113_pooler_packages_key_accepted" {
   }
 }
 
-# pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: accepted
+# pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: accepted
 run "v114_pooler_packages_key_accepted" {
   command = plan
 
   variables {
-    packages_key = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+    packages_key = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
   }
 }
 
-# pooler-packages-key {"packagesKey":"pooler/\"packages\".tar"}: rejected: packages_key pooler/"packages".tar is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
+# pooler-packages-key {"packagesKey":"pooler/\"packages\".tar"}: rejected: packages_key pooler/"packages".tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
 run "v115_pooler_packages_key_rejected" {
   command = plan
 
@@ -1255,7 +1255,7 @@ run "v115_pooler_packages_key_rejected" {
   expect_failures = [var.packages_key]
 }
 
-# pooler-packages-key {"packagesKey":"pooler/$(reboot).tar"}: rejected: packages_key pooler/$(reboot).tar is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
+# pooler-packages-key {"packagesKey":"pooler/$(reboot).tar"}: rejected: packages_key pooler/$(reboot).tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
 run "v116_pooler_packages_key_rejected" {
   command = plan
 
@@ -1266,7 +1266,7 @@ run "v116_pooler_packages_key_rejected" {
   expect_failures = [var.packages_key]
 }
 
-# pooler-packages-key {"packagesKey":"pooler/`id`.tar"}: rejected: packages_key pooler/`id`.tar is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
+# pooler-packages-key {"packagesKey":"pooler/`id`.tar"}: rejected: packages_key pooler/`id`.tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
 run "v117_pooler_packages_key_rejected" {
   command = plan
 
@@ -1277,7 +1277,7 @@ run "v117_pooler_packages_key_rejected" {
   expect_failures = [var.packages_key]
 }
 
-# pooler-packages-key {"packagesKey":"pooler packages.tar"}: rejected: packages_key pooler packages.tar is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
+# pooler-packages-key {"packagesKey":"pooler packages.tar"}: rejected: packages_key pooler packages.tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
 run "v118_pooler_packages_key_rejected" {
   command = plan
 
@@ -1288,18 +1288,18 @@ run "v118_pooler_packages_key_rejected" {
   expect_failures = [var.packages_key]
 }
 
-# pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: rejected: packages_key kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
+# pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: rejected: packages_key kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
 run "v119_pooler_packages_key_rejected" {
   command = plan
 
   variables {
-    packages_key = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+    packages_key = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
   }
 
   expect_failures = [var.packages_key]
 }
 
-# pooler-packages-key {"packagesKey":""}: rejected: packages_key  is not a valid packages object key: use 1 to 256 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
+# pooler-packages-key {"packagesKey":""}: rejected: packages_key  is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
 run "v120_pooler_packages_key_rejected" {
   command = plan
 
