@@ -206,5 +206,6 @@ resource "aws_lambda_invocation" "this" {
   input         = jsonencode({ database = var.database_name, roles = [for r in var.roles : merge({ name = r.name, access = r.access }, r.password_secret_arn == null ? {} : { passwordSecretArn = r.password_secret_arn })] })
   triggers      = { cluster_identifier = var.cluster_identifier }
 
-  depends_on = [aws_vpc_security_group_egress_rule.to_cluster, aws_vpc_security_group_ingress_rule.cluster_from_function, aws_vpc_security_group_egress_rule.to_secrets_manager]
+  # And what the caller names (invocation_depends_on): the endpoint the function reads the secrets through.
+  depends_on = [aws_vpc_security_group_egress_rule.to_cluster, aws_vpc_security_group_ingress_rule.cluster_from_function, aws_vpc_security_group_egress_rule.to_secrets_manager, var.invocation_depends_on]
 }

@@ -98,6 +98,13 @@ variable "subnet_ids" {
   nullable    = false
 }
 
+variable "invocation_depends_on" {
+  description = "Values the bootstrap's invocation waits for (ids): e.g. the Secrets Manager interface endpoint's id, so the function does not run before the endpoint it reads the secrets through exists. For what depends_on on the module call cannot carry: an endpoint whose policy names this module's role would make that a cycle."
+  type        = list(string)
+  default     = []
+  nullable    = false
+}
+
 variable "secrets_manager_security_group_ids" {
   description = "Security groups of a Secrets Manager interface endpoint in the VPC; the function gets egress to them on 443."
   type        = list(string)

@@ -239,7 +239,9 @@ module "database_roles" {
   vpc_id                             = aws_vpc.this["data"].id
   subnet_ids                         = local.subnet_ids.data
   secrets_manager_security_group_ids = [aws_security_group.secrets_manager.id]
-  kms_key_arn                        = aws_kms_key.logs.arn
+  # The invocation reads the secrets through the endpoint: it waits for it (its policy names the module's role).
+  invocation_depends_on = [aws_vpc_endpoint.secrets_manager.id]
+  kms_key_arn           = aws_kms_key.logs.arn
 }
 
 module "reader" {

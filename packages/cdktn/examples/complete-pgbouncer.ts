@@ -213,6 +213,8 @@ export class CompletePgBouncerStack extends TerraformStack {
       vpcId: vpcs.data.id,
       subnetIds: vpcs.data.subnetIds,
       secretsManagerSecurityGroupIds: [hostServices.getStringAttribute('id')],
+      // The invocation reads the secrets through the endpoint made below (its policy names this module's role).
+      invocationDependsOn: Lazy.listValue({ produce: (): string[] => [secretsEndpoint.getStringAttribute('id')] }),
       kmsKeyArn: logsKey.getStringAttribute('arn'),
     });
     // The role bootstrap reaches the data VPC's Secrets Manager endpoint as the hosts do.
@@ -273,7 +275,8 @@ export class CompletePgBouncerStack extends TerraformStack {
       ],
     });
     // Was one of the host services' endpoints (host_services_secretsmanager): state made before moves here.
-    interfaceEndpoint('secrets_manager', 'secretsmanager', secretsManagerPolicy.getStringAttribute('json')).moveFromId('aws_vpc_endpoint.host_services_secretsmanager');
+    const secretsEndpoint: AwsResource = interfaceEndpoint('secrets_manager', 'secretsmanager', secretsManagerPolicy.getStringAttribute('json'));
+    secretsEndpoint.moveFromId('aws_vpc_endpoint.host_services_secretsmanager');
 
     // CloudWatch: the hosts' metrics exporter publishes in the engine's namespace only.
     const monitoringPolicy = new AwsData(this, 'monitoring_endpoint', 'aws_iam_policy_document', {

@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { App, Fn, LocalBackend, TerraformOutput, TerraformStack } from 'cdktn';
+import { App, Fn, Lazy, LocalBackend, TerraformOutput, TerraformStack } from 'cdktn';
 import type { Construct } from 'constructs';
 import { AuroraOptimizedReads, Dashboard, DatabaseRoleBootstrap, LambdaConsumer, LogsKmsPolicy, PoolingProxy, type KitModuleOptions } from '../src';
 import { AwsData, AwsProvider, AwsResource } from './raw-aws';
@@ -180,6 +180,8 @@ export class CompleteStack extends TerraformStack {
       vpcId: vpcs.data.id,
       subnetIds: vpcs.data.subnetIds,
       secretsManagerSecurityGroupIds: [secretsManagerGroup.getStringAttribute('id')],
+      // The invocation reads the secrets through the endpoint made below (its policy names this module's role).
+      invocationDependsOn: Lazy.listValue({ produce: (): string[] => [secretsEndpoint.getStringAttribute('id')] }),
       kmsKeyArn: logsKey.getStringAttribute('arn'),
     });
     new AwsResource(this, 'secrets_manager_from_role_bootstrap', 'aws_vpc_security_group_ingress_rule', {
@@ -200,7 +202,7 @@ export class CompleteStack extends TerraformStack {
         },
       ],
     });
-    new AwsResource(this, 'secrets_manager_endpoint_interface', 'aws_vpc_endpoint', {
+    const secretsEndpoint: AwsResource = new AwsResource(this, 'secrets_manager_endpoint_interface', 'aws_vpc_endpoint', {
       vpc_id: vpcs.data.id,
       service_name: `com.amazonaws.${region.getStringAttribute('region')}.secretsmanager`,
       vpc_endpoint_type: 'Interface',

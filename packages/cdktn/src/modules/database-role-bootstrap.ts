@@ -74,6 +74,14 @@ export interface DatabaseRoleBootstrapProps extends KitModuleOptions {
   /** Subnets of the function, in the cluster's VPC; they must reach Secrets Manager (e.g. an interface endpoint). */
   readonly subnetIds: string[];
   /**
+   * Values the bootstrap's invocation waits for (ids): e.g. the Secrets Manager interface endpoint's id, so the
+   * function does not run before the endpoint it reads the secrets through exists. For what depends_on on the
+   * module call cannot carry: an endpoint whose policy names this module's role would make that a cycle.
+   *
+   * @default []
+   */
+  readonly invocationDependsOn?: string[];
+  /**
    * Security groups of a Secrets Manager interface endpoint in the VPC; the function gets egress to them on 443.
    *
    * @default []
@@ -137,6 +145,7 @@ export class DatabaseRoleBootstrap extends KitModule {
         secretKmsKeyArn: 'secret_kms_key_arn',
         vpcId: 'vpc_id',
         subnetIds: 'subnet_ids',
+        invocationDependsOn: 'invocation_depends_on',
         secretsManagerSecurityGroupIds: 'secrets_manager_security_group_ids',
         kmsKeyArn: 'kms_key_arn',
         logRetentionDays: 'log_retention_days',
