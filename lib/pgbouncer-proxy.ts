@@ -292,10 +292,6 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     });
     Annotations.of(this.autoScalingGroup).acknowledgeWarning('@aws-cdk/aws-autoscaling:desiredCapacitySet', 'the fleet is of fixed size by design: every deploy sets it back');
     Validations.of(this.autoScalingGroup).acknowledge({
-      id: 'AwsSolutions-AS1',
-      reason: 'the load balancer\'s checks fail on every host at once when Aurora\'s servers do (a failover, a reader\'s restart): with ELB health checks the group would replace every host together; a host whose PgBouncer keeps exiting powers off, which EC2\'s checks see',
-    });
-    Validations.of(this.autoScalingGroup).acknowledge({
       id: 'AwsSolutions-AS3',
       reason: 'the fleet is fixed in size; a replaced host shows in the load balancer\'s target health, which the dashboard will watch',
     });

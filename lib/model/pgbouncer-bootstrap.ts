@@ -82,11 +82,18 @@ export const USER_DATA_MAX_BYTES = 16 * 1024;
 /** The Amazon Time Sync Service's address in every VPC (EC2 User Guide, configure-ec2-ntp.html). */
 export const AMAZON_TIME_SYNC = '169.254.169.123';
 
+/**
+ * The longest Aurora instance endpoint: <instance identifier, at most 63 characters>.<12-character cluster
+ * hash>.<Region, at most 14>.rds.amazonaws.com.cn (Aurora User Guide, Aurora.Overview.Endpoints; RDS API,
+ * CreateDBInstance DBInstanceIdentifier). The cluster endpoint adds "cluster-" before the hash.
+ */
+const INSTANCE_ENDPOINT_MAX_BYTES = 63 + 1 + 12 + 1 + 14 + '.rds.amazonaws.com.cn'.length;
+
 /** The longest value each placeholder is allowed for: RDS endpoint names, realistic ARNs, S3 names; lists at their limit. */
 const PLACEHOLDER_MAX_BYTES: Readonly<Record<string, number>> = {
-  ClusterEndpoint: 128,
-  // 15 readers (Aurora's limit), each name up to 128 bytes, and a space between.
-  ReaderEndpoints: 15 * 129,
+  ClusterEndpoint: INSTANCE_ENDPOINT_MAX_BYTES + 'cluster-'.length,
+  // 15 readers (Aurora's limit), each instance endpoint, and a space between.
+  ReaderEndpoints: 15 * (INSTANCE_ENDPOINT_MAX_BYTES + 1),
   DatabaseName: 63,
   ServerPort: 5,
   ServerUser: 63,
@@ -182,6 +189,10 @@ umask 022
 # The rehearsal's stand-ins (unset on a host): a directory for /, files for AWS, steps it does itself.
 ROOT=$(printenv APK_ROOT || true)
 SKIP=" $(printenv APK_SKIP || true) "
+# A host whose bootstrap fails powers itself off: EC2's checks then find it not running and the group
+# replaces it (the group does not use the load balancer's checks). Never on the rehearsal (a ROOT).
+on_exit() { local rc=$?; [ "$rc" -eq 0 ] || [ -n "$ROOT" ] || { logger -t apk-bootstrap "failed: $rc"; systemctl poweroff; }; }
+trap on_exit EXIT
 
 skipped() { case "$SKIP" in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 

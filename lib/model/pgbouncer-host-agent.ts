@@ -26,7 +26,7 @@ export const HOST_AGENT_PATH = '/usr/local/sbin/apk-host';
 
 export const HOST_AGENT_SOURCE = String.raw`#!/usr/bin/python3
 """aurora-proxy-kit PgBouncer engine host agent (lib/model/pgbouncer-host-agent.ts); do not edit."""
-import base64, datetime, hashlib, hmac, json, os, sys, unicodedata, urllib.parse, urllib.request
+import base64, datetime, hashlib, hmac, json, os, sys, time, unicodedata, urllib.error, urllib.parse, urllib.request
 
 IMDS = "http://169.254.169.254/latest"
 SALT_CONTEXT = b"${SCRAM_SALT_CONTEXT}"
@@ -69,13 +69,21 @@ def sign(method, host, path, query, headers, body, service, region, key_id, secr
     return headers
 
 
-def aws(method, service, host, path, body=b"", headers=None):
-    key_id, secret, session, (region, domain) = credentials()
-    host = host + "." + region + "." + domain
-    signed = sign(method, host, path, "", headers or {}, body, service, region, key_id, secret, session)
-    request = urllib.request.Request("https://" + host + path, data=body or None, method=method, headers=signed)
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return response.read()
+def aws(method, service, host, path, body=b"", headers=None, attempts=5):
+    # Bounded retries, 1+2+4+8 s apart: the network, throttling, and at boot an access denied while the
+    # instance role's policy propagates. A request AWS finds malformed (400) or absent (404) fails at once.
+    for attempt in range(attempts):
+        key_id, secret, session, (region, domain) = credentials()
+        name = host + "." + region + "." + domain
+        signed = sign(method, name, path, "", headers or {}, body, service, region, key_id, secret, session)
+        request = urllib.request.Request("https://" + name + path, data=body or None, method=method, headers=signed)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.read()
+        except (urllib.error.URLError, OSError) as e:
+            if attempt == attempts - 1 or getattr(e, "code", None) in (400, 404):
+                raise
+            time.sleep(2 ** attempt)
 
 
 def secret(arn):

@@ -14,20 +14,23 @@ export const AUTH_REFRESH_MINUTES = 5;
 /** systemd's Restart= delay of every unit of the host; the rehearsal's stand-in for systemd uses it too. */
 export const FLEET_RESTART_SECONDS = 1;
 /**
- * systemd's crash-loop limit, stated rather than left to the distribution's default: a unit started more
- * than `burst` times within `intervalSeconds` stays failed. A host whose PgBouncer keeps exiting then fails
- * its health check, and the Auto Scaling group (ELB health checks) replaces it, rather than the host
- * flapping in and out of the target groups. The rehearsal's stand-in for systemd applies the same limit.
+ * systemd's crash-loop limit of the PgBouncer units, stated rather than left to the distribution's default:
+ * a unit started more than `burst` times within `intervalSeconds` stays failed, and powers the host off
+ * (PGBOUNCER_START_LIMIT_ACTION) for the Auto Scaling group's EC2 checks to replace it. The rehearsal's
+ * stand-in for systemd applies the same limit.
  */
 export const FLEET_START_LIMIT = { intervalSeconds: 10, burst: 5 } as const;
 const START_LIMIT = `StartLimitIntervalSec=${FLEET_START_LIMIT.intervalSeconds}
 StartLimitBurst=${FLEET_START_LIMIT.burst}`;
 /**
  * What a PgBouncer unit does at its start limit: power the host off. The Auto Scaling group's EC2 health
- * checks find it not running and replace it (FLEET_HOST_HEALTH_CHECK_TYPE). The agent's unit does not: a host
- * whose health endpoint is down leaves the target groups, and PgBouncer itself still serves.
+ * checks find it not running and replace it (FLEET_HOST_HEALTH_CHECK_TYPE). The agent's unit has no limit
+ * (NO_START_LIMIT): it restarts as long as it exits, since a host whose health endpoint stayed down would
+ * take no new clients yet never be replaced, and an agent that fails on every host must not power off the fleet.
  */
 export const PGBOUNCER_START_LIMIT_ACTION = 'poweroff';
+/** systemd's way to turn the start limit off (StartLimitIntervalSec=0). */
+const NO_START_LIMIT = 'StartLimitIntervalSec=0';
 /** The unit of `apk-host serve`: the health endpoint and the metrics exporter (pgbouncer-host-serve.ts). */
 export const SERVE_UNIT_NAME = 'apk-host.service';
 
@@ -58,7 +61,7 @@ export const SERVE_UNIT = `[Unit]
 Description=Health endpoint and CloudWatch metrics of the aurora-proxy-kit PgBouncer engine
 After=network-online.target
 Wants=network-online.target
-${START_LIMIT}
+${NO_START_LIMIT}
 
 [Service]
 User=${FLEET_OS_USER}

@@ -35,7 +35,7 @@ import { DEFAULT_FLEET_HOSTS, FLEET_PATHS, FLEET_PORTS, fleetPath } from '../mod
 import { RehearsalConfigError, RehearsalOperationError } from './errors';
 import { REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan } from './network/rehearsal-network';
 import { chownTo } from './os-user';
-import { restartLoopArgs } from './restart-loop';
+import { FLEET_RESTART_POLICY, restartLoopArgs, UNLIMITED_RESTART_POLICY, type RestartPolicy } from './restart-loop';
 import { cleanEnv, isAlive, logTail, spawnDaemon, type ProcessKind, type TrackedProcess } from './processes';
 import type { RunningRehearsal } from './running';
 import { clientConfig } from './sql';
@@ -136,10 +136,10 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
 
   // The units' job: one process per listed name, as the server user, in the pooler host's budget.
   const namespace = rehearsalNetworkPlan(s).dataNamespace;
-  const unit = (name: string, kind: ProcessKind, stopSignal: string, program: string, args: ReadonlyArray<string>, env?: Record<string, string>): TrackedProcess => {
+  const unit = (name: string, kind: ProcessKind, stopSignal: string, policy: RestartPolicy, program: string, args: ReadonlyArray<string>, env?: Record<string, string>): TrackedProcess => {
     const logFile = join(run.layout.logsDir, `pooler-host-${name}.log`);
     return run.track(
-      spawnDaemon({ name: `pooler-host-${name}`, kind, program: '/bin/bash', args: restartLoopArgs(`pooler-host-${name}`, stopSignal, program, args), logFile, cwd: root, user: run.user, namespace, cgroupProcsFiles: run.state.pgbouncer.cgroupProcsFiles, env: cleanEnv(env) }),
+      spawnDaemon({ name: `pooler-host-${name}`, kind, program: '/bin/bash', args: restartLoopArgs(`pooler-host-${name}`, stopSignal, program, args, policy), logFile, cwd: root, user: run.user, namespace, cgroupProcsFiles: run.state.pgbouncer.cgroupProcsFiles, env: cleanEnv(env) }),
     );
   };
   const processes: TrackedProcess[] = [];
@@ -149,14 +149,14 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
     mkdirSync(socketDir, { recursive: true, mode: 0o700 });
     chmodSync(socketDir, 0o700);
     chownTo(run.user, socketDir);
-    processes.push(unit(name, 'pgbouncer', 'INT', run.state.pgbouncer.program, [fleetPath(root, `${FLEET_PATHS.dir}/${name}.ini`)]));
+    processes.push(unit(name, 'pgbouncer', 'INT', FLEET_RESTART_POLICY, run.state.pgbouncer.program, [fleetPath(root, `${FLEET_PATHS.dir}/${name}.ini`)]));
   }
   // Python ignores SIGINT when started in the background of a shell: TERM stops it.
   const cloudWatchDir = join(standin, 'cloudwatch');
   mkdirSync(cloudWatchDir, { recursive: true, mode: 0o755 });
   chownTo(run.user, cloudWatchDir);
   const agentEnv = { APK_ROOT: root, APK_AWS_STANDIN: standin, APK_METRICS_PERIOD: String(options.metricsPeriodSeconds ?? POOLER_METRICS_PERIOD_SECONDS) };
-  const agent = unit('agent', 'host-agent', 'TERM', '/usr/bin/python3', [`${root}${HOST_AGENT_PATH}`, 'serve'], agentEnv);
+  const agent = unit('agent', 'host-agent', 'TERM', UNLIMITED_RESTART_POLICY, '/usr/bin/python3', [`${root}${HOST_AGENT_PATH}`, 'serve'], agentEnv);
   const host = run.state.plan.readWrite;
   await waitListening(run, options.consumers[0] ?? options.server, host, [...processes, agent], timeoutMs);
   return { root, host, ports: { readWrite: FLEET_PORTS.readWrite, readOnly: FLEET_PORTS.readOnly }, processes, agent, healthPort: POOLER_HEALTH_PORT, cloudWatchDir, values };

@@ -103,6 +103,18 @@ describe('PgBouncer engine host bootstrap', () => {
     }
   });
 
+  test.each([
+    ['a host whose bootstrap fails', '', 'false', 'logger:failed: 1\npoweroff\n'],
+    ['a host whose bootstrap succeeds', '', 'true', ''],
+    ['the rehearsal, whose bootstrap fails', '/tmp/rehearsal-root', 'false', ''],
+  ])('GIVEN %s WHEN the program exits THEN it powers off only a failed host (EC2\'s checks replace it)', (_label, root, last, expected) => {
+    // GIVEN the program's exit handler, with systemctl and logger standing in
+    const handler = /^on_exit\(\) \{.*\}$/m.exec(renderPoolerBootstrapProgram())![0];
+    const run = spawnSync('bash', ['-c', `set -euo pipefail; ROOT='${root}'; systemctl() { echo "$1"; }; logger() { echo "logger:$3"; }; ${handler}\ntrap on_exit EXIT\n${last}`], { encoding: 'utf8' });
+    // THEN
+    expect(run.stdout).toBe(expected);
+  });
+
   test('GIVEN the program WHEN read THEN the clock follows Amazon Time Sync (chrony or timesyncd) before the first signed AWS call', () => {
     const program = renderPoolerBootstrapProgram();
     const steps = program.split('\n').filter((l) => /^[a-z_]+$/.test(l));

@@ -109,6 +109,46 @@ print(json.dumps(sent))
   });
 });
 
+describe('the host agent\'s retries', () => {
+  // IMDS answers; urlopen fails as `failures` says (an HTTP status, or "network"), then answers; sleeps are counted.
+  const RETRY = `
+import io
+meta = {"/api/token": "t", "/meta-data/iam/security-credentials/": "r", "/meta-data/placement/region": "eu-west-1", "/meta-data/services/domain": "amazonaws.com",
+        "/meta-data/iam/security-credentials/r": json.dumps({"AccessKeyId": "AKID", "SecretAccessKey": "s", "Token": "t"})}
+a.imds = lambda path, token=None, method="GET": meta[path]
+failures, calls, slept = list(inp), [], []
+a.time.sleep = lambda s: slept.append(s)
+class Response:
+    def __enter__(self): return self
+    def __exit__(self, *exc): return False
+    def read(self): return b"{}"
+def urlopen(request, timeout):
+    calls.append(request.full_url)
+    if failures:
+        f = failures.pop(0)
+        if f == "network":
+            raise a.urllib.error.URLError("timed out")
+        raise a.urllib.error.HTTPError(request.full_url, f, "error", {}, io.BytesIO(b""))
+    return Response()
+a.urllib.request.urlopen = urlopen
+try:
+    a.aws("POST", "monitoring", "monitoring", "/", b"x")
+    outcome = "answered"
+except Exception as e:
+    outcome = type(e).__name__ + " " + str(getattr(e, "code", ""))
+print(json.dumps({"outcome": outcome, "calls": len(calls), "slept": slept}))
+`;
+
+  test.each([
+    ['a throttled call, then an answer', [503], { outcome: 'answered', calls: 2, slept: [1] }],
+    ['the network, then access denied while the role propagates, then an answer', ['network', 403], { outcome: 'answered', calls: 3, slept: [1, 2] }],
+    ['a malformed request (400)', [400], { outcome: 'HTTPError 400', calls: 1, slept: [] }],
+    ['five failures in a row', [500, 500, 500, 500, 500], { outcome: 'HTTPError 500', calls: 5, slept: [1, 2, 4, 8] }],
+  ])('GIVEN %s WHEN the agent calls AWS THEN it retries at most five times, 1+2+4+8 s apart, and not what cannot pass', (_label, failures, expected) => {
+    expect(python(RETRY, failures)).toEqual(expected);
+  });
+});
+
 /**
  * A host of three processes whose admin consoles answer from `consoles` (process -> command -> rows;
  * a process without an entry refuses the connection), and whose servers in `down` refuse connections.

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'child_process';
-import { FLEET_RESTART_POLICY, restartLoopArgs, START_LIMIT_HIT_EXIT, type RestartPolicy } from '../../lib/rehearsal/restart-loop';
+import { FLEET_RESTART_POLICY, restartLoopArgs, START_LIMIT_HIT_EXIT, UNLIMITED_RESTART_POLICY, type RestartPolicy } from '../../lib/rehearsal/restart-loop';
 import { FLEET_START_LIMIT, PROCESS_UNIT, SERVE_UNIT } from '../../lib/model/pgbouncer-host-units';
 
 /** The loop under a policy, with its stderr collected; stopped by pid at the end of each test. */
@@ -16,16 +16,16 @@ const stop = (child: ChildProcess): void => {
 };
 
 describe('the rehearsal\'s stand-in for systemd\'s Restart=always', () => {
-  test('the units state the start limit the stand-in applies', () => {
-    // GIVEN the engine's units WHEN read THEN both services carry the policy's start limit
-    for (const unit of [PROCESS_UNIT, SERVE_UNIT]) {
-      expect(unit).toContain(`StartLimitIntervalSec=${FLEET_START_LIMIT.intervalSeconds}\nStartLimitBurst=${FLEET_START_LIMIT.burst}`);
-      expect(unit.indexOf('StartLimitBurst')).toBeLessThan(unit.indexOf('[Service]'));
-    }
+  test('the units state the start limits the stand-in applies', () => {
+    // GIVEN the engine's units WHEN read THEN a PgBouncer unit carries the limit and powers the host off at it,
+    // and the agent's restarts without a limit (EC2's checks would never replace a host whose agent gave up)
+    expect(PROCESS_UNIT).toContain(`StartLimitIntervalSec=${FLEET_START_LIMIT.intervalSeconds}\nStartLimitBurst=${FLEET_START_LIMIT.burst}\nStartLimitAction=poweroff\n`);
+    expect(PROCESS_UNIT.indexOf('StartLimitBurst')).toBeLessThan(PROCESS_UNIT.indexOf('[Service]'));
+    expect(SERVE_UNIT).toContain('\nStartLimitIntervalSec=0\n');
+    expect(SERVE_UNIT).not.toMatch(/StartLimitBurst|StartLimitAction/);
+    expect(SERVE_UNIT.indexOf('StartLimitIntervalSec')).toBeLessThan(SERVE_UNIT.indexOf('[Service]'));
     expect(FLEET_RESTART_POLICY).toEqual({ restartSeconds: 1, intervalSeconds: 10, burst: 5 });
-    // and a PgBouncer unit at its limit powers the host off (EC2's checks then see it), the agent's does not
-    expect(PROCESS_UNIT).toContain('\nStartLimitAction=poweroff\n');
-    expect(SERVE_UNIT).not.toContain('StartLimitAction');
+    expect(UNLIMITED_RESTART_POLICY.intervalSeconds).toBe(0);
   });
 
   test('a program that keeps exiting is started `burst` times, then the loop gives up', async () => {
@@ -50,6 +50,30 @@ describe('the rehearsal\'s stand-in for systemd\'s Restart=always', () => {
       await new Promise((r) => setTimeout(r, 4_500));
       expect(loop.child.exitCode).toBeNull();
       expect((loop.stderr().match(/^started$/gm) ?? []).length).toBeGreaterThanOrEqual(3);
+      expect(loop.stderr()).not.toContain('refusing to start');
+    } finally {
+      stop(loop.child);
+    }
+  }, 20_000);
+
+  test('systemd\'s fixed window: the limit counts starts from the window\'s first, and a new window opens after it', async () => {
+    // GIVEN a program that exits at once, 2 starts per 1 s window, restarting after 0.3 s
+    const loop = startLoop('/bin/sh', ['-c', 'echo started >&2; exit 1'], { restartSeconds: 0.3, intervalSeconds: 1, burst: 2 });
+    try {
+      // WHEN it runs: starts at ~0 and ~0.3 s pass, ~0.6 s is the third in the window
+      // THEN it gives up at the third start, as systemd would
+      expect(await loop.exit).toBe(START_LIMIT_HIT_EXIT);
+      expect(loop.stderr().match(/^started$/gm)).toHaveLength(2);
+    } finally {
+      stop(loop.child);
+    }
+  }, 20_000);
+
+  test('with no limit (interval 0), a program that keeps exiting keeps being restarted', async () => {
+    const loop = startLoop('/bin/sh', ['-c', 'echo started >&2; exit 1'], { ...UNLIMITED_RESTART_POLICY, restartSeconds: 0.05 });
+    try {
+      await waitFor(() => (loop.stderr().match(/^started$/gm) ?? []).length >= 12);
+      expect(loop.child.exitCode).toBeNull();
       expect(loop.stderr()).not.toContain('refusing to start');
     } finally {
       stop(loop.child);

@@ -2,60 +2,40 @@
  * A lock across processes around the shared `unreachable 198.18.0.0/15` route: a setup adds it (when
  * missing) and makes its first namespace, and a teardown removes it when no kit namespace is left. Without
  * the lock a teardown could see no namespace, a setup then find the route still there and make one, and
- * the teardown remove the route under it. A directory holding its owner's pid: mkdir is atomic, and a
- * lock whose owner died is taken over.
+ * the teardown remove the route under it.
+ *
+ * flock(2) on a file, held by a small `flock` child (util-linux) for as long as `fn` runs: the kernel drops
+ * the lock when the child exits, and the child exits when its stdin closes, so a holder that dies (even by
+ * SIGKILL) never leaves the lock behind and no process has to judge another's lock stale.
  */
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { isAlive } from '../processes';
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /** Where the lock lives: the machine's lock directory, since the route is the machine's. */
-export const ROUTE_LOCK_DIR = '/run/lock/aurora-proxy-kit-network';
-/** A lock dir without an owner for this long is a crash between mkdir and writing the pid. */
-const OWNERLESS_STALE_MS = 5_000;
-
-function owner(dir: string): number | undefined {
-  try {
-    const pid = Number(readFileSync(join(dir, 'pid'), 'utf8'));
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** True when the lock at `dir` is left by a process that is gone, and may be taken over. */
-function stale(dir: string): boolean {
-  const pid = owner(dir);
-  if (pid !== undefined) return !isAlive(pid);
-  try {
-    return Date.now() - statSync(dir).mtimeMs > OWNERLESS_STALE_MS;
-  } catch {
-    return false;
-  }
-}
+export const ROUTE_LOCK_FILE = '/run/lock/aurora-proxy-kit-network.lock';
 
 /** Runs `fn` holding the lock; waits up to `timeoutMs` for another holder. */
-export async function withRouteLock<T>(fn: () => Promise<T>, dir = ROUTE_LOCK_DIR, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  mkdirSync(dirname(dir), { recursive: true });
-  for (;;) {
-    try {
-      mkdirSync(dir, { mode: 0o700 });
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      if (stale(dir)) {
-        rmSync(dir, { recursive: true, force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw new Error(`the network lock ${dir} is held by pid ${owner(dir) ?? '?'} for more than ${timeoutMs} ms: wait for that rehearsal's network setup or teardown, or remove the directory if no rehearsal runs`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+export async function withRouteLock<T>(fn: () => Promise<T>, file = ROUTE_LOCK_FILE, timeoutMs = 60_000): Promise<T> {
+  mkdirSync(dirname(file), { recursive: true });
+  const holder = spawn('flock', ['--exclusive', '--wait', String(Math.ceil(timeoutMs / 1000)), file, 'sh', '-c', 'echo locked; exec cat >/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => holder.on('close', (code) => resolve(code)));
+  const locked = await new Promise<boolean>((resolve, reject) => {
+    let out = '';
+    holder.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('locked\n')) resolve(true);
+    });
+    holder.on('error', reject);
+    void exited.then(() => resolve(false));
+  });
+  if (!locked) {
+    throw new Error(`the network lock ${file} was held by another rehearsal's network setup or teardown for more than ${timeoutMs} ms: wait for it, or find its holder with \`fuser ${file}\``);
   }
-  writeFileSync(join(dir, 'pid'), String(process.pid));
   try {
     return await fn();
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    holder.stdin!.end();
+    await exited;
   }
 }
