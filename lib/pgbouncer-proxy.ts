@@ -1,4 +1,4 @@
-import { Annotations, Aws, Duration, Fn, Lazy, Stack, Tags, Token, Validations } from 'aws-cdk-lib';
+import { Duration, Lazy, Stack, Tags, Token, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -8,24 +8,17 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, PROXY_RULES, PoolSettings, PoolSizing, evaluateRules, poolSizing, runRules } from './model';
-import { BOOTSTRAP_PLACEHOLDERS, renderPoolerBootstrap } from './model/pgbouncer-bootstrap';
-import { DEFAULT_FLEET_HOSTS, DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_WARMUP_SECONDS, FLEET_PORTS, FLEET_RULES, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
-import {
-  DEBIAN_13_ARM64_IMAGE_PARAMETER,
-  DEFAULT_POOLER_INSTANCE_TYPE,
-  DEFAULT_POOLER_READ_ONLY_SERVER_USER,
-  POOLER_HOST_RULES,
-  POOLER_LISTENER_PORTS,
-  poolerInstanceVcpus,
-} from './model/pgbouncer-hosts';
-import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from './model/pgbouncer-host-serve';
-import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from './model/pgbouncer-metrics';
+import { renderPoolerBootstrap } from './model/pgbouncer-bootstrap';
+import { DEFAULT_FLEET_HOSTS, FLEET_RULES, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
+import { DEFAULT_POOLER_INSTANCE_TYPE, DEFAULT_POOLER_READ_ONLY_SERVER_USER, POOLER_HOST_RULES, poolerInstanceVcpus } from './model/pgbouncer-hosts';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { PgBouncerMetricOptions, fleetMetric, poolTargetOf, targetGroupMetric } from './pgbouncer-metric-options';
 import { PgBouncerCertificate, tlsCertificateProblems, type PgBouncerTlsCertificate } from './pgbouncer-certificate';
 import { IPgBouncerProxy, PgBouncerProxyEndpoint, PgBouncerProxyEndpointOptions } from './pgbouncer-proxy-endpoint';
 import { IPoolingTier, ProxyEngine } from './pooling-tier';
 import { skipCheckov } from './private/checkov';
+import { addPgBouncerHostGroup } from './private/pgbouncer-host-group';
+import { addPgBouncerLoadBalancer } from './private/pgbouncer-load-balancer';
 import { throwIfInvalid } from './private/validation';
 
 /**
@@ -151,7 +144,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
   /** The kit-managed certificate, when `tlsCertificate` is not given. */
   public readonly certificate?: PgBouncerCertificate;
   private readonly consumerSecrets = new Map<string, secretsmanager.Secret>();
-  private readonly targetGroups = new Map<EndpointRole, elbv2.NetworkTargetGroup>();
+  private readonly targetGroups: ReadonlyMap<EndpointRole, elbv2.NetworkTargetGroup>;
 
   constructor(scope: Construct, id: string, props: PgBouncerProxyProps) {
     super(scope, id);
@@ -203,152 +196,37 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     this.readOnlyServerUser = serverUser;
     this.readOnlyServerSecret = this.newUserSecret('ReadOnlyServerSecret', serverUser, 'the PgBouncer engine\'s read-only listener logs in to the readers as');
 
-    // Session Manager for shell access (no key pair, no SSH); the grants below add the rest, each on one resource.
-    this.hostRole = new iam.Role(this, 'HostRole', {
-      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
-      description: `PgBouncer hosts of ${this.node.path}`,
-      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
-    });
-    this.readOnlyServerSecret.grantRead(this.hostRole);
-    this.hostRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [props.packages.bucket.arnForObjects(props.packages.key)] }));
-    props.packages.bucket.encryptionKey?.grantDecrypt(this.hostRole);
-    // The exporter's datapoints, in the engine's namespace only.
-    this.hostRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...POOLER_METRICS_POLICY.actions], resources: ['*'], conditions: { StringEquals: { [POOLER_METRICS_POLICY.conditionKey]: POOLER_METRICS_NAMESPACE } } }));
-    Validations.of(this.hostRole).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
-      reason: 'AWS-maintained policy for Session Manager: shell access without SSH, key pairs or open ports',
-    });
-    Validations.of(this.hostRole).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'cloudwatch:PutMetricData has no resource-level permissions; the cloudwatch:namespace condition limits it to the PgBouncer engine\'s namespace',
-    });
-
-    const hostsGroup = new ec2.SecurityGroup(this, 'HostSecurityGroup', { vpc, description: `PgBouncer hosts of ${this.node.path}`, allowAllOutbound: false });
-    this.connections = new ec2.Connections({ securityGroups: [hostsGroup] });
-    // The servers: the cluster admits the hosts on its port (and the hosts may reach it).
-    props.cluster.connections.allowDefaultPortFrom(this.connections, 'PgBouncer hosts');
-    // HTTPS to Secrets Manager, SSM and S3: the VPC's interface endpoints, and S3's gateway endpoint.
-    if (props.s3PrefixListId === undefined) {
-      hostsGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS to the VPC endpoints (an isolated VPC has no other route)');
-    } else {
-      hostsGroup.addEgressRule(ec2.Peer.ipv4(vpc.vpcCidrBlock), ec2.Port.tcp(443), 'HTTPS to the VPC interface endpoints');
-      hostsGroup.addEgressRule(ec2.Peer.prefixList(props.s3PrefixListId), ec2.Port.tcp(443), 'HTTPS to S3 through the gateway endpoint');
-    }
-
-    const variables: Record<string, string> = {
-      [name(BOOTSTRAP_PLACEHOLDERS.clusterEndpoint)]: props.cluster.cluster.clusterEndpoint.hostname,
-      // Each reader's instance endpoint (instanceEndpoints lists the writer first).
-      [name(BOOTSTRAP_PLACEHOLDERS.readerEndpoints)]: Fn.join(' ', props.cluster.cluster.instanceEndpoints.slice(1).map((e) => e.hostname)),
-      [name(BOOTSTRAP_PLACEHOLDERS.databaseName)]: props.cluster.databaseName,
-      [name(BOOTSTRAP_PLACEHOLDERS.serverPort)]: Token.asString(props.cluster.cluster.clusterEndpoint.port),
-      [name(BOOTSTRAP_PLACEHOLDERS.serverUser)]: serverUser,
-      [name(BOOTSTRAP_PLACEHOLDERS.hosts)]: String(fleet.hosts),
-      [name(BOOTSTRAP_PLACEHOLDERS.vcpus)]: String(fleet.vcpusPerHost),
-      [name(BOOTSTRAP_PLACEHOLDERS.maxConnections)]: String(fleet.maxConnections),
-      [name(BOOTSTRAP_PLACEHOLDERS.maxConnectionsPercent)]: String(pool.maxConnectionsPercent),
-      [name(BOOTSTRAP_PLACEHOLDERS.maxIdleConnectionsPercent)]: String(pool.maxIdleConnectionsPercent),
-      [name(BOOTSTRAP_PLACEHOLDERS.borrowTimeoutSeconds)]: String(pool.connectionBorrowTimeoutSeconds),
-      [name(BOOTSTRAP_PLACEHOLDERS.maxClientConnections)]: String(DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS),
-      [name(BOOTSTRAP_PLACEHOLDERS.tcpIdleTimeoutSeconds)]: String(fleet.tcpIdleTimeoutSeconds),
-      [name(BOOTSTRAP_PLACEHOLDERS.packagesBucket)]: props.packages.bucket.bucketName,
-      [name(BOOTSTRAP_PLACEHOLDERS.packagesKey)]: props.packages.key,
-      [name(BOOTSTRAP_PLACEHOLDERS.serverSecretArn)]: this.readOnlyServerSecret.secretArn,
+    const hosts = addPgBouncerHostGroup(this, {
+      cluster: props.cluster,
+      packages: props.packages,
+      vpcSubnets,
+      instanceType,
+      fleet,
+      fleetName,
+      userDataTemplate: template,
+      serverUser,
+      serverSecret: this.readOnlyServerSecret,
       // Consumers added after construction are included: the list is produced at synth.
-      [name(BOOTSTRAP_PLACEHOLDERS.consumerSecretArns)]: Lazy.string({ produce: () => [...this.consumerSecrets.values()].map((s) => s.secretArn).join(' ') }),
+      consumerSecretArns: Lazy.string({ produce: () => [...this.consumerSecrets.values()].map((s) => s.secretArn).join(' ') }),
       // Known once the certificate is made for the endpoint service, below.
-      [name(BOOTSTRAP_PLACEHOLDERS.tlsSecretArn)]: Lazy.string({ produce: () => this.tlsSecret.secretArn }),
-      [name(BOOTSTRAP_PLACEHOLDERS.fleetName)]: fleetName,
-    };
-
-    this.launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
-      instanceType: new ec2.InstanceType(instanceType),
-      // Resolved by CloudFormation from Debian's public parameter at each deploy: no context lookup.
-      machineImage: ec2.MachineImage.fromSsmParameter(DEBIAN_13_ARM64_IMAGE_PARAMETER, { os: ec2.OperatingSystemType.LINUX }),
-      userData: ec2.UserData.custom(Fn.sub(template, variables)),
-      role: this.hostRole,
-      securityGroup: hostsGroup,
-      // IMDSv2 only, one hop: a process in a container on the host cannot reach the role's credentials.
-      httpTokens: ec2.LaunchTemplateHttpTokens.REQUIRED,
-      httpPutResponseHopLimit: 1,
-      requireImdsv2: true,
-      associatePublicIpAddress: false,
-      detailedMonitoring: true,
-      // Debian's images boot from /dev/xvda; the volume holds only the OS and PgBouncer's packages.
-      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3, deleteOnTermination: true }) }],
+      tlsSecretArn: Lazy.string({ produce: () => this.tlsSecret.secretArn }),
+      s3PrefixListId: props.s3PrefixListId,
     });
+    this.hostRole = hosts.hostRole;
+    this.connections = hosts.connections;
+    this.launchTemplate = hosts.launchTemplate;
+    this.autoScalingGroup = hosts.autoScalingGroup;
 
-    this.autoScalingGroup = new autoscaling.AutoScalingGroup(this, 'Hosts', {
+    const balancer = addPgBouncerLoadBalancer(this, {
       vpc,
       vpcSubnets,
-      launchTemplate: this.launchTemplate,
-      minCapacity: fleet.hosts,
-      maxCapacity: fleet.hosts,
-      desiredCapacity: fleet.hosts,
-      // A changed launch template (a new pinned version) replaces the hosts one at a time, each new one given
-      // the warm-up before the next old one goes.
-      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: fleet.hosts - 1, pauseTime: Duration.seconds(FLEET_HOST_WARMUP_SECONDS) }),
-      // EC2's checks only: the load balancer's fail on every host at once when Aurora's servers do (FLEET_HOST_HEALTH_CHECK_TYPE).
-      healthChecks: autoscaling.HealthChecks.ec2({ gracePeriod: Duration.seconds(FLEET_HOST_WARMUP_SECONDS) }),
+      hosts: this.autoScalingGroup,
+      hostConnections: this.connections,
+      tcpIdleTimeout: Duration.seconds(fleet.tcpIdleTimeoutSeconds),
     });
-    Annotations.of(this.autoScalingGroup).acknowledgeWarning('@aws-cdk/aws-autoscaling:desiredCapacitySet', 'the fleet is of fixed size by design: every deploy sets it back');
-    Validations.of(this.autoScalingGroup).acknowledge({
-      id: 'AwsSolutions-AS3',
-      reason: 'the fleet is fixed in size; a replaced host shows in the load balancer\'s target health, which the dashboard will watch',
-    });
-
-    const loadBalancerGroup = new ec2.SecurityGroup(this, 'LoadBalancerSecurityGroup', { vpc, description: `PgBouncer load balancer of ${this.node.path}`, allowAllOutbound: false });
-    this.loadBalancer = new elbv2.NetworkLoadBalancer(this, 'LoadBalancer', {
-      vpc,
-      vpcSubnets,
-      internetFacing: false,
-      crossZoneEnabled: true,
-      // Set at creation: a load balancer created without a security group cannot get one later.
-      securityGroups: [loadBalancerGroup],
-      // Consumers come through PrivateLink only; who may is decided by the endpoint service's principals
-      // and each interface endpoint's own security group (their addresses are in other VPCs).
-      enforceSecurityGroupInboundRulesOnPrivateLinkTraffic: false,
-    });
-    Validations.of(this.loadBalancer).acknowledge({
-      id: 'AwsSolutions-ELB2',
-      reason: 'a Network Load Balancer writes access logs for TLS listeners only; these are TCP (PgBouncer terminates TLS), so logs would stay empty',
-    });
-    skipCheckov(this.loadBalancer, [{ id: 'CKV_AWS_91', comment: 'a Network Load Balancer writes access logs for TLS listeners only; these are TCP (PgBouncer terminates TLS)' }]);
-    const idle = Duration.seconds(fleet.tcpIdleTimeoutSeconds);
-    this.connections.allowFrom(loadBalancerGroup, ec2.Port.tcp(POOLER_HEALTH_PORT), 'health checks of both listeners (the hosts\' health endpoint)');
-    for (const [role, listenerId] of [[EndpointRole.READ_WRITE, 'ReadWrite'], [EndpointRole.READ_ONLY, 'ReadOnly']] as const) {
-      const listener = role === EndpointRole.READ_WRITE ? 'readWrite' : 'readOnly';
-      const targetPort = FLEET_PORTS[listener];
-      this.connections.allowFrom(loadBalancerGroup, ec2.Port.tcp(targetPort), `${role} listener`);
-      this.targetGroups.set(role, this.loadBalancer.addListener(listenerId, { port: POOLER_LISTENER_PORTS[role], protocol: elbv2.Protocol.TCP, tcpIdleTimeout: idle }).addTargets('Hosts', {
-        port: targetPort,
-        protocol: elbv2.Protocol.TCP,
-        targets: [this.autoScalingGroup],
-        // The host agent's endpoint: 200 only while the listener's processes answer and their servers accept connections.
-        healthCheck: {
-          protocol: elbv2.Protocol.HTTP,
-          port: String(POOLER_HEALTH_PORT),
-          path: POOLER_HEALTH_PATHS[listener],
-          healthyHttpCodes: '200',
-          interval: Duration.seconds(POOLER_HEALTH_CHECK.intervalSeconds),
-          timeout: Duration.seconds(POOLER_HEALTH_CHECK.timeoutSeconds),
-          healthyThresholdCount: POOLER_HEALTH_CHECK.healthyThreshold,
-          unhealthyThresholdCount: POOLER_HEALTH_CHECK.unhealthyThreshold,
-        },
-        // Transactions are short: a host leaving rotation is drained quickly.
-        deregistrationDelay: Duration.seconds(30),
-      }));
-    }
-
-    this.endpointService = new ec2.VpcEndpointService(this, 'EndpointService', {
-      vpcEndpointServiceLoadBalancers: [this.loadBalancer],
-      // Only this account may connect; its endpoints are accepted without a manual step.
-      acceptanceRequired: false,
-      allowedPrincipals: [new iam.ArnPrincipal(`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:root`)],
-    });
-    skipCheckov((this.endpointService as ec2.VpcEndpointService).node.findChild('EndpointService'), [{
-      id: 'CKV_AWS_123',
-      comment: 'only this account may connect (allowed principals); its endpoints are made by the same deploy, which a manual acceptance would stall',
-    }]);
+    this.loadBalancer = balancer.loadBalancer;
+    this.targetGroups = balancer.targetGroups;
+    this.endpointService = balancer.endpointService;
 
     // The listeners' certificate: the user's, or the kit CA's for the endpoint service's names.
     this.certificate = props.tlsCertificate === undefined ? new PgBouncerCertificate(this, 'Certificate', { endpointService: this.endpointService }) : undefined;
@@ -478,9 +356,4 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     }]);
     return secret;
   }
-}
-
-/** A placeholder's name: `${Name}` -> `Name`. */
-function name(placeholder: string): string {
-  return placeholder.slice(2, -1);
 }

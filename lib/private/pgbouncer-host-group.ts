@@ -1,0 +1,154 @@
+import { Annotations, Duration, Fn, Token, Validations } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { BOOTSTRAP_PLACEHOLDERS } from '../model/pgbouncer-bootstrap';
+import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_WARMUP_SECONDS, type PoolerFleetSpec } from '../model/pgbouncer-fleet';
+import { DEBIAN_13_ARM64_IMAGE_PARAMETER } from '../model/pgbouncer-hosts';
+import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
+import type { OptimizedReadsCluster } from '../optimized-reads-cluster';
+import type { PgBouncerPackages } from '../pgbouncer-proxy';
+
+/** What a PgBouncerProxy's hosts are made from: its props, validated and with their defaults. */
+export interface PgBouncerHostGroupProps {
+  readonly cluster: OptimizedReadsCluster;
+  readonly packages: PgBouncerPackages;
+  readonly vpcSubnets: ec2.SubnetSelection;
+  readonly instanceType: string;
+  readonly fleet: PoolerFleetSpec;
+  /** The Fleet dimension of the hosts' metrics. */
+  readonly fleetName: string;
+  /** The user data template (renderPoolerBootstrap); the group substitutes its placeholders. */
+  readonly userDataTemplate: string;
+  /** The read-only listener's server role and its password secret. */
+  readonly serverUser: string;
+  readonly serverSecret: secretsmanager.ISecret;
+  /** The consumers' secret ARNs, separated by spaces: a Lazy, as consumers may be added after construction. */
+  readonly consumerSecretArns: string;
+  /** The listeners' TLS secret ARN: a Lazy, as the certificate is made after the load balancer. */
+  readonly tlsSecretArn: string;
+  readonly s3PrefixListId?: string;
+}
+
+/** The hosts of a PgBouncerProxy. */
+export interface PgBouncerHostGroup {
+  readonly hostRole: iam.Role;
+  /** Network access to the hosts (the load balancer reaches them; they reach the cluster). */
+  readonly connections: ec2.Connections;
+  readonly launchTemplate: ec2.LaunchTemplate;
+  readonly autoScalingGroup: autoscaling.AutoScalingGroup;
+}
+
+/**
+ * Adds the hosts of a PgBouncerProxy to `scope` (the proxy itself, so its construct ids and logical ids
+ * are the proxy's): their role, security group, launch template and Auto Scaling group of fixed size.
+ */
+export function addPgBouncerHostGroup(scope: Construct, props: PgBouncerHostGroupProps): PgBouncerHostGroup {
+  const { cluster, packages, fleet } = props;
+  const vpc = cluster.cluster.vpc;
+
+  // Session Manager for shell access (no key pair, no SSH); the grants below add the rest, each on one resource.
+  const hostRole = new iam.Role(scope, 'HostRole', {
+    assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+    description: `PgBouncer hosts of ${scope.node.path}`,
+    managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
+  });
+  props.serverSecret.grantRead(hostRole);
+  hostRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [packages.bucket.arnForObjects(packages.key)] }));
+  packages.bucket.encryptionKey?.grantDecrypt(hostRole);
+  // The exporter's datapoints, in the engine's namespace only.
+  hostRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...POOLER_METRICS_POLICY.actions], resources: ['*'], conditions: { StringEquals: { [POOLER_METRICS_POLICY.conditionKey]: POOLER_METRICS_NAMESPACE } } }));
+  Validations.of(hostRole).acknowledge({
+    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+    reason: 'AWS-maintained policy for Session Manager: shell access without SSH, key pairs or open ports',
+  });
+  Validations.of(hostRole).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason: 'cloudwatch:PutMetricData has no resource-level permissions; the cloudwatch:namespace condition limits it to the PgBouncer engine\'s namespace',
+  });
+
+  const hostsGroup = new ec2.SecurityGroup(scope, 'HostSecurityGroup', { vpc, description: `PgBouncer hosts of ${scope.node.path}`, allowAllOutbound: false });
+  const connections = new ec2.Connections({ securityGroups: [hostsGroup] });
+  // The servers: the cluster admits the hosts on its port (and the hosts may reach it).
+  cluster.connections.allowDefaultPortFrom(connections, 'PgBouncer hosts');
+  // HTTPS to Secrets Manager, SSM and S3: the VPC's interface endpoints, and S3's gateway endpoint.
+  if (props.s3PrefixListId === undefined) {
+    hostsGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS to the VPC endpoints (an isolated VPC has no other route)');
+  } else {
+    hostsGroup.addEgressRule(ec2.Peer.ipv4(vpc.vpcCidrBlock), ec2.Port.tcp(443), 'HTTPS to the VPC interface endpoints');
+    hostsGroup.addEgressRule(ec2.Peer.prefixList(props.s3PrefixListId), ec2.Port.tcp(443), 'HTTPS to S3 through the gateway endpoint');
+  }
+
+  const launchTemplate = new ec2.LaunchTemplate(scope, 'LaunchTemplate', {
+    instanceType: new ec2.InstanceType(props.instanceType),
+    // Resolved by CloudFormation from Debian's public parameter at each deploy: no context lookup.
+    machineImage: ec2.MachineImage.fromSsmParameter(DEBIAN_13_ARM64_IMAGE_PARAMETER, { os: ec2.OperatingSystemType.LINUX }),
+    userData: ec2.UserData.custom(Fn.sub(props.userDataTemplate, bootstrapVariables(props))),
+    role: hostRole,
+    securityGroup: hostsGroup,
+    // IMDSv2 only, one hop: a process in a container on the host cannot reach the role's credentials.
+    httpTokens: ec2.LaunchTemplateHttpTokens.REQUIRED,
+    httpPutResponseHopLimit: 1,
+    requireImdsv2: true,
+    associatePublicIpAddress: false,
+    detailedMonitoring: true,
+    // Debian's images boot from /dev/xvda; the volume holds only the OS and PgBouncer's packages.
+    blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3, deleteOnTermination: true }) }],
+  });
+
+  const autoScalingGroup = new autoscaling.AutoScalingGroup(scope, 'Hosts', {
+    vpc,
+    vpcSubnets: props.vpcSubnets,
+    launchTemplate,
+    minCapacity: fleet.hosts,
+    maxCapacity: fleet.hosts,
+    desiredCapacity: fleet.hosts,
+    // A changed launch template (a new pinned version) replaces the hosts one at a time, each new one given
+    // the warm-up before the next old one goes.
+    updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: fleet.hosts - 1, pauseTime: Duration.seconds(FLEET_HOST_WARMUP_SECONDS) }),
+    // EC2's checks only: the load balancer's fail on every host at once when Aurora's servers do (FLEET_HOST_HEALTH_CHECK_TYPE).
+    healthChecks: autoscaling.HealthChecks.ec2({ gracePeriod: Duration.seconds(FLEET_HOST_WARMUP_SECONDS) }),
+  });
+  Annotations.of(autoScalingGroup).acknowledgeWarning('@aws-cdk/aws-autoscaling:desiredCapacitySet', 'the fleet is of fixed size by design: every deploy sets it back');
+  Validations.of(autoScalingGroup).acknowledge({
+    id: 'AwsSolutions-AS3',
+    reason: 'the fleet is fixed in size; a replaced host shows in the load balancer\'s target health, which the dashboard will watch',
+  });
+
+  return { hostRole, connections, launchTemplate, autoScalingGroup };
+}
+
+/** The user data's Fn::Sub variables: a value for every placeholder of the bootstrap template. */
+function bootstrapVariables(props: PgBouncerHostGroupProps): Record<string, string> {
+  const { cluster, fleet, packages } = props;
+  const pool = fleet.pool;
+  return {
+    [name(BOOTSTRAP_PLACEHOLDERS.clusterEndpoint)]: cluster.cluster.clusterEndpoint.hostname,
+    // Each reader's instance endpoint (instanceEndpoints lists the writer first).
+    [name(BOOTSTRAP_PLACEHOLDERS.readerEndpoints)]: Fn.join(' ', cluster.cluster.instanceEndpoints.slice(1).map((e) => e.hostname)),
+    [name(BOOTSTRAP_PLACEHOLDERS.databaseName)]: cluster.databaseName,
+    [name(BOOTSTRAP_PLACEHOLDERS.serverPort)]: Token.asString(cluster.cluster.clusterEndpoint.port),
+    [name(BOOTSTRAP_PLACEHOLDERS.serverUser)]: props.serverUser,
+    [name(BOOTSTRAP_PLACEHOLDERS.hosts)]: String(fleet.hosts),
+    [name(BOOTSTRAP_PLACEHOLDERS.vcpus)]: String(fleet.vcpusPerHost),
+    [name(BOOTSTRAP_PLACEHOLDERS.maxConnections)]: String(fleet.maxConnections),
+    [name(BOOTSTRAP_PLACEHOLDERS.maxConnectionsPercent)]: String(pool.maxConnectionsPercent),
+    [name(BOOTSTRAP_PLACEHOLDERS.maxIdleConnectionsPercent)]: String(pool.maxIdleConnectionsPercent),
+    [name(BOOTSTRAP_PLACEHOLDERS.borrowTimeoutSeconds)]: String(pool.connectionBorrowTimeoutSeconds),
+    [name(BOOTSTRAP_PLACEHOLDERS.maxClientConnections)]: String(DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS),
+    [name(BOOTSTRAP_PLACEHOLDERS.tcpIdleTimeoutSeconds)]: String(fleet.tcpIdleTimeoutSeconds),
+    [name(BOOTSTRAP_PLACEHOLDERS.packagesBucket)]: packages.bucket.bucketName,
+    [name(BOOTSTRAP_PLACEHOLDERS.packagesKey)]: packages.key,
+    [name(BOOTSTRAP_PLACEHOLDERS.serverSecretArn)]: props.serverSecret.secretArn,
+    [name(BOOTSTRAP_PLACEHOLDERS.consumerSecretArns)]: props.consumerSecretArns,
+    [name(BOOTSTRAP_PLACEHOLDERS.tlsSecretArn)]: props.tlsSecretArn,
+    [name(BOOTSTRAP_PLACEHOLDERS.fleetName)]: props.fleetName,
+  };
+}
+
+/** A placeholder's name: `${Name}` -> `Name`. */
+function name(placeholder: string): string {
+  return placeholder.slice(2, -1);
+}
