@@ -2,6 +2,7 @@ import * as path from 'path';
 import { App, Fn, Lazy, LocalBackend, TerraformOutput, TerraformStack, Token } from 'cdktn';
 import type { Construct } from 'constructs';
 import { AuroraOptimizedReads, Dashboard, DatabaseRoleBootstrap, LambdaConsumer, LogsKmsPolicy, PgBouncerProxy, type KitModuleOptions } from '../src';
+import { isolatedVpcs } from './isolated-vpcs';
 import { AwsData, AwsProvider, AwsResource } from './raw-aws';
 
 /**
@@ -86,23 +87,7 @@ export class CompletePgBouncerStack extends TerraformStack {
     const rolesFunctionName = `${name}-database-roles`;
 
     // --- Two isolated VPCs ---------------------------------------------------------------------------------
-    const vpcs = Object.fromEntries(
-      Object.entries({ data: '10.10.0.0/16', consumer: '10.20.0.0/16' }).map(([vpc, cidr]) => {
-        const network = new AwsResource(this, `vpc_${vpc}`, 'aws_vpc', { cidr_block: cidr, enable_dns_support: true, enable_dns_hostnames: true, tags: { Name: `${name}-${vpc}` } });
-        const subnets = [0, 1].map((i) => {
-          const subnet = new AwsResource(this, `subnet_${vpc}_${i}`, 'aws_subnet', {
-            vpc_id: network.getStringAttribute('id'),
-            availability_zone: Fn.element(azs.getListAttribute('names'), i),
-            cidr_block: Fn.cidrsubnet(cidr, 6, i),
-            tags: { Name: `${name}-${vpc}-${i}-isolated` },
-          });
-          const routes = new AwsResource(this, `routes_${vpc}_${i}`, 'aws_route_table', { vpc_id: network.getStringAttribute('id'), tags: { Name: `${name}-${vpc}-${i}-isolated` } });
-          new AwsResource(this, `routes_${vpc}_${i}_association`, 'aws_route_table_association', { subnet_id: subnet.getStringAttribute('id'), route_table_id: routes.getStringAttribute('id') });
-          return { id: subnet.getStringAttribute('id'), routeTableId: routes.getStringAttribute('id') };
-        });
-        return [vpc, { id: network.getStringAttribute('id'), subnetIds: subnets.map((s) => s.id), routeTableIds: subnets.map((s) => s.routeTableId) }];
-      }),
-    );
+    const vpcs = isolatedVpcs(this, name, azs);
 
     // --- The data VPC's endpoints: S3 for the packages, the services the hosts call ---------------------------
     // Each endpoint's policy passes only its callers' requests, as the reference app's do: an endpoint policy limits

@@ -2,6 +2,7 @@ import * as path from 'path';
 import { App, Fn, Lazy, LocalBackend, TerraformOutput, TerraformStack } from 'cdktn';
 import type { Construct } from 'constructs';
 import { AuroraOptimizedReads, Dashboard, DatabaseRoleBootstrap, LambdaConsumer, LogsKmsPolicy, PoolingProxy, type KitModuleOptions } from '../src';
+import { isolatedVpcs } from './isolated-vpcs';
 import { AwsData, AwsProvider, AwsResource } from './raw-aws';
 
 /**
@@ -83,42 +84,27 @@ export class CompleteStack extends TerraformStack {
     const flowLogsAssume = new AwsData(this, 'flow_logs_assume', 'aws_iam_policy_document', {
       statement: [{ actions: ['sts:AssumeRole'], principals: [{ type: 'Service', identifiers: ['vpc-flow-logs.amazonaws.com'] }] }],
     });
-    const vpcs = Object.fromEntries(
-      Object.entries({ data: '10.10.0.0/16', consumer: '10.20.0.0/16' }).map(([vpc, cidr]) => {
-        const network = new AwsResource(this, `vpc_${vpc}`, 'aws_vpc', { cidr_block: cidr, enable_dns_support: true, enable_dns_hostnames: true, tags: { Name: `${name}-${vpc}` } });
-        // Two Availability Zones, as the environment-agnostic CDK stack uses.
-        const subnetIds = [0, 1].map((i) => {
-          const subnet = new AwsResource(this, `subnet_${vpc}_${i}`, 'aws_subnet', {
-            vpc_id: network.getStringAttribute('id'),
-            availability_zone: Fn.element(azs.getListAttribute('names'), i),
-            cidr_block: Fn.cidrsubnet(cidr, 6, i),
-            tags: { Name: `${name}-${vpc}-${i}-isolated` },
-          });
-          const routes = new AwsResource(this, `routes_${vpc}_${i}`, 'aws_route_table', { vpc_id: network.getStringAttribute('id'), tags: { Name: `${name}-${vpc}-${i}-isolated` } });
-          new AwsResource(this, `routes_${vpc}_${i}_association`, 'aws_route_table_association', { subnet_id: subnet.getStringAttribute('id'), route_table_id: routes.getStringAttribute('id') });
-          return subnet.getStringAttribute('id');
-        });
-        const logGroup = new AwsResource(this, `flow_logs_${vpc}`, 'aws_cloudwatch_log_group', {
-          name_prefix: `${flowLogsPrefix}${vpc}-vpc-flow-logs-`,
-          retention_in_days: 30,
-          kms_key_id: logsKey.getStringAttribute('arn'),
-          // Kept after terraform destroy, as the CDK app retains its log groups.
-          skip_destroy: true,
-        });
-        const role = new AwsResource(this, `flow_logs_role_${vpc}`, 'aws_iam_role', { name_prefix: `${name}-${vpc}-flow-`, assume_role_policy: flowLogsAssume.getStringAttribute('json') });
-        const writeLogs = new AwsData(this, `flow_logs_policy_${vpc}`, 'aws_iam_policy_document', {
-          statement: [{ actions: ['logs:CreateLogStream', 'logs:DescribeLogStreams', 'logs:PutLogEvents'], resources: [`${logGroup.getStringAttribute('arn')}:*`] }],
-        });
-        new AwsResource(this, `flow_logs_role_policy_${vpc}`, 'aws_iam_role_policy', { name: 'write-flow-logs', role: role.getStringAttribute('id'), policy: writeLogs.getStringAttribute('json') });
-        new AwsResource(this, `flow_log_${vpc}`, 'aws_flow_log', {
-          vpc_id: network.getStringAttribute('id'),
-          traffic_type: 'ALL',
-          log_destination: logGroup.getStringAttribute('arn'),
-          iam_role_arn: role.getStringAttribute('arn'),
-        });
-        return [vpc, { id: network.getStringAttribute('id'), subnetIds }];
-      }),
-    );
+    const vpcs = isolatedVpcs(this, name, azs);
+    for (const [vpc, network] of Object.entries(vpcs)) {
+      const logGroup = new AwsResource(this, `flow_logs_${vpc}`, 'aws_cloudwatch_log_group', {
+        name_prefix: `${flowLogsPrefix}${vpc}-vpc-flow-logs-`,
+        retention_in_days: 30,
+        kms_key_id: logsKey.getStringAttribute('arn'),
+        // Kept after terraform destroy, as the CDK app retains its log groups.
+        skip_destroy: true,
+      });
+      const role = new AwsResource(this, `flow_logs_role_${vpc}`, 'aws_iam_role', { name_prefix: `${name}-${vpc}-flow-`, assume_role_policy: flowLogsAssume.getStringAttribute('json') });
+      const writeLogs = new AwsData(this, `flow_logs_policy_${vpc}`, 'aws_iam_policy_document', {
+        statement: [{ actions: ['logs:CreateLogStream', 'logs:DescribeLogStreams', 'logs:PutLogEvents'], resources: [`${logGroup.getStringAttribute('arn')}:*`] }],
+      });
+      new AwsResource(this, `flow_logs_role_policy_${vpc}`, 'aws_iam_role_policy', { name: 'write-flow-logs', role: role.getStringAttribute('id'), policy: writeLogs.getStringAttribute('json') });
+      new AwsResource(this, `flow_log_${vpc}`, 'aws_flow_log', {
+        vpc_id: network.id,
+        traffic_type: 'ALL',
+        log_destination: logGroup.getStringAttribute('arn'),
+        iam_role_arn: role.getStringAttribute('arn'),
+      });
+    }
 
     // --- The kit's modules -----------------------------------------------------------------------------
     this.database = new AuroraOptimizedReads(this, 'database', {
