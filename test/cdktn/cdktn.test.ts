@@ -4,7 +4,7 @@ import * as path from 'path';
 import { synthComplete } from '../../packages/cdktn/examples/complete';
 import { synthCompletePgBouncer } from '../../packages/cdktn/examples/complete-pgbouncer';
 import { type KitValidationError, LambdaConsumer, PgBouncerProxy, type PgBouncerProxyProps, PoolingProxy } from '../../packages/cdktn/src';
-import { PlanJson, ROOT, TerraformDir, ensureLambdaZips } from '../terraform/terraform-cli';
+import { PlanJson, ROOT, TerraformDir } from '../terraform/terraform-cli';
 import { App, TerraformStack, Token } from './cdktn-runtime';
 
 /**
@@ -20,19 +20,6 @@ import { App, TerraformStack, Token } from './cdktn-runtime';
 const COMPLETE = path.join(ROOT, 'modules', 'examples', 'complete');
 const COMPLETE_PGBOUNCER = path.join(ROOT, 'modules', 'examples', 'complete-pgbouncer');
 
-/** Init (with the stack's local backend, which cdktn always writes), plan and `show -json` of the synthesized stack. */
-function planStack(dir: TerraformDir): PlanJson {
-  // The modules read the Lambda zips at plan (filebase64sha256).
-  ensureLambdaZips();
-  const planFile = path.join(dir.dir, 'stack.tfplan');
-  for (const args of [['init', '-input=false', '-no-color'], ['plan', '-input=false', '-lock=false', '-no-color', `-out=${planFile}`]]) {
-    const r = dir.run(args);
-    if (r.status !== 0) throw new Error(`terraform ${args[0]} failed in ${dir.dir}:\n${r.stdout}\n${r.stderr}`);
-  }
-  const show = dir.run(['show', '-json', planFile]);
-  if (show.status !== 0) throw new Error(`terraform show failed:\n${show.stderr}`);
-  return JSON.parse(show.stdout) as PlanJson;
-}
 
 function managedCounts(plan: PlanJson): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -262,10 +249,10 @@ describe('the complete example as a cdktn app', () => {
     outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdktn-complete-'));
     // The modules of this checkout, each read in place through its path relative to the stack's directory.
     const stackDir = synthComplete(outdir, { modulesDir: path.join(ROOT, 'modules') });
-    const cdktn = new TerraformDir(stackDir);
+    const cdktn = new TerraformDir(stackDir, {}, { backend: true });
     const hcl = new TerraformDir(COMPLETE);
     dirs.push(cdktn, hcl);
-    cdktnPlan = planStack(cdktn);
+    cdktnPlan = cdktn.planJson();
     hclPlan = hcl.planJson();
   }, 600_000);
 
@@ -319,10 +306,10 @@ describe('the complete-pgbouncer example as a cdktn app', () => {
   beforeAll(() => {
     outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdktn-complete-pgbouncer-'));
     const stackDir = synthCompletePgBouncer(outdir, { modulesDir: path.join(ROOT, 'modules') });
-    cdktn = new TerraformDir(stackDir);
+    cdktn = new TerraformDir(stackDir, {}, { backend: true });
     const hcl = new TerraformDir(COMPLETE_PGBOUNCER);
     dirs.push(cdktn, hcl);
-    cdktnPlan = planStack(cdktn);
+    cdktnPlan = cdktn.planJson();
     hclPlan = hcl.planJson();
   }, 600_000);
 

@@ -25,7 +25,7 @@ export function terraformEnv(): NodeJS.ProcessEnv {
 }
 
 /** The Lambda zips the examples deploy; built when missing. */
-export function ensureLambdaZips(): void {
+function ensureLambdaZips(): void {
   if (!KIT_HANDLERS.every((name) => fs.existsSync(path.join(LAMBDA_ZIP_DIR, `${name}.zip`)))) buildLambdaZips(LAMBDA_ZIP_DIR);
 }
 
@@ -40,10 +40,14 @@ export class TerraformDir {
   private readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tf-data-'));
   private initialized = false;
 
-  /** `env` adds to (or overrides) the environment Terraform runs with, e.g. a PATH without Node.js. */
+  /**
+   * `env` adds to (or overrides) the environment Terraform runs with, e.g. a PATH without Node.js;
+   * `backend` initializes the configuration's own backend (a synthesized cdktn stack always declares one).
+   */
   constructor(
     public readonly dir: string,
     private readonly env: NodeJS.ProcessEnv = {},
+    private readonly options: { readonly backend?: boolean } = {},
   ) {}
 
   public run(args: string[]): TerraformRun {
@@ -61,7 +65,7 @@ export class TerraformDir {
   public init(): void {
     if (this.initialized) return;
     ensureLambdaZips();
-    const r = this.run(['init', '-input=false', '-backend=false', '-no-color']);
+    const r = this.run(['init', '-input=false', ...(this.options.backend ? [] : ['-backend=false']), '-no-color']);
     if (r.status !== 0) throw new Error(`terraform init failed in ${this.dir}:\n${r.stdout}\n${r.stderr}`);
     this.initialized = true;
   }
