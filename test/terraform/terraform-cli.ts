@@ -93,6 +93,25 @@ export class TerraformDir {
     return JSON.parse(show.stdout) as PlanJson;
   }
 
+  /**
+   * What plan does with a state holding `resources` (state version 4 `resources` entries) at addresses the
+   * configuration may have moved: each change that came from another address, as [from, to, actions]. The state
+   * is a file of its own (-state), so the configuration's directory stays without one; not refreshed, since the
+   * stand-in provider has no such objects.
+   */
+  public movesFrom(resources: ReadonlyArray<Record<string, unknown>>): Array<[string, string, string[]]> {
+    this.init();
+    const stateFile = path.join(this.dataDir, 'moves.tfstate');
+    fs.writeFileSync(stateFile, JSON.stringify({ version: 4, serial: 1, lineage: 'moves', outputs: {}, resources }));
+    const planFile = path.join(this.dataDir, 'moves.tfplan');
+    const plan = this.run(['plan', '-input=false', '-lock=false', '-refresh=false', '-no-color', `-state=${stateFile}`, `-out=${planFile}`]);
+    if (plan.status !== 0) throw new Error(`terraform plan failed in ${this.dir}:\n${plan.stdout}\n${plan.stderr}`);
+    const show = this.run(['show', '-json', planFile]);
+    if (show.status !== 0) throw new Error(`terraform show failed:\n${show.stderr}`);
+    const changes = (JSON.parse(show.stdout) as { resource_changes: Array<{ address: string; previous_address?: string; change: { actions: string[] } }> }).resource_changes;
+    return changes.filter((c) => c.previous_address !== undefined).map((c): [string, string, string[]] => [c.previous_address!, c.address, c.change.actions]).sort();
+  }
+
   public dispose(): void {
     fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
