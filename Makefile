@@ -17,18 +17,19 @@ export npm_config_audit=false
 export npm_config_update_notifier=false
 
 # Debian packages the test suites run for real (PostgreSQL server and client, openssl for test certificates,
-# and the local rehearsal's peers: HAProxy, pgpool-II, and iproute2 for its namespaces). Its pooler, PgBouncer 1.24, is built by `make pgbouncer`.
-SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2 shellcheck
+# and the local rehearsal's peers: HAProxy, pgpool-II, and iproute2 for its namespaces; mmdebstrap and systemd-nspawn for
+# the Debian 13 hosts it boots). Its pooler, PgBouncer 1.24, is built by `make pgbouncer`.
+SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2 shellcheck mmdebstrap systemd-container
 
-.PHONY: help deps system-deps pgbouncer node-deps scan-deps typecheck lint unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
+.PHONY: help deps system-deps pgbouncer host-tools node-deps scan-deps typecheck lint unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
   terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check
 
 # Every target documented by the `## <target>: <what it does>` line above it.
 help:
 	@sed -n 's/^## \([a-z-]*\): \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | awk -F'\t' '{ printf "make %-24s %s\n", $$1, $$2 }'
 
-## deps: install everything below needs (npm packages, scanner venv, Debian packages when root, PgBouncer 1.24)
-deps: system-deps node-deps scan-deps pgbouncer
+## deps: install everything below needs (npm packages, scanner venv, Debian packages when root, PgBouncer 1.24, host tools)
+deps: system-deps node-deps scan-deps pgbouncer host-tools
 
 # Installs missing Debian packages when root; otherwise says what to install.
 ## system-deps: Debian packages the suites run for real (installed when root)
@@ -51,6 +52,14 @@ system-deps:
 ## pgbouncer: build PgBouncer 1.24 from Debian trixie's source package into .cache/pgbouncer-1.24
 pgbouncer:
 	@bash tools/build-pgbouncer.sh >/dev/null
+
+# What the rehearsal's booted Debian 13 hosts need: AWS's instance metadata mock (Go, into .cache/bin) and,
+# as root, the hosts' root file system from Debian's mirror (tools/host-image/build-root.sh, cached in .cache/host-image).
+IMDS_MOCK := $(CURDIR)/.cache/bin/ec2-metadata-mock
+## host-tools: amazon-ec2-metadata-mock v1.13.0 into .cache/bin, and the hosts' Debian 13 root (as root)
+host-tools: system-deps
+	@test -x $(IMDS_MOCK) || { echo "building amazon-ec2-metadata-mock v1.13.0 into .cache/bin"; GOBIN=$(CURDIR)/.cache/bin timeout 900 go install github.com/aws/amazon-ec2-metadata-mock/cmd/ec2-metadata-mock@v1.13.0; }
+	@if [ "$$(id -u)" = 0 ]; then bash tools/host-image/build-root.sh >/dev/null; fi
 
 ## node-deps: npm packages
 node-deps: node_modules/.package-lock.json
@@ -79,7 +88,7 @@ lint: node-deps
 	npx eslint --max-warnings 0 .
 
 ## unit: jest: model, constructs, app, Lambda, rehearsal against real PostgreSQL/PgBouncer, Terraform generator, npm and Python packages
-unit: node-deps system-deps cdktn-deps pgbouncer
+unit: node-deps system-deps cdktn-deps pgbouncer host-tools
 	npx jest --ci
 
 # The reference app, synthesized offline (cdk-nag AwsSolutions runs as a validation plugin during synth).
