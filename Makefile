@@ -56,10 +56,16 @@ pgbouncer:
 # What the rehearsal's booted Debian 13 hosts need: AWS's instance metadata mock (Go, into .cache/bin) and,
 # as root, the hosts' root file system from Debian's mirror (tools/host-image/build-root.sh, cached in .cache/host-image).
 IMDS_MOCK := $(CURDIR)/.cache/bin/ec2-metadata-mock
-## host-tools: amazon-ec2-metadata-mock v1.13.0 into .cache/bin, and the hosts' Debian 13 root (as root)
-host-tools: system-deps
+AWS_EMULATOR := .cache/aws-emulator
+## host-tools: amazon-ec2-metadata-mock v1.13.0 into .cache/bin, moto's server into .cache/aws-emulator, and the hosts' Debian 13 root (as root)
+host-tools: system-deps $(AWS_EMULATOR)/.installed
 	@test -x $(IMDS_MOCK) || { echo "building amazon-ec2-metadata-mock v1.13.0 into .cache/bin"; GOBIN=$(CURDIR)/.cache/bin timeout 900 go install github.com/aws/amazon-ec2-metadata-mock/cmd/ec2-metadata-mock@v1.13.0; }
 	@if [ "$$(id -u)" = 0 ]; then bash tools/host-image/build-root.sh >/dev/null; fi
+
+$(AWS_EMULATOR)/.installed: tools/host-image/requirements-aws-emulator.txt
+	$(PYTHON) -m venv $(AWS_EMULATOR)
+	$(AWS_EMULATOR)/bin/pip install --quiet --disable-pip-version-check -r tools/host-image/requirements-aws-emulator.txt
+	@touch $@
 
 ## node-deps: npm packages
 node-deps: node_modules/.package-lock.json

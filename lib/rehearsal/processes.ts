@@ -8,7 +8,7 @@ import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, realpathS
 import { hostCommand } from './network/host-command';
 import type { OsUser } from './os-user';
 
-export type ProcessKind = 'postgres' | 'pgbouncer' | 'haproxy' | 'pgpool' | 'health-supervisor' | 'host-agent' | 'host' | 'imds';
+export type ProcessKind = 'postgres' | 'pgbouncer' | 'haproxy' | 'pgpool' | 'health-supervisor' | 'host-agent' | 'host' | 'imds' | 'aws-emulator';
 
 export interface TrackedProcess {
   /** Unique within a rehearsal: writer, replica1, pgbouncer-rw, ... */

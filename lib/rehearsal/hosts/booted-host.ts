@@ -25,6 +25,9 @@ import { cleanEnv, isAlive, logTail, spawnDaemon, stopProcess, type TrackedProce
 /** The instance metadata service's address in every VPC (EC2 User Guide, instancedata-data-retrieval). */
 export const IMDS_ADDRESS = '169.254.169.254';
 
+/** Debian's bundle of the trusted CAs (ca-certificates), which OpenSSL's default paths lead to. */
+const SYSTEM_CA_BUNDLE = 'etc/ssl/certs/ca-certificates.crt';
+
 export interface BootedHostSpec {
   /** The host's name (its hostname, and the prefix of its processes' names). */
   readonly name: string;
@@ -47,6 +50,11 @@ export interface BootedHostSpec {
   readonly hostsFile?: string;
   /** The ec2-metadata-mock program (`make host-tools`). */
   readonly imdsProgram: string;
+  /**
+   * A CA the host trusts beside the image's public ones (the AWS emulator's, standing in for Amazon's
+   * public CAs): the image's bundle with it appended is mounted over the system bundle.
+   */
+  readonly extraTrustedCaFile?: string;
 }
 
 export interface BootedHost {
@@ -163,6 +171,11 @@ export async function bootHost(spec: BootedHostSpec): Promise<BootedHost> {
     const hosts = join(spec.workDir, 'hosts');
     writeFileSync(hosts, spec.hostsFile, { mode: 0o644 });
     binds.push(`--bind-ro=${hosts}:/etc/hosts`);
+  }
+  if (spec.extraTrustedCaFile !== undefined) {
+    const bundle = join(spec.workDir, 'ca-certificates.crt');
+    writeFileSync(bundle, readFileSync(join(spec.root, SYSTEM_CA_BUNDLE)) + readFileSync(spec.extraTrustedCaFile, 'utf8'), { mode: 0o644 });
+    binds.push(`--bind-ro=${bundle}:/${SYSTEM_CA_BUNDLE}`);
   }
   let container: TrackedProcess | undefined;
   try {
