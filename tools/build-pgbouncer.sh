@@ -337,12 +337,20 @@ check_binary() {
   local newest
   newest="$(readelf -V "$built" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -1)"
   dpkg --compare-versions "$newest" le "$glibc" || die "the $arch build needs GLIBC_$newest, newer than trixie's glibc $glibc"
+  # Run it with trixie's loader and libraries: directly for amd64, under qemu's user-mode emulation for
+  # arm64 where qemu-aarch64 is installed (it is not a build dependency: the checks above do not need it).
+  local run=() v ran="not run (no qemu-aarch64 or qemu-aarch64-static on PATH)"
   if [ "$arch" = amd64 ]; then
-    local v
-    v="$("$sysroot/usr/lib64/ld-linux-x86-64.so.2" --library-path "$sysroot/usr/lib/$triplet" "$built" --version 2>&1 | head -1)"
-    [ "$v" = "PgBouncer $UPSTREAM_VERSION" ] || die "the amd64 build run with trixie's libraries reports '$v', not PgBouncer $UPSTREAM_VERSION"
+    run=("$sysroot/usr/lib64/ld-linux-x86-64.so.2" --library-path "$sysroot/usr/lib/$triplet" "$built")
+  elif command -v qemu-aarch64-static >/dev/null || command -v qemu-aarch64 >/dev/null; then
+    run=("$(command -v qemu-aarch64-static || command -v qemu-aarch64)" -L "$sysroot" "$built")
   fi
-  log "$arch binary: $machine, needs $needed(glibc <= $newest; trixie has $glibc)"
+  if [ "${#run[@]}" -gt 0 ]; then
+    v="$("${run[@]}" --version 2>&1 | head -1)"
+    [ "$v" = "PgBouncer $UPSTREAM_VERSION" ] || die "the $arch build run with trixie's libraries reports '$v', not PgBouncer $UPSTREAM_VERSION"
+    ran="ran with trixie's libraries: $v"
+  fi
+  log "$arch binary: $machine, needs $needed(glibc <= $newest; trixie has $glibc); $ran"
 }
 
 if [ -n "$deb_arch" ]; then
