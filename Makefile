@@ -18,17 +18,17 @@ export npm_config_update_notifier=false
 
 # Debian packages the test suites run for real (PostgreSQL server and client, openssl for test certificates,
 # and the local rehearsal's peers: HAProxy, pgpool-II, and iproute2 for its namespaces; mmdebstrap and systemd-nspawn for
-# the Debian 13 hosts it boots). Its pooler, PgBouncer 1.24, is built by `make pgbouncer`.
+# the Debian 13 hosts it boots). Its pooler, PgBouncer 1.24.1, is built by `make pgbouncer`.
 SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2 shellcheck mmdebstrap systemd-container
 
-.PHONY: help deps system-deps pgbouncer host-tools node-deps scan-deps typecheck lint unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
+.PHONY: help deps system-deps pgbouncer pgbouncer-deb host-tools node-deps scan-deps typecheck lint unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
   terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check
 
 # Every target documented by the `## <target>: <what it does>` line above it.
 help:
 	@sed -n 's/^## \([a-z-]*\): \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | awk -F'\t' '{ printf "make %-24s %s\n", $$1, $$2 }'
 
-## deps: install everything below needs (npm packages, scanner venv, Debian packages when root, PgBouncer 1.24, host tools)
+## deps: install everything below needs (npm packages, scanner venv, Debian packages when root, PgBouncer 1.24.1, host tools)
 deps: system-deps node-deps scan-deps pgbouncer host-tools
 
 # Installs missing Debian packages when root; otherwise says what to install.
@@ -47,11 +47,22 @@ system-deps:
 	  fi; \
 	fi
 
-# Debian 12 ships PgBouncer 1.18; the rehearsal needs 1.24 (so_reuseport peering, prepared statements in
-# transaction pooling), built from Debian 13's source package with a project-local apt (skipped once built).
-## pgbouncer: build PgBouncer 1.24 from Debian trixie's source package into .cache/pgbouncer-1.24
+# The kit's one PgBouncer, for the rehearsal and the hosts: Debian 13's source package 1.24.1-1+deb13u2 (upstream
+# 1.24.1 with Debian's backports of CVE-2025-12819 and of 1.25.2's CVE-2026-6664..6667) plus
+# tools/pgbouncer-patches/ (forced-user-scram-keys.patch, upstream #1612), fetched with a project-local apt.
+# Debian 12 ships 1.18; the rehearsal needs 1.24 (so_reuseport peering, prepared statements in transaction
+# pooling). Each build is skipped once built from the same source and patches.
+## pgbouncer: build PgBouncer 1.24.1-1+deb13u2 (CVE-2025-2291, CVE-2025-12819, CVE-2026-6664..6667 fixed) + forced-user-scram-keys.patch for the rehearsal into .cache/pgbouncer-1.24
 pgbouncer:
 	@bash tools/build-pgbouncer.sh >/dev/null
+
+# The hosts' architecture unless given (amd64: for a rehearsal of booted Debian 13 hosts).
+POOLER_ARCH ?= arm64
+# Debian's pgbouncer package of the same version with the binary built from the rehearsal's source and patches
+# (cross-built against a trixie sysroot; installs gcc-aarch64-linux-gnu when root); version +apk1.
+## pgbouncer-deb: build the same PgBouncer as a Debian 13 package for POOLER_ARCH (arm64) into .cache/pgbouncer-deb
+pgbouncer-deb:
+	@bash tools/build-pgbouncer.sh --deb $(POOLER_ARCH) >/dev/null
 
 # What the rehearsal's booted Debian 13 hosts need: AWS's instance metadata mock (Go, into .cache/bin) and,
 # as root, the hosts' root file system from Debian's mirror (tools/host-image/build-root.sh, cached in .cache/host-image).
@@ -94,7 +105,7 @@ lint: node-deps
 	npx eslint --max-warnings 0 .
 
 ## unit: jest: model, constructs, app, Lambda, rehearsal against real PostgreSQL/PgBouncer, Terraform generator, npm and Python packages
-unit: node-deps system-deps cdktn-deps pgbouncer host-tools
+unit: node-deps system-deps cdktn-deps pgbouncer pgbouncer-deb host-tools
 	npx jest --ci
 
 # The reference app, synthesized offline (cdk-nag AwsSolutions runs as a validation plugin during synth).
@@ -158,12 +169,13 @@ lambda-zip: node-deps
 # and the Lambda zips a Terraform user without Node.js deploys, with their checksums (dist/lambda/SHA256SUMS,
 # lambda-artifacts.json).
 ## package: dist/aurora-proxy-kit-<version>.tgz (npm), dist/python/*.whl (Python), dist/lambda/*.zip + SHA256SUMS (Terraform)
-# The PgBouncer engine's packages object (Debian 13 arm64 packages, AWS's SSM Agent, SHA256SUMS, the RDS CA
+# The PgBouncer engine's packages object (Debian 13 packages for POOLER_ARCH, arm64 unless given: the kit's
+# PgBouncer package from `make pgbouncer-deb`, what it needs from Debian, AWS's SSM Agent, SHA256SUMS, the RDS CA
 # bundle), to upload where PgBouncerPackages points; RDS_CA_BUNDLE=<file> and SSM_AGENT_DEB=<file> where AWS
 # is not reachable (AWS_REGION: the Region whose amazon-ssm-<region> bucket the agent comes from).
-## pooler-packages: build dist/pooler-packages/debian-13-arm64.tar for the PgBouncer engine's hosts
-pooler-packages: node-deps
-	npx ts-node --transpile-only bin/build-pooler-packages.ts
+## pooler-packages: build dist/pooler-packages/debian-13-<arch>.tar (POOLER_ARCH, arm64) with the kit's pgbouncer 1.24.1-1+deb13u2+apk1 for the hosts
+pooler-packages: node-deps pgbouncer-deb
+	npx ts-node --transpile-only bin/build-pooler-packages.ts --arch $(POOLER_ARCH)
 
 package: node-deps
 	mkdir -p dist && rm -f dist/aurora-proxy-kit-*.tgz

@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 /**
  * Builds the PgBouncer engine's packages object (lib/packaging/pooler-packages.ts):
- * dist/pooler-packages/debian-13-arm64.tar, to upload where PgBouncerPackages (the reference app's
+ * dist/pooler-packages/debian-13-<arch>.tar, to upload where PgBouncerPackages (the reference app's
  * `PoolerPackages` output, Terraform's packages_bucket/packages_key) points.
  *
- *   npx ts-node --transpile-only bin/build-pooler-packages.ts [outFile]
+ *   npx ts-node --transpile-only bin/build-pooler-packages.ts [--arch arm64|amd64] [outFile]
  *
+ * --arch: the hosts' arm64 unless given (amd64 for a rehearsal of booted Debian 13 hosts). PgBouncer is the
+ * kit's package (tools/build-pgbouncer.sh --deb <arch>: the rehearsal's source and patches, built for the
+ * architecture; minutes the first time, then cached under .cache/pgbouncer-deb), the rest is Debian's.
  * Needs Debian's mirror (DEBIAN_MIRROR, DEBIAN_SECURITY_MIRROR), the RDS CA bundle: RDS_CA_BUNDLE=<file>,
- * else it is downloaded from AWS's trust store, and AWS's SSM Agent for Debian arm64: SSM_AGENT_DEB=<file>
+ * else it is downloaded from AWS's trust store, and AWS's SSM Agent for Debian <arch>: SSM_AGENT_DEB=<file>
  * (checked against <file>.sig where that is beside it), else it is downloaded from the amazon-ssm-<region>
  * bucket of AWS_REGION (default us-east-1) with its .sig, and the signature checked against AWS's pinned key.
  * Both are read before Debian's archive, so a missing or wrong one fails at once.
@@ -15,13 +18,15 @@
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { buildPgBouncerDeb, checkArchitecture, checkDebBuild, readDebBuild } from '../lib/packaging/pgbouncer-build';
 import {
-  POOLER_PACKAGES_FILE,
   PoolerPackagesError,
   RDS_CA_BUNDLE_URL,
   ROOT,
   parseDebianIndex,
+  poolerPackagesFile,
   resolvePoolerPackages,
+  withKitPackage,
   writePoolerPackagesTar,
 } from '../lib/packaging/pooler-packages';
 import { SSM_AGENT_DEFAULT_REGION, checkSsmAgentDeb, ssmAgentDebUrl, verifySsmAgentSignature } from '../lib/packaging/ssm-agent';
@@ -29,12 +34,36 @@ import { SSM_AGENT_DEFAULT_REGION, checkSsmAgentDeb, ssmAgentDebUrl, verifySsmAg
 const KEYRING = '/usr/share/keyrings/debian-archive-keyring.gpg';
 const mirror = process.env.DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
 const security = process.env.DEBIAN_SECURITY_MIRROR ?? 'http://deb.debian.org/debian-security';
-const outFile = path.resolve(process.argv[2] ?? POOLER_PACKAGES_FILE);
-const work = path.join(ROOT, '.cache', 'pooler-packages');
-
 const log = (line: string) => process.stderr.write(`build-pooler-packages: ${line}\n`);
 
-/** apt with a sources list, state and cache of its own, for arm64 only. */
+/** `[--arch arm64|amd64] [outFile]`. */
+function parseArgs(argv: ReadonlyArray<string>): { arch: string; outFile?: string } {
+  let arch = 'arm64';
+  let outFile: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--arch') arch = argv[++i] ?? '';
+    else if (arg.startsWith('--arch=')) arch = arg.slice('--arch='.length);
+    else if (arg.startsWith('-') || outFile !== undefined) {
+      process.stderr.write(`build-pooler-packages: unknown argument '${arg}': give [--arch arm64|amd64] [outFile]\n`);
+      process.exit(2);
+    } else outFile = arg;
+  }
+  return { arch, outFile };
+}
+
+const args = parseArgs(process.argv.slice(2));
+let arch: ReturnType<typeof checkArchitecture>;
+try {
+  arch = checkArchitecture(args.arch);
+} catch (err) {
+  process.stderr.write(`build-pooler-packages: --arch: ${(err as Error).message}\n`);
+  process.exit(2);
+}
+const outFile = path.resolve(args.outFile ?? poolerPackagesFile(arch));
+const work = path.join(ROOT, '.cache', 'pooler-packages', arch);
+
+/** apt with a sources list, state and cache of its own, for the architecture only. */
 function apt(command: 'apt-get' | 'apt-cache', args: string[], cwd = work): string {
   const options = {
     'Dir::Etc::SourceList': path.join(work, 'sources.list'),
@@ -42,8 +71,8 @@ function apt(command: 'apt-get' | 'apt-cache', args: string[], cwd = work): stri
     'Dir::State::Lists': path.join(work, 'lists'),
     'Dir::State::status': path.join(work, 'status'),
     'Dir::Cache': path.join(work, 'cache'),
-    'APT::Architecture': 'arm64',
-    'APT::Architectures': 'arm64',
+    'APT::Architecture': arch,
+    'APT::Architectures': arch,
     'Debug::NoLocking': '1',
     // The downloads go to the project's own directory, which apt's _apt user may not write.
     'APT::Sandbox::User': 'root',
@@ -62,12 +91,12 @@ function caBundle(): string {
   return file;
 }
 
-/** AWS's SSM Agent for Debian arm64: SSM_AGENT_DEB, or downloaded with its signature and checked as AWS documents. */
+/** AWS's SSM Agent for Debian of the architecture: SSM_AGENT_DEB, or downloaded with its signature and checked as AWS documents. */
 function ssmAgentDeb(): string {
   const given = process.env.SSM_AGENT_DEB;
   const file = given ? path.resolve(given) : path.join(work, 'amazon-ssm-agent.deb');
   if (!given) {
-    const url = ssmAgentDebUrl(process.env.AWS_REGION || SSM_AGENT_DEFAULT_REGION);
+    const url = ssmAgentDebUrl(process.env.AWS_REGION || SSM_AGENT_DEFAULT_REGION, arch);
     try {
       for (const suffix of ['', '.sig']) {
         execFileSync('curl', ['--fail', '--silent', '--show-error', '--max-time', '300', '--output', `${file}${suffix}`, `${url}${suffix}`], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -79,7 +108,7 @@ function ssmAgentDeb(): string {
   // A download is always checked against AWS's key; a given file where its .sig is beside it.
   const signed = !given || fs.existsSync(`${file}.sig`);
   if (signed) verifySsmAgentSignature(file, `${file}.sig`);
-  const { version } = checkSsmAgentDeb(file);
+  const { version } = checkSsmAgentDeb(file, arch);
   log(`SSM Agent ${version}: ${signed ? 'signed by AWS\'s key' : `no ${path.basename(file)}.sig beside it, so its signature is not checked (taken as given)`}`);
   return file;
 }
@@ -90,21 +119,30 @@ try {
   if (!fs.existsSync(KEYRING)) throw new PoolerPackagesError(`${KEYRING} is missing: install debian-archive-keyring (apt checks Debian's signatures with it)`);
   fs.writeFileSync(
     path.join(work, 'sources.list'),
-    [`${mirror} trixie main`, `${mirror} trixie-updates main`, `${security} trixie-security main`].map((s) => `deb [arch=arm64 signed-by=${KEYRING}] ${s}\n`).join(''),
+    [`${mirror} trixie main`, `${mirror} trixie-updates main`, `${security} trixie-security main`].map((s) => `deb [arch=${arch} signed-by=${KEYRING}] ${s}\n`).join(''),
   );
+  // The kit's PgBouncer, checked to be of the repository's patches and for the architecture.
+  log(`the kit's PgBouncer package for ${arch} (tools/build-pgbouncer.sh --deb ${arch})`);
+  const kitDeb = buildPgBouncerDeb(arch);
+  checkDebBuild(readDebBuild(kitDeb), arch);
+  const kit = parseDebianIndex(execFileSync('dpkg-deb', ['--field', kitDeb], { encoding: 'utf8' }))[0]!;
+  log(`${path.basename(kitDeb)}: ${kit.Source}, patches ${kit['X-Apk-Patches']}`);
   // Nothing installed: the baseline of a Debian image is computed from the index (BASELINE_PRIORITIES).
   fs.writeFileSync(path.join(work, 'status'), '');
-  log('apt-get update (Debian 13 arm64)');
+  log(`apt-get update (Debian 13 ${arch})`);
   apt('apt-get', ['update', '-qq']);
-  // The candidates apt would install, one stanza per package (the newest of the three suites).
-  const packages = resolvePoolerPackages(parseDebianIndex(apt('apt-cache', ['dumpavail'])));
+  // The candidates apt would install, one stanza per package (the newest of the three suites), with the
+  // kit's PgBouncer in place of Debian's: its dependencies are the ones that count.
+  const packages = resolvePoolerPackages(withKitPackage(parseDebianIndex(apt('apt-cache', ['dumpavail'])), kit));
   log(`${packages.length} packages: ${packages.map((p) => `${p.Package}=${p.Version}`).join(' ')}`);
+  if (!packages.includes(kit)) throw new PoolerPackagesError(`the resolved packages leave out the kit's ${kit.Package}`);
+  const fromDebian = packages.filter((p) => p !== kit);
   const debs = path.join(work, 'debs');
   for (const f of fs.readdirSync(debs)) fs.rmSync(path.join(debs, f));
-  apt('apt-get', ['download', '-qq', ...packages.map((p) => `${p.Package}=${p.Version}`)], debs);
+  apt('apt-get', ['download', '-qq', ...fromDebian.map((p) => `${p.Package}=${p.Version}`)], debs);
   const files = fs.readdirSync(debs).filter((f) => f.endsWith('.deb')).map((f) => path.join(debs, f));
-  if (files.length !== packages.length) throw new PoolerPackagesError(`apt-get download gave ${files.length} packages of ${packages.length}`);
-  writePoolerPackagesTar(files, inputs.ssmAgentDeb, inputs.caBundle, outFile);
+  if (files.length !== fromDebian.length) throw new PoolerPackagesError(`apt-get download gave ${files.length} packages of ${fromDebian.length}`);
+  writePoolerPackagesTar([...files, kitDeb], inputs.ssmAgentDeb, inputs.caBundle, outFile, arch);
   process.stdout.write(`${path.relative(ROOT, outFile)} ${fs.statSync(outFile).size} bytes\n`);
 } catch (err) {
   process.stderr.write(`build-pooler-packages: ${(err as Error).message}\n`);

@@ -1,12 +1,14 @@
 /**
  * The PgBouncer engine's packages object (PgBouncerPackages): a tar of the Debian 13 (trixie) arm64
- * packages the hosts install at boot (PgBouncer's and AWS's SSM Agent, ssm-agent.ts), their SHA256SUMS
- * and rds-ca-bundle.pem. The data VPC has no route
+ * packages the hosts install at boot (the kit's PgBouncer package, pgbouncer-build.ts, what it needs, and
+ * AWS's SSM Agent, ssm-agent.ts), their SHA256SUMS and rds-ca-bundle.pem; amd64 for a rehearsal of booted hosts. The data VPC has no route
  * to Debian's mirrors, so the hosts read this object through the S3 gateway endpoint, and the bootstrap's
  * install step checks `sha256sum --check --strict SHA256SUMS` before `dpkg --install *.deb`.
  *
- * Which packages: PgBouncer and its dependency closure, less what every Debian image has (the closure of
- * the packages of priority required and important), resolved from trixie's own arm64 indexes. apt
+ * Which packages: the kit's PgBouncer package (Debian's, with the binary built by tools/build-pgbouncer.sh
+ * from the same source as the rehearsal's, with the same patches) and its dependency closure, less what
+ * every Debian image has (the closure of the packages of priority required and important), resolved from
+ * trixie's own indexes of the architecture. apt
  * fetches the indexes and the packages with a sources list, state and cache of its own under .cache/,
  * so the machine's apt configuration is never changed; apt checks InRelease's signature (the Debian
  * archive keyring), each index's hash and each package's hash.
@@ -16,11 +18,16 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { PoolerPackagesError } from './pooler-packages-error';
-import { checkSsmAgentDeb, debianFileName } from './ssm-agent';
+import { SSM_AGENT_ARCHITECTURE, checkSsmAgentDeb, debianFileName } from './ssm-agent';
 
 export { PoolerPackagesError };
 export const ROOT = path.join(__dirname, '..', '..');
-export const POOLER_PACKAGES_FILE = path.join(ROOT, 'dist', 'pooler-packages', 'debian-13-arm64.tar');
+/** The packages object for `architecture`: dist/pooler-packages/debian-13-<architecture>.tar. */
+export function poolerPackagesFile(architecture: string): string {
+  return path.join(ROOT, 'dist', 'pooler-packages', `debian-13-${architecture}.tar`);
+}
+/** The hosts' (arm64) packages object. */
+export const POOLER_PACKAGES_FILE = poolerPackagesFile('arm64');
 /** AWS's bundle of every RDS certificate authority, all Regions (Aurora User Guide, UsingWithRDS.SSL). */
 export const RDS_CA_BUNDLE_URL = 'https://truststore.pki.rds.amazonaws.com/global/global-bundle.pem';
 /** What every Debian image has installed: these priorities and their dependencies. */
@@ -43,6 +50,15 @@ export function parseDebianIndex(text: string): DebianStanza[] {
       return fields;
     })
     .filter((f) => f.Package !== undefined);
+}
+
+/**
+ * The index with the kit's package in place of the index's stanza of the same name (`kit`: the package's
+ * control fields), so the closure follows the dependencies of the package that is shipped.
+ */
+export function withKitPackage(stanzas: ReadonlyArray<DebianStanza>, kit: DebianStanza): DebianStanza[] {
+  if (kit.Package === undefined) throw new PoolerPackagesError('the kit\'s package has no Package field');
+  return [...stanzas.filter((s) => s.Package !== kit.Package), kit];
 }
 
 /** A dependency field as alternatives of package names (versions and architecture qualifiers dropped). */
@@ -94,14 +110,15 @@ export function sha256sums(dir: string, files: ReadonlyArray<string>): string {
 }
 
 /**
- * Writes the packages object: the .deb files, the SSM Agent's (checked by checkSsmAgentDeb, named as apt
- * names packages: AWS publishes it as amazon-ssm-agent.deb), rds-ca-bundle.pem and their SHA256SUMS in one
- * tar, entries sorted, owned by root and dated at the epoch, so the same inputs give the same bytes.
+ * Writes the packages object: the .deb files, the SSM Agent's (checked by checkSsmAgentDeb for `architecture`,
+ * named as apt names packages: AWS publishes it as amazon-ssm-agent.deb), rds-ca-bundle.pem and their
+ * SHA256SUMS in one tar, entries sorted, owned by root and dated at the epoch, so the same inputs give the
+ * same bytes.
  */
-export function writePoolerPackagesTar(debs: ReadonlyArray<string>, ssmAgentDeb: string, caBundle: string, outFile: string): void {
+export function writePoolerPackagesTar(debs: ReadonlyArray<string>, ssmAgentDeb: string, caBundle: string, outFile: string, architecture: string = SSM_AGENT_ARCHITECTURE): void {
   const pem = fs.readFileSync(caBundle, 'utf8');
   if (!/-----BEGIN CERTIFICATE-----/.test(pem)) throw new PoolerPackagesError(`${caBundle} holds no PEM certificate: give the RDS CA bundle (${RDS_CA_BUNDLE_URL})`);
-  const ssmAgent = debianFileName(checkSsmAgentDeb(ssmAgentDeb));
+  const ssmAgent = debianFileName(checkSsmAgentDeb(ssmAgentDeb, architecture));
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
   const stage = fs.mkdtempSync(path.join(path.dirname(outFile), '.stage-'));
   try {

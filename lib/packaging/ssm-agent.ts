@@ -20,6 +20,7 @@ import * as path from 'path';
 import { PoolerPackagesError } from './pooler-packages-error';
 
 export const SSM_AGENT_PACKAGE = 'amazon-ssm-agent';
+/** The hosts' architecture (Graviton); amd64 for a packages object of another architecture. */
 export const SSM_AGENT_ARCHITECTURE = 'arm64';
 /** When the builder downloads the agent: any Region's bucket serves the same package; the object is not tied to a Region. */
 export const SSM_AGENT_DEFAULT_REGION = 'us-east-1';
@@ -28,8 +29,8 @@ export const SSM_AGENT_DEFAULT_REGION = 'us-east-1';
  * The Region's download of the agent for Debian Server arm64 (User Guide, agent-install-deb.html; the
  * signature file, `.sig` beside it: verify-agent-signature.html, its table of signature file URLs).
  */
-export function ssmAgentDebUrl(region: string): string {
-  return `https://s3.${region}.amazonaws.com/amazon-ssm-${region}/latest/debian_${SSM_AGENT_ARCHITECTURE}/${SSM_AGENT_PACKAGE}.deb`;
+export function ssmAgentDebUrl(region: string, architecture: string = SSM_AGENT_ARCHITECTURE): string {
+  return `https://s3.${region}.amazonaws.com/amazon-ssm-${region}/latest/debian_${architecture}/${SSM_AGENT_PACKAGE}.deb`;
 }
 /** The same, for messages: the package to give in place of a download. */
 export const SSM_AGENT_DEB_URL = ssmAgentDebUrl('<region>');
@@ -159,10 +160,11 @@ export interface DebianPackageFields {
 
 /**
  * The package's name, version and architecture (`dpkg-deb --field`), refusing a file that is not AWS's
- * SSM Agent for Debian arm64: not a Debian package, another package, or another architecture.
+ * SSM Agent for Debian `architecture` (the hosts' arm64 unless given): not a Debian package, another
+ * package, or another architecture.
  */
-export function checkSsmAgentDeb(file: string): DebianPackageFields {
-  const give = `give AWS's SSM Agent for Debian arm64 (${SSM_AGENT_DEB_URL})`;
+export function checkSsmAgentDeb(file: string, architecture: string = SSM_AGENT_ARCHITECTURE): DebianPackageFields {
+  const give = `give AWS's SSM Agent for Debian ${architecture} (${ssmAgentDebUrl('<region>', architecture)})`;
   let out: string;
   try {
     out = execFileSync('dpkg-deb', ['--field', file, 'Package', 'Version', 'Architecture'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -172,8 +174,8 @@ export function checkSsmAgentDeb(file: string): DebianPackageFields {
   }
   const field = (name: string) => out.split('\n').find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2).trim() ?? '';
   const fields = { package: field('Package'), version: field('Version'), architecture: field('Architecture') };
-  if (fields.package !== SSM_AGENT_PACKAGE || fields.architecture !== SSM_AGENT_ARCHITECTURE) {
-    throw new PoolerPackagesError(`${file} is the package ${fields.package || '(unnamed)'} for ${fields.architecture || '(no architecture)'}, not ${SSM_AGENT_PACKAGE} for ${SSM_AGENT_ARCHITECTURE}: ${give}`);
+  if (fields.package !== SSM_AGENT_PACKAGE || fields.architecture !== architecture) {
+    throw new PoolerPackagesError(`${file} is the package ${fields.package || '(unnamed)'} for ${fields.architecture || '(no architecture)'}, not ${SSM_AGENT_PACKAGE} for ${architecture}: ${give}`);
   }
   return fields;
 }

@@ -10,7 +10,8 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { PoolerPackagesError, ROOT, parseDebianIndex, resolvePoolerPackages, writePoolerPackagesTar } from '../../lib/packaging/pooler-packages';
+import { buildRehearsalPgBouncer, checkSameBuild, readDebBuild, readRehearsalBuild } from '../../lib/packaging/pgbouncer-build';
+import { PoolerPackagesError, ROOT, parseDebianIndex, poolerPackagesFile, resolvePoolerPackages, withKitPackage, writePoolerPackagesTar } from '../../lib/packaging/pooler-packages';
 import { SSM_AGENT_SIGNER, SSM_AGENT_SIGNER_FINGERPRINT, checkSsmAgentDeb, dearmorPublicKey, verifySsmAgentSignature } from '../../lib/packaging/ssm-agent';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIBstandin\n-----END CERTIFICATE-----\n';
@@ -33,9 +34,9 @@ function fixtureDeb(dir: string, fields: { package?: string; architecture?: stri
 
 const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
-/** The build command, as `make pooler-packages` runs it. */
-function build(out: string, env: Record<string, string>) {
-  return spawnSync(process.execPath, [require.resolve('ts-node/dist/bin'), '--transpile-only', path.join(ROOT, 'bin', 'build-pooler-packages.ts'), out], { env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+/** The build command, as `make pooler-packages` runs it (`args` before the output file, e.g. --arch). */
+function build(out: string, env: Record<string, string>, args: string[] = []) {
+  return spawnSync(process.execPath, [require.resolve('ts-node/dist/bin'), '--transpile-only', path.join(ROOT, 'bin', 'build-pooler-packages.ts'), ...args, out], { env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 /** A Packages index of the stanzas given as [name, priority, depends, provides]. */
@@ -62,6 +63,17 @@ describe('resolvePoolerPackages', () => {
       ),
     );
     expect(resolvePoolerPackages(stanzas).map((s) => s.Package)).toEqual(['libevent-2.1-7t64', 'libssl3t64', 'perl', 'pgbouncer', 'postgresql-common']);
+  });
+
+  test('GIVEN the kit\'s PgBouncer package in place of the index\'s WHEN resolved THEN its dependencies count, and the kit\'s stanza is the one resolved', () => {
+    const stanzas = parseDebianIndex(index(['libc6', 'required'], ['pgbouncer', 'optional', 'libc6'], ['libpam0g', 'optional', 'libc6']));
+    const kit = parseDebianIndex('Package: pgbouncer\nVersion: 1.0-1+apk1\nDepends: libc6, libpam0g\n')[0]!;
+    // WHEN
+    const resolved = resolvePoolerPackages(withKitPackage(stanzas, kit));
+    // THEN
+    expect(resolved.map((s) => `${s.Package}=${s.Version}`)).toEqual(['libpam0g=1.0-1', 'pgbouncer=1.0-1+apk1']);
+    expect(resolved).toContain(kit);
+    expect(resolvePoolerPackages(stanzas).map((s) => s.Package)).toEqual(['pgbouncer']);
   });
 
   test('GIVEN a dependency no package is or provides WHEN resolved THEN it fails naming it', () => {
@@ -110,6 +122,16 @@ describe('writePoolerPackagesTar', () => {
   test('GIVEN a CA bundle without a certificate WHEN written THEN it fails naming the file and the bundle to give', () => {
     fs.writeFileSync(path.join(dir, 'ca.pem'), '<html>not found</html>');
     expect(() => writePoolerPackagesTar(debs(), agent, path.join(dir, 'ca.pem'), path.join(dir, 'out.tar'))).toThrow(/ca\.pem holds no PEM certificate: give the RDS CA bundle \(https:\/\/truststore\.pki\.rds\.amazonaws\.com\/global\/global-bundle\.pem\)/);
+  });
+
+  test('GIVEN amd64 WHEN written THEN it takes the SSM Agent for amd64 and refuses the one for arm64', () => {
+    const amd64 = fixtureDeb(dir, { architecture: 'amd64' });
+    writePoolerPackagesTar(debs(), amd64, path.join(dir, 'ca.pem'), path.join(dir, 'out', 'amd64.tar'), 'amd64');
+    expect(execFileSync('tar', ['-tf', path.join(dir, 'out', 'amd64.tar')], { encoding: 'utf8' })).toContain(`amazon-ssm-agent_${AGENT_VERSION}_amd64.deb\n`);
+    expect(() => writePoolerPackagesTar(debs(), agent, path.join(dir, 'ca.pem'), path.join(dir, 'out', 'arm64-agent.tar'), 'amd64')).toThrow(
+      /is the package amazon-ssm-agent for arm64, not amazon-ssm-agent for amd64: give AWS's SSM Agent for Debian amd64 \(https:\/\/s3\.<region>\.amazonaws\.com\/amazon-ssm-<region>\/latest\/debian_amd64\/amazon-ssm-agent\.deb\)/,
+    );
+    expect(poolerPackagesFile('amd64')).toBe(path.join(ROOT, 'dist', 'pooler-packages', 'debian-13-amd64.tar'));
   });
 
   test('GIVEN an SSM Agent that is another package WHEN written THEN it fails and writes nothing', () => {
@@ -222,10 +244,19 @@ describe('make pooler-packages refuses an SSM Agent before it reaches Debian\'s 
     expect(run.stderr).not.toContain('apt-get update');
     expect(fs.existsSync(out)).toBe(false);
   });
+
+  test('GIVEN an architecture the kit does not build for WHEN built THEN it fails naming it before anything is read', () => {
+    const out = path.join(fs.mkdtempSync(path.join(dir, 'out-')), 'packages.tar');
+    const run = build(out, { RDS_CA_BUNDLE: path.join(dir, 'ca.pem'), SSM_AGENT_DEB: fixtureDeb(dir) }, ['--arch', 'armhf']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("--arch: architecture 'armhf' is not one the kit builds PgBouncer for: give arm64 or amd64 (arm64 for the hosts)");
+    expect(run.stderr).not.toContain('apt-get update');
+    expect(fs.existsSync(out)).toBe(false);
+  });
 });
 
 describe('make pooler-packages against Debian 13\'s arm64 archive', () => {
-  test('GIVEN the archive WHEN built THEN the object holds PgBouncer 1.24 for arm64, the libraries it needs and the SSM Agent given, and passes the hosts\' check', () => {
+  test('GIVEN the archive WHEN built THEN the object holds the kit\'s PgBouncer 1.24 for arm64, the rehearsal\'s build, the libraries it needs and the SSM Agent given, and passes the hosts\' check', () => {
     // GIVEN stand-ins for the RDS CA bundle and the SSM Agent (AWS is not reachable from every build machine)
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'apk-pooler-packages-live-'));
     try {
@@ -244,7 +275,10 @@ describe('make pooler-packages against Debian 13\'s arm64 archive', () => {
       const fields = (deb: string) => execFileSync('dpkg-deb', ['-f', path.join(x, deb), 'Package', 'Version', 'Architecture'], { encoding: 'utf8' });
       const debs = fs.readdirSync(x).filter((f) => f.endsWith('.deb'));
       const pgbouncer = debs.find((f) => f.startsWith('pgbouncer_'))!;
-      expect(fields(pgbouncer)).toMatch(/^Package: pgbouncer\nVersion: 1\.24\.\d+-\S+\nArchitecture: arm64\n$/);
+      expect(fields(pgbouncer)).toMatch(/^Package: pgbouncer\nVersion: 1\.24\.\d+-\S+\+apk\d+\nArchitecture: arm64\n$/);
+      // the kit's package, of the rehearsal's source and patches (not Debian's unpatched one)
+      buildRehearsalPgBouncer();
+      expect(() => checkSameBuild(readRehearsalBuild(), readDebBuild(path.join(x, pgbouncer)), 'arm64')).not.toThrow();
       expect(debs.map((f) => f.split('_')[0])).toEqual(expect.arrayContaining(['libcares2', 'libevent-2.1-7t64', 'postgresql-common']));
       // nothing every Debian image has (its required packages)
       expect(debs.map((f) => f.split('_')[0])).not.toEqual(expect.arrayContaining(['libc6']));
@@ -255,5 +289,5 @@ describe('make pooler-packages against Debian 13\'s arm64 archive', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  }, 300_000);
+  }, 900_000);
 });
