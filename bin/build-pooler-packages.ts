@@ -4,8 +4,10 @@
  * dist/pooler-packages/debian-13-<arch>.tar, to upload where PgBouncerPackages (the reference app's
  * `PoolerPackages` output, Terraform's packages_bucket/packages_key) points.
  *
- *   npx ts-node --transpile-only bin/build-pooler-packages.ts [--arch arm64|amd64] [outFile]
+ *   npx ts-node --transpile-only bin/build-pooler-packages.ts [--arch arm64|amd64] [--rehearsal] [outFile]
  *
+ * --rehearsal: the object the rehearsal's booted hosts install: its CA as the RDS bundle (RDS_CA_BUNDLE) and the
+ * kit's stand-in package in place of AWS's SSM Agent (ssm-agent.ts); the rest as the hosts' is built.
  * --arch: the hosts' arm64 unless given (amd64 for a rehearsal of booted Debian 13 hosts). PgBouncer is the
  * kit's package (tools/build-pgbouncer.sh --deb <arch>: the rehearsal's source and patches, built for the
  * architecture; minutes the first time, then cached under .cache/pgbouncer-deb), the rest is Debian's.
@@ -29,27 +31,29 @@ import {
   withKitPackage,
   writePoolerPackagesTar,
 } from '../lib/packaging/pooler-packages';
-import { SSM_AGENT_DEFAULT_REGION, checkSsmAgentDeb, ssmAgentDebUrl, verifySsmAgentSignature } from '../lib/packaging/ssm-agent';
+import { SSM_AGENT_DEFAULT_REGION, buildSsmAgentStandIn, checkSsmAgentDeb, ssmAgentDebUrl, verifySsmAgentSignature } from '../lib/packaging/ssm-agent';
 
 const KEYRING = '/usr/share/keyrings/debian-archive-keyring.gpg';
 const mirror = process.env.DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
 const security = process.env.DEBIAN_SECURITY_MIRROR ?? 'http://deb.debian.org/debian-security';
 const log = (line: string) => process.stderr.write(`build-pooler-packages: ${line}\n`);
 
-/** `[--arch arm64|amd64] [outFile]`. */
-function parseArgs(argv: ReadonlyArray<string>): { arch: string; outFile?: string } {
+/** `[--arch arm64|amd64] [--rehearsal] [outFile]`. */
+function parseArgs(argv: ReadonlyArray<string>): { arch: string; rehearsal: boolean; outFile?: string } {
   let arch = 'arm64';
+  let rehearsal = false;
   let outFile: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--arch') arch = argv[++i] ?? '';
     else if (arg.startsWith('--arch=')) arch = arg.slice('--arch='.length);
+    else if (arg === '--rehearsal') rehearsal = true;
     else if (arg.startsWith('-') || outFile !== undefined) {
-      process.stderr.write(`build-pooler-packages: unknown argument '${arg}': give [--arch arm64|amd64] [outFile]\n`);
+      process.stderr.write(`build-pooler-packages: unknown argument '${arg}': give [--arch arm64|amd64] [--rehearsal] [outFile]\n`);
       process.exit(2);
     } else outFile = arg;
   }
-  return { arch, outFile };
+  return { arch, rehearsal, outFile };
 }
 
 const args = parseArgs(process.argv.slice(2));
@@ -115,7 +119,10 @@ function ssmAgentDeb(): string {
 
 try {
   for (const dir of ['lists/partial', 'cache/archives/partial', 'debs']) fs.mkdirSync(path.join(work, dir), { recursive: true });
-  const inputs = { caBundle: caBundle(), ssmAgentDeb: ssmAgentDeb() };
+  // The rehearsal's object: its CA as the RDS bundle (RDS_CA_BUNDLE, required) and the kit's stand-in for
+  // the agent; everything else as the hosts' is built.
+  if (args.rehearsal && !process.env.RDS_CA_BUNDLE) throw new PoolerPackagesError('--rehearsal takes the rehearsal CA as RDS_CA_BUNDLE=<file>');
+  const inputs = { caBundle: caBundle(), ssmAgentDeb: args.rehearsal ? buildSsmAgentStandIn(work, arch) : ssmAgentDeb() };
   if (!fs.existsSync(KEYRING)) throw new PoolerPackagesError(`${KEYRING} is missing: install debian-archive-keyring (apt checks Debian's signatures with it)`);
   fs.writeFileSync(
     path.join(work, 'sources.list'),
@@ -142,7 +149,7 @@ try {
   apt('apt-get', ['download', '-qq', ...fromDebian.map((p) => `${p.Package}=${p.Version}`)], debs);
   const files = fs.readdirSync(debs).filter((f) => f.endsWith('.deb')).map((f) => path.join(debs, f));
   if (files.length !== fromDebian.length) throw new PoolerPackagesError(`apt-get download gave ${files.length} packages of ${fromDebian.length}`);
-  writePoolerPackagesTar([...files, kitDeb], inputs.ssmAgentDeb, inputs.caBundle, outFile, arch);
+  writePoolerPackagesTar([...files, kitDeb], inputs.ssmAgentDeb, inputs.caBundle, outFile, arch, { ssmAgentStandIn: args.rehearsal });
   process.stdout.write(`${path.relative(ROOT, outFile)} ${fs.statSync(outFile).size} bytes\n`);
 } catch (err) {
   process.stderr.write(`build-pooler-packages: ${(err as Error).message}\n`);

@@ -18,7 +18,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { PoolerPackagesError } from './pooler-packages-error';
-import { SSM_AGENT_ARCHITECTURE, checkSsmAgentDeb, debianFileName } from './ssm-agent';
+import { SSM_AGENT_ARCHITECTURE, SSM_AGENT_STANDIN_PACKAGE, checkSsmAgentDeb, debianFileName } from './ssm-agent';
 
 export { PoolerPackagesError };
 export const ROOT = path.join(__dirname, '..', '..');
@@ -115,10 +115,11 @@ export function sha256sums(dir: string, files: ReadonlyArray<string>): string {
  * SHA256SUMS in one tar, entries sorted, owned by root and dated at the epoch, so the same inputs give the
  * same bytes.
  */
-export function writePoolerPackagesTar(debs: ReadonlyArray<string>, ssmAgentDeb: string, caBundle: string, outFile: string, architecture: string = SSM_AGENT_ARCHITECTURE): void {
+export function writePoolerPackagesTar(debs: ReadonlyArray<string>, ssmAgentDeb: string, caBundle: string, outFile: string, architecture: string = SSM_AGENT_ARCHITECTURE, options: { readonly ssmAgentStandIn?: boolean } = {}): void {
   const pem = fs.readFileSync(caBundle, 'utf8');
   if (!/-----BEGIN CERTIFICATE-----/.test(pem)) throw new PoolerPackagesError(`${caBundle} holds no PEM certificate: give the RDS CA bundle (${RDS_CA_BUNDLE_URL})`);
-  const ssmAgent = debianFileName(checkSsmAgentDeb(ssmAgentDeb, architecture));
+  // The rehearsal's object carries the kit's stand-in in the agent's place (ssm-agent.ts); the hosts' never does.
+  const ssmAgent = options.ssmAgentStandIn === true ? checkSsmAgentStandIn(ssmAgentDeb, architecture) : debianFileName(checkSsmAgentDeb(ssmAgentDeb, architecture));
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
   const stage = fs.mkdtempSync(path.join(path.dirname(outFile), '.stage-'));
   try {
@@ -131,4 +132,11 @@ export function writePoolerPackagesTar(debs: ReadonlyArray<string>, ssmAgentDeb:
   } finally {
     fs.rmSync(stage, { recursive: true, force: true });
   }
+}
+
+/** The stand-in's file name, once it is checked to be the kit's stand-in for the architecture. */
+function checkSsmAgentStandIn(file: string, architecture: string): string {
+  const [name, version, arch] = execFileSync('dpkg-deb', ['--showformat=${Package}\\t${Version}\\t${Architecture}', '--show', file], { encoding: 'utf8' }).split('\t');
+  if (name !== SSM_AGENT_STANDIN_PACKAGE || arch !== architecture) throw new PoolerPackagesError(`${file} is ${name} for ${arch}, not the rehearsal's ${SSM_AGENT_STANDIN_PACKAGE} for ${architecture}`);
+  return `${name}_${version}_${arch}.deb`;
 }

@@ -184,3 +184,38 @@ export function checkSsmAgentDeb(file: string, architecture: string = SSM_AGENT_
 export function debianFileName(fields: DebianPackageFields): string {
   return `${fields.package}_${fields.version.replace(/:/g, '%3a')}_${fields.architecture}.deb`;
 }
+
+/**
+ * The rehearsal's stand-in for AWS's SSM Agent, which cannot be fetched or run here (no AWS to register
+ * with): a package of the kit's own that declares what it is, installs nothing, and takes the agent's
+ * place in the rehearsal's packages object only. `rehearse up` lists it among the stand-ins.
+ */
+export const SSM_AGENT_STANDIN_PACKAGE = 'apk-rehearsal-ssm-agent-standin';
+
+/** Builds the stand-in package for `architecture` into `dir`; returns its path. */
+export function buildSsmAgentStandIn(dir: string, architecture: string): string {
+  const tree = fs.mkdtempSync(path.join(dir, '.standin-'));
+  try {
+    fs.mkdirSync(path.join(tree, 'DEBIAN'), { recursive: true });
+    fs.writeFileSync(
+      path.join(tree, 'DEBIAN', 'control'),
+      [
+        `Package: ${SSM_AGENT_STANDIN_PACKAGE}`,
+        'Version: 1.0',
+        `Architecture: ${architecture}`,
+        'Maintainer: aurora-proxy-kit <noreply@aurora-proxy-kit.invalid>',
+        'Section: admin',
+        'Priority: optional',
+        `Description: stand-in for ${SSM_AGENT_PACKAGE} on the rehearsal`,
+        ` The rehearsal's packages object carries this instead of AWS's SSM Agent, which needs`,
+        ' AWS to register with: Session Manager is not rehearsed. It installs nothing.',
+        '',
+      ].join('\n'),
+    );
+    const out = path.join(dir, `${SSM_AGENT_STANDIN_PACKAGE}_1.0_${architecture}.deb`);
+    execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', tree, out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    return out;
+  } finally {
+    fs.rmSync(tree, { recursive: true, force: true });
+  }
+}

@@ -8,6 +8,7 @@
  *   (amazon-ec2-metadata-mock, IMDSv2 only, as the kit's launch templates require), with the instance's
  *   id, Region, zone, partition domain and role credentials;
  * - its user data and instance id in the NoCloud seed (cloud-init reads them at boot as it reads EC2's);
+ * - its network interface configured before it boots, as EC2's DHCP configures an instance's;
  * - a new instance each boot: the root is read-only under a volatile overlay (--volatile=overlay), so
  *   what one boot writes is gone at the next, as a replaced instance starts from its image.
  *
@@ -98,6 +99,9 @@ function writeSeed(spec: BootedHostSpec): string {
   mkdirSync(seed, { recursive: true, mode: 0o700 });
   writeFileSync(join(seed, 'meta-data'), `instance-id: ${spec.instanceId}\nlocal-hostname: ${spec.name}\n`, { mode: 0o600 });
   writeFileSync(join(seed, 'user-data'), spec.userData, { mode: 0o600 });
+  // The host's interface is configured before it boots (its /32 and route, host-network.ts), as EC2's DHCP
+  // configures an instance's: cloud-init is told not to write a DHCP configuration nobody would answer.
+  writeFileSync(join(seed, 'network-config'), 'network:\n  config: disabled\n', { mode: 0o600 });
   return seed;
 }
 
