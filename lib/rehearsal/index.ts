@@ -73,3 +73,4 @@ export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';
 export { readPoolers, type PoolerRecord } from './poolers';
 export { pgbouncerPid, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions } from './pooler-host';
+export { execInHost, type BootedHost } from './hosts/booted-host';

@@ -1,44 +1,49 @@
 /**
- * A pooler host of the PgBouncer engine on the rehearsal: the engine's own bootstrap (the user data
- * its hosts run, lib/model/pgbouncer-bootstrap.ts) configures a host in the data namespace, beside the
- * rehearsal's instances, and its PgBouncer processes serve the engine's two listeners (6432 read/write,
- * 6433 read-only) on every address of the namespace. What AWS would provide has a stand-in:
+ * The PgBouncer engine's pooler hosts on the rehearsal, booted as its hosts boot on AWS: each a Debian 13
+ * system container (hosts/booted-host.ts) in a namespace of its own joined to the data VPC's, its user
+ * data the engine's bootstrap exactly as both flavours deploy it (Fn::Sub / templatefile substituted),
+ * run by cloud-init with no step skipped: the packages object from S3, `dpkg --install`, the fleet's
+ * files from Secrets Manager, the kit's units under the host's own systemd. What AWS provides comes from:
  *
- * - Secrets Manager: files under `<workDir>/pooler-host-aws/secrets` (APK_AWS_STANDIN), 0600;
- * - the packages from S3: the rehearsal's PgBouncer 1.24 and its CA as the RDS CA bundle (install skipped);
- * - systemd: the rehearsal starts the units' programs, each PgBouncer process the bootstrap lists and
- *   the host agent's `serve` (health endpoint, metrics exporter), in the pooler host's CPU budget, each
- *   under a small shell loop that restarts it FLEET_RESTART_SECONDS after it exits, as the units'
- *   Restart=always does, and gives up at the units' start limit (restart-loop.ts; where a PgBouncer unit
- *   would power the host off for the Auto Scaling group to replace, the rehearsal's host stays down); the
- *   loops are tracked by pid (`down` stops them, and they stop their program);
- * - CloudWatch: the exporter writes each PutMetricData request's form body to `<standin>/cloudwatch/`;
- * - the Auto Scaling group: the rehearsal runs one host of a fleet of DEFAULT_FLEET_HOSTS, with that
- *   host's share of each budget, as each host of the fleet has.
+ * - S3, Secrets Manager, CloudWatch: the AWS emulator (moto) in the data VPC, at the AWS names the hosts
+ *   resolve, over HTTPS with the rehearsal CA's certificate, which the hosts trust in place of Amazon's;
+ * - IMDSv2: AWS's metadata mock in each host's namespace at 169.254.169.254;
+ * - the packages object: `build-pooler-packages --rehearsal` for this machine's architecture, everything
+ *   built as the hosts' is, but the rehearsal CA as the RDS bundle and the kit's stand-in package in place
+ *   of AWS's SSM Agent;
+ * - the VPC's router: the data namespace forwards between its hosts and the management link, so the
+ *   root namespace (tests, the bench) reaches a host as a client in the VPC would.
  *
  * The read/write pools reach the writer by the cluster endpoint's name, which the rehearsal moves at a
- * failover as Aurora's DNS does, so the engine's failover path is the one AWS runs.
+ * failover as Aurora's DNS does (the hosts' hosts files are rewritten in place), so the engine's failover
+ * path is the one AWS runs.
  */
-import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { EndpointRole } from '../../lambda/src/environment';
 import { applyDatabaseRoles, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
 import { derivedScramVerifier } from '../../lambda/src/scram-salt';
-import { ensureRdsIamRole } from './consumer-roles';
-import { FLEET_PROCESS_LIST, renderPoolerBootstrap, substitutePlaceholders } from '../model/pgbouncer-bootstrap';
-import { HOST_AGENT_PATH } from '../model/pgbouncer-host-agent';
+import { renderPoolerBootstrap, substitutePlaceholders } from '../model/pgbouncer-bootstrap';
+import { DEFAULT_FLEET_HOSTS, FLEET_PATHS, FLEET_PORTS } from '../model/pgbouncer-fleet';
 import { POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
-import { POOLER_METRICS_PERIOD_SECONDS } from '../model/pgbouncer-metrics';
-import { DEFAULT_FLEET_HOSTS, FLEET_PATHS, FLEET_PORTS, fleetPath } from '../model/pgbouncer-fleet';
+import { ensureRdsIamRole } from './consumer-roles';
 import { RehearsalConfigError, RehearsalOperationError } from './errors';
-import { REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan } from './network/rehearsal-network';
-import { chownTo } from './os-user';
-import { FLEET_RESTART_POLICY, restartLoopArgs, UNLIMITED_RESTART_POLICY, type RestartPolicy } from './restart-loop';
-import { cleanEnv, isAlive, logTail, spawnDaemon, type ProcessKind, type TrackedProcess } from './processes';
+import { REHEARSAL_PACKAGES_BUCKET, seedAws, startAwsEmulator, type AwsEmulator } from './hosts/aws-emulator';
+import { bootHost, execInHost, waitForBoot, type BootedHost } from './hosts/booted-host';
+import { connectHost } from './hosts/host-network';
+import { findImdsMock, hostImageRoot } from './hosts/host-tools';
+import { addressOf } from './network/plan';
+import { NETNS_ETC } from './network/setup';
+import { MAX_POOLER_HOSTS, POOLER_HOST_FIRST_NUMBER, REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan } from './network/rehearsal-network';
+import { containerLeader, isAlive, logTail } from './processes';
 import type { RunningRehearsal } from './running';
 import { clientConfig } from './sql';
+
+/** The instance profile's role the hosts' credentials are for. */
+export const REHEARSAL_INSTANCE_ROLE = 'apk-rehearsal-pooler-host';
+const KIT_ROOT = join(__dirname, '..', '..');
 
 /** A login of the engine: a consumer's or the read-only listener's server role. */
 export interface PoolerHostLogin {
@@ -57,52 +62,89 @@ export interface PoolerHostOptions {
   readonly tcpIdleTimeoutSeconds?: number;
   /** The Fleet dimension of its metrics (default 'rehearsal-pooler'). */
   readonly fleetName?: string;
-  /** The exporter's period (default POOLER_METRICS_PERIOD_SECONDS; a test shortens it). */
+  /**
+   * The exporter's period, set on the host as an operator would (a drop-in for the agent's unit), default
+   * the unit's own (POOLER_METRICS_PERIOD_SECONDS).
+   */
   readonly metricsPeriodSeconds?: number;
 }
 
 export interface PoolerHost {
-  /** The directory standing in for the host's /. */
+  /** Its name: pooler-<i>. */
+  readonly name: string;
+  /** The booted host: its container (systemd-nspawn) and its metadata service, both tracked by pid. */
+  readonly booted: BootedHost;
+  /** The host's / as seen from here (the container's root, through its PID 1): its files, its sockets. */
   readonly root: string;
-  /** Where its listeners are reached from the root namespace (any address of the data namespace). */
+  /** Its private address in the data VPC: where its listeners and health endpoint are reached. */
   readonly host: string;
   readonly ports: { readonly readWrite: number; readonly readOnly: number };
-  /** Each PgBouncer process's restart loop (its PgBouncer's own pid is in its pidfile: pgbouncerPid). */
-  readonly processes: ReadonlyArray<TrackedProcess>;
-  /** The restart loop of the host agent's `serve`: the health endpoint on healthPort, the exporter. */
-  readonly agent: TrackedProcess;
   readonly healthPort: number;
-  /** Where the exporter's PutMetricData requests land (one form body per file). */
-  readonly cloudWatchDir: string;
   /** The deploy-time values its user data was substituted with (what Fn::Sub / templatefile would take). */
   readonly values: Readonly<Record<string, string>>;
+  /** The AWS emulator its AWS calls go to (its CloudWatch holds the exporter's metrics). */
+  readonly aws: AwsEmulator;
 }
 
-const hostDir = (run: RunningRehearsal): string => join(run.layout.workDir, 'pooler-host');
+/** What the fleet's hosts share: made by the first host's start, read by the next ones'. */
+interface FleetFile {
+  readonly values: Record<string, string>;
+  readonly emulatorPid: number;
+  readonly hosts: number;
+}
 
-/** Runs the engine's bootstrap on a host of the data namespace and starts its processes. */
-export async function startPoolerHost(run: RunningRehearsal, options: PoolerHostOptions, timeoutMs = 30_000): Promise<PoolerHost> {
+const fleetFile = (run: RunningRehearsal): string => join(run.layout.workDir, 'pooler-fleet.json');
+
+function packagesArchitecture(): string {
+  return execFileSync('dpkg', ['--print-architecture'], { encoding: 'utf8' }).trim();
+}
+
+/** The emulator's address in the data VPC (its names are in every hosts file of the plan). */
+function emulatorAddress(run: RunningRehearsal): string {
+  return addressOf(rehearsalNetworkPlan(run.state.settings), 'aws-apis');
+}
+
+/**
+ * The fleet's first start: the AWS emulator, the packages object, the roles, the secrets, and the values
+ * the user data is substituted with.
+ */
+async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): Promise<{ fleet: FleetFile; aws: AwsEmulator }> {
   const s = run.state.settings;
-  if (s.network !== 'namespaces') throw new RehearsalConfigError([`network ${s.network}: a pooler host listens on every address of its host, so it runs in the data namespace: use network namespaces (as root)`]);
-  const root = hostDir(run);
-  const standin = join(run.layout.workDir, 'pooler-host-aws');
-  mkdirSync(root, { recursive: true, mode: 0o755 });
-  // The stand-ins' directory is traversed by the host agent (as the server user) to its cloudwatch/; the secrets stay root's.
-  mkdirSync(standin, { recursive: true, mode: 0o755 });
-  mkdirSync(join(standin, 'secrets'), { recursive: true, mode: 0o700 });
-
-  const secret = (name: string, value: object): string => {
-    writeFileSync(join(standin, 'secrets', `${name}.json`), JSON.stringify(value), { mode: 0o600 });
-    return `arn:aws:secretsmanager:${s.deployment?.region ?? 'us-east-1'}:111122223333:secret:${name}`;
-  };
+  const plan = rehearsalNetworkPlan(s);
   const tls = run.state.tls;
-  const serverArn = secret('server', { username: options.server.username, password: options.server.password });
-  const consumerArns = options.consumers.map((c, i) => secret(`consumer-${i + 1}`, { username: c.username, password: c.password }));
-  await makeRoles(run, options, new Map([[options.server.username, serverArn], ...options.consumers.map((c, i): [string, string] => [c.username, consumerArns[i]!])]));
-  const tlsArn = secret('tls', { certificate: readFileSync(tls.certFile, 'utf8'), privateKey: readFileSync(tls.keyFile, 'utf8'), ca: readFileSync(tls.caFile, 'utf8') });
-  // What the install step takes from the packages: the CA the servers' certificates chain to.
-  mkdirSync(dirname(fleetPath(root, FLEET_PATHS.rdsCaBundle)), { recursive: true, mode: 0o755 });
-  copyFileSync(tls.caFile, fleetPath(root, FLEET_PATHS.rdsCaBundle));
+  const work = join(run.layout.workDir, 'pooler-fleet');
+  mkdirSync(work, { recursive: true, mode: 0o700 });
+  // The VPC's router: the data namespace relays between its hosts and the management link.
+  execFileSync('ip', ['netns', 'exec', plan.dataNamespace, '/bin/sh', '-c', 'echo 1 > /proc/sys/net/ipv4/ip_forward']);
+  const aws = await startAwsEmulator({ namespace: plan.dataNamespace, address: emulatorAddress(run), region: rehearsalAwsNames(s).region, certFile: tls.certFile, keyFile: tls.keyFile, workDir: work });
+  run.track(aws.process);
+
+  const arch = packagesArchitecture();
+  const tar = join(work, `debian-13-${arch}.tar`);
+  try {
+    execFileSync('npx', ['ts-node', '--transpile-only', join(KIT_ROOT, 'bin', 'build-pooler-packages.ts'), '--arch', arch, '--rehearsal', tar], {
+      cwd: KIT_ROOT,
+      env: { ...process.env, RDS_CA_BUNDLE: tls.caFile },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 900_000,
+    });
+  } catch (err) {
+    throw new RehearsalOperationError(`pooler hosts: the packages object could not be built: ${String((err as { stderr?: unknown }).stderr ?? (err as Error).message).trim().split('\n').slice(-5).join(' | ')}`);
+  }
+  const login = (l: PoolerHostLogin): string => JSON.stringify({ username: l.username, password: l.password });
+  const key = `pooler/debian-13-${arch}.tar`;
+  const secretName = (role: string): string => `rehearsal/pooler/${role}`;
+  const arns = await seedAws(aws, tls.caFile, {
+    buckets: [REHEARSAL_PACKAGES_BUCKET],
+    objects: [{ bucket: REHEARSAL_PACKAGES_BUCKET, key, file: tar }],
+    secrets: [
+      { name: secretName('server'), value: login(options.server) },
+      ...options.consumers.map((c, i) => ({ name: secretName(`consumer-${i + 1}`), value: login(c) })),
+      { name: secretName('tls'), value: JSON.stringify({ certificate: readFileSync(tls.certFile, 'utf8'), privateKey: readFileSync(tls.keyFile, 'utf8'), ca: readFileSync(tls.caFile, 'utf8') }) },
+    ],
+  });
+  const consumerArns = options.consumers.map((_, i) => arns[secretName(`consumer-${i + 1}`)]!);
+  await makeRoles(run, options, new Map([[options.server.username, arns[secretName('server')]!], ...options.consumers.map((c, i): [string, string] => [c.username, consumerArns[i]!])]));
 
   const names = rehearsalAwsNames(s);
   const replicas = run.state.nodes.filter((n) => n.name !== run.state.writerName);
@@ -120,56 +162,121 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
     BorrowTimeoutSeconds: String(s.pool.connectionBorrowTimeoutSeconds),
     MaxClientConnections: String(s.maxClientConnections),
     TcpIdleTimeoutSeconds: String(options.tcpIdleTimeoutSeconds ?? 350),
-    PackagesBucket: 'stand-in',
-    PackagesKey: 'stand-in',
-    ServerSecretArn: serverArn,
+    PackagesBucket: REHEARSAL_PACKAGES_BUCKET,
+    PackagesKey: key,
+    ServerSecretArn: arns[secretName('server')]!,
     ConsumerSecretArns: consumerArns.join(' '),
-    TlsSecretArn: tlsArn,
+    TlsSecretArn: arns[secretName('tls')]!,
     FleetName: options.fleetName ?? 'rehearsal-pooler',
   };
-  // What CloudFormation's Fn::Sub / Terraform's templatefile do with the user data.
-  const script = join(standin, 'user-data.sh');
-  writeFileSync(script, substitutePlaceholders(renderPoolerBootstrap(), values), { mode: 0o700 });
-  const owner = run.user === undefined ? `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}` : `${run.user.uid}:${run.user.gid}`;
-  const bootstrap = spawnSync('bash', [script], { encoding: 'utf8', timeout: timeoutMs, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', APK_ROOT: root, APK_SKIP: 'install start', APK_AWS_STANDIN: standin, APK_FILE_OWNER: owner } });
-  if (bootstrap.status !== 0) throw new RehearsalOperationError(`pooler host: the bootstrap failed (exit ${bootstrap.status ?? bootstrap.signal}): ${bootstrap.stderr.trim()}`);
-
-  // The units' job: one process per listed name, as the server user, in the pooler host's budget.
-  const namespace = rehearsalNetworkPlan(s).dataNamespace;
-  const unit = (name: string, kind: ProcessKind, stopSignal: string, policy: RestartPolicy, program: string, args: ReadonlyArray<string>, env?: Record<string, string>): TrackedProcess => {
-    const logFile = join(run.layout.logsDir, `pooler-host-${name}.log`);
-    return run.track(
-      spawnDaemon({ name: `pooler-host-${name}`, kind, program: '/bin/bash', args: restartLoopArgs(`pooler-host-${name}`, stopSignal, program, args, policy), logFile, cwd: root, user: run.user, namespace, cgroupProcsFiles: run.state.pgbouncer.cgroupProcsFiles, env: cleanEnv(env) }),
-    );
-  };
-  const processes: TrackedProcess[] = [];
-  for (const name of readFileSync(fleetPath(root, FLEET_PROCESS_LIST), 'utf8').trim().split(/\s+/)) {
-    const socketDir = fleetPath(root, `${FLEET_PATHS.runDir}/${name}`);
-    mkdirSync(dirname(socketDir), { recursive: true, mode: 0o755 });
-    mkdirSync(socketDir, { recursive: true, mode: 0o700 });
-    chmodSync(socketDir, 0o700);
-    chownTo(run.user, socketDir);
-    processes.push(unit(name, 'pgbouncer', 'INT', FLEET_RESTART_POLICY, run.state.pgbouncer.program, [fleetPath(root, `${FLEET_PATHS.dir}/${name}.ini`)]));
-  }
-  // Python ignores SIGINT when started in the background of a shell: TERM stops it.
-  const cloudWatchDir = join(standin, 'cloudwatch');
-  mkdirSync(cloudWatchDir, { recursive: true, mode: 0o755 });
-  chownTo(run.user, cloudWatchDir);
-  const agentEnv = { APK_ROOT: root, APK_AWS_STANDIN: standin, APK_METRICS_PERIOD: String(options.metricsPeriodSeconds ?? POOLER_METRICS_PERIOD_SECONDS) };
-  const agent = unit('agent', 'host-agent', 'TERM', UNLIMITED_RESTART_POLICY, '/usr/bin/python3', [`${root}${HOST_AGENT_PATH}`, 'serve'], agentEnv);
-  const host = run.state.plan.readWrite;
-  await waitListening(run, options.consumers[0] ?? options.server, host, [...processes, agent], timeoutMs);
-  return { root, host, ports: { readWrite: FLEET_PORTS.readWrite, readOnly: FLEET_PORTS.readOnly }, processes, agent, healthPort: POOLER_HEALTH_PORT, cloudWatchDir, values };
+  return { fleet: { values, emulatorPid: aws.process.pid, hosts: 0 }, aws };
 }
 
-/** The pid of a PgBouncer process of the host (its pidfile), to crash it in a drill; undefined while it is down. */
+/**
+ * Boots the next pooler host of the fleet (pooler-1, pooler-2, ...; each with its share of the budgets,
+ * DEFAULT_FLEET_HOSTS in all) and resolves once a login through its read/write listener succeeds. The
+ * first call prepares what the fleet shares.
+ */
+export async function startPoolerHost(run: RunningRehearsal, options: PoolerHostOptions, timeoutMs = 240_000): Promise<PoolerHost> {
+  const s = run.state.settings;
+  if (s.network !== 'namespaces') throw new RehearsalConfigError([`network ${s.network}: the pooler hosts are booted in namespaces of their own, joined to the data VPC's: use network namespaces (as root)`]);
+  let prepared: { fleet: FleetFile; aws: AwsEmulator };
+  if (existsSync(fleetFile(run))) {
+    const fleet = JSON.parse(readFileSync(fleetFile(run), 'utf8')) as FleetFile;
+    const process = run.state.processes.find((p) => p.pid === fleet.emulatorPid && p.kind === 'aws-emulator');
+    if (process === undefined || !isAlive(process.pid)) throw new RehearsalOperationError(`pooler hosts: the AWS emulator (pid ${fleet.emulatorPid}) is not running: restart the rehearsal`);
+    const address = emulatorAddress(run);
+    prepared = { fleet, aws: { spec: { namespace: rehearsalNetworkPlan(s).dataNamespace, address, region: rehearsalAwsNames(s).region, certFile: run.state.tls.certFile, keyFile: run.state.tls.keyFile, workDir: join(run.layout.workDir, 'pooler-fleet') }, process, endpoint: `https://${address}` } };
+  } else {
+    prepared = await prepareFleet(run, options);
+  }
+  const index = prepared.fleet.hosts + 1;
+  if (index > MAX_POOLER_HOSTS) throw new RehearsalConfigError([`pooler hosts: ${index} hosts asked for, the data VPC's plan has room for ${MAX_POOLER_HOSTS}`]);
+  writeFileSync(fleetFile(run), JSON.stringify({ ...prepared.fleet, hosts: index }, null, 2));
+
+  const plan = rehearsalNetworkPlan(s, run.state.writerName);
+  const name = `pooler-${index}`;
+  const address = `${plan.cidr.split('.').slice(0, 3).join('.')}.${POOLER_HOST_FIRST_NUMBER + index - 1}`;
+  const namespace = `${plan.prefix}-host${index}`;
+  // Through the data namespace's management address: the root namespace (tests, the bench) reaches the host through it.
+  await connectHost({ namespace, vpcNamespace: plan.dataNamespace, vpcLink: `host${index}`, address, vpcCidr: plan.cidr, gateway: plan.management.dataAddress });
+  // The host's DNS: the plan's hosts file, kept where a failover rewrites it (network/setup.ts).
+  const hostsFile = join(NETNS_ETC, namespace, 'hosts');
+  mkdirSync(join(NETNS_ETC, namespace), { recursive: true, mode: 0o755 });
+  writeFileSync(hostsFile, plan.hostsFile, { mode: 0o644 });
+  const names = rehearsalAwsNames(s);
+  const booted = await bootHost({
+    name,
+    root: hostImageRoot(),
+    namespace,
+    workDir: join(run.layout.workDir, 'pooler-hosts', name),
+    userData: substitutePlaceholders(renderPoolerBootstrap(), prepared.fleet.values),
+    instanceId: `i-${createInstanceId(plan.prefix, index)}`,
+    region: names.region,
+    availabilityZone: `${names.region}${'abc'[(index - 1) % 3]}`,
+    roleName: REHEARSAL_INSTANCE_ROLE,
+    imdsProgram: findImdsMock(),
+    hostsFile,
+    extraTrustedCaFile: run.state.tls.caFile,
+  });
+  run.track(booted.imds);
+  run.track(booted.container);
+  const boot = await waitForBoot(booted, timeoutMs);
+  if (boot.cloudInit.status !== 'done') {
+    const log = (await execInHost(booted, ['tail', '-n', '30', '/var/log/cloud-init-output.log'])).stdout;
+    throw new RehearsalOperationError(`pooler host ${name}: its user data failed (cloud-init ${boot.cloudInit.status}: ${boot.cloudInit.errors.join('; ')}): ${log}`);
+  }
+  if (options.metricsPeriodSeconds !== undefined) await setMetricsPeriod(booted, options.metricsPeriodSeconds);
+  const leader = containerLeader(booted.container.pid);
+  if (leader === undefined) throw new RehearsalOperationError(`pooler host ${name}: its systemd is gone: ${logTail(booted.container.logFile)}`);
+  const host: PoolerHost = { name, booted, root: `/proc/${leader}/root`, host: address, ports: { readWrite: FLEET_PORTS.readWrite, readOnly: FLEET_PORTS.readOnly }, healthPort: POOLER_HEALTH_PORT, values: prepared.fleet.values, aws: prepared.aws };
+  await waitListening(run, options.consumers[0] ?? options.server, host, Math.max(10_000, timeoutMs / 4));
+  return host;
+}
+
+/** A hex instance id, stable for the rehearsal and the host's index (17 characters, as EC2's). */
+function createInstanceId(prefix: string, index: number): string {
+  return Buffer.from(`${prefix}-${index}`).toString('hex').padStart(17, '0').slice(-17);
+}
+
+/** The exporter's period, as an operator sets it: a drop-in for the agent's unit, then a restart. */
+async function setMetricsPeriod(host: BootedHost, seconds: number): Promise<void> {
+  const dropIn = `[Service]\nEnvironment=APK_METRICS_PERIOD=${seconds}\n`;
+  const r = await execInHost(host, ['/bin/sh', '-c', `mkdir -p /etc/systemd/system/apk-host.service.d && printf '%s' '${dropIn}' >/etc/systemd/system/apk-host.service.d/period.conf && systemctl daemon-reload && systemctl restart apk-host.service`]);
+  if (r.status !== 0) throw new RehearsalOperationError(`pooler host ${host.spec.name}: setting the exporter's period failed: ${r.stderr}`);
+}
+
+/** The pid (in this machine's PID namespace) of a PgBouncer process of the host; undefined while it is down. */
 export function pgbouncerPid(host: Pick<PoolerHost, 'root'>, name: string): number | undefined {
+  let inContainer: number;
   try {
-    const pid = Number(readFileSync(fleetPath(host.root, `${FLEET_PATHS.runDir}/${name}/pgbouncer.pid`), 'utf8').trim());
-    return Number.isInteger(pid) && isAlive(pid) ? pid : undefined;
+    inContainer = Number(readFileSync(join(host.root, FLEET_PATHS.runDir, name, 'pgbouncer.pid'), 'utf8').trim());
   } catch {
     return undefined;
   }
+  const leader = Number(host.root.split('/')[2]);
+  return hostPid(leader, inContainer);
+}
+
+/** The pid here of the process that is `nsPid` in the PID namespace of `leader`. */
+function hostPid(leader: number, nsPid: number): number | undefined {
+  let ns: string;
+  try {
+    ns = readlinkSync(`/proc/${leader}/ns/pid`);
+  } catch {
+    return undefined;
+  }
+  for (const entry of execFileSync('ls', ['/proc'], { encoding: 'utf8' }).split('\n')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const line = readFileSync(`/proc/${entry}/status`, 'utf8').split('\n').find((l) => l.startsWith('NSpid:'));
+      const ids = line?.split(/\s+/).slice(1).map(Number) ?? [];
+      if (ids.length > 1 && ids[ids.length - 1] === nsPid && readlinkSync(`/proc/${entry}/ns/pid`) === ns && isAlive(Number(entry))) return Number(entry);
+    } catch {
+      // Gone in between.
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -195,14 +302,13 @@ async function makeRoles(run: RunningRehearsal, options: PoolerHostOptions, secr
   }
 }
 
-/** Until a login through the read/write listener succeeds; a process that exits fails the start with its log. */
-async function waitListening(run: RunningRehearsal, login: PoolerHostLogin, host: string, processes: ReadonlyArray<TrackedProcess>, timeoutMs: number): Promise<void> {
+/** Until a login through the host's read/write listener succeeds; a host that stops fails the start with its console. */
+async function waitListening(run: RunningRehearsal, login: PoolerHostLogin, host: PoolerHost, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
-    const dead = processes.find((p) => !isAlive(p.pid));
-    if (dead !== undefined) throw new RehearsalOperationError(`pooler host: ${dead.name} exited at start: ${logTail(dead.logFile)}`);
-    const client = new Client({ host, port: FLEET_PORTS.readWrite, user: login.username, password: login.password, database: run.secrets.database, ssl: { ca: readFileSync(run.state.tls.caFile, 'utf8') }, connectionTimeoutMillis: 2000 });
+    if (!isAlive(host.booted.container.pid)) throw new RehearsalOperationError(`pooler host ${host.name} stopped: ${logTail(host.booted.container.logFile)}`);
+    const client = new Client({ host: host.host, port: FLEET_PORTS.readWrite, user: login.username, password: login.password, database: run.secrets.database, ssl: { ca: readFileSync(run.state.tls.caFile, 'utf8') }, connectionTimeoutMillis: 2000 });
     client.on('error', () => undefined);
     try {
       await client.connect();
@@ -214,6 +320,6 @@ async function waitListening(run: RunningRehearsal, login: PoolerHostLogin, host
       await client.end().catch(() => undefined);
     }
   }
-  // The restart loops outlive a program that keeps exiting: their logs say why.
-  throw new RehearsalOperationError(`pooler host: no login through ${host}:${FLEET_PORTS.readWrite} within ${timeoutMs} ms (${last}); ${processes.map((p) => `${p.name}: ${logTail(p.logFile, 5)}`).join('; ')}`);
+  const units = (await execInHost(host.booted, ['systemctl', 'status', '--no-pager', '--lines=5', 'apk-pgbouncer@*', 'apk-host.service'])).stdout;
+  throw new RehearsalOperationError(`pooler host ${host.name}: no login through ${host.host}:${FLEET_PORTS.readWrite} within ${timeoutMs} ms (${last}); ${units}`);
 }

@@ -133,7 +133,68 @@ function stopSignal(kind: ProcessKind): NodeJS.Signals {
  * Stops a tracked process and everything in its group: the polite signal to the leader, a wait,
  * then SIGKILL to the whole group. Returns the pids still alive afterwards (empty on success).
  */
-export async function stopProcess(proc: TrackedProcess, graceMs = 10000): Promise<number[]> {
+export async function stopProcess(proc: TrackedProcess, graceMs = proc.kind === 'host' ? 30_000 : 10_000): Promise<number[]> {
+  // A booted host's systemd is in a PID namespace (and session) of its own, outside nspawn's group.
+  const leader = proc.kind === 'host' ? containerLeader(proc.pid) : undefined;
+  const left = await stopGroup(proc, graceMs);
+  if (leader !== undefined && isAlive(leader)) {
+    // nspawn gone (killed from outside) with its container still running: end the container, all of it.
+    killPid(leader);
+    await waitGone(leader, 10_000);
+    if (isAlive(leader)) left.push(leader);
+  }
+  return left;
+}
+
+function killPid(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Children of `pid` (all its threads'), from /proc. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter((c) => c !== '').map(Number));
+  } catch {
+    return [];
+  }
+}
+
+function comm(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A container's PID 1 (its systemd) under systemd-nspawn `nspawnPid`: nspawn forks once into the
+ * container's namespaces, and that child starts the container's init (or is replaced by it).
+ */
+export function containerLeader(nspawnPid: number): number | undefined {
+  for (const child of childrenOf(nspawnPid)) {
+    if (comm(child) === 'systemd') return child;
+    const init = childrenOf(child).find((g) => comm(g) === 'systemd');
+    if (init !== undefined) return init;
+  }
+  return undefined;
+}
+
+/**
+ * Kills a booted host at once, as a host that fails dies: SIGKILL to its systemd ends every process of
+ * its PID namespace (SIGKILL to nspawn alone would leave them running, orphaned), then nspawn exits.
+ */
+export async function killHost(proc: TrackedProcess): Promise<void> {
+  const leader = containerLeader(proc.pid);
+  if (leader !== undefined) killPid(leader);
+  await stopProcess(proc);
+}
+
+async function stopGroup(proc: TrackedProcess, graceMs: number): Promise<number[]> {
   if (isOurs(proc)) {
     try {
       process.kill(proc.pid, stopSignal(proc.kind));

@@ -1,9 +1,10 @@
 /**
  * The PgBouncer engine's host bootstrap (lib/model/pgbouncer-bootstrap.ts): a template both flavours
- * substitute, shellcheck-clean once substituted, within EC2's user data limit; and, live, the same text
- * run on a rehearsal host (APK_ROOT, files standing in for Secrets Manager) writes the fleet's files,
- * and the PgBouncer processes it configured let a consumer in with its secret (SCRAM pass-through with
- * the verifier the role bootstrap sets) to the writer and a reader.
+ * substitute, shellcheck-clean once substituted, within EC2's user data limit; its layout on four fleets
+ * (run below a directory, APK_ROOT, with files for Secrets Manager) is the model's file for file; and, live,
+ * the same text run by cloud-init on a booted Debian 13 host (Rehearsal.startPoolerHost) installs, configures
+ * and starts the fleet, whose PgBouncer processes let a consumer in with its secret (SCRAM pass-through with
+ * the verifier the role bootstrap sets) to the writer and a reader, and follow a writer failover.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { AMAZON_TIME_SYNC, BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoo
 import { FLEET_NAME_FILE } from '../../lib/model/pgbouncer-host-serve';
 import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../lib/model/scram-salt';
-import { REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan, serverOsUser } from '../../lib/rehearsal';
+import { execInHost, pgbouncerPid, REHEARSAL_CLUSTER, rehearsalAwsNames, type PoolerHost } from '../../lib/rehearsal';
 import { liveUnavailable } from '../rehearsal/isolation';
 import { startRehearsal, stopRehearsal } from '../rehearsal/live';
 
@@ -158,13 +159,14 @@ const live = liveUnavailable === undefined ? describe : describe.skip;
 
 live('the bootstrap on a rehearsal host', () => {
   let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
+  let host: PoolerHost | undefined;
   const consumer = { username: 'app_fleet', password: 'fleet-consumer-password-0123456789' };
 
-  /** A consumer's connection to the pooler host's listener (in the data namespace, reached over the management link). */
+  /** A consumer's connection to the booted host's listener (its address in the data VPC, reached through the VPC's router). */
   const connectToHost = async (port: number, login: { username: string; password: string }, attempts = 40): Promise<Client> => {
     const r = started!.rehearsal;
     for (let attempt = 0; ; attempt++) {
-      const c = new Client({ host: r.plan.readWrite, port, user: login.username, password: login.password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(r.endpoints.writer.caFile, 'utf8') }, connectionTimeoutMillis: 3000, query_timeout: 5000 });
+      const c = new Client({ host: host!.host, port, user: login.username, password: login.password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(r.endpoints.writer.caFile, 'utf8') }, connectionTimeoutMillis: 3000, query_timeout: 5000 });
       c.on('error', () => undefined);
       try {
         await c.connect();
@@ -181,35 +183,39 @@ live('the bootstrap on a rehearsal host', () => {
     started = await startRehearsal('bootstrapSuite', { network: 'namespaces', peers: false, maxConnections: 40 });
   }, 120_000);
 
-  // The pooler host's processes are the rehearsal's: down stops them by pid, and stopRehearsal checks.
+  // The booted host and its metadata service are the rehearsal's: down stops them by pid, and stopRehearsal checks.
   afterAll(async () => {
     await stopRehearsal(started);
   }, 60_000);
 
-  test('GIVEN the template substituted with the rehearsal\'s values WHEN run with APK_ROOT and the stand-ins THEN it writes the fleet\'s files, the verifiers the role bootstrap sets, and private files only the server user reads', async () => {
+  test('GIVEN the template substituted with the rehearsal\'s values WHEN a booted Debian 13 host runs it THEN its systemd runs the processes the model lays out, with the fleet\'s files, the verifiers the role bootstrap sets, and private files only the PgBouncer user reads', async () => {
     const r = started!.rehearsal;
-    const user = serverOsUser();
     const server = { username: 'fleet_ro_server', password: 'fleet-server-password-0123456789' };
-    const host = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
-    started!.pids.push(...host.processes.map((p) => p.pid));
-    const owner = user === undefined ? `${process.getuid!()}:${process.getgid!()}` : `${user.uid}:${user.gid}`;
+    host = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
+    started!.pids.push(host.booted.container.pid, host.booted.imds.pid);
 
-    // The files are exactly what the fleet model renders for this root: one host of a fleet of two.
+    // The files are exactly what the fleet model renders for a host (root /): one host of a fleet of two.
     const spec: PoolerFleetSpec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: r.settings.sizingMaxConnections, pool: r.settings.pool, tcpIdleTimeoutSeconds: 350, maxClientConnections: r.settings.maxClientConnections };
-    for (const [path, text] of referenceFiles(spec, host.root, host.values)) expect([path, readFileSync(fleetPath(host.root, path), 'utf8')]).toEqual([path, text]);
-    // AWS-shaped names, resolved by the data namespace's hosts file; the cluster endpoint's moves at failover.
+    for (const [path, text] of referenceFiles(spec, '', host.values)) expect([path, readFileSync(fleetPath(host.root, path), 'utf8')]).toEqual([path, text]);
+    // AWS-shaped names, resolved by the host's hosts file; the cluster endpoint's moves at failover.
     const names = rehearsalAwsNames(r.settings);
     expect([host.values.ClusterEndpoint, host.values.ReaderEndpoints]).toEqual([names.clusterEndpoint(REHEARSAL_CLUSTER), `${names.instanceEndpoint('replica1')} ${names.instanceEndpoint('replica2')}`]);
     const authFile = fleetPath(host.root, FLEET_PATHS.authFile);
     expect(readFileSync(authFile, 'utf8')).toBe(`"${server.username}" "${server.password}"\n"${consumer.username}" "${derivedScramVerifier(consumer.username, consumer.password)}"\n`);
+    const pgbouncerUser = readFileSync(fleetPath(host.root, 'etc/passwd'), 'utf8').split('\n').find((l) => l.startsWith('pgbouncer:'))!.split(':');
     for (const file of [authFile, fleetPath(host.root, FLEET_PATHS.tlsKeyFile)]) {
       const st = statSync(file);
-      expect([file, st.mode & 0o777, `${st.uid}:${st.gid}`]).toEqual([file, 0o600, owner]);
+      expect([file, st.mode & 0o777, `${st.uid}:${st.gid}`]).toEqual([file, 0o600, `${pgbouncerUser[2]}:${pgbouncerUser[3]}`]);
     }
-    // Its processes run in the data namespace, in the pooler host's CPU budget, as the server user.
-    const dataNs = `net:[${statSync(`/run/netns/${rehearsalNetworkPlan(r.settings).dataNamespace}`).ino}]`;
-    for (const p of host.processes) expect([p.name, readlinkSync(`/proc/${p.pid}/ns/net`)]).toEqual([p.name, dataNs]);
-    expect(host.processes.map((p) => p.name)).toEqual(planFleetProcesses(spec).map((p) => `pooler-host-${fleetProcessName(p)}`));
+    // Its processes are the host's systemd's, one unit each, in the host's own network namespace.
+    const processes = planFleetProcesses(spec).map(fleetProcessName);
+    expect(readFileSync(fleetPath(host.root, FLEET_PROCESS_LIST), 'utf8').trim().split(/\s+/)).toEqual(processes);
+    const hostNs = `net:[${statSync(`/run/netns/${host.booted.spec.namespace}`).ino}]`;
+    for (const name of processes) {
+      const pid = pgbouncerPid(host, name)!;
+      expect([name, readlinkSync(`/proc/${pid}/ns/net`), readFileSync(`/proc/${pid}/comm`, 'utf8').trim()]).toEqual([name, hostNs, 'pgbouncer']);
+      expect((await execInHost(host.booted, ['systemctl', 'is-active', `apk-pgbouncer@${name}.service`])).stdout.trim()).toBe('active');
+    }
 
     const connect = (port: number): Promise<Client> => connectToHost(port, consumer);
     const rw = await connect(FLEET_PORTS.readWrite);
@@ -229,7 +235,7 @@ live('the bootstrap on a rehearsal host', () => {
     } finally {
       await ro.end();
     }
-  }, 90_000);
+  }, 300_000);
   test('GIVEN the read/write listener on the cluster endpoint\'s name WHEN the writer fails over THEN writes resume on the promoted instance within seconds and no acknowledged write is lost', async () => {
     const r = started!.rehearsal;
     // Each acknowledged write and when; a client may see an error (its query was on the killed writer)

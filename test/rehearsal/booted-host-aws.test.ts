@@ -14,6 +14,13 @@ import { connectHost, disconnectHost, type HostLink } from '../../lib/rehearsal/
 import { findImdsMock, hostImageRoot } from '../../lib/rehearsal/hosts/host-tools';
 import { issueCertificates } from '../../lib/rehearsal/tls';
 
+/** The VPC's DNS for the host: a hosts file of its own. */
+function hostsFile(dir: string, content: string): string {
+  const file = join(dir, 'hosts');
+  writeFileSync(file, content);
+  return file;
+}
+
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const suite = isRoot ? describe : describe.skip;
 if (!isRoot) console.warn('booted-host-aws.test.ts skipped: booting a host needs root (network namespaces, systemd-nspawn)');
@@ -76,7 +83,7 @@ suite('a booted host calling AWS', () => {
       availabilityZone: `${REGION}a`,
       roleName: 'pooler-host-role',
       imdsProgram: findImdsMock(),
-      hostsFile: `127.0.0.1\tlocalhost\n${EMULATOR_ADDRESS}\t${names.join(' ')}\n`,
+      hostsFile: hostsFile(work, `127.0.0.1\tlocalhost\n${EMULATOR_ADDRESS}\t${names.join(' ')}\n`),
       extraTrustedCaFile: caFile,
     });
   });

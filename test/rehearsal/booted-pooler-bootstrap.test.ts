@@ -8,7 +8,7 @@
  * endpoint must say the servers are unreachable. Needs root.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderPoolerBootstrap, substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
@@ -18,6 +18,13 @@ import { bootHost, execInHost, stopHost, waitForBoot, type BootedHost } from '..
 import { connectHost, disconnectHost, type HostLink } from '../../lib/rehearsal/hosts/host-network';
 import { findImdsMock, hostImageRoot } from '../../lib/rehearsal/hosts/host-tools';
 import { issueCertificates } from '../../lib/rehearsal/tls';
+
+/** The VPC's DNS for the host: a hosts file of its own. */
+function hostsFile(dir: string, content: string): string {
+  const file = join(dir, 'hosts');
+  writeFileSync(file, content);
+  return file;
+}
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const suite = isRoot ? describe : describe.skip;
@@ -106,7 +113,7 @@ suite('the PgBouncer engine bootstrap on a booted host', () => {
       availabilityZone: `${REGION}a`,
       roleName: 'pooler-host-role',
       imdsProgram: findImdsMock(),
-      hostsFile: `127.0.0.1\tlocalhost\n${EMULATOR_ADDRESS}\t${names.join(' ')}\n`,
+      hostsFile: hostsFile(work, `127.0.0.1\tlocalhost\n${EMULATOR_ADDRESS}\t${names.join(' ')}\n`),
       extraTrustedCaFile: tls.caFile,
     });
   });

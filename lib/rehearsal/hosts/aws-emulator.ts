@@ -19,6 +19,11 @@ const KIT_ROOT = join(__dirname, '..', '..', '..');
 export const AWS_EMULATOR_DIR = join(KIT_ROOT, '.cache', 'aws-emulator');
 const SEED_SCRIPT = join(KIT_ROOT, 'tools', 'host-image', 'aws-seed.py');
 
+/** The rehearsal's packages bucket: the object its pooler hosts install is in it. */
+export const REHEARSAL_PACKAGES_BUCKET = 'apk-rehearsal-packages';
+/** The partition the rehearsal's AWS names are in (AwsNames models the aws partition only). */
+export const REHEARSAL_DNS_SUFFIX = 'amazonaws.com';
+
 /** The services the hosts call, by the label their endpoint name starts with. */
 export const EMULATED_SERVICES = ['s3', 'secretsmanager', 'monitoring'] as const;
 

@@ -17,11 +17,13 @@
  * its own mount namespace. Processes are tracked by pid; the caller makes and removes the namespace.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RehearsalOperationError } from '../errors';
 import { ip, systemProgram } from '../network/iproute';
-import { cleanEnv, isAlive, logTail, spawnDaemon, stopProcess, type TrackedProcess } from '../processes';
+import { cleanEnv, containerLeader, isAlive, killHost, logTail, spawnDaemon, stopProcess, type TrackedProcess } from '../processes';
+
+export { containerLeader };
 
 /** The instance metadata service's address in every VPC (EC2 User Guide, instancedata-data-retrieval). */
 export const IMDS_ADDRESS = '169.254.169.254';
@@ -47,7 +49,10 @@ export interface BootedHostSpec {
   readonly domain?: string;
   /** The instance profile's role, whose credentials IMDS hands out. */
   readonly roleName: string;
-  /** A hosts file for the host's /etc/hosts (the VPC's DNS: the AWS-shaped names it resolves). */
+  /**
+   * The file mounted as the host's /etc/hosts (the VPC's DNS: the AWS-shaped names it resolves); rewritten
+   * in place, the host sees the change (a failover moving the cluster endpoint's name).
+   */
   readonly hostsFile?: string;
   /** The ec2-metadata-mock program (`make host-tools`). */
   readonly imdsProgram: string;
@@ -120,24 +125,6 @@ function program(name: string, pkg: string): string {
   return found;
 }
 
-/** The container's PID 1 (its systemd): the process under systemd-nspawn whose parent is nspawn's child. */
-export function containerLeader(nspawnPid: number): number | undefined {
-  const children = (pid: number): number[] => {
-    try {
-      return readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter((c) => c !== '').map(Number));
-    } catch {
-      return [];
-    }
-  };
-  // nspawn forks once into the container's namespaces, and that child forks the container's init.
-  for (const child of children(nspawnPid)) {
-    const comm = readFileSync(`/proc/${child}/comm`, 'utf8').trim();
-    if (comm === 'systemd') return child;
-    for (const grandchild of children(child)) if (readFileSync(`/proc/${grandchild}/comm`, 'utf8').trim() === 'systemd') return grandchild;
-  }
-  return undefined;
-}
-
 /** Runs `argv` inside the host (all its namespaces, its root), as root; its status, stdout and stderr. */
 export async function execInHost(host: BootedHost, argv: ReadonlyArray<string>, timeoutMs = 30_000): Promise<{ status: number; stdout: string; stderr: string }> {
   const leader = containerLeader(host.container.pid);
@@ -171,11 +158,7 @@ export async function bootHost(spec: BootedHostSpec): Promise<BootedHost> {
     env: cleanEnv({ HOME: spec.workDir }),
   });
   const binds = [`--bind-ro=${seed}:/var/lib/cloud/seed/nocloud`];
-  if (spec.hostsFile !== undefined) {
-    const hosts = join(spec.workDir, 'hosts');
-    writeFileSync(hosts, spec.hostsFile, { mode: 0o644 });
-    binds.push(`--bind-ro=${hosts}:/etc/hosts`);
-  }
+  if (spec.hostsFile !== undefined) binds.push(`--bind-ro=${spec.hostsFile}:/etc/hosts`);
   if (spec.extraTrustedCaFile !== undefined) {
     const bundle = join(spec.workDir, 'ca-certificates.crt');
     writeFileSync(bundle, readFileSync(join(spec.root, SYSTEM_CA_BUNDLE)) + readFileSync(spec.extraTrustedCaFile, 'utf8'), { mode: 0o644 });
@@ -214,7 +197,7 @@ export async function bootHost(spec: BootedHostSpec): Promise<BootedHost> {
     }
     return { spec, container: started, imds };
   } catch (err) {
-    if (container !== undefined) await stopProcess(container, 20_000).catch(() => undefined);
+    if (container !== undefined) await killHost(container).catch(() => undefined);
     await stopProcess(imds).catch(() => undefined);
     throw err;
   }
@@ -269,27 +252,10 @@ export async function waitForBoot(host: BootedHost, timeoutMs = 180_000): Promis
 
 /**
  * Stops a host as EC2 stops an instance: its systemd shuts down (SIGTERM to nspawn), then its metadata
- * service. `lost` kills it at once instead, as a host that fails does: SIGKILL to the container's PID 1
- * ends every process of its PID namespace (SIGKILL to nspawn alone would leave them running, orphaned).
- * Resolves once all of it is gone.
+ * service. `lost` kills it at once instead, as a host that fails does. Resolves once all of it is gone.
  */
 export async function stopHost(host: BootedHost, options: { readonly lost?: boolean } = {}): Promise<void> {
-  const leader = containerLeader(host.container.pid);
-  if (options.lost === true && leader !== undefined) killPid(leader);
-  await stopProcess(host.container, 30_000);
-  // nspawn gone but its container not (it was killed from outside): end the container too.
-  if (leader !== undefined && isAlive(leader)) {
-    killPid(leader);
-    const deadline = Date.now() + 10_000;
-    while (isAlive(leader) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  }
+  if (options.lost === true) await killHost(host.container);
+  else await stopProcess(host.container);
   await stopProcess(host.imds);
-}
-
-function killPid(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
 }

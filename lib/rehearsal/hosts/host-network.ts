@@ -19,6 +19,11 @@ export interface HostLink {
   readonly address: string;
   /** What the host routes through its link: the VPC's range. */
   readonly vpcCidr: string;
+  /**
+   * An address of the VPC's namespace the host routes through (the VPC's router), for destinations that
+   * are not the VPC namespace's own (the management link's far end); without it, a device route.
+   */
+  readonly gateway?: string;
 }
 
 const LINK_NAME = /^[a-z][a-z0-9-]{0,14}$/;
@@ -34,7 +39,8 @@ export async function connectHost(link: HostLink): Promise<void> {
     await ip(['-n', link.namespace, 'link', 'set', 'eth0', 'up']);
     await ip(['-n', link.vpcNamespace, 'link', 'set', link.vpcLink, 'up']);
     // Device routes both ways: each side answers ARP for its own addresses on any of its links.
-    await ip(['-n', link.namespace, 'route', 'add', link.vpcCidr, 'dev', 'eth0', 'src', link.address]);
+    const via = link.gateway === undefined ? [] : ['via', link.gateway, 'onlink'];
+    await ip(['-n', link.namespace, 'route', 'add', link.vpcCidr, ...via, 'dev', 'eth0', 'src', link.address]);
     await ip(['-n', link.vpcNamespace, 'route', 'add', `${link.address}/32`, 'dev', link.vpcLink]);
   } catch (err) {
     await disconnectHost(link).catch(() => undefined);

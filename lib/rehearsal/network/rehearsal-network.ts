@@ -21,6 +21,16 @@ import { addressPlan, type ResolvedSettings } from '../settings';
 import type { PgBouncerEndpointSpec } from '../pgbouncer-config';
 import { addressOf, consumerOf, networkPrefix, planNetwork, type NetworkPlan } from './plan';
 import { networkNamespacesUnavailable, rewriteHostsFiles, setUpNetwork, tearDownNetwork } from './setup';
+import { awsApiNames, REHEARSAL_DNS_SUFFIX, REHEARSAL_PACKAGES_BUCKET } from '../hosts/aws-emulator';
+
+/**
+ * Where the AWS emulator listens in the data VPC (hosts/aws-emulator.ts): the stand-in for the VPC's
+ * interface endpoints and S3 gateway, by the AWS names a booted host resolves.
+ */
+export const AWS_EMULATOR_HOST_NUMBER = 120;
+/** The booted pooler hosts' last octets in the data VPC: host i at FIRST + i - 1, in namespace `apk<n>-host<i>`. */
+export const POOLER_HOST_FIRST_NUMBER = 61;
+export const MAX_POOLER_HOSTS = 8;
 
 /** The proxy's and the cluster's names in the rehearsal's AWS-shaped names. */
 export const REHEARSAL_PROXY = 'rehearsal';
@@ -92,6 +102,7 @@ export function rehearsalNetworkPlan(s: NetworkSettings, writerKey = 'writer'): 
       { key: 'read-only', hostNumber: lastOctet(plan.readOnly) },
       { key: 'haproxy', hostNumber: lastOctet(plan.haproxy), names: [names.readerEndpoint(cluster)] },
       { key: 'pgpool', hostNumber: lastOctet(plan.pgpool) },
+      { key: 'aws-apis', hostNumber: AWS_EMULATOR_HOST_NUMBER, names: awsApiNames(names.region, REHEARSAL_DNS_SUFFIX, [REHEARSAL_PACKAGES_BUCKET]) },
     ],
     consumers: consumerVpcKeys(s).map((vpc) => ({
       vpc,
@@ -168,7 +179,15 @@ export function certificateNames(s: NetworkSettings & Pick<ResolvedSettings, 'ne
   const names = rehearsalAwsNames(s);
   const cluster = s.deployment?.clusterName ?? REHEARSAL_CLUSTER;
   const instances = ['writer', ...Array.from({ length: REHEARSAL_MAX_REPLICAS }, (_, i) => `replica${i + 1}`)];
-  return [names.proxyWildcard(proxyName(s)), names.clusterEndpoint(cluster), names.readerEndpoint(cluster), ...instances.map((i) => names.instanceEndpoint(i))];
+  // The AWS emulator's names and address too: it serves the booted hosts' AWS calls (and the kit's seeding
+  // of it, by address) with the rehearsal's certificate.
+  const plan = rehearsalNetworkPlan(s);
+  const aws = [...awsApiNames(names.region, REHEARSAL_DNS_SUFFIX, [REHEARSAL_PACKAGES_BUCKET]), addressOf(plan, 'aws-apis')];
+  // The booted pooler hosts' addresses: their listeners serve the rehearsal's certificate (the kit's own is
+  // for the endpoint service's names, which the rehearsal's clients do not reach the hosts by yet).
+  const prefix = plan.cidr.split('.').slice(0, 3).join('.');
+  const poolerHosts = Array.from({ length: MAX_POOLER_HOSTS }, (_, i) => `${prefix}.${POOLER_HOST_FIRST_NUMBER + i}`);
+  return [names.proxyWildcard(proxyName(s)), names.clusterEndpoint(cluster), names.readerEndpoint(cluster), ...instances.map((i) => names.instanceEndpoint(i)), ...aws, ...poolerHosts];
 }
 
 /**

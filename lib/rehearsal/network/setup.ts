@@ -101,7 +101,16 @@ function writeHostsFiles(plan: NetworkPlan, etc: string): void {
  * itself, so a renamed-over file would leave running processes on the old one.
  */
 export function rewriteHostsFiles(plan: NetworkPlan, etc = NETNS_ETC): void {
-  for (const ns of plan.namespaces) if (existsSync(join(etc, ns))) writeFileSync(join(etc, ns, 'hosts'), plan.hostsFile);
+  const booted = existsSync(etc) ? readdirSync(etc).filter((ns) => isHostNamespace(plan, ns)) : [];
+  for (const ns of [...plan.namespaces, ...booted]) if (existsSync(join(etc, ns))) writeFileSync(join(etc, ns, 'hosts'), plan.hostsFile);
+}
+
+/**
+ * The namespaces of hosts booted into the plan's data VPC (`apk<n>-host<i>`, hosts/host-network.ts):
+ * made when a host boots, not by setUpNetwork, and removed with the plan's own.
+ */
+export function isHostNamespace(plan: NetworkPlan, ns: string): boolean {
+  return new RegExp(`^${plan.prefix}-host\\d+$`).test(ns);
 }
 
 async function build(plan: NetworkPlan, etc: string): Promise<void> {
@@ -120,9 +129,13 @@ async function build(plan: NetworkPlan, etc: string): Promise<void> {
 
 /** What of `plan` exists on this machine: namespaces, the root-side link and its route, hosts dirs. */
 export async function networkLeftovers(plan: NetworkPlan, etc = NETNS_ETC): Promise<string[]> {
-  const existing = new Set(await listNamespaces());
+  const listed = await listNamespaces();
+  const existing = new Set(listed);
   const routes = await rootRoutes();
+  const booted = listed.filter((ns) => isHostNamespace(plan, ns));
   return [
+    ...booted.map((ns) => `namespace ${ns}`),
+    ...(existsSync(etc) ? readdirSync(etc).filter((ns) => isHostNamespace(plan, ns)).map((ns) => `hosts dir ${join(etc, ns)}`) : []),
     ...plan.namespaces.filter((ns) => existing.has(ns)).map((ns) => `namespace ${ns}`),
     ...(rootLinkExists(plan.management.rootLink) ? [`link ${plan.management.rootLink}`] : []),
     ...routes.filter((r) => r.dev === plan.management.rootLink).map((r) => `route ${r.dst} dev ${r.dev}`),
@@ -142,13 +155,18 @@ export function unreachableRangeRouted(): Promise<boolean> {
  */
 export async function tearDownNetwork(plan: NetworkPlan, etc = NETNS_ETC): Promise<void> {
   assertAvailable();
-  const present = new Set(await listNamespaces());
-  for (const ns of plan.namespaces.filter((n) => present.has(n))) {
+  const listed = await listNamespaces();
+  const present = new Set(listed);
+  const booted = listed.filter((ns) => isHostNamespace(plan, ns));
+  for (const ns of [...booted, ...plan.namespaces.filter((n) => present.has(n))]) {
     const pids = await namespacePids(ns);
     if (pids.length > 0) {
       throw new IsolationSetupError(`namespace ${ns} still has processes ${pids.join(', ')}: stop them (rehearse down stops what the rehearsal started) before removing its network`, await networkLeftovers(plan, etc));
     }
   }
+  // Booted hosts' namespaces first: each holds one end of a link into the data namespace.
+  for (const ns of booted) await ip(['netns', 'del', ns]);
+  if (existsSync(etc)) for (const ns of readdirSync(etc).filter((n) => isHostNamespace(plan, n))) rmSync(join(etc, ns), { recursive: true, force: true });
   // The root end first: deleting a namespace frees its links asynchronously, this one at once.
   if (rootLinkExists(plan.management.rootLink)) await ip(['link', 'del', plan.management.rootLink]);
   for (const ns of [...plan.namespaces].reverse()) if (present.has(ns)) await ip(['netns', 'del', ns]);
