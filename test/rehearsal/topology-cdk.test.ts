@@ -119,7 +119,7 @@ describe('topologyFromCdkOut: context variants', () => {
     ]);
     expect(t.endpoints.filter((e) => !e.isDefault).every((e) => e.vpc === idOf(stack, stack.consumerVpc))).toBe(true);
     expect(t.consumers.find((c) => c.id === idOf(stack, stack.reader.function))!.endpoint).toBe(idOf(stack, stack.readOnlyEndpoint, ENDPOINT));
-    expect(t.proxy.pool).toMatchObject({ maxConnectionsPercent: 80, maxIdleConnectionsPercent: 50 });
+    expect(t.proxy.pool).toMatchObject({ maxConnectionsPercent: 80, maxIdleConnectionsPercent: 5 });
     expect(settingsFromTopology(t)).toMatchObject({ replicas: 3, pool: { maxConnectionsPercent: 80 } });
   });
 
