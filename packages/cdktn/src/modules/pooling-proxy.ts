@@ -226,8 +226,8 @@ export class PoolingProxy extends KitModule {
    * Connections of each instance the pool leaves to rdsadmin, AWS's automation, the master user and the role
    * bootstrap. (output `reserved_connections`)
    */
-  public get reservedConnections(): string {
-    return this.getString('reserved_connections');
+  public get reservedConnections(): number {
+    return this.getNumber('reserved_connections');
   }
 
   /**
