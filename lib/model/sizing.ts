@@ -38,10 +38,10 @@ export interface PublishedMaxConnections {
 }
 
 /**
- * The rows of "Maximum connections to an Aurora PostgreSQL DB instance" (AURORA_PG_MAX_CONNECTIONS_SOURCE,
- * the table's last published version) for the memory-optimized classes below the cap, where
- * DBInstanceClassMemory decides the value. AWS lists none of the kit's NVMe (d) classes, whose memory is
- * that of the class without the d.
+ * Rows of the table in "Maximum connections to an Aurora PostgreSQL DB instance" (Aurora User Guide,
+ * AuroraPostgreSQL.Managing: AURORA_PG_MAX_CONNECTIONS_SOURCE; later versions of the page give the formula
+ * without the table) for the memory-optimized classes below the cap, where DBInstanceClassMemory decides
+ * the value. AWS lists none of the kit's NVMe (d) classes, whose memory is that of the class without the d.
  */
 export const PUBLISHED_MAX_CONNECTIONS: ReadonlyArray<PublishedMaxConnections> = [
   { instanceClass: 'db.r6g.large', memoryGiB: 16, architecture: 'arm64', maxConnections: 1722 },
@@ -79,7 +79,7 @@ export interface ClassMaxConnections {
  * Aurora PostgreSQL's default max_connections for a class: LEAST({DBInstanceClassMemory/9531392}, 5000),
  * where DBInstanceClassMemory is below the nominal memory by what AWS does not publish per class. So the
  * value is AWS's published one where AWS lists the class or one of the same memory and architecture (the
- * OS and RDS processes are the same there), the cap where any deduction AWS's table shows leaves the
+ * nearest evidence of what the OS and RDS processes take from it), the cap where any deduction AWS's table shows leaves the
  * formula above it, and otherwise the formula on the memory less the largest such deduction.
  */
 export function auroraMaxConnections(spec: Pick<InstanceClassSpec, 'instanceClass' | 'memoryGiB' | 'family'>): ClassMaxConnections {
@@ -141,7 +141,7 @@ export const CONNECTION_RESERVE: ReadonlyArray<ConnectionReservePart> = [
     id: 'role-bootstrap',
     connections: 1,
     reason: 'the role bootstrap function\'s one connection to the writer, as the master user, outside the pools',
-    source: 'lambda/role-bootstrap',
+    source: 'lambda/src/role-bootstrap.ts (one pg Client, as the master user)',
   },
 ];
 
