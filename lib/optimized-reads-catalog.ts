@@ -5,6 +5,7 @@ import {
   OptimizedReadsSizing,
   PoolSettings,
   PoolSizing,
+  RESERVED_CONNECTIONS,
   defaultMaxConnections,
   findInstanceClass,
   optimizedReadsSizing,
@@ -35,16 +36,21 @@ export class OptimizedReadsCatalog {
   }
 
   /**
-   * Aurora PostgreSQL's default `max_connections` for `memoryGiB` of instance memory:
-   * LEAST(DBInstanceClassMemory / 9531392, 5000), from the nominal memory (an upper bound).
+   * Aurora PostgreSQL's default `max_connections` for an instance class: LEAST(DBInstanceClassMemory / 9531392, 5000),
+   * where DBInstanceClassMemory is below the class's memory. AWS's published value for the class or one of
+   * its memory and architecture, the cap where it applies, or a deduction from AWS's table otherwise.
    */
-  public static defaultMaxConnections(memoryGiB: number): number {
-    return defaultMaxConnections(memoryGiB);
+  public static defaultMaxConnections(instanceClass: InstanceClassSpec): number {
+    return defaultMaxConnections(instanceClass);
   }
 
+  /** Connections of each instance the pools leave to rdsadmin, AWS's automation, the master user and the role bootstrap. */
+  public static readonly RESERVED_CONNECTIONS: number = RESERVED_CONNECTIONS;
+
   /**
-   * Server connections a proxy pool may open to one instance with `maxConnections`; RDS Proxy applies the
-   * percentages per target, so each reader behind a read-only endpoint gets the same budget.
+   * Server connections a proxy pool may open to one instance with `maxConnections`: the percentages of it,
+   * never past max_connections less RESERVED_CONNECTIONS; RDS Proxy applies the percentages per target, so
+   * each reader behind a read-only endpoint gets the same budget.
    */
   public static poolSizing(maxConnections: number, pool: PoolSettings): PoolSizing {
     return poolSizing(maxConnections, pool);

@@ -63,13 +63,15 @@ export interface PgBouncerProxyProps {
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
   /**
-   * Share of each target's max_connections the whole fleet may open (1..100).
+   * Share of each target's max_connections the whole fleet may open (1..100); the fleet never takes the
+   * connections the kit reserves on each instance (RESERVED_CONNECTIONS).
    * @default 100
    */
   readonly maxConnectionsPercent?: number;
   /**
-   * Share of max_connections the fleet keeps open while idle (0..maxConnectionsPercent).
-   * @default 50
+   * Share of max_connections the fleet keeps open while idle (0..maxConnectionsPercent): each process's
+   * min_pool_size, open at all times.
+   * @default 5
    */
   readonly maxIdleConnectionsPercent?: number;
   /**

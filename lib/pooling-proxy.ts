@@ -14,6 +14,7 @@ import {
   catalogMetric,
   metricDimensions,
   poolSizing,
+  proxyPoolSettings,
   runRules,
 } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
@@ -36,13 +37,14 @@ export interface PoolingProxyProps {
    */
   readonly proxyName?: string;
   /**
-   * Share of each target's max_connections the proxy may open (1..100).
+   * Share of each target's max_connections the proxy may open (1..100). The proxy is given at most the
+   * share that leaves the connections the kit reserves (RESERVED_CONNECTIONS): 99 on every catalog class.
    * @default 100
    */
   readonly maxConnectionsPercent?: number;
   /**
    * Share of max_connections kept open while idle (0..maxConnectionsPercent).
-   * @default 50
+   * @default 5
    */
   readonly maxIdleConnectionsPercent?: number;
   /**
@@ -75,7 +77,7 @@ export interface PoolingProxyProps {
  * its own security group, up to RDS Proxy's limit of 20.
  */
 export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTier {
-  /** The kit's pool defaults: RDS Proxy's own default for maxConnectionsPercent, a 50% idle floor, a 120 s borrow timeout. */
+  /** The kit's pool defaults: RDS Proxy's own default for maxConnectionsPercent, a 5% idle floor, a 120 s borrow timeout. */
   public static readonly DEFAULT_POOL_SETTINGS: PoolSettings = DEFAULT_POOL_SETTINGS;
 
   public readonly engine: ProxyEngine = ProxyEngine.RDS_PROXY;
@@ -111,8 +113,9 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
         sessionPinningFilters: props.sessionPinningFilters?.map((f) => f.filterName),
       }),
     );
-    this.poolSettings = pool;
-    this.poolSizing = poolSizing(props.cluster.sizing.maxConnections, pool);
+    // What the proxy is given: the settings with MaxConnectionsPercent kept below the reserve.
+    this.poolSettings = proxyPoolSettings(props.cluster.sizing.maxConnections, pool);
+    this.poolSizing = poolSizing(props.cluster.sizing.maxConnections, this.poolSettings);
     this.cluster = props.cluster;
 
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
@@ -133,8 +136,8 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
       vpcSubnets: props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
       securityGroups: [securityGroup],
       requireTLS: true,
-      maxConnectionsPercent: pool.maxConnectionsPercent,
-      maxIdleConnectionsPercent: pool.maxIdleConnectionsPercent,
+      maxConnectionsPercent: this.poolSettings.maxConnectionsPercent,
+      maxIdleConnectionsPercent: this.poolSettings.maxIdleConnectionsPercent,
       borrowTimeout: Duration.seconds(pool.connectionBorrowTimeoutSeconds),
       idleClientTimeout,
       debugLogging: props.debugLogging ?? false,

@@ -17,7 +17,7 @@ export class PlanInputError extends Error {
 }
 
 /** The outputs the kit's examples plan with known values (the sizing), in the order shown. */
-const SIZING_OUTPUTS = ['instance_class', 'engine_version', 'tiered_cache_gib', 'temporary_objects_gib', 'max_connections', 'proxy_max_server_connections'];
+const SIZING_OUTPUTS = ['instance_class', 'engine_version', 'tiered_cache_gib', 'temporary_objects_gib', 'max_connections', 'proxy_max_server_connections', 'reserved_connections'];
 
 /** Parses `terraform show -json` output; `source` names it in the error. */
 export function parsePlan(text: string, source: string): PlanJson {

@@ -5,6 +5,7 @@
  * two together. docs/AWS-RULES.md lists these beside the rule rows.
  */
 import type { AwsSource } from './rule-table';
+import { AURORA_PG_MAX_CONNECTIONS_SOURCE, CONNECTION_RESERVE, DB_PARAMETER_FORMULA_SOURCE, RESERVED_CONNECTIONS } from './sizing';
 
 export interface AwsFact extends AwsSource {
   /** Stable id; the test that exercises the fact names it. */
@@ -82,6 +83,31 @@ export const AWS_FACTS: ReadonlyArray<AwsFact> = [
     consequence:
       'the PgBouncer hosts are judged by EC2\'s checks only (the load balancer\'s fail on every host at once when Aurora\'s servers do); a PgBouncer unit at its systemd start limit powers the host off, which EC2\'s checks see',
     exercisedBy: 'test/constructs/pgbouncer-proxy.test.ts',
+  },
+  {
+    id: 'aurora-pg-max-connections',
+    constraint:
+      'Aurora PostgreSQL\'s default max_connections is LEAST({DBInstanceClassMemory/9531392},5000), and DBInstanceClassMemory is the class\'s memory less what the OS and the RDS processes that manage the instance use: AWS\'s published values (db.r6g.xlarge 3479, db.r5.xlarge 3300) are below the formula on the nominal 32 GiB (3604)',
+    sources: [AURORA_PG_MAX_CONNECTIONS_SOURCE, DB_PARAMETER_FORMULA_SOURCE],
+    consequence:
+      'each catalog class\'s max_connections is AWS\'s published value for the class or for one of its memory and architecture (the xlarge classes: 3479 on Graviton, 3300 on Intel), 5000 where the cap holds whatever the deduction, and otherwise the formula less the largest shortfall AWS\'s table shows; the catalog says which (max_connections_basis)',
+    exercisedBy: 'test/model/sizing.test.ts',
+  },
+  {
+    id: 'aurora-pg-reserved-connections',
+    constraint:
+      'AWS asks for max_connections to cover the applications\' connections plus at least 3 for AWS automation; PostgreSQL refuses an ordinary role once only superuser_reserved_connections (3, for superusers: rdsadmin) and rds.rds_superuser_reserved_connections (2, for rds_superuser: the master user) slots are free',
+    sources: [...new Set([AURORA_PG_MAX_CONNECTIONS_SOURCE, ...CONNECTION_RESERVE.map((p) => p.source).filter((s) => s.startsWith('https://'))])],
+    consequence: `every pool (RDS Proxy, the PgBouncer fleet, the rehearsal) stops ${RESERVED_CONNECTIONS} connections short of max_connections: ${CONNECTION_RESERVE.map((p) => `${p.id} ${p.connections}`).join(', ')} (lib/model/sizing.ts CONNECTION_RESERVE)`,
+    exercisedBy: 'test/model/sizing.test.ts',
+  },
+  {
+    id: 'proxy-max-connections-percent',
+    constraint:
+      'RDS Proxy\'s MaxConnectionsPercent (default 100) is a percent of the target\'s max_connections; AWS advises lowering it when connections must be kept for clients that bypass the proxy or for administration',
+    sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/rds-proxy-connections.html', 'https://docs.aws.amazon.com/AmazonRDS/latest/UserGuide/rds-proxy-best-practices.configuration.html'],
+    consequence: 'the kit gives the proxy at most the percent of max_connections that leaves the reserved connections (99 on every catalog class), so what the proxy may open is the sizing the kit outputs',
+    exercisedBy: 'test/model/sizing.test.ts',
   },
   {
     id: 'ec2-user-data-16kb',

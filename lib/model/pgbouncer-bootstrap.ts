@@ -30,6 +30,7 @@ import { COMMON_TEMPLATE_TOKENS, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, K
 import { FLEET_NAME_FILE } from './pgbouncer-host-serve';
 import { MAX_POOLER_CONSUMER_USERS, PACKAGES_KEY_MAX_LENGTH } from './rules/pgbouncer-proxy';
 import { FLEET_OS_USER, PROCESS_UNIT, REFRESH_SERVICE, REFRESH_TIMER, SERVE_UNIT, SERVE_UNIT_NAME } from './pgbouncer-host-units';
+import { RESERVED_CONNECTIONS } from './sizing';
 
 /** Every placeholder of the bootstrap, each a deploy-time value. */
 export const BOOTSTRAP_PLACEHOLDERS = {
@@ -245,10 +246,14 @@ process_ini() {
 }
 
 # The fleet's layout (lib/model/pgbouncer-fleet.ts planFleetProcesses, in shell arithmetic): a target's
-# budget is poolSizing() of max_connections, split evenly over every process of the fleet that pools for it.
+# budget is poolSizing() of max_connections, split evenly over every process of the fleet that pools for it;
+# never into the ${RESERVED_CONNECTIONS} connections reserved for others (sizing.ts CONNECTION_RESERVE).
 lay_out_processes() {
-  local budget idle pool min peer peers reader host readers per_reader names=""
+  local budget usable idle pool min peer peers reader host readers per_reader names=""
   budget=$(( MAX_CONNECTIONS * MAX_CONNECTIONS_PERCENT / 100 ))
+  usable=$(( MAX_CONNECTIONS - ${RESERVED_CONNECTIONS} ))
+  if [ "$usable" -lt 0 ]; then usable=0; fi
+  if [ "$budget" -gt "$usable" ]; then budget=$usable; fi
   idle=$(( MAX_CONNECTIONS * MAX_IDLE_CONNECTIONS_PERCENT / 100 ))
   if [ "$idle" -gt "$budget" ]; then idle=$budget; fi
   # Read/write: one process per vCPU, pooling for the writer through the cluster endpoint.

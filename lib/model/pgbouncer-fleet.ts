@@ -8,15 +8,16 @@
  * - read/write: one process per vCPU, pooling for the writer through the cluster endpoint's DNS name;
  * - read-only: for each reader, max(1, floor(vCPUs / readers)) processes pooling for that reader's
  *   instance endpoint, so each reader has pools of its own and no reader exceeds its budget.
- * A target's pool (poolSizing of its max_connections) is split evenly over every process of the fleet
- * that pools for it, rounded down, so the fleet never opens more than the budget.
+ * A target's pool (poolSizing of its max_connections: never into the connections reserved for rdsadmin,
+ * AWS's automation, the master user and the role bootstrap) is split evenly over every process of the
+ * fleet that pools for it, rounded down, so the fleet never opens more than the budget.
  *
  * Server host names are deploy-time values: the files carry `${Name}` placeholders, which CloudFormation's
  * Fn::Sub and Terraform's templatefile both substitute (FLEET_PLACEHOLDERS).
  */
 import { iniLines, connValue, iniValue, PGBOUNCER_MAX_PEER_ID, renderPgBouncerUserlist, sharedPgBouncerSettings, type IniSetting, type PgBouncerUser } from './pgbouncer-ini';
 import { custom, integerRange, runRules, type Rule } from './rule-table';
-import { poolSizing, type PoolSettings } from './sizing';
+import { poolSizing, RESERVED_CONNECTIONS, type PoolSettings } from './sizing';
 
 export type FleetListener = 'readWrite' | 'readOnly';
 
@@ -149,13 +150,13 @@ export const FLEET_RULES: ReadonlyArray<Rule<PoolerFleetSpec>> = [
       module: FLEET_MODULE,
       names: { hosts: 'hosts', vcpusPerHost: 'instance_type', readers: 'reader_endpoints', maxConnections: 'max_connections', pool: 'max_connections_percent' },
     },
-    summary: 'every process of the fleet gets at least one server connection of its target\'s budget (a precondition)',
+    summary: 'every process of the fleet gets at least one server connection of its target\'s budget, which leaves the reserved connections (a precondition)',
     check: (s, n) => {
       if ([s.hosts, s.vcpusPerHost, s.readers].some((v) => !Number.isInteger(v) || v < 1)) return undefined; // reported by the rows above
       const budget = poolSizing(s.maxConnections, s.pool).maxServerConnections;
       const need = s.hosts * Math.max(s.vcpusPerHost, processesPerReader(s));
       if (budget >= need) return undefined;
-      return `${n('hosts')} ${s.hosts} x ${Math.max(s.vcpusPerHost, processesPerReader(s))} processes per target need ${need} server connections of a budget of ${budget} (${n('pool')} ${s.pool.maxConnectionsPercent} of max_connections ${s.maxConnections}): use fewer hosts or a smaller instance type, or raise ${n('pool')}`;
+      return `${n('hosts')} ${s.hosts} x ${Math.max(s.vcpusPerHost, processesPerReader(s))} processes per target need ${need} server connections of a budget of ${budget} (${n('pool')} ${s.pool.maxConnectionsPercent} of max_connections ${s.maxConnections}, never into the ${RESERVED_CONNECTIONS} connections reserved for rdsadmin, AWS's automation, the master user and the role bootstrap): use fewer hosts or a smaller instance type, or raise ${n('pool')} up to 100`;
     },
   }),
 ];

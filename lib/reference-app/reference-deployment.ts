@@ -232,10 +232,11 @@ export class ReferenceDeployment extends Stack {
     out('EngineVersion', this.database.engineVersion, 'Aurora PostgreSQL engine version');
     out('TieredCacheGiB', String(s.tieredCacheGiB), 'Optimized Reads tiered cache per instance (GiB)');
     out('TemporaryObjectsGiB', String(s.temporaryObjectsGiB), 'NVMe space for temporary objects per instance (GiB)');
-    out('MaxConnections', String(s.maxConnections), 'Default max_connections per instance (upper bound)');
+    out('MaxConnections', String(s.maxConnections), `Aurora's default max_connections per instance (${s.maxConnectionsBasis})`);
     const sizing = (this.proxy ?? this.pgBouncer!.proxy).poolSizing;
     out('ProxyEngine', this.proxyEngine, 'Engine of the pooling tier');
-    out('ProxyMaxServerConnections', String(sizing.maxServerConnections), 'Server connections the proxy may open per instance');
+    out('ProxyMaxServerConnections', String(sizing.maxServerConnections), 'Server connections the proxy may open per instance, leaving the reserved connections');
+    out('ReservedConnections', String(sizing.reservedConnections), 'Connections of each instance the pools leave to rdsadmin, AWS\'s automation, the master user and the role bootstrap');
     out('ReadOnlyEndpoint', this.readOnlyEndpoint.hostname, 'READ_ONLY proxy endpoint (consumer VPC)');
     out('ReadWriteEndpoint', this.readWriteEndpoint.hostname, 'READ_WRITE proxy endpoint (consumer VPC)');
     if (this.pgBouncer) {

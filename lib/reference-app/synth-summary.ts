@@ -110,7 +110,7 @@ export function formatSummary(stacks: StackSummary[]): string {
       lines.push('  Optimized Reads sizing per instance:');
       lines.push(`    tiered cache      ${o.TieredCacheGiB} GiB`);
       lines.push(`    temporary objects ${o.TemporaryObjectsGiB} GiB`);
-      lines.push(`    max_connections   ${o.MaxConnections} (proxy may open ${o.ProxyMaxServerConnections})`);
+      lines.push(`    max_connections   ${o.MaxConnections} (proxy may open ${o.ProxyMaxServerConnections}; ${o.ReservedConnections} reserved for rdsadmin, AWS's automation, the master user and the role bootstrap)`);
     }
     lines.push('  Proxy endpoints:');
     for (const e of s.endpoints) lines.push(`    ${e.logicalId}  ${e.role}  in VPC ${e.vpc}`);

@@ -30,7 +30,7 @@ export const REHEARSE_OPTIONS: ReadonlyArray<CliOption> = [
   { name: '--async', description: 'asynchronous replication (default: synchronous, a quorum of one replica, as Aurora acknowledges)', commands: ['up'] },
   { name: '--address-block', value: 'A.B.C', default: DEFAULT_ADDRESS_BLOCK, description: 'first three octets of the loopback block (`rehearse block USER` prints the blocks the suites and the bench take)', commands: ['up'] },
   { name: '--port', value: 'PORT', default: String(POSTGRES_PORT), description: 'port every server listens on, each on its own address', commands: ['up'] },
-  { name: '--max-connections', value: 'N', default: String(DEFAULT_MAX_CONNECTIONS), description: 'max_connections available to the application on every instance', commands: ['up'] },
+  { name: '--max-connections', value: 'N', default: String(DEFAULT_MAX_CONNECTIONS), description: 'max_connections of every instance; the pools leave the kit\'s reserve of it to others, as on Aurora', commands: ['up'] },
   { name: '--sizing-max-connections', value: 'N', default: 'the --max-connections value', description: 'max_connections the pools are sized against', commands: ['up'] },
   { name: '--max-connections-percent', value: 'P', default: String(DEFAULT_POOL_SETTINGS.maxConnectionsPercent), description: 'RDS Proxy MaxConnectionsPercent the pools are sized from', commands: ['up'] },
   { name: '--max-idle-connections-percent', value: 'P', default: `${DEFAULT_POOL_SETTINGS.maxIdleConnectionsPercent}, at most --max-connections-percent`, description: 'RDS Proxy MaxIdleConnectionsPercent', commands: ['up'] },

@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { CONNECTION_RESERVE } from '../model/sizing';
 import { RehearsalStartError } from './errors';
 import type { WorkDirLayout } from './layout';
 import { nodeBudgetFiles } from './cpu-budgets';
@@ -24,8 +25,11 @@ import type { TlsFiles } from './tls';
 
 const execFileAsync = promisify(execFile);
 
-/** Superuser slots on top of the application's max_connections (health checker, admin, status). */
-export const SUPERUSER_RESERVED_CONNECTIONS = 3;
+/**
+ * Superuser slots (health checker, admin, status), within max_connections as on Aurora, where the same 3
+ * are kept for rdsadmin (CONNECTION_RESERVE's superuser-reserved part).
+ */
+export const SUPERUSER_RESERVED_CONNECTIONS = CONNECTION_RESERVE.find((p) => p.id === 'superuser-reserved')!.connections;
 
 /** With quorum commit, a commit is acknowledged once any one replica has flushed it. */
 export const SYNC_STANDBY_NAMES = 'ANY 1 (*)';
@@ -121,7 +125,8 @@ function serverSettings(ctx: PostgresContext, node: NodeState): Record<string, s
     port: String(node.port),
     unix_socket_directories: node.socketDir,
     cluster_name: node.name,
-    max_connections: String(s.maxConnections + SUPERUSER_RESERVED_CONNECTIONS),
+    // The instance's max_connections as Aurora's is: the pools leave the reserve within it (poolSizing).
+    max_connections: String(s.maxConnections),
     superuser_reserved_connections: String(SUPERUSER_RESERVED_CONNECTIONS),
     ssl: 'on',
     ssl_cert_file: ctx.tls.certFile,

@@ -1,6 +1,6 @@
 import { PROXY_RULES } from '../model/rules';
 import { type Rule, custom, integerRange, runRules } from '../model/rule-table';
-import { poolSizing } from '../model/sizing';
+import { poolableConnections, poolSizing, RESERVED_CONNECTIONS } from '../model/sizing';
 import type { RehearsalSettings } from './settings';
 
 /**
@@ -96,17 +96,19 @@ export const REHEARSAL_RULES: ReadonlyArray<Rule<RehearsalRuleInput>> = [
   custom({
     id: 'rehearsal-pool-within-max-connections',
     properties: ['pool', 'maxConnections'],
-    summary: 'the pool fits the replicas\' max_connections',
+    summary: 'the pool fits the replicas\' max_connections less the reserved connections, as on Aurora',
     check: (i) => {
       if (runRules(PROXY_RULES, i.pool!).length > 0) return undefined; // reported by rehearsal-pool-settings
       const sizedAgainst = i.sizingMaxConnections ?? i.maxConnections!;
       const { maxServerConnections } = poolSizing(sizedAgainst, i.pool!);
       if (maxServerConnections < 1) {
-        return `pool size ${maxServerConnections} (maxConnectionsPercent ${i.pool!.maxConnectionsPercent} of max_connections ${sizedAgainst}) leaves no server connection: raise maxConnectionsPercent`;
+        return `pool size ${maxServerConnections} (maxConnectionsPercent ${i.pool!.maxConnectionsPercent} of max_connections ${sizedAgainst}, less the ${RESERVED_CONNECTIONS} connections reserved) leaves no server connection: raise maxConnectionsPercent, or maxConnections above ${RESERVED_CONNECTIONS}`;
       }
-      if (maxServerConnections > i.maxConnections!) {
-        const fitting = Math.floor((i.maxConnections! * 100) / sizedAgainst);
-        return `pool size ${maxServerConnections} (maxConnectionsPercent ${i.pool!.maxConnectionsPercent} of max_connections ${sizedAgainst}) exceeds the replicas' maxConnections ${i.maxConnections}: lower maxConnectionsPercent to ${fitting} or less, or raise maxConnections to ${maxServerConnections}`;
+      // The local instances keep the same reserve as Aurora's (superuser slots, the checker's and an operator's sessions).
+      const room = poolableConnections(i.maxConnections!);
+      if (maxServerConnections > room) {
+        const fitting = Math.floor((room * 100) / sizedAgainst);
+        return `pool size ${maxServerConnections} (maxConnectionsPercent ${i.pool!.maxConnectionsPercent} of max_connections ${sizedAgainst}) exceeds the replicas' maxConnections ${i.maxConnections} less the ${RESERVED_CONNECTIONS} connections reserved: lower maxConnectionsPercent to ${fitting} or less, or raise maxConnections to ${maxServerConnections + RESERVED_CONNECTIONS}`;
       }
       return undefined;
     },

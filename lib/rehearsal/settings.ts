@@ -31,7 +31,7 @@ export interface RehearsalSettings {
   readonly addressBlock?: string;
   /** Port every server listens on, each on its own address (default 5432). */
   readonly port?: number;
-  /** max_connections available to the application on every instance (default 100). */
+  /** max_connections of every instance (default 100); as on Aurora, the pools leave RESERVED_CONNECTIONS of it to others. */
   readonly maxConnections?: number;
   /** max_connections the pools are sized against (default maxConnections). */
   readonly sizingMaxConnections?: number;

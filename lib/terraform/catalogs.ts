@@ -17,6 +17,9 @@ import {
   type OptimizedReadsFamily,
   checkEngineVersion,
   optimizedReadsSizing,
+  CONNECTION_RESERVE,
+  RESERVED_CONNECTIONS,
+  catalogMaxConnectionsPercentLeavingReserve,
 } from '../model';
 import { alignedMap, generatedBy, hclString, hclTemplate, hclValue, slot } from './hcl';
 import { propertyNames } from './modules';
@@ -43,6 +46,7 @@ export function renderClusterCatalog(): string {
         internal_gib: s.internalGiB,
         tiered_cache_gib: s.tieredCacheGiB,
         max_connections: s.maxConnections,
+        max_connections_basis: s.maxConnectionsBasis,
       }),
     ] as const;
   });
@@ -66,7 +70,8 @@ export function renderClusterCatalog(): string {
     '',
     'locals {',
     '  # DB instance class => family, size, vCPU, memory (GiB), NVMe (GB and GiB), and how Aurora splits the',
-    '  # NVMe: temporary objects (2x memory), internal use (~10%), tiered cache (the rest); default max_connections.',
+    '  # NVMe: temporary objects (2x memory), internal use (~10%), tiered cache (the rest); Aurora\'s default max_connections',
+    '  # and how the kit knows it (published by AWS for the class or one of its memory and architecture, capped, or deduced).',
     '  instance_classes = {',
     ...alignedMap('    ', classes),
     '  }',
@@ -91,6 +96,24 @@ export function renderClusterCatalog(): string {
     '}',
     '',
   ].join('\n');
+}
+
+/**
+ * The connection budget's locals both pool modules restate (lib/model/sizing.ts): the connections each
+ * instance keeps from the pools, and the largest MaxConnectionsPercent that leaves them on every class.
+ */
+export function poolBudgetLocals(): string[] {
+  return [
+    `  # Connections of each instance no pool takes: ${CONNECTION_RESERVE.map((p) => `${p.id} ${p.connections}`).join(', ')}.`,
+    ...alignedMap('  ', [['reserved_connections', String(RESERVED_CONNECTIONS)]]),
+    '  # The largest MaxConnectionsPercent that leaves them on every catalog class (used when max_connections is not given).',
+    ...alignedMap('  ', [['catalog_max_connections_percent', String(catalogMaxConnectionsPercentLeavingReserve())]]),
+  ];
+}
+
+/** What modules/pooling-proxy restates: the connection budget. */
+export function renderPoolingProxyCatalog(): string {
+  return [`# ${generatedBy('lib/model/sizing.ts')}`, '', 'locals {', ...poolBudgetLocals(), '}', ''].join('\n');
 }
 
 /** How the dashboard module names the alarm-name prefix and the data sources the alarm ARN pattern reads. */

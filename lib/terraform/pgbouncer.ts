@@ -3,6 +3,7 @@ import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_HEALTH_CHECK_TYPE, FLE
 import { DEBIAN_13_ARM64_IMAGE_PARAMETER, GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES, POOLER_LISTENER_PORTS } from '../model/pgbouncer-hosts';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
 import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
+import { poolBudgetLocals } from './catalogs';
 import { alignedMap, generatedBy, hclString, hclValue } from './hcl';
 
 /**
@@ -24,7 +25,7 @@ export function renderPgBouncerBootstrapTemplate(): string {
 
 export function renderPgBouncerCatalog(): string {
   return [
-    `# ${generatedBy('lib/model/pgbouncer-hosts.ts, pgbouncer-fleet.ts, pgbouncer-host-serve.ts and pgbouncer-metrics.ts')}`,
+    `# ${generatedBy('lib/model/pgbouncer-hosts.ts, pgbouncer-fleet.ts, pgbouncer-host-serve.ts, pgbouncer-metrics.ts and sizing.ts')}`,
     '',
     'locals {',
     '  # Debian\'s public SSM parameter of its latest Debian 13 arm64 AMI.',
@@ -59,6 +60,7 @@ export function renderPgBouncerCatalog(): string {
       ['host_warmup_seconds', String(FLEET_HOST_WARMUP_SECONDS)],
       ['user_data_max_bytes', String(USER_DATA_MAX_BYTES)],
     ]),
+    ...poolBudgetLocals(),
     '}',
     '',
   ].join('\n');

@@ -6,6 +6,7 @@ import {
   MAX_PROXY_ENDPOINTS,
   OPTIMIZED_READS_FAMILIES,
   OPTIMIZED_READS_MIN_MAJOR,
+  RESERVED_CONNECTIONS,
   type CustomRule,
   unknownEngineVersionWarning,
 } from '../model';
@@ -228,13 +229,15 @@ const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
     const known = `contains(${hclValue(POOLER_INSTANCE_FAMILIES)}, split(".", ${v})[0]) && contains(${hclValue(Object.keys(GRAVITON_SIZE_VCPUS))}, try(split(".", ${v})[1], ""))`;
     return [{ condition: `!can(regex(${hclString(GRAVITON_TYPE_PATTERN)}, ${v})) || (${known})`, errorMessage: probed(rule, { instanceType: 'zz9g.zprobez' }, [['zz9g.zprobez', v]]) }];
   },
-  // A precondition of the launch template, on the module's locals: the budget per target (budget) and
-  // the server connections its processes take at one each (server_connections_in).
+  // A precondition of the launch template, on the module's locals: the budget per target (budget), the
+  // connections it leaves (reserved_connections, from the catalog) and the server connections its
+  // processes take at one each (server_connections_in).
   'fleet-budget-split': (rule) => [
     {
       condition: 'local.budget >= local.server_connections_in',
       // Probe values chosen so that each number of the message occurs once: 11 hosts of 13 vCPUs, 41% of 200.
       errorMessage: probed(rule, { hosts: 11, vcpusPerHost: 13, readers: 1, maxConnections: 200, pool: { maxConnectionsPercent: 41, maxIdleConnectionsPercent: 0, connectionBorrowTimeoutSeconds: 0 } }, [
+        [String(RESERVED_CONNECTIONS), 'local.reserved_connections'],
         ['143', 'local.server_connections_in'],
         ['200', 'var.max_connections'],
         ['11', 'var.hosts'],

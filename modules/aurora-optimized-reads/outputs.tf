@@ -95,7 +95,7 @@ output "log_group_name" {
 }
 
 output "sizing" {
-  description = "How Aurora splits each instance's NVMe storage (GiB: nvme, temporary_objects, internal, tiered_cache) and the default max_connections (upper bound), from the kit's model."
+  description = "How Aurora splits each instance's NVMe storage (GiB: nvme, temporary_objects, internal, tiered_cache) and Aurora's default max_connections with how the kit knows it (max_connections_basis: published, published-same-memory, capped or deduced), from the kit's model."
   value = {
     instance_class        = var.instance_class
     nvme_gib              = local.spec.nvme_gib
@@ -103,6 +103,7 @@ output "sizing" {
     internal_gib          = local.spec.internal_gib
     tiered_cache_gib      = local.spec.tiered_cache_gib
     max_connections       = local.spec.max_connections
+    max_connections_basis = local.spec.max_connections_basis
   }
 }
 
@@ -117,6 +118,6 @@ output "temporary_objects_gib" {
 }
 
 output "max_connections" {
-  description = "Default max_connections per instance (upper bound)."
+  description = "Aurora's default max_connections per instance: LEAST(DBInstanceClassMemory/9531392, 5000), from AWS's published values (sizing.max_connections_basis)."
   value       = local.spec.max_connections
 }

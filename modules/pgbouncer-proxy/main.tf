@@ -12,8 +12,9 @@ locals {
   # null for a type outside the catalog (refused by the instance_type validations).
   vcpus   = contains(local.pooler_instance_families, local.instance_parts[0]) ? lookup(local.graviton_size_vcpus, try(local.instance_parts[1], ""), null) : null
   readers = length(var.reader_endpoints)
-  # The fleet's budget per target and what its processes need of it (FLEET_RULES fleet-budget-split).
-  budget                = floor(var.max_connections * var.max_connections_percent / 100)
+  # The fleet's budget per target (poolSizing: the percent of max_connections, never into the reserved
+  # connections) and what its processes need of it (FLEET_RULES fleet-budget-split).
+  budget                = min(floor(var.max_connections * var.max_connections_percent / 100), max(0, var.max_connections - local.reserved_connections))
   processes_per_target  = max(coalesce(local.vcpus, 1), max(1, floor(coalesce(local.vcpus, 1) / max(local.readers, 1))))
   server_connections_in = var.hosts * local.processes_per_target
 
@@ -333,7 +334,7 @@ resource "aws_launch_template" "this" {
     # BEGIN generated fleet-budget-split by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
     precondition {
       condition     = local.budget >= local.server_connections_in
-      error_message = "hosts ${var.hosts} x ${local.processes_per_target} processes per target need ${local.server_connections_in} server connections of a budget of ${local.budget} (max_connections_percent ${var.max_connections_percent} of max_connections ${var.max_connections}): use fewer hosts or a smaller instance type, or raise max_connections_percent"
+      error_message = "hosts ${var.hosts} x ${local.processes_per_target} processes per target need ${local.server_connections_in} server connections of a budget of ${local.budget} (max_connections_percent ${var.max_connections_percent} of max_connections ${var.max_connections}, never into the ${local.reserved_connections} connections reserved for rdsadmin, AWS's automation, the master user and the role bootstrap): use fewer hosts or a smaller instance type, or raise max_connections_percent up to ${local.reserved_connections}0"
     }
     # END generated fleet-budget-split
     # BEGIN generated idle-within-max by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)

@@ -188,7 +188,7 @@ variable "instance_type" {
 }
 
 variable "max_connections_percent" {
-  description = "Share of each target's max_connections the whole fleet may open (1..100)."
+  description = "Share of each target's max_connections the whole fleet may open (1..100); the fleet never takes the reserved connections."
   type        = number
   default     = 100
   nullable    = false
@@ -204,7 +204,7 @@ variable "max_connections_percent" {
 variable "max_idle_connections_percent" {
   description = "Share of max_connections the fleet keeps open while idle (0..max_connections_percent)."
   type        = number
-  default     = 50
+  default     = 5
   nullable    = false
   # BEGIN generated max-idle-connections-percent by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 

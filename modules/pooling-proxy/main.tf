@@ -10,6 +10,12 @@ locals {
       for i, sg in e.allowed_security_group_ids : "${name}/${i}" => { endpoint = name, source = sg }
     }
   ]...)
+  # What the proxy is given (proxyPoolSettings of lib/model/sizing.ts): RDS Proxy's budget is a share of
+  # max_connections alone, so MaxConnectionsPercent is kept to the share that leaves the reserved
+  # connections (catalog.tf); without max_connections, to the share that leaves them on every catalog class.
+  percent_leaving_reserve      = var.max_connections == null ? local.catalog_max_connections_percent : max(0, floor(max(0, var.max_connections - local.reserved_connections) * 100 / var.max_connections))
+  max_connections_percent      = max(1, min(var.max_connections_percent, local.percent_leaving_reserve))
+  max_idle_connections_percent = min(var.max_idle_connections_percent, local.max_connections_percent)
 }
 
 # --- Network: the proxy reaches the cluster, nothing else ------------------------------------------
@@ -111,8 +117,8 @@ resource "aws_db_proxy_default_target_group" "this" {
   db_proxy_name = aws_db_proxy.this.name
 
   connection_pool_config {
-    max_connections_percent      = var.max_connections_percent
-    max_idle_connections_percent = var.max_idle_connections_percent
+    max_connections_percent      = local.max_connections_percent
+    max_idle_connections_percent = local.max_idle_connections_percent
     connection_borrow_timeout    = var.connection_borrow_timeout_seconds
     session_pinning_filters      = var.session_pinning_filters
   }

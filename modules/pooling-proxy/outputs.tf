@@ -45,17 +45,22 @@ output "connect_arn_prefix" {
 }
 
 output "pool_settings" {
-  description = "The pool settings applied to the default target group."
+  description = "The pool settings applied to the default target group (max_connections_percent at most the share that leaves the reserved connections)."
   value = {
-    max_connections_percent           = var.max_connections_percent
-    max_idle_connections_percent      = var.max_idle_connections_percent
+    max_connections_percent           = local.max_connections_percent
+    max_idle_connections_percent      = local.max_idle_connections_percent
     connection_borrow_timeout_seconds = var.connection_borrow_timeout_seconds
   }
 }
 
 output "max_server_connections" {
-  description = "Server connections the pool may open per instance (floor(max_connections * max_connections_percent / 100)); null without max_connections."
-  value       = var.max_connections == null ? null : floor(var.max_connections * var.max_connections_percent / 100)
+  description = "Server connections the pool may open per instance (poolSizing: floor(max_connections * max_connections_percent / 100), never into the reserved connections); null without max_connections."
+  value       = var.max_connections == null ? null : min(floor(var.max_connections * local.max_connections_percent / 100), max(0, var.max_connections - local.reserved_connections))
+}
+
+output "reserved_connections" {
+  description = "Connections of each instance the pool leaves to rdsadmin, AWS's automation, the master user and the role bootstrap."
+  value       = local.reserved_connections
 }
 
 output "database_users" {

@@ -61,7 +61,7 @@ variable "max_connections" {
 }
 
 variable "max_connections_percent" {
-  description = "Share of each target's max_connections the proxy may open (1..100)."
+  description = "Share of each target's max_connections the proxy may open (1..100); the proxy is given at most the share that leaves the reserved connections (99 on every catalog class)."
   type        = number
   default     = 100
   nullable    = false
@@ -77,7 +77,7 @@ variable "max_connections_percent" {
 variable "max_idle_connections_percent" {
   description = "Share of max_connections kept open while idle (0..max_connections_percent)."
   type        = number
-  default     = 50
+  default     = 5
   nullable    = false
   # BEGIN generated max-idle-connections-percent by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 

@@ -334,10 +334,14 @@ describe('ReferenceDeployment', () => {
 
   test('outputs show the sizing the model computes', () => {
     const s = stack.database.sizing;
-    template.hasOutput('MaxConnections', { Value: '3604' });
+    // Aurora's value for db.r6gd.xlarge (AWS's 3479 for db.r6g.xlarge), not the 3604 of 32 GiB nominal memory.
+    template.hasOutput('MaxConnections', { Value: '3479' });
     template.hasOutput('TieredCacheGiB', { Value: String(s.tieredCacheGiB) });
     template.hasOutput('TemporaryObjectsGiB', { Value: '64' });
     template.hasOutput('ProxyMaxServerConnections', { Value: String(stack.proxy!.poolSizing.maxServerConnections) });
+    // The proxy leaves the documented reserve: floor(3479 * 0.99) = 3444 of 3479, 10 reserved.
+    expect(stack.proxy!.poolSizing.maxServerConnections).toBe(3444);
+    template.hasOutput('ReservedConnections', { Value: '10' });
     template.hasOutput('ReadOnlyEndpoint', { Value: getAtt((stack.readOnlyEndpoint as PoolingProxyEndpoint).endpoint, 'Endpoint') });
     template.hasOutput('ReadWriteEndpoint', { Value: getAtt((stack.readWriteEndpoint as PoolingProxyEndpoint).endpoint, 'Endpoint') });
   });

@@ -45,6 +45,8 @@ describe('synth summary (make demo)', () => {
     expect(text).toMatch(/^Stack Summary \(Summary\.template\.json\): \d+ resources$/m);
     expect(text).toMatch(/^ {4}4 x db\.r8gd\.4xlarge$/m);
     expect(text).toMatch(/tiered cache +540\.\d GiB/);
+    // 4xlarge is at Aurora's cap; RDS Proxy is given 99%, which leaves the 10 reserved connections.
+    expect(text).toMatch(/^ {4}max_connections +5000 \(proxy may open 4950; 10 reserved for rdsadmin, AWS's automation, the master user and the role bootstrap\)$/m);
   });
 
   test('a missing assembly says how to make one', () => {

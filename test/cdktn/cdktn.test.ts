@@ -457,10 +457,10 @@ describe('the kit\'s rules at construction', () => {
     });
   });
 
-  test('GIVEN maxConnectionsPercent 40 and the idle share left out THEN the module\'s default (50) breaks idle <= max, as plan would', () => {
+  test('GIVEN maxConnectionsPercent 4 and the idle share left out THEN the module\'s default (5) breaks idle <= max, as plan would', () => {
     const stack = ordersStack();
-    expect(() => new PoolingProxy(stack, 'Proxy', { ...proxyProps, maxConnectionsPercent: 40 })).toThrow(
-      'Orders/Proxy: maxIdleConnectionsPercent 50 exceeds maxConnectionsPercent 40: set it to 40 or less',
+    expect(() => new PoolingProxy(stack, 'Proxy', { ...proxyProps, maxConnectionsPercent: 4 })).toThrow(
+      'Orders/Proxy: maxIdleConnectionsPercent 5 exceeds maxConnectionsPercent 4: set it to 4 or less',
     );
   });
 

@@ -59,7 +59,7 @@ describe('generated cdktn constructs', () => {
       consumerUser: { variable: 'consumer_users', read: 'items' },
       targetRole: { variable: 'endpoints', read: 'each', attribute: 'role' },
       vcpusPerHost: { variable: 'instance_type', read: 'lookup', lookup: 'poolerInstanceVcpus', default: 'c7g.large' },
-      pool: { read: 'object', defaults: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 50, connectionBorrowTimeoutSeconds: 120 } },
+      pool: { read: 'object', defaults: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } },
     });
   });
 

@@ -169,7 +169,9 @@ describe('OptimizedReadsCluster with defaults', () => {
   test('sizing is the model sizing of its instance class', () => {
     expect(cluster.instanceSpec).toBe(findInstanceClass('db.r6gd.xlarge'));
     expect(cluster.sizing).toEqual(optimizedReadsSizing(findInstanceClass('db.r6gd.xlarge')!));
-    expect(cluster.sizing.maxConnections).toBe(3604);
+    // AWS publishes 3479 for db.r6g.xlarge, the same Graviton2 and 32 GiB.
+    expect(cluster.sizing.maxConnections).toBe(3479);
+    expect(cluster.sizing.maxConnectionsBasis).toBe('published-same-memory');
     expect(cluster.sizing.temporaryObjectsGiB).toBe(64);
   });
 

@@ -273,7 +273,8 @@ describe('PgBouncerProxy validation', () => {
     [
       'more processes than server connections in the budget',
       { hosts: 20, maxConnectionsPercent: 1, maxIdleConnectionsPercent: 0 },
-      'hosts 20 x 2 processes per target need 40 server connections of a budget of 36 (maxConnectionsPercent 1 of max_connections 3604): use fewer hosts or a smaller instance type, or raise maxConnectionsPercent',
+      // 1% of db.r6gd.xlarge's 3479 (Aurora's value, not the 3604 of its nominal memory)
+      "hosts 20 x 2 processes per target need 40 server connections of a budget of 34 (maxConnectionsPercent 1 of max_connections 3479, never into the 10 connections reserved for rdsadmin, AWS's automation, the master user and the role bootstrap): use fewer hosts or a smaller instance type, or raise maxConnectionsPercent up to 100",
     ],
   ] as Array<[string, Partial<PgBouncerProxyProps>, string]>)('GIVEN %s WHEN the proxy is created THEN it is refused with the prop, value and fix', (_, props, message) => {
     // GIVEN

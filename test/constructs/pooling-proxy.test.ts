@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
-import { DEFAULT_POOL_SETTINGS, MAX_PROXY_ENDPOINTS, poolSizing } from '../../lib/model';
+import { DEFAULT_POOL_SETTINGS, MAX_PROXY_ENDPOINTS, RESERVED_CONNECTIONS, poolSizing } from '../../lib/model';
 import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
 import { PoolingProxy, PoolingProxyProps } from '../../lib/pooling-proxy';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
@@ -92,13 +92,23 @@ describe('PoolingProxy', () => {
       TargetGroupName: 'default',
       DBClusterIdentifiers: [ref(cluster.cluster)],
       ConnectionPoolConfigurationInfo: {
-        MaxConnectionsPercent: DEFAULT_POOL_SETTINGS.maxConnectionsPercent,
+        // RDS Proxy's 100 would take all of max_connections: the proxy is given the 99 that leaves the reserve.
+        MaxConnectionsPercent: 99,
         MaxIdleConnectionsPercent: DEFAULT_POOL_SETTINGS.maxIdleConnectionsPercent,
         ConnectionBorrowTimeout: DEFAULT_POOL_SETTINGS.connectionBorrowTimeoutSeconds,
         SessionPinningFilters: Match.absent(),
       },
     });
-    expect(proxy.poolSizing).toEqual({ maxServerConnections: 3604, maxIdleServerConnections: 1802 });
+    expect(DEFAULT_POOL_SETTINGS.maxConnectionsPercent).toBe(100);
+    // Aurora's 3479 for db.r6gd.xlarge: floor(3479 * 0.99) = 3444 opened at most, floor(3479 * 0.05) = 173 kept idle.
+    expect(proxy.poolSizing).toEqual({ maxServerConnections: 3444, maxIdleServerConnections: 173, reservedConnections: 10 });
+  });
+
+  test('what the proxy may open leaves the documented reserve (proxy-max-connections-percent)', () => {
+    const maxConnections = cluster.sizing.maxConnections;
+    const given = proxy.poolSettings.maxConnectionsPercent;
+    expect(Math.floor((maxConnections * given) / 100)).toBe(proxy.poolSizing.maxServerConnections);
+    expect(maxConnections - proxy.poolSizing.maxServerConnections).toBeGreaterThanOrEqual(RESERVED_CONNECTIONS);
   });
 
   test('the proxy has its own security group in the data VPC', () => {
@@ -280,9 +290,9 @@ describe('PoolingProxy options', () => {
       ConnectionPoolConfigurationInfo: { MaxConnectionsPercent: 80, MaxIdleConnectionsPercent: 20, ConnectionBorrowTimeout: 30 },
     });
     template.hasResourceProperties('AWS::RDS::DBProxy', { DBProxyName: 'orders-proxy', IdleClientTimeout: 300, DebugLogging: true });
-    // floor(3604 * 0.8), floor(3604 * 0.2)
-    expect(proxy.poolSizing).toEqual({ maxServerConnections: 2883, maxIdleServerConnections: 720 });
-    expect(proxy.poolSizing).toEqual(poolSizing(3604, proxy.poolSettings));
+    // floor(3479 * 0.8), floor(3479 * 0.2): below the reserve, the percentages are the user's
+    expect(proxy.poolSizing).toEqual({ maxServerConnections: 2783, maxIdleServerConnections: 695, reservedConnections: 10 });
+    expect(proxy.poolSizing).toEqual(poolSizing(3479, proxy.poolSettings));
   });
 
   test(`${MAX_PROXY_ENDPOINTS} endpoints are allowed; the next one throws with the count`, () => {
@@ -340,9 +350,9 @@ describe('PoolingProxy validation', () => {
     );
   });
 
-  test('the default idle share (50) is checked against a lower maxConnectionsPercent', () => {
-    expect(build({ maxConnectionsPercent: 40 })).toThrow(
-      kitError('Stack/Proxy', 'maxIdleConnectionsPercent 50 exceeds maxConnectionsPercent 40: set it to 40 or less'),
+  test('the default idle share (5) is checked against a lower maxConnectionsPercent', () => {
+    expect(build({ maxConnectionsPercent: 4 })).toThrow(
+      kitError('Stack/Proxy', 'maxIdleConnectionsPercent 5 exceeds maxConnectionsPercent 4: set it to 4 or less'),
     );
   });
 

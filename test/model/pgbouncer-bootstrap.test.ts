@@ -135,6 +135,8 @@ describe('PgBouncer engine host bootstrap', () => {
     ['three hosts of 4 vCPUs', { ...fleet, hosts: 3, vcpusPerHost: 4, maxConnections: 1000 }, 2],
     ['more readers than vCPUs', { ...fleet, readers: 3, maxConnections: 900, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 80, maxIdleConnectionsPercent: 90 } }, 3],
     ['a short NLB idle timeout and more clients', { ...fleet, tcpIdleTimeoutSeconds: 60, maxClientConnections: 5000, vcpusPerHost: 8, maxConnections: 2000 }, 2],
+    // 100% of 30 would be 30: the shell stops at 30 less the reserve of 10, as poolSizing does.
+    ['a max_connections the reserve decides', { ...fleet, maxConnections: 30, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 100, maxIdleConnectionsPercent: 100 } }, 2],
   ])('GIVEN %s WHEN the bootstrap lays it out THEN every file is the model\'s, and the process list names each process', (_label, spec, readerCount) => {
     const root = mkdtempSync(join(tmpdir(), 'pooler-host-'));
     const standin = mkdtempSync(join(tmpdir(), 'aws-standin-'));

@@ -8,7 +8,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
-import { DEFAULT_POOL_SETTINGS, findInstanceClass, optimizedReadsSizing, poolSizing } from '../../lib/model';
+import { DEFAULT_POOL_SETTINGS, RESERVED_CONNECTIONS, findInstanceClass, optimizedReadsSizing, poolSizing } from '../../lib/model';
 import {
   FLEET_ADMIN_USER,
   FLEET_PATHS,
@@ -45,6 +45,19 @@ describe('PgBouncer engine fleet plan', () => {
     expect(processes.find((p) => p.target === 'reader2')!.serverHost).toBe(FLEET_PLACEHOLDERS.readerEndpoint(2));
   });
 
+  test('GIVEN the defaults on db.r6gd.xlarge WHEN planned THEN the fleet leaves the documented reserve and keeps 5% warm, not half', () => {
+    // GIVEN Aurora's 3479 (not the 3604 of nominal memory), less the reserve of 10
+    expect(reference.maxConnections).toBe(3479);
+    const processes = planFleetProcesses(reference);
+    for (const target of ['writer', 'reader1', 'reader2']) {
+      const mine = processes.filter((p) => p.target === target);
+      const open = reference.hosts * mine.reduce((sum, p) => sum + p.poolSize, 0);
+      const warm = reference.hosts * mine.reduce((sum, p) => sum + p.minPoolSize, 0);
+      // THEN writer: 2 hosts x 2 processes x floor(3469 / 4) = 3468, min_pool_size floor(173 / 4) = 43 each; each reader: 2 x 1 x 1734
+      expect([target, open, reference.maxConnections - open >= RESERVED_CONNECTIONS, warm]).toEqual([target, 3468, true, 172]);
+    }
+  });
+
   test('GIVEN more readers than vCPUs WHEN planned THEN every reader still has a process of its own', () => {
     const processes = planFleetProcesses({ ...reference, readers: 3 });
     expect(processes.filter((p) => p.listener === 'readOnly').map((p) => p.target)).toEqual(['reader1', 'reader2', 'reader3']);
@@ -61,7 +74,9 @@ describe('PgBouncer engine fleet plan', () => {
     ['an idle timeout the NLB refuses', { tcpIdleTimeoutSeconds: 30 }, /^tcpIdleTimeoutSeconds 30 is out of range: the NLB accepts a TCP idle timeout of 60 to 6000 seconds/],
     ['no reader', { readers: 0 }, /^readers 0 is out of range/],
     ['fractional vCPUs', { vcpusPerHost: 1.5 }, /^vcpusPerHost 1\.5 is out of range/],
-    ['a budget too small for the fleet', { maxConnections: 20, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 10 }, hosts: 4, vcpusPerHost: 2 }, /^hosts 4 x 2 processes per target need 8 server connections of a budget of 2 \(maxConnectionsPercent 10 of max_connections 20\): use fewer hosts/],
+    ['a budget too small for the fleet', { maxConnections: 20, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 10 }, hosts: 4, vcpusPerHost: 2 }, /^hosts 4 x 2 processes per target need 8 server connections of a budget of 2 \(maxConnectionsPercent 10 of max_connections 20, never into the 10 connections reserved for rdsadmin, AWS's automation, the master user and the role bootstrap\): use fewer hosts/],
+    // 100% of 20 would be 20, but 10 are reserved: 12 processes cannot each have one of the 10 left.
+    ['a budget the reserve leaves too small', { maxConnections: 20, hosts: 3, vcpusPerHost: 4, readers: 1 }, /^hosts 3 x 4 processes per target need 12 server connections of a budget of 10 \(maxConnectionsPercent 100 of max_connections 20, never into the 10 connections/],
   ])('GIVEN %s WHEN validated THEN the message names the property, the value and the fix', (_label, bad, message) => {
     expect(() => validateFleet({ ...reference, ...bad })).toThrow(message);
   });

@@ -111,8 +111,8 @@ describe('PgBouncer configuration from the kit pool settings', () => {
     expect(() => renderPgBouncerIni({ ...spec, database: 'kit\n[pgbouncer]' }, proc(1, 0), peers)).toThrow(/line break/);
     expect(() => renderPgBouncerIni(spec, proc(9, 0), peers)).toThrow(/peer 9 is missing from its own \[peers\] list/);
     expect(() => renderPgBouncerIni(spec, proc(0, 0), peers)).toThrow(/peer_id 0 is outside 1\.\.16383/);
-    // A budget of 2 over 3 processes would leave one with pool_size 0, which PgBouncer reads as unlimited.
-    expect(() => renderPgBouncerIni({ ...spec, maxConnections: 4 }, proc(3, 2), peers)).toThrow(/slot 2 of 3 processes gets no server connection of a budget of 2/);
+    // A budget of 2 (50% of 12 would be 6, but 10 of the 12 are reserved) over 3 processes would leave one with pool_size 0, which PgBouncer reads as unlimited.
+    expect(() => renderPgBouncerIni({ ...spec, maxConnections: 12 }, proc(3, 2), peers)).toThrow(/slot 2 of 3 processes gets no server connection of a budget of 2/);
   });
 });
 
@@ -132,8 +132,10 @@ describe('rehearsal rules', () => {
     [{ pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 0 } }, /^pool: maxConnectionsPercent 0 is out of range/],
     [{ poolerProcesses: 0 }, /^poolerProcesses 0 is out of range: set how many PgBouncer processes/],
     [{ poolerVcpus: 0.5 }, /^poolerVcpus 0\.5 is out of range: set the vCPUs of the pooler host .* \(an integer from 1 to 64\)$/],
-    [{ poolerProcesses: 6, maxConnections: 10, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 50 } }, /^poolerProcesses 6 exceeds the pool size 5 each target's processes split between them \(PgBouncer reads a pool_size of 0 as unlimited\): lower poolerProcesses to 5 or raise maxConnectionsPercent$/],
-    [{ sizingMaxConnections: 1000, maxConnections: 100 }, /^pool size 1000 \(maxConnectionsPercent 100 of max_connections 1000\) exceeds the replicas' maxConnections 100: lower maxConnectionsPercent to 10 or less, or raise maxConnections to 1000$/],
+    [{ poolerProcesses: 6, maxConnections: 20, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 25 } }, /^poolerProcesses 6 exceeds the pool size 5 each target's processes split between them \(PgBouncer reads a pool_size of 0 as unlimited\): lower poolerProcesses to 5 or raise maxConnectionsPercent$/],
+    // 100% of 1000 is 1000, but the pools stop at 1000 less the reserve of 10; the local instances keep the same reserve.
+    [{ sizingMaxConnections: 1000, maxConnections: 100 }, /^pool size 990 \(maxConnectionsPercent 100 of max_connections 1000\) exceeds the replicas' maxConnections 100 less the 10 connections reserved: lower maxConnectionsPercent to 9 or less, or raise maxConnections to 1000$/],
+    [{ maxConnections: 10 }, /^pool size 0 \(maxConnectionsPercent 100 of max_connections 10, less the 10 connections reserved\) leaves no server connection: raise maxConnectionsPercent, or maxConnections above 10$/],
   ])('GIVEN %p WHEN validating THEN the message names the setting, the value and the fix', (bad, message) => {
     const problems = runRules(REHEARSAL_RULES, { ...ok, ...bad });
     expect(problems).toHaveLength(1);
@@ -156,7 +158,7 @@ describe('refusals before anything starts', () => {
 
     // THEN
     await expect(up).rejects.toThrow(RehearsalConfigError);
-    await expect(up).rejects.toThrow(/replicas 0 is out of range[\s\S]*pool size 50 .* exceeds the replicas' maxConnections 10/);
+    await expect(up).rejects.toThrow(/replicas 0 is out of range[\s\S]*pool size 40 .* exceeds the replicas' maxConnections 10 less the 10 connections reserved/);
     expect(existsSync(join(workDir, 'r'))).toBe(false);
   });
 
@@ -182,7 +184,7 @@ describe('refusals before anything starts', () => {
 describe('CLI arguments and peer configs', () => {
   test('GIVEN CLI flags WHEN parsed THEN they become rehearsal settings', () => {
     const settings = settingsFrom(parseArgs(['up', '--replicas', '3', '--async', '--work-dir=/tmp/x', '--max-connections-percent', '50', '--pooler-processes', '3', '--pooler-vcpus', '2']));
-    expect(settings).toEqual({ replicas: 3, synchronous: false, workDir: '/tmp/x', poolerProcesses: 3, poolerVcpus: 2, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 50, connectionBorrowTimeoutSeconds: 120 } });
+    expect(settings).toEqual({ replicas: 3, synchronous: false, workDir: '/tmp/x', poolerProcesses: 3, poolerVcpus: 2, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } });
     expect(() => parseArgs(['up', '--bogus'])).toThrow(/unknown option --bogus/);
     expect(() => parseArgs(['launch'])).toThrow(/unknown command launch/);
   });

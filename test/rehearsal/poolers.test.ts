@@ -5,6 +5,7 @@
  * process killed with SIGKILL under load: the others take its new connections and the health checker
  * starts it again.
  */
+import { CONNECTION_RESERVE, RESERVED_CONNECTIONS } from '../../lib/model';
 import { isAlive, type PoolSizes, type Rehearsal, type RehearsalStatus, query, waitFor } from '../../lib/rehearsal';
 import { startRehearsal, stopRehearsal } from './live';
 import { cancelKey, connected, FreshConnectionProber, LoopingClients, sendCancel } from './pooler-clients';
@@ -33,6 +34,17 @@ async function pools(which: keyof PoolSizes): Promise<Pools> {
 }
 
 describe('several PgBouncer processes per endpoint', () => {
+  test('GIVEN the local instances WHEN asked THEN their max_connections is the setting, as Aurora\'s is, and the pools leave the same reserve within it', async () => {
+    // WHEN
+    const [settings] = await query<{ max_connections: string; superuser_reserved_connections: string }>(
+      rehearsal.endpoints.readWrite,
+      "SELECT current_setting('max_connections') AS max_connections, current_setting('superuser_reserved_connections') AS superuser_reserved_connections",
+    );
+    // THEN 40 (live.ts), not 40 plus the superuser slots: those are within it, as rdsadmin's are on Aurora
+    expect(settings).toEqual({ max_connections: '40', superuser_reserved_connections: String(CONNECTION_RESERVE.find((p) => p.id === 'superuser-reserved')!.connections) });
+    for (const size of [rehearsal.poolSizes.readWrite, rehearsal.poolSizes.readOnly]) expect(size).toBeLessThanOrEqual(40 - RESERVED_CONNECTIONS);
+  });
+
   test('GIVEN 2 processes per target WHEN 30 clients connect to the read/write endpoint THEN the kernel spreads them over both, each within its share of the pool', async () => {
     // WHEN
     const clients = await Promise.all(Array.from({ length: 30 }, () => connected(rehearsal.endpoints.readWrite)));

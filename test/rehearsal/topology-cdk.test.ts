@@ -49,7 +49,9 @@ describe('topologyFromCdkOut: the reference deployment, default context', () => 
 
   test('THEN the proxy requires TLS, uses end-to-end IAM, sits in the data VPC, and its pool is the kit default', () => {
     expect(t.proxy).toMatchObject({ engineFamily: 'POSTGRESQL', requireTls: true, authScheme: 'IAM_AUTH', vpc: idOf(stack, stack.dataVpc), idleClientTimeoutSeconds: 1800 });
-    expect(t.proxy.pool).toEqual({ ...DEFAULT_POOL_SETTINGS, defaulted: [] });
+    // The kit's defaults as the proxy is given them: MaxConnectionsPercent kept to the 99 that leaves the reserve.
+    expect(t.proxy.pool).toEqual({ ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 99, defaulted: [] });
+    expect(t.proxy.pool).toMatchObject(stack.proxy!.poolSettings);
   });
 
   test('THEN 3 endpoints: the default READ_WRITE one in the data VPC, and READ_ONLY and READ_WRITE ones in the consumer VPC', () => {
@@ -97,7 +99,7 @@ describe('topologyFromCdkOut: the reference deployment, default context', () => 
 
   test('WHEN mapped to rehearsal settings THEN one replica per reader and the proxy\'s pool, which the rehearsal accepts', () => {
     const settings = settingsFromTopology(t);
-    expect(settings).toEqual({ replicas: 2, pool: DEFAULT_POOL_SETTINGS, port: 5432 });
+    expect(settings).toEqual({ replicas: 2, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 99 }, port: 5432 });
     expect(() => validateSettings(resolveSettings(settings))).not.toThrow();
   });
 });
@@ -119,7 +121,7 @@ describe('topologyFromCdkOut: context variants', () => {
     ]);
     expect(t.endpoints.filter((e) => !e.isDefault).every((e) => e.vpc === idOf(stack, stack.consumerVpc))).toBe(true);
     expect(t.consumers.find((c) => c.id === idOf(stack, stack.reader.function))!.endpoint).toBe(idOf(stack, stack.readOnlyEndpoint, ENDPOINT));
-    expect(t.proxy.pool).toMatchObject({ maxConnectionsPercent: 80, maxIdleConnectionsPercent: 50 });
+    expect(t.proxy.pool).toMatchObject({ maxConnectionsPercent: 80, maxIdleConnectionsPercent: 5 });
     expect(settingsFromTopology(t)).toMatchObject({ replicas: 3, pool: { maxConnectionsPercent: 80 } });
   });
 

@@ -65,6 +65,6 @@ describe('the reference deployment, from cdk.out and from plan.json', () => {
     const { output } = await runRehearseCommand(['topology', '--from', path.join(cdkOut, 'manifest.json')]);
     expect(output).toContain('2 readers');
     expect(output).toMatch(/READ_ONLY {3}added {5}\S+ {2}in AuroraProxyKit\/ConsumerVpc \(10\.20\.0\.0\/16\)/);
-    expect(output).toContain('Rehearsal settings it implies: --replicas 2 --port 5432 --max-connections-percent 100 --max-idle-connections-percent 50 --borrow-timeout 120');
+    expect(output).toContain('Rehearsal settings it implies: --replicas 2 --port 5432 --max-connections-percent 99 --max-idle-connections-percent 5 --borrow-timeout 120');
   });
 });

@@ -87,7 +87,7 @@ describe('examples/complete-pgbouncer plan', () => {
         Vcpus: '2',
         MaxConnections: String(maxConnections),
         MaxConnectionsPercent: '100',
-        MaxIdleConnectionsPercent: '50',
+        MaxIdleConnectionsPercent: '5',
         BorrowTimeoutSeconds: '120',
         MaxClientConnections: '1000',
         TcpIdleTimeoutSeconds: '350',

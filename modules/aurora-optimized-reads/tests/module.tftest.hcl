@@ -54,7 +54,7 @@ run "secure_defaults" {
     error_message = "parameter group family must follow the major version"
   }
   assert {
-    condition     = output.tiered_cache_gib == 134.7 && output.temporary_objects_gib == 64 && output.max_connections == 3604
+    condition     = output.tiered_cache_gib == 134.7 && output.temporary_objects_gib == 64 && output.max_connections == 3479 && output.sizing.max_connections_basis == "published-same-memory"
     error_message = "sizing of db.r6gd.xlarge must come from the model"
   }
 }

@@ -19,13 +19,18 @@ output "temporary_objects_gib" {
 }
 
 output "max_connections" {
-  description = "Default max_connections per instance (upper bound)."
+  description = "Aurora's default max_connections per instance (AWS's published value for the class or one of its memory)."
   value       = module.database.max_connections
 }
 
 output "proxy_max_server_connections" {
-  description = "Server connections the proxy may open per instance."
+  description = "Server connections the proxy may open per instance, leaving the reserved connections."
   value       = module.proxy.max_server_connections
+}
+
+output "reserved_connections" {
+  description = "Connections of each instance the proxy leaves to rdsadmin, AWS's automation, the master user and the role bootstrap."
+  value       = module.proxy.reserved_connections
 }
 
 output "read_only_endpoint" {

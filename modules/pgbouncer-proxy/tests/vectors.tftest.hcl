@@ -26,7 +26,7 @@ variables {
 }
 
 # max-connections-percent {"maxConnectionsPercent":1}: accepted
-# with the module's defaults the model also says: max_idle_connections_percent 50 exceeds max_connections_percent 1: set it to 1 or less
+# with the module's defaults the model also says: max_idle_connections_percent 5 exceeds max_connections_percent 1: set it to 1 or less
 run "v001_max_connections_percent_rejected" {
   command = plan
 
@@ -47,8 +47,8 @@ run "v002_max_connections_percent_accepted" {
 }
 
 # max-connections-percent {"maxConnectionsPercent":0}: rejected: max_connections_percent 0 is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)
-# with the module's defaults the model also says: max_idle_connections_percent 50 exceeds max_connections_percent 0: set it to 0 or less
-# with the module's defaults the model also says: hosts 2 x 2 processes per target need 4 server connections of a budget of 0 (max_connections_percent 0 of max_connections 1000): use fewer hosts or a smaller instance type, or raise max_connections_percent
+# with the module's defaults the model also says: max_idle_connections_percent 5 exceeds max_connections_percent 0: set it to 0 or less
+# with the module's defaults the model also says: hosts 2 x 2 processes per target need 4 server connections of a budget of 0 (max_connections_percent 0 of max_connections 1000, never into the 10 connections reserved for rdsadmin, AWS's automation, the master user and the role bootstrap): use fewer hosts or a smaller instance type, or raise max_connections_percent up to 100
 run "v003_max_connections_percent_rejected" {
   command = plan
 
@@ -452,7 +452,7 @@ run "v040_fleet_budget_split_accepted" {
   }
 }
 
-# fleet-budget-split {"hosts":2,"vcpusPerHost":2,"readers":1,"maxConnections":300,"pool":{"maxConnectionsPercent":1,"maxIdleConnectionsPercent":0,"connectionBorrowTimeoutSeconds":120}}: rejected: hosts 2 x 2 processes per target need 4 server connections of a budget of 3 (max_connections_percent 1 of max_connections 300): use fewer hosts or a smaller instance type, or raise max_connections_percent
+# fleet-budget-split {"hosts":2,"vcpusPerHost":2,"readers":1,"maxConnections":300,"pool":{"maxConnectionsPercent":1,"maxIdleConnectionsPercent":0,"connectionBorrowTimeoutSeconds":120}}: rejected: hosts 2 x 2 processes per target need 4 server connections of a budget of 3 (max_connections_percent 1 of max_connections 300, never into the 10 connections reserved for rdsadmin, AWS's automation, the master user and the role bootstrap): use fewer hosts or a smaller instance type, or raise max_connections_percent up to 100
 run "v041_fleet_budget_split_rejected" {
   command = plan
 
@@ -469,7 +469,7 @@ run "v041_fleet_budget_split_rejected" {
   expect_failures = [aws_launch_template.this]
 }
 
-# fleet-budget-split {"hosts":4,"vcpusPerHost":2,"readers":1,"maxConnections":20,"pool":{"maxConnectionsPercent":10,"maxIdleConnectionsPercent":0,"connectionBorrowTimeoutSeconds":120}}: rejected: hosts 4 x 2 processes per target need 8 server connections of a budget of 2 (max_connections_percent 10 of max_connections 20): use fewer hosts or a smaller instance type, or raise max_connections_percent
+# fleet-budget-split {"hosts":4,"vcpusPerHost":2,"readers":1,"maxConnections":20,"pool":{"maxConnectionsPercent":10,"maxIdleConnectionsPercent":0,"connectionBorrowTimeoutSeconds":120}}: rejected: hosts 4 x 2 processes per target need 8 server connections of a budget of 2 (max_connections_percent 10 of max_connections 20, never into the 10 connections reserved for rdsadmin, AWS's automation, the master user and the role bootstrap): use fewer hosts or a smaller instance type, or raise max_connections_percent up to 100
 run "v042_fleet_budget_split_rejected" {
   command = plan
 
@@ -486,7 +486,7 @@ run "v042_fleet_budget_split_rejected" {
   expect_failures = [aws_launch_template.this]
 }
 
-# fleet-budget-split {"hosts":20,"vcpusPerHost":64,"readers":1,"maxConnections":1000,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":50,"connectionBorrowTimeoutSeconds":120}}: rejected: hosts 20 x 64 processes per target need 1280 server connections of a budget of 1000 (max_connections_percent 100 of max_connections 1000): use fewer hosts or a smaller instance type, or raise max_connections_percent
+# fleet-budget-split {"hosts":20,"vcpusPerHost":64,"readers":1,"maxConnections":1000,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":50,"connectionBorrowTimeoutSeconds":120}}: rejected: hosts 20 x 64 processes per target need 1280 server connections of a budget of 990 (max_connections_percent 100 of max_connections 1000, never into the 10 connections reserved for rdsadmin, AWS's automation, the master user and the role bootstrap): use fewer hosts or a smaller instance type, or raise max_connections_percent up to 100
 run "v043_fleet_budget_split_rejected" {
   command = plan
 
@@ -503,8 +503,40 @@ run "v043_fleet_budget_split_rejected" {
   expect_failures = [aws_launch_template.this]
 }
 
+# fleet-budget-split {"hosts":2,"vcpusPerHost":2,"readers":1,"maxConnections":14,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: accepted
+run "v044_fleet_budget_split_accepted" {
+  command = plan
+
+  variables {
+    hosts                             = 2
+    instance_type                     = "c7g.large"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 14
+    max_connections_percent           = 100
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+}
+
+# fleet-budget-split {"hosts":5,"vcpusPerHost":2,"readers":1,"maxConnections":18,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: rejected: hosts 5 x 2 processes per target need 10 server connections of a budget of 8 (max_connections_percent 100 of max_connections 18, never into the 10 connections reserved for rdsadmin, AWS's automation, the master user and the role bootstrap): use fewer hosts or a smaller instance type, or raise max_connections_percent up to 100
+run "v045_fleet_budget_split_rejected" {
+  command = plan
+
+  variables {
+    hosts                             = 5
+    instance_type                     = "c7g.large"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 18
+    max_connections_percent           = 100
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+
+  expect_failures = [aws_launch_template.this]
+}
+
 # pooler-instance-graviton {"instanceType":"c7g.large"}: accepted
-run "v044_pooler_instance_graviton_accepted" {
+run "v046_pooler_instance_graviton_accepted" {
   command = plan
 
   variables {
@@ -513,7 +545,7 @@ run "v044_pooler_instance_graviton_accepted" {
 }
 
 # pooler-instance-graviton {"instanceType":"m8g.2xlarge"}: accepted
-run "v045_pooler_instance_graviton_accepted" {
+run "v047_pooler_instance_graviton_accepted" {
   command = plan
 
   variables {
@@ -522,7 +554,7 @@ run "v045_pooler_instance_graviton_accepted" {
 }
 
 # pooler-instance-graviton {"instanceType":"c6i.large"}: rejected: instance_type c6i.large is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image
-run "v046_pooler_instance_graviton_rejected" {
+run "v048_pooler_instance_graviton_rejected" {
   command = plan
 
   variables {
@@ -533,7 +565,7 @@ run "v046_pooler_instance_graviton_rejected" {
 }
 
 # pooler-instance-graviton {"instanceType":"t3.micro"}: rejected: instance_type t3.micro is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image
-run "v047_pooler_instance_graviton_rejected" {
+run "v049_pooler_instance_graviton_rejected" {
   command = plan
 
   variables {
@@ -544,7 +576,7 @@ run "v047_pooler_instance_graviton_rejected" {
 }
 
 # pooler-instance-graviton {"instanceType":"c7g"}: rejected: instance_type c7g is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image
-run "v048_pooler_instance_graviton_rejected" {
+run "v050_pooler_instance_graviton_rejected" {
   command = plan
 
   variables {
@@ -555,7 +587,7 @@ run "v048_pooler_instance_graviton_rejected" {
 }
 
 # pooler-instance-known {"instanceType":"c7g.large"}: accepted
-run "v049_pooler_instance_known_accepted" {
+run "v051_pooler_instance_known_accepted" {
   command = plan
 
   variables {
@@ -564,7 +596,7 @@ run "v049_pooler_instance_known_accepted" {
 }
 
 # pooler-instance-known {"instanceType":"r8g.16xlarge"}: accepted
-run "v050_pooler_instance_known_accepted" {
+run "v052_pooler_instance_known_accepted" {
   command = plan
 
   variables {
@@ -573,7 +605,7 @@ run "v050_pooler_instance_known_accepted" {
 }
 
 # pooler-instance-known {"instanceType":"c6g.large"}: rejected: instance_type c6g.large is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
-run "v051_pooler_instance_known_rejected" {
+run "v053_pooler_instance_known_rejected" {
   command = plan
 
   variables {
@@ -584,7 +616,7 @@ run "v051_pooler_instance_known_rejected" {
 }
 
 # pooler-instance-known {"instanceType":"c7g.metal"}: rejected: instance_type c7g.metal is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
-run "v052_pooler_instance_known_rejected" {
+run "v054_pooler_instance_known_rejected" {
   command = plan
 
   variables {
@@ -595,7 +627,7 @@ run "v052_pooler_instance_known_rejected" {
 }
 
 # pooler-instance-known {"instanceType":"c7gn.large"}: rejected: instance_type c7gn.large is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
-run "v053_pooler_instance_known_rejected" {
+run "v055_pooler_instance_known_rejected" {
   command = plan
 
   variables {
@@ -606,7 +638,7 @@ run "v053_pooler_instance_known_rejected" {
 }
 
 # pooler-user-name {"readOnlyServerUser":"apk_pooler_reader"}: accepted
-run "v054_pooler_user_name_accepted" {
+run "v056_pooler_user_name_accepted" {
   command = plan
 
   variables {
@@ -615,7 +647,7 @@ run "v054_pooler_user_name_accepted" {
 }
 
 # pooler-user-name {"consumerUser":"app_reader"}: accepted
-run "v055_pooler_user_name_accepted" {
+run "v057_pooler_user_name_accepted" {
   command = plan
 
   variables {
@@ -624,7 +656,7 @@ run "v055_pooler_user_name_accepted" {
 }
 
 # pooler-user-name {"readOnlyServerUser":"Reader"}: rejected: read_only_server_user Reader is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v056_pooler_user_name_rejected" {
+run "v058_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -635,7 +667,7 @@ run "v056_pooler_user_name_rejected" {
 }
 
 # pooler-user-name {"readOnlyServerUser":"rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"}: rejected: read_only_server_user rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v057_pooler_user_name_rejected" {
+run "v059_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -646,7 +678,7 @@ run "v057_pooler_user_name_rejected" {
 }
 
 # pooler-user-name {"consumerUser":"1app"}: rejected: consumer_users item 1app is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v058_pooler_user_name_rejected" {
+run "v060_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -657,7 +689,7 @@ run "v058_pooler_user_name_rejected" {
 }
 
 # pooler-user-name {"consumerUser":"app-reader"}: rejected: consumer_users item app-reader is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v059_pooler_user_name_rejected" {
+run "v061_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -668,7 +700,7 @@ run "v059_pooler_user_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"vectors"}: accepted
-run "v060_fleet_load_balancer_name_accepted" {
+run "v062_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -677,7 +709,7 @@ run "v060_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"a"}: accepted
-run "v061_fleet_load_balancer_name_accepted" {
+run "v063_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -686,7 +718,7 @@ run "v061_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg-fleet-1"}: accepted
-run "v062_fleet_load_balancer_name_accepted" {
+run "v064_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -695,7 +727,7 @@ run "v062_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"fffffffffffffffffffffffffffff"}: accepted
-run "v063_fleet_load_balancer_name_accepted" {
+run "v065_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -704,7 +736,7 @@ run "v063_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"ffffffffffffffffffffffffffffff"}: rejected: name ffffffffffffffffffffffffffffff is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
-run "v064_fleet_load_balancer_name_rejected" {
+run "v066_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -715,7 +747,7 @@ run "v064_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"Fleet"}: rejected: name Fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
-run "v065_fleet_load_balancer_name_rejected" {
+run "v067_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -726,7 +758,7 @@ run "v065_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"1fleet"}: rejected: name 1fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
-run "v066_fleet_load_balancer_name_rejected" {
+run "v068_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -737,7 +769,7 @@ run "v066_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg-fleet-"}: rejected: name pg-fleet- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
-run "v067_fleet_load_balancer_name_rejected" {
+run "v069_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -748,7 +780,7 @@ run "v067_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg--fleet"}: rejected: name pg--fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
-run "v068_fleet_load_balancer_name_rejected" {
+run "v070_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -759,7 +791,7 @@ run "v068_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg_fleet"}: rejected: name pg_fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
-run "v069_fleet_load_balancer_name_rejected" {
+run "v071_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -770,7 +802,7 @@ run "v069_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"prod/fleet"}: rejected: name prod/fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
-run "v070_fleet_load_balancer_name_rejected" {
+run "v072_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -781,7 +813,7 @@ run "v070_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":""}: rejected: name  is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
-run "v071_fleet_load_balancer_name_rejected" {
+run "v073_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -792,7 +824,7 @@ run "v071_fleet_load_balancer_name_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":[]}: accepted
-run "v072_pooler_consumer_users_accepted" {
+run "v074_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -801,7 +833,7 @@ run "v072_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader"]}: accepted
-run "v073_pooler_consumer_users_accepted" {
+run "v075_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -810,7 +842,7 @@ run "v073_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader","app_writer"]}: accepted
-run "v074_pooler_consumer_users_accepted" {
+run "v076_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -819,7 +851,7 @@ run "v074_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15"]}: accepted
-run "v075_pooler_consumer_users_accepted" {
+run "v077_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -828,7 +860,7 @@ run "v075_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader","app_reader"]}: rejected: consumer_users app_reader,app_reader names app_reader more than once: name each user once, and let consumers of the same access share it
-run "v076_pooler_consumer_users_rejected" {
+run "v078_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -839,7 +871,7 @@ run "v076_pooler_consumer_users_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader","app_writer","app_reader"]}: rejected: consumer_users app_reader,app_writer,app_reader names app_reader more than once: name each user once, and let consumers of the same access share it
-run "v077_pooler_consumer_users_rejected" {
+run "v079_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -850,7 +882,7 @@ run "v077_pooler_consumer_users_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15","app_16"]}: rejected: consumer_users app_1,app_2,app_3,app_4,app_5,app_6,app_7,app_8,app_9,app_10,app_11,app_12,app_13,app_14,app_15,app_16 are 16 users: the hosts take at most 15, as their user data carries each user's secret ARN and EC2 user data is limited to 16 KB; share a user between consumers of the same access
-run "v078_pooler_consumer_users_rejected" {
+run "v080_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -861,7 +893,7 @@ run "v078_pooler_consumer_users_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15","app_1"]}: rejected: consumer_users app_1,app_2,app_3,app_4,app_5,app_6,app_7,app_8,app_9,app_10,app_11,app_12,app_13,app_14,app_15,app_1 names app_1 more than once: name each user once, and let consumers of the same access share it
-run "v079_pooler_consumer_users_rejected" {
+run "v081_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -872,7 +904,7 @@ run "v079_pooler_consumer_users_rejected" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a","vpcCidrBlock":"10.10.0.0/16"}: accepted
-run "v080_pooler_s3_egress_vpc_cidr_accepted" {
+run "v082_pooler_s3_egress_vpc_cidr_accepted" {
   command = plan
 
   variables {
@@ -882,7 +914,7 @@ run "v080_pooler_s3_egress_vpc_cidr_accepted" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":null}: accepted
-run "v081_pooler_s3_egress_vpc_cidr_accepted" {
+run "v083_pooler_s3_egress_vpc_cidr_accepted" {
   command = plan
 
   variables {
@@ -891,7 +923,7 @@ run "v081_pooler_s3_egress_vpc_cidr_accepted" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":null,"vpcCidrBlock":"10.10.0.0/16"}: accepted
-run "v082_pooler_s3_egress_vpc_cidr_accepted" {
+run "v084_pooler_s3_egress_vpc_cidr_accepted" {
   command = plan
 
   variables {
@@ -901,7 +933,7 @@ run "v082_pooler_s3_egress_vpc_cidr_accepted" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a"}: rejected: s3_prefix_list_id pl-63a5400a narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are
-run "v083_pooler_s3_egress_vpc_cidr_rejected" {
+run "v085_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
@@ -912,7 +944,7 @@ run "v083_pooler_s3_egress_vpc_cidr_rejected" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a","vpcCidrBlock":null}: rejected: s3_prefix_list_id pl-63a5400a narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are
-run "v084_pooler_s3_egress_vpc_cidr_rejected" {
+run "v086_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
@@ -924,7 +956,7 @@ run "v084_pooler_s3_egress_vpc_cidr_rejected" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
-run "v085_pooler_tls_certificate_pair_accepted" {
+run "v087_pooler_tls_certificate_pair_accepted" {
   command = plan
 
   variables {
@@ -934,7 +966,7 @@ run "v085_pooler_tls_certificate_pair_accepted" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v086_pooler_tls_certificate_pair_accepted" {
+run "v088_pooler_tls_certificate_pair_accepted" {
   command = plan
 
   variables {
@@ -944,7 +976,7 @@ run "v086_pooler_tls_certificate_pair_accepted" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":null}: rejected: tls_ca_certificate is not set: a certificate made outside the module (tls_secret_arn) comes with the CA consumers verify it against; pass that CA in tls_ca_certificate, or leave tls_secret_arn unset for the module's own CA
-run "v087_pooler_tls_certificate_pair_rejected" {
+run "v089_pooler_tls_certificate_pair_rejected" {
   command = plan
 
   variables {
@@ -956,7 +988,7 @@ run "v087_pooler_tls_certificate_pair_rejected" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":null,"tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: rejected: tls_secret_arn is not set: tls_ca_certificate is the CA of a certificate made outside the module, which the hosts read from a secret; pass that secret in tls_secret_arn, or leave tls_ca_certificate unset for the module's own CA
-run "v088_pooler_tls_certificate_pair_rejected" {
+run "v090_pooler_tls_certificate_pair_rejected" {
   command = plan
 
   variables {
@@ -968,7 +1000,7 @@ run "v088_pooler_tls_certificate_pair_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_bucket":"vectors-lambda","s3_key":"pooler-certificate.zip"},"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v089_pooler_certificate_function_accepted" {
+run "v091_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -979,7 +1011,7 @@ run "v089_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"filename":"pooler-certificate.zip","source_code_hash":"aGFzaA=="},"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v090_pooler_certificate_function_accepted" {
+run "v092_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -990,7 +1022,7 @@ run "v090_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":null,"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
-run "v091_pooler_certificate_function_accepted" {
+run "v093_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -1001,7 +1033,7 @@ run "v091_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":null,"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
-run "v092_pooler_certificate_function_rejected" {
+run "v094_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1014,7 +1046,7 @@ run "v092_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
-run "v093_pooler_certificate_function_rejected" {
+run "v095_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1027,7 +1059,7 @@ run "v093_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"filename":"pooler-certificate.zip","s3_bucket":"vectors-lambda","s3_key":"pooler-certificate.zip","source_code_hash":"aGFzaA=="},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has filename with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both
-run "v094_pooler_certificate_function_rejected" {
+run "v096_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1040,7 +1072,7 @@ run "v094_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_bucket":"vectors-lambda"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
-run "v095_pooler_certificate_function_rejected" {
+run "v097_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1053,7 +1085,7 @@ run "v095_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_key":"pooler-certificate.zip"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
-run "v096_pooler_certificate_function_rejected" {
+run "v098_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1066,7 +1098,7 @@ run "v096_pooler_certificate_function_rejected" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"pg-fleet"}: accepted
-run "v097_fleet_load_balancer_name_prefix_accepted" {
+run "v099_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1075,7 +1107,7 @@ run "v097_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal"}: accepted
-run "v098_fleet_load_balancer_name_prefix_accepted" {
+run "v100_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1084,7 +1116,7 @@ run "v098_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"my-internal-fleet"}: accepted
-run "v099_fleet_load_balancer_name_prefix_accepted" {
+run "v101_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1093,7 +1125,7 @@ run "v099_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal-fleet"}: rejected: name internal-fleet begins with "internal-", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not
-run "v100_fleet_load_balancer_name_prefix_rejected" {
+run "v102_fleet_load_balancer_name_prefix_rejected" {
   command = plan
 
   variables {
@@ -1105,7 +1137,7 @@ run "v100_fleet_load_balancer_name_prefix_rejected" {
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal-"}: rejected: name internal- begins with "internal-", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not
 # with the module's defaults the model also says: name internal- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
-run "v101_fleet_load_balancer_name_prefix_rejected" {
+run "v103_fleet_load_balancer_name_prefix_rejected" {
   command = plan
 
   variables {
@@ -1116,7 +1148,7 @@ run "v101_fleet_load_balancer_name_prefix_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit-packages"}: accepted
-run "v102_pooler_packages_bucket_accepted" {
+run "v104_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1125,7 +1157,7 @@ run "v102_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"abc"}: accepted
-run "v103_pooler_packages_bucket_accepted" {
+run "v105_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1134,7 +1166,7 @@ run "v103_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"123-packages"}: accepted
-run "v104_pooler_packages_bucket_accepted" {
+run "v106_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1143,7 +1175,7 @@ run "v104_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: accepted
-run "v105_pooler_packages_bucket_accepted" {
+run "v107_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1152,7 +1184,7 @@ run "v105_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit.packages"}: rejected: packages_bucket kit.packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v106_pooler_packages_bucket_rejected" {
+run "v108_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1163,7 +1195,7 @@ run "v106_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"ab"}: rejected: packages_bucket ab is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v107_pooler_packages_bucket_rejected" {
+run "v109_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1174,7 +1206,7 @@ run "v107_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"Kit-packages"}: rejected: packages_bucket Kit-packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v108_pooler_packages_bucket_rejected" {
+run "v110_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1185,7 +1217,7 @@ run "v108_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"-kit-packages"}: rejected: packages_bucket -kit-packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v109_pooler_packages_bucket_rejected" {
+run "v111_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1196,7 +1228,7 @@ run "v109_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit-packages-"}: rejected: packages_bucket kit-packages- is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v110_pooler_packages_bucket_rejected" {
+run "v112_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1207,7 +1239,7 @@ run "v110_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: rejected: packages_bucket pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v111_pooler_packages_bucket_rejected" {
+run "v113_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1218,7 +1250,7 @@ run "v111_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pgbouncer/packages.tar"}: accepted
-run "v112_pooler_packages_key_accepted" {
+run "v114_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1227,7 +1259,7 @@ run "v112_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/debian-13_arm64(1)!*'.tar"}: accepted
-run "v113_pooler_packages_key_accepted" {
+run "v115_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1236,7 +1268,7 @@ run "v113_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: accepted
-run "v114_pooler_packages_key_accepted" {
+run "v116_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1245,7 +1277,7 @@ run "v114_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/\"packages\".tar"}: rejected: packages_key pooler/"packages".tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v115_pooler_packages_key_rejected" {
+run "v117_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1256,7 +1288,7 @@ run "v115_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/$(reboot).tar"}: rejected: packages_key pooler/$(reboot).tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v116_pooler_packages_key_rejected" {
+run "v118_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1267,7 +1299,7 @@ run "v116_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/`id`.tar"}: rejected: packages_key pooler/`id`.tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v117_pooler_packages_key_rejected" {
+run "v119_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1278,7 +1310,7 @@ run "v117_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler packages.tar"}: rejected: packages_key pooler packages.tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v118_pooler_packages_key_rejected" {
+run "v120_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1289,7 +1321,7 @@ run "v118_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: rejected: packages_key kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v119_pooler_packages_key_rejected" {
+run "v121_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1300,7 +1332,7 @@ run "v119_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":""}: rejected: packages_key  is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v120_pooler_packages_key_rejected" {
+run "v122_pooler_packages_key_rejected" {
   command = plan
 
   variables {

@@ -20,7 +20,7 @@ variables {
 }
 
 # max-connections-percent {"maxConnectionsPercent":1}: accepted
-# with the module's defaults the model also says: max_idle_connections_percent 50 exceeds max_connections_percent 1: set it to 1 or less
+# with the module's defaults the model also says: max_idle_connections_percent 5 exceeds max_connections_percent 1: set it to 1 or less
 run "v001_max_connections_percent_rejected" {
   command = plan
 
@@ -41,7 +41,7 @@ run "v002_max_connections_percent_accepted" {
 }
 
 # max-connections-percent {"maxConnectionsPercent":0}: rejected: max_connections_percent 0 is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)
-# with the module's defaults the model also says: max_idle_connections_percent 50 exceeds max_connections_percent 0: set it to 0 or less
+# with the module's defaults the model also says: max_idle_connections_percent 5 exceeds max_connections_percent 0: set it to 0 or less
 run "v003_max_connections_percent_rejected" {
   command = plan
 

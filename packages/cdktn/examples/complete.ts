@@ -227,8 +227,9 @@ export class CompleteStack extends TerraformStack {
     });
 
     new TerraformOutput(this, 'tiered_cache_gib', { value: this.database.tieredCacheGib, description: 'Optimized Reads tiered cache per instance (GiB).' });
-    new TerraformOutput(this, 'max_connections', { value: this.database.maxConnections, description: 'Default max_connections per instance (upper bound).' });
-    new TerraformOutput(this, 'proxy_max_server_connections', { value: this.proxy.maxServerConnections, description: 'Server connections the proxy may open per instance.' });
+    new TerraformOutput(this, 'max_connections', { value: this.database.maxConnections, description: "Aurora's default max_connections per instance (AWS's published value for the class or one of its memory)." });
+    new TerraformOutput(this, 'proxy_max_server_connections', { value: this.proxy.maxServerConnections, description: 'Server connections the proxy may open per instance, leaving the reserved connections.' });
+    new TerraformOutput(this, 'reserved_connections', { value: this.proxy.reservedConnections, description: "Connections of each instance the proxy leaves to rdsadmin, AWS's automation, the master user and the role bootstrap." });
     new TerraformOutput(this, 'dashboard_name', { value: this.dashboard.dashboardName, description: 'CloudWatch dashboard.' });
   }
 }

@@ -24,7 +24,7 @@ run "cross_vpc_topology" {
     error_message = "two separate VPCs"
   }
   assert {
-    condition     = output.tiered_cache_gib == 134.7 && output.proxy_max_server_connections == 3604
+    condition     = output.tiered_cache_gib == 134.7 && output.proxy_max_server_connections == 3444 && output.reserved_connections == 10
     error_message = "sizing outputs"
   }
   assert {

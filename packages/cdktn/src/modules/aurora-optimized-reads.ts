@@ -307,7 +307,8 @@ export class AuroraOptimizedReads extends KitModule {
 
   /**
    * How Aurora splits each instance's NVMe storage (GiB: nvme, temporary_objects, internal, tiered_cache) and
-   * the default max_connections (upper bound), from the kit's model. (output `sizing`)
+   * Aurora's default max_connections with how the kit knows it (max_connections_basis: published,
+   * published-same-memory, capped or deduced), from the kit's model. (output `sizing`)
    */
   public get sizing(): IResolvable {
     return this.getAny('sizing');
@@ -323,7 +324,10 @@ export class AuroraOptimizedReads extends KitModule {
     return this.getNumber('temporary_objects_gib');
   }
 
-  /** Default max_connections per instance (upper bound). (output `max_connections`) */
+  /**
+   * Aurora's default max_connections per instance: LEAST(DBInstanceClassMemory/9531392, 5000), from AWS's
+   * published values (sizing.max_connections_basis). (output `max_connections`)
+   */
   public get maxConnections(): number {
     return this.getNumber('max_connections');
   }

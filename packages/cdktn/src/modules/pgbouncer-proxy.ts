@@ -129,7 +129,8 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
    */
   readonly instanceType?: string;
   /**
-   * Share of each target's max_connections the whole fleet may open (1..100).
+   * Share of each target's max_connections the whole fleet may open (1..100); the fleet never takes the reserved
+   * connections.
    *
    * @default 100
    */
@@ -137,7 +138,7 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
   /**
    * Share of max_connections the fleet keeps open while idle (0..max_connections_percent).
    *
-   * @default 50
+   * @default 5
    */
   readonly maxIdleConnectionsPercent?: number;
   /**
@@ -259,7 +260,7 @@ export class PgBouncerProxy extends KitModule {
       },
       ruleReads: {
         maxConnectionsPercent: { variable: 'max_connections_percent', read: 'value', default: 100 },
-        maxIdleConnectionsPercent: { variable: 'max_idle_connections_percent', read: 'value', default: 50 },
+        maxIdleConnectionsPercent: { variable: 'max_idle_connections_percent', read: 'value', default: 5 },
         connectionBorrowTimeoutSeconds: { variable: 'connection_borrow_timeout_seconds', read: 'value', default: 120 },
         targetRole: { variable: 'endpoints', read: 'each', attribute: 'role' },
         hosts: { variable: 'hosts', read: 'value', default: 2 },
@@ -267,7 +268,7 @@ export class PgBouncerProxy extends KitModule {
         tcpIdleTimeoutSeconds: { variable: 'tcp_idle_timeout_seconds', read: 'value', default: 350 },
         vcpusPerHost: { variable: 'instance_type', read: 'lookup', lookup: 'poolerInstanceVcpus', default: 'c7g.large' },
         maxConnections: { variable: 'max_connections', read: 'value' },
-        pool: { read: 'object', variables: { maxConnectionsPercent: 'max_connections_percent', maxIdleConnectionsPercent: 'max_idle_connections_percent', connectionBorrowTimeoutSeconds: 'connection_borrow_timeout_seconds' }, defaults: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 50, connectionBorrowTimeoutSeconds: 120 } },
+        pool: { read: 'object', variables: { maxConnectionsPercent: 'max_connections_percent', maxIdleConnectionsPercent: 'max_idle_connections_percent', connectionBorrowTimeoutSeconds: 'connection_borrow_timeout_seconds' }, defaults: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } },
         instanceType: { variable: 'instance_type', read: 'value', default: 'c7g.large' },
         readOnlyServerUser: { variable: 'read_only_server_user', read: 'value', default: 'apk_pooler_reader' },
         consumerUser: { variable: 'consumer_users', read: 'items' },

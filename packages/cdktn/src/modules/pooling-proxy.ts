@@ -54,7 +54,8 @@ export interface PoolingProxyProps extends KitModuleOptions {
    */
   readonly maxConnections?: number;
   /**
-   * Share of each target's max_connections the proxy may open (1..100).
+   * Share of each target's max_connections the proxy may open (1..100); the proxy is given at most the share
+   * that leaves the reserved connections (99 on every catalog class).
    *
    * @default 100
    */
@@ -62,7 +63,7 @@ export interface PoolingProxyProps extends KitModuleOptions {
   /**
    * Share of max_connections kept open while idle (0..max_connections_percent).
    *
-   * @default 50
+   * @default 5
    */
   readonly maxIdleConnectionsPercent?: number;
   /**
@@ -149,7 +150,7 @@ export class PoolingProxy extends KitModule {
       },
       ruleReads: {
         maxConnectionsPercent: { variable: 'max_connections_percent', read: 'value', default: 100 },
-        maxIdleConnectionsPercent: { variable: 'max_idle_connections_percent', read: 'value', default: 50 },
+        maxIdleConnectionsPercent: { variable: 'max_idle_connections_percent', read: 'value', default: 5 },
         connectionBorrowTimeoutSeconds: { variable: 'connection_borrow_timeout_seconds', read: 'value', default: 120 },
         idleClientTimeoutSeconds: { variable: 'idle_client_timeout_seconds', read: 'value', default: 1800 },
         sessionPinningFilters: { variable: 'session_pinning_filters', read: 'value', default: [] },
@@ -204,17 +205,29 @@ export class PoolingProxy extends KitModule {
     return this.getString('connect_arn_prefix');
   }
 
-  /** The pool settings applied to the default target group. (output `pool_settings`) */
+  /**
+   * The pool settings applied to the default target group (max_connections_percent at most the share that leaves
+   * the reserved connections). (output `pool_settings`)
+   */
   public get poolSettings(): IResolvable {
     return this.getAny('pool_settings');
   }
 
   /**
-   * Server connections the pool may open per instance (floor(max_connections * max_connections_percent / 100));
-   * null without max_connections. (output `max_server_connections`)
+   * Server connections the pool may open per instance (poolSizing: floor(max_connections *
+   * max_connections_percent / 100), never into the reserved connections); null without max_connections. (output
+   * `max_server_connections`)
    */
   public get maxServerConnections(): number {
     return this.getNumber('max_server_connections');
+  }
+
+  /**
+   * Connections of each instance the pool leaves to rdsadmin, AWS's automation, the master user and the role
+   * bootstrap. (output `reserved_connections`)
+   */
+  public get reservedConnections(): number {
+    return this.getNumber('reserved_connections');
   }
 
   /**
