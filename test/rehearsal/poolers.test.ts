@@ -9,6 +9,7 @@
  */
 import { Client } from 'pg';
 import { clientConfig, isAlive, type Endpoint, type PoolSizes, type Rehearsal, type RehearsalStatus, query, waitFor } from '../../lib/rehearsal';
+import { DEALLOCATE_SQL_PREPARED, MAX_PREPARED_STATEMENTS, SERVER_RESET_QUERY } from '../../lib/model/pgbouncer-ini';
 import { startRehearsal, stopRehearsal } from './live';
 import { cancelKey, connected, FreshConnectionProber, LoopingClients, preparedStatementIsolation, sendCancel } from './pooler-clients';
 
@@ -213,6 +214,49 @@ describe('what one client leaves behind in its session', () => {
       await client.end().catch(() => undefined);
     }
   });
+});
+
+describe('the reset after every transaction', () => {
+  /** µs of each run of `a` and of `b`, run alternately `runs` times after a warm-up (a shared machine: compare medians). */
+  async function alternately(client: Client, a: string, b: string, runs: number): Promise<[number[], number[]]> {
+    const times: [number[], number[]] = [[], []];
+    for (let i = 0; i < runs + 50; i++) {
+      for (const [k, sql] of [a, b].entries()) {
+        const t0 = process.hrtime.bigint();
+        await client.query(sql);
+        if (i >= 50) times[k]!.push(Number(process.hrtime.bigint() - t0) / 1000);
+      }
+    }
+    return times;
+  }
+  const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+
+  test('GIVEN a server connection holding PgBouncer\'s statements WHEN the reset runs THEN a PREPARE is gone, PgBouncer\'s stay, and what deallocating adds per transaction is measured', async () => {
+    // GIVEN a direct connection standing in for a pooled one (names as PgBouncer gives them)
+    const client = await connected(rehearsal.endpoints.writer);
+    const withoutDeallocation = SERVER_RESET_QUERY.replace(`; ${DEALLOCATE_SQL_PREPARED}`, '');
+    expect(withoutDeallocation).not.toBe(SERVER_RESET_QUERY);
+    const figures: string[] = [];
+    try {
+      for (const held of [0, MAX_PREPARED_STATEMENTS]) {
+        for (let i = (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements')).rows[0]!.n; i < held; i++) {
+          await client.query({ name: `PGBOUNCER_${i + 1}`, text: `SELECT ${i} AS n, $1::text AS t`, values: ['x'] });
+        }
+        // WHEN both resets run, alternately
+        const [before, after] = await alternately(client, withoutDeallocation, SERVER_RESET_QUERY, 1000);
+        figures.push(`${held} statements held: ${Math.round(median(before))} µs without the deallocation, ${Math.round(median(after))} µs with it (+${Math.round(median(after) - median(before))} µs per transaction)`);
+
+        // THEN
+        await client.query("PREPARE leak_probe AS SELECT 1; PREPARE \"Quoted \"\"name\" AS SELECT 2");
+        await client.query(SERVER_RESET_QUERY);
+        const left = (await client.query<{ from_sql: boolean; n: number }>('SELECT from_sql, count(*)::int AS n FROM pg_prepared_statements GROUP BY from_sql')).rows;
+        expect(left).toEqual(held === 0 ? [] : [{ from_sql: false, n: held }]);
+      }
+    } finally {
+      await client.end();
+    }
+    process.stdout.write(`server_reset_query on the writer over TLS, medians of 1,000 runs each: ${figures.join('; ')}\n`);
+  }, 60000);
 });
 
 describe('a PgBouncer process killed under load', () => {
