@@ -251,3 +251,71 @@ export async function preparedStatementIsolation(connect: () => Promise<Client>,
   }
   return { preparedOn: preparedOn.size, namedOn: namedOn.size, collisions, fresh: o.fresh, onPrepared, saw: saw.length, sawSamples: saw.slice(0, 5), executed, executeErrors, onNamed, keptNamed, namedAgain };
 }
+
+/** One message of a hand-driven pipeline: a named Parse, a Bind + Execute of a statement, or a simple query. */
+export type PipelineStep = { readonly parse: string; readonly text: string } | { readonly run: string } | { readonly query: string };
+
+/**
+ * A connection whose wire is driven by hand after node-postgres logged it in (TLS, SCRAM): its own
+ * handlers are taken off, so Parse/Bind/Execute can be pipelined before one Sync, as pgx and JDBC send
+ * them. `send` writes the steps (and a Sync after extended-protocol ones) at once and resolves with what
+ * came back up to ReadyForQuery, each message as a word: parseComplete, `error <SQLSTATE>`,
+ * `readyForQuery <status>`, `end` when the connection closed.
+ */
+export async function pipelined(endpoint: Endpoint): Promise<{ send(steps: ReadonlyArray<PipelineStep>): Promise<string[]>; close(): void }> {
+  const client = await connected(endpoint);
+  const con = (client as unknown as { connection: PgConnection }).connection;
+  con.removeAllListeners();
+  // What node-postgres's own 'newListener' hook (removed with the rest) would set for a 'message' listener.
+  con._emitMessage = true;
+  let replies: string[] = [];
+  let done: ((r: string[]) => void) | undefined;
+  const finish = (): void => {
+    const resolve = done;
+    done = undefined;
+    resolve?.(replies);
+  };
+  con.on('message', (m: { name: string; code?: string; status?: string; fields?: unknown[] }) => {
+    replies.push(m.name === 'error' ? `error ${m.code}` : m.name === 'readyForQuery' ? `readyForQuery ${m.status}` : m.name === 'dataRow' ? `dataRow ${JSON.stringify(m.fields)}` : m.name);
+    if (m.name === 'readyForQuery') finish();
+  });
+  con.on('error', () => undefined);
+  con.on('end', () => {
+    replies.push('end');
+    finish();
+  });
+  return {
+    send: (steps) =>
+      new Promise((resolve, reject) => {
+        // A simple query ends in its own ReadyForQuery: it goes alone.
+        if (steps.length > 1 && steps.some((s) => 'query' in s)) throw new Error('pipelined: send a simple query on its own');
+        replies = [];
+        const timer = setTimeout(() => reject(new Error(`no ReadyForQuery in 10 s: ${replies.join(', ')}`)), 10000);
+        done = (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        };
+        for (const s of steps) {
+          if ('parse' in s) con.parse({ name: s.parse, text: s.text, types: [] });
+          else if ('run' in s) {
+            con.bind({ statement: s.run, values: [] });
+            con.execute({});
+          } else con.query(s.query);
+        }
+        if (!steps.some((s) => 'query' in s)) con.sync();
+      }),
+    close: () => con.stream.destroy(),
+  };
+}
+
+interface PgConnection {
+  _emitMessage: boolean;
+  removeAllListeners(): void;
+  on(event: string, listener: (...args: never[]) => void): void;
+  parse(q: { name: string; text: string; types: unknown[] }): void;
+  bind(b: { statement: string; values: unknown[] }): void;
+  execute(e: object): void;
+  query(text: string): void;
+  sync(): void;
+  readonly stream: { destroy(): void };
+}

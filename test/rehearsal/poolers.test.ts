@@ -11,7 +11,7 @@ import { Client } from 'pg';
 import { clientConfig, isAlive, type Endpoint, type PoolSizes, type Rehearsal, type RehearsalStatus, query, waitFor } from '../../lib/rehearsal';
 import { DEALLOCATE_SQL_PREPARED, MAX_PREPARED_STATEMENTS, SERVER_RESET_QUERY } from '../../lib/model/pgbouncer-ini';
 import { startRehearsal, stopRehearsal } from './live';
-import { cancelKey, connected, FreshConnectionProber, LoopingClients, preparedStatementIsolation, sendCancel } from './pooler-clients';
+import { cancelKey, connected, FreshConnectionProber, LoopingClients, pipelined, preparedStatementIsolation, sendCancel } from './pooler-clients';
 
 let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
 let rehearsal: Rehearsal;
@@ -212,6 +212,39 @@ describe('what one client leaves behind in its session', () => {
       expect((await client.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
     } finally {
       await client.end().catch(() => undefined);
+    }
+  });
+
+  test.each(['readWrite', 'readOnly', 'writer'] as const)('GIVEN a pipeline whose first Parse the server rejects (%s) WHEN the client prepares each of its names again THEN each works: the rejected one, one the server skipped, and one PgBouncer answered itself', async (target) => {
+    const wire = await pipelined(rehearsal.endpoints[target]);
+    try {
+      // GIVEN one transaction (one server connection) on which 'SELECT 2 AS n' is prepared already, so
+      // PgBouncer answers a Parse of it itself; 'SELECT 3 AS n' it forwards
+      expect(await wire.send([{ query: 'BEGIN' }])).toEqual(['commandComplete', 'readyForQuery T']);
+      expect(await wire.send([{ parse: 'warm', text: 'SELECT 2 AS n' }])).toEqual(['parseComplete', 'readyForQuery T']);
+      const failed = await wire.send([
+        { parse: 'p_bad', text: 'SELEC 1' },
+        { parse: 'p_known', text: 'SELECT 2 AS n' },
+        { parse: 'p_new', text: 'SELECT 3 AS n' },
+      ]);
+      expect(failed).toEqual(['error 42601', 'readyForQuery E']);
+      expect(await wire.send([{ query: 'ROLLBACK' }])).toEqual(['commandComplete', 'readyForQuery I']);
+
+      // WHEN
+      const again = await wire.send([
+        { parse: 'p_known', text: 'SELECT 2 AS n' },
+        { run: 'p_known' },
+        { parse: 'p_new', text: 'SELECT 3 AS n' },
+        { run: 'p_new' },
+        { parse: 'p_bad', text: 'SELECT 1 AS n' },
+        { run: 'p_bad' },
+      ]);
+
+      // THEN as PostgreSQL itself answers (the writer, directly)
+      const ran = (n: number): string[] => ['parseComplete', 'bindComplete', `dataRow ["${n}"]`, 'commandComplete'];
+      expect(again).toEqual([...ran(2), ...ran(3), ...ran(1), 'readyForQuery I']);
+    } finally {
+      wire.close();
     }
   });
 });
