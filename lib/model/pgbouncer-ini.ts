@@ -20,9 +20,11 @@ export const MAX_PREPARED_STATEMENTS = 200;
  * the protocol-level ones: through PgBouncer those are only its own (it renames a client's named
  * Parse to PGBOUNCER_<n>, max_prepared_statements), which DEALLOCATE ALL would drop after every
  * transaction, making each client Parse again. plpgsql, as DEALLOCATE takes a name and not an
- * expression; it runs for an unprivileged role and on a hot standby.
+ * expression; it runs for an unprivileged role and on a hot standby. Qualified with pg_catalog: a
+ * client able to create a public.format(text, text) would otherwise have it chosen over the built-in
+ * (a closer match) in every later client's reset.
  */
-export const DEALLOCATE_SQL_PREPARED = "DO $reset$DECLARE s text; BEGIN FOR s IN SELECT name FROM pg_prepared_statements WHERE from_sql LOOP EXECUTE format('DEALLOCATE %I', s); END LOOP; END$reset$";
+export const DEALLOCATE_SQL_PREPARED = "DO $reset$DECLARE s text; BEGIN FOR s IN SELECT name FROM pg_catalog.pg_prepared_statements WHERE from_sql LOOP EXECUTE pg_catalog.format('DEALLOCATE %I', s); END LOOP; END$reset$";
 
 /**
  * Run after every transaction before the server connection goes back to the pool

@@ -93,7 +93,7 @@ describe('PgBouncer configuration from the kit pool settings', () => {
     expect(ini).toMatch(/^server_reset_query_always = 1$/m);
     expect(SERVER_RESET_QUERY).toContain('RESET ALL');
     // SQL-level statements go, PgBouncer's own (protocol-level) stay: no DEALLOCATE ALL, no DISCARD ALL.
-    expect(SERVER_RESET_QUERY).toContain("FROM pg_prepared_statements WHERE from_sql LOOP EXECUTE format('DEALLOCATE %I', s)");
+    expect(SERVER_RESET_QUERY).toContain("FROM pg_catalog.pg_prepared_statements WHERE from_sql LOOP EXECUTE pg_catalog.format('DEALLOCATE %I', s)");
     expect(SERVER_RESET_QUERY).not.toMatch(/DEALLOCATE ALL|DISCARD ALL/);
   });
 

@@ -264,8 +264,11 @@ describe('the reset after every transaction', () => {
   }
   const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 
-  test('GIVEN a server connection holding PgBouncer\'s statements WHEN the reset runs THEN a PREPARE is gone, PgBouncer\'s stay, and what deallocating adds per transaction is measured', async () => {
-    // GIVEN a direct connection standing in for a pooled one (names as PgBouncer gives them)
+  test('GIVEN a server connection holding PgBouncer\'s statements, and a public.format that would hijack an unqualified call WHEN the reset runs THEN a PREPARE is gone, PgBouncer\'s stay, and what deallocating adds per transaction is measured', async () => {
+    // GIVEN a direct connection standing in for a pooled one (names as PgBouncer gives them), and a
+    // function a client could create to be chosen over the built-in format(text, VARIADIC "any")
+    const admin = { ...rehearsal.adminEndpoint(rehearsal.endpoints.writer.name), database: rehearsal.endpoints.writer.database };
+    await query(admin, "CREATE FUNCTION public.format(text, text) RETURNS text LANGUAGE sql AS $$SELECT 'SELECT 1'$$");
     const client = await connected(rehearsal.endpoints.writer);
     const withoutDeallocation = SERVER_RESET_QUERY.replace(`; ${DEALLOCATE_SQL_PREPARED}`, '');
     expect(withoutDeallocation).not.toBe(SERVER_RESET_QUERY);
@@ -287,6 +290,7 @@ describe('the reset after every transaction', () => {
       }
     } finally {
       await client.end();
+      await query(admin, 'DROP FUNCTION public.format(text, text)');
     }
     process.stdout.write(`server_reset_query on the writer over TLS, medians of 1,000 runs each: ${figures.join('; ')}\n`);
   }, 60000);
