@@ -2,7 +2,7 @@
  * What every PgBouncer the kit runs has in common, the rehearsal's pooler processes
  * (lib/rehearsal/pgbouncer-config.ts) and the PgBouncer engine's fleet on AWS (pgbouncer-fleet.ts):
  * transaction pooling, the reset that keeps one client's session state from the next, prepared
- * statements, TLS on both sides, the budget split over processes, and the ini/auth_file syntax.
+ * statements, the startup parameters carried or refused (never dropped), TLS on both sides, the budget split over processes, and the ini/auth_file syntax.
  * Pure (settings in, text out), so both are unit-tested without a PgBouncer.
  */
 
@@ -16,13 +16,40 @@ export const PGBOUNCER_MAX_PEER_ID = 16383;
 export const MAX_PREPARED_STATEMENTS = 200;
 
 /**
+ * Removes every SQL-level prepared statement (`PREPARE`; pg_prepared_statements.from_sql) and keeps
+ * the protocol-level ones: through PgBouncer those are only its own (it renames a client's named
+ * Parse to PGBOUNCER_<n>, max_prepared_statements), which DEALLOCATE ALL would drop after every
+ * transaction, making each client Parse again. plpgsql, as DEALLOCATE takes a name and not an
+ * expression; it runs for an unprivileged role and on a hot standby. Qualified with pg_catalog: a
+ * client able to create a public.format(text, text) would otherwise have it chosen over the built-in
+ * (a closer match) in every later client's reset.
+ */
+export const DEALLOCATE_SQL_PREPARED = "DO $reset$DECLARE s text; BEGIN FOR s IN SELECT name FROM pg_catalog.pg_prepared_statements WHERE from_sql LOOP EXECUTE pg_catalog.format('DEALLOCATE %I', s); END LOOP; END$reset$";
+
+/**
  * Run after every transaction before the server connection goes back to the pool
  * (server_reset_query_always): whatever a client changed in its session (SET outside a transaction,
- * SET ROLE, temporary tables, advisory locks, LISTEN, open cursors) is gone before the next client
- * gets the connection. DISCARD ALL minus DEALLOCATE ALL: it keeps the statements PgBouncer itself
- * prepared (max_prepared_statements), which DISCARD ALL would drop after every transaction.
+ * SET ROLE, temporary tables, advisory locks, LISTEN, open cursors, sequences' currval, SQL-level
+ * prepared statements) is gone before the next client gets the connection. This is DISCARD ALL
+ * with DEALLOCATE ALL narrowed to DEALLOCATE_SQL_PREPARED, and without DISCARD PLANS (cached plans
+ * are not session state a client can see). One simple query, one round trip.
  */
-export const SERVER_RESET_QUERY = 'SET SESSION AUTHORIZATION DEFAULT; RESET ALL; CLOSE ALL; UNLISTEN *; SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES';
+export const SERVER_RESET_QUERY = `SET SESSION AUTHORIZATION DEFAULT; RESET ALL; CLOSE ALL; UNLISTEN *; SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES; ${DEALLOCATE_SQL_PREPARED}`;
+
+/**
+ * Startup parameters PgBouncer accepts and drops. Only extra_float_digits: JDBC sends it, and since
+ * PostgreSQL 12 every value above 0 (JDBC's 3, the default 1) prints floats the same shortest-exact
+ * way, so dropping it changes nothing. Not `options`: with it listed PgBouncer drops every
+ * `-c name=value` it does not track (default_transaction_isolation, search_path, PGOPTIONS) and
+ * serves the client with the defaults. Without it, PgBouncer carries what it tracks, spelt exactly
+ * so (DateStyle, client_encoding, TimeZone, standard_conforming_strings, application_name and
+ * track_extra_parameters' IntervalStyle: what PostgreSQL reports back, which PgBouncer sets on every
+ * server connection it lends the client), and refuses the login for anything else with
+ * "unsupported startup parameter in options: <name>", as it does for other unknown startup
+ * parameters. search_path is not reported before PostgreSQL 18, so it cannot be carried; a role's
+ * defaults (ALTER ROLE ... SET search_path) hold instead, as the reset's RESET ALL returns to them.
+ */
+export const IGNORED_STARTUP_PARAMETERS = ['extra_float_digits'] as const;
 
 export type IniSetting = readonly [string, string | number];
 
@@ -106,8 +133,8 @@ export function sharedPgBouncerSettings(o: SharedPgBouncerOptions): IniSetting[]
     // The servers' certificate must chain to the CA and name the host it is reached by.
     ['server_tls_sslmode', 'verify-full'],
     ['server_tls_ca_file', o.serverCaFile],
-    // Drivers such as JDBC and pgbench send these; PgBouncer would otherwise refuse the login.
-    ['ignore_startup_parameters', 'extra_float_digits,options'],
+    // Dropped without a word: only what changes nothing (IGNORED_STARTUP_PARAMETERS).
+    ['ignore_startup_parameters', IGNORED_STARTUP_PARAMETERS.join(',')],
     ['application_name_add_host', 0],
     ['log_connections', 0],
     ['log_disconnections', 0],

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { DEFAULT_POOL_SETTINGS, RESERVED_CONNECTIONS, findInstanceClass, optimizedReadsSizing, poolSizing } from '../../lib/model';
+import { SERVER_RESET_QUERY } from '../../lib/model/pgbouncer-ini';
 import {
   FLEET_ADMIN_USER,
   FLEET_PATHS,
@@ -96,7 +97,8 @@ describe('PgBouncer engine fleet plan', () => {
     expect(ro2).toMatch(/^peer_id = 2$/m);
     expect(ro2).toMatch(/^%include \/etc\/pgbouncer\/common\.ini$/m);
     const common = files.get(FLEET_PATHS.commonIni)!;
-    for (const line of ['dns_max_ttl = 5', 'server_tls_sslmode = verify-full', 'server_tls_ca_file = /etc/pgbouncer/tls/rds-ca-bundle.pem', 'client_tls_sslmode = require', 'pool_mode = transaction', 'tcp_keepidle = 120', 'client_idle_timeout = 350']) {
+    // The session reset and the startup parameters are the rehearsal's (lib/model/pgbouncer-ini.ts): only extra_float_digits is dropped.
+    for (const line of ['dns_max_ttl = 5', 'server_tls_sslmode = verify-full', 'server_tls_ca_file = /etc/pgbouncer/tls/rds-ca-bundle.pem', 'client_tls_sslmode = require', 'pool_mode = transaction', 'tcp_keepidle = 120', 'client_idle_timeout = 350', `server_reset_query = ${SERVER_RESET_QUERY}`, 'server_reset_query_always = 1', 'ignore_startup_parameters = extra_float_digits']) {
       expect(common.split('\n')).toContain(line);
     }
   });

@@ -2,8 +2,10 @@
  * The PgBouncer engine's host agent (`apk-host serve`, lib/model/pgbouncer-host-serve.ts) on a rehearsal
  * pooler host configured by the engine's bootstrap: the load balancer's health endpoint follows the
  * servers' reachability, the exporter's PutMetricData requests (the stand-in writes their form bodies)
- * say what the admin consoles say, the host survives a PgBouncer process killed under load, and one
- * client's session settings never reach another through transaction pooling.
+ * say what the admin consoles say, the host survives a PgBouncer process killed under load, one
+ * client's session state (settings, SQL-level prepared statements) never reaches another through
+ * transaction pooling, startup options PgBouncer cannot carry are refused, and a named statement the
+ * server rejected can be prepared again on the same connection.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { POOLER_HEALTH_PATHS } from '../../lib/model/pgbouncer-host-serve';
 import { POOLER_METRICS, POOLER_METRICS_NAMESPACE, poolerMetricTarget } from '../../lib/model/pgbouncer-metrics';
 import { logTail, pgbouncerPid, serverOsUser, type PoolerHost } from '../../lib/rehearsal';
 import { liveUnavailable } from '../rehearsal/isolation';
+import { preparedStatementIsolation } from '../rehearsal/pooler-clients';
 import { startRehearsal, stopRehearsal } from '../rehearsal/live';
 
 const live = liveUnavailable === undefined ? describe : describe.skip;
@@ -38,9 +41,9 @@ live('the host agent on a rehearsal pooler host', () => {
   let host: PoolerHost;
   const consumer = { username: 'app_agent', password: 'agent-consumer-password-0123456789' };
 
-  const connect = async (port: number = FLEET_PORTS.readWrite): Promise<Client> => {
+  const connect = async (port: number = FLEET_PORTS.readWrite, options?: string): Promise<Client> => {
     const r = started!.rehearsal;
-    const c = new Client({ host: host.host, port, user: consumer.username, password: consumer.password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(r.endpoints.writer.caFile, 'utf8') }, connectionTimeoutMillis: 3000, query_timeout: 5000 });
+    const c = new Client({ host: host.host, port, user: consumer.username, password: consumer.password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(r.endpoints.writer.caFile, 'utf8') }, connectionTimeoutMillis: 3000, query_timeout: 5000, ...(options === undefined ? {} : { options }) });
     c.on('error', () => undefined);
     await c.connect();
     return c;
@@ -285,4 +288,49 @@ live('the host agent on a rehearsal pooler host', () => {
     expect(seen.reused).toBeGreaterThan(10);
     expect(seen.leaks).toEqual([]);
   }, 60_000);
+
+  test.each(['readWrite', 'readOnly'] as const)('GIVEN clients that PREPARE and run a named statement on every server connection of the host\'s %s listener WHEN 100 fresh clients look THEN none sees or can EXECUTE the PREPARE, and PgBouncer\'s own statements are still there', async (listener) => {
+    // GIVEN as many clients as the listener's processes have server connections together
+    const port = FLEET_PORTS[listener];
+    const preparers = processNames()
+      .filter((name) => name.startsWith(listener === 'readWrite' ? 'rw-' : 'ro-'))
+      .reduce((sum, name) => sum + admin(name, 'SHOW DATABASES').filter((d) => d.host !== '').reduce((n, d) => n + Number(d.pool_size), 0), 0);
+    expect(preparers).toBeGreaterThan(0);
+
+    // WHEN
+    const f = await preparedStatementIsolation(() => connect(port), { preparers, fresh: 100, batch: 10 });
+
+    // THEN
+    process.stdout.write(`host ${listener}: PREPARE on ${f.preparedOn} server connections (${f.collisions} found it there already); of ${f.fresh} fresh clients ${f.onPrepared} landed on one, ${f.saw} saw an SQL-level statement, ${f.executed} could EXECUTE it (${JSON.stringify(f.executeErrors)}); PgBouncer's statement still prepared for ${f.keptNamed} of the ${f.onNamed} on its server connections\n`);
+    expect(f.onPrepared).toBeGreaterThan(f.fresh / 2);
+    expect([f.collisions, f.saw, f.executed]).toEqual([0, 0, 0]);
+    expect(f.executeErrors).toEqual({ '26000': f.fresh });
+    expect(f.onNamed).toBeGreaterThan(0);
+    expect(f.keptNamed).toBe(f.onNamed);
+    expect(f.namedAgain).toBe(preparers);
+  }, 120_000);
+
+  test.each(['readWrite', 'readOnly'] as const)('GIVEN startup options WHEN a client connects to the host\'s %s listener with them THEN one PgBouncer cannot carry is refused naming it, and TimeZone is carried', async (listener) => {
+    const port = FLEET_PORTS[listener];
+    const refused = await connect(port, '-c default_transaction_isolation=serializable').then(async (c) => (await c.end(), 'connected'), (err: Error) => err.message);
+    expect(refused).toBe('unsupported startup parameter in options: default_transaction_isolation');
+    const zoned = await connect(port, '-c TimeZone=Asia/Tokyo');
+    try {
+      for (let i = 0; i < 5; i++) expect((await zoned.query<{ z: string }>("SELECT current_setting('TimeZone') AS z")).rows[0]!.z).toBe('Asia/Tokyo');
+    } finally {
+      await zoned.end();
+    }
+  });
+
+  test.each(['readWrite', 'readOnly'] as const)('GIVEN a named statement the server rejects WHEN the client prepares the same name with valid SQL on the same connection (host\'s %s listener) THEN it works and the connection stays open', async (listener) => {
+    const c = await connect(FLEET_PORTS[listener]);
+    try {
+      expect(await c.query({ name: 'retried_statement', text: 'SELEC 1' }).then(() => 'prepared', (err: { code?: string }) => err.code)).toBe('42601');
+      const rows = [];
+      for (let i = 0; i < 3; i++) rows.push(...(await c.query<{ n: number }>({ name: 'retried_statement', text: 'SELECT $1::int AS n', values: [i] })).rows);
+      expect(rows).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }]);
+    } finally {
+      await c.end().catch(() => undefined);
+    }
+  });
 });

@@ -92,7 +92,14 @@ describe('PgBouncer configuration from the kit pool settings', () => {
     expect(ini).toContain(`server_reset_query = ${SERVER_RESET_QUERY}\n`);
     expect(ini).toMatch(/^server_reset_query_always = 1$/m);
     expect(SERVER_RESET_QUERY).toContain('RESET ALL');
-    expect(SERVER_RESET_QUERY).not.toMatch(/DEALLOCATE|DISCARD ALL/);
+    // SQL-level statements go, PgBouncer's own (protocol-level) stay: no DEALLOCATE ALL, no DISCARD ALL.
+    expect(SERVER_RESET_QUERY).toContain("FROM pg_catalog.pg_prepared_statements WHERE from_sql LOOP EXECUTE pg_catalog.format('DEALLOCATE %I', s)");
+    expect(SERVER_RESET_QUERY).not.toMatch(/DEALLOCATE ALL|DISCARD ALL/);
+  });
+
+  test('GIVEN an endpoint WHEN rendering THEN startup options are not dropped: only extra_float_digits is ignored', () => {
+    const ini = renderPgBouncerIni(spec, proc(1, 0), peers);
+    expect(ini).toMatch(/^ignore_startup_parameters = extra_float_digits$/m);
   });
 
   test('GIVEN an endpoint WHEN rendering THEN clients must use TLS and scram, servers are verified by name', () => {
