@@ -15,8 +15,9 @@
  * (renderFleetFiles) is the reference it is tested against, file for file, on several fleets.
  *
  * Steps, each a function, in order:
- *   install   the packages (PgBouncer's, AWS's SSM Agent, whose postinst enables and starts it) and the
- *             RDS CA bundle from the S3 asset, checked against SHA256SUMS
+ *   install   the packages (PgBouncer's, AWS's SSM Agent, whose postinst enables and starts it), the host
+ *             agent (its SHA-256 pinned here) and the RDS CA bundle from the S3 asset, checked against
+ *             SHA256SUMS, fetched by the one program the user data carries (apk-fetch)
  *   configure the host agent, the fleet's ini files, the auth file and TLS files from Secrets Manager
  *   start     a systemd template unit per process, the host agent's `serve` unit (health endpoint,
  *             metrics exporter), and a timer that re-reads the secrets (rotation)
@@ -25,7 +26,7 @@
  * processes itself), so a defect in what the hosts are told to write fails its tests.
  */
 import { gzipSync } from 'node:zlib';
-import { HOST_AGENT_PATH, HOST_AGENT_SOURCE } from './pgbouncer-host-agent';
+import { HOST_AGENT_PACKAGE_FILE, HOST_AGENT_PATH, HOST_FETCH_PATH, HOST_FETCH_SOURCE, hostAgentSha256 } from './pgbouncer-host-agent';
 import { COMMON_TEMPLATE_TOKENS, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, KEEPALIVE_MAX_IDLE_SECONDS, PROCESS_TEMPLATE_TOKENS, renderFleetCommonTemplate, renderFleetProcessTemplate } from './pgbouncer-fleet';
 import { FLEET_NAME_FILE } from './pgbouncer-host-serve';
 import { MAX_POOLER_CONSUMER_USERS, PACKAGES_KEY_MAX_LENGTH } from './rules/pgbouncer-proxy';
@@ -211,9 +212,9 @@ file_owner() {
   if [ -n "$ROOT" ]; then printenv APK_FILE_OWNER || echo "$(id -u):$(id -g)"; else echo "$(id -u ${FLEET_OS_USER}):$(id -g ${FLEET_OS_USER})"; fi
 }
 
-# The host agent (lib/model/pgbouncer-host-agent.ts).
-write_agent() {
-${heredoc(HOST_AGENT_PATH.slice(1), '0755', pythonWithoutComments(HOST_AGENT_SOURCE))}
+# The packages fetcher (lib/model/pgbouncer-host-agent.ts); the agent comes in the packages object.
+write_fetcher() {
+${heredoc(HOST_FETCH_PATH.slice(1), '0755', pythonWithoutComments(HOST_FETCH_SOURCE))}
 }
 
 # Amazon Time Sync (in every VPC, the data VPC's only time source): SigV4 refuses a clock 5 minutes off.
@@ -229,9 +230,12 @@ install_packages() {
   skipped install && return 0
   local dir=/var/tmp/apk-packages
   mkdir -p "$dir"
-  ${HOST_AGENT_PATH} s3-get "$PACKAGES_BUCKET" "$PACKAGES_KEY" "$dir/packages.tar"
+  ${HOST_FETCH_PATH} "$PACKAGES_BUCKET" "$PACKAGES_KEY" "$dir/packages.tar"
   tar -xf "$dir/packages.tar" -C "$dir"
   (cd "$dir" && sha256sum --check --strict SHA256SUMS)
+  # This kit's agent only: an object built by another version stops the host here.
+  (cd "$dir" && echo "${hostAgentSha256()}  ${HOST_AGENT_PACKAGE_FILE}" | sha256sum --check --strict)
+  install -D -m 0755 "$dir/${HOST_AGENT_PACKAGE_FILE}" ${HOST_AGENT_PATH}
   DEBIAN_FRONTEND=noninteractive dpkg --install "$dir"/*.deb
   # Debian's single-instance unit: the kit runs one unit per process instead.
   systemctl disable --now pgbouncer.service || true
@@ -321,7 +325,7 @@ ${heredoc('etc/systemd/system/apk-refresh-auth.timer', '0644', REFRESH_TIMER)}
   systemctl enable --now ${SERVE_UNIT_NAME} apk-refresh-auth.timer
 }
 
-write_agent
+write_fetcher
 sync_clock
 install_packages
 configure

@@ -19,17 +19,14 @@
  * The text below is Python; it must not contain "${" (the bootstrap around it is a template both
  * flavours substitute).
  */
+import { createHash } from 'node:crypto';
 import { HOST_SERVE_SOURCE } from './pgbouncer-host-serve';
 import { SCRAM_SALT_CONTEXT } from './scram-salt';
 
 export const HOST_AGENT_PATH = '/usr/local/sbin/apk-host';
 
-export const HOST_AGENT_SOURCE = String.raw`#!/usr/bin/python3
-"""aurora-proxy-kit PgBouncer engine host agent (lib/model/pgbouncer-host-agent.ts); do not edit."""
-import base64, datetime, hashlib, hmac, json, os, sys, time, unicodedata, urllib.error, urllib.parse, urllib.request
-
-IMDS = "http://169.254.169.254/latest"
-SALT_CONTEXT = b"${SCRAM_SALT_CONTEXT}"
+/** The AWS calls both programs make: IMDSv2 credentials, SigV4, bounded retries, an S3 object. */
+const AWS_CALLS = String.raw`IMDS = "http://169.254.169.254/latest"
 
 
 def imds(path, token=None, method="GET"):
@@ -86,6 +83,43 @@ def aws(method, service, host, path, body=b"", headers=None, attempts=5):
             time.sleep(2 ** attempt)
 
 
+def s3_get(bucket, key, out):
+    data = aws("GET", "s3", bucket + ".s3", "/" + urllib.parse.quote(key))
+    with open(out, "wb") as f:
+        f.write(data)
+
+
+`;
+
+/**
+ * The bootstrap's fetcher, the one program the user data carries (EC2's 16 KB): what the host needs to
+ * read the packages object, `apk-fetch <bucket> <key> <file>`. The agent itself comes in that object.
+ */
+export const HOST_FETCH_PATH = '/usr/local/sbin/apk-fetch';
+export const HOST_FETCH_SOURCE = String.raw`#!/usr/bin/python3
+"""aurora-proxy-kit PgBouncer engine packages fetcher (lib/model/pgbouncer-host-agent.ts); do not edit."""
+import datetime, hashlib, hmac, json, sys, time, urllib.error, urllib.parse, urllib.request
+
+${AWS_CALLS}
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.stderr.write("usage: apk-fetch <bucket> <key> <file>\n")
+        sys.exit(2)
+    s3_get(*sys.argv[1:])
+`;
+
+/**
+ * The agent, shipped in the packages object (lib/packaging/pooler-packages.ts) and installed by the
+ * bootstrap only when its SHA-256 is the one the user data pins (hostAgentSha256): a packages object
+ * built by another version of the kit stops the host at install.
+ */
+export const HOST_AGENT_SOURCE = String.raw`#!/usr/bin/python3
+"""aurora-proxy-kit PgBouncer engine host agent (lib/model/pgbouncer-host-agent.ts); do not edit."""
+import base64, datetime, hashlib, hmac, json, os, sys, time, unicodedata, urllib.error, urllib.parse, urllib.request
+
+SALT_CONTEXT = b"${SCRAM_SALT_CONTEXT}"
+
+${AWS_CALLS}
 def secret(arn):
     standin = os.environ.get("APK_AWS_STANDIN")
     if standin:
@@ -94,17 +128,6 @@ def secret(arn):
     body = json.dumps({"SecretId": arn}).encode()
     target = {"X-Amz-Target": "secretsmanager.GetSecretValue", "Content-Type": "application/x-amz-json-1.1"}
     return json.loads(aws("POST", "secretsmanager", "secretsmanager", "/", body, target))["SecretString"]
-
-
-def s3_get(bucket, key, out):
-    standin = os.environ.get("APK_AWS_STANDIN")
-    if standin:
-        with open(os.path.join(standin, "s3", bucket, key), "rb") as f:
-            data = f.read()
-    else:
-        data = aws("GET", "s3", bucket + ".s3", "/" + urllib.parse.quote(key))
-    with open(out, "wb") as f:
-        f.write(data)
 
 
 def verifier(user, password, iterations=4096):
@@ -174,3 +197,11 @@ def main(argv):
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
 `;
+
+/** The file name of the agent in the packages object. */
+export const HOST_AGENT_PACKAGE_FILE = 'apk-host';
+
+/** The SHA-256 of the agent as shipped: the user data pins it, so a host installs only this kit's agent. */
+export function hostAgentSha256(): string {
+  return createHash('sha256').update(HOST_AGENT_SOURCE).digest('hex');
+}

@@ -1,7 +1,8 @@
 /**
  * The PgBouncer engine's packages object (PgBouncerPackages): a tar of the Debian 13 (trixie) arm64
  * packages the hosts install at boot (the kit's PgBouncer package, pgbouncer-build.ts, what it needs, and
- * AWS's SSM Agent, ssm-agent.ts), their SHA256SUMS and rds-ca-bundle.pem; amd64 for a rehearsal of booted hosts. The data VPC has no route
+ * AWS's SSM Agent, ssm-agent.ts), the host agent (apk-host, pinned by its SHA-256 in the user data), their
+ * SHA256SUMS and rds-ca-bundle.pem; amd64 for a rehearsal of booted hosts. The data VPC has no route
  * to Debian's mirrors, so the hosts read this object through the S3 gateway endpoint, and the bootstrap's
  * install step checks `sha256sum --check --strict SHA256SUMS` before `dpkg --install *.deb`.
  *
@@ -17,6 +18,7 @@ import { execFileSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
+import { HOST_AGENT_PACKAGE_FILE, HOST_AGENT_SOURCE } from '../model/pgbouncer-host-agent';
 import { PoolerPackagesError } from './pooler-packages-error';
 import { SSM_AGENT_ARCHITECTURE, SSM_AGENT_STANDIN_PACKAGE, checkSsmAgentDeb, debianFileName } from './ssm-agent';
 
@@ -126,7 +128,9 @@ export function writePoolerPackagesTar(debs: ReadonlyArray<string>, ssmAgentDeb:
     for (const deb of debs) fs.copyFileSync(deb, path.join(stage, path.basename(deb)));
     fs.copyFileSync(ssmAgentDeb, path.join(stage, ssmAgent));
     fs.writeFileSync(path.join(stage, 'rds-ca-bundle.pem'), pem);
-    const files = [...debs.map((d) => path.basename(d)), ssmAgent, 'rds-ca-bundle.pem'];
+    // The host agent: the bootstrap installs it only with the SHA-256 its user data pins.
+    fs.writeFileSync(path.join(stage, HOST_AGENT_PACKAGE_FILE), HOST_AGENT_SOURCE, { mode: 0o755 });
+    const files = [...debs.map((d) => path.basename(d)), ssmAgent, 'rds-ca-bundle.pem', HOST_AGENT_PACKAGE_FILE];
     fs.writeFileSync(path.join(stage, 'SHA256SUMS'), sha256sums(stage, files));
     execFileSync('tar', ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', '--mtime=@0', '-cf', outFile, '-C', stage, ...[...files, 'SHA256SUMS'].sort()]);
   } finally {

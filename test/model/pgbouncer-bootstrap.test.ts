@@ -9,10 +9,11 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
 import { AMAZON_TIME_SYNC, BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, renderPoolerBootstrapProgram, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
+import { HOST_AGENT_PATH, HOST_AGENT_SOURCE } from '../../lib/model/pgbouncer-host-agent';
 import { FLEET_NAME_FILE } from '../../lib/model/pgbouncer-host-serve';
 import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../lib/model/scram-salt';
@@ -66,6 +67,9 @@ function writeStandin(dir: string, secrets: { server: object; consumer: object; 
 
 /** Runs the substituted bootstrap as the rehearsal does: below `root`, AWS from `standin`, no install or start. */
 function runBootstrap(root: string, standin: string, values: Readonly<Record<string, string>>, owner: string): { status: number | null; stderr: string } {
+  // What the skipped install step puts in place from the packages object: the host agent.
+  mkdirSync(join(root, dirname(HOST_AGENT_PATH)), { recursive: true });
+  writeFileSync(join(root, HOST_AGENT_PATH), HOST_AGENT_SOURCE, { mode: 0o755 });
   const script = join(standin, 'user-data.sh');
   writeFileSync(script, substitutePlaceholders(renderPoolerBootstrap(), values));
   return spawnSync('bash', [script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', APK_ROOT: root, APK_SKIP: 'install start', APK_AWS_STANDIN: standin, APK_FILE_OWNER: owner }, timeout: 30_000 });

@@ -1,21 +1,21 @@
 /**
- * The PgBouncer engine's host agent (`apk-host serve`, lib/model/pgbouncer-host-serve.ts) on a rehearsal
- * pooler host configured by the engine's bootstrap: the load balancer's health endpoint follows the
- * servers' reachability, the exporter's PutMetricData requests (the stand-in writes their form bodies)
- * say what the admin consoles say, the host survives a PgBouncer process killed under load, one
+ * The PgBouncer engine's host agent (`apk-host serve`, lib/model/pgbouncer-host-serve.ts) on a booted
+ * Debian 13 pooler host configured by the engine's bootstrap (Rehearsal.startPoolerHost): the load
+ * balancer's health endpoint follows the servers' reachability, what the exporter published to the AWS
+ * emulator's CloudWatch says what the admin consoles say, the host survives a PgBouncer process killed under load, one
  * client's session state (settings, SQL-level prepared statements) never reaches another through
  * transaction pooling, startup options PgBouncer cannot carry are refused, and a named statement the
  * server rejected can be prepared again on the same connection.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import { FLEET_PATHS, FLEET_PORTS, fleetPath } from '../../lib/model/pgbouncer-fleet';
+import { HOST_AGENT_PATH } from '../../lib/model/pgbouncer-host-agent';
 import { POOLER_HEALTH_PATHS } from '../../lib/model/pgbouncer-host-serve';
 import { POOLER_METRICS, POOLER_METRICS_NAMESPACE, poolerMetricTarget } from '../../lib/model/pgbouncer-metrics';
-import { logTail, pgbouncerPid, serverOsUser, type PoolerHost } from '../../lib/rehearsal';
+import { execInHost, pgbouncerPid, type PoolerHost } from '../../lib/rehearsal';
+import { readMetrics } from '../../lib/rehearsal/hosts/aws-emulator';
 import { liveUnavailable } from '../rehearsal/isolation';
 import { preparedStatementIsolation } from '../rehearsal/pooler-clients';
 import { startRehearsal, stopRehearsal } from '../rehearsal/live';
@@ -24,8 +24,8 @@ const live = liveUnavailable === undefined ? describe : describe.skip;
 const PERIOD_SECONDS = 2;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-type Row = Record<string, string>;
-/** A datapoint as the exporter sent it: the request's file time, name, dimensions, unit, value. */
+type Row = Record<string, string | null>;
+/** A datapoint as the exporter published it: its second (ms), name, dimensions, unit, value. */
 interface Datapoint {
   readonly at: number;
   readonly metric: string;
@@ -72,24 +72,21 @@ live('the host agent on a rehearsal pooler host', () => {
   };
 
   /** A SHOW command on a process's admin console, by psql as the processes' own Unix user (no password). */
-  const admin = (name: string, command: string): Row[] => {
-    const user = serverOsUser();
-    const socketDir = fleetPath(host.root, `${FLEET_PATHS.runDir}/${name}`);
-    const psql = ['psql', '-X', '--csv', '-h', socketDir, '-p', String(FLEET_PORTS[name.startsWith('rw') ? 'readWrite' : 'readOnly']), '-U', 'pgbouncer', '-d', 'pgbouncer', '-c', command];
-    const run = user === undefined ? spawnSync(psql[0]!, psql.slice(1), { encoding: 'utf8' }) : spawnSync('setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--init-groups', ...psql], { encoding: 'utf8' });
+  /** A SHOW command on a process's admin console, read inside the host by its agent's own console client, as PgBouncer's user (no password). */
+  const admin = async (name: string, command: string): Promise<Row[]> => {
+    const script = `import importlib.machinery, json, sys\nagent = importlib.machinery.SourceFileLoader("agent", "${HOST_AGENT_PATH}").load_module()\nprint(json.dumps(agent.admin(sys.argv[1], sys.argv[2])))`;
+    const run = await execInHost(host.booted, ['runuser', '-u', 'pgbouncer', '--', 'python3', '-c', script, name, command]);
     if (run.status !== 0) throw new Error(`${name} ${command}: ${run.stderr}`);
-    const [header, ...lines] = run.stdout.trim().split('\n');
-    const columns = header!.split(',');
-    return lines.map((line) => Object.fromEntries(line.split(',').map((v, i) => [columns[i]!, v])));
+    return JSON.parse(run.stdout) as Row[];
   };
   const processNames = (): string[] => readFileSync(fleetPath(host.root, `${FLEET_PATHS.dir}/processes`), 'utf8').trim().split(/\s+/);
 
   /** What the exporter would publish, computed here from the admin consoles: (listener/target/metric) -> summed columns. */
-  const consoleFigures = (command: 'SHOW POOLS' | 'SHOW STATS'): Map<string, number> => {
+  const consoleFigures = async (command: 'SHOW POOLS' | 'SHOW STATS'): Promise<Map<string, number>> => {
     const figures = new Map<string, number>();
     for (const name of processNames()) {
-      const hosts = new Map(admin(name, 'SHOW DATABASES').filter((d) => d.host !== '').map((d) => [d.name!, d.host!]));
-      for (const row of admin(name, command)) {
+      const hosts = new Map((await admin(name, 'SHOW DATABASES')).filter((d) => d.host !== null && d.host !== '').map((d) => [d.name!, d.host!]));
+      for (const row of await admin(name, command)) {
         const server = hosts.get(row.database!);
         if (server === undefined) continue;
         for (const m of POOLER_METRICS.filter((x) => x.source.command === command)) {
@@ -102,37 +99,28 @@ live('the host agent on a rehearsal pooler host', () => {
     return figures;
   };
 
-  /** Every datapoint of the requests written after `since` (ms), each request checked for the namespace. */
-  const datapoints = (since: number): Datapoint[] => {
-    if (!existsSync(host.cloudWatchDir)) return [];
-    const points: Datapoint[] = [];
-    for (const file of readdirSync(host.cloudWatchDir).filter((f) => f.endsWith('.txt'))) {
-      const at = Number(file.slice(0, -4)) * 1000;
-      if (at <= since) continue;
-      const form = new URLSearchParams(readFileSync(join(host.cloudWatchDir, file), 'utf8'));
-      expect([form.get('Action'), form.get('Namespace')]).toEqual(['PutMetricData', POOLER_METRICS_NAMESPACE]);
-      for (let i = 1; form.has(`MetricData.member.${i}.MetricName`); i++) {
-        const p = (k: string): string => form.get(`MetricData.member.${i}.${k}`) ?? '';
-        const dims = Object.fromEntries([1, 2, 3].map((j) => [p(`Dimensions.member.${j}.Name`), p(`Dimensions.member.${j}.Value`)]));
-        points.push({ at, metric: p('MetricName'), fleet: dims.Fleet!, listener: dims.Listener!, target: dims.Target!, unit: p('Unit'), value: Number(p('Value')) });
-      }
-    }
+  /** Every datapoint the host published after `since` (ms), from the emulator's CloudWatch. */
+  const datapoints = async (since: number): Promise<Datapoint[]> => {
+    const points = (await readMetrics(host.aws, started!.rehearsal.endpoints.writer.caFile, POOLER_METRICS_NAMESPACE))
+      .map((p) => ({ at: p.timestamp * 1000, metric: p.metric, fleet: p.dimensions.Fleet!, listener: p.dimensions.Listener!, target: p.dimensions.Target!, unit: p.unit, value: p.value }))
+      .filter((p) => p.at > since);
     return points.sort((a, b) => a.at - b.at);
   };
   const newestRequestAfter = async (since: number): Promise<Datapoint[]> => {
     for (let i = 0; i < 50; i++) {
-      const points = datapoints(since);
+      const points = await datapoints(since);
       if (points.length > 0) return points.filter((p) => p.at === points[points.length - 1]!.at);
       await sleep(200);
     }
-    throw new Error(`no PutMetricData request after ${new Date(since).toISOString()}; the agent said: ${logTail(host.agent.logFile)}`);
+    const journal = await execInHost(host.booted, ['journalctl', '--no-pager', '-n', '20', '-u', 'apk-host.service']);
+    throw new Error(`no PutMetricData after ${new Date(since).toISOString()}; the agent said: ${journal.stdout}`);
   };
 
   beforeAll(async () => {
     started = await startRehearsal('hostAgentSuite', { network: 'namespaces', peers: false, maxConnections: 40 });
     host = await started.rehearsal.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server: { username: 'agent_ro_server', password: 'agent-server-password-0123456789' }, metricsPeriodSeconds: PERIOD_SECONDS, fleetName: 'agent-suite/Pooler' });
-    started.pids.push(...host.processes.map((p) => p.pid), host.agent.pid);
-  }, 150_000);
+    started.pids.push(host.booted.container.pid, host.booted.imds.pid);
+  }, 300_000);
 
   afterAll(async () => {
     await stopRehearsal(started);
@@ -162,9 +150,9 @@ live('the host agent on a rehearsal pooler host', () => {
       for (const c of clients.slice(0, 2)) await c.query('BEGIN; SELECT 1');
       let compared = false;
       for (let attempt = 0; attempt < 10 && !compared; attempt++) {
-        const before = consoleFigures('SHOW POOLS');
+        const before = await consoleFigures('SHOW POOLS');
         const request = await newestRequestAfter(Date.now());
-        const after = consoleFigures('SHOW POOLS');
+        const after = await consoleFigures('SHOW POOLS');
         if (JSON.stringify([...before]) !== JSON.stringify([...after])) continue;
         const published = new Map(request.filter((p) => POOLER_METRICS.some((m) => m.metricName === p.metric && m.source.command === 'SHOW POOLS')).map((p) => [`${p.listener}/${p.target}/${p.metric}`, p.value]));
         expect(published).toEqual(before);
@@ -183,7 +171,7 @@ live('the host agent on a rehearsal pooler host', () => {
     // request after it; the deltas published since the first reading add up to the consoles' increase.
     await sleep(PERIOD_SECONDS * 1000 + 500);
     const t0 = Date.now();
-    const totals0 = consoleFigures('SHOW STATS');
+    const totals0 = await consoleFigures('SHOW STATS');
     const load = await Promise.all([connect(), connect(), connect(FLEET_PORTS.readOnly), connect(FLEET_PORTS.readOnly)]);
     const until = Date.now() + 3 * PERIOD_SECONDS * 1000;
     await Promise.all(load.map(async (c, i) => {
@@ -195,9 +183,9 @@ live('the host agent on a rehearsal pooler host', () => {
     }));
     await Promise.all(load.map((c) => c.end()));
     await newestRequestAfter(Date.now() + 300);
-    const totals1 = consoleFigures('SHOW STATS');
+    const totals1 = await consoleFigures('SHOW STATS');
     const sums = new Map<string, number>();
-    for (const p of datapoints(t0).filter((x) => x.metric === 'Transactions' || x.metric === 'Queries')) sums.set(`${p.listener}/${p.target}/${p.metric}`, (sums.get(`${p.listener}/${p.target}/${p.metric}`) ?? 0) + p.value);
+    for (const p of (await datapoints(t0)).filter((x) => x.metric === 'Transactions' || x.metric === 'Queries')) sums.set(`${p.listener}/${p.target}/${p.metric}`, (sums.get(`${p.listener}/${p.target}/${p.metric}`) ?? 0) + p.value);
     const increase = new Map([...totals1].map(([k, v]) => [k, v - (totals0.get(k) ?? 0)]));
     expect(sums).toEqual(increase);
     const rwTransactions = increase.get(`READ_WRITE/${poolerMetricTarget(host.values.ClusterEndpoint!)}/Transactions`) ?? 0;
@@ -247,7 +235,7 @@ live('the host agent on a rehearsal pooler host', () => {
     expect(errors).toBeLessThanOrEqual(8);
     expect(during).toBeGreaterThan(0);
     expect(after).toBeGreaterThan(0);
-    expect(admin(victim, 'SHOW VERSION').length).toBe(1);
+    expect((await admin(victim, 'SHOW VERSION')).length).toBe(1);
   }, 60_000);
 
   test('GIVEN server_reset_query_always WHEN clients change their session (SET outside a transaction, SET ROLE, a temporary table) THEN no other client sees it on the same server connection', async () => {
@@ -292,9 +280,10 @@ live('the host agent on a rehearsal pooler host', () => {
   test.each(['readWrite', 'readOnly'] as const)('GIVEN clients that PREPARE and run a named statement on every server connection of the host\'s %s listener WHEN 100 fresh clients look THEN none sees or can EXECUTE the PREPARE, and PgBouncer\'s own statements are still there', async (listener) => {
     // GIVEN as many clients as the listener's processes have server connections together
     const port = FLEET_PORTS[listener];
-    const preparers = processNames()
-      .filter((name) => name.startsWith(listener === 'readWrite' ? 'rw-' : 'ro-'))
-      .reduce((sum, name) => sum + admin(name, 'SHOW DATABASES').filter((d) => d.host !== '').reduce((n, d) => n + Number(d.pool_size), 0), 0);
+    let preparers = 0;
+    for (const name of processNames().filter((n) => n.startsWith(listener === 'readWrite' ? 'rw-' : 'ro-'))) {
+      preparers += (await admin(name, 'SHOW DATABASES')).filter((d) => d.host !== null && d.host !== '').reduce((n, d) => n + Number(d.pool_size), 0);
+    }
     expect(preparers).toBeGreaterThan(0);
 
     // WHEN

@@ -10,6 +10,8 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { renderPoolerBootstrapProgram } from '../../lib/model/pgbouncer-bootstrap';
+import { HOST_AGENT_PACKAGE_FILE, hostAgentSha256 } from '../../lib/model/pgbouncer-host-agent';
 import { buildRehearsalPgBouncer, checkSameBuild, readDebBuild, readRehearsalBuild } from '../../lib/packaging/pgbouncer-build';
 import { PoolerPackagesError, ROOT, parseDebianIndex, poolerPackagesFile, resolvePoolerPackages, withKitPackage, writePoolerPackagesTar } from '../../lib/packaging/pooler-packages';
 import { SSM_AGENT_SIGNER, SSM_AGENT_SIGNER_FINGERPRINT, checkSsmAgentDeb, dearmorPublicKey, verifySsmAgentSignature } from '../../lib/packaging/ssm-agent';
@@ -96,7 +98,7 @@ describe('writePoolerPackagesTar', () => {
 
   const debs = () => ['pgbouncer_1.24.1_arm64.deb', 'libcares2_1.34_arm64.deb'].map((f) => path.join(dir, f));
 
-  test('GIVEN packages, the SSM Agent and the CA bundle WHEN written THEN the tar holds them (the agent named as apt names packages) and SHA256SUMS, which the bootstrap\'s check accepts, and the same inputs give the same bytes', () => {
+  test('GIVEN packages, the SSM Agent and the CA bundle WHEN written THEN the tar holds them (the agent named as apt names packages), the host agent the user data pins, and SHA256SUMS, which the bootstrap\'s check accepts, and the same inputs give the same bytes', () => {
     // WHEN
     writePoolerPackagesTar(debs(), agent, path.join(dir, 'ca.pem'), path.join(dir, 'out', 'a.tar'));
     writePoolerPackagesTar(debs(), agent, path.join(dir, 'ca.pem'), path.join(dir, 'out', 'b.tar'));
@@ -104,6 +106,7 @@ describe('writePoolerPackagesTar', () => {
     expect(execFileSync('tar', ['-tf', path.join(dir, 'out', 'a.tar')], { encoding: 'utf8' }).trim().split('\n')).toEqual([
       'SHA256SUMS',
       `amazon-ssm-agent_${AGENT_VERSION}_arm64.deb`,
+      'apk-host',
       'libcares2_1.34_arm64.deb',
       'pgbouncer_1.24.1_arm64.deb',
       'rds-ca-bundle.pem',
@@ -114,6 +117,10 @@ describe('writePoolerPackagesTar', () => {
     execFileSync('tar', ['-xf', path.join(dir, 'out', 'a.tar'), '-C', x]);
     expect(fs.readFileSync(path.join(x, 'SHA256SUMS'), 'utf8')).toContain(`${sha256(agent)}  amazon-ssm-agent_${AGENT_VERSION}_arm64.deb\n`);
     expect(spawnSync('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: x }).status).toBe(0);
+    // The host agent is the one whose SHA-256 the user data pins, executable.
+    expect(sha256(path.join(x, HOST_AGENT_PACKAGE_FILE))).toBe(hostAgentSha256());
+    expect(fs.statSync(path.join(x, HOST_AGENT_PACKAGE_FILE)).mode & 0o111).not.toBe(0);
+    expect(renderPoolerBootstrapProgram()).toContain(`echo "${hostAgentSha256()}  ${HOST_AGENT_PACKAGE_FILE}" | sha256sum --check --strict`);
     // a package changed after the sums were written fails the hosts' check
     fs.appendFileSync(path.join(x, 'pgbouncer_1.24.1_arm64.deb'), 'tampered');
     expect(spawnSync('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: x }).status).not.toBe(0);

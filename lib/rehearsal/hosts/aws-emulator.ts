@@ -17,7 +17,7 @@ import { cleanEnv, isAlive, logTail, spawnDaemon, stopProcess, type TrackedProce
 
 const KIT_ROOT = join(__dirname, '..', '..', '..');
 export const AWS_EMULATOR_DIR = join(KIT_ROOT, '.cache', 'aws-emulator');
-const SEED_SCRIPT = join(KIT_ROOT, 'tools', 'host-image', 'aws-seed.py');
+const CLIENT_SCRIPT = join(KIT_ROOT, 'tools', 'host-image', 'aws-client.py');
 
 /** The rehearsal's packages bucket: the object its pooler hosts install is in it. */
 export const REHEARSAL_PACKAGES_BUCKET = 'apk-rehearsal-packages';
@@ -106,8 +106,25 @@ export interface AwsSeed {
  */
 export async function seedAws(emulator: AwsEmulator, caFile: string, seed: AwsSeed): Promise<Record<string, string>> {
   const spec = { endpoint: emulator.endpoint, ca: caFile, region: emulator.spec.region, buckets: seed.buckets ?? [], objects: seed.objects ?? [], secrets: seed.secrets ?? [] };
-  const out = await run('ip', ['netns', 'exec', emulator.spec.namespace, emulatorProgram('python3'), SEED_SCRIPT], JSON.stringify(spec), 120_000);
+  const out = await run('ip', ['netns', 'exec', emulator.spec.namespace, emulatorProgram('python3'), CLIENT_SCRIPT, 'seed'], JSON.stringify(spec), 120_000);
   return (JSON.parse(out) as { secrets: Record<string, string> }).secrets;
+}
+
+/** A datapoint the hosts published: each second's Sum of one metric and dimension set. */
+export interface EmulatedDatapoint {
+  readonly metric: string;
+  readonly dimensions: Readonly<Record<string, string>>;
+  /** Seconds since the epoch. */
+  readonly timestamp: number;
+  readonly value: number;
+  readonly unit: string;
+}
+
+/** Every datapoint of `namespace` in the emulator's CloudWatch (the last hour), read with AWS's SDK. */
+export async function readMetrics(emulator: AwsEmulator, caFile: string, namespace: string): Promise<EmulatedDatapoint[]> {
+  const spec = { endpoint: emulator.endpoint, ca: caFile, region: emulator.spec.region, namespace };
+  const out = await run('ip', ['netns', 'exec', emulator.spec.namespace, emulatorProgram('python3'), CLIENT_SCRIPT, 'metrics'], JSON.stringify(spec), 60_000);
+  return JSON.parse(out) as EmulatedDatapoint[];
 }
 
 export async function stopAwsEmulator(emulator: AwsEmulator): Promise<void> {
