@@ -26,6 +26,7 @@ import {
   POOLER_LISTENER_SERIES,
   TARGET_ROLE_SERIES,
   alarmArnPattern,
+  alarmExpression,
   coversInstance,
   metricDimensions,
   poolerTargetSeries,
@@ -230,7 +231,7 @@ export class DatabaseDashboard extends Construct {
     const threshold = this.thresholds[spec.threshold];
     const metric = spec.expression
       ? new cloudwatch.MathExpression({
-          expression: spec.expression.expression,
+          expression: alarmExpression(spec, this.pgBouncer?.hosts),
           usingMetrics: Object.fromEntries(Object.entries(spec.inputs).map(([name, input]) => [name, this.metricOf(input, spec.scope, series.subject)])),
           label: `${series.label} ${spec.expression.label}`,
           period: Duration.seconds(METRIC_PERIOD_SECONDS),
@@ -243,8 +244,8 @@ export class DatabaseDashboard extends Construct {
       comparisonOperator: spec.comparison as cloudwatch.ComparisonOperator,
       evaluationPeriods: spec.evaluationPeriods,
       datapointsToAlarm: spec.datapointsToAlarm,
-      // No data means no traffic (or an instance without NVMe metrics yet), not a failure.
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      // No data means no traffic (or an instance without NVMe metrics yet), not a failure; for MissingHosts, no host.
+      treatMissingData: spec.missingData === 'breaching' ? cloudwatch.TreatMissingData.BREACHING : cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription: `aurora-proxy-kit ${this.node.path}: ${id} ${COMPARISON_SYMBOLS[spec.comparison]} ${threshold}`,
     });
     alarm.addAlarmAction(new actions.SnsAction(this.alarmTopic));

@@ -124,6 +124,8 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
   /** Server connections the whole fleet may open per instance. */
   public readonly poolSizing: PoolSizing;
   public readonly instanceType: string;
+  /** Hosts of the fleet: a fixed-size group (the dashboard's MissingHosts alarm compares the healthy hosts with it). */
+  public readonly hosts: number;
   public readonly vcpusPerHost: number;
   /** The user data template (CloudFormation substitutes its `${Name}` placeholders). */
   public readonly userDataTemplate: string;
@@ -187,6 +189,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     this.poolSettings = pool;
     this.poolSizing = poolSizing(fleet.maxConnections, pool);
     this.instanceType = instanceType;
+    this.hosts = fleet.hosts;
     this.vcpusPerHost = fleet.vcpusPerHost;
     this.userDataTemplate = template;
     this.fleetName = fleetName;

@@ -32,6 +32,25 @@ export interface AlarmSpec {
   readonly threshold: keyof AlarmThresholds;
   readonly evaluationPeriods: number;
   readonly datapointsToAlarm: number;
+  /**
+   * What a period without data counts as: `notBreaching` where no data means no traffic (or an instance
+   * without NVMe metrics yet), `breaching` where no data means what the alarm watches is gone.
+   */
+  readonly missingData: 'breaching' | 'notBreaching';
+}
+
+/**
+ * The token an expression alarm writes for the PgBouncer fleet's host count (a fixed-size group): each flavour
+ * replaces it with the number (alarmExpression), as metric math takes a number where a metric id is not.
+ */
+export const FLEET_HOSTS_TOKEN = 'FLEET_HOSTS';
+
+/** An expression alarm's expression for a line, with the fleet's host count in place of FLEET_HOSTS_TOKEN. */
+export function alarmExpression(spec: AlarmSpec, fleetHosts?: number): string {
+  const expression = spec.expression!.expression;
+  if (!expression.includes(FLEET_HOSTS_TOKEN)) return expression;
+  if (fleetHosts === undefined) throw new Error(`alarm ${spec.name} needs the fleet's host count`);
+  return expression.replaceAll(FLEET_HOSTS_TOKEN, String(fleetHosts));
 }
 
 const HIGH: AlarmComparison = 'GreaterThanOrEqualToThreshold';
@@ -40,10 +59,10 @@ const LOW: AlarmComparison = 'LessThanOrEqualToThreshold';
 /** How an alarm's description writes its comparison. */
 export const COMPARISON_SYMBOLS: Readonly<Record<AlarmComparison, string>> = { [HIGH]: '>=', [LOW]: '<=' };
 
-type AlarmRow = Omit<AlarmSpec, 'inputs' | 'instances'> & { readonly metrics: Readonly<Record<string, string>> };
+type AlarmRow = Omit<AlarmSpec, 'inputs' | 'instances' | 'missingData'> & { readonly metrics: Readonly<Record<string, string>>; readonly missingData?: AlarmSpec['missingData'] };
 
 function alarm(row: AlarmRow): AlarmSpec {
-  const { metrics, ...rest } = row;
+  const { metrics, missingData = 'notBreaching', ...rest } = row;
   const specs = Object.values(metrics).map((metricName) => catalogMetric(row.scope, metricName));
   const inputs = Object.fromEntries(
     Object.entries(metrics).map(([id, metricName]) => {
@@ -54,7 +73,7 @@ function alarm(row: AlarmRow): AlarmSpec {
   // An instance alarm reaches the instances that publish every metric it reads.
   const selections = [...new Set(specs.map((s) => s.instances ?? 'all'))].filter((s) => s !== 'all');
   if (selections.length > 1) throw new Error(`alarm ${row.name} reads metrics of different instances: ${selections.join(', ')}`);
-  return { ...rest, instances: selections[0] ?? 'all', inputs };
+  return { ...rest, instances: selections[0] ?? 'all', inputs, missingData };
 }
 
 export const ALARM_CATALOG: ReadonlyArray<AlarmSpec> = [
@@ -99,6 +118,19 @@ export const ALARM_CATALOG: ReadonlyArray<AlarmSpec> = [
     threshold: 'poolerUnhealthyHosts',
     evaluationPeriods: 5,
     datapointsToAlarm: 3,
+  }),
+  // Hosts powered off or terminated are neither healthy nor unhealthy: the healthy count below the fleet's (a
+  // fixed-size group) finds them, and no data at all (no host registered) counts as missing too.
+  alarm({
+    name: 'MissingHosts',
+    scope: 'pooler-target-group',
+    metrics: { healthy: 'HealthyHostCount' },
+    expression: { expression: `${FLEET_HOSTS_TOKEN} - healthy`, label: 'hosts missing' },
+    comparison: HIGH,
+    threshold: 'poolerMissingHosts',
+    evaluationPeriods: 5,
+    datapointsToAlarm: 3,
+    missingData: 'breaching',
   }),
   alarm({ name: 'Errors', scope: 'function', metrics: { m: 'Errors' }, comparison: HIGH, threshold: 'functionErrors', evaluationPeriods: 5, datapointsToAlarm: 1 }),
   alarm({ name: 'Throttles', scope: 'function', metrics: { m: 'Throttles' }, comparison: HIGH, threshold: 'functionThrottles', evaluationPeriods: 5, datapointsToAlarm: 1 }),

@@ -110,6 +110,22 @@ export const AWS_FACTS: ReadonlyArray<AwsFact> = [
     exercisedBy: 'test/model/sizing.test.ts',
   },
   {
+    id: 'session-manager-minimal-instance-permissions',
+    constraint:
+      'Session Manager needs of an instance\'s role only ssm:UpdateInstanceInformation and ssmmessages:CreateControlChannel, CreateDataChannel, OpenControlChannel and OpenDataChannel (plus s3:GetEncryptionConfiguration and kms:Decrypt for session logs in S3 and KMS-encrypted sessions); AmazonSSMManagedInstanceCore also grants ssm:GetParameter(s) on every parameter',
+    sources: ['https://docs.aws.amazon.com/systems-manager/latest/userguide/getting-started-create-iam-instance-profile.html', 'https://docs.aws.amazon.com/aws-managed-policy/latest/reference/AmazonSSMManagedInstanceCore.html'],
+    consequence: 'the PgBouncer hosts\' role gets those five actions in a statement of its own (SESSION_MANAGER_INSTANCE_POLICY), in both flavours, and no AWS-managed policy',
+    exercisedBy: 'test/constructs/pgbouncer-proxy.test.ts',
+  },
+  {
+    id: 'aws-provider-db-proxy-default-auth-scheme',
+    constraint:
+      'hashicorp/aws added the default_auth_scheme argument of aws_db_proxy (RDS Proxy\'s DefaultAuthScheme, end-to-end IAM authentication) in 6.15.0 (CHANGELOG 6.15.0, October 2, 2025: "Add default_auth_scheme argument", #44309); an earlier 6.x refuses the argument',
+    sources: ['https://github.com/hashicorp/terraform-provider-aws/blob/main/CHANGELOG.md#6150-october-2-2025', 'https://github.com/hashicorp/terraform-provider-aws/pull/44309'],
+    consequence: 'modules/pooling-proxy, and the examples that call it, require hashicorp/aws >= 6.15 (PROVIDER_ARGUMENT_FLOORS); the other modules keep >= 6.0',
+    exercisedBy: 'test/terraform/generated.test.ts',
+  },
+  {
     id: 'ec2-user-data-16kb',
     constraint: 'EC2 user data is limited to 16 KB in raw form, before it is base64-encoded',
     sources: ['https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/user-data.html'],

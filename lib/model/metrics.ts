@@ -280,6 +280,11 @@ export interface AlarmThresholds {
   readonly poolerMaxWaitSeconds: number;
   /** The load balancer's UnHealthyHostCount (Maximum, per listener's target group) at or above which to alarm. */
   readonly poolerUnhealthyHosts: number;
+  /**
+   * Hosts missing from a load balancer target group's healthy hosts (the fleet's hosts minus HealthyHostCount,
+   * Minimum) at or above which to alarm: powered-off or terminated hosts are neither healthy nor unhealthy.
+   */
+  readonly poolerMissingHosts: number;
   /** Lambda Errors (Sum per period) at or above which to alarm. */
   readonly functionErrors: number;
   /** Lambda Throttles (Sum per period) at or above which to alarm. */
@@ -338,6 +343,12 @@ export interface AlarmThresholdOptions {
    */
   readonly poolerUnhealthyHosts?: number;
   /**
+   * Hosts missing from a load balancer target group's healthy hosts (the fleet's hosts minus HealthyHostCount,
+   * Minimum) at or above which to alarm: powered-off or terminated hosts are neither healthy nor unhealthy.
+   * @default 1
+   */
+  readonly poolerMissingHosts?: number;
+  /**
    * Lambda Errors (Sum per period) at or above which to alarm.
    * @default 1
    */
@@ -363,6 +374,7 @@ export const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
   poolerClientsWaiting: 10,
   poolerMaxWaitSeconds: 5,
   poolerUnhealthyHosts: 1,
+  poolerMissingHosts: 1,
   functionErrors: 1,
   functionThrottles: 1,
 };
@@ -381,6 +393,7 @@ export const ALARM_THRESHOLD_UNITS: Readonly<Record<keyof AlarmThresholds, 'perc
   poolerClientsWaiting: 'count',
   poolerMaxWaitSeconds: 'seconds',
   poolerUnhealthyHosts: 'count',
+  poolerMissingHosts: 'count',
   functionErrors: 'count',
   functionThrottles: 'count',
 };

@@ -29,11 +29,23 @@ export const HOST_AGENT_PATH = '/usr/local/sbin/apk-host';
 const AWS_CALLS = String.raw`IMDS = "http://169.254.169.254/latest"
 
 
+def fetch(request, timeout, final=()):
+    # Five tries, 1+2+4+8 s apart: the network, throttling, and at boot IMDS not answering yet (or without the
+    # instance profile's credentials) or an access denied while the role's policy propagates; a bootstrap that
+    # fails powers the host off. An HTTP status in final (a malformed or absent request) fails at once.
+    for attempt in range(5):
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return response.read()
+        except OSError as e:
+            if attempt == 4 or getattr(e, "code", None) in final:
+                raise
+            time.sleep(2 ** attempt)
+
+
 def imds(path, token=None, method="GET"):
     headers = {"X-aws-ec2-metadata-token-ttl-seconds": "300"} if token is None else {"X-aws-ec2-metadata-token": token}
-    request = urllib.request.Request(IMDS + path, method=method, headers=headers)
-    with urllib.request.urlopen(request, timeout=5) as response:
-        return response.read().decode()
+    return fetch(urllib.request.Request(IMDS + path, method=method, headers=headers), 5).decode()
 
 
 def credentials():
@@ -66,21 +78,11 @@ def sign(method, host, path, query, headers, body, service, region, key_id, secr
     return headers
 
 
-def aws(method, service, host, path, body=b"", headers=None, attempts=5):
-    # Bounded retries, 1+2+4+8 s apart: the network, throttling, and at boot an access denied while the
-    # instance role's policy propagates. A request AWS finds malformed (400) or absent (404) fails at once.
-    for attempt in range(attempts):
-        key_id, secret, session, (region, domain) = credentials()
-        name = host + "." + region + "." + domain
-        signed = sign(method, name, path, "", headers or {}, body, service, region, key_id, secret, session)
-        request = urllib.request.Request("https://" + name + path, data=body or None, method=method, headers=signed)
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                return response.read()
-        except (urllib.error.URLError, OSError) as e:
-            if attempt == attempts - 1 or getattr(e, "code", None) in (400, 404):
-                raise
-            time.sleep(2 ** attempt)
+def aws(method, service, host, path, body=b"", headers=None):
+    key_id, secret, session, (region, domain) = credentials()
+    name = host + "." + region + "." + domain
+    signed = sign(method, name, path, "", headers or {}, body, service, region, key_id, secret, session)
+    return fetch(urllib.request.Request("https://" + name + path, data=body or None, method=method, headers=signed), 10, (400, 404))
 
 
 def s3_get(bucket, key, out):
@@ -98,7 +100,7 @@ def s3_get(bucket, key, out):
 export const HOST_FETCH_PATH = '/usr/local/sbin/apk-fetch';
 export const HOST_FETCH_SOURCE = String.raw`#!/usr/bin/python3
 """aurora-proxy-kit PgBouncer engine packages fetcher (lib/model/pgbouncer-host-agent.ts); do not edit."""
-import datetime, hashlib, hmac, json, sys, time, urllib.error, urllib.parse, urllib.request
+import datetime, hashlib, hmac, json, sys, time, urllib.parse, urllib.request
 
 ${AWS_CALLS}
 if __name__ == "__main__":
@@ -115,7 +117,7 @@ if __name__ == "__main__":
  */
 export const HOST_AGENT_SOURCE = String.raw`#!/usr/bin/python3
 """aurora-proxy-kit PgBouncer engine host agent (lib/model/pgbouncer-host-agent.ts); do not edit."""
-import base64, datetime, hashlib, hmac, json, os, sys, time, unicodedata, urllib.error, urllib.parse, urllib.request
+import base64, datetime, hashlib, hmac, json, os, sys, time, unicodedata, urllib.parse, urllib.request
 
 SALT_CONTEXT = b"${SCRAM_SALT_CONTEXT}"
 

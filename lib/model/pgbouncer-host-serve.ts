@@ -7,16 +7,21 @@
  * console exists on the host.
  *
  * Health: `GET <path>` of a listener answers 200 only while every process of that listener answers on
- * its admin socket AND every server its pools use accepts a TCP connection (SHOW DATABASES gives each
- * pool's host and port, as PgBouncer itself resolves them, re-read after a RELOAD), else 503 with the
- * reasons. Why a TCP connect and not SHOW SERVERS / SHOW POOLS: pool state only describes connections
- * already open; a pool with none (min_pool_size 0, or all closed after server_lifetime) says nothing,
- * and an open connection to a server that vanished stays `idle` until server_check_delay or a
- * keepalive finds it. A connect tests the path now (routes, security groups, the instance listening),
- * costs the server one fork and no log line (PostgreSQL logs nothing for a connection closed before
- * its startup packet), and results are kept HEALTH_CACHE_SECONDS so the load balancer's nodes, which
- * each check every interval, cause a few connects per interval at most. Not covered: a server that
- * accepts connections but refuses logins (the dashboard's server connections show that).
+ * its admin socket AND every server its pools use has shown it is alive, else 503 with the reasons
+ * (SHOW DATABASES gives each pool's host and port, as PgBouncer itself resolves them, re-read after a
+ * RELOAD). A server has shown it is alive when its pools completed queries since the previous verdict
+ * (SHOW STATS total_query_count grew, within HEALTH_EVIDENCE_SECONDS): it answered, which says more
+ * than a connect. Otherwise (an idle pool, a server that stopped answering) the verdict connects to it
+ * over TCP. Why not pool state alone (SHOW SERVERS / SHOW POOLS): it only describes connections already
+ * open; a pool with none (min_pool_size 0, or all closed after server_lifetime) says nothing, and an
+ * open connection to a server that vanished stays `idle` until server_check_delay or a keepalive finds
+ * it. A connect tests the path now (routes, security groups, the instance listening) but costs the
+ * server a fork and, as the cluster sets log_connections=1, a "connection received" log line (PostgreSQL
+ * logs it at accept, before any startup packet): hence connects only where queries did not answer, so a
+ * busy fleet's checks make no log lines and an idle one's a few per interval (results are kept
+ * HEALTH_CACHE_SECONDS, so the load balancer's nodes, which each check every interval, share them).
+ * Not covered: a server that accepts connections but refuses logins (the dashboard's server connections
+ * show that).
  *
  * Metrics: every period, SHOW DATABASES, SHOW POOLS and SHOW STATS of every process, combined per
  * (Listener, Target) by POOLER_METRICS (pgbouncer-metrics.ts; counters as deltas since the previous
@@ -36,6 +41,11 @@ export const POOLER_HEALTH_CHECK = { intervalSeconds: 10, timeoutSeconds: 5, hea
 /** How long a health result is reused, and the timeout of each server connect (both under the check's timeout). */
 export const HEALTH_CACHE_SECONDS = 2;
 export const HEALTH_CONNECT_TIMEOUT_SECONDS = 2;
+/**
+ * How recent the previous verdict's query totals must be for their growth to stand for a connect: two
+ * check intervals, so a server that stops answering is connected to within one more interval.
+ */
+export const HEALTH_EVIDENCE_SECONDS = 2 * POOLER_HEALTH_CHECK.intervalSeconds;
 /** The fleet's name for the Fleet dimension, written by the bootstrap (a placeholder's value). */
 export const FLEET_NAME_FILE = `${FLEET_PATHS.dir}/fleet-name`;
 
@@ -124,18 +134,32 @@ def reachable(target):
         return "server " + target[0] + ":" + str(target[1]) + " unreachable: " + str(e)
 
 
+# (process, database) -> (when, total_query_count) at the previous verdict.
+QUERIES = {}
+
+
 def health(listener):
-    problems, targets = [], set()
+    problems, targets, alive, now = [], set(), set(), time.monotonic()
     names = [n for n in processes() if n[:2] == listener]
     if not names:
         problems.append("no processes of the listener")
     for name in names:
         try:
-            targets.update(servers(name).values())
+            hosts = servers(name)
+            targets.update(hosts.values())
+            # A server whose pools completed queries since a recent previous verdict answered: no connect needed.
+            for row in admin(name, "SHOW STATS"):
+                db = row["database"]
+                if db in hosts:
+                    at, was = QUERIES.get((name, db), (0, 1e18))
+                    QUERIES[name, db] = now, int(row["total_query_count"])
+                    if was < QUERIES[name, db][1] and now - at <= ${HEALTH_EVIDENCE_SECONDS}:
+                        alive.add(hosts[db])
         except (OSError, ValueError) as e:
             problems.append(name + ": " + str(e))
+    # A connect only to the others: each is a "connection received" line in Aurora's log (log_connections).
     with ThreadPoolExecutor(16) as pool:
-        problems.extend(p for p in pool.map(reachable, sorted(targets)) if p)
+        problems.extend(p for p in pool.map(reachable, sorted(targets - alive)) if p)
     return problems
 
 

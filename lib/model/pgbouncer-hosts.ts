@@ -13,6 +13,18 @@ import { EndpointRole } from './vocabulary';
  */
 export const DEBIAN_13_ARM64_IMAGE_PARAMETER = '/aws/service/debian/release/13/latest/arm64';
 
+/**
+ * What the hosts' SSM Agent needs for Session Manager, and nothing more (AWS Systems Manager User Guide,
+ * "Create a custom IAM role for Session Manager": the minimal instance permissions). Not the AWS-managed
+ * AmazonSSMManagedInstanceCore, whose ssm:GetParameter(s) on every parameter lets a host read all of the
+ * account's SSM parameters. The guide's s3:GetEncryptionConfiguration and kms:Decrypt are for session logs in
+ * S3 and KMS-encrypted sessions, which the kit does not configure. On Resource "*", as the guide's policy.
+ */
+export const SESSION_MANAGER_INSTANCE_POLICY = {
+  actions: ['ssm:UpdateInstanceInformation', 'ssmmessages:CreateControlChannel', 'ssmmessages:CreateDataChannel', 'ssmmessages:OpenControlChannel', 'ssmmessages:OpenDataChannel'],
+  sources: ['https://docs.aws.amazon.com/systems-manager/latest/userguide/getting-started-create-iam-instance-profile.html', 'https://docs.aws.amazon.com/systems-manager/latest/userguide/systems-manager-setting-up-messageAPIs.html'],
+} as const;
+
 /** The Network Load Balancer's listener port of each role, which consumers connect to. */
 export const POOLER_LISTENER_PORTS: Readonly<Record<EndpointRole, number>> = {
   [EndpointRole.READ_WRITE]: 5432,

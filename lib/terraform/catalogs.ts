@@ -1,5 +1,6 @@
 import {
   ALARM_CATALOG,
+  FLEET_HOSTS_TOKEN,
   ALARM_TOPIC_ACCESS,
   COMPARISON_SYMBOLS,
   DEFAULT_PROXY_ENDPOINT_NAME,
@@ -164,6 +165,8 @@ export function renderMetricCatalog(): string {
         ),
       ],
       ['metric_period', String(METRIC_PERIOD_SECONDS)],
+      // An expression's token for the PgBouncer fleet's host count (pgbouncer_hosts).
+      ['fleet_hosts_token', hclString(FLEET_HOSTS_TOKEN)],
     ]),
     '',
     '  # Every alarm, per line of its scope (of the instances, those `instances` selects): the metrics it reads',
@@ -183,6 +186,7 @@ export function renderMetricCatalog(): string {
           threshold: thresholdKey(a.threshold),
           evaluation_periods: a.evaluationPeriods,
           datapoints_to_alarm: a.datapointsToAlarm,
+          missing_data: a.missingData,
         })},`,
     ),
     '  ]',

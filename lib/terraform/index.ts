@@ -18,7 +18,7 @@ import { loadVectors, renderVectorTests, vectorExpectations } from './vectors';
  * README tables (readme.ts). Everything is rendered in one pass from lib/model and the hand-written
  * files; nothing reads the generator's own output back.
  */
-export { EXAMPLES, INTERNAL_MODULES, MODULES, MODULE_SPECS, moduleOfRule, modulesOfRule, moduleSpec, propertyNames, rulesOf } from './modules';
+export { AWS_PROVIDER_BASE_VERSION, EXAMPLES, INTERNAL_MODULES, MODULES, MODULE_SPECS, PROVIDER_ARGUMENT_FLOORS, moduleOfRule, modulesOfRule, moduleSpec, propertyNames, rulesOf } from './modules';
 export { hclString, hclValue, generatedBy } from './hcl';
 export { parseOutputs, parseVariables, variableDefaults, type VariableInfo } from './readme';
 export { awsRuleRows } from './aws-rules-doc';

@@ -198,6 +198,17 @@ export const EXAMPLES: ReadonlyArray<string> = ['examples/complete', 'examples/c
 /** Helpers of the modules, under modules/internal/: no rules of their own, a README with generated tables each. */
 export const INTERNAL_MODULES: ReadonlyArray<string> = ['internal/logs-kms-policy', 'internal/cluster-instances'];
 
+/** The hashicorp/aws version every module and example requires at least. */
+export const AWS_PROVIDER_BASE_VERSION = '6.0';
+
+/**
+ * Arguments of hashicorp/aws newer than AWS_PROVIDER_BASE_VERSION, with the release that added each: a module
+ * that sets one (or calls a module that does) requires that release (AWS fact aws-provider-db-proxy-default-auth-scheme).
+ */
+export const PROVIDER_ARGUMENT_FLOORS: ReadonlyArray<{ readonly resource: string; readonly argument: string; readonly version: string }> = [
+  { resource: 'aws_db_proxy', argument: 'default_auth_scheme', version: '6.15' },
+];
+
 export function moduleSpec(module: string): ModuleSpec {
   const spec = MODULE_SPECS.find((m) => m.module === module);
   if (!spec) throw new Error(`no Terraform module ${module}`);

@@ -1,6 +1,6 @@
 import { renderPoolerBootstrap, USER_DATA_MAX_BYTES } from '../model/pgbouncer-bootstrap';
 import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_HEALTH_CHECK_TYPE, FLEET_HOST_WARMUP_SECONDS, FLEET_PORTS } from '../model/pgbouncer-fleet';
-import { DEBIAN_13_ARM64_IMAGE_PARAMETER, GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES, POOLER_LISTENER_PORTS } from '../model/pgbouncer-hosts';
+import { DEBIAN_13_ARM64_IMAGE_PARAMETER, GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES, POOLER_LISTENER_PORTS, SESSION_MANAGER_INSTANCE_POLICY } from '../model/pgbouncer-hosts';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
 import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
 import { poolBudgetLocals } from './catalogs';
@@ -53,6 +53,8 @@ export function renderPgBouncerCatalog(): string {
       ['metrics_condition_key', hclString(POOLER_METRICS_POLICY.conditionKey)],
       ['max_client_connections', String(DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS)],
     ]),
+    '  # What the SSM Agent needs for Session Manager (AWS\'s minimal instance permissions), not AmazonSSMManagedInstanceCore.',
+    `  session_manager_actions = ${hclValue(SESSION_MANAGER_INSTANCE_POLICY.actions)}`,
     '  # How the Auto Scaling group judges hosts (EC2\'s checks only: the load balancer\'s fail on every host at once when',
     '  # Aurora\'s servers do), the warm-up a new host is given, and EC2\'s limit on user data (raw, before base64).',
     ...alignedMap('  ', [

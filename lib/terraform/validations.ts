@@ -282,6 +282,10 @@ const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
         // The message is rendered even when the condition holds: a null prefix list shows as "null".
         errorMessage: probed(rule, { s3PrefixListId: PROBE }, [[PROBE, `${prefixList} == null ? "null" : ${prefixList}`]]),
       },
+      {
+        condition: `var.vpc_cidr_block == null || ${prefixList} != null`,
+        errorMessage: probed(rule, { vpcCidrBlock: PROBE }, [[PROBE, 'var.vpc_cidr_block == null ? "null" : var.vpc_cidr_block']]),
+      },
     ];
   },
   'pooler-tls-certificate-pair': (rule) => [

@@ -7,7 +7,7 @@ locals {
 
   # The PgBouncer fleet's inputs come together or not at all (the dashboard's precondition says which are
   # missing). Whether it is charted hangs on the name alone: the ARN suffixes are known only after apply.
-  pgbouncer_inputs  = { pgbouncer_fleet_name = var.pgbouncer_fleet_name, pgbouncer_targets = var.pgbouncer_targets, pgbouncer_load_balancer_arn_suffix = var.pgbouncer_load_balancer_arn_suffix, pgbouncer_target_group_arn_suffixes = var.pgbouncer_target_group_arn_suffixes }
+  pgbouncer_inputs  = { pgbouncer_fleet_name = var.pgbouncer_fleet_name, pgbouncer_targets = var.pgbouncer_targets, pgbouncer_load_balancer_arn_suffix = var.pgbouncer_load_balancer_arn_suffix, pgbouncer_target_group_arn_suffixes = var.pgbouncer_target_group_arn_suffixes, pgbouncer_hosts = var.pgbouncer_hosts }
   pgbouncer_missing = [for name, value in local.pgbouncer_inputs : name if value == null]
   pgbouncer         = var.pgbouncer_fleet_name != null
 
@@ -110,7 +110,7 @@ resource "aws_cloudwatch_dashboard" "this" {
   lifecycle {
     precondition {
       condition     = length(local.pgbouncer_missing) == 0 || length(local.pgbouncer_missing) == length(local.pgbouncer_inputs)
-      error_message = "the PgBouncer fleet is charted from ${join(", ", keys(local.pgbouncer_inputs))} together: ${join(", ", local.pgbouncer_missing)} missing (pass the pgbouncer-proxy module's name, metric_targets, load_balancer_arn_suffix and target_group_arn_suffixes)"
+      error_message = "the PgBouncer fleet is charted from ${join(", ", keys(local.pgbouncer_inputs))} together: ${join(", ", local.pgbouncer_missing)} missing (pass the pgbouncer-proxy module's name, metric_targets, load_balancer_arn_suffix, target_group_arn_suffixes and hosts)"
     }
   }
 }
@@ -145,8 +145,8 @@ resource "aws_cloudwatch_metric_alarm" "metric" {
   comparison_operator = each.value.comparison
   evaluation_periods  = each.value.evaluation_periods
   datapoints_to_alarm = each.value.datapoints_to_alarm
-  # No data means no traffic (or an instance without NVMe metrics yet), not a failure.
-  treat_missing_data = "notBreaching"
+  # No data means no traffic (or an instance without NVMe metrics yet), not a failure (the catalog's missing_data).
+  treat_missing_data = each.value.missing_data
   alarm_actions      = [local.alarm_topic_arn]
   ok_actions         = [local.alarm_topic_arn]
   tags               = var.tags
@@ -161,14 +161,16 @@ resource "aws_cloudwatch_metric_alarm" "expression" {
   comparison_operator = each.value.comparison
   evaluation_periods  = each.value.evaluation_periods
   datapoints_to_alarm = each.value.datapoints_to_alarm
-  treat_missing_data  = "notBreaching"
-  alarm_actions       = [local.alarm_topic_arn]
+  # MissingHosts: no data means no host registered, which counts as missing (the catalog's missing_data).
+  treat_missing_data = each.value.missing_data
+  alarm_actions      = [local.alarm_topic_arn]
   ok_actions          = [local.alarm_topic_arn]
   tags                = var.tags
 
   metric_query {
-    id          = "expression"
-    expression  = each.value.expression
+    id = "expression"
+    # The fleet's host count where the expression has the catalog's token for it (a number, as metric math takes).
+    expression  = var.pgbouncer_hosts == null ? each.value.expression : replace(each.value.expression, local.fleet_hosts_token, tostring(var.pgbouncer_hosts))
     label       = "${each.value.label} ${each.value.expression_label}"
     return_data = true
   }

@@ -31,7 +31,7 @@ variable "proxy_endpoints" {
 }
 
 variable "pgbouncer_fleet_name" {
-  description = "Name of the PgBouncer fleet charted (the pgbouncer-proxy module's name: the Fleet dimension its hosts publish). null: no PgBouncer widgets or alarms; set it with pgbouncer_targets, pgbouncer_load_balancer_arn_suffix and pgbouncer_target_group_arn_suffixes."
+  description = "Name of the PgBouncer fleet charted (the pgbouncer-proxy module's name: the Fleet dimension its hosts publish). null: no PgBouncer widgets or alarms; set it with pgbouncer_targets, pgbouncer_load_balancer_arn_suffix, pgbouncer_target_group_arn_suffixes and pgbouncer_hosts."
   type        = string
   default     = null
 
@@ -80,6 +80,17 @@ variable "pgbouncer_target_group_arn_suffixes" {
   }
 }
 
+variable "pgbouncer_hosts" {
+  description = "Hosts of the PgBouncer fleet, a fixed-size group (the pgbouncer-proxy module's hosts): the MissingHosts alarms fire when a target group's healthy hosts fall below it."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.pgbouncer_hosts == null || try(var.pgbouncer_hosts >= 1 && floor(var.pgbouncer_hosts) == var.pgbouncer_hosts, false)
+    error_message = "pgbouncer_hosts ${var.pgbouncer_hosts == null ? "null" : var.pgbouncer_hosts} is not a host count: pass the pgbouncer-proxy module's hosts, a whole number of at least 1"
+  }
+}
+
 variable "functions" {
   description = "The consumer functions charted, label (e.g. Reader) => function name. Empty: no Lambda widgets or alarms."
   type        = map(string)
@@ -100,6 +111,7 @@ variable "thresholds" {
     pooler_clients_waiting         = optional(number, 10)
     pooler_max_wait_seconds        = optional(number, 5)
     pooler_unhealthy_hosts         = optional(number, 1)
+    pooler_missing_hosts           = optional(number, 1)
     function_errors                = optional(number, 1)
     function_throttles             = optional(number, 1)
   })
@@ -112,8 +124,8 @@ variable "thresholds" {
   }
 
   validation {
-    condition     = alltrue([for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_ephemeral_storage_bytes" = var.thresholds.free_ephemeral_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.pooler_clients_waiting" = var.thresholds.pooler_clients_waiting, "thresholds.pooler_max_wait_seconds" = var.thresholds.pooler_max_wait_seconds, "thresholds.pooler_unhealthy_hosts" = var.thresholds.pooler_unhealthy_hosts, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : v >= 0])
-    error_message = join("\n", [for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_ephemeral_storage_bytes" = var.thresholds.free_ephemeral_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.pooler_clients_waiting" = var.thresholds.pooler_clients_waiting, "thresholds.pooler_max_wait_seconds" = var.thresholds.pooler_max_wait_seconds, "thresholds.pooler_unhealthy_hosts" = var.thresholds.pooler_unhealthy_hosts, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : "${k} ${v} is negative: use 0 or more" if !(v >= 0)])
+    condition     = alltrue([for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_ephemeral_storage_bytes" = var.thresholds.free_ephemeral_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.pooler_clients_waiting" = var.thresholds.pooler_clients_waiting, "thresholds.pooler_max_wait_seconds" = var.thresholds.pooler_max_wait_seconds, "thresholds.pooler_unhealthy_hosts" = var.thresholds.pooler_unhealthy_hosts, "thresholds.pooler_missing_hosts" = var.thresholds.pooler_missing_hosts, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : v >= 0])
+    error_message = join("\n", [for k, v in { "thresholds.freeable_memory_bytes" = var.thresholds.freeable_memory_bytes, "thresholds.replica_lag_ms" = var.thresholds.replica_lag_ms, "thresholds.free_ephemeral_storage_bytes" = var.thresholds.free_ephemeral_storage_bytes, "thresholds.pinned_connections" = var.thresholds.pinned_connections, "thresholds.pooler_clients_waiting" = var.thresholds.pooler_clients_waiting, "thresholds.pooler_max_wait_seconds" = var.thresholds.pooler_max_wait_seconds, "thresholds.pooler_unhealthy_hosts" = var.thresholds.pooler_unhealthy_hosts, "thresholds.pooler_missing_hosts" = var.thresholds.pooler_missing_hosts, "thresholds.function_errors" = var.thresholds.function_errors, "thresholds.function_throttles" = var.thresholds.function_throttles } : "${k} ${v} is negative: use 0 or more" if !(v >= 0)])
   }
 }
 # END generated thresholds

@@ -27,6 +27,8 @@ locals {
   metrics_namespace      = "AuroraProxyKit/PgBouncer"
   metrics_condition_key  = "cloudwatch:namespace"
   max_client_connections = 1000
+  # What the SSM Agent needs for Session Manager (AWS's minimal instance permissions), not AmazonSSMManagedInstanceCore.
+  session_manager_actions = ["ssm:UpdateInstanceInformation", "ssmmessages:CreateControlChannel", "ssmmessages:CreateDataChannel", "ssmmessages:OpenControlChannel", "ssmmessages:OpenDataChannel"]
   # How the Auto Scaling group judges hosts (EC2's checks only: the load balancer's fail on every host at once when
   # Aurora's servers do), the warm-up a new host is given, and EC2's limit on user data (raw, before base64).
   host_health_check_type = "EC2"

@@ -110,6 +110,14 @@ data "aws_iam_policy_document" "assume" {
 }
 
 data "aws_iam_policy_document" "host" {
+  #checkov:skip=CKV_AWS_111:Session Manager's instance actions (ssm:UpdateInstanceInformation, the ssmmessages channels) are on * in AWS's minimal Session Manager policy; PutMetricData has the cloudwatch:namespace condition
+  #checkov:skip=CKV_AWS_356:Session Manager's instance actions are on * in AWS's minimal Session Manager policy (getting-started-create-iam-instance-profile); PutMetricData has no resource-level permissions
+  # Session Manager for shell access (no key pair, no SSH): the SSM Agent's own calls, on "*" as AWS's minimal policy.
+  statement {
+    sid       = "SessionManager"
+    actions   = local.session_manager_actions
+    resources = ["*"]
+  }
   statement {
     sid       = "ReadTheUsersAndTlsSecrets"
     actions   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
@@ -149,12 +157,6 @@ resource "aws_iam_role" "host" {
   tags               = var.tags
 }
 
-# AWS-maintained policy for Session Manager: shell access without SSH, key pairs or open ports.
-resource "aws_iam_role_policy_attachment" "ssm" {
-  role       = aws_iam_role.host.name
-  policy_arn = "arn:${local.partition}:iam::aws:policy/AmazonSSMManagedInstanceCore"
-}
-
 resource "aws_iam_role_policy" "host" {
   name   = "read-secrets-and-packages-publish-metrics"
   role   = aws_iam_role.host.id
@@ -182,6 +184,10 @@ resource "aws_security_group" "hosts" {
     precondition {
       condition     = var.s3_prefix_list_id == null || var.vpc_cidr_block != null
       error_message = "s3_prefix_list_id ${var.s3_prefix_list_id == null ? "null" : var.s3_prefix_list_id} narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are"
+    }
+    precondition {
+      condition     = var.vpc_cidr_block == null || var.s3_prefix_list_id != null
+      error_message = "vpc_cidr_block ${var.vpc_cidr_block == null ? "null" : var.vpc_cidr_block} narrows the hosts' HTTPS egress to the VPC and S3: set s3_prefix_list_id too, the id of the Region's S3 prefix list (the gateway endpoint's prefix_list_id), or leave vpc_cidr_block null for HTTPS to any address"
     }
     # END generated pooler-s3-egress-vpc-cidr
   }
@@ -258,9 +264,11 @@ resource "aws_vpc_security_group_ingress_rule" "cluster_from_hosts" {
   description                  = "PgBouncer hosts to Aurora"
 }
 
-# HTTPS to Secrets Manager, SSM and S3: the VPC's interface endpoints, and S3's gateway endpoint.
+# HTTPS to Secrets Manager, SSM and S3: the VPC's interface endpoints, and S3's gateway endpoint. The keys come
+# from vpc_cidr_block (set with s3_prefix_list_id, a precondition), known at plan: the prefix list id is not when
+# the gateway endpoint is made in the same apply, and for_each keys must be.
 resource "aws_vpc_security_group_egress_rule" "hosts_https" {
-  for_each = var.s3_prefix_list_id == null ? { any = { cidr = "0.0.0.0/0", prefix_list = null } } : {
+  for_each = var.vpc_cidr_block == null ? { any = { cidr = "0.0.0.0/0", prefix_list = null } } : {
     vpc = { cidr = var.vpc_cidr_block, prefix_list = null }
     s3  = { cidr = null, prefix_list = var.s3_prefix_list_id }
   }
@@ -420,7 +428,10 @@ resource "aws_lb" "this" {
 resource "aws_lb_target_group" "this" {
   for_each = local.listeners
 
-  name        = "${var.name}-${each.value.short}"
+  # A generated name (ELB allows at most 6 characters of prefix) and create_before_destroy: a change that replaces
+  # the group (port, protocol, VPC) makes the new one and moves the listener to it before the old one goes; a fixed
+  # name would be taken (DuplicateTargetGroupName) and the old group in use by its listener (ResourceInUse).
+  name_prefix = "${each.value.short}-"
   port        = each.value.target_port
   protocol    = "TCP"
   vpc_id      = var.vpc_id
@@ -440,7 +451,11 @@ resource "aws_lb_target_group" "this" {
     unhealthy_threshold = local.health_check.unhealthy_threshold
   }
 
-  tags = var.tags
+  tags = merge(var.tags, { Name = "${var.name}-${each.value.short}" })
+
+  lifecycle {
+    create_before_destroy = true
+  }
 }
 
 resource "aws_lb_listener" "this" {

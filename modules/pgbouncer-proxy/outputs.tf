@@ -120,3 +120,8 @@ output "metrics_namespace" {
   description = "The CloudWatch namespace the hosts publish their metrics in: a CloudWatch interface endpoint's policy passes their PutMetricData in it."
   value       = local.metrics_namespace
 }
+
+output "hosts" {
+  description = "Hosts of the fleet, a fixed-size group: the dashboard module's pgbouncer_hosts (its MissingHosts alarms)."
+  value       = var.hosts
+}

@@ -1,12 +1,12 @@
 variable "name" {
-  description = "Name of the fleet: prefixes its resources; the load balancer is named after it and its target groups <name>-rw and <name>-ro."
+  description = "Name of the fleet: prefixes its resources; the load balancer is named after it; its target groups get generated names (tagged Name <name>-rw and <name>-ro)."
   type        = string
   nullable    = false
   # BEGIN generated fleet-load-balancer-name by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = (can(regex("^[a-z][a-z0-9-]{0,28}$", var.name)) && !strcontains(var.name, "--") && !endswith(var.name, "-"))
-    error_message = "name ${var.name} is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)"
+    error_message = "name ${var.name} is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)"
   }
   # END generated fleet-load-balancer-name
   # BEGIN generated fleet-load-balancer-name-prefix by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
@@ -284,13 +284,13 @@ variable "consumer_users" {
 }
 
 variable "s3_prefix_list_id" {
-  description = "The id of the Region's S3 managed prefix list (com.amazonaws.<region>.s3), to narrow the hosts' HTTPS egress to S3 and vpc_cidr_block. null: HTTPS egress to any address, which in an isolated VPC reaches only its endpoints."
+  description = "The id of the Region's S3 managed prefix list (com.amazonaws.<region>.s3), to narrow the hosts' HTTPS egress to S3 and vpc_cidr_block (both or neither). null: HTTPS egress to any address, which in an isolated VPC reaches only its endpoints."
   type        = string
   default     = null
 }
 
 variable "vpc_cidr_block" {
-  description = "The VPC's CIDR block, where the interface endpoints are: with s3_prefix_list_id, the hosts' HTTPS egress goes to it and to S3."
+  description = "The VPC's CIDR block, where the interface endpoints are: with s3_prefix_list_id (both or neither), the hosts' HTTPS egress goes to it and to S3. Must be known at plan (it decides the egress rules); s3_prefix_list_id may come from a gateway endpoint made in the same apply."
   type        = string
   default     = null
 }

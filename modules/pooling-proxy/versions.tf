@@ -3,9 +3,10 @@ terraform {
   required_version = ">= 1.5"
 
   required_providers {
+    # 6.15: aws_db_proxy's default_auth_scheme (end-to-end IAM authentication).
     aws = {
       source  = "hashicorp/aws"
-      version = ">= 6.0"
+      version = ">= 6.15"
     }
   }
 }

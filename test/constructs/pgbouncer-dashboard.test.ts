@@ -121,10 +121,53 @@ describe('DatabaseDashboard over a PgBouncer fleet', () => {
     template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { Namespace: 'AWS/NetworkELB' }, 2);
   });
 
+  test('missing hosts alarm per listener\'s target group: the healthy hosts below the fleet\'s, no data counting as missing (powered-off or terminated hosts are neither healthy nor unhealthy)', () => {
+    for (const [alarmName, listener] of [
+      ['LoadBalancerReadWrite', EndpointRole.READ_WRITE],
+      ['LoadBalancerReadOnly', EndpointRole.READ_ONLY],
+    ] as const) {
+      // THEN
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmName: `${dashboard.alarmNamePrefix}${alarmName}MissingHosts`,
+        Metrics: [
+          Match.objectLike({ Id: 'expr_1', Expression: `${pooler.hosts} - healthy` }),
+          Match.objectLike({
+            Id: 'healthy',
+            MetricStat: Match.objectLike({
+              Stat: 'Minimum',
+              Metric: { Namespace: 'AWS/NetworkELB', MetricName: 'HealthyHostCount', Dimensions: [{ Name: 'LoadBalancer', Value: getAtt(pooler.loadBalancer, 'LoadBalancerFullName') }, { Name: 'TargetGroup', Value: getAtt(pooler.targetGroup(listener), 'TargetGroupFullName') }] },
+            }),
+          }),
+        ],
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Threshold: DEFAULT_ALARM_THRESHOLDS.poolerMissingHosts,
+        TreatMissingData: 'breaching',
+      });
+    }
+    expect(pooler.hosts).toBe(2);
+  });
+
+  test('GIVEN a fleet of three hosts and a threshold of two WHEN charted THEN its missing hosts alarms compare 3 - healthy with 2', () => {
+    // GIVEN
+    const { stack: other, cluster: otherCluster, create: createOther } = fleetStack({ hosts: 3 });
+    // WHEN
+    new DatabaseDashboard(other, 'Dashboard', { cluster: otherCluster, proxy: createOther(), thresholds: { poolerMissingHosts: 2 } });
+    // THEN
+    const missing = Object.values(Template.fromStack(other).findResources('AWS::CloudWatch::Alarm')).filter((a) => String(a.Properties.AlarmName).endsWith('MissingHosts'));
+    expect(missing.map((a) => [(a.Properties.Metrics as Array<{ Expression?: string }>)[0].Expression, a.Properties.Threshold])).toEqual([
+      ['3 - healthy', 2],
+      ['3 - healthy', 2],
+    ]);
+  });
+
   test('alarms: the instances\' and the fleet\'s, nothing of RDS Proxy', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms.filter((a) => a.Properties.Metrics !== undefined)).toEqual([]); // RDS Proxy's pool utilization
-    expect(alarms).toHaveLength(3 * 3 + 2 + 2 * 3 + 2);
+    // The only expression alarms: the fleet's MissingHosts (RDS Proxy's pool utilization is one too).
+    expect(alarms.filter((a) => a.Properties.Metrics !== undefined).map((a) => String(a.Properties.AlarmName).replace(dashboard.alarmNamePrefix, '')).sort()).toEqual([
+      'LoadBalancerReadOnlyMissingHosts',
+      'LoadBalancerReadWriteMissingHosts',
+    ]);
+    expect(alarms).toHaveLength(3 * 3 + 2 + 2 * 3 + 2 + 2);
   });
 });
 

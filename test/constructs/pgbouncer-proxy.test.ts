@@ -125,15 +125,15 @@ describe('PgBouncerProxy', () => {
     expect(pooler.fleetName).toBe(`${stack.stackName}/Pooler`);
   });
 
-  test('the host role: Session Manager, read access to exactly the server, consumer and TLS secrets and the packages object, and PutMetricData in the engine\'s namespace only', () => {
-    template.hasResourceProperties('AWS::IAM::Role', {
-      AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'ec2.amazonaws.com' } })] },
-      ManagedPolicyArns: [{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/AmazonSSMManagedInstanceCore']] }],
-    });
+  // session-manager-minimal-instance-permissions: AWS's minimal Session Manager actions, not AmazonSSMManagedInstanceCore (every SSM parameter).
+  test('the host role: Session Manager\'s minimal actions and no managed policy, read access to exactly the server, consumer and TLS secrets and the packages object, and PutMetricData in the engine\'s namespace only', () => {
+    const roles = template.findResources('AWS::IAM::Role', { Properties: { AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'ec2.amazonaws.com' } })] } } });
+    expect(Object.values(roles).map((r) => r.Properties.ManagedPolicyArns)).toEqual([undefined]);
     const policies = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(pooler.hostRole)] } }));
     const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: unknown; Resource: unknown }>);
     const read = ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'];
     expect(statements).toEqual([
+      { Action: ['ssm:UpdateInstanceInformation', 'ssmmessages:CreateControlChannel', 'ssmmessages:CreateDataChannel', 'ssmmessages:OpenControlChannel', 'ssmmessages:OpenDataChannel'], Effect: 'Allow', Resource: '*' },
       { Action: read, Effect: 'Allow', Resource: ref(pooler.readOnlyServerSecret) },
       { Action: 's3:GetObject', Effect: 'Allow', Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:s3:::kit-packages/${PACKAGES_KEY}`]] } },
       { Action: 'cloudwatch:PutMetricData', Condition: { StringEquals: { 'cloudwatch:namespace': POOLER_METRICS_NAMESPACE } }, Effect: 'Allow', Resource: '*' },
@@ -173,6 +173,8 @@ describe('PgBouncerProxy', () => {
         UnhealthyThresholdCount: 2,
         TargetGroupAttributes: [{ Key: 'deregistration_delay.timeout_seconds', Value: '30' }],
       });
+      // No Name: CloudFormation names them, so a change that replaces one (port, protocol, VPC) does not collide with the old one's name.
+      expect(Object.values(template.findResources('AWS::ElasticLoadBalancingV2::TargetGroup')).map((g) => g.Properties.Name)).toEqual([undefined, undefined]);
       // The hosts admit the load balancer on the port, and only it.
       template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { GroupId: getAtt(pooler.connections.securityGroups[0]!, 'GroupId'), SourceSecurityGroupId: lbGroup, FromPort: targetPort, ToPort: targetPort });
     }
@@ -251,7 +253,6 @@ describe('PgBouncerProxy', () => {
     expect([...new Set(raw.map((v) => v.ruleName))].sort()).toEqual([
       'AwsSolutions-AS3',
       'AwsSolutions-ELB2',
-      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
       'AwsSolutions-IAM5[Resource::*]',
       'AwsSolutions-SMG4',
     ]);

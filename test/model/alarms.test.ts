@@ -2,7 +2,9 @@ import {
   ALARM_CATALOG,
   ALARM_THRESHOLD_UNITS,
   ALARM_TOPIC_ACCESS,
+  FLEET_HOSTS_TOKEN,
   METRIC_CATALOG,
+  alarmExpression,
   alarmArnPattern,
   catalogMetric,
   coversInstance,
@@ -22,7 +24,8 @@ describe('alarm catalog', () => {
       const spec = catalogMetric(alarm.scope, input.metricName);
       expect([input.namespace, input.statistic]).toEqual([spec.namespace, spec.statistics[0]]);
     }
-    expect(Object.keys(alarm.inputs).length).toBe(alarm.expression ? 2 : 1);
+    // An expression reads two metrics, or one and the fleet's host count.
+    expect(Object.keys(alarm.inputs).length).toBe(alarm.expression ? (alarm.expression.expression.includes(FLEET_HOSTS_TOKEN) ? 1 : 2) : 1);
   });
 
   test('every threshold has an alarm', () => {
@@ -43,13 +46,26 @@ describe('alarm catalog', () => {
     });
   });
 
-  test('the PgBouncer engine alarms on waiting clients and their wait per pool target, and on unhealthy hosts per target group', () => {
-    const pooler = ALARM_CATALOG.filter((a) => a.scope.startsWith('pooler-')).map((a) => [a.name, a.scope, a.inputs.m.metricName, a.inputs.m.statistic, a.comparison, a.threshold]);
+  test('the PgBouncer engine alarms on waiting clients and their wait per pool target, and on unhealthy and missing hosts per target group', () => {
+    const pooler = ALARM_CATALOG.filter((a) => a.scope.startsWith('pooler-')).map((a) => {
+      const [id, input] = Object.entries(a.inputs)[0]!;
+      return [a.name, a.scope, a.expression?.expression ?? id, input.metricName, input.statistic, a.comparison, a.threshold, a.missingData];
+    });
     expect(pooler).toEqual([
-      ['ClientsWaiting', 'pooler-target', 'ClientsWaiting', 'Sum', 'GreaterThanOrEqualToThreshold', 'poolerClientsWaiting'],
-      ['MaxWait', 'pooler-target', 'MaxWait', 'Maximum', 'GreaterThanOrEqualToThreshold', 'poolerMaxWaitSeconds'],
-      ['UnhealthyHosts', 'pooler-target-group', 'UnHealthyHostCount', 'Maximum', 'GreaterThanOrEqualToThreshold', 'poolerUnhealthyHosts'],
+      ['ClientsWaiting', 'pooler-target', 'm', 'ClientsWaiting', 'Sum', 'GreaterThanOrEqualToThreshold', 'poolerClientsWaiting', 'notBreaching'],
+      ['MaxWait', 'pooler-target', 'm', 'MaxWait', 'Maximum', 'GreaterThanOrEqualToThreshold', 'poolerMaxWaitSeconds', 'notBreaching'],
+      ['UnhealthyHosts', 'pooler-target-group', 'm', 'UnHealthyHostCount', 'Maximum', 'GreaterThanOrEqualToThreshold', 'poolerUnhealthyHosts', 'notBreaching'],
+      // Powered-off or terminated hosts are neither healthy nor unhealthy; no data at all is no host.
+      ['MissingHosts', 'pooler-target-group', 'FLEET_HOSTS - healthy', 'HealthyHostCount', 'Minimum', 'GreaterThanOrEqualToThreshold', 'poolerMissingHosts', 'breaching'],
     ]);
+    expect(ALARM_CATALOG.filter((a) => a.missingData === 'breaching').map((a) => a.name)).toEqual(['MissingHosts']);
+  });
+
+  test('GIVEN the missing hosts alarm WHEN its expression is written for a fleet THEN the fleet\'s host count stands for the token, and an alarm without the token is unchanged', () => {
+    const missing = ALARM_CATALOG.find((a) => a.name === 'MissingHosts')!;
+    expect(alarmExpression(missing, 3)).toBe('3 - healthy');
+    expect(() => alarmExpression(missing)).toThrow('alarm MissingHosts needs the fleet\'s host count');
+    expect(alarmExpression(ALARM_CATALOG.find((a) => a.name === 'PoolUtilization')!)).toBe('100 * connections / IF(allowed > 0, allowed, 1)');
   });
 
   test('replica lag is alarmed on the readers only, which publish it', () => {

@@ -149,6 +149,52 @@ print(json.dumps({"outcome": outcome, "calls": len(calls), "slept": slept}))
   });
 });
 
+describe('the host agent\'s instance metadata calls', () => {
+  // An IMDS stand-in that fails its first `failures` requests (the network, or a 404 while the instance
+  // profile's credentials are not there yet), then answers as IMDSv2 does; the AWS call behind it answers.
+  const IMDS_STANDIN = `
+import io
+meta = {"/api/token": "t", "/meta-data/iam/security-credentials/": "r", "/meta-data/placement/region": "eu-west-1", "/meta-data/services/domain": "amazonaws.com",
+        "/meta-data/iam/security-credentials/r": json.dumps({"AccessKeyId": "AKID", "SecretAccessKey": "s", "Token": "t"})}
+failures, imds_calls, aws_calls, slept = list(inp), [], [], []
+a.time.sleep = lambda s: slept.append(s)
+class Response:
+    def __init__(self, body): self.body = body
+    def __enter__(self): return self
+    def __exit__(self, *exc): return False
+    def read(self): return self.body
+def urlopen(request, timeout):
+    if not request.full_url.startswith(a.IMDS):
+        aws_calls.append(request.full_url)
+        return Response(b"{}")
+    path = request.full_url[len(a.IMDS):]
+    imds_calls.append(path)
+    if path == "/api/token" and request.get_method() != "PUT":
+        raise a.urllib.error.HTTPError(request.full_url, 405, "token by PUT only", {}, io.BytesIO(b""))
+    if failures:
+        f = failures.pop(0)
+        if f == "network":
+            raise a.urllib.error.URLError("timed out")
+        raise a.urllib.error.HTTPError(request.full_url, f, "error", {}, io.BytesIO(b""))
+    return Response(meta[path].encode())
+a.urllib.request.urlopen = urlopen
+try:
+    a.aws("POST", "monitoring", "monitoring", "/", b"x")
+    outcome = "answered"
+except Exception as e:
+    outcome = type(e).__name__ + " " + str(getattr(e, "code", ""))
+print(json.dumps({"outcome": outcome, "imds": len(imds_calls), "aws": len(aws_calls), "slept": slept}))
+`;
+
+  test.each([
+    ['IMDS not answering the first token request', ['network'], { outcome: 'answered', imds: 6, aws: 1, slept: [1] }],
+    ['IMDS not answering three requests, then no credentials yet (404)', ['network', 'network', 'network', 404], { outcome: 'answered', imds: 9, aws: 1, slept: [1, 2, 4, 8] }],
+    ['IMDS failing five requests in a row', ['network', 'network', 'network', 'network', 'network'], { outcome: 'URLError ', imds: 5, aws: 0, slept: [1, 2, 4, 8] }],
+  ])('GIVEN %s right after launch WHEN the agent calls AWS THEN it retries each metadata request at most five times, 1+2+4+8 s apart, before failing', (_label, failures, expected) => {
+    expect(python(IMDS_STANDIN, failures)).toEqual(expected);
+  });
+});
+
 /**
  * A host of three processes whose admin consoles answer from `consoles` (process -> command -> rows;
  * a process without an entry refuses the connection), and whose servers in `down` refuse connections.
@@ -197,6 +243,51 @@ describe('the host agent\'s health verdicts', () => {
 
   test('GIVEN the reader refusing connections WHEN asked THEN the read-only listener names the server, the read/write one is healthy', () => {
     expect(verdict({ consoles, down: [READER] })).toEqual({ rw: [], ro: [`server ${READER}:5432 unreachable: [Errno 111] Connection refused`] });
+  });
+});
+
+describe('the host agent\'s health probes (each connect is a "connection received" line in Aurora\'s log, log_connections=1)', () => {
+  // Two verdicts: the consoles of `first`, then of `second`; the connects each makes, and the second's problems.
+  const twoVerdicts = (first: object, second: object, down: string[] = [], secondsBetween = 3) =>
+    python<{ connects: string[][]; problems: string[] }>(
+      `${FAKE_HOST}
+connects, clock = [], [1000.0]
+a.time.monotonic = lambda: clock[0]
+real_connect = a.socket.create_connection
+def counted(target, timeout):
+    connects[-1].append(target[0])
+    return real_connect(target, timeout)
+a.socket.create_connection = counted
+connects.append([])
+a.health("ro")
+consoles.update(inp["second"])
+clock[0] += inp["seconds"]
+connects.append([])
+problems = a.health("ro")
+print(json.dumps({"connects": [sorted(c) for c in connects], "problems": problems}))`,
+      { consoles: first, second, down, seconds: secondsBetween },
+    );
+  const roConsole = (queries: number) => ({ 'ro-1': adminConsole(READER, pools(1, 1, 0, 0), stats(queries, queries)) });
+
+  test('GIVEN the reader\'s pool completing queries between two verdicts WHEN the second is made THEN it does not connect to the reader: the answers stand for it', () => {
+    const result = twoVerdicts(roConsole(10), roConsole(25));
+    expect(result).toEqual({ connects: [[READER], []], problems: [] });
+  });
+
+  test('GIVEN an idle pool (no query since the previous verdict) WHEN the second verdict is made THEN it connects to the reader again', () => {
+    expect(twoVerdicts(roConsole(10), roConsole(10))).toEqual({ connects: [[READER], [READER]], problems: [] });
+  });
+
+  test('GIVEN the reader gone and its pool answering nothing since WHEN the second verdict is made THEN the connect finds it unreachable', () => {
+    expect(twoVerdicts(roConsole(10), roConsole(10), [READER])).toEqual({ connects: [[READER], [READER]], problems: [`server ${READER}:5432 unreachable: [Errno 111] Connection refused`] });
+  });
+
+  test('GIVEN queries completed, but the previous verdict older than two check intervals WHEN the next verdict is made THEN it connects: old answers do not stand for the server now', () => {
+    expect(twoVerdicts(roConsole(10), roConsole(25), [READER], 21)).toEqual({ connects: [[READER], [READER]], problems: [`server ${READER}:5432 unreachable: [Errno 111] Connection refused`] });
+  });
+
+  test('GIVEN a restarted process (its totals lower) WHEN the next verdict is made THEN it connects', () => {
+    expect(twoVerdicts(roConsole(10), roConsole(3))).toEqual({ connects: [[READER], [READER]], problems: [] });
   });
 });
 

@@ -12,9 +12,9 @@ import { get } from 'node:http';
 import { Client } from 'pg';
 import { FLEET_PATHS, FLEET_PORTS, fleetPath } from '../../lib/model/pgbouncer-fleet';
 import { HOST_AGENT_PATH } from '../../lib/model/pgbouncer-host-agent';
-import { POOLER_HEALTH_PATHS } from '../../lib/model/pgbouncer-host-serve';
+import { HEALTH_CACHE_SECONDS, POOLER_HEALTH_PATHS } from '../../lib/model/pgbouncer-host-serve';
 import { POOLER_METRICS, POOLER_METRICS_NAMESPACE, poolerMetricTarget } from '../../lib/model/pgbouncer-metrics';
-import { execInHost, pgbouncerPid, type PoolerHost } from '../../lib/rehearsal';
+import { execInHost, pgbouncerPid, WorkDirLayout, type PoolerHost } from '../../lib/rehearsal';
 import { readMetrics } from '../../lib/rehearsal/hosts/aws-emulator';
 import { liveUnavailable } from '../rehearsal/isolation';
 import { preparedStatementIsolation } from '../rehearsal/pooler-clients';
@@ -237,6 +237,76 @@ live('the host agent on a rehearsal pooler host', () => {
     expect(after).toBeGreaterThan(0);
     expect((await admin(victim, 'SHOW VERSION')).length).toBe(1);
   }, 60_000);
+
+  test('GIVEN log_connections on the writer, as the kit\'s cluster sets it WHEN the load balancer checks the read/write path of an idle fleet, then of one carrying queries THEN each idle verdict connects (a "connection received" line), the busy ones none', async () => {
+    const r = started!.rehearsal;
+    const e = r.adminEndpoint(r.endpoints.writer.name);
+    const superuser = async (sql: string): Promise<void> => {
+      const c = new Client({ host: e.host, port: e.port, user: e.user, password: e.password, database: e.database, ssl: { ca: readFileSync(e.caFile, 'utf8') } });
+      c.on('error', () => undefined);
+      await c.connect();
+      try {
+        await c.query(sql);
+        await c.query('SELECT pg_reload_conf()');
+      } finally {
+        await c.end();
+      }
+    };
+    // PostgreSQL logs each connection at accept ("connection received: host=<source>"); a health probe's goes no
+    // further (no startup packet). Left out: the addresses the rehearsal's own admin logins come from.
+    const log = new WorkDirLayout(r.workDir).node(r.endpoints.writer.name).logFile;
+    const pidOf = (l: string) => /\[(\d+)\]/.exec(l)?.[1];
+    const sourceOf = (l: string) => /host=(\S+)/.exec(l)?.[1];
+    const probes = (): number => {
+      const lines = readFileSync(log, 'utf8').split('\n');
+      const received = lines.filter((l) => l.includes('connection received'));
+      const authorized = new Set(lines.filter((l) => l.includes('connection authorized')).map(pidOf));
+      const admins = new Set(lines.filter((l) => l.includes(`connection authorized: user=${e.user} `)).map(pidOf));
+      const adminSources = new Set(received.filter((l) => admins.has(pidOf(l))).map(sourceOf));
+      return received.filter((l) => !authorized.has(pidOf(l)) && !adminSources.has(sourceOf(l))).length;
+    };
+    const CHECKS = 4;
+    const verdicts = async (): Promise<number> => {
+      const before = probes();
+      for (let i = 0; i < CHECKS; i++) {
+        expect((await health(POOLER_HEALTH_PATHS.readWrite)).status).toBe(200);
+        // Past the endpoint's cache, as the load balancer's nodes check every interval.
+        await sleep((HEALTH_CACHE_SECONDS + 0.5) * 1000);
+      }
+      return probes() - before;
+    };
+    await waitHealth(POOLER_HEALTH_PATHS.readWrite, 200);
+    await superuser('ALTER SYSTEM SET log_connections = on');
+    await sleep(1000);
+    const client = await connect();
+    let stop = false;
+    try {
+      await client.query('SELECT 1');
+      // A verdict that sees the query, so the idle ones below start from it.
+      await health(POOLER_HEALTH_PATHS.readWrite);
+      await sleep((HEALTH_CACHE_SECONDS + 0.5) * 1000);
+      // WHEN the fleet is idle
+      const idle = await verdicts();
+      // WHEN a client runs queries through the listener all along
+      const load = (async () => {
+        while (!stop) {
+          await client.query('SELECT 1');
+          await sleep(50);
+        }
+      })();
+      const busy = await verdicts();
+      stop = true;
+      await load;
+      process.stdout.write(`health probes: ${idle} "connection received" lines on the writer in ${CHECKS} idle verdicts, ${busy} in ${CHECKS} verdicts under queries\n`);
+      // THEN
+      expect(idle).toBe(CHECKS);
+      expect(busy).toBe(0);
+    } finally {
+      stop = true;
+      await client.end();
+      await superuser('ALTER SYSTEM RESET log_connections');
+    }
+  }, 90_000);
 
   test('GIVEN server_reset_query_always WHEN clients change their session (SET outside a transaction, SET ROLE, a temporary table) THEN no other client sees it on the same server connection', async () => {
     const r = started!.rehearsal;

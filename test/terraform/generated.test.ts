@@ -1,9 +1,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import {
+  AWS_PROVIDER_BASE_VERSION,
   EXAMPLES,
   INTERNAL_MODULES,
   MODULES,
+  PROVIDER_ARGUMENT_FLOORS,
   ROOT,
   modulesOfRule,
   parseOutputs,
@@ -129,6 +131,47 @@ describe('module defaults are the model\'s', () => {
   });
 });
 
+/** A module's .tf text, with that of every local module it calls (source = "../..."). */
+function tfWithCalledModules(dir: string, seen = new Set<string>()): string {
+  if (seen.has(dir)) return '';
+  seen.add(dir);
+  const text = fs.readdirSync(dir).filter((f) => f.endsWith('.tf')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
+  const called = [...text.matchAll(/^\s*source\s*=\s*"(\.\.?\/[^"]+)"/gm)].map((m) => path.resolve(dir, m[1]!));
+  return [text, ...called.map((d) => tfWithCalledModules(d, seen))].join('\n');
+}
+
+const versionKey = (v: string) => v.split('.').map(Number);
+const newer = (a: string, b: string) => (versionKey(a)[0]! - versionKey(b)[0]! || versionKey(a)[1]! - versionKey(b)[1]!) > 0;
+
+/**
+ * The hashicorp/aws floor a module needs: the base version, or the release that added an argument it (or a module
+ * it calls) sets (AWS fact aws-provider-db-proxy-default-auth-scheme).
+ */
+function providerFloor(dir: string): string {
+  const tf = tfWithCalledModules(dir);
+  return PROVIDER_ARGUMENT_FLOORS.filter((f) => new RegExp(`^resource "${f.resource}" "[^"]+" \\{[\\s\\S]*?^\\s+${f.argument}\\s*=`, 'm').test(tf)).reduce(
+    (floor, f) => (newer(f.version, floor) ? f.version : floor),
+    AWS_PROVIDER_BASE_VERSION,
+  );
+}
+
+describe('hashicorp/aws floors (aws-provider-db-proxy-default-auth-scheme)', () => {
+  test('GIVEN the provider arguments newer than the base WHEN the modules are read THEN the RDS Proxy module and the examples that call it need 6.15, the other modules the base', () => {
+    const floors = Object.fromEntries([...MODULES, ...INTERNAL_MODULES, ...EXAMPLES].map((m) => [m, providerFloor(path.join(ROOT, 'modules', m))]));
+    expect(Object.entries(floors).filter(([, v]) => v !== AWS_PROVIDER_BASE_VERSION)).toEqual([
+      ['pooling-proxy', '6.15'],
+      ['examples/complete', '6.15'],
+      ['examples/minimal', '6.15'],
+    ]);
+  });
+
+  test.each([...MODULES, ...INTERNAL_MODULES, ...EXAMPLES])('GIVEN %s WHEN its terraform block is read THEN it requires hashicorp/aws at its floor, no lower', (module) => {
+    const dir = path.join(ROOT, 'modules', module);
+    const terraformBlock = fs.readdirSync(dir).filter((f) => f.endsWith('.tf')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).find((t) => /^terraform \{/m.test(t))!;
+    expect(terraformBlock).toMatch(new RegExp(`source\\s+= "hashicorp/aws"\\s+version = ">= ${providerFloor(dir).replace('.', '\\.')}"`));
+  });
+});
+
 describe.each(MODULES)('module %s', (module) => {
   const dir = path.join(ROOT, 'modules', module);
   const variables = parseVariables(fs.readFileSync(path.join(dir, 'variables.tf'), 'utf8'));
@@ -139,10 +182,9 @@ describe.each(MODULES)('module %s', (module) => {
     for (const f of ['main.tf', 'variables.tf', 'outputs.tf', 'versions.tf', 'README.md']) expect([f, fs.existsSync(path.join(dir, f))]).toEqual([f, true]);
   });
 
-  test('requires Terraform >= 1.5 and hashicorp/aws >= 6.0', () => {
+  test('requires Terraform >= 1.5 in versions.tf', () => {
     const versions = fs.readFileSync(path.join(dir, 'versions.tf'), 'utf8');
     expect(versions).toMatch(/required_version = ">= 1\.5"/);
-    expect(versions).toMatch(/source\s+= "hashicorp\/aws"\s+version = ">= 6\.0"/);
   });
 
   test('every variable is typed and described, every output described', () => {
@@ -177,8 +219,9 @@ describe.each([...MODULES, ...INTERNAL_MODULES, ...EXAMPLES])('README of %s', (m
 
   test('lists the Terraform and provider versions, every module call, resource and data source', () => {
     expect(section('Requirements')).toContain('| terraform | `>= 1.5` |');
-    expect(section('Requirements')).toContain('[hashicorp/aws](https://registry.terraform.io/providers/hashicorp/aws/latest) | `>= 6.0` |');
-    expect(section('Providers')).toContain('| `aws` | `hashicorp/aws` | `>= 6.0` |');
+    const floor = providerFloor(dir);
+    expect(section('Requirements')).toContain(`[hashicorp/aws](https://registry.terraform.io/providers/hashicorp/aws/latest) | \`>= ${floor}\` |`);
+    expect(section('Providers')).toContain(`| \`aws\` | \`hashicorp/aws\` | \`>= ${floor}\` |`);
     for (const [, name, source] of tf.matchAll(/^module "([^"]+)" \{\n\s*source\s*=\s*"([^"]+)"/gm)) expect(section('Modules')).toContain(`| \`${name}\` | \`${source}\` |`);
     for (const [, mode, type, name] of tf.matchAll(/^(resource|data) "([^"]+)" "([^"]+)" \{$/gm)) {
       const address = `${mode === 'data' ? 'data.' : ''}${type}.${name}`;

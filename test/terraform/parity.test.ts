@@ -565,7 +565,19 @@ describe('CDK DatabaseDashboard over a PgBouncerProxy and Terraform\'s dashboard
         .filter((r) => r.type === 'aws_cloudwatch_metric_alarm')
         .map((r) => {
           const after = r.change.after as Props;
-          const unknown = ((r.change.after_unknown ?? {}) as Props).dimensions as Record<string, boolean> | undefined;
+          const afterUnknown = (r.change.after_unknown ?? {}) as Props;
+          if (after.metric_query !== undefined && (after.metric_query as Props[]).length > 0) {
+            // An expression alarm: its metrics' dimensions, known or not, are in its queries.
+            const unknownQueries = (afterUnknown.metric_query ?? []) as Props[];
+            const queries = (after.metric_query as Props[]).map((q, i) => {
+              const metrics = q.metric as Props[];
+              if (metrics.length === 0) return q;
+              const unknownDims = (((unknownQueries[i]?.metric ?? []) as Props[])[0]?.dimensions ?? {}) as Record<string, boolean>;
+              return { ...q, metric: [{ ...metrics[0], dimensions: { ...unknownDims, ...(metrics[0].dimensions as Record<string, string> | undefined) } }] };
+            });
+            return tfAlarm({ ...after, metric_query: queries });
+          }
+          const unknown = afterUnknown.dimensions as Record<string, boolean> | undefined;
           return tfAlarm({ ...after, dimensions: { ...unknown, ...(after.dimensions as Record<string, string>) } });
         }),
     );
@@ -579,6 +591,7 @@ describe('CDK DatabaseDashboard over a PgBouncerProxy and Terraform\'s dashboard
       pgbouncer_targets: '{read_write="apk-pgbouncer",read_only=["apk-pgbouncer-reader-1","apk-pgbouncer-reader-2"]}',
       pgbouncer_load_balancer_arn_suffix: 'net/apk-pgbouncer/50dc6c495c0c9188',
       pgbouncer_target_group_arn_suffixes: '{read_write="targetgroup/apk-pgbouncer-rw/73e2d6bc24d8a067",read_only="targetgroup/apk-pgbouncer-ro/943f017f100becff"}',
+      pgbouncer_hosts: '2',
     });
     const body = (plan.resource_changes.find((r) => r.type === 'aws_cloudwatch_dashboard')!.change.after as Props).dashboard_body as string;
     tf = { metrics: chartedMetrics(body), lines: dashboardLines(body), alarms: plannedAlarms(plan) };
@@ -618,5 +631,11 @@ describe('CDK DatabaseDashboard over a PgBouncerProxy and Terraform\'s dashboard
     expect(example.filter((a) => a.dimensions !== 'FunctionName')).toEqual(cdk.alarms);
     expect(example.filter((a) => a.dimensions === 'FunctionName').map((a) => a.name).sort()).toEqual(['ReaderErrors', 'ReaderThrottles', 'WriterErrors', 'WriterThrottles']);
     expect(cdk.alarms.map((a) => a.name)).toEqual(expect.arrayContaining(['PoolerReadOnly2ClientsWaiting', 'PoolerReadWriteMaxWait', 'LoadBalancerReadOnlyUnhealthyHosts']));
+    // A target group's healthy hosts below the fleet's two, no data counting as none (powered-off or terminated hosts report nothing).
+    expect(cdk.alarms.filter((a) => String(a.name).endsWith('MissingHosts'))).toEqual(
+      ['LoadBalancerReadOnlyMissingHosts', 'LoadBalancerReadWriteMissingHosts'].map((name) =>
+        expect.objectContaining({ name, metric: '2 - healthy', inputs: ['healthy HealthyHostCount Minimum'], threshold: 1, comparison: 'GreaterThanOrEqualToThreshold', treatMissingData: 'breaching' }),
+      ),
+    );
   });
 });

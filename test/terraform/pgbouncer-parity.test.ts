@@ -87,6 +87,10 @@ function isoSeconds(duration: string): number {
   if (m === null) throw new Error(`not a PT duration: ${duration}`);
   return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
 }
+/** The peer of an egress rule to the S3 gateway endpoint's prefix list, in both flavours. */
+const S3_PREFIX_LIST = 'the S3 prefix list';
+/** A prefix list id the CDK side is given, which its rules show as S3_PREFIX_LIST. */
+const S3_PREFIX_LIST_ID = 'pl-63a5400a';
 const ports = (from: unknown, to: unknown) => (from === to ? String(from) : `${String(from)}-${String(to)}`);
 /** This account's root principal, however each flavour writes the account and partition. */
 const principal = (arn: string) => (/^arn:[^:]+:iam::[^:]+:root$/.test(arn) ? 'this account' : arn);
@@ -141,7 +145,8 @@ function terraformInventory(plan: PlanJson, unknownToCdk: ReadonlySet<string>): 
       direction: r.type.endsWith('ingress_rule') ? 'ingress' : 'egress',
       protocol: String(a.ip_protocol),
       ports: ports(a.from_port, a.to_port),
-      peer: peerRef ? groupLabel(peerRef, keyOf(r)) : ((a.cidr_ipv4 as string | null) ?? `prefix list ${String(a.prefix_list_id)}`),
+      // The S3 prefix list's id is known at apply only (the example's gateway endpoint is made in the same apply).
+      peer: peerRef ? groupLabel(peerRef, keyOf(r)) : ((a.cidr_ipv4 as string | null) ?? S3_PREFIX_LIST),
     };
   });
 
@@ -281,6 +286,8 @@ function cdkInventory(plan: PlanJson): CdkSide {
     // The module's name is its fleet's name.
     fleetName: defaults.name as string,
     tcpIdleTimeout: Duration.seconds(poolerDefaults.tcp_idle_timeout_seconds as number),
+    // The example narrows the hosts' HTTPS egress to its data VPC and S3's prefix list when it passes one.
+    s3PrefixListId: plan.resource_changes.some((r) => r.address === 'module.pooler.aws_vpc_security_group_egress_rule.hosts_https["s3"]') ? S3_PREFIX_LIST_ID : undefined,
   });
   for (const user of consumerUsers) pooler.addConsumerUser(user);
   const endpointGroups = new Map<string, string>();
@@ -333,6 +340,11 @@ function cdkInventory(plan: PlanJson): CdkSide {
   const attribute = (owner: Props, key: string) => ((owner.TargetGroupAttributes ?? owner.ListenerAttributes) as Array<{ Key: string; Value: string }>).find((a) => a.Key === key)?.Value;
 
   const label = (value: unknown) => labels.get((((value ?? {}) as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'] ?? [''])[0]) ?? `unknown ${JSON.stringify(value)}`;
+  // A CIDR block as the plan has it (the data VPC's, a reference here), or the S3 prefix list.
+  const cidrOrPrefixList = (rule: Props): string => {
+    if (rule.DestinationPrefixListId !== undefined) return rule.DestinationPrefixListId === S3_PREFIX_LIST_ID ? S3_PREFIX_LIST : `prefix list ${JSON.stringify(rule.DestinationPrefixListId)}`;
+    return JSON.stringify(rule.CidrIp) === JSON.stringify(stack.resolve(dataVpc.vpcCidrBlock)) ? '10.10.0.0/16' : String(rule.CidrIp);
+  };
   const isFleetGroup = (l: string | undefined) => l === 'hosts' || l === 'load balancer' || (l ?? '').startsWith('endpoint ');
   const rules: SgRule[] = [];
   for (const [id, r] of Object.entries(resources)) {
@@ -342,13 +354,13 @@ function cdkInventory(plan: PlanJson): CdkSide {
         for (const rule of (list as Props[] | undefined) ?? []) {
           if (rule.Description === 'Disallow all traffic') continue;
           const peer = rule.SourceSecurityGroupId ?? rule.DestinationSecurityGroupId;
-          rules.push({ group: labels.get(id)!, direction, protocol: String(rule.IpProtocol), ports: ports(portOf(rule.FromPort), portOf(rule.ToPort)), peer: peer ? label(peer) : String(rule.CidrIp ?? `prefix list ${String(rule.DestinationPrefixListId)}`) });
+          rules.push({ group: labels.get(id)!, direction, protocol: String(rule.IpProtocol), ports: ports(portOf(rule.FromPort), portOf(rule.ToPort)), peer: peer ? label(peer) : cidrOrPrefixList(rule) });
         }
       }
     } else if (r.Type === 'AWS::EC2::SecurityGroupIngress' || r.Type === 'AWS::EC2::SecurityGroupEgress') {
       const group = label(p.GroupId);
       const peer = p.SourceSecurityGroupId ?? p.DestinationSecurityGroupId;
-      const rule: SgRule = { group, direction: r.Type.endsWith('Ingress') ? 'ingress' : 'egress', protocol: String(p.IpProtocol), ports: ports(portOf(p.FromPort), portOf(p.ToPort)), peer: peer ? label(peer) : String(p.CidrIp ?? `prefix list ${String(p.DestinationPrefixListId)}`) };
+      const rule: SgRule = { group, direction: r.Type.endsWith('Ingress') ? 'ingress' : 'egress', protocol: String(p.IpProtocol), ports: ports(portOf(p.FromPort), portOf(p.ToPort)), peer: peer ? label(peer) : cidrOrPrefixList(p) };
       // The fleet's rules: those of its groups, and the cluster's from its hosts (not the consumer's own).
       if ([rule.group, rule.peer].some(isFleetGroup)) rules.push(rule);
     }
@@ -437,7 +449,7 @@ function cdkInventory(plan: PlanJson): CdkSide {
       rules: sorted(rules),
       hostRole: {
         assumedBy: (role.AssumeRolePolicyDocument as { Statement: Array<{ Principal: { Service: string } }> }).Statement.map((s) => s.Principal.Service),
-        managedPolicies: (role.ManagedPolicyArns as unknown[]).map((a) => joined(a).replace(/^.*:policy\//, '')),
+        managedPolicies: ((role.ManagedPolicyArns ?? []) as unknown[]).map((a) => joined(a).replace(/^.*:policy\//, '')),
         actions: uniqueSorted(policies.flatMap((p) => (p.PolicyDocument as { Statement: Array<{ Action: string | string[] }> }).Statement.flatMap((s) => [s.Action].flat()))),
       },
       secrets: sorted(
@@ -631,8 +643,9 @@ describe('PgBouncerProxy and modules/pgbouncer-proxy (as examples/complete-pgbou
     const passed = Object.keys((plan.configuration.root_module as unknown as { module_calls: Record<string, { expressions: Props }> }).module_calls.pooler.expressions);
     // Inputs the construct takes from the cluster, the VPC and the packages/TLS objects (its certificate function is
     // the package's own handler), or that this test passes on; hosts_depend_on is the reference app's dependency of
-    // the construct's Auto Scaling group on the role bootstrap (compared below).
-    const mirrored = ['name', 'vpc_id', 'subnet_ids', 'cluster_security_group_id', 'cluster_endpoint', 'reader_endpoints', 'server_port', 'database_name', 'max_connections', 'packages_bucket', 'packages_key', 'tls_secret_arn', 'certificate_function', 'hosts', 'instance_type', 'consumer_users', 'endpoints', 'hosts_depend_on'];
+    // the construct's Auto Scaling group on the role bootstrap (compared below); vpc_cidr_block is the VPC's, which
+    // the construct reads from the cluster's VPC, and s3_prefix_list_id its s3PrefixListId.
+    const mirrored = ['name', 'vpc_id', 'subnet_ids', 'cluster_security_group_id', 'cluster_endpoint', 'reader_endpoints', 'server_port', 'database_name', 'max_connections', 'packages_bucket', 'packages_key', 'tls_secret_arn', 'certificate_function', 'hosts', 'instance_type', 'consumer_users', 'endpoints', 'hosts_depend_on', 'vpc_cidr_block', 's3_prefix_list_id'];
     expect(passed.filter((p) => !mirrored.includes(p))).toEqual([]);
   });
 

@@ -5,6 +5,7 @@ import * as path from 'path';
 import { INSTANCE_CLASS_CATALOG, optimizedReadsSizing } from '../../lib/model';
 import { renderPoolerBootstrap, substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
 import { FLEET_HOST_HEALTH_CHECK_TYPE, FLEET_HOST_WARMUP_SECONDS } from '../../lib/model/pgbouncer-fleet';
+import { SESSION_MANAGER_INSTANCE_POLICY } from '../../lib/model/pgbouncer-hosts';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../lib/model/pgbouncer-host-serve';
 import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 import { topologyFromPlan } from '../../lib/rehearsal/topology/from-plan';
@@ -120,13 +121,21 @@ describe('examples/complete-pgbouncer plan', () => {
     }
   }, 120_000);
 
-  test('the host role reads exactly its secrets and the packages object, publishes metrics in the engine\'s namespace only, with Session Manager', () => {
+  // session-manager-minimal-instance-permissions: no AmazonSSMManagedInstanceCore, which reads every SSM parameter.
+  test('the host role reads exactly its secrets and the packages object, publishes metrics in the engine\'s namespace only, with Session Manager\'s minimal actions and no managed policy', () => {
     const policy = plan.resource_changes.find((r) => r.address === 'module.pooler.data.aws_iam_policy_document.host')!;
     const statements = (policy.change.after as { statement: Array<{ actions: string[]; resources: unknown; condition?: unknown }> }).statement;
-    expect(statements.map((s) => s.actions)).toEqual([['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'], ['s3:GetObject'], ['cloudwatch:PutMetricData']]);
-    expect(statements[1]!.resources).toEqual(['arn:aws:s3:::aurora-proxy-kit-packages/pgbouncer/packages.tar']);
-    expect([statements[2]!.resources, statements[2]!.condition]).toEqual([['*'], [{ test: 'StringEquals', variable: 'cloudwatch:namespace', values: [POOLER_METRICS_NAMESPACE] }]]);
-    expect(after('aws_iam_role_policy_attachment.ssm')).toEqual(expect.objectContaining({ policy_arn: 'arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore' }));
+    expect(statements.map((s) => s.actions)).toEqual([
+      [...SESSION_MANAGER_INSTANCE_POLICY.actions].sort(),
+      ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+      ['s3:GetObject'],
+      ['cloudwatch:PutMetricData'],
+    ]);
+    expect(statements[0]!.resources).toEqual(['*']);
+    expect(statements[2]!.resources).toEqual(['arn:aws:s3:::aurora-proxy-kit-packages/pgbouncer/packages.tar']);
+    expect([statements[3]!.resources, statements[3]!.condition]).toEqual([['*'], [{ test: 'StringEquals', variable: 'cloudwatch:namespace', values: [POOLER_METRICS_NAMESPACE] }]]);
+    // The only managed policy of the module: the certificate function's logging role's.
+    expect(changes('aws_iam_role_policy_attachment').map((r) => [r.address, r.change.after!.policy_arn])).toEqual([['module.pooler.aws_iam_role_policy_attachment.certificate_logs[0]', 'arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']]);
   });
 
   test('an internal NLB with its own security group, cross-zone, a TCP listener per role with the idle timeout, to PgBouncer\'s ports, checked on the hosts\' health endpoint as the CDK construct checks them', () => {
@@ -143,6 +152,19 @@ describe('examples/complete-pgbouncer plan', () => {
     expect(changes('aws_vpc_security_group_ingress_rule').filter((r) => r.address.includes('hosts_from_load_balancer')).map((r) => r.change.after!.from_port).sort()).toEqual([6432, 6433]);
     expect(after('aws_vpc_security_group_ingress_rule.hosts_health_from_load_balancer')).toEqual(expect.objectContaining({ from_port: POOLER_HEALTH_PORT, to_port: POOLER_HEALTH_PORT, ip_protocol: 'tcp' }));
     expect(after('aws_vpc_security_group_egress_rule.load_balancer_to_hosts_health')).toEqual(expect.objectContaining({ from_port: POOLER_HEALTH_PORT, to_port: POOLER_HEALTH_PORT, ip_protocol: 'tcp' }));
+  });
+
+  test('target groups: a generated name from a prefix ELB takes (at most 6 characters) and create_before_destroy, so a change that replaces one does not collide with its name or its listener', () => {
+    const groups = changes('aws_lb_target_group');
+    expect(groups.map((g) => [g.address, g.change.after!.name_prefix, g.change.after!.name, (g.change.after_unknown as Record<string, unknown>).name, (g.change.after!.tags as Record<string, string>).Name])).toEqual([
+      ['module.pooler.aws_lb_target_group.this["READ_ONLY"]', 'ro-', undefined, true, 'apk-pgbouncer-ro'],
+      ['module.pooler.aws_lb_target_group.this["READ_WRITE"]', 'rw-', undefined, true, 'apk-pgbouncer-rw'],
+    ]);
+    for (const g of groups) expect(String(g.change.after!.name_prefix).length).toBeLessThanOrEqual(6);
+    // The module's block: the stand-in provider plans no replacements, so the lifecycle is read where it is written.
+    const block = /^resource "aws_lb_target_group" "this" \{\n([\s\S]*?)^\}/m.exec(fs.readFileSync(path.join(ROOT, 'modules/pgbouncer-proxy/main.tf'), 'utf8'))![1]!;
+    expect(block).toMatch(/^ {2}lifecycle \{\n {4}create_before_destroy = true\n {2}\}$/m);
+    expect(block).not.toMatch(/^ {2}name\s*=/m);
   });
 
   test('PrivateLink: an endpoint service for this account, an interface endpoint with its own security group per consumer endpoint', () => {

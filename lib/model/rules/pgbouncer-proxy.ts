@@ -15,7 +15,10 @@ const PGBOUNCER_MODULE = 'pgbouncer-proxy';
  */
 export const MAX_POOLER_CONSUMER_USERS = 15;
 
-/** The load balancer is named after the fleet, its target groups `<name>-rw` and `<name>-ro`: 32 characters at most. */
+/**
+ * The load balancer is named after the fleet (32 characters at most), its role and instance profile
+ * `<name>-pooler-<suffix>` (a name_prefix of at most 38): 29 characters. The target groups' names are generated.
+ */
 export const FLEET_LOAD_BALANCER_NAME_PATTERN = '^[a-z][a-z0-9-]{0,28}$';
 
 /** Where modules/pgbouncer-proxy's certificate function comes from (its `certificate_function` object). */
@@ -81,10 +84,10 @@ export const PGBOUNCER_PROXY_RULES: ReadonlyArray<Rule<PgBouncerProxyRuleInput>>
     pattern: FLEET_LOAD_BALANCER_NAME_PATTERN,
     noDoubleOrTrailingHyphen: true,
     what: 'load balancer name',
-    use: '1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)',
+    use: '1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)',
     aws: {
-      constraint: 'A load balancer\'s and a target group\'s names are at most 32 characters, only alphanumeric characters or hyphens, neither beginning nor ending with a hyphen',
-      sources: ['https://docs.aws.amazon.com/elasticloadbalancing/latest/APIReference/API_CreateLoadBalancer.html', 'https://docs.aws.amazon.com/elasticloadbalancing/latest/APIReference/API_CreateTargetGroup.html'],
+      constraint: 'A load balancer\'s name is at most 32 characters, only alphanumeric characters or hyphens, neither beginning nor ending with a hyphen',
+      sources: ['https://docs.aws.amazon.com/elasticloadbalancing/latest/APIReference/API_CreateLoadBalancer.html'],
     },
   }),
   custom({
@@ -152,11 +155,18 @@ export const PGBOUNCER_PROXY_RULES: ReadonlyArray<Rule<PgBouncerProxyRuleInput>>
     properties: ['s3PrefixListId'],
     terraform: { module: PGBOUNCER_MODULE, names: { s3PrefixListId: 's3_prefix_list_id', vpcCidrBlock: 'vpc_cidr_block' } },
     terraformOnly: 'CDK narrows the egress to the CIDR block of the cluster\'s VPC construct (vpc.vpcCidrBlock), which the module takes as a variable',
-    summary: 'with s3_prefix_list_id, vpc_cidr_block too: the hosts\' HTTPS egress goes to S3 and the VPC\'s interface endpoints (a precondition)',
-    check: (i, n) =>
-      set(i.s3PrefixListId) && !set(i.vpcCidrBlock)
-        ? `${n('s3PrefixListId')} ${i.s3PrefixListId} narrows the hosts' HTTPS egress to S3 and the VPC: set ${n('vpcCidrBlock')} too, the VPC's CIDR block, where its interface endpoints are`
-        : undefined,
+    // Both or neither: the module decides its egress rules by vpc_cidr_block, known at plan, as s3_prefix_list_id
+    // is not when it comes from a gateway endpoint made in the same apply (for_each keys must be known).
+    summary: 's3_prefix_list_id and vpc_cidr_block together, or neither: the hosts\' HTTPS egress goes to S3 and the VPC\'s interface endpoints, or to any address (a precondition)',
+    check: (i, n) => {
+      if (set(i.s3PrefixListId) && !set(i.vpcCidrBlock)) {
+        return `${n('s3PrefixListId')} ${i.s3PrefixListId} narrows the hosts' HTTPS egress to S3 and the VPC: set ${n('vpcCidrBlock')} too, the VPC's CIDR block, where its interface endpoints are`;
+      }
+      if (set(i.vpcCidrBlock) && !set(i.s3PrefixListId)) {
+        return `${n('vpcCidrBlock')} ${i.vpcCidrBlock} narrows the hosts' HTTPS egress to the VPC and S3: set ${n('s3PrefixListId')} too, the id of the Region's S3 prefix list (the gateway endpoint's prefix_list_id), or leave ${n('vpcCidrBlock')} null for HTTPS to any address`;
+      }
+      return undefined;
+    },
   }),
   custom({
     id: 'pooler-tls-certificate-pair',

@@ -126,6 +126,7 @@ run "pgbouncer_fleet" {
     pgbouncer_targets                   = { read_write = "kit", read_only = ["kit-reader-1", "kit-reader-2"] }
     pgbouncer_load_balancer_arn_suffix  = "net/kit/50dc6c495c0c9188"
     pgbouncer_target_group_arn_suffixes = { read_write = "targetgroup/kit-rw/73e2d6bc24d8a067", read_only = "targetgroup/kit-ro/943f017f100becff" }
+    pgbouncer_hosts                     = 3
     thresholds                          = { pooler_clients_waiting = 25 }
   }
 
@@ -147,8 +148,17 @@ run "pgbouncer_fleet" {
       "PoolerReadWriteClientsWaiting", "PoolerReadOnly1ClientsWaiting", "PoolerReadOnly2ClientsWaiting",
       "PoolerReadWriteMaxWait", "PoolerReadOnly1MaxWait", "PoolerReadOnly2MaxWait",
       "LoadBalancerReadWriteUnhealthyHosts", "LoadBalancerReadOnlyUnhealthyHosts",
-    ]) && length(aws_cloudwatch_metric_alarm.expression) == 0
-    error_message = "waiting clients and max wait per pool target, unhealthy hosts per target group, nothing of RDS Proxy"
+    ]) && toset(keys(aws_cloudwatch_metric_alarm.expression)) == toset(["LoadBalancerReadWriteMissingHosts", "LoadBalancerReadOnlyMissingHosts"])
+    error_message = "waiting clients and max wait per pool target, unhealthy and missing hosts per target group, nothing of RDS Proxy"
+  }
+  # Powered-off or terminated hosts are neither healthy nor unhealthy: the healthy count below the fleet's, no data breaching.
+  assert {
+    condition = [for q in aws_cloudwatch_metric_alarm.expression["LoadBalancerReadOnlyMissingHosts"].metric_query : q.expression if q.expression != null] == ["3 - healthy"] && alltrue([
+      for q in aws_cloudwatch_metric_alarm.expression["LoadBalancerReadOnlyMissingHosts"].metric_query : q.metric[0].metric_name == "HealthyHostCount" && q.metric[0].stat == "Minimum" && q.metric[0].dimensions == tomap({
+        TargetGroup = "targetgroup/kit-ro/943f017f100becff", LoadBalancer = "net/kit/50dc6c495c0c9188"
+      }) if q.expression == null
+    ]) && aws_cloudwatch_metric_alarm.expression["LoadBalancerReadOnlyMissingHosts"].treat_missing_data == "breaching" && aws_cloudwatch_metric_alarm.expression["LoadBalancerReadOnlyMissingHosts"].threshold == 1
+    error_message = "missing hosts alarm: the fleet's hosts minus the target group's healthy hosts, missing data breaching"
   }
   assert {
     condition     = aws_cloudwatch_metric_alarm.metric["PoolerReadOnly2ClientsWaiting"].threshold == 25 && aws_cloudwatch_metric_alarm.metric["PoolerReadWriteMaxWait"].threshold == 5 && aws_cloudwatch_metric_alarm.metric["PoolerReadWriteMaxWait"].statistic == "Maximum"
@@ -186,10 +196,11 @@ run "pgbouncer_bad_inputs" {
   command = plan
 
   variables {
+    pgbouncer_hosts                     = 1.5
     pgbouncer_targets                   = { read_write = "kit", read_only = [] }
     pgbouncer_load_balancer_arn_suffix  = "app/kit/50dc6c495c0c9188"
     pgbouncer_target_group_arn_suffixes = { read_write = "kit-rw", read_only = "targetgroup/kit-ro/943f017f100becff" }
   }
 
-  expect_failures = [var.pgbouncer_targets, var.pgbouncer_load_balancer_arn_suffix, var.pgbouncer_target_group_arn_suffixes]
+  expect_failures = [var.pgbouncer_hosts, var.pgbouncer_targets, var.pgbouncer_load_balancer_arn_suffix, var.pgbouncer_target_group_arn_suffixes]
 }

@@ -244,6 +244,10 @@ module "pooler" {
   max_connections           = module.database.max_connections
   packages_bucket           = var.packages_bucket
   packages_key              = var.packages_key
+  # HTTPS from the hosts to the data VPC's interface endpoints and S3's gateway endpoint only (its prefix list,
+  # known once the endpoint exists: the module's rules are keyed by the CIDR block, known at plan).
+  vpc_cidr_block    = aws_vpc.this["data"].cidr_block
+  s3_prefix_list_id = aws_vpc_endpoint.s3.prefix_list_id
   # The listeners' certificate from the module's own CA, for the endpoint service's names.
   certificate_function = { filename = "${local.lambda_dir}/pooler-certificate.zip" }
   hosts                = var.hosts
@@ -394,4 +398,5 @@ module "dashboard" {
   pgbouncer_targets                   = module.pooler.metric_targets
   pgbouncer_load_balancer_arn_suffix  = module.pooler.load_balancer_arn_suffix
   pgbouncer_target_group_arn_suffixes = module.pooler.target_group_arn_suffixes
+  pgbouncer_hosts                     = module.pooler.hosts
 }

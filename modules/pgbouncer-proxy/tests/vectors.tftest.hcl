@@ -735,7 +735,7 @@ run "v065_fleet_load_balancer_name_accepted" {
   }
 }
 
-# fleet-load-balancer-name {"loadBalancerName":"ffffffffffffffffffffffffffffff"}: rejected: name ffffffffffffffffffffffffffffff is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+# fleet-load-balancer-name {"loadBalancerName":"ffffffffffffffffffffffffffffff"}: rejected: name ffffffffffffffffffffffffffffff is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
 run "v066_fleet_load_balancer_name_rejected" {
   command = plan
 
@@ -746,7 +746,7 @@ run "v066_fleet_load_balancer_name_rejected" {
   expect_failures = [var.name]
 }
 
-# fleet-load-balancer-name {"loadBalancerName":"Fleet"}: rejected: name Fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+# fleet-load-balancer-name {"loadBalancerName":"Fleet"}: rejected: name Fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
 run "v067_fleet_load_balancer_name_rejected" {
   command = plan
 
@@ -757,7 +757,7 @@ run "v067_fleet_load_balancer_name_rejected" {
   expect_failures = [var.name]
 }
 
-# fleet-load-balancer-name {"loadBalancerName":"1fleet"}: rejected: name 1fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+# fleet-load-balancer-name {"loadBalancerName":"1fleet"}: rejected: name 1fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
 run "v068_fleet_load_balancer_name_rejected" {
   command = plan
 
@@ -768,7 +768,7 @@ run "v068_fleet_load_balancer_name_rejected" {
   expect_failures = [var.name]
 }
 
-# fleet-load-balancer-name {"loadBalancerName":"pg-fleet-"}: rejected: name pg-fleet- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+# fleet-load-balancer-name {"loadBalancerName":"pg-fleet-"}: rejected: name pg-fleet- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
 run "v069_fleet_load_balancer_name_rejected" {
   command = plan
 
@@ -779,7 +779,7 @@ run "v069_fleet_load_balancer_name_rejected" {
   expect_failures = [var.name]
 }
 
-# fleet-load-balancer-name {"loadBalancerName":"pg--fleet"}: rejected: name pg--fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+# fleet-load-balancer-name {"loadBalancerName":"pg--fleet"}: rejected: name pg--fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
 run "v070_fleet_load_balancer_name_rejected" {
   command = plan
 
@@ -790,7 +790,7 @@ run "v070_fleet_load_balancer_name_rejected" {
   expect_failures = [var.name]
 }
 
-# fleet-load-balancer-name {"loadBalancerName":"pg_fleet"}: rejected: name pg_fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+# fleet-load-balancer-name {"loadBalancerName":"pg_fleet"}: rejected: name pg_fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
 run "v071_fleet_load_balancer_name_rejected" {
   command = plan
 
@@ -801,7 +801,7 @@ run "v071_fleet_load_balancer_name_rejected" {
   expect_failures = [var.name]
 }
 
-# fleet-load-balancer-name {"loadBalancerName":"prod/fleet"}: rejected: name prod/fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+# fleet-load-balancer-name {"loadBalancerName":"prod/fleet"}: rejected: name prod/fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
 run "v072_fleet_load_balancer_name_rejected" {
   command = plan
 
@@ -812,7 +812,7 @@ run "v072_fleet_load_balancer_name_rejected" {
   expect_failures = [var.name]
 }
 
-# fleet-load-balancer-name {"loadBalancerName":""}: rejected: name  is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
+# fleet-load-balancer-name {"loadBalancerName":""}: rejected: name  is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
 run "v073_fleet_load_balancer_name_rejected" {
   command = plan
 
@@ -922,18 +922,30 @@ run "v083_pooler_s3_egress_vpc_cidr_accepted" {
   }
 }
 
-# pooler-s3-egress-vpc-cidr {"s3PrefixListId":null,"vpcCidrBlock":"10.10.0.0/16"}: accepted
+# pooler-s3-egress-vpc-cidr {"s3PrefixListId":null,"vpcCidrBlock":null}: accepted
 run "v084_pooler_s3_egress_vpc_cidr_accepted" {
+  command = plan
+
+  variables {
+    s3_prefix_list_id = null
+    vpc_cidr_block    = null
+  }
+}
+
+# pooler-s3-egress-vpc-cidr {"s3PrefixListId":null,"vpcCidrBlock":"10.10.0.0/16"}: rejected: vpc_cidr_block 10.10.0.0/16 narrows the hosts' HTTPS egress to the VPC and S3: set s3_prefix_list_id too, the id of the Region's S3 prefix list (the gateway endpoint's prefix_list_id), or leave vpc_cidr_block null for HTTPS to any address
+run "v085_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
     s3_prefix_list_id = null
     vpc_cidr_block    = "10.10.0.0/16"
   }
+
+  expect_failures = [aws_security_group.hosts]
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a"}: rejected: s3_prefix_list_id pl-63a5400a narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are
-run "v085_pooler_s3_egress_vpc_cidr_rejected" {
+run "v086_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
@@ -944,7 +956,7 @@ run "v085_pooler_s3_egress_vpc_cidr_rejected" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a","vpcCidrBlock":null}: rejected: s3_prefix_list_id pl-63a5400a narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are
-run "v086_pooler_s3_egress_vpc_cidr_rejected" {
+run "v087_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
@@ -956,7 +968,7 @@ run "v086_pooler_s3_egress_vpc_cidr_rejected" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
-run "v087_pooler_tls_certificate_pair_accepted" {
+run "v088_pooler_tls_certificate_pair_accepted" {
   command = plan
 
   variables {
@@ -966,7 +978,7 @@ run "v087_pooler_tls_certificate_pair_accepted" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v088_pooler_tls_certificate_pair_accepted" {
+run "v089_pooler_tls_certificate_pair_accepted" {
   command = plan
 
   variables {
@@ -976,7 +988,7 @@ run "v088_pooler_tls_certificate_pair_accepted" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":null}: rejected: tls_ca_certificate is not set: a certificate made outside the module (tls_secret_arn) comes with the CA consumers verify it against; pass that CA in tls_ca_certificate, or leave tls_secret_arn unset for the module's own CA
-run "v089_pooler_tls_certificate_pair_rejected" {
+run "v090_pooler_tls_certificate_pair_rejected" {
   command = plan
 
   variables {
@@ -988,7 +1000,7 @@ run "v089_pooler_tls_certificate_pair_rejected" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":null,"tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: rejected: tls_secret_arn is not set: tls_ca_certificate is the CA of a certificate made outside the module, which the hosts read from a secret; pass that secret in tls_secret_arn, or leave tls_ca_certificate unset for the module's own CA
-run "v090_pooler_tls_certificate_pair_rejected" {
+run "v091_pooler_tls_certificate_pair_rejected" {
   command = plan
 
   variables {
@@ -1000,7 +1012,7 @@ run "v090_pooler_tls_certificate_pair_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_bucket":"vectors-lambda","s3_key":"pooler-certificate.zip"},"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v091_pooler_certificate_function_accepted" {
+run "v092_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -1011,7 +1023,7 @@ run "v091_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"filename":"pooler-certificate.zip","source_code_hash":"aGFzaA=="},"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v092_pooler_certificate_function_accepted" {
+run "v093_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -1022,7 +1034,7 @@ run "v092_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":null,"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
-run "v093_pooler_certificate_function_accepted" {
+run "v094_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -1033,7 +1045,7 @@ run "v093_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":null,"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
-run "v094_pooler_certificate_function_rejected" {
+run "v095_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1046,7 +1058,7 @@ run "v094_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
-run "v095_pooler_certificate_function_rejected" {
+run "v096_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1059,7 +1071,7 @@ run "v095_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"filename":"pooler-certificate.zip","s3_bucket":"vectors-lambda","s3_key":"pooler-certificate.zip","source_code_hash":"aGFzaA=="},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has filename with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both
-run "v096_pooler_certificate_function_rejected" {
+run "v097_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1072,7 +1084,7 @@ run "v096_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_bucket":"vectors-lambda"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
-run "v097_pooler_certificate_function_rejected" {
+run "v098_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1085,7 +1097,7 @@ run "v097_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_key":"pooler-certificate.zip"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
-run "v098_pooler_certificate_function_rejected" {
+run "v099_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1098,7 +1110,7 @@ run "v098_pooler_certificate_function_rejected" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"pg-fleet"}: accepted
-run "v099_fleet_load_balancer_name_prefix_accepted" {
+run "v100_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1107,7 +1119,7 @@ run "v099_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal"}: accepted
-run "v100_fleet_load_balancer_name_prefix_accepted" {
+run "v101_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1116,7 +1128,7 @@ run "v100_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"my-internal-fleet"}: accepted
-run "v101_fleet_load_balancer_name_prefix_accepted" {
+run "v102_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1125,7 +1137,7 @@ run "v101_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal-fleet"}: rejected: name internal-fleet begins with "internal-", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not
-run "v102_fleet_load_balancer_name_prefix_rejected" {
+run "v103_fleet_load_balancer_name_prefix_rejected" {
   command = plan
 
   variables {
@@ -1136,8 +1148,8 @@ run "v102_fleet_load_balancer_name_prefix_rejected" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal-"}: rejected: name internal- begins with "internal-", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not
-# with the module's defaults the model also says: name internal- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, and its target groups <name>-rw and <name>-ro, each at most 32 characters)
-run "v103_fleet_load_balancer_name_prefix_rejected" {
+# with the module's defaults the model also says: name internal- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
+run "v104_fleet_load_balancer_name_prefix_rejected" {
   command = plan
 
   variables {
@@ -1148,7 +1160,7 @@ run "v103_fleet_load_balancer_name_prefix_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit-packages"}: accepted
-run "v104_pooler_packages_bucket_accepted" {
+run "v105_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1157,7 +1169,7 @@ run "v104_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"abc"}: accepted
-run "v105_pooler_packages_bucket_accepted" {
+run "v106_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1166,7 +1178,7 @@ run "v105_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"123-packages"}: accepted
-run "v106_pooler_packages_bucket_accepted" {
+run "v107_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1175,7 +1187,7 @@ run "v106_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: accepted
-run "v107_pooler_packages_bucket_accepted" {
+run "v108_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1184,7 +1196,7 @@ run "v107_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit.packages"}: rejected: packages_bucket kit.packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v108_pooler_packages_bucket_rejected" {
+run "v109_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1195,7 +1207,7 @@ run "v108_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"ab"}: rejected: packages_bucket ab is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v109_pooler_packages_bucket_rejected" {
+run "v110_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1206,7 +1218,7 @@ run "v109_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"Kit-packages"}: rejected: packages_bucket Kit-packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v110_pooler_packages_bucket_rejected" {
+run "v111_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1217,7 +1229,7 @@ run "v110_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"-kit-packages"}: rejected: packages_bucket -kit-packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v111_pooler_packages_bucket_rejected" {
+run "v112_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1228,7 +1240,7 @@ run "v111_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit-packages-"}: rejected: packages_bucket kit-packages- is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v112_pooler_packages_bucket_rejected" {
+run "v113_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1239,7 +1251,7 @@ run "v112_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: rejected: packages_bucket pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v113_pooler_packages_bucket_rejected" {
+run "v114_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1250,7 +1262,7 @@ run "v113_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pgbouncer/packages.tar"}: accepted
-run "v114_pooler_packages_key_accepted" {
+run "v115_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1259,7 +1271,7 @@ run "v114_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/debian-13_arm64(1)!*'.tar"}: accepted
-run "v115_pooler_packages_key_accepted" {
+run "v116_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1268,7 +1280,7 @@ run "v115_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: accepted
-run "v116_pooler_packages_key_accepted" {
+run "v117_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1277,7 +1289,7 @@ run "v116_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/\"packages\".tar"}: rejected: packages_key pooler/"packages".tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v117_pooler_packages_key_rejected" {
+run "v118_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1288,7 +1300,7 @@ run "v117_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/$(reboot).tar"}: rejected: packages_key pooler/$(reboot).tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v118_pooler_packages_key_rejected" {
+run "v119_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1299,7 +1311,7 @@ run "v118_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/`id`.tar"}: rejected: packages_key pooler/`id`.tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v119_pooler_packages_key_rejected" {
+run "v120_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1310,7 +1322,7 @@ run "v119_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler packages.tar"}: rejected: packages_key pooler packages.tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v120_pooler_packages_key_rejected" {
+run "v121_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1321,7 +1333,7 @@ run "v120_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: rejected: packages_key kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v121_pooler_packages_key_rejected" {
+run "v122_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1332,7 +1344,7 @@ run "v121_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":""}: rejected: packages_key  is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v122_pooler_packages_key_rejected" {
+run "v123_pooler_packages_key_rejected" {
   command = plan
 
   variables {

@@ -149,6 +149,11 @@ export class CompletePgBouncerStack extends TerraformStack {
       maxConnections: this.database.maxConnections,
       packagesBucket,
       packagesKey,
+      // HTTPS from the hosts to the data VPC's interface endpoints and S3's gateway endpoint only (its prefix list,
+      // known once the endpoint exists: the module's rules are keyed by the CIDR block, known at plan). Lazy: the
+      // gateway endpoint is made below.
+      vpcCidrBlock: vpcs.data.cidrBlock,
+      s3PrefixListId: Lazy.stringValue({ produce: () => s3Endpoint.getStringAttribute('prefix_list_id') }),
       // The listeners' certificate from the module's own CA, for the endpoint service's names.
       certificateFunction: { filename: path.join(lambdaDir, 'pooler-certificate.zip') },
       hosts: props.hosts ?? 2,
@@ -223,7 +228,7 @@ export class CompletePgBouncerStack extends TerraformStack {
         },
       ],
     });
-    new AwsResource(this, 's3', 'aws_vpc_endpoint', {
+    const s3Endpoint = new AwsResource(this, 's3', 'aws_vpc_endpoint', {
       vpc_id: vpcs.data.id,
       service_name: `com.amazonaws.${region}.s3`,
       vpc_endpoint_type: 'Gateway',
@@ -334,6 +339,7 @@ export class CompletePgBouncerStack extends TerraformStack {
       pgbouncerTargets: this.pooler.metricTargets,
       pgbouncerLoadBalancerArnSuffix: this.pooler.loadBalancerArnSuffix,
       pgbouncerTargetGroupArnSuffixes: Token.asAny(this.pooler.targetGroupArnSuffixes),
+      pgbouncerHosts: this.pooler.hosts,
     });
 
     const output = (outputId: string, value: unknown, description: string) => new TerraformOutput(this, outputId, { value, description });

@@ -4,6 +4,8 @@ import { AwsData, AwsResource } from './raw-aws';
 
 export interface IsolatedVpc {
   readonly id: string;
+  /** The VPC's CIDR block: the configured value, known at plan (the PgBouncer module keys its egress rules by it). */
+  readonly cidrBlock: string;
   readonly subnetIds: string[];
   readonly routeTableIds: string[];
 }
@@ -27,7 +29,7 @@ export function isolatedVpcs(scope: Construct, name: string, azs: AwsData): Reco
       new AwsResource(scope, `routes_${vpc}_${i}_association`, 'aws_route_table_association', { subnet_id: subnet.getStringAttribute('id'), route_table_id: routes.getStringAttribute('id') });
       return { id: subnet.getStringAttribute('id'), routeTableId: routes.getStringAttribute('id') };
     });
-    return { id: network.getStringAttribute('id'), subnetIds: subnets.map((s) => s.id), routeTableIds: subnets.map((s) => s.routeTableId) };
+    return { id: network.getStringAttribute('id'), cidrBlock: network.getStringAttribute('cidr_block'), subnetIds: subnets.map((s) => s.id), routeTableIds: subnets.map((s) => s.routeTableId) };
   };
   return { data: make('data', '10.10.0.0/16'), consumer: make('consumer', '10.20.0.0/16') };
 }

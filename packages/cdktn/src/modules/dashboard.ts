@@ -39,6 +39,8 @@ export interface DashboardThresholds {
   /** @default 1 */
   readonly pooler_unhealthy_hosts?: number;
   /** @default 1 */
+  readonly pooler_missing_hosts?: number;
+  /** @default 1 */
   readonly function_errors?: number;
   /** @default 1 */
   readonly function_throttles?: number;
@@ -69,7 +71,7 @@ export interface DashboardProps extends KitModuleOptions {
   /**
    * Name of the PgBouncer fleet charted (the pgbouncer-proxy module's name: the Fleet dimension its hosts
    * publish). null: no PgBouncer widgets or alarms; set it with pgbouncer_targets,
-   * pgbouncer_load_balancer_arn_suffix and pgbouncer_target_group_arn_suffixes.
+   * pgbouncer_load_balancer_arn_suffix, pgbouncer_target_group_arn_suffixes and pgbouncer_hosts.
    *
    * @default null
    */
@@ -96,6 +98,13 @@ export interface DashboardProps extends KitModuleOptions {
    * @default null
    */
   readonly pgbouncerTargetGroupArnSuffixes?: DashboardPgbouncerTargetGroupArnSuffixes | IResolvable;
+  /**
+   * Hosts of the PgBouncer fleet, a fixed-size group (the pgbouncer-proxy module's hosts): the MissingHosts
+   * alarms fire when a target group's healthy hosts fall below it.
+   *
+   * @default null
+   */
+  readonly pgbouncerHosts?: number;
   /**
    * The consumer functions charted, label (e.g. Reader) => function name. Empty: no Lambda widgets or alarms.
    *
@@ -161,6 +170,7 @@ export class Dashboard extends KitModule {
         pgbouncerTargets: 'pgbouncer_targets',
         pgbouncerLoadBalancerArnSuffix: 'pgbouncer_load_balancer_arn_suffix',
         pgbouncerTargetGroupArnSuffixes: 'pgbouncer_target_group_arn_suffixes',
+        pgbouncerHosts: 'pgbouncer_hosts',
         functions: 'functions',
         thresholds: 'thresholds',
         createAlarmTopic: 'create_alarm_topic',
@@ -177,6 +187,7 @@ export class Dashboard extends KitModule {
         poolerClientsWaiting: { variable: 'thresholds', read: 'attribute', attribute: 'pooler_clients_waiting', default: 10 },
         poolerMaxWaitSeconds: { variable: 'thresholds', read: 'attribute', attribute: 'pooler_max_wait_seconds', default: 5 },
         poolerUnhealthyHosts: { variable: 'thresholds', read: 'attribute', attribute: 'pooler_unhealthy_hosts', default: 1 },
+        poolerMissingHosts: { variable: 'thresholds', read: 'attribute', attribute: 'pooler_missing_hosts', default: 1 },
         functionErrors: { variable: 'thresholds', read: 'attribute', attribute: 'function_errors', default: 1 },
         functionThrottles: { variable: 'thresholds', read: 'attribute', attribute: 'function_throttles', default: 1 },
         instanceIdentifiers: { variable: 'instance_identifiers', read: 'value' },

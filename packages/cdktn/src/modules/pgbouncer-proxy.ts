@@ -23,8 +23,8 @@ export interface PgBouncerProxyEndpointsElement {
 /** Inputs of PgBouncerProxy: the variables of modules/pgbouncer-proxy, in camelCase. */
 export interface PgBouncerProxyProps extends KitModuleOptions {
   /**
-   * Name of the fleet: prefixes its resources; the load balancer is named after it and its target groups
-   * <name>-rw and <name>-ro.
+   * Name of the fleet: prefixes its resources; the load balancer is named after it; its target groups get
+   * generated names (tagged Name <name>-rw and <name>-ro).
    */
   readonly name: string;
   /** The cluster's VPC: the hosts and the Network Load Balancer run in it. */
@@ -169,15 +169,16 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
   readonly consumerUsers?: string[];
   /**
    * The id of the Region's S3 managed prefix list (com.amazonaws.<region>.s3), to narrow the hosts' HTTPS egress
-   * to S3 and vpc_cidr_block. null: HTTPS egress to any address, which in an isolated VPC reaches only its
-   * endpoints.
+   * to S3 and vpc_cidr_block (both or neither). null: HTTPS egress to any address, which in an isolated VPC
+   * reaches only its endpoints.
    *
    * @default null
    */
   readonly s3PrefixListId?: string;
   /**
-   * The VPC's CIDR block, where the interface endpoints are: with s3_prefix_list_id, the hosts' HTTPS egress
-   * goes to it and to S3.
+   * The VPC's CIDR block, where the interface endpoints are: with s3_prefix_list_id (both or neither), the
+   * hosts' HTTPS egress goes to it and to S3. Must be known at plan (it decides the egress rules);
+   * s3_prefix_list_id may come from a gateway endpoint made in the same apply.
    *
    * @default null
    */
@@ -425,5 +426,13 @@ export class PgBouncerProxy extends KitModule {
    */
   public get metricsNamespace(): string {
     return this.getString('metrics_namespace');
+  }
+
+  /**
+   * Hosts of the fleet, a fixed-size group: the dashboard module's pgbouncer_hosts (its MissingHosts alarms).
+   * (output `hosts`)
+   */
+  public get hosts(): number {
+    return this.getNumber('hosts');
   }
 }
