@@ -68,10 +68,12 @@ pgbouncer-deb:
 # as root, the hosts' root file system from Debian's mirror (tools/host-image/build-root.sh, cached in .cache/host-image).
 IMDS_MOCK := $(CURDIR)/.cache/bin/ec2-metadata-mock
 AWS_EMULATOR := .cache/aws-emulator
-## host-tools: amazon-ec2-metadata-mock v1.13.0 into .cache/bin, moto's server into .cache/aws-emulator, and the hosts' Debian 13 root (as root)
+## host-tools: amazon-ec2-metadata-mock v1.13.0 into .cache/bin, moto's server into .cache/aws-emulator, the hosts' Debian 13 root (as root) and the kit's PgBouncer package for this architecture
 host-tools: system-deps $(AWS_EMULATOR)/.installed
 	@test -x $(IMDS_MOCK) || { echo "building amazon-ec2-metadata-mock v1.13.0 into .cache/bin"; GOBIN=$(CURDIR)/.cache/bin timeout 900 go install github.com/aws/amazon-ec2-metadata-mock/cmd/ec2-metadata-mock@v1.13.0; }
 	@if [ "$$(id -u)" = 0 ]; then bash tools/host-image/build-root.sh >/dev/null; fi
+	@# The kit's PgBouncer package for this machine's architecture: the packages object the booted hosts install.
+	@bash tools/build-pgbouncer.sh --deb "$$(dpkg --print-architecture)" >/dev/null
 
 $(AWS_EMULATOR)/.installed: tools/host-image/requirements-aws-emulator.txt
 	$(PYTHON) -m venv $(AWS_EMULATOR)
