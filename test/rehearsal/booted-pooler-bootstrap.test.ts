@@ -8,23 +8,13 @@
  * endpoint must say the servers are unreachable. Needs root.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderPoolerBootstrap, substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
 import { POOLER_HEALTH_PORT } from '../../lib/model/pgbouncer-host-serve';
-import { awsApiNames, seedAws, startAwsEmulator, stopAwsEmulator, type AwsEmulator } from '../../lib/rehearsal/hosts/aws-emulator';
-import { bootHost, execInHost, stopHost, waitForBoot, type BootedHost } from '../../lib/rehearsal/hosts/booted-host';
-import { connectHost, disconnectHost, type HostLink } from '../../lib/rehearsal/hosts/host-network';
-import { findImdsMock, hostImageRoot } from '../../lib/rehearsal/hosts/host-tools';
-import { issueCertificates } from '../../lib/rehearsal/tls';
-
-/** The VPC's DNS for the host: a hosts file of its own. */
-function hostsFile(dir: string, content: string): string {
-  const file = join(dir, 'hosts');
-  writeFileSync(file, content);
-  return file;
-}
+import { seedAws } from '../../lib/rehearsal/hosts/aws-emulator';
+import { execInHost, waitForBoot, type BootedHost } from '../../lib/rehearsal/hosts/booted-host';
+import { openTestVpc, type TestVpc } from './booted-vpc';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const suite = isRoot ? describe : describe.skip;
@@ -32,47 +22,27 @@ if (!isRoot) console.warn('booted-pooler-bootstrap.test.ts skipped: booting a ho
 
 jest.setTimeout(900_000);
 
-const REGION = 'eu-west-1';
 const BUCKET = 'apk-packages-rehearsal';
 const KEY = 'pooler/debian-13-amd64.tar';
-const EMULATOR_ADDRESS = '198.19.251.10';
-const HOST_ADDRESS = '198.19.251.61';
 const KIT_ROOT = join(__dirname, '..', '..');
 
 suite('the PgBouncer engine bootstrap on a booted host', () => {
-  const vpc = `apkvpcb${process.pid % 100000}`;
-  const link: HostLink = { namespace: `apkhostb${process.pid % 100000}`, vpcNamespace: vpc, vpcLink: 'pooler-1', address: HOST_ADDRESS, vpcCidr: '198.19.251.0/25' };
-  let work: string;
-  let emulator: AwsEmulator | undefined;
-  let host: BootedHost | undefined;
+  let vpc: TestVpc | undefined;
+  let host: BootedHost;
 
   beforeAll(async () => {
-    const root = hostImageRoot();
-    work = mkdtempSync(join(tmpdir(), 'apk-booted-pooler-'));
-    execFileSync('ip', ['netns', 'add', vpc]);
-    execFileSync('ip', ['-n', vpc, 'link', 'set', 'lo', 'up']);
-    execFileSync('ip', ['-n', vpc, 'addr', 'add', `${EMULATOR_ADDRESS}/32`, 'dev', 'lo']);
-    await connectHost(link);
-    const names = awsApiNames(REGION, 'amazonaws.com', [BUCKET]);
-    const tls = await issueCertificates(
-      join(work, 'tls'),
-      [
-        { file: 'aws-apis', commonName: names[0]!, names: [...names, EMULATOR_ADDRESS] },
-        { file: 'listener', commonName: 'pooler', names: ['*.vpce-svc-0123456789abcdef0.eu-west-1.vpce.amazonaws.com'] },
-      ],
-      undefined,
-    );
+    vpc = await openTestVpc('booted-pooler', 251, BUCKET, [{ file: 'listener', commonName: 'pooler', names: ['*.vpce-svc-0123456789abcdef0.eu-west-1.vpce.amazonaws.com'] }]);
+    const tls = vpc.tls;
     // The rehearsal's packages object: its CA as the RDS bundle, the stand-in for the SSM Agent.
-    const tar = join(work, 'packages.tar');
+    const tar = join(vpc.work, 'packages.tar');
     execFileSync('npx', ['ts-node', '--transpile-only', join(KIT_ROOT, 'bin', 'build-pooler-packages.ts'), '--arch', execFileSync('dpkg', ['--print-architecture'], { encoding: 'utf8' }).trim(), '--rehearsal', tar], {
       cwd: KIT_ROOT,
       env: { ...process.env, RDS_CA_BUNDLE: tls.caFile },
       stdio: ['ignore', 'ignore', 'inherit'],
       timeout: 900_000,
     });
-    emulator = await startAwsEmulator({ namespace: vpc, address: EMULATOR_ADDRESS, region: REGION, ...tls.certificates['aws-apis']!, workDir: join(work, 'aws') });
     const login = (username: string): string => JSON.stringify({ username, password: `${username}-password-0123456789` });
-    const arns = await seedAws(emulator, tls.caFile, {
+    const arns = await seedAws(vpc.emulator, tls.caFile, {
       buckets: [BUCKET],
       objects: [{ bucket: BUCKET, key: KEY, file: tar }],
       secrets: [
@@ -102,50 +72,33 @@ suite('the PgBouncer engine bootstrap on a booted host', () => {
       TlsSecretArn: arns['pooler-tls']!,
       FleetName: 'rehearsal-fleet',
     });
-    host = await bootHost({
-      name: 'pooler-1',
-      root,
-      namespace: link.namespace,
-      workDir: join(work, 'pooler-1'),
-      userData,
-      instanceId: 'i-0fffffffffffffff6',
-      region: REGION,
-      availabilityZone: `${REGION}a`,
-      roleName: 'pooler-host-role',
-      imdsProgram: findImdsMock(),
-      hostsFile: hostsFile(work, `127.0.0.1\tlocalhost\n${EMULATOR_ADDRESS}\t${names.join(' ')}\n`),
-      extraTrustedCaFile: tls.caFile,
-    });
+    host = await vpc.boot(userData, 'i-0fffffffffffffff6');
   });
 
   afterAll(async () => {
-    if (host !== undefined) await stopHost(host, { lost: true }).catch(() => undefined);
-    if (emulator !== undefined) await stopAwsEmulator(emulator).catch(() => undefined);
-    await disconnectHost(link).catch(() => undefined);
-    execFileSync('ip', ['netns', 'del', vpc]);
-    rmSync(work, { recursive: true, force: true });
+    await vpc?.close();
   });
 
   it('GIVEN the deployed user data WHEN cloud-init runs it THEN every step runs and the host serves with its systemd units', async () => {
-    const boot = await waitForBoot(host!);
-    const log = (await execInHost(host!, ['tail', '-n', '40', '/var/log/cloud-init-output.log'])).stdout;
+    const boot = await waitForBoot(host);
+    const log = (await execInHost(host, ['tail', '-n', '40', '/var/log/cloud-init-output.log'])).stdout;
     expect({ ...boot.cloudInit, log }).toEqual({ status: 'done', errors: [], log });
     expect(boot.failedUnits).toEqual([]);
 
     // The kit's package, Debian's unit off, the stand-in agent declared as such.
-    const pgbouncer = (await execInHost(host!, ['dpkg-query', '-W', '-f', '${Version}', 'pgbouncer'])).stdout;
+    const pgbouncer = (await execInHost(host, ['dpkg-query', '-W', '-f', '${Version}', 'pgbouncer'])).stdout;
     expect(pgbouncer).toMatch(/\+apk\d+$/);
-    expect((await execInHost(host!, ['systemctl', 'is-enabled', 'pgbouncer.service'])).stdout.trim()).toBe('disabled');
-    expect((await execInHost(host!, ['dpkg-query', '-W', '-f', '${Description}', 'apk-rehearsal-ssm-agent-standin'])).stdout).toMatch(/stand-in/);
+    expect((await execInHost(host, ['systemctl', 'is-enabled', 'pgbouncer.service'])).stdout.trim()).toBe('disabled');
+    expect((await execInHost(host, ['dpkg-query', '-W', '-f', '${Description}', 'apk-rehearsal-ssm-agent-standin'])).stdout).toMatch(/stand-in/);
 
     // Every process the layout names runs under the host's systemd, and the agent serves.
-    const processes = (await execInHost(host!, ['cat', '/etc/pgbouncer/processes'])).stdout.trim().split(/\s+/);
+    const processes = (await execInHost(host, ['cat', '/etc/pgbouncer/processes'])).stdout.trim().split(/\s+/);
     expect(processes).toEqual(['rw-1', 'rw-2', 'ro-1', 'ro-2']);
-    for (const name of processes) expect((await execInHost(host!, ['systemctl', 'is-active', `apk-pgbouncer@${name}.service`])).stdout.trim()).toBe('active');
-    expect((await execInHost(host!, ['systemctl', 'is-active', 'apk-host.service', 'apk-refresh-auth.timer'])).stdout.trim().split('\n')).toEqual(['active', 'active']);
+    for (const name of processes) expect((await execInHost(host, ['systemctl', 'is-active', `apk-pgbouncer@${name}.service`])).stdout.trim()).toBe('active');
+    expect((await execInHost(host, ['systemctl', 'is-active', 'apk-host.service', 'apk-refresh-auth.timer'])).stdout.trim().split('\n')).toEqual(['active', 'active']);
 
     // No database here: the health endpoint answers, and says the servers cannot be reached.
-    const health = await execInHost(host!, ['python3', '-c', `import urllib.request, urllib.error\ntry:\n  urllib.request.urlopen("http://127.0.0.1:${POOLER_HEALTH_PORT}/read-write", timeout=5)\n  print(200)\nexcept urllib.error.HTTPError as e:\n  print(e.code, e.read().decode())`]);
+    const health = await execInHost(host, ['python3', '-c', `import urllib.request, urllib.error\ntry:\n  urllib.request.urlopen("http://127.0.0.1:${POOLER_HEALTH_PORT}/read-write", timeout=5)\n  print(200)\nexcept urllib.error.HTTPError as e:\n  print(e.code, e.read().decode())`]);
     expect(health.stdout).toMatch(/^503 .*rehearsal\.cluster-c0ffee123456/s);
   });
 });
