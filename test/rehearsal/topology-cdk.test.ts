@@ -92,7 +92,9 @@ describe('topologyFromCdkOut: the reference deployment, default context', () => 
   test('THEN the region is not fixed (an environment-agnostic stack), and what the rehearsal cannot run is listed with its stand-in', () => {
     expect(t.region).toBeUndefined();
     expect(t.notes).toEqual(['region unknown: stack AuroraProxyKit is environment-agnostic']);
-    expect(t.notReproducible.map((n) => n.id)).toEqual(['iam-auth', 'secrets-manager', 'kms', 'cloudwatch', 'xray', 'proxy-certificate', 'database-users', 'instance-class']);
+    expect(t.notReproducible.map((n) => n.id)).toEqual(['iam-auth', 'secrets-manager', 'kms', 'cloudwatch', 'xray', 'proxy-certificate', 'session-pinning', 'database-users', 'instance-class']);
+    // The stand-in does not pin: up says so beside the other stand-ins.
+    expect(t.notReproducible.find((n) => n.id === 'session-pinning')!.localStandIn).toMatch(/does not pin/);
     for (const entry of t.notReproducible) expect(entry.localStandIn).not.toBe('');
     expect(t.notReproducible.find((n) => n.id === 'iam-auth')!.what).toContain('proxy DefaultAuthScheme IAM_AUTH');
   });

@@ -4,7 +4,7 @@
  * own root module that calls the kit's modules with existing VPCs.
  */
 import * as path from 'path';
-import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
+import { DEFAULT_POOL_SETTINGS, catalogMaxConnectionsPercentLeavingReserve } from '../../lib/model';
 import { settingsFromTopology, topologyFromPlan, type DeployedTopology } from '../../lib/rehearsal';
 import { ROOT, type PlanJson } from '../terraform/terraform-cli';
 import { COMPLETE_EXAMPLE, planFile, removeFixtures, userRootModule } from './topology-fixtures';
@@ -39,7 +39,8 @@ describe('topologyFromPlan: modules/examples/complete, default variables', () =>
 
   test('THEN the proxy (placed through its security group\'s vpc_id, traced to the module call) is in the data VPC with the kit\'s pool', () => {
     expect(t.proxy).toMatchObject({ id: 'module.proxy.aws_db_proxy.this', name: 'aurora-proxy-kit', requireTls: true, authScheme: 'IAM_AUTH', vpc: DATA_VPC });
-    expect(t.proxy.pool).toEqual({ ...DEFAULT_POOL_SETTINGS, defaulted: [] });
+    // The module gives RDS Proxy the percent that leaves Aurora's reserved connections (sizing.ts).
+    expect(t.proxy.pool).toEqual({ ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: catalogMaxConnectionsPercentLeavingReserve(), defaulted: [] });
     expect(t.region).toBe('us-east-1');
   });
 
@@ -96,7 +97,7 @@ describe('topologyFromPlan: modules/examples/complete, default variables', () =>
   });
 
   test('THEN the rehearsal settings are 2 replicas and the default pool', () => {
-    expect(settingsFromTopology(t)).toEqual({ replicas: 2, pool: DEFAULT_POOL_SETTINGS, port: 5432 });
+    expect(settingsFromTopology(t)).toEqual({ replicas: 2, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: catalogMaxConnectionsPercentLeavingReserve() }, port: 5432 });
   });
 });
 

@@ -38,6 +38,7 @@ export function topologyFromCdkOut(dir: string): DeployedTopology {
     vpcs: assemblyVpcs(assembly),
     consumers,
     notReproducible: notReproducible(evidence, {
+      proxyName: proxy.name,
       requireTls: proxy.requireTls,
       instanceClasses: [cluster.writer, ...cluster.readers].map((i) => i.instanceClass),
       consumers,

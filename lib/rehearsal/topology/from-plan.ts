@@ -42,6 +42,7 @@ export function topologyFromPlan(planJson: unknown, file = 'plan.json'): Deploye
     vpcs: network.vpcs(),
     consumers,
     notReproducible: notReproducible(planEvidence(index, clusterResource, proxyResource, consumers), {
+      proxyName: planned.proxy.name,
       requireTls: planned.proxy.requireTls,
       instanceClasses: [cluster.writer, ...cluster.readers].map((i) => i.instanceClass),
       consumers,

@@ -116,7 +116,7 @@ export interface ConsumerTopology {
 }
 
 /** A stable key per not-reproducible entry, so two flavours' lists compare without their wording. */
-export type NotReproducibleId = 'iam-auth' | 'secrets-manager' | 'kms' | 'cloudwatch' | 'xray' | 'proxy-certificate' | 'database-users' | 'instance-class';
+export type NotReproducibleId = 'iam-auth' | 'secrets-manager' | 'kms' | 'cloudwatch' | 'xray' | 'proxy-certificate' | 'session-pinning' | 'database-users' | 'instance-class';
 
 /** Something the deployment relies on that the local rehearsal does not run, and what stands in for it. */
 export interface NotReproducible {
