@@ -543,7 +543,7 @@ describe('the kit\'s rules at construction', () => {
 
     test('GIVEN a large instance type THEN the budget split counts its vCPUs from the catalog, as the module looks them up', () => {
       expect(violations({ instanceType: 'c7g.16xlarge', hosts: 20, maxConnections: 200 })).toEqual([
-        'hosts 20 x 64 processes per target need 1280 server connections of a budget of 200 (maxConnectionsPercent 100 of max_connections 200): use fewer hosts or a smaller instance type, or raise maxConnectionsPercent',
+        "hosts 20 x 64 processes per target need 1280 server connections of a budget of 190 (maxConnectionsPercent 100 of max_connections 200, never into the 10 connections reserved for rdsadmin, AWS's automation, the master user and the role bootstrap): use fewer hosts or a smaller instance type, or raise maxConnectionsPercent up to 100",
       ]);
       expect(violations({ instanceType: 'c7g.medium', hosts: 20, maxConnections: 200 })).toEqual([]);
     });
