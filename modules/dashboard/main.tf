@@ -164,8 +164,8 @@ resource "aws_cloudwatch_metric_alarm" "expression" {
   # MissingHosts: no data means no host registered, which counts as missing (the catalog's missing_data).
   treat_missing_data = each.value.missing_data
   alarm_actions      = [local.alarm_topic_arn]
-  ok_actions          = [local.alarm_topic_arn]
-  tags                = var.tags
+  ok_actions         = [local.alarm_topic_arn]
+  tags               = var.tags
 
   metric_query {
     id = "expression"

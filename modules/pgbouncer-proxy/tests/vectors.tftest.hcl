@@ -932,13 +932,13 @@ run "v084_pooler_s3_egress_vpc_cidr_accepted" {
   }
 }
 
-# pooler-s3-egress-vpc-cidr {"s3PrefixListId":null,"vpcCidrBlock":"10.10.0.0/16"}: rejected: vpc_cidr_block 10.10.0.0/16 narrows the hosts' HTTPS egress to the VPC and S3: set s3_prefix_list_id too, the id of the Region's S3 prefix list (the gateway endpoint's prefix_list_id), or leave vpc_cidr_block null for HTTPS to any address
+# pooler-s3-egress-vpc-cidr {"vpcCidrBlock":"10.10.0.0/16","s3PrefixListId":null}: rejected: vpc_cidr_block 10.10.0.0/16 narrows the hosts' HTTPS egress to the VPC and S3: set s3_prefix_list_id too, the id of the Region's S3 prefix list (the gateway endpoint's prefix_list_id), or leave vpc_cidr_block null for HTTPS to any address
 run "v085_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
-    s3_prefix_list_id = null
     vpc_cidr_block    = "10.10.0.0/16"
+    s3_prefix_list_id = null
   }
 
   expect_failures = [aws_security_group.hosts]
