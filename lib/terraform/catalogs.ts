@@ -100,21 +100,23 @@ export function renderClusterCatalog(): string {
 }
 
 /**
- * The connection budget's locals both pool modules restate (lib/model/sizing.ts): the connections each
- * instance keeps from the pools, and the largest MaxConnectionsPercent that leaves them on every class.
+ * The connection budget's locals the pool modules restate (lib/model/sizing.ts): the connections each
+ * instance keeps from the pools, and, for RDS Proxy (whose percent is of max_connections alone), the
+ * largest MaxConnectionsPercent that leaves them on every class.
  */
-export function poolBudgetLocals(): string[] {
+export function poolBudgetLocals(options: { readonly proxyPercent: boolean }): string[] {
   return [
     `  # Connections of each instance no pool takes: ${CONNECTION_RESERVE.map((p) => `${p.id} ${p.connections}`).join(', ')}.`,
     ...alignedMap('  ', [['reserved_connections', String(RESERVED_CONNECTIONS)]]),
-    '  # The largest MaxConnectionsPercent that leaves them on every catalog class (used when max_connections is not given).',
-    ...alignedMap('  ', [['catalog_max_connections_percent', String(catalogMaxConnectionsPercentLeavingReserve())]]),
+    ...(options.proxyPercent
+      ? ['  # The largest MaxConnectionsPercent that leaves them on every catalog class (used when max_connections is not given).', ...alignedMap('  ', [['catalog_max_connections_percent', String(catalogMaxConnectionsPercentLeavingReserve())]])]
+      : []),
   ];
 }
 
 /** What modules/pooling-proxy restates: the connection budget. */
 export function renderPoolingProxyCatalog(): string {
-  return [`# ${generatedBy('lib/model/sizing.ts')}`, '', 'locals {', ...poolBudgetLocals(), '}', ''].join('\n');
+  return [`# ${generatedBy('lib/model/sizing.ts')}`, '', 'locals {', ...poolBudgetLocals({ proxyPercent: true }), '}', ''].join('\n');
 }
 
 /** How the dashboard module names the alarm-name prefix and the data sources the alarm ARN pattern reads. */

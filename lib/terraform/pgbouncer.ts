@@ -62,7 +62,7 @@ export function renderPgBouncerCatalog(): string {
       ['host_warmup_seconds', String(FLEET_HOST_WARMUP_SECONDS)],
       ['user_data_max_bytes', String(USER_DATA_MAX_BYTES)],
     ]),
-    ...poolBudgetLocals(),
+    ...poolBudgetLocals({ proxyPercent: false }),
     '}',
     '',
   ].join('\n');

@@ -36,6 +36,4 @@ locals {
   user_data_max_bytes    = 16384
   # Connections of each instance no pool takes: superuser-reserved 3, rds-superuser-reserved 2, aws-automation 3, master-user 1, role-bootstrap 1.
   reserved_connections = 10
-  # The largest MaxConnectionsPercent that leaves them on every catalog class (used when max_connections is not given).
-  catalog_max_connections_percent = 99
 }

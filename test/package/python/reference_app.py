@@ -124,6 +124,7 @@ for id, value in {
     "MaxConnections": js_number(sizing.max_connections),
     "ProxyEngine": proxy.engine.value,
     "ProxyMaxServerConnections": js_number(proxy.pool_sizing.max_server_connections),
+    "ReservedConnections": js_number(proxy.pool_sizing.reserved_connections),
     "ReadOnlyEndpoint": read_only.hostname,
     "ReadWriteEndpoint": read_write.hostname,
     "ReaderFunction": reader.function.function_name,
