@@ -19,7 +19,7 @@
  * path is the one AWS runs.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { EndpointRole } from '../../lambda/src/environment';
@@ -266,7 +266,7 @@ function hostPid(leader: number, nsPid: number): number | undefined {
   } catch {
     return undefined;
   }
-  for (const entry of execFileSync('ls', ['/proc'], { encoding: 'utf8' }).split('\n')) {
+  for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const line = readFileSync(`/proc/${entry}/status`, 'utf8').split('\n').find((l) => l.startsWith('NSpid:'));
