@@ -109,7 +109,12 @@ live('the host agent on a rehearsal pooler host', () => {
   const newestRequestAfter = async (since: number): Promise<Datapoint[]> => {
     for (let i = 0; i < 50; i++) {
       const points = await datapoints(since);
-      if (points.length > 0) return points.filter((p) => p.at === points[points.length - 1]!.at);
+      if (points.length > 0) {
+        // The metrics are read one by one: a request that landed during the read shows in some of them only.
+        // Read again; the newest request seen the first time is complete in the second read.
+        const newest = points[points.length - 1]!.at;
+        return (await datapoints(since)).filter((p) => p.at === newest);
+      }
       await sleep(200);
     }
     const journal = await execInHost(host.booted, ['journalctl', '--no-pager', '-n', '20', '-u', 'apk-host.service']);
