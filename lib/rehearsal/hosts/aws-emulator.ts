@@ -13,6 +13,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MissingBinaryError, RehearsalOperationError } from '../errors';
+import { acceptsConnections } from './host-network';
 import { cleanEnv, isAlive, logTail, spawnDaemon, stopProcess, type TrackedProcess } from '../processes';
 
 const KIT_ROOT = join(__dirname, '..', '..', '..');
@@ -81,11 +82,7 @@ export async function startAwsEmulator(spec: AwsEmulatorSpec): Promise<AwsEmulat
   const emulator = { spec, process: server, endpoint: `https://${spec.address}` };
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const probe = await run('ip', ['netns', 'exec', spec.namespace, 'python3', '-c', `import socket; socket.create_connection(("${spec.address}", 443), 1).close()`], '', 5000).then(
-      () => true,
-      () => false,
-    );
-    if (probe) return emulator;
+    if (await acceptsConnections(spec.namespace, spec.address, 443)) return emulator;
     if (!isAlive(server.pid) || Date.now() > deadline) {
       await stopProcess(server).catch(() => undefined);
       throw new RehearsalOperationError(`the AWS emulator did not start on ${spec.address}:443 in ${spec.namespace}: ${logTail(server.logFile, 15)}`);

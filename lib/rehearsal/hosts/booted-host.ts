@@ -21,6 +21,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RehearsalOperationError } from '../errors';
 import { ip, systemProgram } from '../network/iproute';
+import { acceptsConnections } from './host-network';
 import { cleanEnv, containerLeader, isAlive, killHost, logTail, spawnDaemon, stopProcess, type TrackedProcess } from '../processes';
 
 export { containerLeader };
@@ -206,8 +207,7 @@ export async function bootHost(spec: BootedHostSpec): Promise<BootedHost> {
 async function waitForImds(spec: BootedHostSpec, imds: TrackedProcess): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const probe = await run(program('ip', 'iproute2'), ['netns', 'exec', spec.namespace, 'python3', '-c', `import socket; socket.create_connection(("${IMDS_ADDRESS}", 80), 1).close()`], 5000);
-    if (probe.status === 0) return;
+    if (await acceptsConnections(spec.namespace, IMDS_ADDRESS, 80)) return;
     if (!isAlive(imds.pid)) throw new RehearsalOperationError(`host ${spec.name}: the metadata service exited: ${logTail(imds.logFile, 10)}`);
     if (Date.now() > deadline) throw new RehearsalOperationError(`host ${spec.name}: the metadata service does not answer on ${IMDS_ADDRESS}:80: ${logTail(imds.logFile, 10)}`);
     await new Promise((r) => setTimeout(r, 100));

@@ -53,3 +53,12 @@ export async function disconnectHost(link: Pick<HostLink, 'namespace' | 'vpcName
   await ip(['-n', link.vpcNamespace, 'link', 'del', link.vpcLink]).catch(() => undefined);
   await ip(['netns', 'del', link.namespace]);
 }
+
+/** True once something inside `namespace` accepts a TCP connection on `address:port` (within 1 s). */
+export function acceptsConnections(namespace: string, address: string, port: number): Promise<boolean> {
+  const probe = `import socket; socket.create_connection(("${address}", ${port}), 1).close()`;
+  return ip(['netns', 'exec', namespace, 'python3', '-c', probe], 5000).then(
+    () => true,
+    () => false,
+  );
+}
