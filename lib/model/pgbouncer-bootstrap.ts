@@ -27,7 +27,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { HOST_AGENT_PACKAGE_FILE, HOST_AGENT_PATH, HOST_FETCH_PATH, HOST_FETCH_SOURCE, hostAgentSha256 } from './pgbouncer-host-agent';
-import { COMMON_TEMPLATE_TOKENS, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, KEEPALIVE_MAX_IDLE_SECONDS, PROCESS_TEMPLATE_TOKENS, renderFleetCommonTemplate, renderFleetProcessTemplate } from './pgbouncer-fleet';
+import { COMMON_TEMPLATE_TOKENS, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, KEEPALIVE_MAX_IDLE_SECONDS, PROCESS_TEMPLATE_TOKENS, renderFleetCommonTemplate, renderFleetProcessTemplate, renderFleetRouteTemplate } from './pgbouncer-fleet';
 import { FLEET_NAME_FILE } from './pgbouncer-host-serve';
 import { MAX_POOLER_CONSUMER_USERS, PACKAGES_KEY_MAX_LENGTH } from './rules/pgbouncer-proxy';
 import { FLEET_OS_USER, PROCESS_UNIT, REFRESH_SERVICE, REFRESH_TIMER, SERVE_UNIT, SERVE_UNIT_NAME } from './pgbouncer-host-units';
@@ -39,6 +39,8 @@ export const BOOTSTRAP_PLACEHOLDERS = {
   clusterEndpoint: '${ClusterEndpoint}',
   /** Each reader instance's endpoint, separated by spaces: a pool group per reader. */
   readerEndpoints: '${ReaderEndpoints}',
+  /** The writer instance's own endpoint: a promoted reader's pools pool for it after a failover (READ_ONLY_ROUTING). */
+  writerInstanceEndpoint: '${WriterInstanceEndpoint}',
   databaseName: '${DatabaseName}',
   serverPort: '${ServerPort}',
   /** The read-only listener's server role (a role without write privileges). */
@@ -96,6 +98,7 @@ const PLACEHOLDER_MAX_BYTES: Readonly<Record<string, number>> = {
   ClusterEndpoint: INSTANCE_ENDPOINT_MAX_BYTES + 'cluster-'.length,
   // 15 readers (Aurora's limit), each instance endpoint, and a space between.
   ReaderEndpoints: 15 * (INSTANCE_ENDPOINT_MAX_BYTES + 1),
+  WriterInstanceEndpoint: INSTANCE_ENDPOINT_MAX_BYTES,
   DatabaseName: 63,
   ServerPort: 5,
   ServerUser: 63,
@@ -168,10 +171,12 @@ const DEPLOY_TOKENS = [
   [FLEET_PLACEHOLDERS.databaseName, '@DATABASE@', 'DATABASE_NAME'],
   [FLEET_PLACEHOLDERS.serverPort, '@SERVER_PORT@', 'SERVER_PORT'],
   [FLEET_PLACEHOLDERS.serverUser, '@SERVER_USER@', 'SERVER_USER'],
+  [FLEET_PLACEHOLDERS.clusterEndpoint, '@CLUSTER@', 'CLUSTER_ENDPOINT'],
+  [FLEET_PLACEHOLDERS.writerInstanceEndpoint, '@SPARE@', 'WRITER_INSTANCE_ENDPOINT'],
 ] as const;
 
-function processTemplate(listener: 'readWrite' | 'readOnly'): string {
-  return DEPLOY_TOKENS.reduce((text, [placeholder, token]) => text.replaceAll(placeholder, token), renderFleetProcessTemplate(listener));
+function deployTokens(template: string): string {
+  return DEPLOY_TOKENS.reduce((text, [placeholder, token]) => text.replaceAll(placeholder, token), template);
 }
 
 /**
@@ -246,7 +251,11 @@ install_packages() {
 # process_ini <listener> <name> <target> <server host> <peer id> <pool size> <min pool size>:
 # the listener's template (renderFleetProcessTemplate) with the process's values and the fleet's.
 process_ini() {
-  sed -e "s#${t.name}#$2#g" -e "s#${t.target}#$3#g" -e "s#${t.serverHost}#$4#g" -e "s#${t.peerId}#$5#g" -e "s#${t.poolSize}#$6#g" -e "s#${t.minPoolSize}#$7#g" ${deploy} "$ROOT/${FLEET_PATHS.dir}/templates/$1.ini.in" | write_file "${FLEET_PATHS.dir}/$2.ini" 0644
+  local out="${FLEET_PATHS.dir}/$2.ini"
+  # A read-only process's pool is in its route file, the PgBouncer user's: the host agent re-points it.
+  if [ "$1" = route ]; then out="${FLEET_PATHS.routesDir}/$2.ini"; fi
+  sed -e "s#${t.name}#$2#g" -e "s#${t.target}#$3#g" -e "s#${t.serverHost}#$4#g" -e "s#${t.peerId}#$5#g" -e "s#${t.poolSize}#$6#g" -e "s#${t.minPoolSize}#$7#g" ${deploy} "$ROOT/${FLEET_PATHS.dir}/templates/$1.ini.in" | write_file "$out" 0644
+  if [ "$1" = route ]; then chown "$(file_owner)" "$ROOT/$out"; fi
 }
 
 # The fleet's layout (lib/model/pgbouncer-fleet.ts planFleetProcesses, in shell arithmetic): a target's
@@ -285,6 +294,7 @@ $peer = host=$ROOT/${FLEET_PATHS.runDir}/rw-$peer port=${FLEET_PORTS.readWrite}"
     for _ in $(seq 1 "$per_reader"); do
       peer=$(( peer + 1 ))
       process_ini ro "ro-$peer" "reader$reader" "$host" "$peer" "$pool" "$min"
+      process_ini route "ro-$peer" "reader$reader" "$host" "$peer" "$pool" "$min"
       peers="$peers
 $peer = host=$ROOT/${FLEET_PATHS.runDir}/ro-$peer port=${FLEET_PORTS.readOnly}"
       names="$names ro-$peer"
@@ -296,14 +306,17 @@ $peer = host=$ROOT/${FLEET_PATHS.runDir}/ro-$peer port=${FLEET_PORTS.readOnly}"
 
 configure() {
 ${heredoc(`${FLEET_PATHS.dir}/templates/common.ini.in`, '0644', renderFleetCommonTemplate())}
-${heredoc(`${FLEET_PATHS.dir}/templates/rw.ini.in`, '0644', processTemplate('readWrite'))}
-${heredoc(`${FLEET_PATHS.dir}/templates/ro.ini.in`, '0644', processTemplate('readOnly'))}
+${heredoc(`${FLEET_PATHS.dir}/templates/rw.ini.in`, '0644', deployTokens(renderFleetProcessTemplate('readWrite')))}
+${heredoc(`${FLEET_PATHS.dir}/templates/ro.ini.in`, '0644', deployTokens(renderFleetProcessTemplate('readOnly')))}
+${heredoc(`${FLEET_PATHS.dir}/templates/route.ini.in`, '0644', deployTokens(renderFleetRouteTemplate()))}
   # Keepalives below the NLB's idle timeout (fleetKeepalive): probe a quiet client before the NLB forgets it.
   local keepidle
   keepidle=$(( TCP_IDLE_TIMEOUT_SECONDS / 2 ))
   if [ "$keepidle" -gt ${KEEPALIVE_MAX_IDLE_SECONDS} ]; then keepidle=${KEEPALIVE_MAX_IDLE_SECONDS}; fi
   sed -e "s#${c.maxClientConnections}#$MAX_CLIENT_CONNECTIONS#g" -e "s#${c.borrowTimeoutSeconds}#$BORROW_TIMEOUT_SECONDS#g" -e "s#${c.keepIdleSeconds}#$keepidle#g" -e "s#${c.clientIdleTimeoutSeconds}#$TCP_IDLE_TIMEOUT_SECONDS#g" \\
     "$ROOT/${FLEET_PATHS.dir}/templates/common.ini.in" | write_file ${FLEET_PATHS.commonIni} 0644
+  mkdir -p "$ROOT/${FLEET_PATHS.routesDir}"
+  chown "$(file_owner)" "$ROOT/${FLEET_PATHS.routesDir}"
   lay_out_processes
   echo "$FLEET_NAME" | write_file ${FLEET_NAME_FILE} 0644
   mkdir -p "$ROOT/${FLEET_PATHS.dir}/tls"

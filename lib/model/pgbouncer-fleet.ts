@@ -15,7 +15,7 @@
  * Server host names are deploy-time values: the files carry `${Name}` placeholders, which CloudFormation's
  * Fn::Sub and Terraform's templatefile both substitute (FLEET_PLACEHOLDERS).
  */
-import { iniLines, connValue, iniValue, PGBOUNCER_MAX_PEER_ID, renderPgBouncerUserlist, sharedPgBouncerSettings, type IniSetting, type PgBouncerUser } from './pgbouncer-ini';
+import { iniLines, connValue, iniValue, PGBOUNCER_MAX_PEER_ID, renderPgBouncerUserlist, SERVER_RESET_QUERY, sharedPgBouncerSettings, type IniSetting, type PgBouncerUser } from './pgbouncer-ini';
 import { custom, integerRange, runRules, type Rule } from './rule-table';
 import { poolSizing, RESERVED_CONNECTIONS, type PoolSettings } from './sizing';
 
@@ -79,6 +79,11 @@ export const FLEET_PATHS = {
   /** The RDS CA bundle the servers' certificates chain to. */
   rdsCaBundle: 'etc/pgbouncer/tls/rds-ca-bundle.pem',
   runDir: 'run/pgbouncer',
+  /**
+   * Each read-only process's pool, a file of its own that the host agent rewrites (owned by the PgBouncer
+   * user, who runs the agent) when the instance it pools for becomes the writer (READ_ONLY_ROUTING).
+   */
+  routesDir: 'var/lib/apk-pgbouncer/routes',
 } as const;
 
 export const FLEET_ROOT_MARKER = '@APK_ROOT@';
@@ -98,7 +103,43 @@ export const FLEET_PLACEHOLDERS = {
   serverPort: '${ServerPort}',
   /** The read-only listener's server role: a role without write privileges, so the listener stays read-only even on a writer. */
   serverUser: '${ServerUser}',
+  /**
+   * The writer instance's own endpoint at deploy time: after a failover it is a reader, and the read-only
+   * pools of the reader that was promoted pool for it instead (READ_ONLY_ROUTING).
+   */
+  writerInstanceEndpoint: '${WriterInstanceEndpoint}',
 } as const;
+
+/**
+ * Why the read-only listener never keeps reading from a writer. Its pools point at instance endpoints, and an
+ * instance endpoint keeps naming its instance when the instance changes role (Aurora User Guide,
+ * Aurora.Overview.Endpoints): after a failover that promotes reader i, reader i's pools would read from the new
+ * writer and the demoted writer would get no reads. Two parts, each enough for a different half:
+ * - a guard on every server connection of the read-only pools (READ_ONLY_ROLE_GUARD): run when the
+ *   connection is opened (connect_query), after every transaction (with the reset) and before a connection idle
+ *   for READ_ONLY_CHECK_DELAY_SECONDS is reused (server_check_query). On a server that is not in recovery
+ *   it ends its own backend, so PgBouncer drops the connection instead of lending it: a new or reused
+ *   connection to a writer never carries a transaction;
+ * - the host agent's routing (`apk-host serve`): every READ_ONLY_ROUTING.intervalSeconds it resolves the
+ *   cluster endpoint and each reader's instance endpoint; while a reader's address is the writer's, that
+ *   reader's pools point at the deploy-time writer's instance endpoint (now a reader), and back once it is a
+ *   reader again, with a RELOAD of the process (PgBouncer then closes the old pool's connections).
+ * What remains: a transaction that starts on a connection that finished its previous one less than
+ * READ_ONLY_CHECK_DELAY_SECONDS before the promotion (it was checked then, as a reader) reads from the new
+ * writer, once; the guard closes that connection after it. The demoted writer serves the read-only pools
+ * within intervalSeconds of the cluster endpoint's DNS name resolving to the new writer (its TTL is
+ * AURORA_ENDPOINT_DNS_TTL_SECONDS) once it accepts connections again.
+ */
+export const READ_ONLY_ROUTING = { intervalSeconds: 1 } as const;
+/** A read-only server connection idle this long is checked with the guard before it is lent again. */
+export const READ_ONLY_CHECK_DELAY_SECONDS = 1;
+/**
+ * Ends the connection's own backend unless the server is in recovery (an Aurora reader is: pg_is_in_recovery()
+ * is true on Aurora Replicas). PostgreSQL lets a role end its own backends (pg_terminate_backend), and the
+ * connection closes with 57P01 before any client statement runs on it. No quotes, so it fits a connection
+ * string's quoted value.
+ */
+export const READ_ONLY_ROLE_GUARD = 'SELECT pg_catalog.pg_terminate_backend(pg_catalog.pg_backend_pid()) WHERE NOT pg_catalog.pg_is_in_recovery()';
 
 /** The Terraform module of the engine (modules/pgbouncer-proxy). */
 const FLEET_MODULE = 'pgbouncer-proxy';
@@ -289,10 +330,25 @@ interface ProcessIniValues {
   readonly minPoolSize: string | number;
 }
 
+/** A process's pool: its [databases] entry. A read-only pool guards every server connection (READ_ONLY_ROLE_GUARD). */
+function poolEntry(v: ProcessIniValues): string {
+  const readOnly = v.listener === 'readOnly' ? [`user=${FLEET_PLACEHOLDERS.serverUser}`, `connect_query=${connValue(READ_ONLY_ROLE_GUARD)}`] : [];
+  const db = [`host=${v.serverHost}`, `port=${FLEET_PLACEHOLDERS.serverPort}`, `dbname=${FLEET_PLACEHOLDERS.databaseName}`, ...readOnly, `pool_size=${v.poolSize}`, `min_pool_size=${v.minPoolSize}`, `max_db_connections=${v.poolSize}`].join(' ');
+  return `${FLEET_PLACEHOLDERS.databaseName} = ${iniValue('[databases]', db)}`;
+}
+
+/** The first line of a read-only process's route file: what the host agent reads to re-point it (READ_ONLY_ROUTING). */
+export function routeHeader(v: { readonly name: string; readonly target: string; readonly home: string }): string {
+  return `; ${v.name} (${v.target}) home=${v.home} spare=${FLEET_PLACEHOLDERS.writerInstanceEndpoint} writer=${FLEET_PLACEHOLDERS.clusterEndpoint}`;
+}
+
+function routeIni(v: ProcessIniValues): string {
+  return [routeHeader({ name: v.name, target: v.target, home: v.serverHost }), '[databases]', poolEntry(v), ''].join('\n');
+}
+
 function processIni(v: ProcessIniValues, root: string): string {
   const run = fleetPath(root, `${FLEET_PATHS.runDir}/${v.name}`);
-  const login = v.listener === 'readOnly' ? [`user=${FLEET_PLACEHOLDERS.serverUser}`] : [];
-  const db = [`host=${v.serverHost}`, `port=${FLEET_PLACEHOLDERS.serverPort}`, `dbname=${FLEET_PLACEHOLDERS.databaseName}`, ...login, `pool_size=${v.poolSize}`, `min_pool_size=${v.minPoolSize}`, `max_db_connections=${v.poolSize}`].join(' ');
+  const readOnly = v.listener === 'readOnly';
   const own: IniSetting[] = [
     ['listen_port', FLEET_PORTS[v.listener]],
     ['peer_id', v.peerId],
@@ -300,12 +356,20 @@ function processIni(v: ProcessIniValues, root: string): string {
     ['pidfile', `${run}/pgbouncer.pid`],
     ['default_pool_size', v.poolSize],
     ['max_db_connections', v.poolSize],
+    ...(readOnly
+      ? ([
+          // The guard after the reset, in the same round trip; before reuse after a second idle.
+          ['server_reset_query', `${SERVER_RESET_QUERY}; ${READ_ONLY_ROLE_GUARD}`],
+          ['server_check_query', READ_ONLY_ROLE_GUARD],
+          ['server_check_delay', READ_ONLY_CHECK_DELAY_SECONDS],
+        ] as IniSetting[])
+      : []),
   ];
   return [
     `; ${v.name} (${v.target}): lib/model/pgbouncer-fleet.ts`,
-    '[databases]',
-    `${FLEET_PLACEHOLDERS.databaseName} = ${iniValue('[databases]', db)}`,
-    `%include ${fleetPath(root, `${FLEET_PATHS.dir}/${v.listener === 'readWrite' ? 'rw' : 'ro'}-peers.ini`)}`,
+    // A read-only process's pool is in its route file, which the host agent may re-point.
+    ...(readOnly ? [`%include ${fleetPath(root, `${FLEET_PATHS.routesDir}/${v.name}.ini`)}`] : ['[databases]', poolEntry(v)]),
+    `%include ${fleetPath(root, `${FLEET_PATHS.dir}/${readOnly ? 'ro' : 'rw'}-peers.ini`)}`,
     '[pgbouncer]',
     // First: PgBouncer 1.24 takes the included file's [pgbouncer] header as the section starting over,
     // dropping what came before it in the section (checked: a unix_socket_dir set above was lost).
@@ -333,6 +397,17 @@ export function renderFleetProcessTemplate(listener: FleetListener, root: string
   return processIni({ listener, ...PROCESS_TEMPLATE_TOKENS }, root);
 }
 
+/** The read-only processes' route file template (the bootstrap fills it in as it does the process template). */
+export function renderFleetRouteTemplate(): string {
+  return routeIni({ listener: 'readOnly', ...PROCESS_TEMPLATE_TOKENS });
+}
+
+/** A read-only process's route file: its pool, re-pointed by the host agent (READ_ONLY_ROUTING). */
+export function renderFleetRouteIni(proc: FleetProcess): string {
+  if (proc.listener !== 'readOnly') throw new Error(`${fleetProcessName(proc)}: only read-only processes have a route file`);
+  return routeIni({ listener: proc.listener, name: fleetProcessName(proc), target: proc.target, serverHost: proc.serverHost, peerId: proc.peerId, poolSize: proc.poolSize, minPoolSize: proc.minPoolSize });
+}
+
 /** The template's tokens replaced by a process's values: what the bootstrap's process_ini writes. */
 export function processTemplateValues(proc: FleetProcess): Readonly<Record<keyof typeof PROCESS_TEMPLATE_TOKENS, string>> {
   return { name: fleetProcessName(proc), target: proc.target, serverHost: proc.serverHost, peerId: String(proc.peerId), poolSize: String(proc.poolSize), minPoolSize: String(proc.minPoolSize) };
@@ -346,7 +421,10 @@ export function renderFleetFiles(spec: PoolerFleetSpec, root: string = FLEET_ROO
     [`${FLEET_PATHS.dir}/rw-peers.ini`, renderFleetPeersIni('readWrite', processes, root)],
     [`${FLEET_PATHS.dir}/ro-peers.ini`, renderFleetPeersIni('readOnly', processes, root)],
   ]);
-  for (const p of processes) files.set(`${FLEET_PATHS.dir}/${fleetProcessName(p)}.ini`, renderFleetProcessIni(p, root));
+  for (const p of processes) {
+    files.set(`${FLEET_PATHS.dir}/${fleetProcessName(p)}.ini`, renderFleetProcessIni(p, root));
+    if (p.listener === 'readOnly') files.set(`${FLEET_PATHS.routesDir}/${fleetProcessName(p)}.ini`, renderFleetRouteIni(p));
+  }
   return files;
 }
 

@@ -20,6 +20,7 @@
  * flavours substitute).
  */
 import { createHash } from 'node:crypto';
+import { HOST_ROUTE_SOURCE } from './pgbouncer-host-route';
 import { HOST_SERVE_SOURCE } from './pgbouncer-host-serve';
 import { SCRAM_SALT_CONTEXT } from './scram-salt';
 
@@ -180,6 +181,7 @@ def tls(arn, directory):
         write_private(os.path.join(directory, name), s[field])
 
 ${HOST_SERVE_SOURCE}
+${HOST_ROUTE_SOURCE}
 
 def main(argv):
     if argv[:1] == ["auth-file"] and len(argv) >= 3:

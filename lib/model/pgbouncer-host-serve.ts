@@ -268,5 +268,7 @@ def serve():
         fleet = f.read().strip()
     period = float(os.environ.get("APK_METRICS_PERIOD", "${POOLER_METRICS_PERIOD_SECONDS}"))
     threading.Thread(target=export, args=(fleet, period), daemon=True).start()
+    # Read-only pools off a promoted reader (pgbouncer-host-route.ts).
+    threading.Thread(target=route, args=(ROUTE_INTERVAL_SECONDS,), daemon=True).start()
     ThreadingHTTPServer(("", ${POOLER_HEALTH_PORT}), Health).serve_forever()
 `;

@@ -130,6 +130,7 @@ function bootstrapVariables(props: PgBouncerHostGroupProps): Record<string, stri
     [name(BOOTSTRAP_PLACEHOLDERS.clusterEndpoint)]: cluster.cluster.clusterEndpoint.hostname,
     // Each reader's instance endpoint (instanceEndpoints lists the writer first).
     [name(BOOTSTRAP_PLACEHOLDERS.readerEndpoints)]: Fn.join(' ', cluster.cluster.instanceEndpoints.slice(1).map((e) => e.hostname)),
+    [name(BOOTSTRAP_PLACEHOLDERS.writerInstanceEndpoint)]: cluster.cluster.instanceEndpoints[0]!.hostname,
     [name(BOOTSTRAP_PLACEHOLDERS.databaseName)]: cluster.databaseName,
     [name(BOOTSTRAP_PLACEHOLDERS.serverPort)]: Token.asString(cluster.cluster.clusterEndpoint.port),
     [name(BOOTSTRAP_PLACEHOLDERS.serverUser)]: props.serverUser,

@@ -151,6 +151,7 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
   const values: Record<string, string> = {
     ClusterEndpoint: names.clusterEndpoint(s.deployment?.clusterName ?? REHEARSAL_CLUSTER),
     ReaderEndpoints: replicas.map((n) => names.instanceEndpoint(n.name)).join(' '),
+    WriterInstanceEndpoint: names.instanceEndpoint(run.state.writerName),
     DatabaseName: run.secrets.database,
     ServerPort: String(s.port),
     ServerUser: options.server.username,

@@ -69,6 +69,11 @@ output "reader_instance_identifiers" {
   value       = module.readers.identifiers
 }
 
+output "writer_instance_endpoint" {
+  description = "The writer instance's own endpoint (DNS name): it keeps naming that instance after a failover, when it is a reader."
+  value       = module.writer.instances[0].endpoint
+}
+
 output "reader_instance_endpoints" {
   description = "The readers' instance endpoints (DNS names), in order: a self-managed pooler pools for each reader."
   value       = [for i in module.readers.instances : i.endpoint]

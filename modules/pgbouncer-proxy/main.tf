@@ -26,6 +26,7 @@ locals {
   bootstrap_variables = {
     ClusterEndpoint           = var.cluster_endpoint
     ReaderEndpoints           = join(" ", var.reader_endpoints)
+    WriterInstanceEndpoint    = var.writer_instance_endpoint
     DatabaseName              = var.database_name
     ServerPort                = tostring(var.server_port)
     ServerUser                = var.read_only_server_user

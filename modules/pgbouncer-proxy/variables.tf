@@ -55,6 +55,17 @@ variable "reader_endpoints" {
   # END generated fleet-readers
 }
 
+variable "writer_instance_endpoint" {
+  description = "The writer instance's own endpoint (module.aurora.writer_instance_endpoint): after a failover it is a reader, and the read-only pools of the promoted reader pool for it."
+  type        = string
+  nullable    = false
+
+  validation {
+    condition     = length(var.writer_instance_endpoint) > 0
+    error_message = "writer_instance_endpoint is empty: give the writer instance's endpoint (module.aurora.writer_instance_endpoint)."
+  }
+}
+
 variable "server_port" {
   description = "The cluster's PostgreSQL port (module.aurora.port)."
   type        = number

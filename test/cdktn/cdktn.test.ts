@@ -509,6 +509,7 @@ describe('the kit\'s rules at construction', () => {
       clusterSecurityGroupId: 'sg-cluster',
       clusterEndpoint: 'orders.cluster-abc.us-east-1.rds.amazonaws.com',
       readerEndpoints: ['orders-reader-1.abc.us-east-1.rds.amazonaws.com'],
+      writerInstanceEndpoint: 'orders-writer.abc.us-east-1.rds.amazonaws.com',
       databaseName: 'app',
       maxConnections: 1000,
       packagesBucket: 'orders-packages',

@@ -103,6 +103,8 @@ describe('PgBouncerProxy', () => {
     expect(variables).toEqual({
       ClusterEndpoint: getAtt(cluster.cluster, 'Endpoint.Address'),
       ReaderEndpoints: { 'Fn::Join': [' ', [getAtt(cluster.cluster.node.findChild('Reader1'), 'Endpoint.Address'), getAtt(cluster.cluster.node.findChild('Reader2'), 'Endpoint.Address')]] },
+      // The writer instance's own endpoint: the promoted reader's read-only pools go to it after a failover.
+      WriterInstanceEndpoint: getAtt(cluster.cluster.node.findChild('Writer'), 'Endpoint.Address'),
       DatabaseName: 'app',
       ServerPort: getAtt(cluster.cluster, 'Endpoint.Port'),
       ServerUser: 'apk_pooler_reader',

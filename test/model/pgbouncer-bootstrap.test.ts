@@ -15,7 +15,7 @@ import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
 import { AMAZON_TIME_SYNC, BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, renderPoolerBootstrapProgram, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
 import { HOST_AGENT_PATH, HOST_AGENT_SOURCE } from '../../lib/model/pgbouncer-host-agent';
 import { FLEET_NAME_FILE } from '../../lib/model/pgbouncer-host-serve';
-import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
+import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, READ_ONLY_ROUTING, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../lib/model/scram-salt';
 import { execInHost, pgbouncerPid, REHEARSAL_CLUSTER, rehearsalAwsNames, type PoolerHost } from '../../lib/rehearsal';
 import { liveUnavailable } from '../rehearsal/isolation';
@@ -26,10 +26,11 @@ const fleet: PoolerFleetSpec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConne
 const placeholderName = (p: string): string => p.slice(2, -1);
 
 /** The deploy-time values of a fleet: what CDK's Fn::Sub variables and Terraform's templatefile vars hold. */
-function fleetValues(spec: PoolerFleetSpec, hosts: { cluster: string; readers: ReadonlyArray<string>; database: string; port: string; serverUser: string }): Record<string, string> {
+function fleetValues(spec: PoolerFleetSpec, hosts: { cluster: string; writer: string; readers: ReadonlyArray<string>; database: string; port: string; serverUser: string }): Record<string, string> {
   return {
     ClusterEndpoint: hosts.cluster,
     ReaderEndpoints: hosts.readers.join(' '),
+    WriterInstanceEndpoint: hosts.writer,
     DatabaseName: hosts.database,
     ServerPort: hosts.port,
     ServerUser: hosts.serverUser,
@@ -87,7 +88,7 @@ describe('PgBouncer engine host bootstrap', () => {
   });
 
   test('GIVEN the template substituted, and the program it carries compressed WHEN checked by bash and shellcheck THEN both are clean', () => {
-    const values = fleetValues(fleet, { cluster: 'kit.cluster-abc.us-east-1.rds.amazonaws.com', readers: ['r1.abc.us-east-1.rds.amazonaws.com', 'r2.abc.us-east-1.rds.amazonaws.com'], database: 'app', port: '5432', serverUser: 'pgbouncer_ro' });
+    const values = fleetValues(fleet, { cluster: 'kit.cluster-abc.us-east-1.rds.amazonaws.com', writer: 'w1.abc.us-east-1.rds.amazonaws.com', readers: ['r1.abc.us-east-1.rds.amazonaws.com', 'r2.abc.us-east-1.rds.amazonaws.com'], database: 'app', port: '5432', serverUser: 'pgbouncer_ro' });
     const dir = mkdtempSync(join(tmpdir(), 'bootstrap-'));
     try {
       const script = join(dir, 'user-data.sh');
@@ -147,7 +148,7 @@ describe('PgBouncer engine host bootstrap', () => {
     try {
       writeStandin(standin, { server: { username: 'pgbouncer_ro', password: 'p1' }, consumer: { username: 'app', password: 'p2' }, tls: { certificate: 'C', privateKey: 'K', ca: 'A' } });
       const readers = Array.from({ length: readerCount }, (_, i) => `reader-${i + 1}.abc.us-east-1.rds.amazonaws.com`);
-      const values = fleetValues({ ...spec, readers: readerCount }, { cluster: 'kit.cluster-abc.us-east-1.rds.amazonaws.com', readers, database: 'app', port: '5432', serverUser: 'pgbouncer_ro' });
+      const values = fleetValues({ ...spec, readers: readerCount }, { cluster: 'kit.cluster-abc.us-east-1.rds.amazonaws.com', writer: 'w1.abc.us-east-1.rds.amazonaws.com', readers, database: 'app', port: '5432', serverUser: 'pgbouncer_ro' });
       const run = runBootstrap(root, standin, values, `${process.getuid!()}:${process.getgid!()}`);
       expect([run.status, run.stderr]).toEqual([0, '']);
       for (const [path, text] of referenceFiles({ ...spec, readers: readerCount }, root, values)) expect([path, readFileSync(fleetPath(root, path), 'utf8')]).toEqual([path, text]);
@@ -242,7 +243,7 @@ live('the bootstrap on a rehearsal host', () => {
       await ro.end();
     }
   }, 300_000);
-  test('GIVEN the read/write listener on the cluster endpoint\'s name WHEN the writer fails over THEN writes resume on the promoted instance within seconds and no acknowledged write is lost', async () => {
+  test('GIVEN both listeners under load WHEN the writer fails over THEN writes resume on the promoted instance within seconds, no acknowledged write is lost, a read through the read-only listener reaches the writer only within a second of the promotion and once per server connection, and the promoted reader\'s pools move to the former writer\'s instance endpoint', async () => {
     const r = started!.rehearsal;
     // Each acknowledged write and when; a client may see an error (its query was on the killed writer)
     // or none at all (PgBouncer holds the query until a server connection to the new writer is up).
@@ -267,6 +268,29 @@ live('the bootstrap on a rehearsal host', () => {
       }
       await client?.end().catch(() => undefined);
     })();
+    // Readers through the read-only listener: each read says whether the server that served it is in recovery.
+    let reads = 0;
+    let readErrors = 0;
+    const readsFromWriter: number[] = [];
+    const reader = async (): Promise<void> => {
+      let client: Client | undefined;
+      while (!stop) {
+        try {
+          client ??= await connectToHost(FLEET_PORTS.readOnly, consumer, 0);
+          const at = Date.now();
+          const row = (await client.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r')).rows[0]!;
+          reads++;
+          if (!row.r) readsFromWriter.push(at);
+        } catch {
+          readErrors++;
+          await client?.end().catch(() => undefined);
+          client = undefined;
+          await new Promise((res) => setTimeout(res, 100));
+        }
+      }
+      await client?.end().catch(() => undefined);
+    };
+    const readers = Array.from({ length: 4 }, () => reader());
     await new Promise((res) => setTimeout(res, 1000));
     const failoverAt = Date.now();
     const report = await r.failover();
@@ -274,8 +298,28 @@ live('the bootstrap on a rehearsal host', () => {
     const deadline = promotedAt + 30_000;
     while (!acks.some((a) => a.at > promotedAt) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 200));
     await new Promise((res) => setTimeout(res, 1000));
+    // The promoted reader's read-only pools point at the former writer's instance endpoint within the routing bound.
+    const promoted = rehearsalAwsNames(r.settings).instanceEndpoint(report.newWriter);
+    const routed = planFleetProcesses({ hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: r.settings.sizingMaxConnections, pool: r.settings.pool, tcpIdleTimeoutSeconds: 350 })
+      .filter((p) => p.listener === 'readOnly')
+      .map((p) => ({ name: fleetProcessName(p), poolSize: p.poolSize, home: host!.values.ReaderEndpoints!.split(' ')[Number(p.target.slice('reader'.length)) - 1]! }));
+    const poolHost = (name: string): string => /= host=(\S+)/.exec(readFileSync(fleetPath(host!.root, `${FLEET_PATHS.routesDir}/${name}.ini`), 'utf8'))![1]!;
+    const routeDeadline = promotedAt + (READ_ONLY_ROUTING.intervalSeconds + 5) * 1000;
+    while (routed.some((p) => p.home === promoted && poolHost(p.name) !== host!.values.WriterInstanceEndpoint) && Date.now() < routeDeadline) await new Promise((res) => setTimeout(res, 100));
+    const routedAfterMs = Date.now() - promotedAt;
     stop = true;
-    await writer;
+    await Promise.all([writer, ...readers]);
+    expect(routed.map((p) => [p.name, poolHost(p.name)])).toEqual(routed.map((p) => [p.name, p.home === promoted ? host!.values.WriterInstanceEndpoint : p.home]));
+    // Served by the writer: only a read that began on a connection the guard had passed as a reader just before the
+    // promotion, within READ_ONLY_CHECK_DELAY_SECONDS of it, once per connection (READ_ONLY_ROUTING); without the
+    // guard, every read of the promoted reader's pools until the re-point (seconds of them).
+    const promotionAt = failoverAt + report.promotedAfterMs;
+    const late = readsFromWriter.filter((at) => at > promotionAt + READ_ONLY_CHECK_DELAY_SECONDS * 1000);
+    process.stdout.write(`PgBouncer engine failover drill, read-only listener: ${reads} reads, ${readsFromWriter.length} served by the writer (${late.length} later than ${READ_ONLY_CHECK_DELAY_SECONDS} s after the promotion), ${readErrors} client errors; the promoted reader's pools re-pointed ${routedAfterMs} ms after the promotion\n`);
+    expect(late).toEqual([]);
+    // At most once per server connection of the promoted reader's pools.
+    expect(readsFromWriter.length).toBeLessThanOrEqual(routed.filter((p) => p.home === promoted).reduce((sum, p) => sum + p.poolSize, 0));
+    expect(reads).toBeGreaterThan(0);
     const after = acks.filter((a) => a.at >= failoverAt);
     expect(after.some((a) => a.at > promotedAt)).toBe(true);
     // Downtime: the longest the writes stood still from the kill on.
@@ -291,5 +335,5 @@ live('the bootstrap on a rehearsal host', () => {
     } finally {
       await check.end();
     }
-  }, 90_000);
+  }, 150_000);
 });

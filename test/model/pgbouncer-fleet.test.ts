@@ -84,7 +84,7 @@ describe('PgBouncer engine fleet plan', () => {
 
   test('GIVEN the rendered files WHEN read THEN their only ${...} are the placeholders both flavours substitute, and nothing Terraform would read as a directive', () => {
     const text = [...renderFleetFiles(reference).values()].join('\n');
-    expect([...new Set(text.match(/\$\{[^}]*\}/g))].sort()).toEqual(['${ClusterEndpoint}', '${DatabaseName}', '${ReaderEndpoint1}', '${ReaderEndpoint2}', '${ServerPort}', '${ServerUser}']);
+    expect([...new Set(text.match(/\$\{[^}]*\}/g))].sort()).toEqual(['${ClusterEndpoint}', '${DatabaseName}', '${ReaderEndpoint1}', '${ReaderEndpoint2}', '${ServerPort}', '${ServerUser}', '${WriterInstanceEndpoint}']);
     expect(text).not.toMatch(/%\{/);
   });
 

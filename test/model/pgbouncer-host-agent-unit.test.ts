@@ -8,10 +8,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
+import { FLEET_PATHS, fleetProcessName, planFleetProcesses, renderFleetRouteIni } from '../../lib/model/pgbouncer-fleet';
 import { HOST_AGENT_SOURCE } from '../../lib/model/pgbouncer-host-agent';
 import { POOLER_METRICS, POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 
@@ -354,5 +356,73 @@ describe('the host agent\'s exporter', () => {
     } finally {
       rmSync(standin, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the host agent\'s read-only routing', () => {
+  const spec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: 200, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 }, tcpIdleTimeoutSeconds: 350 };
+  const names = { ClusterEndpoint: 'orders.cluster-abc.eu-west-1.rds.amazonaws.com', WriterInstanceEndpoint: 'orders-1.abc.eu-west-1.rds.amazonaws.com', ReaderEndpoint1: 'orders-2.abc.eu-west-1.rds.amazonaws.com', ReaderEndpoint2: 'orders-3.abc.eu-west-1.rds.amazonaws.com', DatabaseName: 'orders', ServerPort: '5432', ServerUser: 'pooler_reader' };
+
+  /** route_once on the model's route files, names resolving as `dns` says; the files after, the RELOADs and the changes. */
+  function routeOnce(dns: Record<string, string[] | null>, current: Record<string, string> = {}): { files: Record<string, string>; reloads: string[]; changes: Array<Record<string, string>> } {
+    const root = mkdtempSync(join(tmpdir(), 'apk-route-'));
+    try {
+      const processes = planFleetProcesses(spec);
+      mkdirSync(join(root, FLEET_PATHS.routesDir), { recursive: true });
+      mkdirSync(join(root, FLEET_PATHS.dir), { recursive: true });
+      writeFileSync(join(root, FLEET_PATHS.dir, 'processes'), processes.map(fleetProcessName).join(' '));
+      for (const p of processes.filter((q) => q.listener === 'readOnly')) {
+        let text = substitutePlaceholders(renderFleetRouteIni(p), names);
+        const name = fleetProcessName(p);
+        if (current[name] !== undefined) text = text.replace(/= host=\S+/, `= host=${current[name]}`);
+        writeFileSync(join(root, FLEET_PATHS.routesDir, `${name}.ini`), text);
+      }
+      const out = python<{ reloads: string[]; changes: Array<Record<string, string>> }>(
+        `a.ROOT = ${JSON.stringify(root)}\nreloads = []\na.admin = lambda name, command: reloads.append(name + " " + command) or []\nresolve = lambda n: None if inp.get(n) is None else set(inp[n])\nprint(json.dumps({"changes": a.route_once(resolve), "reloads": reloads}))`,
+        dns,
+      );
+      const files = Object.fromEntries(readdirSync(join(root, FLEET_PATHS.routesDir)).map((f) => [f, readFileSync(join(root, FLEET_PATHS.routesDir, f), 'utf8')]));
+      return { files, ...out };
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+  const hostOf = (text: string | undefined): string => /= host=(\S+)/.exec(text ?? '')![1]!;
+
+  test('GIVEN every reader in recovery and the cluster endpoint on the writer WHEN routed THEN nothing changes and nothing reloads', () => {
+    // WHEN
+    const r = routeOnce({ [names.ClusterEndpoint]: ['10.0.0.1'], [names.WriterInstanceEndpoint]: ['10.0.0.1'], [names.ReaderEndpoint1]: ['10.0.0.2'], [names.ReaderEndpoint2]: ['10.0.0.3'] });
+    // THEN
+    expect(r.changes).toEqual([]);
+    expect(r.reloads).toEqual([]);
+    expect(hostOf(r.files['ro-1.ini'])).toBe(names.ReaderEndpoint1);
+  });
+
+  test('GIVEN reader 1 promoted (the cluster endpoint resolves to it) WHEN routed THEN reader 1\'s processes pool for the former writer\'s instance endpoint, with a RELOAD each, and reader 2\'s stay', () => {
+    // WHEN
+    const r = routeOnce({ [names.ClusterEndpoint]: ['10.0.0.2'], [names.WriterInstanceEndpoint]: ['10.0.0.1'], [names.ReaderEndpoint1]: ['10.0.0.2'], [names.ReaderEndpoint2]: ['10.0.0.3'] });
+    // THEN
+    expect(r.changes).toEqual([{ event: 'read-only-route', process: 'ro-1', from: names.ReaderEndpoint1, to: names.WriterInstanceEndpoint }]);
+    expect(r.reloads).toEqual(['ro-1 RELOAD']);
+    expect(hostOf(r.files['ro-1.ini'])).toBe(names.WriterInstanceEndpoint);
+    expect(hostOf(r.files['ro-2.ini'])).toBe(names.ReaderEndpoint2);
+    // The rest of the pool's line is untouched: the guard, the budget.
+    expect(r.files['ro-1.ini']!.replace(`= host=${names.WriterInstanceEndpoint}`, `= host=${names.ReaderEndpoint1}`)).toBe(substitutePlaceholders(renderFleetRouteIni(planFleetProcesses(spec).find((p) => fleetProcessName(p) === 'ro-1')!), names));
+  });
+
+  test('GIVEN reader 1\'s processes on the spare and reader 1 a reader again WHEN routed THEN they go back home', () => {
+    // WHEN
+    const r = routeOnce({ [names.ClusterEndpoint]: ['10.0.0.1'], [names.WriterInstanceEndpoint]: ['10.0.0.1'], [names.ReaderEndpoint1]: ['10.0.0.2'], [names.ReaderEndpoint2]: ['10.0.0.3'] }, { 'ro-1': names.WriterInstanceEndpoint });
+    // THEN
+    expect(r.changes).toEqual([{ event: 'read-only-route', process: 'ro-1', from: names.WriterInstanceEndpoint, to: names.ReaderEndpoint1 }]);
+    expect(hostOf(r.files['ro-1.ini'])).toBe(names.ReaderEndpoint1);
+  });
+
+  test('GIVEN the cluster endpoint not resolving WHEN routed THEN the pools stay where they are', () => {
+    // WHEN
+    const r = routeOnce({ [names.ClusterEndpoint]: null, [names.WriterInstanceEndpoint]: ['10.0.0.1'], [names.ReaderEndpoint1]: ['10.0.0.2'], [names.ReaderEndpoint2]: ['10.0.0.3'] }, { 'ro-2': names.WriterInstanceEndpoint });
+    // THEN
+    expect(r.changes).toEqual([]);
+    expect(hostOf(r.files['ro-2.ini'])).toBe(names.WriterInstanceEndpoint);
   });
 });

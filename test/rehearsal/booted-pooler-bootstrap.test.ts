@@ -54,6 +54,7 @@ suite('the PgBouncer engine bootstrap on a booted host', () => {
     const userData = substitutePlaceholders(renderPoolerBootstrap(), {
       ClusterEndpoint: 'rehearsal.cluster-c0ffee123456.eu-west-1.rds.amazonaws.com',
       ReaderEndpoints: 'replica1.c0ffee123456.eu-west-1.rds.amazonaws.com',
+      WriterInstanceEndpoint: 'writer.c0ffee123456.eu-west-1.rds.amazonaws.com',
       DatabaseName: 'app',
       ServerPort: '5432',
       ServerUser: 'pooler_readonly',

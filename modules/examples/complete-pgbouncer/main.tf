@@ -239,6 +239,7 @@ module "pooler" {
   cluster_security_group_id = module.database.security_group_id
   cluster_endpoint          = module.database.writer_endpoint
   reader_endpoints          = module.database.reader_instance_endpoints
+  writer_instance_endpoint  = module.database.writer_instance_endpoint
   server_port               = module.database.port
   database_name             = module.database.database_name
   max_connections           = module.database.max_connections

@@ -14,6 +14,7 @@ variables {
   cluster_security_group_id = "sg-cluster"
   cluster_endpoint          = "tests.cluster-abc.us-east-1.rds.amazonaws.com"
   reader_endpoints          = ["tests-reader-1.abc.us-east-1.rds.amazonaws.com", "tests-reader-2.abc.us-east-1.rds.amazonaws.com"]
+  writer_instance_endpoint  = "tests-writer.abc.us-east-1.rds.amazonaws.com"
   database_name             = "app"
   max_connections           = 1000
   packages_bucket           = "tests-packages"

@@ -16,6 +16,7 @@ variables {
   cluster_security_group_id = "sg-cluster"
   cluster_endpoint          = "vectors.cluster-abc.us-east-1.rds.amazonaws.com"
   reader_endpoints          = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com"]
+  writer_instance_endpoint  = "vectors-writer.abc.us-east-1.rds.amazonaws.com"
   database_name             = "app"
   max_connections           = 1000
   packages_bucket           = "vectors-packages"

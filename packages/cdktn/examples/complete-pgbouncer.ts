@@ -144,6 +144,7 @@ export class CompletePgBouncerStack extends TerraformStack {
       clusterSecurityGroupId: this.database.securityGroupId,
       clusterEndpoint: this.database.writerEndpoint,
       readerEndpoints: this.database.readerInstanceEndpoints,
+      writerInstanceEndpoint: this.database.writerInstanceEndpoint,
       serverPort: this.database.port,
       databaseName: this.database.databaseName,
       maxConnections: this.database.maxConnections,

@@ -275,6 +275,14 @@ export class AuroraOptimizedReads extends KitModule {
   }
 
   /**
+   * The writer instance's own endpoint (DNS name): it keeps naming that instance after a failover, when it is a
+   * reader. (output `writer_instance_endpoint`)
+   */
+  public get writerInstanceEndpoint(): string {
+    return this.getString('writer_instance_endpoint');
+  }
+
+  /**
    * The readers' instance endpoints (DNS names), in order: a self-managed pooler pools for each reader. (output
    * `reader_instance_endpoints`)
    */

@@ -50,6 +50,11 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
    */
   readonly readerEndpoints: string[];
   /**
+   * The writer instance's own endpoint (module.aurora.writer_instance_endpoint): after a failover it is a
+   * reader, and the read-only pools of the promoted reader pool for it.
+   */
+  readonly writerInstanceEndpoint: string;
+  /**
    * The cluster's PostgreSQL port (module.aurora.port).
    *
    * @default 5432
@@ -234,6 +239,7 @@ export class PgBouncerProxy extends KitModule {
         clusterSecurityGroupId: 'cluster_security_group_id',
         clusterEndpoint: 'cluster_endpoint',
         readerEndpoints: 'reader_endpoints',
+        writerInstanceEndpoint: 'writer_instance_endpoint',
         serverPort: 'server_port',
         databaseName: 'database_name',
         maxConnections: 'max_connections',
