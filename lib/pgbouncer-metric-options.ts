@@ -51,7 +51,7 @@ export function fleetMetric(fleet: Fleet, metricName: string, props: PgBouncerMe
   const { listener = EndpointRole.READ_WRITE, target, ...options } = props;
   const targets = fleet.poolTargets(listener);
   throwIfInvalid(fleet, [
-    target === undefined && targets.length !== 1 ? `target is missing for ${metricName} of the ${listener} listener, which pools for ${targets.length} readers: pass one of poolTargets(${listener})` : undefined,
+    target === undefined && targets.length !== 1 ? `target is missing for ${metricName} of the ${listener} listener, which pools for ${targets.length} instances: pass one of poolTargets(${listener})` : undefined,
   ]);
   const statistic = atCatalogStatistic ? { statistic: catalogMetric('pooler-target', metricName).statistics[0] } : {};
   return poolerMetric('pooler-target', metricName, { fleetName: fleet.fleetName, listener, target: target ?? targets[0] }, { ...statistic, ...options });

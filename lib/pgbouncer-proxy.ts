@@ -294,10 +294,13 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     return this.targetGroups.get(listener)!;
   }
 
-  /** The Target dimension of a listener's pools: the first label of the cluster endpoint (READ_WRITE) or of each reader's (READ_ONLY). */
+  /**
+   * The Target dimension of a listener's pools: the first label of the cluster endpoint (READ_WRITE), or of each
+   * reader's and then the writer instance's (READ_ONLY: after a failover a promoted reader's pools pool for it).
+   */
   public poolTargets(listener: EndpointRole): string[] {
     const { clusterEndpoint, instanceEndpoints } = this.cluster.cluster;
-    return (listener === EndpointRole.READ_WRITE ? [clusterEndpoint] : instanceEndpoints.slice(1)).map((e) => poolTargetOf(e.hostname));
+    return (listener === EndpointRole.READ_WRITE ? [clusterEndpoint] : [...instanceEndpoints.slice(1), instanceEndpoints[0]!]).map((e) => poolTargetOf(e.hostname));
   }
 
   /** Any metric the hosts publish (AuroraProxyKit/PgBouncer), of one listener and pool target. */

@@ -78,10 +78,10 @@ output "fleet_name" {
 }
 
 output "metric_targets" {
-  description = "The Target dimension of each pool the hosts publish, the first label of its server's host name: read_write the cluster identifier, read_only each reader's instance identifier, in the order of reader_endpoints."
+  description = "The Target dimension of each pool the hosts publish, the first label of its server's host name: read_write the cluster identifier, read_only each reader's instance identifier, in the order of reader_endpoints, then the writer instance's (after a failover, the promoted reader's pools pool for it)."
   value = {
     read_write = split(".", var.cluster_endpoint)[0]
-    read_only  = [for e in var.reader_endpoints : split(".", e)[0]]
+    read_only  = [for e in concat(var.reader_endpoints, [var.writer_instance_endpoint]) : split(".", e)[0]]
   }
 }
 

@@ -60,24 +60,27 @@ describe('DatabaseDashboard over a PgBouncer fleet', () => {
     expect(lines.filter((l) => l.includes('ProxyName'))).toEqual([]);
   });
 
-  test('one line per pool target of each listener: the writer through READ_WRITE, each reader through READ_ONLY', () => {
+  test('one line per pool target of each listener: the writer through READ_WRITE, each reader and then the writer instance (a reader after a failover) through READ_ONLY', () => {
     // THEN
     const clientLines = lines.filter((l) => l[0] === POOLER_METRICS_NAMESPACE && l[1] === 'ClientConnections');
     expect(clientLines.map((l) => [l[2], l[3], l[4], l[5], l[6]])).toEqual([
       ['Fleet', 'kit-fleet', 'Listener', 'READ_WRITE', 'Target'],
       ['Fleet', 'kit-fleet', 'Listener', 'READ_ONLY', 'Target'],
       ['Fleet', 'kit-fleet', 'Listener', 'READ_ONLY', 'Target'],
+      ['Fleet', 'kit-fleet', 'Listener', 'READ_ONLY', 'Target'],
     ]);
-    expect(clientLines.map((l) => (l[8] as { label: string }).label)).toEqual(['READ_WRITE writer', 'READ_ONLY reader-1', 'READ_ONLY reader-2']);
+    expect(clientLines.map((l) => (l[8] as { label: string }).label)).toEqual(['READ_WRITE writer', 'READ_ONLY reader-1', 'READ_ONLY reader-2', 'READ_ONLY reader-3']);
   });
 
   test('waiting clients and max wait alarm per pool target at the given thresholds, each Target the first label of its server\'s endpoint', () => {
     // GIVEN the endpoints the hosts pool for, in the order the lines are
-    const endpoints = [getAtt(cluster.cluster.node.defaultChild as Construct, 'Endpoint.Address'), ...['Reader1', 'Reader2'].map((id) => getAtt(cluster.cluster.node.findChild(id), 'Endpoint.Address'))];
+    const endpoints = [getAtt(cluster.cluster.node.defaultChild as Construct, 'Endpoint.Address'), ...['Reader1', 'Reader2', 'Writer'].map((id) => getAtt(cluster.cluster.node.findChild(id), 'Endpoint.Address'))];
     const series = [
       ['PoolerReadWrite', 'READ_WRITE', endpoints[0]],
       ['PoolerReadOnly1', 'READ_ONLY', endpoints[1]],
       ['PoolerReadOnly2', 'READ_ONLY', endpoints[2]],
+      // The writer instance: the promoted reader's pools pool for it after a failover.
+      ['PoolerReadOnly3', 'READ_ONLY', endpoints[3]],
     ] as const;
     // THEN
     for (const [alarmName, listener, endpoint] of series) {
@@ -97,7 +100,7 @@ describe('DatabaseDashboard over a PgBouncer fleet', () => {
         });
       }
     }
-    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { Namespace: POOLER_METRICS_NAMESPACE }, 6);
+    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { Namespace: POOLER_METRICS_NAMESPACE }, 8);
   });
 
   test('unhealthy hosts alarm per listener\'s target group, at the default threshold, on the load balancer\'s own metric', () => {
@@ -167,7 +170,7 @@ describe('DatabaseDashboard over a PgBouncer fleet', () => {
       'LoadBalancerReadOnlyMissingHosts',
       'LoadBalancerReadWriteMissingHosts',
     ]);
-    expect(alarms).toHaveLength(3 * 3 + 2 + 2 * 3 + 2 + 2);
+    expect(alarms).toHaveLength(3 * 3 + 2 + 2 * 4 + 2 + 2);
   });
 });
 
@@ -207,14 +210,16 @@ describe('PgBouncerProxy metrics', () => {
     const pooler = fleetStack().create();
     // WHEN / THEN
     expect(() => pooler.metricClientConnections({ listener: EndpointRole.READ_ONLY })).toThrow(
-      kitError('Stack/Pooler', 'target is missing for ClientConnections of the READ_ONLY listener, which pools for 2 readers: pass one of poolTargets(READ_ONLY)'),
+      kitError('Stack/Pooler', 'target is missing for ClientConnections of the READ_ONLY listener, which pools for 3 instances: pass one of poolTargets(READ_ONLY)'),
     );
   });
 
-  test('with one reader the READ_ONLY target is that reader', () => {
+  test('with one reader the READ_ONLY targets are that reader and the writer instance, and a metric names one', () => {
     const { stack, create } = fleetStack({}, 1);
     const pooler = create();
-    expect(stack.resolve(pooler.metricQueries({ listener: EndpointRole.READ_ONLY }).dimensions).Target).toEqual(stack.resolve(pooler.poolTargets(EndpointRole.READ_ONLY)[0]));
+    expect(pooler.poolTargets(EndpointRole.READ_ONLY)).toHaveLength(2);
+    const [reader] = pooler.poolTargets(EndpointRole.READ_ONLY);
+    expect(stack.resolve(pooler.metricQueries({ listener: EndpointRole.READ_ONLY, target: reader }).dimensions).Target).toEqual(stack.resolve(reader));
   });
 });
 

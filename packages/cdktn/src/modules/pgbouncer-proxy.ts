@@ -387,8 +387,8 @@ export class PgBouncerProxy extends KitModule {
 
   /**
    * The Target dimension of each pool the hosts publish, the first label of its server's host name: read_write
-   * the cluster identifier, read_only each reader's instance identifier, in the order of reader_endpoints.
-   * (output `metric_targets`)
+   * the cluster identifier, read_only each reader's instance identifier, in the order of reader_endpoints, then
+   * the writer instance's (after a failover, the promoted reader's pools pool for it). (output `metric_targets`)
    */
   public get metricTargets(): IResolvable {
     return this.getAny('metric_targets');
