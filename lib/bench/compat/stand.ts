@@ -67,6 +67,8 @@ export interface CompatStand {
   /** PgBouncer's version line, for the results file. */
   readonly pgbouncerVersion: string;
   readonly postgresVersion: string;
+  /** Process ids of the server and the poolers (each a process group the stop ends). */
+  readonly pids: ReadonlyArray<number>;
   stop(): Promise<void>;
 }
 
@@ -77,7 +79,7 @@ export async function startCompatStand(timeoutMs = 30000): Promise<CompatStand> 
   chmodSync(workDir, 0o755);
   const procs: TrackedProcess[] = [];
   const stop = async (): Promise<void> => {
-    for (const p of procs.reverse()) await (p.kind === 'pgbouncer' ? stopPooler(p) : stopProcess(p));
+    for (const p of [...procs].reverse()) await (p.kind === 'pgbouncer' ? stopPooler(p) : stopProcess(p));
     rmSync(workDir, { recursive: true, force: true });
   };
   try {
@@ -121,6 +123,7 @@ export async function startCompatStand(timeoutMs = 30000): Promise<CompatStand> 
       admin,
       pgbouncerVersion: pgbouncerVersionLine(program),
       postgresVersion: postgresVersion.split(' ')[0]!,
+      pids: procs.map((p) => p.pid),
       stop,
     };
   } catch (err) {
