@@ -296,6 +296,27 @@ export const COMPAT_PROBES: ReadonlyArray<CompatProbe> = [
     }),
   },
   {
+    id: 'lost-server-connection-idle',
+    feature: 'lost-connection',
+    does: 'an idle client whose server processes end (`pg_terminate_backend` of every idle one of the application, as a restart does), then `SELECT 1`',
+    expected: { error: '57P01', message: 'terminating connection due to administrator command' },
+    run: ({ app, admin }) => withClient(app, async (c) => {
+      // What the client is told, whenever: an error while idle, or the next statement's.
+      let told: Error | undefined;
+      c.on('error', (err: Error) => (told ??= err));
+      await c.query('SELECT 1');
+      const ended = await query<{ pid: number }>(admin, "SELECT pid FROM pg_stat_activity WHERE usename = $1 AND state = 'idle' AND pg_terminate_backend(pid)", [app.user]);
+      if (ended.length === 0) throw new Error('no idle server process of the application to end');
+      await waitFor('the ended server processes to exit', 5000, async () => ((await query(admin, 'SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)', [ended.map((e) => e.pid)])).length === 0 ? true : undefined), 20);
+      // The client or its pooler reads the server's goodbye on its own time.
+      await sleep(200);
+      const next = await one(c, 'SELECT 1').catch((err: Error) => err);
+      if (told !== undefined) throw told;
+      if (next instanceof Error) throw next;
+      return next;
+    }),
+  },
+  {
     id: 'wrong-password',
     feature: 'authentication',
     does: 'log in with a wrong password',
