@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { COMPAT_REGENERATE, pinningGaps, readCompatResults, readmeWithSection, README_MARKERS, renderCompatSection, type CompatResults } from '../../lib/bench/compat/matrix';
 import { classify, COMPAT_PROBES, type CompatFeature } from '../../lib/bench/compat/probes';
 import { RDS_PROXY_BEHAVIOUR } from '../../lib/bench/compat/rds-proxy';
-import { withPoolMode } from '../../lib/bench/compat/stand';
-import { renderPgBouncerIni } from '../../lib/rehearsal/pgbouncer-config';
+import { renderPgBouncerIni, withPoolMode } from '../../lib/rehearsal';
 import { DEFAULT_POOL_SETTINGS } from '../../lib/model/sizing';
 
 const ROOT = join(__dirname, '..', '..');

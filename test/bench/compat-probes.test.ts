@@ -5,8 +5,7 @@
  */
 import { join } from 'node:path';
 import { COMPAT_REGENERATE, readCompatResults, runCompatProbes, type CompatResults } from '../../lib/bench/compat/matrix';
-import { startCompatStand, type CompatStand } from '../../lib/bench/compat/stand';
-import { isAlive } from '../../lib/rehearsal/processes';
+import { isAlive, startCompatStand, type CompatStand } from '../../lib/rehearsal';
 
 const ROOT = join(__dirname, '..', '..');
 

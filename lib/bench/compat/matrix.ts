@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classify, COMPAT_PROBES, observe, type CompatFeature, type Observation, type ProbeStatus } from './probes';
 import { RDS_PROXY_BEHAVIOUR, RDS_PROXY_PINNING_SOURCE } from './rds-proxy';
-import { COMPAT_TARGET_TITLES, COMPAT_TARGETS, startCompatStand, type CompatStand, type CompatTarget } from './stand';
+import { COMPAT_TARGET_TITLES, COMPAT_TARGETS, startCompatStand, type CompatStand, type CompatTarget } from '../../rehearsal';
 
 export const COMPAT_RESULTS_FILE = join('docs', 'compat-matrix.json');
 export const COMPAT_REGENERATE = 'make compat-matrix';

@@ -11,9 +11,7 @@ import { join } from 'node:path';
 import { connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Client, type ClientConfig } from 'pg';
-import { findPostgres15BinDir } from '../../rehearsal/binaries';
-import { clientConfig, query, sleep, waitFor, type Target } from '../../rehearsal/sql';
-import type { CompatTarget } from './stand';
+import { clientConfig, findPostgres15BinDir, query, sleep, waitFor, type CompatTarget, type Target } from '../../rehearsal';
 
 /** What a probe saw: a result, or the error the client got (SQLSTATE and message). */
 export type Observation = { readonly value: string } | { readonly error: string; readonly message: string };

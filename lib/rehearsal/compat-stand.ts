@@ -11,18 +11,18 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findPgBouncer, findPostgres15BinDir } from '../../rehearsal/binaries';
-import { WorkDirLayout } from '../../rehearsal/layout';
-import { serverOsUser } from '../../rehearsal/os-user';
-import { installPgBouncer, stopPooler, waitPoolerReady, writePgBouncerAuthFile, writePoolerConfig } from '../../rehearsal/pgbouncer';
-import type { PgBouncerEndpointSpec } from '../../rehearsal/pgbouncer-config';
-import { adminTarget, bootstrapWriter, initWriter, launchNode, nodeState, waitReady, type PostgresContext } from '../../rehearsal/postgres';
-import { spawnDaemon, stopProcess, type TrackedProcess } from '../../rehearsal/processes';
-import { newSecrets } from '../../rehearsal/secrets';
-import { resolveSettings } from '../../rehearsal/settings';
-import { query, type Target } from '../../rehearsal/sql';
-import { pgBouncerEndpointSpec, prepareWorkDir } from '../../rehearsal/start';
-import { generateTls } from '../../rehearsal/tls';
+import { findPgBouncer, findPostgres15BinDir } from './binaries';
+import { WorkDirLayout } from './layout';
+import { serverOsUser } from './os-user';
+import { installPgBouncer, stopPooler, waitPoolerReady, writePgBouncerAuthFile, writePoolerConfig } from './pgbouncer';
+import type { PgBouncerEndpointSpec } from './pgbouncer-config';
+import { adminTarget, bootstrapWriter, initWriter, launchNode, nodeState, waitReady, type PostgresContext } from './postgres';
+import { spawnDaemon, stopProcess, type TrackedProcess } from './processes';
+import { newSecrets } from './secrets';
+import { resolveSettings } from './settings';
+import { query, type Target } from './sql';
+import { pgBouncerEndpointSpec, prepareWorkDir } from './start';
+import { generateTls } from './tls';
 
 /** The three ways the probes reach the database. */
 export const COMPAT_TARGETS = ['direct', 'transaction', 'session'] as const;
@@ -72,6 +72,18 @@ export interface CompatStand {
   stop(): Promise<void>;
 }
 
+/** Process groups of stands still running, killed if the process exits without stop() (a test that timed out). */
+const runningGroups = new Set<number>();
+process.once('exit', () => {
+  for (const pgid of runningGroups) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+});
+
 /** Starts the stand; everything it started is stopped (by pid) and removed if a step fails. */
 export async function startCompatStand(timeoutMs = 30000): Promise<CompatStand> {
   const workDir = mkdtempSync(join(tmpdir(), 'aurora-proxy-kit-compat-'));
@@ -79,7 +91,10 @@ export async function startCompatStand(timeoutMs = 30000): Promise<CompatStand> 
   chmodSync(workDir, 0o755);
   const procs: TrackedProcess[] = [];
   const stop = async (): Promise<void> => {
-    for (const p of [...procs].reverse()) await (p.kind === 'pgbouncer' ? stopPooler(p) : stopProcess(p));
+    for (const p of [...procs].reverse()) {
+      await (p.kind === 'pgbouncer' ? stopPooler(p) : stopProcess(p));
+      runningGroups.delete(p.pid);
+    }
     rmSync(workDir, { recursive: true, force: true });
   };
   try {
@@ -94,6 +109,7 @@ export async function startCompatStand(timeoutMs = 30000): Promise<CompatStand> 
     await initWriter(ctx, node, timeoutMs);
     const pg = launchNode(ctx, node);
     procs.push(pg);
+    runningGroups.add(pg.pid);
     await waitReady(ctx, node, pg, timeoutMs);
     await bootstrapWriter(ctx, node);
     const admin = adminTarget(ctx, node, secrets.database);
@@ -114,6 +130,7 @@ export async function startCompatStand(timeoutMs = 30000): Promise<CompatStand> 
       writeFileSync(paths.configFile, withPoolMode(readFileSync(paths.configFile, 'utf8'), mode));
       const pooler = spawnDaemon({ name, kind: 'pgbouncer', program, args: [paths.configFile], logFile: paths.logFile, cwd: workDir, user });
       procs.push(pooler);
+      runningGroups.add(pooler.pid);
       await waitPoolerReady(pooler, paths.socketDir, spec.listenPort, secrets, timeoutMs);
       poolers[mode] = app(spec.listenPort);
     }
