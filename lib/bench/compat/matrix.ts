@@ -94,7 +94,7 @@ export function renderCompatSection(results: CompatResults): string {
   return [
     `What works through the pooling tier, measured by the kit's probes (\`lib/bench/compat/\`, ${results.pgbouncer}, PostgreSQL ${results.postgres}): each does what an application does, each statement its own transaction unless shown otherwise, and is compared with what PostgreSQL does directly. *passes*: as directly; *fails*: the client gets an error it would not get directly (or another one); *silently differs*: no error, another result. Transaction pooling is the PgBouncer engine's listeners and the rehearsal's stand-in for RDS Proxy (the rehearsal's read/write endpoint ini); session pooling is the same ini with \`pool_mode=session\`. RDS Proxy's column is its documentation, not a measurement (${RDS_PROXY_PINNING_SOURCE}).`,
     '',
-    '| Probe | Does | PostgreSQL directly | RDS Proxy (documented) | PgBouncer, transaction pooling | PgBouncer, session pooling | Direct, this run |',
+    '| Probe | Does | PostgreSQL directly | RDS Proxy (documented) | PgBouncer, transaction pooling | PgBouncer, session pooling | Measured directly |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
