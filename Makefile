@@ -290,9 +290,16 @@ rehearse-down: node-deps
 # Extra flags: make bench BENCH_ARGS="--quick --scenario connect_overhead".
 BENCH_ARGS ?=
 .PHONY: bench
-## bench: the seeds' experiments on the rehearsal -> bench-results/latest.{json,md,svg}
+## bench: the seeds' experiments on the rehearsal -> bench-results/latest.{json,md,svg}, then make compat-matrix's probes
 bench: node-deps system-deps pgbouncer
 	npx aurora-proxy-kit bench --out bench-results $(BENCH_ARGS)
+	npx ts-node --transpile-only bin/compat-matrix.ts
+
+# PostgreSQL directly, the rehearsal's PgBouncer ini in transaction pooling and in session pooling (~10 s).
+.PHONY: compat-matrix
+## compat-matrix: run the compatibility probes -> docs/compat-matrix.json and README.md's matrix (also run by make bench)
+compat-matrix: node-deps system-deps pgbouncer
+	npx ts-node --transpile-only bin/compat-matrix.ts
 
 ## clean: remove cdk.out, .venv and node_modules
 clean:

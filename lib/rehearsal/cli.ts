@@ -12,7 +12,7 @@ import { runFailoverDrill } from './drill';
 import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalStateError } from './errors';
 import { isLoopbackBlockUser, LOOPBACK_BLOCKS } from './loopback-blocks';
 import { Rehearsal, type UpProgress } from './rehearsal';
-import { formatNotReproduced, settingsFromDeployment } from './deployment';
+import { formatUpStandIns, settingsFromDeployment } from './deployment';
 import { formatTopology, loadTopology, TopologyInputError } from './topology';
 import { DEFAULT_WORK_DIR, type RehearsalNetwork, type RehearsalSettings } from './settings';
 import { formatStatus } from './status-format';
@@ -106,9 +106,7 @@ export async function runRehearseCommand(argv: string[], progress?: UpProgress):
     case 'up': {
       const started = Date.now();
       const rehearsal = await Rehearsal.up(settingsFrom(parsed), progress);
-      const deployment = rehearsal.settings.deployment;
-      const standIns = deployment === undefined ? '' : `\n\n${formatNotReproduced(deployment)}`;
-      return { output: `rehearsal up in ${((Date.now() - started) / 1000).toFixed(1)} s${standIns}\n\n${formatStatus(await rehearsal.status())}`, failed: false };
+      return { output: `rehearsal up in ${((Date.now() - started) / 1000).toFixed(1)} s\n\n${formatUpStandIns(rehearsal.settings.deployment)}\n\n${formatStatus(await rehearsal.status())}`, failed: false };
     }
     case 'status': {
       const status = await Rehearsal.attach(workDir).status();

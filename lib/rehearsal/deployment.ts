@@ -12,6 +12,7 @@ import { RehearsalConfigError } from './errors';
 import { MAX_CONSUMER_VPCS, MAX_ENDPOINTS_PER_VPC } from './network/plan';
 import type { RehearsalSettings } from './settings';
 import { loadTopology, settingsFromTopology, type DeployedTopology, type EnvValue, type NotReproducible } from './topology';
+import { sessionPinning } from './topology/not-reproducible';
 
 /** The key of the data VPC: the proxy's own VPC, where the instances and the default endpoint live. */
 export const DATA_VPC = 'data';
@@ -181,7 +182,21 @@ export function formatNotReproduced(d: RehearsedDeployment): string {
   const endpoints = d.endpoints.map((e) => `${e.name} (${e.role}${e.isDefault ? ', default' : ''}, VPC ${e.vpc})`).join(', ');
   return [
     `rehearsing ${d.from}: proxy ${d.proxyName} with endpoints ${endpoints}; ${d.consumers.length} consumers; region ${d.region}`,
-    'not reproduced here, and what stands in:',
-    ...d.notReproducible.map((n) => `  - ${n.what}\n    stand-in: ${n.localStandIn}`),
+    formatStandIns(d.notReproducible),
   ].join('\n');
+}
+
+/** The list of what the rehearsal does not run and what stands in for each. */
+export function formatStandIns(entries: ReadonlyArray<NotReproducible>): string {
+  return ['not reproduced here, and what stands in:', ...entries.map((n) => `  - ${n.what}\n    stand-in: ${n.localStandIn}`)].join('\n');
+}
+
+/**
+ * What `up` prints of its stand-ins: a rehearsed deployment's list, or without one what every rehearsal
+ * stands in for (its endpoints are PgBouncer, where a deployment's RDS Proxy pins sessions).
+ */
+export function formatUpStandIns(d: RehearsedDeployment | undefined): string {
+  if (d !== undefined) return formatNotReproduced(d);
+  const pinning = sessionPinning('RDS Proxy');
+  return formatStandIns([{ id: pinning.id, what: pinning.what, localStandIn: pinning.localStandIn }]);
 }

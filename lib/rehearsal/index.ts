@@ -67,10 +67,11 @@ export { consumerVpcEndpoints, rehearsalAwsNames, rehearsalNetworkPlan, rehearsa
 export * from './cgroups';
 
 // A rehearsal of what CDK or Terraform would deploy (rehearse up --from).
-export { deploymentFromTopology, formatNotReproduced, settingsFromDeployment, rdsName, DATA_VPC, type RehearsedDeployment, type RehearsedEndpoint, type RehearsedConsumer } from './deployment';
+export { deploymentFromTopology, formatNotReproduced, formatUpStandIns, settingsFromDeployment, rdsName, DATA_VPC, type RehearsedDeployment, type RehearsedEndpoint, type RehearsedConsumer } from './deployment';
 export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-consumers';
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';
 export { readPoolers, type PoolerRecord } from './poolers';
 export { pgbouncerPid, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions } from './pooler-host';
 export { execInHost, type BootedHost } from './hosts/booted-host';
+export { COMPAT_TARGET_TITLES, COMPAT_TARGETS, startCompatStand, withPoolMode, type CompatStand, type CompatTarget } from './compat-stand';

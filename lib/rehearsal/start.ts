@@ -25,7 +25,7 @@ import type { Secrets } from './secrets';
 import { addressPlan, type AddressPlan, type ResolvedSettings } from './settings';
 import { GiveUp, query, waitFor } from './sql';
 import type { NodeState, RehearsalState } from './state';
-import { generateTls } from './tls';
+import { generateTls, type TlsFiles } from './tls';
 import type { Endpoint } from './types';
 
 /** The steps of `up`, in order, as a progress display names them (`network` only with namespaces, `consumer roles` only with --from). */
@@ -62,14 +62,12 @@ export function prepareWorkDir(layout: WorkDirLayout, user: OsUser | undefined):
   }
 }
 
-/** The state before anything runs: nodes, endpoints and certificates laid out in the work dir. */
-export async function initialState(settings: ResolvedSettings, layout: WorkDirLayout, secrets: Secrets, user: OsUser | undefined, bin: Pick<Binaries, 'openssl' | 'pgbouncer'>): Promise<RehearsalState> {
-  const plan = addressPlan(settings);
-  const nodes = [nodeState(layout, 'writer', plan.writer, settings.port), ...plan.replicas.map((a, i) => nodeState(layout, `replica${i + 1}`, a, settings.port))];
-  // Every replica address the block can hold, so a replica added later (addReplica) is covered too.
-  const spareReplicas = addressPlan({ ...settings, replicas: REHEARSAL_MAX_REPLICAS }).replicas;
-  const tls = await generateTls(layout.tls.dir, [plan.writer, ...spareReplicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool, ...certificateNames(settings)], user, bin.openssl);
-  const pgbouncer = (name: string, listenAddress: string, serverLogin?: PgBouncerEndpointSpec['serverLogin']): PgBouncerEndpointSpec => ({
+/**
+ * One endpoint's PgBouncer settings as the rehearsal runs them (the compatibility probes start a pooler
+ * from the same spec, so what they measure is the rehearsal's ini).
+ */
+export function pgBouncerEndpointSpec(settings: ResolvedSettings, layout: WorkDirLayout, secrets: Secrets, tls: Pick<TlsFiles, 'certFile' | 'keyFile' | 'caFile'>, name: string, listenAddress: string, serverLogin?: PgBouncerEndpointSpec['serverLogin']): PgBouncerEndpointSpec {
+  return {
     name,
     listenAddress,
     listenPort: settings.port,
@@ -82,7 +80,17 @@ export async function initialState(settings: ResolvedSettings, layout: WorkDirLa
     adminUser: secrets.adminUser,
     files: { authFile: layout.pgbouncerAuthFile, tlsCertFile: tls.certFile, tlsKeyFile: tls.keyFile, tlsCaFile: tls.caFile },
     ...(serverLogin === undefined ? {} : { serverLogin }),
-  });
+  };
+}
+
+/** The state before anything runs: nodes, endpoints and certificates laid out in the work dir. */
+export async function initialState(settings: ResolvedSettings, layout: WorkDirLayout, secrets: Secrets, user: OsUser | undefined, bin: Pick<Binaries, 'openssl' | 'pgbouncer'>): Promise<RehearsalState> {
+  const plan = addressPlan(settings);
+  const nodes = [nodeState(layout, 'writer', plan.writer, settings.port), ...plan.replicas.map((a, i) => nodeState(layout, `replica${i + 1}`, a, settings.port))];
+  // Every replica address the block can hold, so a replica added later (addReplica) is covered too.
+  const spareReplicas = addressPlan({ ...settings, replicas: REHEARSAL_MAX_REPLICAS }).replicas;
+  const tls = await generateTls(layout.tls.dir, [plan.writer, ...spareReplicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool, ...certificateNames(settings)], user, bin.openssl);
+  const pgbouncer = (name: string, listenAddress: string, serverLogin?: PgBouncerEndpointSpec['serverLogin']): PgBouncerEndpointSpec => pgBouncerEndpointSpec(settings, layout, secrets, tls, name, listenAddress, serverLogin);
   return {
     version: 1,
     startedAt: new Date().toISOString(),

@@ -23,6 +23,21 @@ export function counted(n: number, singular: string, plural = `${singular}s`, su
   return n > 0 ? [`${n} ${n === 1 ? singular : plural}${suffix}`] : [];
 }
 
+/**
+ * RDS Proxy's session pinning, which every rehearsal's endpoints stand in for (with or without a
+ * deployment). Aurora User Guide, "Avoiding pinning an RDS Proxy" (rds-proxy-pinning): RDS Proxy keeps
+ * such a session on one server connection.
+ */
+export function sessionPinning(seenIn: string): NotReproducible & { readonly seenIn: string } {
+  return {
+    id: 'session-pinning',
+    seenIn,
+    what: 'RDS Proxy pinning a client\'s session to one server connection when it changes session state (SET outside a transaction, temporary tables, session advisory locks, SQL PREPARE, cursors WITH HOLD, currval, LISTEN)',
+    localStandIn:
+      'PgBouncer in transaction pooling, which does not pin: the reset after each transaction removes that state, so an application that relies on pinning works on RDS Proxy and fails on the stand-in, loudly or silently per feature (README.md, "What works through the pooling tier": the measured matrix; docs/PGBOUNCER-ENGINE.md, "Sessions through the pooler")',
+  };
+}
+
 export function notReproducible(
   evidence: DeploymentEvidence,
   facts: { readonly proxyName: string; readonly requireTls: boolean; readonly instanceClasses: ReadonlyArray<string>; readonly consumers: ReadonlyArray<ConsumerTopology> },
@@ -39,13 +54,8 @@ export function notReproducible(
   const verifying = facts.consumers.filter((c) => c.connection.tls.mode === 'verify-proxy-domain' || c.connection.tls.mode === 'verify-full');
   const tlsSeen = [...(facts.requireTls ? ['proxy RequireTLS'] : []), ...counted(verifying.length, 'consumer', 'consumers', ' verifying the proxy certificate')];
   add('proxy-certificate', tlsSeen, 'RDS Proxy\'s ACM certificate, chained to Amazon Trust Services roots', 'a CA the rehearsal generates issues the proxy\'s wildcard certificate (*.proxy-<id>.<region>.rds.amazonaws.com) as RDS Proxy serves it; consumers keep their TLS mode, with DB_TLS_CA_FILE in place of Amazon\'s roots');
-  // Aurora User Guide, "Avoiding pinning an RDS Proxy" (rds-proxy-pinning): RDS Proxy keeps such a session on one server connection.
-  add(
-    'session-pinning',
-    [`RDS Proxy ${facts.proxyName}`],
-    'RDS Proxy pinning a client\'s session to one server connection when it changes session state (SET outside a transaction, temporary tables, session advisory locks, SQL PREPARE, cursors WITH HOLD, LISTEN)',
-    'PgBouncer in transaction pooling, which does not pin: the reset after each transaction removes that state, so an application that relies on pinning works on RDS Proxy and fails on the stand-in (docs/PGBOUNCER-ENGINE.md, "Sessions through the pooler")',
-  );
+  const pinning = sessionPinning(`RDS Proxy ${facts.proxyName}`);
+  add(pinning.id, [pinning.seenIn], pinning.what, pinning.localStandIn);
   const users = [...new Set(facts.consumers.map((c) => c.connection.user).filter((u): u is string => u !== undefined))].sort();
   add('database-users', users.length > 0 ? [`consumers log in as ${users.join(', ')}`] : [], 'per-consumer database roles (made by the role bootstrap)', '`up --from` makes them with the role bootstrap\'s own code on the writer, as the admin user; `rds_iam` is a plain role here and each role gets a password in place of IAM tokens');
   const classes = [...new Set(facts.instanceClasses)].sort();

@@ -1,0 +1,154 @@
+/**
+ * What the compatibility probes run against: one PostgreSQL 15 writer and two PgBouncer processes in
+ * front of it, one in transaction pooling (the kit's endpoints) and one in session pooling, on
+ * 127.0.0.1 with ports of their own. Built from the rehearsal's pieces: its initdb and server settings,
+ * its roles, its TLS (clients verify-full against its CA, PgBouncer verify-full towards the server),
+ * and its read/write endpoint's ini (pgBouncerEndpointSpec + renderPgBouncerIni), so the probes measure
+ * the ini the rehearsal and the kit's hosts run. Session pooling is that ini with pool_mode changed.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findPgBouncer, findPostgres15BinDir } from './binaries';
+import { WorkDirLayout } from './layout';
+import { serverOsUser } from './os-user';
+import { installPgBouncer, stopPooler, waitPoolerReady, writePgBouncerAuthFile, writePoolerConfig } from './pgbouncer';
+import type { PgBouncerEndpointSpec } from './pgbouncer-config';
+import { adminTarget, bootstrapWriter, initWriter, launchNode, nodeState, waitReady, type PostgresContext } from './postgres';
+import { spawnDaemon, stopProcess, type TrackedProcess } from './processes';
+import { newSecrets } from './secrets';
+import { resolveSettings } from './settings';
+import { query, type Target } from './sql';
+import { pgBouncerEndpointSpec, prepareWorkDir } from './start';
+import { generateTls } from './tls';
+
+/** The three ways the probes reach the database. */
+export const COMPAT_TARGETS = ['direct', 'transaction', 'session'] as const;
+export type CompatTarget = (typeof COMPAT_TARGETS)[number];
+
+export const COMPAT_TARGET_TITLES: Readonly<Record<CompatTarget, string>> = {
+  direct: 'PostgreSQL directly',
+  transaction: 'PgBouncer, transaction pooling (the kit\'s endpoints, the rehearsal\'s RDS Proxy stand-in)',
+  session: 'PgBouncer, session pooling (same ini, pool_mode=session)',
+};
+
+const HOST = '127.0.0.1';
+
+/**
+ * The rehearsal's ini with another pool mode: exactly one `pool_mode = transaction` line must be there,
+ * so a change to the shared settings that moves or renames it stops here instead of probing the wrong mode.
+ */
+export function withPoolMode(ini: string, mode: 'transaction' | 'session'): string {
+  const line = /^pool_mode = transaction$/gm;
+  const found = ini.match(line)?.length ?? 0;
+  if (found !== 1) throw new Error(`compat stand: expected one "pool_mode = transaction" line in the rendered ini, found ${found}`);
+  return ini.replace(line, `pool_mode = ${mode}`);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen({ host: HOST, port: 0, exclusive: true }, () => {
+      const bound = server.address();
+      const port = typeof bound === 'object' && bound !== null ? bound.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('compat stand: no free port on 127.0.0.1'))));
+    });
+  });
+}
+
+export interface CompatStand {
+  /** The application login on each target (TLS verify-full against the stand's CA). */
+  readonly targets: Readonly<Record<CompatTarget, Target>>;
+  /** The superuser, directly on the server: what the probes observe the server with. */
+  readonly admin: Target;
+  /** PgBouncer's version line, for the results file. */
+  readonly pgbouncerVersion: string;
+  readonly postgresVersion: string;
+  /** Process ids of the server and the poolers (each a process group the stop ends). */
+  readonly pids: ReadonlyArray<number>;
+  stop(): Promise<void>;
+}
+
+/** Process groups of stands still running, killed if the process exits without stop() (a test that timed out). */
+const runningGroups = new Set<number>();
+process.once('exit', () => {
+  for (const pgid of runningGroups) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+});
+
+/** Starts the stand; everything it started is stopped (by pid) and removed if a step fails. */
+export async function startCompatStand(timeoutMs = 30000): Promise<CompatStand> {
+  const workDir = mkdtempSync(join(tmpdir(), 'aurora-proxy-kit-compat-'));
+  // The servers run as postgres (when root) and must traverse it.
+  chmodSync(workDir, 0o755);
+  const procs: TrackedProcess[] = [];
+  const stop = async (): Promise<void> => {
+    for (const p of [...procs].reverse()) {
+      await (p.kind === 'pgbouncer' ? stopPooler(p) : stopProcess(p));
+      runningGroups.delete(p.pid);
+    }
+    rmSync(workDir, { recursive: true, force: true });
+  };
+  try {
+    const layout = new WorkDirLayout(workDir);
+    const user = serverOsUser();
+    prepareWorkDir(layout, user);
+    const settings = resolveSettings({ workDir, port: await freePort(), poolerProcesses: 1 });
+    const secrets = newSecrets();
+    const tls = await generateTls(layout.tls.dir, [HOST], user);
+    const ctx: PostgresContext = { binDir: findPostgres15BinDir(), user, settings, tls, secrets };
+    const node = nodeState(layout, 'writer', HOST, settings.port);
+    await initWriter(ctx, node, timeoutMs);
+    const pg = launchNode(ctx, node);
+    procs.push(pg);
+    runningGroups.add(pg.pid);
+    await waitReady(ctx, node, pg, timeoutMs);
+    await bootstrapWriter(ctx, node);
+    const admin = adminTarget(ctx, node, secrets.database);
+    // What the probes share: a sequence (currval) and a table COPY writes into, owned by the application.
+    await query(admin, `CREATE SEQUENCE compat_seq; CREATE TABLE compat_copy (target text NOT NULL, n int NOT NULL); ALTER SEQUENCE compat_seq OWNER TO ${secrets.appUser}; ALTER TABLE compat_copy OWNER TO ${secrets.appUser}`);
+    writePgBouncerAuthFile(layout.pgbouncerAuthFile, secrets, user);
+    const program = installPgBouncer(findPgBouncer(), layout);
+    const app = (port: number): Target => ({ host: HOST, port, user: secrets.appUser, password: secrets.appPassword, database: secrets.database, caFile: tls.caFile });
+    const poolers: Partial<Record<CompatTarget, Target>> = {};
+    for (const mode of ['transaction', 'session'] as const) {
+      const spec: PgBouncerEndpointSpec = { ...pgBouncerEndpointSpec(settings, layout, secrets, tls, `compat-${mode}`, HOST), listenPort: await freePort() };
+      const name = `pgbouncer-compat-${mode}`;
+      const paths = layout.pgbouncer(name);
+      const proc = { peerId: 1, host: HOST, slot: 0, pidFile: paths.pidFile, unixSocketDir: paths.socketDir };
+      const peers = [{ peerId: 1, unixSocketDir: paths.socketDir }];
+      // The rehearsal's own writer of the ini (its socket directory, owner and mode), then the pool mode.
+      writePoolerConfig({ spec, proc, peers, paths, user });
+      writeFileSync(paths.configFile, withPoolMode(readFileSync(paths.configFile, 'utf8'), mode));
+      const pooler = spawnDaemon({ name, kind: 'pgbouncer', program, args: [paths.configFile], logFile: paths.logFile, cwd: workDir, user });
+      procs.push(pooler);
+      runningGroups.add(pooler.pid);
+      await waitPoolerReady(pooler, paths.socketDir, spec.listenPort, secrets, timeoutMs);
+      poolers[mode] = app(spec.listenPort);
+    }
+    const [{ server_version: postgresVersion }] = await query<{ server_version: string }>(admin, 'SHOW server_version');
+    return {
+      targets: { direct: app(settings.port), transaction: poolers.transaction!, session: poolers.session! },
+      admin,
+      pgbouncerVersion: pgbouncerVersionLine(program),
+      postgresVersion: postgresVersion.split(' ')[0]!,
+      pids: procs.map((p) => p.pid),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+function pgbouncerVersionLine(program: string): string {
+  return execFileSync(program, ['--version'], { encoding: 'utf8', timeout: 5000 }).split('\n')[0]!.trim();
+}
