@@ -15,7 +15,7 @@ export interface Binaries {
 
 const APT = 'install it with `apt-get install -y';
 
-function onPath(program: string, extraDirs: string[] = ['/usr/sbin', '/usr/bin', '/sbin', '/usr/local/sbin', '/usr/local/bin']): string | undefined {
+export function onPath(program: string, extraDirs: string[] = ['/usr/sbin', '/usr/bin', '/sbin', '/usr/local/sbin', '/usr/local/bin']): string | undefined {
   const dirs = [...(process.env.PATH ?? '').split(':').filter((d) => d !== ''), ...extraDirs];
   return dirs.map((d) => join(d, program)).find((p) => existsSync(p));
 }

@@ -72,6 +72,7 @@ export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-con
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';
 export { readPoolers, type PoolerRecord } from './poolers';
-export { pgbouncerPid, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions } from './pooler-host';
+export { addPoolerLoadBalancerTarget, pgbouncerPid, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
+export { healthyTargets } from './hosts/load-balancer';
 export { execInHost, type BootedHost } from './hosts/booted-host';
 export { COMPAT_TARGET_TITLES, COMPAT_TARGETS, startCompatStand, withPoolMode, type CompatStand, type CompatTarget } from './compat-stand';

@@ -26,13 +26,15 @@ import { EndpointRole } from '../../lambda/src/environment';
 import { applyDatabaseRoles, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
 import { derivedScramVerifier } from '../../lambda/src/scram-salt';
 import { renderPoolerBootstrap, substitutePlaceholders } from '../model/pgbouncer-bootstrap';
-import { DEFAULT_FLEET_HOSTS, FLEET_PATHS, FLEET_PORTS } from '../model/pgbouncer-fleet';
+import { DEFAULT_FLEET_HOSTS, FLEET_PATHS, FLEET_PORTS, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS } from '../model/pgbouncer-fleet';
+import { onPath } from './binaries';
 import { POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
 import { ensureRdsIamRole } from './consumer-roles';
 import { RehearsalConfigError, RehearsalOperationError } from './errors';
 import { REHEARSAL_PACKAGES_BUCKET, seedAws, startAwsEmulator, type AwsEmulator } from './hosts/aws-emulator';
 import { bootHost, execInHost, waitForBoot, type BootedHost } from './hosts/booted-host';
-import { connectHost } from './hosts/host-network';
+import { acceptsConnections, connectHost } from './hosts/host-network';
+import { addLoadBalancerTarget, healthyTargets, loadBalancerListeners, startLoadBalancer, type LoadBalancer } from './hosts/load-balancer';
 import { findImdsMock, hostImageRoot } from './hosts/host-tools';
 import { addressOf } from './network/plan';
 import { NETNS_ETC } from './network/setup';
@@ -324,3 +326,46 @@ async function waitListening(run: RunningRehearsal, login: PoolerHostLogin, host
   const units = (await execInHost(host.booted, ['systemctl', 'status', '--no-pager', '--lines=5', 'apk-pgbouncer@*', 'apk-host.service'])).stdout;
   throw new RehearsalOperationError(`pooler host ${host.name}: no login through ${host.host}:${FLEET_PORTS.readWrite} within ${timeoutMs} ms (${last}); ${units}`);
 }
+
+/**
+ * The fleet's load balancer stand-in (hosts/load-balancer.ts) in front of `hosts`, at its address in the data
+ * VPC; a host started later joins with addPoolerLoadBalancerTarget, as the Auto Scaling group registers it.
+ */
+export async function startPoolerLoadBalancer(run: RunningRehearsal, hosts: ReadonlyArray<PoolerHost>, options: { readonly tcpIdleTimeoutSeconds?: number } = {}): Promise<PoolerLoadBalancer> {
+  const plan = rehearsalNetworkPlan(run.state.settings);
+  const address = addressOf(plan, 'pooler-load-balancer');
+  const program = onPath('haproxy');
+  if (program === undefined) throw new RehearsalConfigError(['the pooler load balancer stand-in needs HAProxy: `apt-get install haproxy` (or `make system-deps`)']);
+  const lb = startLoadBalancer(
+    { namespace: plan.dataNamespace, address, targets: hosts.map((h) => ({ name: h.name, address: h.host })), tcpIdleTimeoutSeconds: options.tcpIdleTimeoutSeconds ?? NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, dir: join(run.layout.workDir, 'pooler-load-balancer') },
+    program,
+    run.user,
+  );
+  run.track(lb.process);
+  const ports = Object.fromEntries(loadBalancerListeners().map((l) => [l.role, l.port])) as Record<EndpointRole, number>;
+  const result: PoolerLoadBalancer = { ...lb, address, ports };
+  // Listening, and its runtime API answering.
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (!isAlive(lb.process.pid)) throw new RehearsalOperationError(`the pooler load balancer stand-in stopped: ${logTail(lb.process.logFile)}`);
+    try {
+      await healthyTargets(lb);
+      if (await acceptsConnections(plan.dataNamespace, address, ports[EndpointRole.READ_WRITE])) return result;
+    } catch {
+      // Not yet.
+    }
+    if (Date.now() > deadline) throw new RehearsalOperationError(`the pooler load balancer stand-in did not listen on ${address} within 10 s: ${logTail(lb.process.logFile)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The load balancer stand-in, where consumers reach it: its address in the data VPC and a port per role. */
+export interface PoolerLoadBalancer extends LoadBalancer {
+  readonly address: string;
+  readonly ports: Readonly<Record<EndpointRole, number>>;
+}
+
+export function addPoolerLoadBalancerTarget(lb: PoolerLoadBalancer, host: PoolerHost): Promise<void> {
+  return addLoadBalancerTarget(lb, { name: host.name, address: host.host });
+}
+

@@ -21,7 +21,7 @@ import { healthCheckerStatus } from './health-status';
 import { WorkDirLayout } from './layout';
 import { effectiveNetwork, setUpRehearsalNetwork, tearDownRehearsalNetwork } from './network/rehearsal-network';
 import { serverOsUser } from './os-user';
-import { startPoolerHost, type PoolerHost, type PoolerHostOptions } from './pooler-host';
+import { startPoolerHost, startPoolerLoadBalancer, type PoolerHost, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
 import { readPoolers } from './poolers';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
 import { launchNode, waitReady } from './postgres';
@@ -117,6 +117,11 @@ export class Rehearsal {
    */
   startPoolerHost(options: PoolerHostOptions, timeoutMs?: number): Promise<PoolerHost> {
     return startPoolerHost(this.run, options, timeoutMs);
+  }
+
+  /** The fleet's load balancer stand-in in front of `hosts` (HAProxy with the target groups' health checks). */
+  startPoolerLoadBalancer(hosts: ReadonlyArray<PoolerHost>, options?: { readonly tcpIdleTimeoutSeconds?: number }): Promise<PoolerLoadBalancer> {
+    return startPoolerLoadBalancer(this.run, hosts, options);
   }
 
   /** The superuser on an instance (for drills and checks that look behind the proxy). */

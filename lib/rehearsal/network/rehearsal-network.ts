@@ -31,6 +31,8 @@ export const AWS_EMULATOR_HOST_NUMBER = 120;
 /** The booted pooler hosts' last octets in the data VPC: host i at FIRST + i - 1, in namespace `apk<n>-host<i>`. */
 export const POOLER_HOST_FIRST_NUMBER = 61;
 export const MAX_POOLER_HOSTS = 8;
+/** The pooler fleet's load balancer stand-in (hosts/load-balancer.ts) in the data VPC. */
+export const POOLER_LOAD_BALANCER_HOST_NUMBER = 110;
 
 /** The proxy's and the cluster's names in the rehearsal's AWS-shaped names. */
 export const REHEARSAL_PROXY = 'rehearsal';
@@ -102,6 +104,7 @@ export function rehearsalNetworkPlan(s: NetworkSettings, writerKey = 'writer'): 
       { key: 'read-only', hostNumber: lastOctet(plan.readOnly) },
       { key: 'haproxy', hostNumber: lastOctet(plan.haproxy), names: [names.readerEndpoint(cluster)] },
       { key: 'pgpool', hostNumber: lastOctet(plan.pgpool) },
+      { key: 'pooler-load-balancer', hostNumber: POOLER_LOAD_BALANCER_HOST_NUMBER },
       { key: 'aws-apis', hostNumber: AWS_EMULATOR_HOST_NUMBER, names: awsApiNames(names.region, REHEARSAL_DNS_SUFFIX, [REHEARSAL_PACKAGES_BUCKET]) },
     ],
     consumers: consumerVpcKeys(s).map((vpc) => ({
