@@ -86,11 +86,17 @@ export function inventoryOfPlan(plan: PlanJson): DeploymentInventory {
   };
 }
 
-export function summarizePlan(plan: PlanJson, cost: CostEstimateOptions = {}): string {
+/** Resources the plan creates (replacements too), per type. */
+export function planCounts(plan: PlanJson): Map<string, number> {
   const counts = new Map<string, number>();
   for (const r of (plan.resource_changes ?? []).filter((c) => c.mode === 'managed' && c.change.actions.includes('create'))) {
     counts.set(r.type, (counts.get(r.type) ?? 0) + 1);
   }
+  return counts;
+}
+
+export function summarizePlan(plan: PlanJson, cost: CostEstimateOptions = {}): string {
+  const counts = planCounts(plan);
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
   const width = Math.max(0, ...[...counts.keys()].map((k) => k.length));
   const lines = [`the plan creates ${total} resources (nothing is applied):`];

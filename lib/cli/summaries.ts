@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import { CostOptionError, type CostEstimateOptions, DEFAULT_ESTIMATE_REGION, estimateCost } from '../model/cost-estimate';
 import { PRICES_READ_ON, pricedRegions } from '../model/prices';
 import { AssemblyInputError, formatSummary, stackCost, summarizeAssembly } from '../reference-app/synth-summary';
-import { inventoryOfPlan, parsePlan, PlanInputError, summarizePlan } from './plan-summary';
+import { inventoryOfPlan, parsePlan, planCounts, PlanInputError, summarizePlan } from './plan-summary';
 import { CliUsageError, parseOptions, type CliCommand, type CliOption, type ParsedOptions } from './spec';
 
 const INPUT_EXIT_CODES: CliCommand['exitCodes'] = [
@@ -109,7 +109,7 @@ export function runPlanSummary(argv: ReadonlyArray<string>, stdin: () => string 
     const plan = parsePlan(file === '-' ? stdin() : fs.readFileSync(file, 'utf8'), file === '-' ? 'stdin' : file);
     if (parsed.flags.has('--json')) {
       const inventory = inventoryOfPlan(plan);
-      return JSON.stringify({ inventory, cost: estimateCost(inventory, cost) }, null, 2);
+      return JSON.stringify({ creates: Object.fromEntries(planCounts(plan)), inventory, cost: estimateCost(inventory, cost) }, null, 2);
     }
     return summarizePlan(plan, cost);
   } catch (err) {
