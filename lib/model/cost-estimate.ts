@@ -39,6 +39,13 @@ export interface InterfaceEndpointUse {
   readonly azs?: number;
 }
 
+/** The PgBouncer fleet's hosts. */
+export interface FleetHosts {
+  readonly hosts: number;
+  /** EC2 instance type, e.g. `c7g.large`. */
+  readonly instanceType: string;
+}
+
 /** What a deployment runs that is billed by the hour, read from a template or a plan. */
 export interface DeploymentInventory {
   /** The deployment's Region, when the template or plan says it. */
@@ -46,15 +53,15 @@ export interface DeploymentInventory {
   /** The cluster's storage configuration (`aurora-iopt1` or `aurora`); undefined when there is no cluster or it is not known. */
   readonly storageType?: string;
   /** The DB instance class of each Aurora instance (writer and readers). */
-  readonly instanceClasses: ReadonlyArray<string>;
+  readonly instanceClasses: string[];
   /** RDS proxies in front of the cluster. */
   readonly rdsProxies: number;
   /** Endpoints of the RDS proxies besides their default ones. */
   readonly rdsProxyEndpoints: number;
   /** The PgBouncer fleet's hosts, when the deployment has one. */
-  readonly fleet?: { readonly hosts: number; readonly instanceType: string };
+  readonly fleet?: FleetHosts;
   readonly networkLoadBalancers: number;
-  readonly interfaceEndpoints: ReadonlyArray<InterfaceEndpointUse>;
+  readonly interfaceEndpoints: InterfaceEndpointUse[];
 }
 
 /** Volumes and prices the caller knows better than the table. */
@@ -62,7 +69,7 @@ export interface CostEstimateOptions {
   /** Price in this Region instead of the deployment's (or when it names none). */
   readonly region?: string;
   /** I/O-Optimized instance-hour by DB instance class, for classes the table has no price for (or to override it). */
-  readonly instanceHourlyUsd?: Readonly<Record<string, number>>;
+  readonly instanceHourlyUsd?: { readonly [instanceClass: string]: number };
   /** The cluster volume's size, to price storage per month. */
   readonly storageGb?: number;
   /** Aurora Standard I/O requests per month, in millions, to price Standard's I/O. */
@@ -116,17 +123,17 @@ export interface CostEstimate {
   /** The deployment named no Region and none was given: priced in DEFAULT_ESTIMATE_REGION. */
   readonly regionAssumed: boolean;
   readonly pricesAsOf: string;
-  readonly lines: ReadonlyArray<CostLine>;
+  readonly lines: CostLine[];
   /** Unit prices of what depends on traffic, not in the total. */
-  readonly trafficLines: ReadonlyArray<CostLine>;
+  readonly trafficLines: CostLine[];
   /** Sum of the lines that have a monthly figure. */
   readonly knownMonthlyUsd: number;
   /** Items without a monthly figure (so the total is a lower bound). */
-  readonly unpriced: ReadonlyArray<string>;
+  readonly unpriced: string[];
   readonly engines?: EngineComparison;
   readonly storage?: StorageComparison;
   /** Pages the figures come from. */
-  readonly sources: ReadonlyArray<string>;
+  readonly sources: string[];
   readonly footer: string;
 }
 
@@ -310,7 +317,7 @@ export function compareEngines(inventory: DeploymentInventory, prices: RegionPri
   const hostHour = prices?.ec2InstanceHour[instanceType]?.usd;
   const nlbHour = prices?.nlbHour?.usd;
   const endpointHour = prices?.interfaceEndpointAzHour?.usd;
-  const fleetParts = `${hosts} x ${instanceType}, 1 NLB, ${endpoints} interface endpoints in ${endpointAzs} endpoint-AZs (not counted: the AWS-service endpoints its hosts use without NAT)`;
+  const fleetParts = `${hosts} x ${instanceType}, 1 NLB, ${endpoints} interface endpoints in ${endpointAzs} endpoint-AZs; not counting the AWS-service endpoints its hosts use without NAT`;
   const rdsProxyMonthlyUsd = proxyRate === undefined ? undefined : monthly(proxyRate, Math.max(RDS_PROXY_MIN_VCPUS, vcpus) * HOURS_PER_MONTH);
   const fleetMonthlyUsd =
     hostHour === undefined || nlbHour === undefined || endpointHour === undefined
