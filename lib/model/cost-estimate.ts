@@ -283,8 +283,8 @@ export function estimateCost(inventory: DeploymentInventory, options: CostEstima
 
   const knownMonthlyUsd = Math.round(lines.reduce((sum, l) => sum + (l.monthlyUsd ?? 0), 0) * 100) / 100;
   const unpriced = lines.filter((l) => l.monthlyUsd === undefined && !l.note?.startsWith('no line of its own')).map((l) => l.item);
-  const engines = inventory.instanceClasses.length > 0 ? compareEngines(inventory, prices) : undefined;
-  const storage = inventory.instanceClasses.length > 0 ? compareStorage(inventory, prices, options) : undefined;
+  const engines = inventory.instanceClasses.length > 0 ? compareEngines(inventory, prices, region) : undefined;
+  const storage = inventory.instanceClasses.length > 0 ? compareStorage(inventory, prices, region, options) : undefined;
   return {
     region,
     location: prices?.location,
@@ -306,7 +306,7 @@ const DEFAULT_POOLER_ENDPOINTS = 2;
 const DEFAULT_ENDPOINT_AZS = 2;
 
 /** RDS Proxy against the fleet for the same cluster, and the cluster size where they cost the same. */
-export function compareEngines(inventory: DeploymentInventory, prices: RegionPrices | undefined): EngineComparison {
+export function compareEngines(inventory: DeploymentInventory, prices: RegionPrices | undefined, region: string): EngineComparison {
   const vcpus = clusterVcpus(inventory.instanceClasses) ?? 0;
   const proxyRate = prices?.rdsProxyVcpuHour?.usd;
   const hosts = inventory.fleet?.hosts ?? DEFAULT_FLEET_HOSTS;
@@ -324,7 +324,7 @@ export function compareEngines(inventory: DeploymentInventory, prices: RegionPri
       ? undefined
       : monthly(1, (hosts * hostHour + nlbHour + endpointAzs * endpointHour) * HOURS_PER_MONTH);
   if (rdsProxyMonthlyUsd === undefined || fleetMonthlyUsd === undefined) {
-    return { clusterVcpus: vcpus, rdsProxyMonthlyUsd, fleetMonthlyUsd, fleetParts, verdict: `not comparable in ${prices?.region ?? 'this Region'}: the table lacks ${[proxyRate === undefined && 'the RDS Proxy price', fleetMonthlyUsd === undefined && 'a price of the fleet'].filter(Boolean).join(' and ')}` };
+    return { clusterVcpus: vcpus, rdsProxyMonthlyUsd, fleetMonthlyUsd, fleetParts, verdict: `not comparable in ${region}: the table lacks ${[proxyRate === undefined && 'the RDS Proxy price', fleetMonthlyUsd === undefined && 'a price of the fleet'].filter(Boolean).join(' and ')}` };
   }
   // RDS Proxy grows with the database's vCPUs; the fleet's cost does not.
   const crossoverVcpus = Math.max(RDS_PROXY_MIN_VCPUS, Math.round((fleetMonthlyUsd / (proxyRate! * HOURS_PER_MONTH)) * 10) / 10);
@@ -345,7 +345,7 @@ export function compareEngines(inventory: DeploymentInventory, prices: RegionPri
 }
 
 /** What Aurora Standard would cost and lose against I/O-Optimized, for the same instances. */
-export function compareStorage(inventory: DeploymentInventory, prices: RegionPrices | undefined, options: CostEstimateOptions): StorageComparison {
+export function compareStorage(inventory: DeploymentInventory, prices: RegionPrices | undefined, region: string, options: CostEstimateOptions): StorageComparison {
   const classes = [...new Set(inventory.instanceClasses)];
   const cacheParts = classes.map((cls) => {
     const spec = findInstanceClass(cls);
@@ -365,7 +365,7 @@ export function compareStorage(inventory: DeploymentInventory, prices: RegionPri
   const savedOnInstances = ioInstances * (1 - 1 / AURORA_IO_OPTIMIZED_INSTANCE_FACTOR);
   const gb = options.storageGb;
   if (ioStorage === undefined || stdStorage === undefined || ioRate === undefined) {
-    return { loses, summary: `Standard instances cost 1/${AURORA_IO_OPTIMIZED_INSTANCE_FACTOR} of I/O-Optimized's; the table has no ${prices?.region ?? 'such'} storage prices to say more` };
+    return { loses, summary: `Standard instances cost 1/${AURORA_IO_OPTIMIZED_INSTANCE_FACTOR} of I/O-Optimized's; the table has no ${region} storage prices to say more` };
   }
   const perGb = `storage $${stdStorage} instead of $${ioStorage} per GB-month, plus $${ioRate} per million I/O requests`;
   if (!instancesKnown) {
@@ -394,7 +394,7 @@ const unitPrice = (l: CostLine): string => (l.unitUsd === undefined ? '' : `$${l
 
 /** The estimate as the summaries print it, each line indented by `indent`. */
 export function formatCostEstimate(estimate: CostEstimate, indent = '  '): string {
-  const where = `${estimate.region}${estimate.location ? ` (${estimate.location})` : ''}`;
+  const where = estimate.location ? `${estimate.region} (${estimate.location})` : `${estimate.region}, a Region the table has no prices for (it has ${Object.keys(PRICE_TABLE).join(', ')})`;
   const lines = [`${indent}Monthly cost estimate, ${where}${estimate.regionAssumed ? ': the deployment names no Region, priced there (give --region)' : ''}:`];
   const width = Math.max(...estimate.lines.map((l) => l.item.length), 0);
   for (const l of estimate.lines) {
@@ -416,6 +416,6 @@ export function formatCostEstimate(estimate: CostEstimate, indent = '  '): strin
     lines.push(`${indent}  Standard would lose ${estimate.storage.loses}`);
   }
   lines.push(`${indent}${estimate.footer}`);
-  lines.push(`${indent}sources: ${estimate.sources.join('; ')} (prices.ts names how each figure was read)`);
+  if (estimate.sources.length > 0) lines.push(`${indent}sources: ${estimate.sources.join('; ')} (prices.ts names how each figure was read)`);
   return lines.join('\n');
 }
