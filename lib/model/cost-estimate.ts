@@ -297,7 +297,7 @@ export function estimateCost(inventory: DeploymentInventory, options: CostEstima
     engines,
     storage,
     sources: [...sources],
-    footer: `prices as of ${PRICES_READ_ON}, on-demand, ${region}, excluding data processed (and Lambda, CloudWatch, KMS, Secrets Manager, backups, data transfer); ${HOURS_PER_MONTH} hours a month`,
+    footer: `prices as of ${PRICES_READ_ON}, on-demand, excluding data processed (${region}; ${HOURS_PER_MONTH} hours a month; not priced: Lambda, CloudWatch, KMS, Secrets Manager, backups, data transfer)`,
   };
 }
 

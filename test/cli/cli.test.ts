@@ -168,7 +168,7 @@ describe('plan summary', () => {
     expect(r.stdout).toMatch(/^ {2}1 x RDS Proxy \(12 vCPUs of the database's instances\) +\$131\.40 /m);
     expect(r.stdout).toMatch(/^ {2}total +\$2102\.40 /m);
     expect(r.stdout).toMatch(/^Engine: RDS Proxy \$131\.40\/month against the PgBouncer fleet \$151\.48\/month/m);
-    expect(r.stdout).toMatch(/^prices as of \d{4}-\d{2}-\d{2}, on-demand, us-east-1, excluding data processed/m);
+    expect(r.stdout).toMatch(/^prices as of \d{4}-\d{2}-\d{2}, on-demand, excluding data processed \(us-east-1;/m);
     expect(r.stdout).toMatch(/^sources: Amazon Aurora pricing; Amazon RDS Proxy pricing/m);
   });
 
@@ -234,7 +234,7 @@ describe('synth summary', () => {
     expect(r.stdout).toContain('  Monthly cost estimate, us-east-1 (US East (N. Virginia)): the deployment names no Region, priced there (give --region):');
     expect(r.stdout).toMatch(/^ {4}1 x RDS Proxy \(16 vCPUs of the database's instances\) +\$175\.20 /m);
     expect(r.stdout).toMatch(/^ {4}for this cluster \(16 vCPUs\) the PgBouncer fleet costs less/m);
-    expect(r.stdout).toMatch(/^ {2}prices as of \d{4}-\d{2}-\d{2}, on-demand, us-east-1, excluding data processed/m);
+    expect(r.stdout).toMatch(/^ {2}prices as of \d{4}-\d{2}-\d{2}, on-demand, excluding data processed \(us-east-1;/m);
     // --json carries it per stack
     const json = JSON.parse(cli(['synth', 'summary', dir, '--json', '--region', 'us-east-1']).stdout) as { stacks: Array<{ cost: { regionAssumed: boolean; knownMonthlyUsd: number } }> };
     expect(json.stacks[0]!.cost.regionAssumed).toBe(false);

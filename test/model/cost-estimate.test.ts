@@ -95,7 +95,7 @@ describe('estimateCost', () => {
     expect(estimate.knownMonthlyUsd).toBe(2139.5);
     expect(estimate.unpriced).toEqual(['2 x RDS Proxy endpoint']);
     expect(estimate.trafficLines.map((l) => [l.item, l.unitUsd])).toEqual([['data processed by interface endpoints', 0.01]]);
-    expect(formatCostEstimate(estimate)).toContain(`prices as of ${PRICES_READ_ON}, on-demand, us-east-1, excluding data processed`);
+    expect(formatCostEstimate(estimate)).toContain(`prices as of ${PRICES_READ_ON}, on-demand, excluding data processed (us-east-1; 730 hours a month;`);
   });
 
   test('the PgBouncer deployment: hosts, NLB and endpoints per AZ, NLB capacity units named with their unit price', () => {
