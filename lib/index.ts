@@ -29,6 +29,7 @@ export { DatabaseDashboard, type DatabaseDashboardProps } from './database-dashb
 export { DatabaseRoleBootstrap, type DatabaseRoleBootstrapProps, type DatabaseRoleSpec } from './database-role-bootstrap';
 export { OptimizedReadsCatalog } from './optimized-reads-catalog';
 export { KitValidationError } from './private/validation';
+export { CostEstimator } from './cost-estimator';
 export {
   // Vocabulary
   ConnectionMode,
@@ -43,4 +44,13 @@ export {
   // Alarms
   type AlarmThresholdOptions,
   type AlarmThresholds,
+  // The cost estimate (CostEstimator)
+  type CostEstimate,
+  type CostEstimateOptions,
+  type CostLine,
+  type DeploymentInventory,
+  type EngineComparison,
+  type FleetHosts,
+  type InterfaceEndpointUse,
+  type StorageComparison,
 } from './model';

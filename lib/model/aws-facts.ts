@@ -133,4 +133,28 @@ export const AWS_FACTS: ReadonlyArray<AwsFact> = [
       'the PgBouncer engine\'s bootstrap is checked at its longest (every placeholder at its maximum) in CDK, and on the rendered text in Terraform (a precondition); consumer users are capped at 15',
     exercisedBy: 'test/model/pgbouncer-bootstrap.test.ts',
   },
+  {
+    id: 'tiered-cache-needs-io-optimized',
+    constraint:
+      'Aurora PostgreSQL Optimized Reads\' tiered cache (pages evicted from the buffer pool kept on the instance\'s NVMe) is available only on Aurora I/O-Optimized clusters; temporary objects on NVMe are available on both storage configurations',
+    sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/AuroraPostgreSQL.optimized.reads.html', 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/Aurora.Overview.StorageReliability.html#aurora-storage-type'],
+    consequence:
+      'the cluster is always aurora-iopt1 (OptimizedReadsCluster, modules/aurora-optimized-reads); the cost estimate prices Standard only as a comparison and names the tiered cache it would lose',
+    exercisedBy: 'test/model/cost-estimate.test.ts',
+  },
+  {
+    id: 'rds-proxy-billed-per-database-vcpu',
+    constraint:
+      'RDS Proxy is billed per vCPU per hour of the database instances it fronts (for provisioned instances at least 2 vCPUs), whatever its traffic or connections',
+    sources: ['https://aws.amazon.com/rds/proxy/pricing/'],
+    consequence: 'the cost estimate prices RDS Proxy from the cluster\'s instance classes (the catalog\'s vCPUs), and finds where the PgBouncer fleet, whose cost does not grow with the database, becomes cheaper',
+    exercisedBy: 'test/model/cost-estimate.test.ts',
+  },
+  {
+    id: 'interface-endpoint-billed-per-az-hour',
+    constraint: 'An interface VPC endpoint is billed for each hour it is provisioned in each Availability Zone, plus each GB it processes; the endpoint service itself carries no hourly charge (its load balancer does)',
+    sources: ['https://aws.amazon.com/privatelink/pricing/'],
+    consequence: 'the cost estimate counts each interface endpoint once per subnet (AZ) it is in, and names data processed with its unit price instead of guessing a volume',
+    exercisedBy: 'test/model/cost-estimate.test.ts',
+  },
 ];

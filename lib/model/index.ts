@@ -9,3 +9,5 @@ export * from './rule-table';
 export * from './catalog-checks';
 export * from './rules';
 export * from './aws-facts';
+export * from './prices';
+export * from './cost-estimate';

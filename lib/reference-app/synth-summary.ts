@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { type CostEstimate, type CostEstimateOptions, type DeploymentInventory, type InterfaceEndpointUse, estimateCost, formatCostEstimate } from '../model/cost-estimate';
 import { POOLER_LISTENER_PORTS } from '../model/pgbouncer-hosts';
 
 /**
@@ -16,6 +17,8 @@ export interface StackSummary {
   readonly instanceClasses: Record<string, number>;
   readonly endpoints: Array<{ logicalId: string; role: string; vpc: string }>;
   readonly outputs: Record<string, string>;
+  /** What the stack runs that is billed by the hour, for the cost estimate. */
+  readonly inventory: DeploymentInventory;
 }
 
 /** The directory given holds no cloud assembly. */
@@ -32,14 +35,20 @@ export function summarizeAssembly(dir: string): StackSummary[] {
     throw new AssemblyInputError(`${manifestFile} not found: run \`npx cdk synth\` (or \`make synth\`) first`);
   }
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as {
-    artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
+    artifacts: Record<string, { type: string; environment?: string; properties?: { templateFile?: string } }>;
   };
   return Object.entries(manifest.artifacts)
     .filter(([, a]) => a.type === 'aws:cloudformation:stack' && a.properties?.templateFile)
-    .map(([name, a]) => summarizeTemplate(name, path.join(dir, a.properties!.templateFile!)));
+    .map(([name, a]) => summarizeTemplate(name, path.join(dir, a.properties!.templateFile!), regionOfEnvironment(a.environment)));
 }
 
-export function summarizeTemplate(stackName: string, templateFile: string): StackSummary {
+/** `aws://<account>/<region>`'s Region; undefined for an environment-agnostic stack. */
+function regionOfEnvironment(environment: string | undefined): string | undefined {
+  const region = /^aws:\/\/[^/]+\/(.+)$/.exec(environment ?? '')?.[1];
+  return region === undefined || region === 'unknown-region' ? undefined : region;
+}
+
+export function summarizeTemplate(stackName: string, templateFile: string, region?: string): StackSummary {
   const template = JSON.parse(fs.readFileSync(templateFile, 'utf8')) as Template;
   const resources = template.Resources ?? {};
   const resourceCounts: Record<string, number> = {};
@@ -86,7 +95,41 @@ export function summarizeTemplate(stackName: string, templateFile: string): Stac
   for (const [key, o] of Object.entries(template.Outputs ?? {})) {
     outputs[key] = typeof o.Value === 'string' ? o.Value : '(resolved at deploy)';
   }
-  return { stackName, templateFile, resourceCounts, instanceClasses, endpoints, outputs };
+  return { stackName, templateFile, resourceCounts, instanceClasses, endpoints, outputs, inventory: inventoryOfTemplate(resources, region, services) };
+}
+
+/** What a template runs that is billed by the hour (cost-estimate.ts prices it). */
+export function inventoryOfTemplate(resources: NonNullable<Template['Resources']>, region: string | undefined, endpointServices: ReadonlySet<string>): DeploymentInventory {
+  const all = Object.values(resources);
+  const ofType = (type: string): Array<{ Type: string; Properties?: Record<string, unknown> }> => all.filter((r) => r.Type === type);
+  const cluster = ofType('AWS::RDS::DBCluster')[0];
+  const templates = new Map(Object.entries(resources).filter(([, r]) => r.Type === 'AWS::EC2::LaunchTemplate').map(([id, r]) => [id, r]));
+  let fleet: DeploymentInventory['fleet'];
+  for (const group of ofType('AWS::AutoScaling::AutoScalingGroup')) {
+    const ref = refName((group.Properties?.LaunchTemplate as { LaunchTemplateId?: unknown } | undefined)?.LaunchTemplateId);
+    const instanceType = (templates.get(ref)?.Properties?.LaunchTemplateData as { InstanceType?: unknown } | undefined)?.InstanceType;
+    const hosts = Number(group.Properties?.DesiredCapacity ?? group.Properties?.MinSize);
+    if (typeof instanceType === 'string' && Number.isFinite(hosts)) fleet = { hosts: (fleet?.hosts ?? 0) + hosts, instanceType };
+  }
+  const interfaceEndpoints: InterfaceEndpointUse[] = ofType('AWS::EC2::VPCEndpoint')
+    .filter((r) => (r.Properties?.VpcEndpointType ?? 'Gateway') === 'Interface')
+    .map((r) => {
+      const name = JSON.stringify(r.Properties?.ServiceName);
+      const pooler = [...endpointServices].some((id) => name.includes(`{"Ref":"${id}"}`));
+      // com.amazonaws.<region>.<service>: the service is the name's last part.
+      const service = pooler ? 'PgBouncer' : (/\.([a-z0-9-]+)"\]\]\}$/.exec(name)?.[1] ?? 'an AWS service');
+      return { service, pooler, azs: ((r.Properties?.SubnetIds as unknown[] | undefined) ?? []).length || undefined };
+    });
+  return {
+    region,
+    storageType: cluster ? String(cluster.Properties?.StorageType ?? 'aurora') : undefined,
+    instanceClasses: ofType('AWS::RDS::DBInstance').map((r) => String(r.Properties?.DBInstanceClass)),
+    rdsProxies: ofType('AWS::RDS::DBProxy').length,
+    rdsProxyEndpoints: ofType('AWS::RDS::DBProxyEndpoint').length,
+    fleet,
+    networkLoadBalancers: ofType('AWS::ElasticLoadBalancingV2::LoadBalancer').filter((r) => r.Properties?.Type === 'network').length,
+    interfaceEndpoints,
+  };
 }
 
 function refName(value: unknown): string {
@@ -94,7 +137,14 @@ function refName(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export function formatSummary(stacks: StackSummary[]): string {
+/** A stack's cost estimate; undefined when it runs nothing the estimate prices. */
+export function stackCost(s: StackSummary, options: CostEstimateOptions = {}): CostEstimate | undefined {
+  const i = s.inventory;
+  const billable = i.instanceClasses.length + i.rdsProxies + i.networkLoadBalancers + i.interfaceEndpoints.length + (i.fleet ? 1 : 0);
+  return billable > 0 ? estimateCost(i, options) : undefined;
+}
+
+export function formatSummary(stacks: StackSummary[], cost: CostEstimateOptions = {}): string {
   const lines: string[] = [];
   for (const s of stacks) {
     const total = Object.values(s.resourceCounts).reduce((a, b) => a + b, 0);
@@ -114,6 +164,8 @@ export function formatSummary(stacks: StackSummary[]): string {
     }
     lines.push('  Proxy endpoints:');
     for (const e of s.endpoints) lines.push(`    ${e.logicalId}  ${e.role}  in VPC ${e.vpc}`);
+    const estimate = stackCost(s, cost);
+    if (estimate) lines.push(formatCostEstimate(estimate));
     lines.push('');
   }
   return lines.join('\n');

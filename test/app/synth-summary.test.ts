@@ -4,7 +4,9 @@ import * as path from 'path';
 import { App } from 'aws-cdk-lib';
 import { readDeploymentContext } from '../../lib/reference-app/app-context';
 import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
-import { formatSummary, summarizeAssembly } from '../../lib/reference-app/synth-summary';
+import { inventoryOfPlan, parsePlan } from '../../lib/cli/plan-summary';
+import { estimateCost } from '../../lib/model';
+import { formatSummary, stackCost, summarizeAssembly } from '../../lib/reference-app/synth-summary';
 
 const CDK_CONTEXT = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 
@@ -70,6 +72,13 @@ describe('synth summary of the PgBouncer engine', () => {
         'PgBouncerProxyReadOnlyEndpoint (PgBouncer) READ_ONLY ConsumerVpc (10.20.0.0/16)',
         'PgBouncerProxyReadWriteEndpoint (PgBouncer) READ_WRITE ConsumerVpc (10.20.0.0/16)',
       ]);
+      // AND its cost estimate reads what `plan summary` reads of modules/examples/complete-pgbouncer, to the same figures
+      expect(stack.inventory).toMatchObject({ region: undefined, storageType: 'aurora-iopt1', rdsProxies: 0, fleet: { hosts: 2, instanceType: 'c7g.large' }, networkLoadBalancers: 1 });
+      expect(stack.inventory.interfaceEndpoints.map((e) => `${e.service} ${e.azs}`).sort()).toEqual(['PgBouncer 2', 'PgBouncer 2', 'ec2messages 2', 'monitoring 2', 'secretsmanager 2', 'secretsmanager 2', 'ssm 2', 'ssmmessages 2']);
+      const fromPlan = estimateCost(inventoryOfPlan(parsePlan(fs.readFileSync(path.join(__dirname, '..', 'cli', 'fixtures', 'plan-pgbouncer.json'), 'utf8'), 'plan')));
+      const fromTemplate = stackCost(stack, { region: 'us-east-1' })!;
+      expect(fromTemplate.lines.map((l) => l.monthlyUsd)).toEqual(fromPlan.lines.map((l) => l.monthlyUsd));
+      expect([fromTemplate.knownMonthlyUsd, fromPlan.knownMonthlyUsd]).toEqual([239.08, 239.08]);
     } finally {
       fs.rmSync(outdir, { recursive: true, force: true });
     }

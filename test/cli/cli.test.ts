@@ -5,6 +5,7 @@ import * as path from 'path';
 import { BENCH_COMMAND } from '../../lib/bench/cli';
 import { DEMO_COMMAND } from '../../lib/bench/demo';
 import { optionsFor, type CliOption } from '../../lib/cli/spec';
+import { PLAN_SUMMARY_COMMAND, SYNTH_SUMMARY_COMMAND } from '../../lib/cli/summaries';
 import { LOOPBACK_BLOCKS, REHEARSE_COMMANDS, REHEARSE_OPTIONS } from '../../lib/rehearsal';
 import { removeFixtures, synthesizeReferenceApp } from '../rehearsal/topology-fixtures';
 
@@ -15,6 +16,11 @@ import { removeFixtures, synthesizeReferenceApp } from '../rehearsal/topology-fi
 const ROOT = path.join(__dirname, '..', '..');
 const BIN = path.join(ROOT, (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['aurora-proxy-kit']!);
 const PLAN_FIXTURE = path.join(__dirname, 'fixtures', 'plan.json');
+/** The parts of `terraform show -json` of modules/examples/complete-pgbouncer's plan the cost estimate reads. */
+const PGBOUNCER_PLAN_FIXTURE = path.join(__dirname, 'fixtures', 'plan-pgbouncer.json');
+
+/** A pattern matching text that starts with `prefix`. */
+const startsWith = (prefix: string): RegExp => new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
 
 interface Run {
   readonly code: number | null;
@@ -75,7 +81,10 @@ describe('aurora-proxy-kit help', () => {
     expect(cli(['rehearse', '--help']).stdout).toMatch(new RegExp(REHEARSE_COMMANDS.map((c) => `\n {2}${c} +\\S`).join('[\\s\\S]*')));
     expect(cli(['synth', '--help']).stdout).toMatch(/\n {2}summary +what a synthesized cloud assembly deploys/);
     const plan = cli(['plan', 'summary', '--help']);
-    expect([plan.code, plan.stdout]).toEqual([0, expect.stringMatching(/^Usage: aurora-proxy-kit plan summary \[plan\.json\]/)]);
+    expect([plan.code, plan.stdout]).toEqual([0, expect.stringMatching(/^Usage: aurora-proxy-kit plan summary \[options\] \[plan\.json\]/)]);
+    // the cost estimate's options, in both summaries
+    expectOptionsListed(plan.stdout, PLAN_SUMMARY_COMMAND.options);
+    expectOptionsListed(cli(['synth', 'summary', '--help']).stdout, SYNTH_SUMMARY_COMMAND.options);
   });
 
   test('npx aurora-proxy-kit in the repository runs the repository\'s own bin', () => {
@@ -139,21 +148,60 @@ describe('plan summary', () => {
     '  engine_version = "17.9"',
     '  tiered_cache_gib = 135.2',
     '  temporary_objects_gib = 64',
-    '',
+    'Monthly cost estimate, us-east-1 (US East (N. Virginia)):',
   ].join('\n');
 
   test('counts what a plan creates (replacements too; not updates, no-ops or data sources), from a file', () => {
-    expect(cli(['plan', 'summary', PLAN_FIXTURE])).toEqual({ code: 0, stdout: expected, stderr: '' });
+    expect(cli(['plan', 'summary', PLAN_FIXTURE])).toEqual({ code: 0, stdout: expect.stringMatching(startsWith(expected)), stderr: '' });
   });
 
   test('reads the plan on stdin, as `terraform show -json` pipes it', () => {
-    expect(cli(['plan', 'summary'], fs.readFileSync(PLAN_FIXTURE, 'utf8'))).toEqual({ code: 0, stdout: expected, stderr: '' });
+    expect(cli(['plan', 'summary'], fs.readFileSync(PLAN_FIXTURE, 'utf8'))).toEqual({ code: 0, stdout: expect.stringMatching(startsWith(expected)), stderr: '' });
+  });
+
+  test('prints the monthly cost estimate of what the plan creates, with the price date and sources', () => {
+    // GIVEN the RDS Proxy plan (3 x db.r6gd.xlarge, a proxy) WHEN summarized with the instances' price given
+    const r = cli(['plan', 'summary', PLAN_FIXTURE, '--instance-price', 'db.r6gd.xlarge=0.9']);
+    // THEN 3 x 0.9 x 730 = 1971.00 and 12 vCPUs x 0.015 x 730 = 131.40
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toMatch(/^ {2}3 x db\.r6gd\.xlarge \(I\/O-Optimized\) +\$1971\.00 /m);
+    expect(r.stdout).toMatch(/^ {2}1 x RDS Proxy \(12 vCPUs of the database's instances\) +\$131\.40 /m);
+    expect(r.stdout).toMatch(/^ {2}total +\$2102\.40 /m);
+    expect(r.stdout).toMatch(/^Engine: RDS Proxy \$131\.40\/month against the PgBouncer fleet \$151\.48\/month/m);
+    expect(r.stdout).toMatch(/^prices as of \d{4}-\d{2}-\d{2}, on-demand, excluding data processed \(us-east-1;/m);
+    expect(r.stdout).toMatch(/^sources: Amazon Aurora pricing; Amazon RDS Proxy pricing/m);
+  });
+
+  test('the PgBouncer engine\'s plan: hosts, NLB and interface endpoints per AZ', () => {
+    const r = cli(['plan', 'summary', PGBOUNCER_PLAN_FIXTURE]);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toMatch(/^ {2}2 x c7g\.large \(PgBouncer hosts\) +\$105\.85 /m);
+    expect(r.stdout).toMatch(/^ {2}2 x interface endpoint, PgBouncer endpoint service \(4 endpoint-AZs\) +\$29\.20 /m);
+    expect(r.stdout).toMatch(/^ {2}6 x interface endpoint, AWS services \(12 endpoint-AZs\) +\$87\.60 /m);
+    expect(r.stdout).toMatch(/^ {2}total +\$239\.08 \(without 2 lines/m);
+    expect(r.stdout).toContain('+ NLB capacity units (new flows, active flows, bytes): $0.006 per NLCU-hour (depends on traffic, not in the total)');
+  });
+
+  test('--json carries the estimate', () => {
+    const r = cli(['plan', 'summary', PLAN_FIXTURE, '--json']);
+    const json = JSON.parse(r.stdout) as { creates: Record<string, number>; cost: { pricesAsOf: string; region: string; engines: { crossoverVcpus: number } } };
+    expect([json.creates.aws_rds_cluster_instance, json.cost.region, json.cost.engines.crossoverVcpus]).toEqual([3, 'us-east-1', 13.8]);
+    expect(json.cost.pricesAsOf).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  test.each([
+    [['--instance-price', 'r6gd=0.9'], '--instance-price r6gd=0.9 is not CLASS=USD: pass e.g. --instance-price db.r6gd.xlarge=0.9 (USD per instance-hour, I/O-Optimized)'],
+    [['--storage-gb', 'lots'], '--storage-gb lots is not a number of 0 or more: pass e.g. --storage-gb 100'],
+    [['--region', 'Ireland'], '--region Ireland is not a Region name: pass e.g. --region us-east-1'],
+  ])('bad cost option %j: exit 2, names it, its value and the fix', (args, message) => {
+    const r = cli(['plan', 'summary', PLAN_FIXTURE, ...args]);
+    expect([r.code, r.stderr]).toEqual([2, `aurora-proxy-kit plan: ${message}\n`]);
   });
 
   test('reads the plan from a slow writer through npx, as `make terraform-plan-summary` pipes it (a non-blocking pipe)', () => {
     // terraform takes a while before it writes, longer than npx takes to start, and npx hands its child the pipe non-blocking.
     const r = spawnSync('bash', ['-c', `(sleep 4; cat "$0") | npx --no-install aurora-proxy-kit plan summary`, PLAN_FIXTURE], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-    expect([r.status, r.stdout, r.stderr.replace(/^npm warn .*\n/gm, '')]).toEqual([0, expected, '']);
+    expect([r.status, r.stdout, r.stderr.replace(/^npm warn .*\n/gm, '')]).toEqual([0, expect.stringMatching(startsWith(expected)), '']);
   });
 
   test.each([
@@ -182,6 +230,15 @@ describe('synth summary', () => {
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toMatch(/^Stack AuroraProxyKit \(AuroraProxyKit\.template\.json\): \d+ resources$/m);
     expect(r.stdout).toMatch(/^ {4}4 x db\.r6gd\.xlarge$/m);
+    // the estimate: a region-agnostic stack, priced in us-east-1 and saying so; 4 instances x 4 vCPUs for RDS Proxy
+    expect(r.stdout).toContain('  Monthly cost estimate, us-east-1 (US East (N. Virginia)): the deployment names no Region, priced there (give --region):');
+    expect(r.stdout).toMatch(/^ {4}1 x RDS Proxy \(16 vCPUs of the database's instances\) +\$175\.20 /m);
+    expect(r.stdout).toMatch(/^ {4}for this cluster \(16 vCPUs\) the PgBouncer fleet costs less/m);
+    expect(r.stdout).toMatch(/^ {2}prices as of \d{4}-\d{2}-\d{2}, on-demand, excluding data processed \(us-east-1;/m);
+    // --json carries it per stack
+    const json = JSON.parse(cli(['synth', 'summary', dir, '--json', '--region', 'us-east-1']).stdout) as { stacks: Array<{ cost: { regionAssumed: boolean; knownMonthlyUsd: number } }> };
+    expect(json.stacks[0]!.cost.regionAssumed).toBe(false);
+    expect(json.stacks[0]!.cost.knownMonthlyUsd).toBeGreaterThan(175.2);
   });
 
   test('a directory without a cloud assembly: exit 2, says to synthesize', () => {

@@ -53,6 +53,16 @@ const PUBLIC_API = [
   'PoolingProxyEndpointProps',
   'PoolingProxyProps',
   'ProxyEngine',
+  // The cost estimate
+  'CostEstimate',
+  'CostEstimateOptions',
+  'CostEstimator',
+  'CostLine',
+  'DeploymentInventory',
+  'EngineComparison',
+  'FleetHosts',
+  'InterfaceEndpointUse',
+  'StorageComparison',
 ];
 
 const ROOT = path.join(__dirname, '..', '..');
