@@ -17,7 +17,10 @@ import { HOST_AGENT_PATH, HOST_AGENT_SOURCE } from '../../lib/model/pgbouncer-ho
 import { FLEET_NAME_FILE } from '../../lib/model/pgbouncer-host-serve';
 import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, READ_ONLY_ROUTING, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../lib/model/scram-salt';
-import { execInHost, pgbouncerPid, REHEARSAL_CLUSTER, rehearsalAwsNames, type PoolerHost } from '../../lib/rehearsal';
+import { addPoolerLoadBalancerTarget, execInHost, healthyTargets, pgbouncerPid, REHEARSAL_CLUSTER, rehearsalAwsNames, type PoolerHost } from '../../lib/rehearsal';
+import { killHost, killProcess } from '../../lib/rehearsal/processes';
+import { EndpointRole } from '../../lib/model';
+import { POOLER_HEALTH_CHECK } from '../../lib/model/pgbouncer-host-serve';
 import { liveUnavailable } from '../rehearsal/isolation';
 import { startRehearsal, stopRehearsal } from '../rehearsal/live';
 
@@ -168,6 +171,7 @@ live('the bootstrap on a rehearsal host', () => {
   let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
   let host: PoolerHost | undefined;
   const consumer = { username: 'app_fleet', password: 'fleet-consumer-password-0123456789' };
+  const server = { username: 'fleet_ro_server', password: 'fleet-server-password-0123456789' };
 
   /** A consumer's connection to the booted host's listener (its address in the data VPC, reached through the VPC's router). */
   const connectToHost = async (port: number, login: { username: string; password: string }, attempts = 40): Promise<Client> => {
@@ -197,7 +201,6 @@ live('the bootstrap on a rehearsal host', () => {
 
   test('GIVEN the template substituted with the rehearsal\'s values WHEN a booted Debian 13 host runs it THEN its systemd runs the processes the model lays out, with the fleet\'s files, the verifiers the role bootstrap sets, and private files only the PgBouncer user reads', async () => {
     const r = started!.rehearsal;
-    const server = { username: 'fleet_ro_server', password: 'fleet-server-password-0123456789' };
     host = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
     started!.pids.push(host.booted.container.pid, host.booted.imds.pid);
 
@@ -243,6 +246,84 @@ live('the bootstrap on a rehearsal host', () => {
       await ro.end();
     }
   }, 300_000);
+  test('GIVEN two hosts behind the load balancer stand-in WHEN one is lost under load THEN the stand-in stops sending to it within its health checks\' window, and a replacement booted from the same user data joins and serves', async () => {
+    const r = started!.rehearsal;
+    const second = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
+    started!.pids.push(second.booted.container.pid, second.booted.imds.pid);
+    const lb = await r.startPoolerLoadBalancer([host!, second]);
+    started!.pids.push(lb.process.pid);
+    const port = lb.ports[EndpointRole.READ_WRITE];
+    const through = async (): Promise<Client> => {
+      const c = new Client({ host: lb.address, port, user: consumer.username, password: consumer.password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(r.endpoints.writer.caFile, 'utf8') }, connectionTimeoutMillis: 3000, query_timeout: 5000 });
+      c.on('error', () => undefined);
+      await c.connect();
+      return c;
+    };
+    // Each query says which host it came through: the server sees the host's address.
+    const served: Array<{ readonly at: number; readonly by: string }> = [];
+    const errors: number[] = [];
+    let stop = false;
+    const client = async (): Promise<void> => {
+      let c: Client | undefined;
+      while (!stop) {
+        // An error counts when its attempt began: one begun before the host was out may fail after (its connect
+        // or query timing out).
+        const attemptAt = Date.now();
+        try {
+          c ??= await through();
+          const row = (await c.query<{ a: string }>('SELECT host(inet_client_addr()) AS a')).rows[0]!;
+          served.push({ at: Date.now(), by: row.a });
+        } catch {
+          errors.push(attemptAt);
+          await c?.end().catch(() => undefined);
+          c = undefined;
+          await new Promise((res) => setTimeout(res, 200));
+        }
+        // A new connection now and then, as a pool's clients open them: the NLB balances connections.
+        if (served.length % 20 === 0) {
+          await c?.end().catch(() => undefined);
+          c = undefined;
+        }
+      }
+      await c?.end().catch(() => undefined);
+    };
+    const clients = Array.from({ length: 4 }, () => client());
+    try {
+      const waitFor = async (what: string, ok: () => Promise<boolean>, ms: number): Promise<number> => {
+        const from = Date.now();
+        while (!(await ok())) {
+          if (Date.now() - from > ms) throw new Error(`not within ${ms} ms: ${what} (served by ${[...new Set(served.map((x) => x.by))].join(', ') || 'none'}; ${errors.length} client errors; targets ${JSON.stringify(await healthyTargets(lb))})`);
+          await new Promise((res) => setTimeout(res, 250));
+        }
+        return Date.now() - from;
+      };
+      await waitFor('both hosts serve through the stand-in', async () => new Set(served.map((s) => s.by)).size === 2, 30_000);
+      // WHEN the second host is lost (its machine gone: no shutdown, no answer)
+      const lostAt = Date.now();
+      await killHost(second.booted.container);
+      await killProcess(second.booted.imds);
+      const h = POOLER_HEALTH_CHECK;
+      const window = (h.unhealthyThreshold * h.intervalSeconds + h.timeoutSeconds) * 1000;
+      const outAfterMs = await waitFor('the lost host taken out of the read/write target group', async () => !(await healthyTargets(lb))[EndpointRole.READ_WRITE].includes(second.name), window + 5000);
+      const servedBefore = served.length;
+      await new Promise((res) => setTimeout(res, 3000));
+      const errorsAfterOut = errors.filter((at) => at > lostAt + outAfterMs + 500).length;
+      // THEN queries go on through the host left
+      expect(served.length).toBeGreaterThan(servedBefore);
+      expect(errorsAfterOut).toBe(0);
+      // AND a replacement booted from the same user data joins, as the Auto Scaling group registers it
+      const third = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
+      started!.pids.push(third.booted.container.pid, third.booted.imds.pid);
+      await addPoolerLoadBalancerTarget(lb, third);
+      const joinedAfterMs = await waitFor('the replacement serving through the stand-in', async () => served.some((s) => s.by === third.host), 60_000);
+      process.stdout.write(`PgBouncer engine host-lost drill: the stand-in took the lost host out ${outAfterMs} ms after it was lost (health checks every ${h.intervalSeconds} s, ${h.unhealthyThreshold} to fail); ${errors.filter((at) => at >= lostAt).length} client errors in all, none begun after it was out; the replacement served ${joinedAfterMs} ms after it was registered\n`);
+      expect(outAfterMs).toBeLessThanOrEqual(window + 5000);
+    } finally {
+      stop = true;
+      await Promise.all(clients);
+    }
+  }, 420_000);
+
   test('GIVEN both listeners under load WHEN the writer fails over THEN writes resume on the promoted instance within seconds, no acknowledged write is lost, a read through the read-only listener reaches the writer only within a second of the promotion and once per server connection, and the promoted reader\'s pools move to the former writer\'s instance endpoint', async () => {
     const r = started!.rehearsal;
     // Each acknowledged write and when; a client may see an error (its query was on the killed writer)

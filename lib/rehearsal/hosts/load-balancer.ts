@@ -74,7 +74,8 @@ export function renderLoadBalancerConfig(spec: Omit<LoadBalancerSpec, 'namespace
   return [
     '# The PgBouncer engine\'s Network Load Balancer stand-in, rendered by aurora-proxy-kit lib/rehearsal/hosts/load-balancer.ts; do not edit.',
     'global',
-    '  maxconn 20000',
+    // Within the rehearsal user's open-file limit (HAProxy needs about two descriptors per connection).
+    '  maxconn 400',
     `  stats socket ${spec.adminSocket} mode 600 level admin`,
     'defaults',
     '  mode tcp',

@@ -190,7 +190,8 @@ export function certificateNames(s: NetworkSettings & Pick<ResolvedSettings, 'ne
   // for the endpoint service's names, which the rehearsal's clients do not reach the hosts by yet).
   const prefix = plan.cidr.split('.').slice(0, 3).join('.');
   const poolerHosts = Array.from({ length: MAX_POOLER_HOSTS }, (_, i) => `${prefix}.${POOLER_HOST_FIRST_NUMBER + i}`);
-  return [names.proxyWildcard(proxyName(s)), names.clusterEndpoint(cluster), names.readerEndpoint(cluster), ...instances.map((i) => names.instanceEndpoint(i)), ...aws, ...poolerHosts];
+  // And the address of their load balancer's stand-in, which passes TLS through to them as the NLB does.
+  return [names.proxyWildcard(proxyName(s)), names.clusterEndpoint(cluster), names.readerEndpoint(cluster), ...instances.map((i) => names.instanceEndpoint(i)), ...aws, ...poolerHosts, addressOf(plan, 'pooler-load-balancer')];
 }
 
 /**
