@@ -43,6 +43,10 @@ locals {
     ConsumerSecretArns        = join(" ", [for u in var.consumer_users : aws_secretsmanager_secret.consumer[u].arn])
     TlsSecretArn              = local.tls_secret_arn
     FleetName                 = var.name
+    # Terraform takes no signals: an empty stack name, and the host sends none (it waits for healthy capacity instead).
+    SignalStack    = ""
+    SignalResource = ""
+    SignalRegion   = ""
   }
   # The kit's bootstrap, the same text the CDK construct deploys; templatefile fills its placeholders.
   user_data = templatefile("${path.module}/templates/bootstrap.sh.tftpl", local.bootstrap_variables)
