@@ -30,10 +30,12 @@ locals {
   # What the SSM Agent needs for Session Manager (AWS's minimal instance permissions), not AmazonSSMManagedInstanceCore.
   session_manager_actions = ["ssm:UpdateInstanceInformation", "ssmmessages:CreateControlChannel", "ssmmessages:CreateDataChannel", "ssmmessages:OpenControlChannel", "ssmmessages:OpenDataChannel"]
   # How the Auto Scaling group judges hosts (EC2's checks only: the load balancer's fail on every host at once when
-  # Aurora's servers do), the warm-up a new host is given, and EC2's limit on user data (raw, before base64).
-  host_health_check_type = "EC2"
-  host_warmup_seconds    = 300
-  user_data_max_bytes    = 16384
+  # Aurora's servers do), the warm-up a new host is given, how long an apply waits for every host to serve
+  # (CloudFormation's signal timeout), and EC2's limit on user data (raw, before base64).
+  host_health_check_type      = "EC2"
+  host_warmup_seconds         = 300
+  host_signal_timeout_seconds = 900
+  user_data_max_bytes         = 16384
   # Connections of each instance no pool takes: superuser-reserved 3, rds-superuser-reserved 2, aws-automation 3, master-user 1, role-bootstrap 1.
   reserved_connections = 10
 }

@@ -374,13 +374,23 @@ resource "aws_autoscaling_group" "this" {
   health_check_type         = local.host_health_check_type
   health_check_grace_period = local.host_warmup_seconds
 
+  # Terraform takes no signals from the hosts: an apply that creates or changes the group waits until every
+  # host is healthy in both target groups (the load balancer's checks of /read-write and /read-only: both
+  # listeners serve), or fails after the timeout. A host whose bootstrap fails powers itself off and never
+  # counts, so a broken packages object fails the apply instead of passing it.
+  wait_for_elb_capacity     = var.hosts
+  wait_for_capacity_timeout = "${local.host_signal_timeout_seconds}s"
+
   # A pinned version, not $Latest: a new version is a change the instance refresh rolls out.
   launch_template {
     id      = aws_launch_template.this.id
     version = aws_launch_template.this.latest_version
   }
 
-  # Replaces the hosts one at a time when the launch template changes, keeping hosts - 1 in service.
+  # Replaces the hosts one at a time when the launch template changes, keeping hosts - 1 in service. The refresh
+  # runs after the apply (Terraform starts it, it does not wait for it): a new host that never becomes healthy
+  # (a failed bootstrap powers it off) leaves the refresh at that host until it times out, and the auto rollback
+  # returns the group to the previous launch template; skip_matching leaves hosts already on the new template alone.
   instance_refresh {
     strategy = "Rolling"
     preferences {
@@ -388,6 +398,8 @@ resource "aws_autoscaling_group" "this" {
       max_healthy_percentage = 100
       # The next old host goes only after the new one's warm-up.
       instance_warmup = tostring(local.host_warmup_seconds)
+      skip_matching   = true
+      auto_rollback   = true
     }
   }
 
