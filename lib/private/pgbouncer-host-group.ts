@@ -1,4 +1,4 @@
-import { Annotations, Aws, CfnElement, Duration, Fn, Lazy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnElement, CfnParameter, Duration, Fn, Lazy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -6,7 +6,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { BOOTSTRAP_PLACEHOLDERS } from '../model/pgbouncer-bootstrap';
 import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_WARMUP_SECONDS, type PoolerFleetSpec } from '../model/pgbouncer-fleet';
-import { DEBIAN_13_ARM64_IMAGE_PARAMETER, SESSION_MANAGER_INSTANCE_POLICY } from '../model/pgbouncer-hosts';
+import { POOLER_IMAGE_LOOKUP, SESSION_MANAGER_INSTANCE_POLICY } from '../model/pgbouncer-hosts';
 import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
 import { FLEET_HOST_SIGNAL_TIMEOUT_SECONDS, FLEET_SIGNAL_POLICY } from '../model/pgbouncer-rollout';
 import type { OptimizedReadsCluster } from '../optimized-reads-cluster';
@@ -19,6 +19,8 @@ export interface PgBouncerHostGroupProps {
   readonly packages: PgBouncerPackages;
   readonly vpcSubnets: ec2.SubnetSelection;
   readonly instanceType: string;
+  /** The hosts' AMI; a CloudFormation parameter the deployer sets when undefined. */
+  readonly imageId?: string;
   readonly fleet: PoolerFleetSpec;
   /** The Fleet dimension of the hosts' metrics. */
   readonly fleetName: string;
@@ -88,8 +90,8 @@ export function addPgBouncerHostGroup(scope: Construct, props: PgBouncerHostGrou
 
   const launchTemplate: ec2.LaunchTemplate = new ec2.LaunchTemplate(scope, 'LaunchTemplate', {
     instanceType: new ec2.InstanceType(props.instanceType),
-    // Resolved by CloudFormation from Debian's public parameter at each deploy: no context lookup.
-    machineImage: ec2.MachineImage.fromSsmParameter(DEBIAN_13_ARM64_IMAGE_PARAMETER, { os: ec2.OperatingSystemType.LINUX }),
+    // Pinned: a new image replaces every host, so it changes only when the user changes it.
+    machineImage: pinnedImage(props.imageId ?? imageParameter(scope).valueAsString),
     // The group's logical id is known once the group exists (below): a Lazy, resolved at synth.
     userData: ec2.UserData.custom(Fn.sub(props.userDataTemplate, { ...bootstrapVariables(props), ...signalVariables((): autoscaling.AutoScalingGroup => autoScalingGroup) })),
     role: hostRole,
@@ -163,6 +165,23 @@ function bootstrapVariables(props: PgBouncerHostGroupProps): Record<string, stri
     [name(BOOTSTRAP_PLACEHOLDERS.tlsSecretArn)]: props.tlsSecretArn,
     [name(BOOTSTRAP_PLACEHOLDERS.fleetName)]: props.fleetName,
   };
+}
+
+/**
+ * The deployer's AMI id, kept by CloudFormation between deploys (`cdk deploy` reuses a parameter's previous
+ * value), so a deploy that does not pass another never moves the hosts to a new image. No default: Debian's
+ * latest-image parameter as a default would be resolved at every deploy (pgbouncer-hosts.ts).
+ */
+function imageParameter(scope: Construct): CfnParameter {
+  return new CfnParameter(scope, 'ImageId', {
+    type: 'AWS::EC2::Image::Id',
+    description: `The PgBouncer hosts' AMI (Debian 13 arm64) of ${scope.node.path}, pinned: ${POOLER_IMAGE_LOOKUP}; a new id replaces every host, one at a time`,
+  });
+}
+
+/** An AMI by id (a token or a literal): no lookup at synth, none at deploy. */
+function pinnedImage(imageId: string): ec2.IMachineImage {
+  return { getImage: () => ({ imageId, osType: ec2.OperatingSystemType.LINUX, userData: ec2.UserData.forLinux() }) };
 }
 
 /** Where the hosts signal: this stack, the group's logical id (a Lazy: the group is made after the template), this Region. */

@@ -31,7 +31,7 @@ const HOST_SERVICES: ReadonlyArray<[string, ec2.InterfaceVpcEndpointAwsService, 
   // The exporter's PutMetricData.
   ['Monitoring', ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_MONITORING, 'the metrics exporter'],
   // Each new host's SignalResource: the stack's creation and rolling updates wait for it (pgbouncer-rollout.ts).
-  ['CloudFormation', ec2.InterfaceVpcEndpointAwsService.CLOUDFORMATION, 'the hosts\' signals'],
+  ['CloudFormation', ec2.InterfaceVpcEndpointAwsService.CLOUDFORMATION, 'SignalResource of new hosts'],
 ];
 
 export interface PgBouncerTierProps {

@@ -1,11 +1,6 @@
 data "aws_caller_identity" "current" {}
 data "aws_partition" "current" {}
 
-# Resolved at each plan from Debian's public parameter: no AMI id to look up or pin by hand.
-data "aws_ssm_parameter" "debian" {
-  name = local.debian_image_parameter
-}
-
 locals {
   partition      = data.aws_partition.current.partition
   instance_parts = split(".", var.instance_type)
@@ -289,9 +284,11 @@ resource "aws_vpc_security_group_egress_rule" "hosts_https" {
 # --- The hosts ------------------------------------------------------------------------------------
 
 resource "aws_launch_template" "this" {
-  name_prefix            = "${var.name}-pooler-"
-  description            = "PgBouncer hosts of ${var.name}"
-  image_id               = data.aws_ssm_parameter.debian.insecure_value
+  name_prefix = "${var.name}-pooler-"
+  description = "PgBouncer hosts of ${var.name}"
+  # Pinned (var.image_id): Debian's latest-image parameter, resolved at each plan, would replace every host in a
+  # plan that changed nothing of theirs whenever Debian publishes a new image.
+  image_id               = var.image_id
   instance_type          = var.instance_type
   update_default_version = true
   user_data              = base64encode(local.user_data)

@@ -511,6 +511,7 @@ describe('the kit\'s rules at construction', () => {
       readerEndpoints: ['orders-reader-1.abc.us-east-1.rds.amazonaws.com'],
       databaseName: 'app',
       maxConnections: 1000,
+      imageId: 'ami-0123456789abcdef0',
       packagesBucket: 'orders-packages',
       packagesKey: 'pgbouncer/packages.tar',
       // The module's own CA, issued by the release's certificate function.

@@ -95,9 +95,12 @@ describe('PgBouncerProxy', () => {
     Template.fromStack(stack).hasResource('AWS::AutoScaling::AutoScalingGroup', { CreationPolicy: { ResourceSignal: { Count: 4, Timeout: 'PT15M' } }, UpdatePolicy: { AutoScalingRollingUpdate: Match.objectLike({ MinInstancesInService: 3, WaitOnResourceSignals: true }) } });
   });
 
-  test('the launch template: Graviton, Debian 13 arm64 from Debian\'s public SSM parameter, IMDSv2 only, encrypted gp3 root, no public address, no key pair', () => {
-    template.hasParameter('*', { Type: 'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>', Default: '/aws/service/debian/release/13/latest/arm64' });
-    const [parameter] = Object.keys(template.findParameters('*', { Default: '/aws/service/debian/release/13/latest/arm64' }));
+  test('the launch template: Graviton, the AMI pinned by a parameter the deployer sets (no default, never Debian\'s latest-image parameter), IMDSv2 only, encrypted gp3 root, no public address, no key pair', () => {
+    const parameters = template.findParameters('*', { Type: 'AWS::EC2::Image::Id' });
+    expect(Object.values(parameters)).toEqual([{ Type: 'AWS::EC2::Image::Id', Description: expect.stringContaining('aws ssm get-parameter --name /aws/service/debian/release/13/latest/arm64') }]);
+    // No parameter CloudFormation resolves at each deploy to an image.
+    expect(template.findParameters('*', { Type: 'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>' })).toEqual({});
+    const [parameter] = Object.keys(parameters);
     template.hasResourceProperties('AWS::EC2::LaunchTemplate', {
       LaunchTemplateData: Match.objectLike({
         InstanceType: 'c7g.large',
@@ -331,6 +334,19 @@ describe('PgBouncerProxy validation', () => {
     // WHEN / THEN: the shared vector's message, with the prop's name
     const message = rejectionMessage(rule, input).replace(/^packagesBucket /, 'packages.bucket ').replace(/^packagesKey /, 'packages.key ');
     expect(() => new PgBouncerProxy(stack, 'Other', { cluster, packages: { bucket, key }, tlsCertificate: { secret: tls, caCertificatePem: USER_CA_PEM } })).toThrow(kitError('Stack/Other', message));
+  });
+
+  test('GIVEN an AMI id WHEN the proxy is created THEN the launch template boots exactly it, with no image parameter', () => {
+    const { stack, create } = poolerStack({ imageId: 'ami-0123456789abcdef0' });
+    create();
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::EC2::LaunchTemplate', { LaunchTemplateData: Match.objectLike({ ImageId: 'ami-0123456789abcdef0' }) });
+    expect(template.findParameters('*', { Type: Match.stringLikeRegexp('Image') })).toEqual({});
+  });
+
+  test.each(['/aws/service/debian/release/13/latest/arm64', 'ami-0123456789ABCDEF0'])('GIVEN the image %s, not an AMI id WHEN the proxy is created THEN it is refused with the lookup', (imageId) => {
+    const { create } = poolerStack({ imageId });
+    expect(create).toThrow(rejectionMessage('pooler-image-id', { imageId }));
   });
 
   test('GIVEN a packages bucket made in the same stack (its name a token) WHEN the proxy is created THEN its name is left to S3', () => {

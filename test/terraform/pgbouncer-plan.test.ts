@@ -10,7 +10,7 @@ import { SESSION_MANAGER_INSTANCE_POLICY } from '../../lib/model/pgbouncer-hosts
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../lib/model/pgbouncer-host-serve';
 import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 import { topologyFromPlan } from '../../lib/rehearsal/topology/from-plan';
-import { PlanJson, ROOT, ResourceChange, TerraformDir } from './terraform-cli';
+import { EXAMPLE_POOLER_IMAGE_ID, PlanJson, ROOT, ResourceChange, TerraformDir } from './terraform-cli';
 
 /**
  * modules/examples/complete-pgbouncer planned offline with the stand-in provider: the PgBouncer fleet
@@ -66,7 +66,7 @@ describe('examples/complete-pgbouncer plan', () => {
     expect(JSON.stringify(asg.expressions.launch_template)).toContain('aws_launch_template.this.latest_version');
   });
 
-  test('the launch template: Debian 13 arm64 from Debian\'s public parameter, IMDSv2 only, encrypted gp3 root, no public address, no key pair', () => {
+  test('the launch template: the AMI the deployer pinned (no parameter read at plan), IMDSv2 only, encrypted gp3 root, no public address, no key pair', () => {
     const lt = after('aws_launch_template.this');
     expect(lt).toEqual(
       expect.objectContaining({
@@ -78,8 +78,9 @@ describe('examples/complete-pgbouncer plan', () => {
       }),
     );
     expect(lt.key_name ?? null).toBeNull();
-    expect(dataSources().find((d) => d.address === 'module.pooler.data.aws_ssm_parameter.debian')?.values).toEqual(expect.objectContaining({ name: '/aws/service/debian/release/13/latest/arm64' }));
-    expect(JSON.stringify(pooler.find((r) => r.address === 'aws_launch_template.this')!.expressions.image_id)).toContain('data.aws_ssm_parameter.debian');
+    expect(lt.image_id).toBe(EXAMPLE_POOLER_IMAGE_ID);
+    expect(dataSources().filter((d) => d.type === 'aws_ssm_parameter')).toEqual([]);
+    expect(JSON.stringify(pooler.find((r) => r.address === 'aws_launch_template.this')!.expressions.image_id)).toContain('var.image_id');
   });
 
   test('the user data is base64 of templatefile of the bootstrap with a value for every placeholder, the CDK construct\'s values', () => {

@@ -21,6 +21,7 @@ variables {
   reader_endpoints          = ["tests-reader-1.abc.us-east-1.rds.amazonaws.com"]
   database_name             = "app"
   max_connections           = 1000
+  image_id                  = "ami-0123456789abcdef0"
   packages_bucket           = "tests-packages"
   packages_key              = "pgbouncer/packages.tar"
   certificate_function      = { s3_bucket = "tests-lambda", s3_key = "pooler-certificate.zip" }

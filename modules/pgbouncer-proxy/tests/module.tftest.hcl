@@ -16,6 +16,7 @@ variables {
   reader_endpoints          = ["tests-reader-1.abc.us-east-1.rds.amazonaws.com", "tests-reader-2.abc.us-east-1.rds.amazonaws.com"]
   database_name             = "app"
   max_connections           = 1000
+  image_id                  = "ami-0123456789abcdef0"
   packages_bucket           = "tests-packages"
   packages_key              = "pgbouncer/packages.tar"
   tls_secret_arn            = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tests-tls-AbCdEf"
