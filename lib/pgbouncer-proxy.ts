@@ -61,7 +61,7 @@ export interface PgBouncerProxyProps {
    * The hosts' AMI (Debian 13 arm64), pinned: look it up once in the Region (`aws ssm get-parameter --name
    * /aws/service/debian/release/13/latest/arm64`) and change it on purpose; a new id replaces every host,
    * one at a time, each waiting on the new host's signal.
-   * @default - a CloudFormation parameter `<id>ImageId` of type AWS::EC2::Image::Id with no default: the first
+   * @default - a CloudFormation parameter `<path>ImageId<hash>` of type AWS::EC2::Image::Id with no default: the first
    * deploy must pass it (`cdk deploy --parameters ...`), later deploys keep it until another is passed
    */
   readonly imageId?: string;
