@@ -97,7 +97,10 @@ export class PgBouncerTier extends Construct {
       if (service === ec2.InterfaceVpcEndpointAwsService.CLOUDFORMATION) {
         endpoint.addToPolicy(new iam.PolicyStatement({ principals: [this.proxy.hostRole], actions: [...FLEET_SIGNAL_POLICY.actions], resources: [Aws.STACK_ID] }));
       }
+      // The hosts boot once what they call exists: a host that cannot signal would fail the stack's creation.
+      this.proxy.autoScalingGroup.node.defaultChild!.node.addDependency(endpoint);
     }
+    this.proxy.autoScalingGroup.node.defaultChild!.node.addDependency(this.s3Endpoint);
 
     const group = new ec2.SecurityGroup(this, 'ConsumerSecretsEndpointSecurityGroup', {
       vpc: props.consumerVpc,

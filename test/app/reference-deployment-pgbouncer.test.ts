@@ -148,6 +148,10 @@ describe('ReferenceDeployment with proxyEngine=pgbouncer', () => {
       .sort();
     expect(services).toEqual(['cloudformation', 'ec2messages', 'monitoring', 's3', 'secretsmanager', 'ssm', 'ssmmessages']);
     expect(ofType('AWS::EC2::NatGateway')).toHaveLength(0);
+    // The hosts boot after every endpoint they call exists (a host that cannot signal fails the creation).
+    const dataEndpoints = ofType('AWS::EC2::VPCEndpoint').filter(([, r]) => JSON.stringify(r.Properties.VpcId) === JSON.stringify(ref(stack.dataVpc))).map(([id]) => id);
+    const dependsOn = resources[logicalIdOf(stack.pgBouncer!.proxy.autoScalingGroup)].DependsOn as string[];
+    for (const id of dataEndpoints) expect([id, dependsOn.includes(id)]).toEqual([id, true]);
   });
 
   describe('the data VPC\'s endpoints pass only what their callers need', () => {
