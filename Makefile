@@ -246,8 +246,11 @@ cdktn-build: node-deps cdktn-deps
 # The example cdktn apps (packages/cdktn/examples/complete.ts, complete-pgbouncer.ts) synthesized through the
 # library API (cdktn-cli needs Node >= 22), then planned like terraform-plan-summary.
 ## cdktn-plan-summary: resources the cdktn example apps would create (synthesized and planned offline)
+# complete-pgbouncer's hosts' AMI has no default (whoever deploys pins it): POOLER_IMAGE_ID, an id of the right shape
+# unless given, for this offline plan.
+POOLER_IMAGE_ID ?= ami-0123456789abcdef0
 cdktn-plan-summary: node-deps cdktn-deps terraform-cli terraform-provider lambda-zip
-	@$(TF_ENV); set -e; out="$$(mktemp -d)"; trap 'rm -rf "$$out"' EXIT; \
+	@$(TF_ENV); set -e; export TF_VAR_pooler_image_id="$(POOLER_IMAGE_ID)"; out="$$(mktemp -d)"; trap 'rm -rf "$$out"' EXIT; \
 	for example in complete complete-pgbouncer; do \
 	  stack="$$(npx ts-node --transpile-only $(CDKTN_DIR)/examples/$$example.ts "$$out")"; stack="$$(dirname "$$stack")"; \
 	  "$$TF" -chdir="$$stack" init -input=false -no-color >/dev/null; \

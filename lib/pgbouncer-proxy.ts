@@ -58,6 +58,14 @@ export interface PgBouncerProxyProps {
    */
   readonly instanceType?: string;
   /**
+   * The hosts' AMI (Debian 13 arm64), pinned: look it up once in the Region (`aws ssm get-parameter --name
+   * /aws/service/debian/release/13/latest/arm64`) and change it on purpose; a new id replaces every host,
+   * one at a time, each waiting on the new host's signal.
+   * @default - a CloudFormation parameter `<path>ImageId<hash>` of type AWS::EC2::Image::Id with no default: the first
+   * deploy must pass it (`cdk deploy --parameters ...`), later deploys keep it until another is passed
+   */
+  readonly imageId?: string;
+  /**
    * Subnets of the hosts and the Network Load Balancer, in the cluster's VPC (at least two zones).
    * @default - the VPC's isolated subnets
    */
@@ -177,7 +185,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
         { fleetName, packagesBucket: known(props.packages.bucket.bucketName), packagesKey: known(props.packages.key) },
         (rule) => ({ ...rule.names, packagesBucket: 'packages.bucket', packagesKey: 'packages.key' }),
       ).map((v) => v.message),
-      ...runRules(POOLER_HOST_RULES, { instanceType, readOnlyServerUser: serverUser }),
+      ...runRules(POOLER_HOST_RULES, { instanceType, readOnlyServerUser: serverUser, imageId: props.imageId === undefined ? undefined : known(props.imageId) }),
       // Named as the props are: the fleet's vCPUs come from instanceType, its idle timeout is a Duration.
       ...evaluateRules(FLEET_RULES, spec as PoolerFleetSpec, (rule) => ({ ...rule.names, tcpIdleTimeoutSeconds: 'tcpIdleTimeout' })).map((v) => v.message),
       ...tlsCertificateProblems(props.tlsCertificate),
@@ -206,6 +214,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
       packages: props.packages,
       vpcSubnets,
       instanceType,
+      imageId: props.imageId,
       fleet,
       fleetName,
       userDataTemplate: template,

@@ -28,9 +28,10 @@
 import { gzipSync } from 'node:zlib';
 import { HOST_AGENT_PACKAGE_FILE, HOST_AGENT_PATH, HOST_FETCH_PATH, HOST_FETCH_SOURCE, hostAgentSha256 } from './pgbouncer-host-agent';
 import { COMMON_TEMPLATE_TOKENS, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, KEEPALIVE_MAX_IDLE_SECONDS, PROCESS_TEMPLATE_TOKENS, renderFleetCommonTemplate, renderFleetProcessTemplate, renderFleetRouteTemplate } from './pgbouncer-fleet';
-import { FLEET_NAME_FILE } from './pgbouncer-host-serve';
+import { FLEET_NAME_FILE, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from './pgbouncer-host-serve';
 import { MAX_POOLER_CONSUMER_USERS, PACKAGES_KEY_MAX_LENGTH } from './rules/pgbouncer-proxy';
 import { FLEET_OS_USER, PROCESS_UNIT, REFRESH_SERVICE, REFRESH_TIMER, SERVE_UNIT, SERVE_UNIT_NAME } from './pgbouncer-host-units';
+import { FLEET_HOST_SERVE_WAIT_SECONDS } from './pgbouncer-rollout';
 import { RESERVED_CONNECTIONS } from './sizing';
 
 /** Every placeholder of the bootstrap, each a deploy-time value. */
@@ -67,6 +68,13 @@ export const BOOTSTRAP_PLACEHOLDERS = {
   tlsSecretArn: '${TlsSecretArn}',
   /** The fleet's name: the Fleet dimension of its CloudWatch metrics (pgbouncer-metrics.ts). */
   fleetName: '${FleetName}',
+  /**
+   * Where the host signals CloudFormation (pgbouncer-rollout.ts): the stack's name, the Auto Scaling group's
+   * logical id and the stack's Region. An empty stack name (Terraform) sends no signal.
+   */
+  signalStack: '${SignalStack}',
+  signalResource: '${SignalResource}',
+  signalRegion: '${SignalRegion}',
 } as const;
 
 /** Each placeholder's shell variable in the bootstrap's program: FleetName -> FLEET_NAME. */
@@ -108,6 +116,10 @@ const PLACEHOLDER_MAX_BYTES: Readonly<Record<string, number>> = {
   TlsSecretArn: 128,
   // CloudFormation's alarm dimensions take values of 1 to 255 characters (the fleet-name rule).
   FleetName: 255,
+  // Stack names are at most 128 characters, logical ids 255 (CloudFormation User Guide, cloudformation-limits).
+  SignalStack: 128,
+  SignalResource: 255,
+  SignalRegion: 14,
 };
 /** The secrets' ARNs as the host keeps them for the refresh timer: the server role's, then the consumers'. */
 export const FLEET_SECRET_ARNS = `${'etc/pgbouncer'}/secret-arns`;
@@ -198,8 +210,20 @@ ROOT=$(printenv APK_ROOT || true)
 SKIP=" $(printenv APK_SKIP || true) "
 # A host whose bootstrap fails powers itself off: EC2's checks then find it not running and the group
 # replaces it (the group does not use the load balancer's checks). Never on the rehearsal (a ROOT).
-on_exit() { local rc=$?; [ "$rc" -eq 0 ] || [ -n "$ROOT" ] || { logger -t apk-bootstrap "failed: $rc"; systemctl poweroff; }; }
+# CloudFormation hears of it first (FAILURE stops the rollout at this host); not signalled when its
+# stack name is empty (Terraform) or the fetcher is not written yet.
+on_exit() { local rc=$?; [ "$rc" -eq 0 ] || [ -n "$ROOT" ] || { logger -t apk-bootstrap "failed: $rc"; signal FAILURE || true; systemctl poweroff; }; }
 trap on_exit EXIT
+
+signal() { [ -z "$SIGNAL_STACK" ] || ${HOST_FETCH_PATH} signal "$SIGNAL_STACK" "$SIGNAL_RESOURCE" "$SIGNAL_REGION" "$1"; }
+
+# The host counts once both listeners serve: the load balancer's health paths answer 200, then SUCCESS.
+# Not serving within the wait fails the bootstrap (FAILURE, power off).
+signal_serving() {
+  skipped start && return 0
+  ${HOST_FETCH_PATH} wait-serving ${FLEET_HOST_SERVE_WAIT_SECONDS} http://127.0.0.1:${POOLER_HEALTH_PORT}${POOLER_HEALTH_PATHS.readWrite} http://127.0.0.1:${POOLER_HEALTH_PORT}${POOLER_HEALTH_PATHS.readOnly}
+  signal SUCCESS
+}
 
 skipped() { case "$SKIP" in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
@@ -343,6 +367,7 @@ sync_clock
 install_packages
 configure
 start_processes
+signal_serving
 `;
   if (text.includes('${')) throw new Error('the bootstrap program holds "${": it reads the fleet\'s values from its environment only');
   return withoutComments(text);

@@ -95,20 +95,59 @@ def s3_get(bucket, key, out):
 `;
 
 /**
+ * The rollout's calls (pgbouncer-rollout.ts), in the fetcher because a bootstrap that fails before the
+ * agent is installed must still signal: CloudFormation's SignalResource (Query protocol, SigV4 with the
+ * instance role's credentials; the instance id as the signal's UniqueId, as AWS asks for instances), and
+ * the wait for both listeners to serve through the health endpoint.
+ */
+const HOST_ROLLOUT_CALLS = String.raw`def signal(stack, logical_id, region, status):
+    key_id, secret, session, (_, domain) = credentials()
+    token = imds("/api/token", method="PUT")
+    params = {"Action": "SignalResource", "Version": "2010-05-15", "StackName": stack, "LogicalResourceId": logical_id, "UniqueId": imds("/meta-data/instance-id", token), "Status": status}
+    body = urllib.parse.urlencode(params).encode()
+    name = "cloudformation." + region + "." + domain
+    headers = sign("POST", name, "/", "", {"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"}, body, "cloudformation", region, key_id, secret, session)
+    # 400: the stack no longer waits for this host (timed out, or rolled back): retrying cannot help.
+    fetch(urllib.request.Request("https://" + name + "/", data=body, method="POST", headers=headers), 10, (400,))
+
+
+def wait_serving(seconds, urls):
+    # Every URL answering 200 in one pass: the load balancer's health paths, so both listeners serve.
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            for url in urls:
+                urllib.request.urlopen(url, timeout=5).close()
+            return
+        except OSError as e:
+            if time.monotonic() > deadline:
+                sys.exit("not serving after " + str(seconds) + " s: " + url + ": " + str(e))
+            time.sleep(2)
+
+
+`;
+
+/**
  * The bootstrap's fetcher, the one program the user data carries (EC2's 16 KB): what the host needs to
- * read the packages object, `apk-fetch <bucket> <key> <file>`. The agent itself comes in that object.
+ * read the packages object, `apk-fetch <bucket> <key> <file>`, and the rollout's calls (`signal`,
+ * `wait-serving`). The agent itself comes in that object.
  */
 export const HOST_FETCH_PATH = '/usr/local/sbin/apk-fetch';
 export const HOST_FETCH_SOURCE = String.raw`#!/usr/bin/python3
 """aurora-proxy-kit PgBouncer engine packages fetcher (lib/model/pgbouncer-host-agent.ts); do not edit."""
 import datetime, hashlib, hmac, json, sys, time, urllib.parse, urllib.request
 
-${AWS_CALLS}
+${AWS_CALLS}${HOST_ROLLOUT_CALLS}
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        sys.stderr.write("usage: apk-fetch <bucket> <key> <file>\n")
+    if sys.argv[1:2] == ["signal"] and len(sys.argv) == 6:
+        signal(*sys.argv[2:])
+    elif sys.argv[1:2] == ["wait-serving"] and len(sys.argv) >= 4:
+        wait_serving(int(sys.argv[2]), sys.argv[3:])
+    elif len(sys.argv) == 4:
+        s3_get(*sys.argv[1:])
+    else:
+        sys.stderr.write("usage: apk-fetch <bucket> <key> <file> | signal <stack> <logical id> <region> SUCCESS|FAILURE | wait-serving <seconds> <url>...\n")
         sys.exit(2)
-    s3_get(*sys.argv[1:])
 `;
 
 /**

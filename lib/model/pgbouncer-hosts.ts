@@ -8,10 +8,21 @@ import { EndpointRole } from './vocabulary';
 
 /**
  * Debian's public SSM parameter for its latest Debian 13 arm64 AMI (Debian cloud team, "Debian on
- * AWS": AMI ids are published under /aws/service/debian/release/<version>/latest/<arch>). Resolved by
- * CloudFormation at deploy, so synth needs no lookup.
+ * AWS": AMI ids are published under /aws/service/debian/release/<version>/latest/<arch>). Where a user
+ * looks the hosts' image up, once, never what a deploy resolves: it moves with every Debian point release
+ * and security refresh, so resolving it at each deploy would replace every host in a deploy that changed
+ * nothing of theirs.
  */
 export const DEBIAN_13_ARM64_IMAGE_PARAMETER = '/aws/service/debian/release/13/latest/arm64';
+
+/** How to look the current Debian 13 arm64 AMI id up in a Region. */
+export const POOLER_IMAGE_LOOKUP = `aws ssm get-parameter --name ${DEBIAN_13_ARM64_IMAGE_PARAMETER} --query Parameter.Value --output text --region <region>`;
+
+/**
+ * An AMI id: `ami-` and 8 or 17 lower-case hexadecimal digits (EC2 API Reference, Image: ImageId; EC2 User
+ * Guide, resource-ids: "resource identifiers ... 17-character IDs", older ones 8).
+ */
+export const POOLER_IMAGE_ID_PATTERN = '^ami-([0-9a-f]{8}|[0-9a-f]{17})$';
 
 /**
  * What the hosts' SSM Agent needs for Session Manager, and nothing more (AWS Systems Manager User Guide,
@@ -64,6 +75,8 @@ export function poolerInstanceVcpus(instanceType: string): number | undefined {
 
 export interface PoolerHostRuleInput {
   readonly instanceType?: string;
+  /** The hosts' AMI: pinned, changed on purpose (a rolling replacement of every host). */
+  readonly imageId?: string;
   readonly readOnlyServerUser?: string;
   /** A consumer user added to the pooler. */
   readonly consumerUser?: string;
@@ -94,6 +107,19 @@ export const POOLER_HOST_RULES: ReadonlyArray<Rule<PoolerHostRuleInput>> = [
       new RegExp(GRAVITON_TYPE_PATTERN).test(i.instanceType!) && poolerInstanceVcpus(i.instanceType!) === undefined
         ? `${n('instanceType')} ${i.instanceType} is not a pooler instance type the kit knows the vCPUs of: use a family of ${POOLER_INSTANCE_FAMILIES.join(', ')} in size ${Object.keys(GRAVITON_SIZE_VCPUS).join(', ')}`
         : undefined,
+  }),
+  pattern({
+    id: 'pooler-image-id',
+    properties: ['imageId'],
+    terraform: { module: HOSTS_MODULE, names: { imageId: 'image_id' } },
+    pattern: POOLER_IMAGE_ID_PATTERN,
+    noDoubleOrTrailingHyphen: false,
+    what: 'AMI id',
+    use: `the Debian 13 arm64 AMI of the Region, ami- and 8 or 17 hexadecimal digits, looked up once with ${POOLER_IMAGE_LOOKUP} and changed on purpose (every host is replaced)`,
+    aws: {
+      constraint: 'an AMI id is ami- followed by 8 or 17 lower-case hexadecimal digits',
+      sources: ['https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_Image.html', 'https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/resource-ids.html'],
+    },
   }),
   pattern({
     id: 'pooler-user-name',

@@ -1,4 +1,4 @@
-import { Annotations, Duration, Fn, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnElement, CfnParameter, Duration, Fn, Lazy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -6,8 +6,9 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { BOOTSTRAP_PLACEHOLDERS } from '../model/pgbouncer-bootstrap';
 import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_WARMUP_SECONDS, type PoolerFleetSpec } from '../model/pgbouncer-fleet';
-import { DEBIAN_13_ARM64_IMAGE_PARAMETER, SESSION_MANAGER_INSTANCE_POLICY } from '../model/pgbouncer-hosts';
+import { POOLER_IMAGE_LOOKUP, SESSION_MANAGER_INSTANCE_POLICY } from '../model/pgbouncer-hosts';
 import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
+import { FLEET_HOST_SIGNAL_TIMEOUT_SECONDS, FLEET_SIGNAL_POLICY } from '../model/pgbouncer-rollout';
 import type { OptimizedReadsCluster } from '../optimized-reads-cluster';
 import type { PgBouncerPackages } from '../pgbouncer-proxy';
 import { skipCheckov } from './checkov';
@@ -18,6 +19,8 @@ export interface PgBouncerHostGroupProps {
   readonly packages: PgBouncerPackages;
   readonly vpcSubnets: ec2.SubnetSelection;
   readonly instanceType: string;
+  /** The hosts' AMI; a CloudFormation parameter the deployer sets when undefined. */
+  readonly imageId?: string;
   readonly fleet: PoolerFleetSpec;
   /** The Fleet dimension of the hosts' metrics. */
   readonly fleetName: string;
@@ -66,6 +69,8 @@ export function addPgBouncerHostGroup(scope: Construct, props: PgBouncerHostGrou
   packages.bucket.encryptionKey?.grantDecrypt(hostRole);
   // The exporter's datapoints, in the engine's namespace only.
   hostRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...POOLER_METRICS_POLICY.actions], resources: ['*'], conditions: { StringEquals: { [POOLER_METRICS_POLICY.conditionKey]: POOLER_METRICS_NAMESPACE } } }));
+  // The hosts' signals (pgbouncer-rollout.ts): this stack only, by its id (a stack of the same name made later is another).
+  hostRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...FLEET_SIGNAL_POLICY.actions], resources: [Aws.STACK_ID] }));
   Validations.of(hostRole).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
     reason: 'cloudwatch:PutMetricData has no resource-level permissions (the cloudwatch:namespace condition limits it to the PgBouncer engine\'s namespace); Session Manager\'s instance actions are on "*" in AWS\'s minimal policy',
@@ -83,11 +88,12 @@ export function addPgBouncerHostGroup(scope: Construct, props: PgBouncerHostGrou
     hostsGroup.addEgressRule(ec2.Peer.prefixList(props.s3PrefixListId), ec2.Port.tcp(443), 'HTTPS to S3 through the gateway endpoint');
   }
 
-  const launchTemplate = new ec2.LaunchTemplate(scope, 'LaunchTemplate', {
+  const launchTemplate: ec2.LaunchTemplate = new ec2.LaunchTemplate(scope, 'LaunchTemplate', {
     instanceType: new ec2.InstanceType(props.instanceType),
-    // Resolved by CloudFormation from Debian's public parameter at each deploy: no context lookup.
-    machineImage: ec2.MachineImage.fromSsmParameter(DEBIAN_13_ARM64_IMAGE_PARAMETER, { os: ec2.OperatingSystemType.LINUX }),
-    userData: ec2.UserData.custom(Fn.sub(props.userDataTemplate, bootstrapVariables(props))),
+    // Pinned: a new image replaces every host, so it changes only when the user changes it.
+    machineImage: pinnedImage(props.imageId ?? imageParameter(scope).valueAsString),
+    // The group's logical id is known once the group exists (below): a Lazy, resolved at synth.
+    userData: ec2.UserData.custom(Fn.sub(props.userDataTemplate, { ...bootstrapVariables(props), ...signalVariables((): autoscaling.AutoScalingGroup => autoScalingGroup) })),
     role: hostRole,
     securityGroup: hostsGroup,
     // IMDSv2 only, one hop: a process in a container on the host cannot reach the role's credentials.
@@ -100,16 +106,27 @@ export function addPgBouncerHostGroup(scope: Construct, props: PgBouncerHostGrou
     blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3, deleteOnTermination: true }) }],
   });
 
-  const autoScalingGroup = new autoscaling.AutoScalingGroup(scope, 'Hosts', {
+  const autoScalingGroup: autoscaling.AutoScalingGroup = new autoscaling.AutoScalingGroup(scope, 'Hosts', {
     vpc,
     vpcSubnets: props.vpcSubnets,
     launchTemplate,
     minCapacity: fleet.hosts,
     maxCapacity: fleet.hosts,
     desiredCapacity: fleet.hosts,
-    // A changed launch template (a new pinned version) replaces the hosts one at a time, each new one given
-    // the warm-up before the next old one goes.
-    updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: fleet.hosts - 1, pauseTime: Duration.seconds(FLEET_HOST_WARMUP_SECONDS) }),
+    // Created only once every host has signalled that both its listeners serve (pgbouncer-rollout.ts).
+    signals: autoscaling.Signals.waitForCount(fleet.hosts, { timeout: Duration.seconds(FLEET_HOST_SIGNAL_TIMEOUT_SECONDS) }),
+    // A changed launch template (a new pinned version) replaces the hosts one at a time, the next old one
+    // going only once the new one has signalled SUCCESS; a FAILURE, or no signal within PauseTime, stops the
+    // update at that host and CloudFormation rolls back. Scaling processes that would replace or add hosts
+    // meanwhile stay suspended (CDK's default list: HealthCheck, ReplaceUnhealthy, AZRebalance,
+    // AlarmNotification, ScheduledActions, InstanceRefresh).
+    updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({
+      maxBatchSize: 1,
+      minInstancesInService: fleet.hosts - 1,
+      minSuccessPercentage: 100,
+      waitOnResourceSignals: true,
+      pauseTime: Duration.seconds(FLEET_HOST_SIGNAL_TIMEOUT_SECONDS),
+    }),
     // EC2's checks only: the load balancer's fail on every host at once when Aurora's servers do (FLEET_HOST_HEALTH_CHECK_TYPE).
     healthChecks: autoscaling.HealthChecks.ec2({ gracePeriod: Duration.seconds(FLEET_HOST_WARMUP_SECONDS) }),
   });
@@ -148,6 +165,32 @@ function bootstrapVariables(props: PgBouncerHostGroupProps): Record<string, stri
     [name(BOOTSTRAP_PLACEHOLDERS.consumerSecretArns)]: props.consumerSecretArns,
     [name(BOOTSTRAP_PLACEHOLDERS.tlsSecretArn)]: props.tlsSecretArn,
     [name(BOOTSTRAP_PLACEHOLDERS.fleetName)]: props.fleetName,
+  };
+}
+
+/**
+ * The deployer's AMI id, kept by CloudFormation between deploys (`cdk deploy` reuses a parameter's previous
+ * value), so a deploy that does not pass another never moves the hosts to a new image. No default: Debian's
+ * latest-image parameter as a default would be resolved at every deploy (pgbouncer-hosts.ts).
+ */
+function imageParameter(scope: Construct): CfnParameter {
+  return new CfnParameter(scope, 'ImageId', {
+    type: 'AWS::EC2::Image::Id',
+    description: `The PgBouncer hosts' AMI (Debian 13 arm64) of ${scope.node.path}, pinned: ${POOLER_IMAGE_LOOKUP}; a new id replaces every host, one at a time`,
+  });
+}
+
+/** An AMI by id (a token or a literal): no lookup at synth, none at deploy. */
+function pinnedImage(imageId: string): ec2.IMachineImage {
+  return { getImage: () => ({ imageId, osType: ec2.OperatingSystemType.LINUX, userData: ec2.UserData.forLinux() }) };
+}
+
+/** Where the hosts signal: this stack, the group's logical id (a Lazy: the group is made after the template), this Region. */
+function signalVariables(group: () => autoscaling.AutoScalingGroup): Record<string, string> {
+  return {
+    [name(BOOTSTRAP_PLACEHOLDERS.signalStack)]: Aws.STACK_NAME,
+    [name(BOOTSTRAP_PLACEHOLDERS.signalResource)]: Lazy.string({ produce: () => Stack.of(group()).getLogicalId(group().node.defaultChild as CfnElement) }),
+    [name(BOOTSTRAP_PLACEHOLDERS.signalRegion)]: Aws.REGION,
   };
 }
 

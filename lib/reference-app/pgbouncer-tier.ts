@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -6,6 +6,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { EndpointRole, GATEWAY_ENDPOINT_PRINCIPAL_KEY, KMS_DELETION_WINDOW_DAYS } from '../model';
 import { POOLER_METRICS_NAMESPACE } from '../model/pgbouncer-metrics';
+import { FLEET_SIGNAL_POLICY } from '../model/pgbouncer-rollout';
 import { OptimizedReadsCluster } from '../optimized-reads-cluster';
 import { PgBouncerProxy } from '../pgbouncer-proxy';
 import { PgBouncerProxyEndpoint } from '../pgbouncer-proxy-endpoint';
@@ -29,6 +30,8 @@ const HOST_SERVICES: ReadonlyArray<[string, ec2.InterfaceVpcEndpointAwsService, 
   ['Ec2Messages', ec2.InterfaceVpcEndpointAwsService.EC2_MESSAGES, 'Session Manager'],
   // The exporter's PutMetricData.
   ['Monitoring', ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_MONITORING, 'the metrics exporter'],
+  // Each new host's SignalResource: the stack's creation and rolling updates wait for it (pgbouncer-rollout.ts).
+  ['CloudFormation', ec2.InterfaceVpcEndpointAwsService.CLOUDFORMATION, 'SignalResource of new hosts'],
 ];
 
 export interface PgBouncerTierProps {
@@ -91,7 +94,13 @@ export class PgBouncerTier extends Construct {
           conditions: { StringEquals: { 'cloudwatch:namespace': POOLER_METRICS_NAMESPACE } },
         }));
       }
+      if (service === ec2.InterfaceVpcEndpointAwsService.CLOUDFORMATION) {
+        endpoint.addToPolicy(new iam.PolicyStatement({ principals: [this.proxy.hostRole], actions: [...FLEET_SIGNAL_POLICY.actions], resources: [Aws.STACK_ID] }));
+      }
+      // The hosts boot once what they call exists: a host that cannot signal would fail the stack's creation.
+      this.proxy.autoScalingGroup.node.defaultChild!.node.addDependency(endpoint);
     }
+    this.proxy.autoScalingGroup.node.defaultChild!.node.addDependency(this.s3Endpoint);
 
     const group = new ec2.SecurityGroup(this, 'ConsumerSecretsEndpointSecurityGroup', {
       vpc: props.consumerVpc,

@@ -206,8 +206,9 @@ export class ReferenceDeployment extends Stack {
       secretsEndpoint.connections.allowDefaultPortFrom(pooler, 'PgBouncer hosts read their secrets');
       secretsEndpoint.addToPolicy(new iam.PolicyStatement({ principals: [pooler.hostRole], actions: ['secretsmanager:GetSecretValue'], resources: pooler.hostSecrets.map((secret) => secret.secretArn) }));
     }
-    // The bootstrap runs once the endpoint answers.
+    // The bootstrap runs once the endpoint answers, and so do the hosts (their secrets at boot).
     this.databaseRoles.resource.node.addDependency(secretsEndpoint);
+    if (pooler) pooler.autoScalingGroup.node.defaultChild!.node.addDependency(secretsEndpoint);
   }
 
   private isolatedVpc(id: string, cidr: string, logKey: kms.IKey): ec2.Vpc {

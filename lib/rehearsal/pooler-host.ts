@@ -171,6 +171,10 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
     ConsumerSecretArns: consumerArns.join(' '),
     TlsSecretArn: arns[secretName('tls')]!,
     FleetName: options.fleetName ?? 'rehearsal-pooler',
+    // No stack here: the hosts send no signal, as under Terraform.
+    SignalStack: '',
+    SignalResource: '',
+    SignalRegion: '',
   };
   return { fleet: { values, emulatorPid: aws.process.pid, hosts: 0 }, aws };
 }

@@ -113,6 +113,7 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
       writer_instance_endpoint: 'vectors-writer.abc.us-east-1.rds.amazonaws.com',
       database_name: 'app',
       max_connections: 1000,
+      image_id: 'ami-0123456789abcdef0',
       packages_bucket: 'vectors-packages',
       packages_key: 'pgbouncer/packages.tar',
       tls_secret_arn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls',

@@ -1,8 +1,9 @@
 import { renderPoolerBootstrap, USER_DATA_MAX_BYTES } from '../model/pgbouncer-bootstrap';
 import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_HEALTH_CHECK_TYPE, FLEET_HOST_WARMUP_SECONDS, FLEET_PORTS } from '../model/pgbouncer-fleet';
-import { DEBIAN_13_ARM64_IMAGE_PARAMETER, GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES, POOLER_LISTENER_PORTS, SESSION_MANAGER_INSTANCE_POLICY } from '../model/pgbouncer-hosts';
+import { GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES, POOLER_LISTENER_PORTS, SESSION_MANAGER_INSTANCE_POLICY } from '../model/pgbouncer-hosts';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
 import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
+import { FLEET_HOST_SIGNAL_TIMEOUT_SECONDS } from '../model/pgbouncer-rollout';
 import { poolBudgetLocals } from './catalogs';
 import { alignedMap, generatedBy, hclString, hclValue } from './hcl';
 
@@ -28,8 +29,6 @@ export function renderPgBouncerCatalog(): string {
     `# ${generatedBy('lib/model/pgbouncer-hosts.ts, pgbouncer-fleet.ts, pgbouncer-host-serve.ts, pgbouncer-metrics.ts and sizing.ts')}`,
     '',
     'locals {',
-    '  # Debian\'s public SSM parameter of its latest Debian 13 arm64 AMI.',
-    `  debian_image_parameter = ${hclString(DEBIAN_13_ARM64_IMAGE_PARAMETER)}`,
     '  # The Graviton families the hosts run on, and vCPUs by size (the same in each family).',
     `  pooler_instance_families = ${hclValue(POOLER_INSTANCE_FAMILIES)}`,
     '  graviton_size_vcpus = {',
@@ -56,10 +55,12 @@ export function renderPgBouncerCatalog(): string {
     '  # What the SSM Agent needs for Session Manager (AWS\'s minimal instance permissions), not AmazonSSMManagedInstanceCore.',
     `  session_manager_actions = ${hclValue(SESSION_MANAGER_INSTANCE_POLICY.actions)}`,
     '  # How the Auto Scaling group judges hosts (EC2\'s checks only: the load balancer\'s fail on every host at once when',
-    '  # Aurora\'s servers do), the warm-up a new host is given, and EC2\'s limit on user data (raw, before base64).',
+    '  # Aurora\'s servers do), the warm-up a new host is given, how long an apply waits for every host to serve',
+    '  # (CloudFormation\'s signal timeout), and EC2\'s limit on user data (raw, before base64).',
     ...alignedMap('  ', [
       ['host_health_check_type', hclString(FLEET_HOST_HEALTH_CHECK_TYPE)],
       ['host_warmup_seconds', String(FLEET_HOST_WARMUP_SECONDS)],
+      ['host_signal_timeout_seconds', String(FLEET_HOST_SIGNAL_TIMEOUT_SECONDS)],
       ['user_data_max_bytes', String(USER_DATA_MAX_BYTES)],
     ]),
     ...poolBudgetLocals({ proxyPercent: false }),

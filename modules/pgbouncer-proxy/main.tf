@@ -1,11 +1,6 @@
 data "aws_caller_identity" "current" {}
 data "aws_partition" "current" {}
 
-# Resolved at each plan from Debian's public parameter: no AMI id to look up or pin by hand.
-data "aws_ssm_parameter" "debian" {
-  name = local.debian_image_parameter
-}
-
 locals {
   partition      = data.aws_partition.current.partition
   instance_parts = split(".", var.instance_type)
@@ -44,6 +39,10 @@ locals {
     ConsumerSecretArns        = join(" ", [for u in var.consumer_users : aws_secretsmanager_secret.consumer[u].arn])
     TlsSecretArn              = local.tls_secret_arn
     FleetName                 = var.name
+    # Terraform takes no signals: an empty stack name, and the host sends none (it waits for healthy capacity instead).
+    SignalStack    = ""
+    SignalResource = ""
+    SignalRegion   = ""
   }
   # The kit's bootstrap, the same text the CDK construct deploys; templatefile fills its placeholders.
   user_data = templatefile("${path.module}/templates/bootstrap.sh.tftpl", local.bootstrap_variables)
@@ -286,9 +285,11 @@ resource "aws_vpc_security_group_egress_rule" "hosts_https" {
 # --- The hosts ------------------------------------------------------------------------------------
 
 resource "aws_launch_template" "this" {
-  name_prefix            = "${var.name}-pooler-"
-  description            = "PgBouncer hosts of ${var.name}"
-  image_id               = data.aws_ssm_parameter.debian.insecure_value
+  name_prefix = "${var.name}-pooler-"
+  description = "PgBouncer hosts of ${var.name}"
+  # Pinned (var.image_id): Debian's latest-image parameter, resolved at each plan, would replace every host in a
+  # plan that changed nothing of theirs whenever Debian publishes a new image.
+  image_id               = var.image_id
   instance_type          = var.instance_type
   update_default_version = true
   user_data              = base64encode(local.user_data)
@@ -371,13 +372,23 @@ resource "aws_autoscaling_group" "this" {
   health_check_type         = local.host_health_check_type
   health_check_grace_period = local.host_warmup_seconds
 
+  # Terraform takes no signals from the hosts: an apply that creates or changes the group waits until every
+  # host is healthy in both target groups (the load balancer's checks of /read-write and /read-only: both
+  # listeners serve), or fails after the timeout. A host whose bootstrap fails powers itself off and never
+  # counts, so a broken packages object fails the apply instead of passing it.
+  wait_for_elb_capacity     = var.hosts
+  wait_for_capacity_timeout = "${local.host_signal_timeout_seconds}s"
+
   # A pinned version, not $Latest: a new version is a change the instance refresh rolls out.
   launch_template {
     id      = aws_launch_template.this.id
     version = aws_launch_template.this.latest_version
   }
 
-  # Replaces the hosts one at a time when the launch template changes, keeping hosts - 1 in service.
+  # Replaces the hosts one at a time when the launch template changes, keeping hosts - 1 in service. The refresh
+  # runs after the apply (Terraform starts it, it does not wait for it): a new host that never becomes healthy
+  # (a failed bootstrap powers it off) leaves the refresh at that host until it times out, and the auto rollback
+  # returns the group to the previous launch template; skip_matching leaves hosts already on the new template alone.
   instance_refresh {
     strategy = "Rolling"
     preferences {
@@ -385,6 +396,8 @@ resource "aws_autoscaling_group" "this" {
       max_healthy_percentage = 100
       # The next old host goes only after the new one's warm-up.
       instance_warmup = tostring(local.host_warmup_seconds)
+      skip_matching   = true
+      auto_rollback   = true
     }
   }
 

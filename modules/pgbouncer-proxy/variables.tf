@@ -177,6 +177,19 @@ variable "hosts" {
   # END generated fleet-hosts
 }
 
+variable "image_id" {
+  description = "The hosts' AMI (Debian 13 arm64), pinned: look it up once with aws ssm get-parameter --name /aws/service/debian/release/13/latest/arm64 and change it on purpose; a new id replaces every host, one at a time."
+  type        = string
+  nullable    = false
+  # BEGIN generated pooler-image-id by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+
+  validation {
+    condition     = (can(regex("^ami-([0-9a-f]{8}|[0-9a-f]{17})$", var.image_id)))
+    error_message = "image_id ${var.image_id} is not a valid AMI id: use the Debian 13 arm64 AMI of the Region, ami- and 8 or 17 hexadecimal digits, looked up once with aws ssm get-parameter --name /aws/service/debian/release/13/latest/arm64 --query Parameter.Value --output text --region <region> and changed on purpose (every host is replaced)"
+  }
+  # END generated pooler-image-id
+}
+
 variable "instance_type" {
   description = "Graviton instance type of the hosts; its vCPUs decide the PgBouncer processes per host."
   type        = string

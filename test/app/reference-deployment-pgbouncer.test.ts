@@ -141,13 +141,17 @@ describe('ReferenceDeployment with proxyEngine=pgbouncer', () => {
     for (const consumer of [stack.reader, stack.writer]) expect(resources[logicalIdOf(consumer.function)].DependsOn).toContain(rolesId);
   });
 
-  test('the data VPC, without NAT, has the endpoints the hosts call: S3, Secrets Manager, Session Manager\'s three, CloudWatch', () => {
+  test('the data VPC, without NAT, has the endpoints the hosts call: S3, Secrets Manager, Session Manager\'s three, CloudWatch, CloudFormation (their signals)', () => {
     const services = ofType('AWS::EC2::VPCEndpoint')
       .filter(([, r]) => JSON.stringify(r.Properties.VpcId) === JSON.stringify(ref(stack.dataVpc)))
       .map(([, r]) => JSON.stringify(r.Properties.ServiceName).match(/\.([a-z0-9]+)"\]\]\}$/)?.[1])
       .sort();
-    expect(services).toEqual(['ec2messages', 'monitoring', 's3', 'secretsmanager', 'ssm', 'ssmmessages']);
+    expect(services).toEqual(['cloudformation', 'ec2messages', 'monitoring', 's3', 'secretsmanager', 'ssm', 'ssmmessages']);
     expect(ofType('AWS::EC2::NatGateway')).toHaveLength(0);
+    // The hosts boot after every endpoint they call exists (a host that cannot signal fails the creation).
+    const dataEndpoints = ofType('AWS::EC2::VPCEndpoint').filter(([, r]) => JSON.stringify(r.Properties.VpcId) === JSON.stringify(ref(stack.dataVpc))).map(([id]) => id);
+    const dependsOn = resources[logicalIdOf(stack.pgBouncer!.proxy.autoScalingGroup)].DependsOn as string[];
+    for (const id of dataEndpoints) expect([id, dependsOn.includes(id)]).toEqual([id, true]);
   });
 
   describe('the data VPC\'s endpoints pass only what their callers need', () => {
@@ -192,6 +196,12 @@ describe('ReferenceDeployment with proxyEngine=pgbouncer', () => {
         { Effect: 'Allow', Principal: { AWS: hostRole() }, Action: ['cloudwatch:PutMetricData'], Resource: ['*'], Condition: { StringEquals: { 'cloudwatch:namespace': POOLER_METRICS_NAMESPACE } } },
       ]);
       for (const service of ['ssm', 'ssmmessages', 'ec2messages']) expect([service, dataVpcPolicy(service)]).toEqual([service, undefined]);
+    });
+
+    test('CloudFormation: the hosts\' SignalResource on this stack only', () => {
+      expect(statements(dataVpcPolicy('cloudformation'))).toEqual([
+        { Effect: 'Allow', Principal: { AWS: hostRole() }, Action: ['cloudformation:SignalResource'], Resource: [{ Ref: 'AWS::StackId' }] },
+      ]);
     });
   });
 

@@ -6,6 +6,7 @@ import { readDeploymentContext } from '../../lib/reference-app/app-context';
 import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
 import { inventoryOfPlan, parsePlan } from '../../lib/cli/plan-summary';
 import { estimateCost } from '../../lib/model';
+import { HOURS_PER_MONTH, PRICE_TABLE } from '../../lib/model/prices';
 import { formatSummary, stackCost, summarizeAssembly } from '../../lib/reference-app/synth-summary';
 
 const CDK_CONTEXT = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'cdk.json'), 'utf8')).context as Record<string, unknown>;
@@ -72,13 +73,17 @@ describe('synth summary of the PgBouncer engine', () => {
         'PgBouncerProxyReadOnlyEndpoint (PgBouncer) READ_ONLY ConsumerVpc (10.20.0.0/16)',
         'PgBouncerProxyReadWriteEndpoint (PgBouncer) READ_WRITE ConsumerVpc (10.20.0.0/16)',
       ]);
-      // AND its cost estimate reads what `plan summary` reads of modules/examples/complete-pgbouncer, to the same figures
+      // AND its cost estimate reads what `plan summary` reads of modules/examples/complete-pgbouncer, to the same
+      // figures but for the CloudFormation endpoint the hosts' rollout signals need (Terraform takes no signals)
       expect(stack.inventory).toMatchObject({ region: undefined, storageType: 'aurora-iopt1', rdsProxies: 0, fleet: { hosts: 2, instanceType: 'c7g.large' }, networkLoadBalancers: 1 });
-      expect(stack.inventory.interfaceEndpoints.map((e) => `${e.service} ${e.azs}`).sort()).toEqual(['PgBouncer 2', 'PgBouncer 2', 'ec2messages 2', 'monitoring 2', 'secretsmanager 2', 'secretsmanager 2', 'ssm 2', 'ssmmessages 2']);
+      expect(stack.inventory.interfaceEndpoints.map((e) => `${e.service} ${e.azs}`).sort()).toEqual(['PgBouncer 2', 'PgBouncer 2', 'cloudformation 2', 'ec2messages 2', 'monitoring 2', 'secretsmanager 2', 'secretsmanager 2', 'ssm 2', 'ssmmessages 2']);
       const fromPlan = estimateCost(inventoryOfPlan(parsePlan(fs.readFileSync(path.join(__dirname, '..', 'cli', 'fixtures', 'plan-pgbouncer.json'), 'utf8'), 'plan')));
       const fromTemplate = stackCost(stack, { region: 'us-east-1' })!;
-      expect(fromTemplate.lines.map((l) => l.monthlyUsd)).toEqual(fromPlan.lines.map((l) => l.monthlyUsd));
-      expect([fromTemplate.knownMonthlyUsd, fromPlan.knownMonthlyUsd]).toEqual([239.08, 239.08]);
+      const withoutSignals = stackCost({ ...stack, inventory: { ...stack.inventory, interfaceEndpoints: stack.inventory.interfaceEndpoints.filter((e) => e.service !== 'cloudformation') } }, { region: 'us-east-1' })!;
+      expect(withoutSignals.lines.map((l) => l.monthlyUsd)).toEqual(fromPlan.lines.map((l) => l.monthlyUsd));
+      expect([withoutSignals.knownMonthlyUsd, fromPlan.knownMonthlyUsd]).toEqual([239.08, 239.08]);
+      // One endpoint in 2 zones more: 2 x the endpoint-AZ-hour x 730 hours.
+      expect(fromTemplate.knownMonthlyUsd).toBeCloseTo(239.08 + 2 * PRICE_TABLE['us-east-1']!.interfaceEndpointAzHour!.usd * HOURS_PER_MONTH, 2);
     } finally {
       fs.rmSync(outdir, { recursive: true, force: true });
     }

@@ -4,7 +4,7 @@ import * as path from 'path';
 import { synthComplete } from '../../packages/cdktn/examples/complete';
 import { synthCompletePgBouncer } from '../../packages/cdktn/examples/complete-pgbouncer';
 import { type KitValidationError, LambdaConsumer, PgBouncerProxy, type PgBouncerProxyProps, PoolingProxy } from '../../packages/cdktn/src';
-import { PlanJson, ROOT, TerraformDir } from '../terraform/terraform-cli';
+import { EXAMPLE_POOLER_IMAGE_ID, PlanJson, ROOT, TerraformDir } from '../terraform/terraform-cli';
 import { App, TerraformStack, Token } from './cdktn-runtime';
 
 /**
@@ -305,7 +305,8 @@ describe('the complete-pgbouncer example as a cdktn app', () => {
 
   beforeAll(() => {
     outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdktn-complete-pgbouncer-'));
-    const stackDir = synthCompletePgBouncer(outdir, { modulesDir: path.join(ROOT, 'modules') });
+    // The AMI as the HCL example's plans get it (its pooler_image_id; the app's own variable has no default either).
+    const stackDir = synthCompletePgBouncer(outdir, { modulesDir: path.join(ROOT, 'modules'), imageId: EXAMPLE_POOLER_IMAGE_ID });
     cdktn = new TerraformDir(stackDir, {}, { backend: true });
     const hcl = new TerraformDir(COMPLETE_PGBOUNCER);
     dirs.push(cdktn, hcl);
@@ -512,6 +513,7 @@ describe('the kit\'s rules at construction', () => {
       writerInstanceEndpoint: 'orders-writer.abc.us-east-1.rds.amazonaws.com',
       databaseName: 'app',
       maxConnections: 1000,
+      imageId: 'ami-0123456789abcdef0',
       packagesBucket: 'orders-packages',
       packagesKey: 'pgbouncer/packages.tar',
       // The module's own CA, issued by the release's certificate function.

@@ -1,4 +1,4 @@
-import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { App, CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -59,7 +59,7 @@ describe('PgBouncerProxy', () => {
     template = Template.fromStack(stack);
   });
 
-  test('the hosts are a fixed-size group of two in the data VPC\'s isolated subnets, replaced one at a time when the launch template changes', () => {
+  test('the hosts are a fixed-size group of two in the data VPC\'s isolated subnets, created once every host signals and replaced one at a time, each waiting on the new host\'s signal', () => {
     template.hasResource('AWS::AutoScaling::AutoScalingGroup', {
       Properties: Match.objectLike({
         MinSize: '2',
@@ -72,13 +72,35 @@ describe('PgBouncerProxy', () => {
         // A pinned version, not $Latest: a new version is a change CloudFormation rolls out.
         LaunchTemplate: { LaunchTemplateId: ref(pooler.launchTemplate), Version: getAtt(pooler.launchTemplate, 'LatestVersionNumber') },
       }),
-      UpdatePolicy: { AutoScalingRollingUpdate: Match.objectLike({ MaxBatchSize: 1, MinInstancesInService: 1, PauseTime: 'PT5M' }) },
+      // Every host's SUCCESS within the signal timeout, or the stack's creation fails.
+      CreationPolicy: { ResourceSignal: { Count: 2, Timeout: 'PT15M' } },
+      // One host at a time; the next old host goes only once the new one signalled (PauseTime is then the
+      // signal timeout), a single FAILURE stops the update (100%), and nothing replaces or adds hosts meanwhile.
+      UpdatePolicy: {
+        AutoScalingRollingUpdate: {
+          MaxBatchSize: 1,
+          MinInstancesInService: 1,
+          MinSuccessfulInstancesPercent: 100,
+          WaitOnResourceSignals: true,
+          PauseTime: 'PT15M',
+          SuspendProcesses: ['HealthCheck', 'ReplaceUnhealthy', 'AZRebalance', 'AlarmNotification', 'ScheduledActions', 'InstanceRefresh'],
+        },
+      },
     });
   });
 
-  test('the launch template: Graviton, Debian 13 arm64 from Debian\'s public SSM parameter, IMDSv2 only, encrypted gp3 root, no public address, no key pair', () => {
-    template.hasParameter('*', { Type: 'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>', Default: '/aws/service/debian/release/13/latest/arm64' });
-    const [parameter] = Object.keys(template.findParameters('*', { Default: '/aws/service/debian/release/13/latest/arm64' }));
+  test('GIVEN more hosts WHEN the stack is created THEN it waits for a signal from each', () => {
+    const { stack, create } = poolerStack({ hosts: 4 });
+    create();
+    Template.fromStack(stack).hasResource('AWS::AutoScaling::AutoScalingGroup', { CreationPolicy: { ResourceSignal: { Count: 4, Timeout: 'PT15M' } }, UpdatePolicy: { AutoScalingRollingUpdate: Match.objectLike({ MinInstancesInService: 3, WaitOnResourceSignals: true }) } });
+  });
+
+  test('the launch template: Graviton, the AMI pinned by a parameter the deployer sets (no default, never Debian\'s latest-image parameter), IMDSv2 only, encrypted gp3 root, no public address, no key pair', () => {
+    const parameters = template.findParameters('*', { Type: 'AWS::EC2::Image::Id' });
+    expect(Object.values(parameters)).toEqual([{ Type: 'AWS::EC2::Image::Id', Description: expect.stringContaining('aws ssm get-parameter --name /aws/service/debian/release/13/latest/arm64') }]);
+    // No parameter CloudFormation resolves at each deploy to an image.
+    expect(template.findParameters('*', { Type: 'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>' })).toEqual({});
+    const [parameter] = Object.keys(parameters);
     template.hasResourceProperties('AWS::EC2::LaunchTemplate', {
       LaunchTemplateData: Match.objectLike({
         InstanceType: 'c7g.large',
@@ -123,12 +145,17 @@ describe('PgBouncerProxy', () => {
       TlsSecretArn: stack.resolve(tls.secretArn),
       // The stack's name and the construct's path in it.
       FleetName: `${stack.stackName}/Pooler`,
+      // The hosts signal this stack's group, in this Region.
+      SignalStack: { Ref: 'AWS::StackName' },
+      SignalResource: stack.getLogicalId(pooler.autoScalingGroup.node.defaultChild as CfnElement),
+      SignalRegion: { Ref: 'AWS::Region' },
     });
+    expect(template.toJSON().Resources[stack.getLogicalId(pooler.autoScalingGroup.node.defaultChild as CfnElement)].Type).toBe('AWS::AutoScaling::AutoScalingGroup');
     expect(pooler.fleetName).toBe(`${stack.stackName}/Pooler`);
   });
 
   // session-manager-minimal-instance-permissions: AWS's minimal Session Manager actions, not AmazonSSMManagedInstanceCore (every SSM parameter).
-  test('the host role: Session Manager\'s minimal actions and no managed policy, read access to exactly the server, consumer and TLS secrets and the packages object, and PutMetricData in the engine\'s namespace only', () => {
+  test('the host role: Session Manager\'s minimal actions and no managed policy, read access to exactly the server, consumer and TLS secrets and the packages object, PutMetricData in the engine\'s namespace only, and SignalResource on this stack only', () => {
     const roles = template.findResources('AWS::IAM::Role', { Properties: { AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'ec2.amazonaws.com' } })] } } });
     expect(Object.values(roles).map((r) => r.Properties.ManagedPolicyArns)).toEqual([undefined]);
     const policies = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(pooler.hostRole)] } }));
@@ -139,6 +166,8 @@ describe('PgBouncerProxy', () => {
       { Action: read, Effect: 'Allow', Resource: ref(pooler.readOnlyServerSecret) },
       { Action: 's3:GetObject', Effect: 'Allow', Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:s3:::kit-packages/${PACKAGES_KEY}`]] } },
       { Action: 'cloudwatch:PutMetricData', Condition: { StringEquals: { 'cloudwatch:namespace': POOLER_METRICS_NAMESPACE } }, Effect: 'Allow', Resource: '*' },
+      // This stack by its id (name and unique suffix): no other stack, nor a later one of the same name.
+      { Action: 'cloudformation:SignalResource', Effect: 'Allow', Resource: { Ref: 'AWS::StackId' } },
       { Action: read, Effect: 'Allow', Resource: TLS_SECRET_ARN_PATTERN },
       { Action: read, Effect: 'Allow', Resource: ref(consumer) },
     ]);
@@ -307,6 +336,19 @@ describe('PgBouncerProxy validation', () => {
     // WHEN / THEN: the shared vector's message, with the prop's name
     const message = rejectionMessage(rule, input).replace(/^packagesBucket /, 'packages.bucket ').replace(/^packagesKey /, 'packages.key ');
     expect(() => new PgBouncerProxy(stack, 'Other', { cluster, packages: { bucket, key }, tlsCertificate: { secret: tls, caCertificatePem: USER_CA_PEM } })).toThrow(kitError('Stack/Other', message));
+  });
+
+  test('GIVEN an AMI id WHEN the proxy is created THEN the launch template boots exactly it, with no image parameter', () => {
+    const { stack, create } = poolerStack({ imageId: 'ami-0123456789abcdef0' });
+    create();
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::EC2::LaunchTemplate', { LaunchTemplateData: Match.objectLike({ ImageId: 'ami-0123456789abcdef0' }) });
+    expect(template.findParameters('*', { Type: Match.stringLikeRegexp('Image') })).toEqual({});
+  });
+
+  test.each(['/aws/service/debian/release/13/latest/arm64', 'ami-0123456789ABCDEF0'])('GIVEN the image %s, not an AMI id WHEN the proxy is created THEN it is refused with the lookup', (imageId) => {
+    const { create } = poolerStack({ imageId });
+    expect(create).toThrow(rejectionMessage('pooler-image-id', { imageId }));
   });
 
   test('GIVEN a packages bucket made in the same stack (its name a token) WHEN the proxy is created THEN its name is left to S3', () => {

@@ -13,14 +13,14 @@ import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
 import { AMAZON_TIME_SYNC, BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, renderPoolerBootstrapProgram, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
-import { HOST_AGENT_PATH, HOST_AGENT_SOURCE } from '../../lib/model/pgbouncer-host-agent';
-import { FLEET_NAME_FILE } from '../../lib/model/pgbouncer-host-serve';
+import { HOST_AGENT_PATH, HOST_AGENT_SOURCE, HOST_FETCH_PATH } from '../../lib/model/pgbouncer-host-agent';
+import { FLEET_NAME_FILE, POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../lib/model/pgbouncer-host-serve';
+import { FLEET_HOST_SERVE_WAIT_SECONDS, FLEET_HOST_SIGNAL_TIMEOUT_SECONDS } from '../../lib/model/pgbouncer-rollout';
 import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, READ_ONLY_ROUTING, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../lib/model/scram-salt';
 import { addPoolerLoadBalancerTarget, execInHost, healthyTargets, pgbouncerPid, REHEARSAL_CLUSTER, rehearsalAwsNames, type PoolerHost } from '../../lib/rehearsal';
 import { killHost, killProcess } from '../../lib/rehearsal/processes';
 import { EndpointRole } from '../../lib/model';
-import { POOLER_HEALTH_CHECK } from '../../lib/model/pgbouncer-host-serve';
 import { liveUnavailable } from '../rehearsal/isolation';
 import { startRehearsal, stopRehearsal } from '../rehearsal/live';
 
@@ -51,6 +51,9 @@ function fleetValues(spec: PoolerFleetSpec, hosts: { cluster: string; writer: st
     ConsumerSecretArns: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:consumer',
     TlsSecretArn: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:tls',
     FleetName: 'kit-stack/Pooler',
+    SignalStack: '',
+    SignalResource: '',
+    SignalRegion: '',
   };
 }
 
@@ -113,15 +116,34 @@ describe('PgBouncer engine host bootstrap', () => {
   });
 
   test.each([
-    ['a host whose bootstrap fails', '', 'false', 'logger:failed: 1\npoweroff\n'],
-    ['a host whose bootstrap succeeds', '', 'true', ''],
-    ['the rehearsal, whose bootstrap fails', '/tmp/rehearsal-root', 'false', ''],
-  ])('GIVEN %s WHEN the program exits THEN it powers off only a failed host (EC2\'s checks replace it)', (_label, root, last, expected) => {
-    // GIVEN the program's exit handler, with systemctl and logger standing in
-    const handler = /^on_exit\(\) \{.*\}$/m.exec(renderPoolerBootstrapProgram())![0];
-    const run = spawnSync('bash', ['-c', `set -euo pipefail; ROOT='${root}'; systemctl() { echo "$1"; }; logger() { echo "logger:$3"; }; ${handler}\ntrap on_exit EXIT\n${last}`], { encoding: 'utf8' });
+    ['a host of a stack whose bootstrap fails', '', 'Stack-1', 'false', 'logger:failed: 1\nsignal Stack-1 PoolerHosts1A2B eu-west-1 FAILURE\npoweroff\n'],
+    ['a host whose bootstrap fails (Terraform: no stack)', '', '', 'false', 'logger:failed: 1\npoweroff\n'],
+    ['a host whose signal cannot be sent', '', 'unreachable', 'false', 'logger:failed: 1\npoweroff\n'],
+    ['a host whose bootstrap succeeds', '', 'Stack-1', 'true', ''],
+    ['the rehearsal, whose bootstrap fails', '/tmp/rehearsal-root', 'Stack-1', 'false', ''],
+  ])('GIVEN %s WHEN the program exits THEN a failed host signals FAILURE where there is a stack, then powers off (EC2\'s checks replace it)', (_label, root, stack, last, expected) => {
+    // GIVEN the program's exit handler and signal, with systemctl, logger and the fetcher standing in
+    const program = renderPoolerBootstrapProgram();
+    const handler = /^on_exit\(\) \{.*\}$/m.exec(program)![0];
+    const signal = /^signal\(\) \{.*\}$/m.exec(program)![0].replace(HOST_FETCH_PATH, 'fetch');
+    const fetch = 'fetch() { [ "$2" != unreachable ] || return 1; echo "$*"; }';
+    const run = spawnSync('bash', ['-c', `set -euo pipefail; ROOT='${root}'; SIGNAL_STACK='${stack}'; SIGNAL_RESOURCE=PoolerHosts1A2B; SIGNAL_REGION=eu-west-1; systemctl() { echo "$1"; }; logger() { echo "logger:$3"; }; ${fetch}; ${signal}; ${handler}\ntrap on_exit EXIT\n${last}`], { encoding: 'utf8' });
     // THEN
     expect(run.stdout).toBe(expected);
+  });
+
+  test('GIVEN the program WHEN read THEN the host signals SUCCESS only after its units started and both health paths answered, within the serve wait', () => {
+    const program = renderPoolerBootstrapProgram();
+    const steps = program.split('\n').filter((l) => /^[a-z_]+$/.test(l));
+    expect(steps.slice(-2)).toEqual(['start_processes', 'signal_serving']);
+    const body = /^signal_serving\(\) \{\n([\s\S]*?)\n\}$/m.exec(program)![1]!.trim().split('\n').map((l) => l.trim());
+    expect(body).toEqual([
+      'skipped start && return 0',
+      `${HOST_FETCH_PATH} wait-serving ${FLEET_HOST_SERVE_WAIT_SECONDS} http://127.0.0.1:${POOLER_HEALTH_PORT}${POOLER_HEALTH_PATHS.readWrite} http://127.0.0.1:${POOLER_HEALTH_PORT}${POOLER_HEALTH_PATHS.readOnly}`,
+      'signal SUCCESS',
+    ]);
+    // The host's whole boot fits in what CloudFormation waits for a signal.
+    expect(FLEET_HOST_SERVE_WAIT_SECONDS).toBeLessThan(FLEET_HOST_SIGNAL_TIMEOUT_SECONDS / 2);
   });
 
   test('GIVEN the program WHEN read THEN the clock follows Amazon Time Sync (chrony or timesyncd) before the first signed AWS call', () => {

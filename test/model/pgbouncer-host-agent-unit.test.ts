@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
 import { FLEET_PATHS, fleetProcessName, planFleetProcesses, renderFleetRouteIni } from '../../lib/model/pgbouncer-fleet';
-import { HOST_AGENT_SOURCE } from '../../lib/model/pgbouncer-host-agent';
+import { HOST_AGENT_SOURCE, HOST_FETCH_SOURCE } from '../../lib/model/pgbouncer-host-agent';
 import { POOLER_METRICS, POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 
 const bytes = (data: string | ArrayBuffer | ArrayBufferView): string | Uint8Array =>
@@ -424,5 +424,96 @@ describe('the host agent\'s read-only routing', () => {
     // THEN
     expect(r.changes).toEqual([]);
     expect(hostOf(r.files['ro-2.ini'])).toBe(names.WriterInstanceEndpoint);
+  });
+});
+
+describe('the fetcher\'s rollout calls (apk-fetch signal, wait-serving)', () => {
+  /** Runs `body` with the fetcher imported as `f` (the user data's program), IMDS answering as an instance of `inp.region`. */
+  function fetcher<T>(body: string, input: unknown): T {
+    const dir = mkdtempSync(join(tmpdir(), 'apk-fetch-'));
+    try {
+      writeFileSync(join(dir, 'apk_fetch.py'), HOST_FETCH_SOURCE);
+      const script = `import io, json, sys, urllib.parse\nsys.path.insert(0, ${JSON.stringify(dir)})\nimport apk_fetch as f\ninp = json.loads(sys.stdin.read())
+meta = {"/api/token": "token", "/meta-data/iam/security-credentials/": "host-role", "/meta-data/instance-id": "i-0123456789abcdef0",
+        "/meta-data/iam/security-credentials/host-role": json.dumps({"AccessKeyId": "AKID", "SecretAccessKey": "secret", "Token": "session"}),
+        "/meta-data/placement/region": inp["region"], "/meta-data/services/domain": inp["domain"]}
+f.imds = lambda path, token=None, method="GET": meta[path]
+f.time.sleep = lambda s: None
+${body}\n`;
+      const run = spawnSync('python3', ['-c', script], { input: JSON.stringify(input), encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+      if (run.status !== 0) throw new Error(run.stderr);
+      return JSON.parse(run.stdout) as T;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const SIGNAL = `
+sent = []
+class Response:
+    def __enter__(self): return self
+    def __exit__(self, *exc): return False
+    def read(self): return b"<SignalResourceResponse/>"
+def urlopen(request, timeout):
+    sent.append({"url": request.full_url, "method": request.get_method(), "auth": request.get_header("Authorization"), "body": dict(urllib.parse.parse_qsl(request.data.decode()))})
+    if inp.get("status"):
+        raise f.urllib.error.HTTPError(request.full_url, inp["status"], "error", {}, io.BytesIO(b""))
+    return Response()
+f.urllib.request.urlopen = urlopen
+try:
+    f.signal("Stack-1", "PoolerHostsASG1A2B", inp["region"], "SUCCESS")
+    outcome = "sent"
+except Exception as e:
+    outcome = "HTTPError " + str(getattr(e, "code", ""))
+print(json.dumps({"outcome": outcome, "sent": sent}))
+`;
+
+  test.each([
+    ['aws', 'eu-west-1', 'amazonaws.com'],
+    ['aws-cn', 'cn-north-1', 'amazonaws.com.cn'],
+  ])('GIVEN an instance of the %s partition WHEN it signals THEN SignalResource goes to the Region\'s CloudFormation, SigV4-signed for it, naming the stack, the group and the instance', (_partition, region, domain) => {
+    // WHEN
+    const { outcome, sent } = fetcher<{ outcome: string; sent: Array<{ url: string; method: string; auth: string; body: Record<string, string> }> }>(SIGNAL, { region, domain });
+    // THEN
+    expect(outcome).toBe('sent');
+    expect(sent).toEqual([{
+      url: `https://cloudformation.${region}.${domain}/`,
+      method: 'POST',
+      auth: expect.stringMatching(new RegExp(`^AWS4-HMAC-SHA256 Credential=AKID/\\d{8}/${region}/cloudformation/aws4_request, SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date;x-amz-security-token, Signature=[0-9a-f]{64}$`)),
+      body: { Action: 'SignalResource', Version: '2010-05-15', StackName: 'Stack-1', LogicalResourceId: 'PoolerHostsASG1A2B', UniqueId: 'i-0123456789abcdef0', Status: 'SUCCESS' },
+    }]);
+  });
+
+  test.each([
+    [400, 1],
+    [403, 5],
+  ])('GIVEN CloudFormation answers %s WHEN the host signals THEN it tries %s time(s): a stack no longer waiting is final, an access denied may be the role\'s policy propagating', (status, tries) => {
+    const { outcome, sent } = fetcher<{ outcome: string; sent: unknown[] }>(SIGNAL, { region: 'eu-west-1', domain: 'amazonaws.com', status });
+    expect([outcome, sent.length]).toEqual([`HTTPError ${status}`, tries]);
+  });
+
+  test('GIVEN health paths answering 503 then 200 WHEN the host waits for them THEN it returns once both answer 200 in one pass; never answering, it exits naming the path', () => {
+    const WAIT = `
+answers = list(inp["answers"])
+def urlopen(url, timeout=5):
+    code = answers.pop(0) if answers else inp["last"]
+    if code != 200:
+        raise f.urllib.error.HTTPError(url, code, "unavailable", {}, io.BytesIO(b""))
+    return io.BytesIO(b"ok")
+f.urllib.request.urlopen = urlopen
+clock = [0.0]
+def monotonic():
+    clock[0] += 1.0
+    return clock[0]
+f.time.monotonic = monotonic
+try:
+    f.wait_serving(inp["seconds"], ["http://127.0.0.1:6480/read-write", "http://127.0.0.1:6480/read-only"])
+    print(json.dumps("serving"))
+except SystemExit as e:
+    print(json.dumps(str(e)))
+`;
+    // GIVEN read-write 200 then read-only 503, then both 200
+    expect(fetcher<string>(WAIT, { region: 'eu-west-1', domain: 'amazonaws.com', answers: [200, 503, 200, 200], last: 200, seconds: 300 })).toBe('serving');
+    // GIVEN read-only never serving
+    expect(fetcher<string>(WAIT, { region: 'eu-west-1', domain: 'amazonaws.com', answers: [], last: 503, seconds: 10 })).toMatch(/^not serving after 10 s: http:\/\/127\.0\.0\.1:6480\/read-write: HTTP Error 503/);
   });
 });

@@ -39,7 +39,7 @@ const FUNCTION_KEYS = ['memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExec
 const DASHBOARD_KEYS = [...Object.keys(DEFAULT_ALARM_THRESHOLDS), 'instanceIdentifiers'];
 const DEPLOYMENT_KEYS = ['readOnlyEndpoints'];
 const FLEET_KEYS = ['hosts', 'vcpusPerHost', 'readers', 'maxConnections', 'pool', 'tcpIdleTimeoutSeconds', 'maxClientConnections'];
-const POOLER_HOST_KEYS = ['instanceType', 'readOnlyServerUser', 'consumerUser'];
+const POOLER_HOST_KEYS = ['instanceType', 'imageId', 'readOnlyServerUser', 'consumerUser'];
 const PGBOUNCER_PROXY_KEYS = ['fleetName', 'loadBalancerName', 'consumerUsers', 's3PrefixListId', 'vpcCidrBlock', 'tlsSecretArn', 'tlsCaCertificate', 'certificateFunction', 'packagesBucket', 'packagesKey'];
 
 function tableDriver<I>(rule: Rule<I>, keys: string[]): RuleDriver {

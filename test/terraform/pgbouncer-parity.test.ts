@@ -13,7 +13,8 @@ import { POOLER_PACKAGES_KEY } from '../../lib/reference-app/pgbouncer-tier';
 import { READER_DB_USER, ReferenceDeployment, WRITER_DB_USER } from '../../lib/reference-app/reference-deployment';
 import { variableDefaults } from '../../lib/terraform';
 import { isolatedVpc, logicalIdOf, newStack, ref } from '../helpers/cdk';
-import { PlanJson, ROOT, ResourceChange, TerraformDir } from './terraform-cli';
+import { FLEET_SIGNAL_POLICY } from '../../lib/model/pgbouncer-rollout';
+import { EXAMPLE_POOLER_IMAGE_ID, PlanJson, ROOT, ResourceChange, TerraformDir } from './terraform-cli';
 
 /**
  * Parity of the PgBouncer engine's two flavours: the construct PgBouncerProxy, built the way
@@ -121,9 +122,6 @@ function terraformInventory(plan: PlanJson, unknownToCdk: ReadonlySet<string>): 
   const lt = after(of('aws_launch_template')[0]);
   const metadata = (lt.metadata_options as Props[])[0];
   const ebs = ((lt.block_device_mappings as Props[])[0].ebs as Props[])[0];
-  const image = (plan as unknown as { prior_state: { values: { root_module: { child_modules: Array<{ resources?: Array<{ address: string; values: Props }> }> } } } }).prior_state.values.root_module.child_modules
-    .flatMap((m) => m.resources ?? [])
-    .find((r) => r.address === 'module.pooler.data.aws_ssm_parameter.debian')!.values;
 
   // The bootstrap's values: known at plan, or a deploy-time marker (unknown here or to CloudFormation at synth).
   const variables = plan.output_changes!.bootstrap_variables as unknown as { after: Record<string, string>; after_unknown?: Record<string, boolean> };
@@ -188,12 +186,14 @@ function terraformInventory(plan: PlanJson, unknownToCdk: ReadonlySet<string>): 
       healthCheckGracePeriod: asg.health_check_grace_period,
       // Hosts kept in service while a changed launch template rolls out.
       inServiceDuringReplacement: Math.floor((Number(asg.desired_capacity) * Number((refresh.preferences as Props[])[0].min_healthy_percentage)) / 100),
-      // The wait after each replaced host before the next goes.
-      replacementWarmupSeconds: Number((refresh.preferences as Props[])[0].instance_warmup),
+      // How long a new host is given to serve before the rollout fails: CloudFormation waits on its signal
+      // (PauseTime), Terraform, which takes no signals, on every host healthy in the target groups.
+      serveTimeoutSeconds: Number(String(asg.wait_for_capacity_timeout).replace(/s$/, '')),
+      waitsForEveryHost: asg.wait_for_elb_capacity === asg.desired_capacity,
     },
     launchTemplate: {
       instanceType: lt.instance_type,
-      imageParameter: image.name,
+      imageId: lt.image_id,
       httpEndpoint: metadata.http_endpoint,
       httpTokens: metadata.http_tokens,
       hopLimit: metadata.http_put_response_hop_limit,
@@ -208,7 +208,7 @@ function terraformInventory(plan: PlanJson, unknownToCdk: ReadonlySet<string>): 
         deleteOnTermination: String(ebs.delete_on_termination) === 'true',
       },
     },
-    userData: substitutePlaceholders(fs.readFileSync(TEMPLATE, 'utf8'), values),
+    userData: substitutePlaceholders(fs.readFileSync(TEMPLATE, 'utf8'), { ...values, ...signalled(variables.after, '') }),
     placeholders: Object.keys(values).sort(),
     loadBalancer: {
       internal: lb.internal,
@@ -283,6 +283,8 @@ function cdkInventory(plan: PlanJson): CdkSide {
     packages: { bucket: s3.Bucket.fromBucketName(stack, 'Packages', defaults.packages_bucket as string), key: defaults.packages_key as string },
     hosts: defaults.hosts as number,
     instanceType: defaults.instance_type as string,
+    // The example's AMI has no default: the id its plans are given (terraform-cli.ts).
+    imageId: EXAMPLE_POOLER_IMAGE_ID,
     // The module's name is its fleet's name.
     fleetName: defaults.name as string,
     tcpIdleTimeout: Duration.seconds(poolerDefaults.tcp_idle_timeout_seconds as number),
@@ -297,7 +299,7 @@ function cdkInventory(plan: PlanJson): CdkSide {
     endpointGroups.set(stack.getLogicalId(endpoint.securityGroup.node.defaultChild as CfnResource), `endpoint ${e.target_role}`);
   }
 
-  const resources = Template.fromStack(stack).toJSON().Resources as Record<string, { Type: string; Properties: Props; UpdatePolicy?: Props }>;
+  const resources = Template.fromStack(stack).toJSON().Resources as Record<string, { Type: string; Properties: Props; UpdatePolicy?: Props; CreationPolicy?: Props }>;
   const idOf = (c: { node: { defaultChild?: unknown } }) => stack.getLogicalId(c.node.defaultChild as CfnResource);
   const certificate = new Set(pooler.certificate?.node.findAll() ?? []);
   const mine = new Set(pooler.node.findAll().filter((c): c is CfnResource => c instanceof CfnResource && !certificate.has(c)).map((c) => stack.getLogicalId(c)));
@@ -319,7 +321,6 @@ function cdkInventory(plan: PlanJson): CdkSide {
   const lt = of('AWS::EC2::LaunchTemplate')[0].LaunchTemplateData as Props;
   const metadata = lt.MetadataOptions as Props;
   const ebs = (lt.BlockDeviceMappings as Props[])[0].Ebs as Props;
-  const imageParameter = (Template.fromStack(stack).toJSON().Parameters as Record<string, { Default: string }>)[(lt.ImageId as { Ref: string }).Ref].Default;
 
   const portOf = (value: unknown): unknown => {
     // The cluster's port, as a reference to the cluster: its Port property.
@@ -386,11 +387,12 @@ function cdkInventory(plan: PlanJson): CdkSide {
         healthCheckType: asg.HealthCheckType,
         healthCheckGracePeriod: asg.HealthCheckGracePeriod,
         inServiceDuringReplacement: rolling.MinInstancesInService,
-        replacementWarmupSeconds: isoSeconds(rolling.PauseTime as string),
+        serveTimeoutSeconds: rolling.WaitOnResourceSignals === true ? isoSeconds(rolling.PauseTime as string) : undefined,
+        waitsForEveryHost: (asgResource.CreationPolicy as { ResourceSignal: { Count: number } }).ResourceSignal.Count === Number(asg.DesiredCapacity),
       },
       launchTemplate: {
         instanceType: lt.InstanceType,
-        imageParameter,
+        imageId: lt.ImageId,
         // CloudFormation's default when left out.
         httpEndpoint: metadata.HttpEndpoint ?? 'enabled',
         httpTokens: metadata.HttpTokens,
@@ -400,7 +402,7 @@ function cdkInventory(plan: PlanJson): CdkSide {
         keyPair: lt.KeyName ?? null,
         volume: { device: (lt.BlockDeviceMappings as Props[])[0].DeviceName, size: ebs.VolumeSize, type: ebs.VolumeType, encrypted: ebs.Encrypted, deleteOnTermination: ebs.DeleteOnTermination },
       },
-      userData: substitutePlaceholders(template, values),
+      userData: substitutePlaceholders(template, { ...values, ...signalled(values, 'cdk') }),
       placeholders: Object.keys(values).sort(),
       loadBalancer: {
         internal: lb.Scheme === 'internal',
@@ -450,7 +452,9 @@ function cdkInventory(plan: PlanJson): CdkSide {
       hostRole: {
         assumedBy: (role.AssumeRolePolicyDocument as { Statement: Array<{ Principal: { Service: string } }> }).Statement.map((s) => s.Principal.Service),
         managedPolicies: ((role.ManagedPolicyArns ?? []) as unknown[]).map((a) => joined(a).replace(/^.*:policy\//, '')),
-        actions: uniqueSorted(policies.flatMap((p) => (p.PolicyDocument as { Statement: Array<{ Action: string | string[] }> }).Statement.flatMap((s) => [s.Action].flat()))),
+        // Less the hosts' SignalResource on this stack: CloudFormation's alone (Terraform takes no signals;
+        // the module waits for healthy capacity instead, compared in group.waitsForEveryHost).
+        actions: uniqueSorted(policies.flatMap((p) => (p.PolicyDocument as { Statement: Array<{ Action: string | string[] }> }).Statement.flatMap((s) => [s.Action].flat()))).filter((a) => !(FLEET_SIGNAL_POLICY.actions as ReadonlyArray<string>).includes(a)),
       },
       secrets: sorted(
         of('AWS::SecretsManager::Secret').map((s) => ({
@@ -624,6 +628,18 @@ function terraformEndpointPolicies(plan: PlanJson): EndpointPolicies {
   return policies;
 }
 
+/**
+ * Where the hosts signal, the one part of the user data the flavours differ in on purpose: CloudFormation's
+ * stack, group and Region (it waits on the signals), and nothing in Terraform (the module waits for healthy
+ * capacity). Checked here for what each flavour must give, then compared as one marker.
+ */
+function signalled(values: Record<string, string>, flavour: 'cdk' | ''): Record<string, string> {
+  const signal = { SignalStack: values.SignalStack, SignalResource: values.SignalResource, SignalRegion: values.SignalRegion };
+  if (flavour === 'cdk') expect(signal).toEqual({ SignalStack: DEPLOY_TIME('SignalStack'), SignalResource: expect.stringMatching(/^PoolerHosts/), SignalRegion: DEPLOY_TIME('SignalRegion') });
+  else expect(signal).toEqual({ SignalStack: '', SignalResource: '', SignalRegion: '' });
+  return { SignalStack: '<the stack, in CloudFormation only>', SignalResource: '<the group, in CloudFormation only>', SignalRegion: '<the Region, in CloudFormation only>' };
+}
+
 describe('PgBouncerProxy and modules/pgbouncer-proxy (as examples/complete-pgbouncer calls it)', () => {
   let plan: PlanJson;
   let cdk: Inventory;
@@ -645,7 +661,7 @@ describe('PgBouncerProxy and modules/pgbouncer-proxy (as examples/complete-pgbou
     // the package's own handler), or that this test passes on; hosts_depend_on is the reference app's dependency of
     // the construct's Auto Scaling group on the role bootstrap (compared below); vpc_cidr_block is the VPC's, which
     // the construct reads from the cluster's VPC, and s3_prefix_list_id its s3PrefixListId.
-    const mirrored = ['name', 'vpc_id', 'subnet_ids', 'cluster_security_group_id', 'cluster_endpoint', 'reader_endpoints', 'server_port', 'database_name', 'max_connections', 'packages_bucket', 'packages_key', 'tls_secret_arn', 'certificate_function', 'hosts', 'instance_type', 'consumer_users', 'endpoints', 'hosts_depend_on', 'vpc_cidr_block', 's3_prefix_list_id'];
+    const mirrored = ['name', 'vpc_id', 'subnet_ids', 'cluster_security_group_id', 'cluster_endpoint', 'reader_endpoints', 'server_port', 'database_name', 'max_connections', 'packages_bucket', 'packages_key', 'tls_secret_arn', 'certificate_function', 'hosts', 'instance_type', 'consumer_users', 'endpoints', 'hosts_depend_on', 'vpc_cidr_block', 's3_prefix_list_id', 'image_id'];
     expect(passed.filter((p) => !mirrored.includes(p))).toEqual([]);
   });
 
@@ -669,11 +685,14 @@ describe('PgBouncerProxy and modules/pgbouncer-proxy (as examples/complete-pgbou
     test('the same endpoints with the same policies: what each principal may do on what through each', () => {
       // WHEN each flavour's endpoint policies are put in shared words
       const terraform = terraformEndpointPolicies(plan);
-      // THEN they are the same, and they are the restricted ones (not a default that both might share)
-      expect(terraform).toEqual(reference.policies);
+      // THEN they are the same, but for CloudFormation's endpoint, which only the CDK flavour's signals need
+      // (Terraform takes none), and they are the restricted ones (not a default that both might share)
+      const { 'data cloudformation': signals, ...shared } = reference.policies as Record<string, unknown>;
+      expect(signals).toEqual(['Allow AWS host role cloudformation:SignalResource unknown {"Ref":"AWS::StackId"}']);
+      expect(terraform).toEqual(shared);
       const host = 'Allow AWS host role secretsmanager:GetSecretValue';
       const bootstrap = 'Allow AWS role bootstrap secretsmanager:GetSecretValue';
-      expect(reference.policies).toEqual({
+      expect(shared).toEqual({
         'data s3': ['Allow * s3:GetObject packages object if StringEquals aws:PrincipalArn host role'],
         'data secretsmanager': [
           'Allow AWS role bootstrap secretsmanager:DescribeSecret master secret',

@@ -5,11 +5,12 @@ import * as path from 'path';
 import { INSTANCE_CLASS_CATALOG, optimizedReadsSizing } from '../../lib/model';
 import { renderPoolerBootstrap, substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
 import { FLEET_HOST_HEALTH_CHECK_TYPE, FLEET_HOST_WARMUP_SECONDS } from '../../lib/model/pgbouncer-fleet';
+import { FLEET_HOST_SIGNAL_TIMEOUT_SECONDS } from '../../lib/model/pgbouncer-rollout';
 import { SESSION_MANAGER_INSTANCE_POLICY } from '../../lib/model/pgbouncer-hosts';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../lib/model/pgbouncer-host-serve';
 import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 import { topologyFromPlan } from '../../lib/rehearsal/topology/from-plan';
-import { PlanJson, ROOT, ResourceChange, TerraformDir } from './terraform-cli';
+import { EXAMPLE_POOLER_IMAGE_ID, PlanJson, ROOT, ResourceChange, TerraformDir } from './terraform-cli';
 
 /**
  * modules/examples/complete-pgbouncer planned offline with the stand-in provider: the PgBouncer fleet
@@ -47,15 +48,25 @@ describe('examples/complete-pgbouncer plan', () => {
     expect(fs.readFileSync(TEMPLATE, 'utf8')).toBe(renderPoolerBootstrap());
   });
 
-  test('the hosts: a fixed-size group of two on a pinned launch template version, refreshed one host at a time', () => {
+  test('the hosts: a fixed-size group of two on a pinned launch template version, the apply waiting for both to serve, refreshed one host at a time', () => {
     expect(changes('aws_autoscaling_group').map((r) => r.change.after)).toEqual([
-      expect.objectContaining({ min_size: 2, max_size: 2, desired_capacity: 2, health_check_type: FLEET_HOST_HEALTH_CHECK_TYPE, health_check_grace_period: FLEET_HOST_WARMUP_SECONDS, instance_refresh: [expect.objectContaining({ strategy: 'Rolling', preferences: [expect.objectContaining({ min_healthy_percentage: 50, instance_warmup: String(FLEET_HOST_WARMUP_SECONDS) })] })] }),
+      expect.objectContaining({
+        min_size: 2,
+        max_size: 2,
+        desired_capacity: 2,
+        health_check_type: FLEET_HOST_HEALTH_CHECK_TYPE,
+        health_check_grace_period: FLEET_HOST_WARMUP_SECONDS,
+        // No signals in Terraform: every host healthy in both target groups (both listeners serve), within CloudFormation's signal timeout.
+        wait_for_elb_capacity: 2,
+        wait_for_capacity_timeout: `${FLEET_HOST_SIGNAL_TIMEOUT_SECONDS}s`,
+        instance_refresh: [expect.objectContaining({ strategy: 'Rolling', preferences: [expect.objectContaining({ min_healthy_percentage: 50, max_healthy_percentage: 100, instance_warmup: String(FLEET_HOST_WARMUP_SECONDS), skip_matching: true, auto_rollback: true })] })],
+      }),
     ]);
     const asg = pooler.find((r) => r.address === 'aws_autoscaling_group.this')!;
     expect(JSON.stringify(asg.expressions.launch_template)).toContain('aws_launch_template.this.latest_version');
   });
 
-  test('the launch template: Debian 13 arm64 from Debian\'s public parameter, IMDSv2 only, encrypted gp3 root, no public address, no key pair', () => {
+  test('the launch template: the AMI the deployer pinned (no parameter read at plan), IMDSv2 only, encrypted gp3 root, no public address, no key pair', () => {
     const lt = after('aws_launch_template.this');
     expect(lt).toEqual(
       expect.objectContaining({
@@ -67,8 +78,9 @@ describe('examples/complete-pgbouncer plan', () => {
       }),
     );
     expect(lt.key_name ?? null).toBeNull();
-    expect(dataSources().find((d) => d.address === 'module.pooler.data.aws_ssm_parameter.debian')?.values).toEqual(expect.objectContaining({ name: '/aws/service/debian/release/13/latest/arm64' }));
-    expect(JSON.stringify(pooler.find((r) => r.address === 'aws_launch_template.this')!.expressions.image_id)).toContain('data.aws_ssm_parameter.debian');
+    expect(lt.image_id).toBe(EXAMPLE_POOLER_IMAGE_ID);
+    expect(dataSources().filter((d) => d.type === 'aws_ssm_parameter')).toEqual([]);
+    expect(JSON.stringify(pooler.find((r) => r.address === 'aws_launch_template.this')!.expressions.image_id)).toContain('var.image_id');
   });
 
   test('the user data is base64 of templatefile of the bootstrap with a value for every placeholder, the CDK construct\'s values', () => {
@@ -96,6 +108,10 @@ describe('examples/complete-pgbouncer plan', () => {
         PackagesKey: 'pgbouncer/packages.tar',
         // The module's name is the fleet's name, the Fleet dimension of its metrics.
         FleetName: 'apk-pgbouncer',
+        // No stack to signal: the hosts send none.
+        SignalStack: '',
+        SignalResource: '',
+        SignalRegion: '',
       }),
     );
     // Known only after apply: the endpoints and the secrets the plan creates.

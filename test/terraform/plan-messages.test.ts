@@ -3,7 +3,7 @@ import { DEFAULT_POOL_SETTINGS, runRules } from '../../lib/model';
 import { FLEET_RULES } from '../../lib/model/pgbouncer-fleet';
 import { moduleOfRule, rulesOf, terraformMessages } from '../../lib/terraform';
 import { rejectionMessage } from '../helpers/vectors';
-import { ROOT, TerraformDir } from './terraform-cli';
+import { EXAMPLE_POOLER_IMAGE_ID, ROOT, TerraformDir } from './terraform-cli';
 
 /**
  * `expect_failures` in terraform test proves which check fails, not its wording. Here the complete
@@ -78,6 +78,7 @@ describe('modules/pgbouncer-proxy', () => {
     cluster_endpoint: 'messages.cluster-abc.us-east-1.rds.amazonaws.com',
     reader_endpoints: '["messages-reader-1.abc.us-east-1.rds.amazonaws.com"]',
     database_name: 'app',
+    image_id: EXAMPLE_POOLER_IMAGE_ID,
     packages_bucket: 'messages-packages',
     packages_key: 'pgbouncer/packages.tar',
     tls_secret_arn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:messages-tls-AbCdEf',

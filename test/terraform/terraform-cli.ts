@@ -20,9 +20,14 @@ export function terraformEnv(): NodeJS.ProcessEnv {
   const match = /export TF_CLI_CONFIG_FILE=(\S+)/.exec(out);
   if (!match) throw new Error(`install.sh printed no TF_CLI_CONFIG_FILE: ${out}`);
   const terraform = execFileSync('bash', [path.join(ROOT, 'test/terraform/provider/install-terraform.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  env = { ...process.env, TF_CLI_CONFIG_FILE: match[1], CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_BIN: terraform };
+  // complete-pgbouncer's hosts' AMI has no default (it is pinned by whoever deploys): given here as a deployer
+  // gives it; Terraform ignores it in the configurations that do not declare it.
+  env = { ...process.env, TF_CLI_CONFIG_FILE: match[1], CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_BIN: terraform, TF_VAR_pooler_image_id: EXAMPLE_POOLER_IMAGE_ID };
   return env;
 }
+
+/** An AMI id of the right shape for the offline plans of complete-pgbouncer (never deployed). */
+export const EXAMPLE_POOLER_IMAGE_ID = 'ami-0123456789abcdef0';
 
 /** The Lambda zips the examples deploy; built when missing. */
 function ensureLambdaZips(): void {

@@ -82,6 +82,10 @@ func terraformOptions(t *testing.T, dir string, vars map[string]interface{}) *te
 	if _, ok := vars["lambda_dir"]; !ok && (filepath.Base(dir) == "complete" || filepath.Base(dir) == "complete-pgbouncer") {
 		vars["lambda_dir"] = lambdaDir
 	}
+	// The hosts' AMI has no default (whoever deploys pins it): an id of the right shape for offline plans.
+	if _, ok := vars["pooler_image_id"]; !ok && filepath.Base(dir) == "complete-pgbouncer" {
+		vars["pooler_image_id"] = "ami-0123456789abcdef0"
+	}
 	return terraform.WithDefaultRetryableErrors(t, &terraform.Options{
 		TerraformDir: dir,
 		PlanFilePath: filepath.Join(dir, "terratest.tfplan"),

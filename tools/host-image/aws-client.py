@@ -6,6 +6,10 @@
                            "buckets": ["name", ...], "objects": [{"bucket", "key", "file"}],
                            "secrets": [{"name", "value"}]}
                           and prints {"secrets": {"<name>": "<ARN>"}}.
+  aws-client.py stack     makes a stack from a template: {"endpoint", "ca", "region", "stack", "template"}; prints
+                          {"stackId"}.
+  aws-client.py signals   the signals a stack's resources received (SignalResource), oldest first: reads
+                          {"endpoint", "ca", "region", "stack"}, prints [{"logicalResourceId", "status", "reason"}].
   aws-client.py metrics   what the hosts published to CloudWatch. Reads {"endpoint", "ca", "region",
                           "namespace"} and prints every datapoint as {"metric", "dimensions", "timestamp"
                           (seconds), "value", "unit"}, each second's Sum of one metric and dimension set.
@@ -65,9 +69,21 @@ def seed(spec):
     json.dump({"secrets": arns}, sys.stdout)
 
 
+def stack(spec):
+    cloudformation = clients(spec)("cloudformation")
+    json.dump({"stackId": cloudformation.create_stack(StackName=spec["stack"], TemplateBody=spec["template"])["StackId"]}, sys.stdout)
+
+
+def signals(spec):
+    cloudformation = clients(spec)("cloudformation")
+    events = cloudformation.describe_stack_events(StackName=spec["stack"])["StackEvents"]
+    received = [e for e in reversed(events) if e.get("ResourceStatusReason", "").startswith("Received ")]
+    json.dump([{"logicalResourceId": e["LogicalResourceId"], "status": e["ResourceStatusReason"].split()[1], "reason": e["ResourceStatusReason"]} for e in received], sys.stdout)
+
+
 if __name__ == "__main__":
-    commands = {"seed": seed, "metrics": metrics}
+    commands = {"seed": seed, "metrics": metrics, "stack": stack, "signals": signals}
     if len(sys.argv) != 2 or sys.argv[1] not in commands:
-        sys.stderr.write("usage: aws-client.py seed|metrics <json on stdin>\n")
+        sys.stderr.write("usage: aws-client.py seed|metrics|stack|signals <json on stdin>\n")
         sys.exit(2)
     commands[sys.argv[1]](json.load(sys.stdin))

@@ -19,6 +19,8 @@ import { cleanEnv, isAlive, logTail, spawnDaemon, stopProcess, type TrackedProce
 const KIT_ROOT = join(__dirname, '..', '..', '..');
 export const AWS_EMULATOR_DIR = join(KIT_ROOT, '.cache', 'aws-emulator');
 const CLIENT_SCRIPT = join(KIT_ROOT, 'tools', 'host-image', 'aws-client.py');
+/** moto's server with CloudFormation's SignalResource, which moto lacks (tools/host-image/aws-emulator.py). */
+const SERVER_SCRIPT = join(KIT_ROOT, 'tools', 'host-image', 'aws-emulator.py');
 
 /** The rehearsal's packages bucket: the object its pooler hosts install is in it. */
 export const REHEARSAL_PACKAGES_BUCKET = 'apk-rehearsal-packages';
@@ -26,7 +28,7 @@ export const REHEARSAL_PACKAGES_BUCKET = 'apk-rehearsal-packages';
 export const REHEARSAL_DNS_SUFFIX = 'amazonaws.com';
 
 /** The services the hosts call, by the label their endpoint name starts with. */
-export const EMULATED_SERVICES = ['s3', 'secretsmanager', 'monitoring'] as const;
+export const EMULATED_SERVICES = ['s3', 'secretsmanager', 'monitoring', 'cloudformation'] as const;
 
 /** The names the hosts resolve to the emulator: each service's Regional name, and each bucket's virtual host. */
 export function awsApiNames(region: string, domain: string, buckets: ReadonlyArray<string>): string[] {
@@ -50,7 +52,7 @@ export interface AwsEmulator {
   readonly endpoint: string;
 }
 
-function emulatorProgram(name: 'moto_server' | 'python3'): string {
+function emulatorProgram(name: 'python3'): string {
   const program = join(AWS_EMULATOR_DIR, 'bin', name);
   if (!existsSync(program)) throw new MissingBinaryError(`moto's server (${program})`, 'install it with `make host-tools`');
   return program;
@@ -72,8 +74,8 @@ export async function startAwsEmulator(spec: AwsEmulatorSpec): Promise<AwsEmulat
   const server = spawnDaemon({
     name: 'aws-emulator',
     kind: 'aws-emulator',
-    program: emulatorProgram('moto_server'),
-    args: ['--host', spec.address, '--port', '443', '--ssl-cert', spec.certFile, '--ssl-key', spec.keyFile],
+    program: emulatorProgram('python3'),
+    args: [SERVER_SCRIPT, '--host', spec.address, '--port', '443', '--ssl-cert', spec.certFile, '--ssl-key', spec.keyFile],
     logFile: join(spec.workDir, 'aws-emulator.log'),
     cwd: spec.workDir,
     namespace: spec.namespace,
@@ -122,6 +124,27 @@ export async function readMetrics(emulator: AwsEmulator, caFile: string, namespa
   const spec = { endpoint: emulator.endpoint, ca: caFile, region: emulator.spec.region, namespace };
   const out = await run('ip', ['netns', 'exec', emulator.spec.namespace, emulatorProgram('python3'), CLIENT_SCRIPT, 'metrics'], JSON.stringify(spec), 60_000);
   return JSON.parse(out) as EmulatedDatapoint[];
+}
+
+/** A signal CloudFormation received: the resource's event that records it. */
+export interface EmulatedSignal {
+  readonly logicalResourceId: string;
+  readonly status: string;
+  readonly reason: string;
+}
+
+/** Makes a stack in the emulator's CloudFormation from `template` (JSON); returns its id. */
+export async function createStack(emulator: AwsEmulator, caFile: string, stackName: string, template: object): Promise<string> {
+  const spec = { endpoint: emulator.endpoint, ca: caFile, region: emulator.spec.region, stack: stackName, template: JSON.stringify(template) };
+  const out = await run('ip', ['netns', 'exec', emulator.spec.namespace, emulatorProgram('python3'), CLIENT_SCRIPT, 'stack'], JSON.stringify(spec), 60_000);
+  return (JSON.parse(out) as { stackId: string }).stackId;
+}
+
+/** The signals the stack's resources received, oldest first (DescribeStackEvents, read with AWS's SDK). */
+export async function readSignals(emulator: AwsEmulator, caFile: string, stackName: string): Promise<EmulatedSignal[]> {
+  const spec = { endpoint: emulator.endpoint, ca: caFile, region: emulator.spec.region, stack: stackName };
+  const out = await run('ip', ['netns', 'exec', emulator.spec.namespace, emulatorProgram('python3'), CLIENT_SCRIPT, 'signals'], JSON.stringify(spec), 60_000);
+  return JSON.parse(out) as EmulatedSignal[];
 }
 
 export async function stopAwsEmulator(emulator: AwsEmulator): Promise<void> {

@@ -243,6 +243,7 @@ module "pooler" {
   server_port               = module.database.port
   database_name             = module.database.database_name
   max_connections           = module.database.max_connections
+  image_id                  = var.pooler_image_id
   packages_bucket           = var.packages_bucket
   packages_key              = var.packages_key
   # HTTPS from the hosts to the data VPC's interface endpoints and S3's gateway endpoint only (its prefix list,

@@ -28,6 +28,11 @@ variable "instance_type" {
   default     = "c7g.large"
 }
 
+variable "pooler_image_id" {
+  description = "The PgBouncer hosts' AMI (Debian 13 arm64 in var.region), pinned: aws ssm get-parameter --name /aws/service/debian/release/13/latest/arm64 --query Parameter.Value --output text; set a new one on purpose (every host is replaced, one at a time)."
+  type        = string
+}
+
 variable "packages_bucket" {
   description = "The bucket holding the PgBouncer packages object (make package uploads it)."
   type        = string

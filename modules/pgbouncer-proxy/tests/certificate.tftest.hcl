@@ -22,6 +22,7 @@ variables {
   writer_instance_endpoint  = "tests-writer.abc.us-east-1.rds.amazonaws.com"
   database_name             = "app"
   max_connections           = 1000
+  image_id                  = "ami-0123456789abcdef0"
   packages_bucket           = "tests-packages"
   packages_key              = "pgbouncer/packages.tar"
   certificate_function      = { s3_bucket = "tests-lambda", s3_key = "pooler-certificate.zip" }

@@ -17,6 +17,7 @@ variables {
   writer_instance_endpoint  = "tests-writer.abc.us-east-1.rds.amazonaws.com"
   database_name             = "app"
   max_connections           = 1000
+  image_id                  = "ami-0123456789abcdef0"
   packages_bucket           = "tests-packages"
   packages_key              = "pgbouncer/packages.tar"
   tls_secret_arn            = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tests-tls-AbCdEf"
@@ -37,6 +38,29 @@ run "defaults_accepted" {
   assert {
     condition     = output.vcpus_per_host == 2 && output.bootstrap_variables.Vcpus == "2" && output.bootstrap_variables.ReaderEndpoints == join(" ", var.reader_endpoints)
     error_message = "the bootstrap's variables"
+  }
+  # No signals in Terraform: the apply waits for every host to be healthy in both target groups (both listeners
+  # serve), and the hosts are given no stack to signal.
+  assert {
+    condition     = aws_autoscaling_group.this.wait_for_elb_capacity == var.hosts && aws_autoscaling_group.this.wait_for_capacity_timeout == "${local.host_signal_timeout_seconds}s"
+    error_message = "the apply waits for every host to serve"
+  }
+  assert {
+    condition     = output.bootstrap_variables.SignalStack == "" && output.bootstrap_variables.SignalResource == ""
+    error_message = "the hosts signal no stack"
+  }
+}
+
+run "more_hosts_waited_for" {
+  command = plan
+
+  variables {
+    hosts = 4
+  }
+
+  assert {
+    condition     = aws_autoscaling_group.this.wait_for_elb_capacity == 4 && aws_autoscaling_group.this.instance_refresh[0].preferences[0].min_healthy_percentage == 75
+    error_message = "four hosts waited for, refreshed one at a time"
   }
 }
 

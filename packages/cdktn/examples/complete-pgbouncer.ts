@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { App, Fn, Lazy, LocalBackend, TerraformOutput, TerraformStack, Token } from 'cdktn';
+import { App, Fn, Lazy, LocalBackend, TerraformOutput, TerraformStack, TerraformVariable, Token } from 'cdktn';
 import type { Construct } from 'constructs';
 import { AuroraOptimizedReads, Dashboard, DatabaseRoleBootstrap, LambdaConsumer, LogsKmsPolicy, PgBouncerProxy, type KitModuleOptions } from '../src';
 import { isolatedVpcs } from './isolated-vpcs';
@@ -30,6 +30,11 @@ export interface CompletePgBouncerStackProps {
   readonly hosts?: number;
   /** Graviton instance type of the hosts. @default 'c7g.large' */
   readonly instanceType?: string;
+  /**
+   * The hosts' AMI (Debian 13 arm64 in the Region), pinned: looked up once, changed on purpose.
+   * @default - the Terraform variable pooler_image_id, which has no default: plan asks for it, as the Terraform example's does
+   */
+  readonly imageId?: string;
   /** The bucket holding the PgBouncer packages object (make package uploads it). @default 'aurora-proxy-kit-packages' */
   readonly packagesBucket?: string;
   /** @default 'pgbouncer/packages.tar' */
@@ -159,6 +164,7 @@ export class CompletePgBouncerStack extends TerraformStack {
       certificateFunction: { filename: path.join(lambdaDir, 'pooler-certificate.zip') },
       hosts: props.hosts ?? 2,
       instanceType: props.instanceType ?? 'c7g.large',
+      imageId: props.imageId ?? new TerraformVariable(this, 'pooler_image_id', { type: 'string', description: "The PgBouncer hosts' AMI (Debian 13 arm64 in the Region), pinned: aws ssm get-parameter --name /aws/service/debian/release/13/latest/arm64 --query Parameter.Value --output text; set a new one on purpose (every host is replaced, one at a time)." }).stringValue,
       consumerUsers: Object.values(consumers).map((c) => c.dbUser),
       endpoints: { [consumers.reader.endpoint]: endpoint('READ_ONLY'), [consumers.writer.endpoint]: endpoint('READ_WRITE') },
       // The hosts start once the role bootstrap has run: their read-only listener logs in as a role it makes (its

@@ -128,6 +128,12 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
    */
   readonly hosts?: number;
   /**
+   * The hosts' AMI (Debian 13 arm64), pinned: look it up once with aws ssm get-parameter --name
+   * /aws/service/debian/release/13/latest/arm64 and change it on purpose; a new id replaces every host, one at a
+   * time.
+   */
+  readonly imageId: string;
+  /**
    * Graviton instance type of the hosts; its vCPUs decide the PgBouncer processes per host.
    *
    * @default "c7g.large"
@@ -216,10 +222,10 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
 /**
  * modules/pgbouncer-proxy as a cdktn construct. The PgBouncer engine of the pooling tier, the Terraform flavour
  * of the CDK construct `PgBouncerProxy` (docs/PGBOUNCER-ENGINE.md): an Auto Scaling group of fixed size of
- * Graviton hosts (Debian 13 arm64 from Debian's public SSM parameter, IMDSv2 only, encrypted gp3 root volume, no
- * public address, no key pair; Session Manager for shell access) behind an internal Network Load Balancer with a
- * TCP listener per role (5432 read/write, 5433 read-only), offered to consumer VPCs through a VPC endpoint
- * service and an interface endpoint with its own security group per entry of `endpoints`.
+ * Graviton hosts (Debian 13 arm64, the AMI `image_id` pins, IMDSv2 only, encrypted gp3 root volume, no public
+ * address, no key pair; Session Manager for shell access) behind an internal Network Load Balancer with a TCP
+ * listener per role (5432 read/write, 5433 read-only), offered to consumer VPCs through a VPC endpoint service
+ * and an interface endpoint with its own security group per entry of `endpoints`.
  *
  * The kit's rules run when it is constructed: bad input throws KitValidationError naming the prop, the value and
  * the fix. Outputs are the getters.
@@ -252,6 +258,7 @@ export class PgBouncerProxy extends KitModule {
         certificateValidityDays: 'certificate_validity_days',
         certificateKmsKeyArn: 'certificate_kms_key_arn',
         hosts: 'hosts',
+        imageId: 'image_id',
         instanceType: 'instance_type',
         maxConnectionsPercent: 'max_connections_percent',
         maxIdleConnectionsPercent: 'max_idle_connections_percent',
@@ -277,6 +284,7 @@ export class PgBouncerProxy extends KitModule {
         maxConnections: { variable: 'max_connections', read: 'value' },
         pool: { read: 'object', variables: { maxConnectionsPercent: 'max_connections_percent', maxIdleConnectionsPercent: 'max_idle_connections_percent', connectionBorrowTimeoutSeconds: 'connection_borrow_timeout_seconds' }, defaults: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } },
         instanceType: { variable: 'instance_type', read: 'value', default: 'c7g.large' },
+        imageId: { variable: 'image_id', read: 'value' },
         readOnlyServerUser: { variable: 'read_only_server_user', read: 'value', default: 'apk_pooler_reader' },
         consumerUser: { variable: 'consumer_users', read: 'items' },
         loadBalancerName: { variable: 'name', read: 'value' },
