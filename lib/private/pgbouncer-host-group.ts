@@ -9,7 +9,7 @@ import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_WARMUP_SECONDS, type P
 import { DEBIAN_13_ARM64_IMAGE_PARAMETER, SESSION_MANAGER_INSTANCE_POLICY } from '../model/pgbouncer-hosts';
 import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
 import type { OptimizedReadsCluster } from '../optimized-reads-cluster';
-import type { PgBouncerPackages } from '../pgbouncer-proxy';
+import type { PgBouncerPackages } from '../pgbouncer-packages';
 import { skipCheckov } from './checkov';
 
 /** What a PgBouncerProxy's hosts are made from: its props, validated and with their defaults. */
