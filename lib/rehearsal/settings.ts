@@ -8,13 +8,13 @@ import { POSTGRES_PORT } from '../model/vocabulary';
 import { REHEARSAL_RULES, parseAddressBlock } from './rules';
 import { runRules } from '../model/rule-table';
 import { RehearsalConfigError } from './errors';
-import { LOOPBACK_BLOCKS } from './loopback-blocks';
+import { DEFAULT_LOOPBACK_BLOCK } from './loopback-blocks';
 import { networkPrefix } from './network/plan';
 import { REHEARSAL_NETWORKS, type RehearsalNetwork, type RehearsalSettings, type ResolvedSettings } from './settings-types';
 
 export { REHEARSAL_NETWORKS, type RehearsalNetwork, type RehearsalSettings, type ResolvedSettings } from './settings-types';
 
-export const DEFAULT_ADDRESS_BLOCK: string = LOOPBACK_BLOCKS.default.block;
+export const DEFAULT_ADDRESS_BLOCK: string = DEFAULT_LOOPBACK_BLOCK.block;
 export const DEFAULT_WORK_DIR = '.rehearsal';
 export const DEFAULT_POOLER_PROCESSES = 2;
 export const DEFAULT_REPLICAS = 2;

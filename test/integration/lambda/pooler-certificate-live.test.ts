@@ -1,6 +1,6 @@
 /**
  * Live: PgBouncer 1.24 serving the certificate the pooler certificate function issues, on its loopback
- * block (LOOPBACK_BLOCKS.poolerCertificateSuite), and node-postgres clients connecting as consumers do,
+ * block (SUITE_BLOCKS.poolerCertificateSuite), and node-postgres clients connecting as consumers do,
  * by an interface endpoint's name: verified against the kit's CA they log in; trusting another CA, or
  * naming another endpoint service, they are refused before any password is sent.
  */
@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { Client } from 'pg';
 import { createCa, handleEvent, type PoolerCertificateRequest, type SecretStore } from '../../../lambda/src/pooler-certificate';
-import { findPgBouncer, LOOPBACK_BLOCKS, serverOsUser } from '../../../lib/rehearsal';
+import { findPgBouncer, serverOsUser } from '../../../lib/rehearsal';
+import { SUITE_BLOCKS } from '../../support/loopback-blocks';
 import { chownTo } from '../../../lib/rehearsal/os-user';
 
 const SERVICE = 'vpce-svc-0a1b2c3d4e5f60718';
@@ -26,7 +27,7 @@ const REQUEST: PoolerCertificateRequest = {
 };
 const ZONAL = `vpce-0fe5b17a0707d6abc-29p5708s-us-east-1a.${SERVICE}.us-east-1.vpce.amazonaws.com`;
 const REGIONAL = `vpce-0fe5b17a0707d6abc-29p5708s.${SERVICE}.us-east-1.vpce.amazonaws.com`;
-const HOST = `${LOOPBACK_BLOCKS.poolerCertificateSuite.block}.2`;
+const HOST = `${SUITE_BLOCKS.poolerCertificateSuite.block}.2`;
 const PORT = 6432;
 const ADMIN = { user: 'kit_admin', password: 'an-admin-password-for-the-test' };
 

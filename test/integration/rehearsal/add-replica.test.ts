@@ -2,13 +2,14 @@
  * Adding a replica to a running rehearsal (loopback block addReplicaSuite), as adding an Aurora reader: it
  * streams, the read-only endpoint and HAProxy start sending connections to it, nothing is restarted.
  */
-import { LOOPBACK_BLOCKS, type Rehearsal, query } from '../../../lib/rehearsal';
+import { type Rehearsal, query } from '../../../lib/rehearsal';
+import { SUITE_BLOCKS } from '../../support/loopback-blocks';
 import { startRehearsal, stopRehearsal } from './live';
 
 let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
 let rehearsal: Rehearsal;
 /** The next address of the block after the writer (.2) and two replicas (.3, .4). */
-const THIRD_REPLICA = `${LOOPBACK_BLOCKS.addReplicaSuite.block}.5`;
+const THIRD_REPLICA = `${SUITE_BLOCKS.addReplicaSuite.block}.5`;
 
 beforeAll(async () => {
   started = await startRehearsal('addReplicaSuite');

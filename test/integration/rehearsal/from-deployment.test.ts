@@ -9,7 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { budgetLeftovers, formatNotReproduced, isAlive, LOOPBACK_BLOCKS, Rehearsal, WorkDirLayout, type RehearsalState, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../../../lib/rehearsal';
+import { budgetLeftovers, formatNotReproduced, isAlive, Rehearsal, WorkDirLayout, type RehearsalState, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../../../lib/rehearsal';
+import { SUITE_BLOCKS } from '../../support/loopback-blocks';
 import { liveUnavailable } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
 import { COMPLETE_EXAMPLE, planFile, removeFixtures, synthesizeReferenceApp } from '../../rehearsal/topology-fixtures';
@@ -116,7 +117,7 @@ live('a failed up --from', () => {
     const deployment = { ...settings.deployment!, consumers: settings.deployment!.consumers.map((c, i) => (i === 0 ? { ...c, user: 'pg_reader' } : c)) };
     const workDir = mkdtempSync(join(tmpdir(), 'rehearsal-test-'));
     chmodSync(workDir, 0o755);
-    const addressBlock = LOOPBACK_BLOCKS.fromDeploymentSuite.block;
+    const addressBlock = SUITE_BLOCKS.fromDeploymentSuite.block;
     try {
       // WHEN
       await expect(Rehearsal.up({ ...settings, deployment, workDir, addressBlock, replicas: 1, peers: false, maxConnections: 40 })).rejects.toThrow(/pg_reader starts with pg_ or rds/);

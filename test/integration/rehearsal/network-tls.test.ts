@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { consumerEnvironment, type TlsConfig } from '../../../lambda/src/environment';
 import {
   AwsNames,
-  LOOPBACK_BLOCKS,
   addressOf,
   awsShapedCertificateRequests,
   consumerOf,
@@ -23,6 +22,7 @@ import {
   networkLeftovers,
   type CertificateSet,
 } from '../../../lib/rehearsal';
+import { SUITE_BLOCKS } from '../../support/loopback-blocks';
 import { liveUnavailable, runNode, startNode, tsNodeArgs, type Started } from './isolation';
 import { EndpointRole } from '../../../lambda/src/environment';
 
@@ -30,7 +30,7 @@ const names = new AwsNames('network-tls-suite');
 const DEFAULT_ENDPOINT = names.proxyDefaultEndpoint('kit');
 const CUSTOM_ENDPOINT = names.proxyCustomEndpoint('kit', 'kit-ro');
 const plan = planNetwork({
-  addressBlock: LOOPBACK_BLOCKS.networkTlsSuite.block,
+  addressBlock: SUITE_BLOCKS.networkTlsSuite.block,
   dataHosts: [{ key: 'proxy', hostNumber: 101, names: [DEFAULT_ENDPOINT] }],
   consumers: [{ vpc: 'app', endpoints: [{ key: 'kit-ro', names: [CUSTOM_ENDPOINT] }] }],
 });

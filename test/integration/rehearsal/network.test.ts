@@ -9,7 +9,6 @@ import {
   AwsNames,
   IsolationSetupError,
   KIT_NAMESPACE,
-  LOOPBACK_BLOCKS,
   addressOf,
   consumerOf,
   listNamespaces,
@@ -22,11 +21,12 @@ import {
   unreachableRangeRouted,
   type NetworkDescription,
 } from '../../../lib/rehearsal';
+import { SUITE_BLOCKS } from '../../support/loopback-blocks';
 import { CONNECT_PROBE, GREETING_SERVER, RESOLVE_PROBE, liveUnavailable, runNode, startNode, type Started } from './isolation';
 
 const names = new AwsNames('network-suite');
 const description: NetworkDescription = {
-  addressBlock: LOOPBACK_BLOCKS.networkSuite.block,
+  addressBlock: SUITE_BLOCKS.networkSuite.block,
   dataHosts: [
     { key: 'writer', hostNumber: 2, names: [names.instanceEndpoint('kit-writer'), names.clusterEndpoint('kit')] },
     { key: 'replica1', hostNumber: 3, names: [names.instanceEndpoint('kit-reader-1')] },
