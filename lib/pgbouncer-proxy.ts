@@ -62,7 +62,8 @@ export interface PgBouncerProxyProps {
    */
   readonly maxIdleConnectionsPercent?: number;
   /**
-   * How long a client waits to borrow a pooled connection (0..300 s).
+   * How long a client waits to borrow a pooled connection (bounds: the kit's `borrow-timeout` rule; a value
+   * outside them fails synth with the range).
    * @default Duration.seconds(120)
    */
   readonly connectionBorrowTimeout?: Duration;

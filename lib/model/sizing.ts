@@ -211,7 +211,7 @@ export interface PoolSettings {
   readonly maxConnectionsPercent: number;
   /** Share of max_connections the proxy keeps open while idle (0..maxConnectionsPercent). */
   readonly maxIdleConnectionsPercent: number;
-  /** Seconds a client waits to borrow a pooled connection (0..300). */
+  /** Seconds a client waits to borrow a pooled connection (bounds: the `borrow-timeout` rule). */
   readonly connectionBorrowTimeoutSeconds: number;
 }
 

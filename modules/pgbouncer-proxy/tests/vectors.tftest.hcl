@@ -205,7 +205,7 @@ run "v017_borrow_timeout_accepted" {
   }
 }
 
-# borrow-timeout {"connectionBorrowTimeoutSeconds":301}: rejected: connection_borrow_timeout_seconds 301 is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)
+# borrow-timeout {"connectionBorrowTimeoutSeconds":301}: rejected: connection_borrow_timeout_seconds 301 is out of range: set how long a client waits for a pooled connection (an integer from 0 to 300)
 run "v018_borrow_timeout_rejected" {
   command = plan
 
@@ -216,7 +216,7 @@ run "v018_borrow_timeout_rejected" {
   expect_failures = [var.connection_borrow_timeout_seconds]
 }
 
-# borrow-timeout {"connectionBorrowTimeoutSeconds":-1}: rejected: connection_borrow_timeout_seconds -1 is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)
+# borrow-timeout {"connectionBorrowTimeoutSeconds":-1}: rejected: connection_borrow_timeout_seconds -1 is out of range: set how long a client waits for a pooled connection (an integer from 0 to 300)
 run "v019_borrow_timeout_rejected" {
   command = plan
 

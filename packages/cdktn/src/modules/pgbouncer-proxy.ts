@@ -142,7 +142,8 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
    */
   readonly maxIdleConnectionsPercent?: number;
   /**
-   * How long a client waits to borrow a pooled connection (0..300 s).
+   * Seconds a client waits to borrow a pooled connection (bounds: the borrow-timeout rule; see the Rules column
+   * of the module README).
    *
    * @default 120
    */

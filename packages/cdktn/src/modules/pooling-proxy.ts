@@ -67,7 +67,8 @@ export interface PoolingProxyProps extends KitModuleOptions {
    */
   readonly maxIdleConnectionsPercent?: number;
   /**
-   * Seconds a client waits to borrow a pooled connection (0..300).
+   * Seconds a client waits to borrow a pooled connection (bounds: the borrow-timeout rule; see the Rules column
+   * of the module README).
    *
    * @default 120
    */
