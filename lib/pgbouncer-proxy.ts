@@ -50,7 +50,7 @@ export interface PgBouncerProxyProps {
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
   /**
-   * Share of each target's max_connections the whole fleet may open (1..100); the fleet never takes the
+   * Share of each target's max_connections the whole fleet may open (bounds: the kit's `max-connections-percent` rule); the fleet never takes the
    * connections the kit reserves on each instance (RESERVED_CONNECTIONS).
    * @default 100
    */

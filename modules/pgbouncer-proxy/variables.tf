@@ -188,7 +188,7 @@ variable "instance_type" {
 }
 
 variable "max_connections_percent" {
-  description = "Share of each target's max_connections the whole fleet may open (1..100); the fleet never takes the reserved connections."
+  description = "Share of each target's max_connections the whole fleet may open (bounds: the max-connections-percent rule; see the Rules column of the module README); the fleet never takes the reserved connections."
   type        = number
   default     = 100
   nullable    = false

@@ -61,7 +61,7 @@ variable "max_connections" {
 }
 
 variable "max_connections_percent" {
-  description = "Share of each target's max_connections the proxy may open (1..100); the proxy is given at most the share that leaves the reserved connections (99 on every catalog class)."
+  description = "Share of each target's max_connections the proxy may open (bounds: the max-connections-percent rule; see the Rules column of the module README); the proxy is given at most the share that leaves the reserved connections (99 on every catalog class)."
   type        = number
   default     = 100
   nullable    = false
@@ -103,7 +103,7 @@ variable "connection_borrow_timeout_seconds" {
 }
 
 variable "idle_client_timeout_seconds" {
-  description = "Seconds an idle client connection stays open (1..28800)."
+  description = "Seconds an idle client connection stays open (bounds: the idle-client-timeout rule; see the Rules column of the module README)."
   type        = number
   default     = 1800
   nullable    = false

@@ -129,8 +129,8 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
    */
   readonly instanceType?: string;
   /**
-   * Share of each target's max_connections the whole fleet may open (1..100); the fleet never takes the reserved
-   * connections.
+   * Share of each target's max_connections the whole fleet may open (bounds: the max-connections-percent rule;
+   * see the Rules column of the module README); the fleet never takes the reserved connections.
    *
    * @default 100
    */

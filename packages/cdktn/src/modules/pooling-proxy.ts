@@ -54,8 +54,9 @@ export interface PoolingProxyProps extends KitModuleOptions {
    */
   readonly maxConnections?: number;
   /**
-   * Share of each target's max_connections the proxy may open (1..100); the proxy is given at most the share
-   * that leaves the reserved connections (99 on every catalog class).
+   * Share of each target's max_connections the proxy may open (bounds: the max-connections-percent rule; see the
+   * Rules column of the module README); the proxy is given at most the share that leaves the reserved
+   * connections (99 on every catalog class).
    *
    * @default 100
    */
@@ -74,7 +75,8 @@ export interface PoolingProxyProps extends KitModuleOptions {
    */
   readonly connectionBorrowTimeoutSeconds?: number;
   /**
-   * Seconds an idle client connection stays open (1..28800).
+   * Seconds an idle client connection stays open (bounds: the idle-client-timeout rule; see the Rules column of
+   * the module README).
    *
    * @default 1800
    */
