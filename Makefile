@@ -21,7 +21,7 @@ export npm_config_update_notifier=false
 # the Debian 13 hosts it boots). Its pooler, PgBouncer 1.24.1, is built by `make pgbouncer`.
 SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2 shellcheck mmdebstrap systemd-container
 
-.PHONY: help deps system-deps pgbouncer pgbouncer-deb host-tools node-deps scan-deps typecheck lint unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
+.PHONY: help deps system-deps pgbouncer pgbouncer-deb host-tools node-deps scan-deps typecheck lint check unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
   terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check
 
 # Every target documented by the `## <target>: <what it does>` line above it.
@@ -106,7 +106,13 @@ typecheck: node-deps cdktn-deps
 lint: node-deps
 	npx eslint --max-warnings 0 .
 
-## unit: jest: model, constructs, app, Lambda, rehearsal against real PostgreSQL/PgBouncer, Terraform generator, npm and Python packages
+# The fast loop: needs only `npm install` (no root, PostgreSQL, PgBouncer build, namespaces or Terraform);
+# jest.config.js declares which suites are in it (all but test/integration/).
+## check: typecheck, lint and the jest unit project (model, constructs, app, generator, Lambda logic, cdktn synth)
+check: typecheck lint
+	npx jest --ci --selectProjects unit
+
+## unit: jest, both projects: unit, and integration (test/integration/: real PostgreSQL/PgBouncer, namespaces, Terraform, npm and Python packages)
 unit: node-deps system-deps cdktn-deps pgbouncer pgbouncer-deb host-tools
 	npx jest --ci
 

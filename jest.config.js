@@ -1,12 +1,24 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Two projects, split by directory once here: `unit` is every suite that runs on a bare machine after
+ * `npm install` (no root, no PostgreSQL, no PgBouncer build, no namespaces, no Terraform, no package builds);
+ * `integration` is test/integration/, the suites that start real servers or tools. `npx jest` runs both;
+ * `npx jest --selectProjects unit` (make check) the first.
+ */
+const common = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.tsx?$': 'ts-jest',
   },
   // Synthesizing stacks and bundling Lambdas is slow on 2 cores.
   testTimeout: 120000,
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
   maxWorkers: 2,
+  projects: [
+    { ...common, displayName: 'unit', roots: ['<rootDir>/test'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/integration/'] },
+    { ...common, displayName: 'integration', roots: ['<rootDir>/test/integration'] },
+  ],
 };

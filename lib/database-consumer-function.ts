@@ -51,7 +51,7 @@ export interface DatabaseConsumerFunctionProps {
    */
   readonly connectionMode?: ConnectionMode;
   /**
-   * Memory in MB (128..10240).
+   * Memory in MB (bounds: the kit's `memory-size` rule).
    * @default 512
    */
   readonly memorySize?: number;

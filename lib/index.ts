@@ -14,7 +14,8 @@ export {
   type PoolingProxyEndpointOptions,
   type PoolingProxyEndpointProps,
 } from './pooling-proxy-endpoint';
-export { PgBouncerProxy, type PgBouncerProxyProps, type PgBouncerPackages } from './pgbouncer-proxy';
+export { PgBouncerProxy, type PgBouncerProxyProps } from './pgbouncer-proxy';
+export { type PgBouncerPackages } from './pgbouncer-packages';
 export { type PgBouncerMetricOptions } from './pgbouncer-metric-options';
 export { PgBouncerCertificate, type PgBouncerCertificateProps, type PgBouncerTlsCertificate } from './pgbouncer-certificate';
 export {

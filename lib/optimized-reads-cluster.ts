@@ -44,7 +44,7 @@ export interface OptimizedReadsClusterProps {
    */
   readonly instanceClass?: string;
   /**
-   * Number of reader instances (0..15).
+   * Number of reader instances (bounds: the kit's `readers` rule).
    * @default 2
    */
   readonly readers?: number;
@@ -90,7 +90,7 @@ export interface OptimizedReadsClusterProps {
    */
   readonly removalPolicy?: RemovalPolicy;
   /**
-   * Days of automated backups (7..35).
+   * Days of automated backups (bounds: the kit's `backup-retention` rule).
    * @default 7
    */
   readonly backupRetentionDays?: number;

@@ -4,7 +4,6 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, PROXY_RULES, PoolSettings, PoolSizing, evaluateRules, poolSizing, runRules } from './model';
@@ -14,25 +13,13 @@ import { DEFAULT_POOLER_INSTANCE_TYPE, DEFAULT_POOLER_READ_ONLY_SERVER_USER, POO
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { PgBouncerMetricOptions, fleetMetric, poolTargetOf, targetGroupMetric } from './pgbouncer-metric-options';
 import { PgBouncerCertificate, tlsCertificateProblems, type PgBouncerTlsCertificate } from './pgbouncer-certificate';
+import type { PgBouncerPackages } from './pgbouncer-packages';
 import { IPgBouncerProxy, PgBouncerProxyEndpoint, PgBouncerProxyEndpointOptions } from './pgbouncer-proxy-endpoint';
 import { IPoolingTier, ProxyEngine } from './pooling-tier';
 import { skipCheckov } from './private/checkov';
 import { addPgBouncerHostGroup } from './private/pgbouncer-host-group';
 import { addPgBouncerLoadBalancer } from './private/pgbouncer-load-balancer';
 import { throwIfInvalid } from './private/validation';
-
-/**
- * The S3 object the hosts install from: a tar of the Debian 13 arm64 packages (PgBouncer 1.24, the
- * libraries the image lacks and AWS's SSM Agent for Session Manager), their SHA256SUMS and
- * rds-ca-bundle.pem, as `make pooler-packages` builds it. The data VPC has no route to Debian's mirrors,
- * so the packages come through the VPC's S3 gateway endpoint.
- */
-export interface PgBouncerPackages {
-  /** The bucket holding the object. */
-  readonly bucket: s3.IBucket;
-  /** The object's key. */
-  readonly key: string;
-}
 
 /** Properties of a PgBouncerProxy. */
 export interface PgBouncerProxyProps {
@@ -71,7 +58,7 @@ export interface PgBouncerProxyProps {
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
   /**
-   * Share of each target's max_connections the whole fleet may open (1..100); the fleet never takes the
+   * Share of each target's max_connections the whole fleet may open (bounds: the kit's `max-connections-percent` rule); the fleet never takes the
    * connections the kit reserves on each instance (RESERVED_CONNECTIONS).
    * @default 100
    */
@@ -83,7 +70,8 @@ export interface PgBouncerProxyProps {
    */
   readonly maxIdleConnectionsPercent?: number;
   /**
-   * How long a client waits to borrow a pooled connection (0..300 s).
+   * How long a client waits to borrow a pooled connection (bounds: the kit's `borrow-timeout` rule; a value
+   * outside them fails synth with the range).
    * @default Duration.seconds(120)
    */
   readonly connectionBorrowTimeout?: Duration;

@@ -37,7 +37,7 @@ export interface PoolingProxyProps {
    */
   readonly proxyName?: string;
   /**
-   * Share of each target's max_connections the proxy may open (1..100). The proxy is given at most the
+   * Share of each target's max_connections the proxy may open (bounds: the kit's `max-connections-percent` rule). The proxy is given at most the
    * share that leaves the connections the kit reserves (RESERVED_CONNECTIONS): 99 on every catalog class.
    * @default 100
    */
@@ -48,7 +48,8 @@ export interface PoolingProxyProps {
    */
   readonly maxIdleConnectionsPercent?: number;
   /**
-   * How long a client waits to borrow a pooled connection (0..300 s).
+   * How long a client waits to borrow a pooled connection (bounds: the kit's `borrow-timeout` rule; a value
+   * outside them fails synth with the range).
    * @default Duration.seconds(120)
    */
   readonly connectionBorrowTimeout?: Duration;

@@ -8,7 +8,8 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { lambdaEnvironment, LOOPBACK_BLOCKS, Rehearsal, rehearsalProxyEndpoints, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../rehearsal';
+import { lambdaEnvironment, Rehearsal, rehearsalProxyEndpoints, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../rehearsal';
+import { BENCH_BLOCKS } from './blocks';
 import { parseOptions } from '../cli/spec';
 import { BenchUsageError, DEMO_COMMAND, DEMO_SCENARIOS, scenarioList } from './commands';
 import { runBench } from './runner';
@@ -61,7 +62,7 @@ async function liveWorkload(from: string): Promise<string[]> {
   let r: Rehearsal | undefined;
   try {
     const t0 = Date.now();
-    r = await Rehearsal.up({ ...settingsFromDeployment(from), workDir, addressBlock: LOOPBACK_BLOCKS.demo.block, maxConnections: 60, peers: false });
+    r = await Rehearsal.up({ ...settingsFromDeployment(from), workDir, addressBlock: BENCH_BLOCKS.demo.block, maxConnections: 60, peers: false });
     const e = r.endpoints;
     const s = r.settings;
     lines.push(`rehearsal of ${from} up in ${round((Date.now() - t0) / 1000, 1)} s on network ${s.network}: writer ${e.writer.host}, replicas ${e.replicas.map((x) => x.host).join(', ')}; pool ${s.pool.maxConnectionsPercent}% of max_connections ${s.sizingMaxConnections}`);

@@ -47,7 +47,7 @@ export const AWS_FACTS: ReadonlyArray<AwsFact> = [
       'A PostgreSQL user that is a member of the rds_iam role can only log in with IAM database authentication; the master user can grant rds_iam',
     sources: [IAM_DB_ACCOUNTS],
     consequence: 'the role bootstrap grants rds_iam to every consumer role and clears its password; the master user never gets rds_iam',
-    exercisedBy: 'test/lambda/role-bootstrap.test.ts',
+    exercisedBy: 'test/integration/lambda/role-bootstrap.test.ts',
   },
   {
     id: 'lambda-node-rds-ca-bundle',
@@ -131,7 +131,7 @@ export const AWS_FACTS: ReadonlyArray<AwsFact> = [
     sources: ['https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/user-data.html'],
     consequence:
       'the PgBouncer engine\'s bootstrap is checked at its longest (every placeholder at its maximum) in CDK, and on the rendered text in Terraform (a precondition); consumer users are capped at 15',
-    exercisedBy: 'test/model/pgbouncer-bootstrap.test.ts',
+    exercisedBy: 'test/integration/model/pgbouncer-bootstrap.test.ts',
   },
   {
     id: 'tiered-cache-needs-io-optimized',

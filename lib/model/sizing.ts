@@ -207,11 +207,11 @@ export function optimizedReadsSizing(spec: InstanceClassSpec): OptimizedReadsSiz
 
 /** RDS Proxy connection pool settings, as the kit exposes them. */
 export interface PoolSettings {
-  /** Share of the target's max_connections the proxy may open (1..100). */
+  /** Share of the target's max_connections the proxy may open (bounds: the kit's `max-connections-percent` rule). */
   readonly maxConnectionsPercent: number;
   /** Share of max_connections the proxy keeps open while idle (0..maxConnectionsPercent). */
   readonly maxIdleConnectionsPercent: number;
-  /** Seconds a client waits to borrow a pooled connection (0..300). */
+  /** Seconds a client waits to borrow a pooled connection (bounds: the `borrow-timeout` rule). */
   readonly connectionBorrowTimeoutSeconds: number;
 }
 

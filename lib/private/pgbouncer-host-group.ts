@@ -10,7 +10,7 @@ import { POOLER_IMAGE_LOOKUP, SESSION_MANAGER_INSTANCE_POLICY } from '../model/p
 import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
 import { FLEET_HOST_SIGNAL_TIMEOUT_SECONDS, FLEET_SIGNAL_POLICY } from '../model/pgbouncer-rollout';
 import type { OptimizedReadsCluster } from '../optimized-reads-cluster';
-import type { PgBouncerPackages } from '../pgbouncer-proxy';
+import type { PgBouncerPackages } from '../pgbouncer-packages';
 import { skipCheckov } from './checkov';
 
 /** What a PgBouncerProxy's hosts are made from: its props, validated and with their defaults. */

@@ -5,7 +5,6 @@ import { optionsFor, type CliCommand, type CliOption } from '../cli/spec';
 import { DEFAULT_POOL_SETTINGS } from '../model/sizing';
 import { POSTGRES_PORT } from '../model/vocabulary';
 import { DEFAULT_CORES_PER_VCPU } from './cgroups';
-import { LOOPBACK_BLOCKS } from './loopback-blocks';
 import {
   DEFAULT_ADDRESS_BLOCK,
   DEFAULT_MAX_CLIENT_CONNECTIONS,
@@ -17,7 +16,7 @@ import {
   REHEARSAL_POOLER_VCPUS,
 } from './settings';
 
-export const REHEARSE_COMMANDS = ['up', 'status', 'outputs', 'down', 'drill', 'block', 'topology'] as const;
+export const REHEARSE_COMMANDS = ['up', 'status', 'outputs', 'down', 'drill', 'topology'] as const;
 export type RehearseCommand = (typeof REHEARSE_COMMANDS)[number];
 
 const ATTACHED: RehearseCommand[] = ['up', 'status', 'outputs', 'down', 'drill'];
@@ -28,7 +27,7 @@ export const REHEARSE_OPTIONS: ReadonlyArray<CliOption> = [
   { name: '--work-dir', value: 'DIR', default: DEFAULT_WORK_DIR, description: 'directory the rehearsal owns: data, configs, logs, state', commands: ATTACHED },
   { name: '--replicas', value: 'N', default: String(DEFAULT_REPLICAS), description: 'streaming replicas behind the read-only endpoint', commands: ['up'] },
   { name: '--async', description: 'asynchronous replication (default: synchronous, a quorum of one replica, as Aurora acknowledges)', commands: ['up'] },
-  { name: '--address-block', value: 'A.B.C', default: DEFAULT_ADDRESS_BLOCK, description: 'first three octets of the loopback block (`rehearse block USER` prints the blocks the suites and the bench take)', commands: ['up'] },
+  { name: '--address-block', value: 'A.B.C', default: DEFAULT_ADDRESS_BLOCK, description: 'first three octets of the loopback block (127.0.<b> or 127.1.<b>); rehearsals on different blocks run side by side', commands: ['up'] },
   { name: '--port', value: 'PORT', default: String(POSTGRES_PORT), description: 'port every server listens on, each on its own address', commands: ['up'] },
   { name: '--max-connections', value: 'N', default: String(DEFAULT_MAX_CONNECTIONS), description: 'max_connections of every instance; the pools leave the kit\'s reserve of it to others, as on Aurora', commands: ['up'] },
   { name: '--sizing-max-connections', value: 'N', default: 'the --max-connections value', description: 'max_connections the pools are sized against', commands: ['up'] },
@@ -52,7 +51,6 @@ const SUMMARIES: Record<RehearseCommand, readonly [string, string]> = {
   outputs: ['the endpoints as JSON', 'like `terraform output -json`: read_write and read_only, each with host, port, database, user, password, ca_file.'],
   down: ['stop the rehearsal', 'every process by pid, checking nothing is left. Idempotent: "nothing to stop" when nothing runs there.'],
   drill: ['writer failover drill', 'kill the writer, promote a replica, re-point the read/write endpoint, count acknowledged writes lost.'],
-  block: ['the loopback block a user of this machine rehearses on', 'one per suite, bench scenario and terratest, so that rehearsals running at the same time do not collide.'],
   topology: ['what `up --from` would rehearse', 'the deployment\'s instances, endpoints and consumers, and the settings they imply; nothing is started.'],
 };
 
@@ -70,7 +68,6 @@ export function rehearseCommand(command: RehearseCommand): CliCommand {
     name: `rehearse ${command}`,
     summary: `${SUMMARIES[command][0][0]!.toUpperCase()}${SUMMARIES[command][0].slice(1)}: ${SUMMARIES[command][1]}`,
     options: optionsFor(REHEARSE_OPTIONS, command),
-    ...(command === 'block' ? { operands: [{ name: 'USER', description: Object.keys(LOOPBACK_BLOCKS).join(', ') }] } : {}),
     ...(NOTES[command] !== undefined ? { notes: NOTES[command] } : {}),
   };
 }

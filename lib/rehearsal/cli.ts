@@ -1,6 +1,6 @@
 /**
  * The `rehearse` commands (`npx aurora-proxy-kit rehearse <command>`; their options and help: cli-spec.ts):
- * up, status, outputs, down, drill, block, topology.
+ * up, status, outputs, down, drill, topology.
  *
  * Exit codes: 0 ok, 1 failure, 2 bad usage or settings (nothing was started).
  */
@@ -10,7 +10,6 @@ import { REHEARSE_COMMANDS, REHEARSE_OPTIONS, type RehearseCommand } from './cli
 import { formatDownReport } from './down';
 import { runFailoverDrill } from './drill';
 import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalStateError } from './errors';
-import { isLoopbackBlockUser, LOOPBACK_BLOCKS } from './loopback-blocks';
 import { Rehearsal, type UpProgress } from './rehearsal';
 import { formatUpStandIns, settingsFromDeployment } from './deployment';
 import { formatTopology, loadTopology, TopologyInputError } from './topology';
@@ -24,18 +23,16 @@ export interface ParsedArgs {
   readonly command: RehearseCommand;
   readonly values: Map<string, string>;
   readonly flags: Set<string>;
-  /** Arguments that are not options (the user of `block`). */
-  readonly operands: string[];
 }
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const [command, ...rest] = argv;
   if (command === undefined || !(REHEARSE_COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command ${command ?? '(none)'}: use ${REHEARSE_COMMANDS.slice(0, -1).join(', ')} or ${REHEARSE_COMMANDS[REHEARSE_COMMANDS.length - 1]} (${TOOL} rehearse --help)`);
-  const { values, flags, operands } = parseOptions(rest, { options: REHEARSE_OPTIONS, commandName: `rehearse ${command}`, subcommand: command, maxOperands: command === 'block' ? 1 : 0 }, UsageError);
+  const { values, flags } = parseOptions(rest, { options: REHEARSE_OPTIONS, commandName: `rehearse ${command}`, subcommand: command, maxOperands: 0 }, UsageError);
   const from = values.get('--from');
   if (command === 'topology' && (from === undefined || from.trim() === '')) throw new UsageError('topology needs --from <cdk.out directory | plan.json> (terraform show -json <planfile> > plan.json)');
   if (from !== undefined && from.trim() === '') throw new UsageError(`--from needs a cdk.out directory or a plan's JSON (terraform show -json <planfile> > plan.json)`);
-  return { command: command as RehearseCommand, values, flags, operands };
+  return { command: command as RehearseCommand, values, flags };
 }
 
 function decimalFlag(p: ParsedArgs, name: string): number | undefined {
@@ -126,11 +123,6 @@ export async function runRehearseCommand(argv: string[], progress?: UpProgress):
           `writes: ${report.acknowledged} acknowledged, ${report.missing.length} missing afterwards, ${report.failedAttempts} failed attempts retried; client-visible downtime ${report.downtimeMs} ms`,
         failed: report.missing.length > 0,
       };
-    }
-    case 'block': {
-      const [user] = parsed.operands;
-      if (parsed.operands.length !== 1 || user === undefined || !isLoopbackBlockUser(user)) throw new UsageError(`block needs one of: ${Object.keys(LOOPBACK_BLOCKS).join(', ')}`);
-      return { output: LOOPBACK_BLOCKS[user].block, failed: false };
     }
     case 'topology': {
       const topology = loadTopology(parsed.values.get('--from')!);

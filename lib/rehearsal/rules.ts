@@ -1,7 +1,7 @@
 import { PROXY_RULES } from '../model/rules';
 import { type Rule, custom, integerRange, runRules } from '../model/rule-table';
 import { poolableConnections, poolSizing, RESERVED_CONNECTIONS } from '../model/sizing';
-import type { RehearsalSettings } from './settings';
+import type { RehearsalSettings } from './settings-types';
 
 /**
  * Validation rules of the local rehearsal, rows of the same machinery as the model's tables

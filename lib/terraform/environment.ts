@@ -1,7 +1,7 @@
 import { type ConsumerDeployment, consumerEnvironment } from '../../lambda/src/environment';
 import { type ConnectionMode, type EndpointRole, consumerEndpointTls } from '../model';
 import { alignedMap, hclString, hclTemplate, slot } from './hcl';
-import type { Region } from './validations';
+import type { Region } from './regions';
 
 /**
  * The lambda-consumer module's `environment.variables`, written by the consumers' contract

@@ -26,7 +26,8 @@ export { PGBOUNCER_BOOTSTRAP_FILE } from './pgbouncer';
 export { CDKTN_PACKAGE, CDKTN_SOURCE_REPOSITORY, renderCdktnPackage } from './cdktn';
 export { CDKTN_MODULES, camelCase, moduleBinding } from './cdktn-bindings';
 export { loadVectors, terraformMessages, vectorExpectations, vectorValues, vectorVariables, type Vector, type VectorExpectation } from './vectors';
-export { moduleRegions, type Region } from './validations';
+export { moduleRegions } from './validations';
+export { type Region } from './regions';
 
 export const ROOT = path.join(__dirname, '..', '..');
 

@@ -1,6 +1,5 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { blockBodyFrom } from './readme';
 
 /**
  * The sections terraform-docs writes above the inputs, for each module's and example's README:
@@ -14,6 +13,27 @@ export interface ModuleFacts {
   readonly providers: ReadonlyArray<{ readonly name: string; readonly source: string; readonly version?: string }>;
   readonly modules: ReadonlyArray<{ readonly name: string; readonly source: string }>;
   readonly resources: ReadonlyArray<{ readonly mode: 'resource' | 'data'; readonly type: string; readonly name: string }>;
+}
+
+/**
+ * The body of the block whose opening brace ends just before `start`: brace counting outside strings
+ * and comments, up to the matching closing brace.
+ */
+export function blockBodyFrom(text: string, start: number): string {
+  let depth = 1;
+  let i = start;
+  let inString = false;
+  for (; i < text.length && depth > 0; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '#') i = text.indexOf('\n', i) - 1;
+    else if (c === '{') depth++;
+    else if (c === '}') depth--;
+  }
+  return text.slice(start, i - 1);
 }
 
 /** The body of the first top-level `<header> {` block whose header matches. */

@@ -3,9 +3,9 @@ import * as path from 'path';
 import { isValueRule } from '../model';
 import { generatedBy } from './hcl';
 import { moduleSpec, rulesOf, ruleVariable, variableOf } from './modules';
-import { moduleFacts, modulesTable, providersTable, requirementsTable, resourcesTable } from './readme-sections';
+import { blockBodyFrom, moduleFacts, modulesTable, providersTable, requirementsTable, resourcesTable } from './readme-sections';
 import { handWritten } from './regions';
-import type { Region } from './validations';
+import type { Region } from './regions';
 
 /**
  * The tables of each module's and example's README.md, each between `<!-- BEGIN_TF_<SECTION> -->` and
@@ -27,27 +27,6 @@ export interface VariableInfo {
 }
 
 /** Top-level blocks `<kind> "<name>" { ... }` of an HCL file, by brace counting outside strings. */
-/**
- * The body of the block whose opening brace ends just before `start`: brace counting outside strings
- * and comments, up to the matching closing brace.
- */
-export function blockBodyFrom(text: string, start: number): string {
-  let depth = 1;
-  let i = start;
-  let inString = false;
-  for (; i < text.length && depth > 0; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '#') i = text.indexOf('\n', i) - 1;
-    else if (c === '{') depth++;
-    else if (c === '}') depth--;
-  }
-  return text.slice(start, i - 1);
-}
-
 export function topLevelBlocks(text: string, kind: string): Array<{ name: string; body: string; offset: number }> {
   const out: Array<{ name: string; body: string; offset: number }> = [];
   const re = new RegExp(`^${kind} "([^"]+)" \\{$`, 'gm');

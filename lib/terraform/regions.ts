@@ -1,5 +1,22 @@
 import { GENERATOR } from './hcl';
-import type { Region } from './validations';
+
+/**
+ * A generated region of a module file, between `# BEGIN generated <id>` and `# END generated <id>`. For each
+ * model rule (validations.ts): a `validation` block inside the variable, or a `precondition` for a rule that
+ * spans variables (in main.tf, or the file ModuleSpec.preconditions names). Conditions are rendered from the
+ * row's data (kind, bounds, values, pattern); messages from its template with the module's variable names,
+ * each value an interpolation.
+ */
+export interface Region {
+  readonly module: string;
+  /** File of the module holding the region: variables.tf, or the file of the object a precondition is on. */
+  readonly file: string;
+  readonly id: string;
+  /** What to edit instead of the region. */
+  readonly source: string;
+  /** The rendered lines (without the markers), indented for their place. */
+  readonly lines: string[];
+}
 
 /** The BEGIN marker of a region: its id, who writes it, and what to edit instead. */
 export function beginMarker(region: Region): string {

@@ -12,26 +12,9 @@ import {
 } from '../model';
 import { GRAVITON_SIZE_VCPUS, GRAVITON_TYPE_PATTERN, POOLER_INSTANCE_FAMILIES } from '../model/pgbouncer-hosts';
 import { consumerEnvironmentRegion } from './environment';
+import type { Region } from './regions';
 import { hclString, hclTemplate, hclValue, slot } from './hcl';
 import { type ModuleRule, expressionOf, moduleSpec, preconditionOf, rulesOf, variableOf } from './modules';
-
-/**
- * The HCL of each model rule, as `# BEGIN generated <id>` ... `# END generated <id>` regions: a
- * `validation` block inside the variable, or a `precondition` for a rule that spans variables (in
- * main.tf, or the file ModuleSpec.preconditions names). Conditions are rendered from the row's data
- * (kind, bounds, values, pattern); messages from its template with the module's variable names, each
- * value an interpolation.
- */
-export interface Region {
-  readonly module: string;
-  /** File of the module holding the region: variables.tf, or the file of the object a precondition is on. */
-  readonly file: string;
-  readonly id: string;
-  /** What to edit instead of the region. */
-  readonly source: string;
-  /** The rendered lines (without the markers), indented for their place. */
-  readonly lines: string[];
-}
 
 type ValueRule = Exclude<ModuleRule, CustomRule<Record<string, unknown>>>;
 

@@ -124,7 +124,7 @@ resource "aws_iam_role_policy_attachment" "monitoring" {
 }
 
 resource "aws_rds_cluster" "this" {
-  #checkov:skip=CKV2_AWS_8:Automated backups (backup_retention_days, 7..35) and a final snapshot protect the cluster; an AWS Backup plan is an account-level choice outside this module
+  #checkov:skip=CKV2_AWS_8:Automated backups (backup_retention_days, within the backup-retention rule) and a final snapshot protect the cluster; an AWS Backup plan is an account-level choice outside this module
   #checkov:skip=CKV2_AWS_27:Query logging (log_statement) can log sensitive data and costs I/O; the module logs connections and disconnections and loads pg_stat_statements instead
   cluster_identifier = var.cluster_identifier
   engine             = "aurora-postgresql"

@@ -48,7 +48,7 @@ variable "instance_class" {
 }
 
 variable "readers" {
-  description = "Number of reader instances (0..15). Reader 1 is the preferred failover target (promotion tier 1), the rest tier 2."
+  description = "Number of reader instances (bounds: the readers rule; see the Rules column of the module README). Reader 1 is the preferred failover target (promotion tier 1), the rest tier 2."
   type        = number
   default     = 2
   nullable    = false
@@ -129,7 +129,7 @@ variable "skip_final_snapshot" {
 }
 
 variable "backup_retention_days" {
-  description = "Days of automated backups (7..35)."
+  description = "Days of automated backups (bounds: the backup-retention rule; see the Rules column of the module README)."
   type        = number
   default     = 7
   nullable    = false

@@ -140,7 +140,7 @@ variable "connection_mode" {
 }
 
 variable "memory_size" {
-  description = "Memory in MB (128..10240)."
+  description = "Memory in MB (bounds: the memory-size rule; see the Rules column of the module README)."
   type        = number
   default     = 512
   nullable    = false
@@ -154,7 +154,7 @@ variable "memory_size" {
 }
 
 variable "timeout" {
-  description = "Function timeout in seconds (1..900)."
+  description = "Function timeout in seconds (bounds: the timeout rule; see the Rules column of the module README)."
   type        = number
   default     = 30
   nullable    = false
@@ -168,7 +168,7 @@ variable "timeout" {
 }
 
 variable "reserved_concurrent_executions" {
-  description = "Reserved concurrency (1..900): caps the connections the function can open through the proxy. null: unreserved."
+  description = "Reserved concurrency (bounds: the reserved-concurrency rule; see the Rules column of the module README): caps the connections the function can open through the proxy. null: unreserved."
   type        = number
   default     = null
   # BEGIN generated reserved-concurrency by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)

@@ -212,7 +212,7 @@ variable "instance_type" {
 }
 
 variable "max_connections_percent" {
-  description = "Share of each target's max_connections the whole fleet may open (1..100); the fleet never takes the reserved connections."
+  description = "Share of each target's max_connections the whole fleet may open (bounds: the max-connections-percent rule; see the Rules column of the module README); the fleet never takes the reserved connections."
   type        = number
   default     = 100
   nullable    = false
@@ -240,7 +240,7 @@ variable "max_idle_connections_percent" {
 }
 
 variable "connection_borrow_timeout_seconds" {
-  description = "How long a client waits to borrow a pooled connection (0..300 s)."
+  description = "Seconds a client waits to borrow a pooled connection (bounds: the borrow-timeout rule; see the Rules column of the module README)."
   type        = number
   default     = 120
   nullable    = false
@@ -248,7 +248,7 @@ variable "connection_borrow_timeout_seconds" {
 
   validation {
     condition     = floor(var.connection_borrow_timeout_seconds) == var.connection_borrow_timeout_seconds && var.connection_borrow_timeout_seconds >= 0 && var.connection_borrow_timeout_seconds <= 300
-    error_message = "connection_borrow_timeout_seconds ${var.connection_borrow_timeout_seconds} is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)"
+    error_message = "connection_borrow_timeout_seconds ${var.connection_borrow_timeout_seconds} is out of range: set how long a client waits for a pooled connection (an integer from 0 to 300)"
   }
   # END generated borrow-timeout
 }

@@ -61,7 +61,7 @@ variable "max_connections" {
 }
 
 variable "max_connections_percent" {
-  description = "Share of each target's max_connections the proxy may open (1..100); the proxy is given at most the share that leaves the reserved connections (99 on every catalog class)."
+  description = "Share of each target's max_connections the proxy may open (bounds: the max-connections-percent rule; see the Rules column of the module README); the proxy is given at most the share that leaves the reserved connections (99 on every catalog class)."
   type        = number
   default     = 100
   nullable    = false
@@ -89,7 +89,7 @@ variable "max_idle_connections_percent" {
 }
 
 variable "connection_borrow_timeout_seconds" {
-  description = "Seconds a client waits to borrow a pooled connection (0..300)."
+  description = "Seconds a client waits to borrow a pooled connection (bounds: the borrow-timeout rule; see the Rules column of the module README)."
   type        = number
   default     = 120
   nullable    = false
@@ -97,13 +97,13 @@ variable "connection_borrow_timeout_seconds" {
 
   validation {
     condition     = floor(var.connection_borrow_timeout_seconds) == var.connection_borrow_timeout_seconds && var.connection_borrow_timeout_seconds >= 0 && var.connection_borrow_timeout_seconds <= 300
-    error_message = "connection_borrow_timeout_seconds ${var.connection_borrow_timeout_seconds} is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)"
+    error_message = "connection_borrow_timeout_seconds ${var.connection_borrow_timeout_seconds} is out of range: set how long a client waits for a pooled connection (an integer from 0 to 300)"
   }
   # END generated borrow-timeout
 }
 
 variable "idle_client_timeout_seconds" {
-  description = "Seconds an idle client connection stays open (1..28800)."
+  description = "Seconds an idle client connection stays open (bounds: the idle-client-timeout rule; see the Rules column of the module README)."
   type        = number
   default     = 1800
   nullable    = false

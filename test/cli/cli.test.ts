@@ -6,7 +6,7 @@ import { BENCH_COMMAND } from '../../lib/bench/cli';
 import { DEMO_COMMAND } from '../../lib/bench/demo';
 import { optionsFor, type CliOption } from '../../lib/cli/spec';
 import { PLAN_SUMMARY_COMMAND, SYNTH_SUMMARY_COMMAND } from '../../lib/cli/summaries';
-import { LOOPBACK_BLOCKS, REHEARSE_COMMANDS, REHEARSE_OPTIONS } from '../../lib/rehearsal';
+import { REHEARSE_COMMANDS, REHEARSE_OPTIONS } from '../../lib/rehearsal';
 import { removeFixtures, synthesizeReferenceApp } from '../rehearsal/topology-fixtures';
 
 /**
@@ -103,14 +103,15 @@ describe('aurora-proxy-kit usage errors: exit 2, the bad input named, the fix gi
     [[], /no command given: use rehearse, bench, demo, synth, plan, help/],
     [['rehersal'], /^aurora-proxy-kit: unknown command rehersal: use rehearse, .* \(aurora-proxy-kit --help\)$/m],
     [['--verbose'], /^aurora-proxy-kit: unknown option --verbose: use rehearse, /m],
-    [['rehearse'], /aurora-proxy-kit rehearse: no command given: use up, status, outputs, down, drill, block, topology/],
+    [['rehearse'], /aurora-proxy-kit rehearse: no command given: use up, status, outputs, down, drill, topology/],
     [['rehearse', 'launch'], /^aurora-proxy-kit rehearse: unknown command launch: use up, status, .* \(aurora-proxy-kit rehearse --help\)$/m],
     [['rehearse', 'up', '--bogus'], /unknown option --bogus for rehearse up; options: --from --work-dir .* \(aurora-proxy-kit rehearse up --help\)/],
     [['rehearse', 'status', '--replicas', '3'], /--replicas is an option of up, not of status/],
     [['rehearse', 'up', '--replicas'], /--replicas needs a value: --replicas N/],
     [['rehearse', 'up', '--replicas', 'three'], /--replicas three is not a whole number: pass e\.g\. --replicas 2/],
     [['rehearse', 'topology'], /topology needs --from/],
-    [['rehearse', 'block', 'nobody'], /block needs one of: default, /],
+    // The loopback blocks of suites and bench scenarios are theirs to hand out, not a command's.
+    [['rehearse', 'block', 'terratest'], /^aurora-proxy-kit rehearse: unknown command block: use up, status, outputs, down, drill, topology \(aurora-proxy-kit rehearse --help\)$/m],
     [['bench', '--fast'], /^aurora-proxy-kit bench: unknown option --fast for bench; options: --quick --scenario --out \(aurora-proxy-kit bench --help\)$/m],
     [['bench', '--scenario', 'nope'], /unknown scenario nope: use one of read_only_endpoint, /],
     [['demo', '--scenario', 'read_only_endpoint,nope'], /unknown scenario nope/],
@@ -129,10 +130,6 @@ describe('aurora-proxy-kit usage errors: exit 2, the bad input named, the fix gi
     expect([status.code, status.stderr]).toEqual([2, expect.stringContaining(`no rehearsal in ${workDir}`)]);
     const down = cli(['rehearse', 'down', '--work-dir', workDir]);
     expect([down.code, down.stdout]).toEqual([0, `nothing to stop in ${workDir}: no rehearsal there\n`]);
-  });
-
-  test('rehearse block prints the block alone on stdout, for scripts', () => {
-    expect(cli(['rehearse', 'block', 'terratest'])).toEqual({ code: 0, stdout: `${LOOPBACK_BLOCKS.terratest.block}\n`, stderr: '' });
   });
 });
 

@@ -7,7 +7,7 @@ import { kitError, newStack } from '../helpers/cdk';
 
 /**
  * Where a kit function's code comes from: the package's pre-bundled handlers when present (the npm
- * package; test/package/npm-package.test.ts synthesizes from the installed tarball), else lambda/src.
+ * package; test/integration/package/npm-package.test.ts synthesizes from the installed tarball), else lambda/src.
  */
 describe('handlerFunction', () => {
   test('the repository carries no pre-bundled handlers, so its synth always bundles lambda/src', () => {

@@ -4,7 +4,7 @@ import { Decision, PolicyRequest, PolicyStatement, evaluatePolicy } from './poli
  * The permission path of an alarm notification: CloudWatch (cloudwatch.amazonaws.com), on behalf of one
  * alarm, publishes to the alarm's topic (the topic policy decides) and has SNS use the topic's KMS key
  * (the key policy decides, for kms:GenerateDataKey and kms:Decrypt). Built from a synthesized template
- * here, and from a Terraform plan in test/terraform/parity.test.ts, so both flavours are judged alike.
+ * here, and from a Terraform plan in test/integration/terraform/parity.test.ts, so both flavours are judged alike.
  */
 
 /** The account, region and partition the intrinsics resolve to. */

@@ -12,7 +12,6 @@ import { DEFAULT_POOL_SETTINGS, poolSizing } from '../../lib/model/sizing';
 import {
   AddressInUseError,
   addressPlan,
-  LOOPBACK_BLOCKS,
   parseArgs,
   pgBouncerPoolSizes,
   primaryConninfo,
@@ -33,6 +32,7 @@ import {
   type PoolerPeer,
   type PoolerProcessSpec,
 } from '../../lib/rehearsal';
+import { SUITE_BLOCKS } from '../support/loopback-blocks';
 
 const spec: PgBouncerEndpointSpec = {
   name: 'read-only',
@@ -151,7 +151,7 @@ describe('rehearsal rules', () => {
 });
 
 describe('refusals before anything starts', () => {
-  const addressBlock = LOOPBACK_BLOCKS.configSuite.block;
+  const addressBlock = SUITE_BLOCKS.configSuite.block;
   let workDir: string;
   beforeEach(() => {
     workDir = mkdtempSync(join(tmpdir(), 'rehearsal-config-'));

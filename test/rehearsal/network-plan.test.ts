@@ -4,7 +4,7 @@ import {
   addressPlan,
   consumerOf,
   consumerVpcEndpoints,
-  LOOPBACK_BLOCKS,
+  DEFAULT_LOOPBACK_BLOCK,
   namespaceOfAddress,
   planNetwork,
   rehearsalNetworkPlan,
@@ -13,9 +13,10 @@ import {
   validateSettings,
   type NetworkDescription,
 } from '../../lib/rehearsal';
+import { SUITE_BLOCKS } from '../support/loopback-blocks';
 
 const description: NetworkDescription = {
-  addressBlock: LOOPBACK_BLOCKS.endpointsSuite.block,
+  addressBlock: SUITE_BLOCKS.endpointsSuite.block,
   dataHosts: [
     { key: 'writer', hostNumber: 2, names: ['kit-writer.example'] },
     { key: 'replica1', hostNumber: 3 },
@@ -87,7 +88,7 @@ describe('network plan', () => {
     }
     expect(error).toBeInstanceOf(RehearsalConfigError);
     expect(error!.problems).toEqual([
-      'addressBlock 10.0.0 has no network of its own: use a loopback block 127.0.<b> or 127.1.<b> (LOOPBACK_BLOCKS), which maps to 198.18.<b>.0/24 or 198.19.<b>.0/24',
+      'addressBlock 10.0.0 has no network of its own: use a loopback block 127.0.<b> or 127.1.<b>, which maps to 198.18.<b>.0/24 or 198.19.<b>.0/24',
       'key writer is used twice: give every host and endpoint its own key',
       'dataHosts writer hostNumber 2 is taken by another host: give each host its own number',
       'dataHosts x hostNumber 127 is outside the data VPC: use 1 to 126',
@@ -105,7 +106,7 @@ describe('network plan', () => {
 });
 
 describe("a rehearsal's own network (network 'namespaces')", () => {
-  const settings = resolveSettings({ addressBlock: LOOPBACK_BLOCKS.default.block, network: 'namespaces' });
+  const settings = resolveSettings({ addressBlock: DEFAULT_LOOPBACK_BLOCK.block, network: 'namespaces' });
 
   test('GIVEN namespaces WHEN the address plan is made THEN the servers keep their last octets in the block\'s 198.18 /24', () => {
     expect(addressPlan(settings)).toEqual({ writer: '198.18.10.2', replicas: ['198.18.10.3', '198.18.10.4'], readWrite: '198.18.10.101', readOnly: '198.18.10.102', haproxy: '198.18.10.103', pgpool: '198.18.10.104' });

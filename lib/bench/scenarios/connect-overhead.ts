@@ -9,7 +9,8 @@
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Client, type ClientConfig } from 'pg';
-import { clientConfig, lambdaEnvironment, LOOPBACK_BLOCKS, SCRAM_ITERATIONS, simulateInvocations, type Endpoint, type Rehearsal } from '../../rehearsal';
+import { clientConfig, lambdaEnvironment, SCRAM_ITERATIONS, simulateInvocations, type Endpoint, type Rehearsal } from '../../rehearsal';
+import { BENCH_BLOCKS } from '../blocks';
 import { CREATE_TABLE_SQL } from '../../../lambda/src/schema';
 import { atMost, fewerBy } from '../checks';
 import { runPgbench } from '../pgbench';
@@ -134,7 +135,7 @@ export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioRes
   const started = Date.now();
   const n = ctx.quick ? 300 : 1000;
   const lambdaN = ctx.quick ? 50 : 200;
-  const settings = { addressBlock: LOOPBACK_BLOCKS.benchConnectOverhead.block, replicas: 1, maxConnections: 100, peers: false, pool: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 120 } };
+  const settings = { addressBlock: BENCH_BLOCKS.connectOverhead.block, replicas: 1, maxConnections: 100, peers: false, pool: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 120 } };
   const figures = await withRehearsal(settings, ctx.outDir, async (r) => {
     await preparePgbenchData(r);
     await seedEvent(r);

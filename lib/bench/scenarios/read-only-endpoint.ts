@@ -6,7 +6,8 @@
  * CPU seconds (/proc, incl. reaped backends) per 1,000 transactions, backend PSS, TPS, latency, errors.
  */
 import { join } from 'node:path';
-import { LOOPBACK_BLOCKS, type Endpoint, type Rehearsal, sleep } from '../../rehearsal';
+import { type Endpoint, type Rehearsal, sleep } from '../../rehearsal';
+import { BENCH_BLOCKS } from '../blocks';
 import { atMost, fewerBy, moreBy } from '../checks';
 import { treeCpuSeconds } from '../proc';
 import { ConnectionSampler, MemorySampler, windowStats } from '../sampler';
@@ -73,7 +74,7 @@ export async function readOnlyEndpoint(ctx: ScenarioContext): Promise<ScenarioRe
   const started = Date.now();
   const plan: WavePlan = ctx.quick ? { waves: 3, clientsPerWave: 100, intervalSeconds: 3, totalSeconds: 12 } : { waves: 5, clientsPerWave: 100, intervalSeconds: 4, totalSeconds: 30 };
   const settings = {
-    addressBlock: LOOPBACK_BLOCKS.benchReadOnlyEndpoint.block,
+    addressBlock: BENCH_BLOCKS.readOnlyEndpoint.block,
     replicas: 2,
     maxConnections: 300,
     // The kit's default budget (100% of one replica's max_connections); a 5% idle floor so the count

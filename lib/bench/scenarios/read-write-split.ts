@@ -15,7 +15,8 @@ import { moreBy } from '../checks';
 import { SEED_FIGURES, SEED_SOURCES } from '../seed-figures';
 import { ratio, round } from '../stats';
 import type { ScenarioResult } from '../types';
-import { LOOPBACK_BLOCKS, type Endpoint, type Rehearsal, sleep } from '../../rehearsal';
+import { type Endpoint, type Rehearsal, sleep } from '../../rehearsal';
+import { BENCH_BLOCKS } from '../blocks';
 import type { ScenarioContext } from './context';
 
 interface ModeFigures extends MixedLoadResult {
@@ -53,7 +54,7 @@ async function mode(r: Rehearsal, name: string, read: Endpoint, write: Endpoint,
 export async function readWriteSplit(ctx: ScenarioContext): Promise<ScenarioResult> {
   const started = Date.now();
   const durationMs = ctx.quick ? 6000 : 20000;
-  const settings = { addressBlock: LOOPBACK_BLOCKS.benchReadWriteSplit.block, replicas: 2, maxConnections: 100, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 120 } };
+  const settings = { addressBlock: BENCH_BLOCKS.readWriteSplit.block, replicas: 2, maxConnections: 100, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 120 } };
   const figures = await withRehearsal(settings, ctx.outDir, async (r) => {
     await preparePgbenchData(r);
     const pinned = { writer: pinGroup(r.pidOf(r.endpoints.writer.name)!, '0'), replicas: r.endpoints.replicas.map((e) => pinGroup(r.pidOf(e.name)!, '1')) };

@@ -7,7 +7,8 @@
  * replica's share, and the client connections served (offered minus the clients pgbench had to abort).
  */
 import { join } from 'node:path';
-import { LOOPBACK_BLOCKS, type AddReplicaReport, type Endpoint, type Rehearsal, sleep } from '../../rehearsal';
+import { type AddReplicaReport, type Endpoint, type Rehearsal, sleep } from '../../rehearsal';
+import { BENCH_BLOCKS } from '../blocks';
 import { atLeastShare, atMost, moreBy } from '../checks';
 import { ConnectionSampler, windowStats, type Sample } from '../sampler';
 import { preparePgbenchData, withRehearsal } from '../scope';
@@ -87,12 +88,12 @@ export async function readerAdded(ctx: ScenarioContext): Promise<ScenarioResult>
     maxClientConnections: 2000,
   };
   const logDir = join(ctx.scratchDir, 'reader_added');
-  const haproxy = await withRehearsal({ ...base, addressBlock: LOOPBACK_BLOCKS.benchReaderAddedHaproxy.block }, ctx.outDir, async (r) => {
+  const haproxy = await withRehearsal({ ...base, addressBlock: BENCH_BLOCKS.readerAddedHaproxy.block }, ctx.outDir, async (r) => {
     await preparePgbenchData(r);
     ctx.log(`  reader_added: baseline, HAProxy: ${plan.waves} waves of ${plan.clientsPerWave} clients, a replica added after ${addAfterSeconds} s`);
     return side(r, 'haproxy', plan, addAfterSeconds, logDir);
   });
-  const pooler = await withRehearsal({ ...base, addressBlock: LOOPBACK_BLOCKS.benchReaderAddedPooler.block }, ctx.outDir, async (r) => {
+  const pooler = await withRehearsal({ ...base, addressBlock: BENCH_BLOCKS.readerAddedPooler.block }, ctx.outDir, async (r) => {
     await preparePgbenchData(r);
     ctx.log(`  reader_added: PgBouncer read-only endpoint: the same waves and replica`);
     return side(r, 'pooler', plan, addAfterSeconds, logDir);

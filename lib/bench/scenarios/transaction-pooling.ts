@@ -18,7 +18,8 @@ import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
-import { clientConfig, LOOPBACK_BLOCKS, type Endpoint, type Rehearsal } from '../../rehearsal';
+import { clientConfig, type Endpoint, type Rehearsal } from '../../rehearsal';
+import { BENCH_BLOCKS } from '../blocks';
 import { atLeastShare, atMost } from '../checks';
 import { ConnectionSampler, windowStats } from '../sampler';
 import { withRehearsal } from '../scope';
@@ -142,7 +143,7 @@ export async function transactionPooling(ctx: ScenarioContext): Promise<Scenario
   const queries = ctx.quick ? 50 : 200;
   const attempts = ctx.quick ? 4 : 12;
   // A pool of 10 server connections per replica (maxConnectionsPercent 10 of 100), split over 2 processes.
-  const settings = { addressBlock: LOOPBACK_BLOCKS.benchTransactionPooling.block, replicas: 1, maxConnections: 100, peers: false, pool: { maxConnectionsPercent: 10, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } };
+  const settings = { addressBlock: BENCH_BLOCKS.transactionPooling.block, replicas: 1, maxConnections: 100, peers: false, pool: { maxConnectionsPercent: 10, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } };
   const figures = await withRehearsal(settings, ctx.outDir, async (r) => {
     const direct = r.endpoints.replicas[0]!;
     // The read-only endpoint logs in to the servers as its own role, not as the client.

@@ -76,7 +76,7 @@ export const PROXY_RULES: ReadonlyArray<Rule<ProxyRuleInput>> = [
     terraform: poolSetting({ connectionBorrowTimeoutSeconds: 'connection_borrow_timeout_seconds' }),
     min: 0,
     max: 300,
-    fix: 'a client waits at most 5 minutes for a pooled connection',
+    fix: 'set how long a client waits for a pooled connection',
   }),
   integerRange({
     id: 'idle-client-timeout',

@@ -3,8 +3,8 @@
  * here touches the machine (setup.ts does), so a bad description is refused before anything exists.
  *
  * Each rehearsal gets its own /24 of 198.18.0.0/15 (RFC 2544's benchmarking range, never routed on
- * the internet), taken from its loopback block so LOOPBACK_BLOCKS stays the one table that hands
- * blocks out: 127.0.<b> -> 198.18.<b>.0/24, 127.1.<b> -> 198.19.<b>.0/24.
+ * the internet), taken from its loopback block, so whoever hands out a loopback block hands out its
+ * network too: 127.0.<b> -> 198.18.<b>.0/24, 127.1.<b> -> 198.19.<b>.0/24.
  *
  *   .0/25            data VPC: instances and poolers, /32s on the data namespace's lo, at the same
  *                    last octets as on loopback (writer .2, replicas .3..., endpoints .101...)
@@ -46,7 +46,7 @@ export interface ConsumerVpcSpec {
 }
 
 export interface NetworkDescription {
-  /** The rehearsal's loopback block (LOOPBACK_BLOCKS), e.g. 127.0.31. */
+  /** The rehearsal's loopback block, e.g. 127.0.31. */
   readonly addressBlock: string;
   readonly dataHosts: ReadonlyArray<DataHostSpec>;
   readonly consumers: ReadonlyArray<ConsumerVpcSpec>;
@@ -105,7 +105,7 @@ const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]
 export function networkPrefix(addressBlock: string): { prefix: string; n: number } | string {
   const octets = parseAddressBlock(addressBlock);
   if (octets === undefined || octets[0] !== 127 || octets[1] > 1) {
-    return `addressBlock ${addressBlock} has no network of its own: use a loopback block 127.0.<b> or 127.1.<b> (LOOPBACK_BLOCKS), which maps to 198.18.<b>.0/24 or 198.19.<b>.0/24`;
+    return `addressBlock ${addressBlock} has no network of its own: use a loopback block 127.0.<b> or 127.1.<b>, which maps to 198.18.<b>.0/24 or 198.19.<b>.0/24`;
   }
   return { prefix: `198.${18 + octets[1]}.${octets[2]}`, n: octets[1] * 256 + octets[2] };
 }

@@ -5,7 +5,7 @@
  * max_connections) stays the rehearsal's.
  */
 import { RehearsalConfigError } from '../errors';
-import type { RehearsalSettings } from '../settings';
+import type { RehearsalSettings } from '../settings-types';
 import type { DeployedTopology } from './types';
 
 /** The engines the rehearsal's PostgreSQL 15 stands in for. */

@@ -3,7 +3,7 @@
 # The shared validation vectors of this module's rules, one run each. A vector sets only the
 # properties its rule reads; the module's defaults fill in the rest, and the expected outcome is the
 # model's for that full input, so Terraform and the CDK constructs are held to the same verdicts.
-# The exact messages are checked by test/terraform/plan-messages.test.ts.
+# The exact messages are checked by test/integration/terraform/plan-messages.test.ts.
 
 mock_provider "aws" {
   source = "../../test/terraform/mocks/aws"

@@ -3,7 +3,7 @@
 # The shared validation vectors of this module's rules, one run each. A vector sets only the
 # properties its rule reads; the module's defaults fill in the rest, and the expected outcome is the
 # model's for that full input, so Terraform and the CDK constructs are held to the same verdicts.
-# The exact messages are checked by test/terraform/plan-messages.test.ts.
+# The exact messages are checked by test/integration/terraform/plan-messages.test.ts.
 
 mock_provider "aws" {
   source = "../../test/terraform/mocks/aws"
@@ -207,7 +207,7 @@ run "v017_borrow_timeout_accepted" {
   }
 }
 
-# borrow-timeout {"connectionBorrowTimeoutSeconds":301}: rejected: connection_borrow_timeout_seconds 301 is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)
+# borrow-timeout {"connectionBorrowTimeoutSeconds":301}: rejected: connection_borrow_timeout_seconds 301 is out of range: set how long a client waits for a pooled connection (an integer from 0 to 300)
 run "v018_borrow_timeout_rejected" {
   command = plan
 
@@ -218,7 +218,7 @@ run "v018_borrow_timeout_rejected" {
   expect_failures = [var.connection_borrow_timeout_seconds]
 }
 
-# borrow-timeout {"connectionBorrowTimeoutSeconds":-1}: rejected: connection_borrow_timeout_seconds -1 is out of range: a client waits at most 5 minutes for a pooled connection (an integer from 0 to 300)
+# borrow-timeout {"connectionBorrowTimeoutSeconds":-1}: rejected: connection_borrow_timeout_seconds -1 is out of range: set how long a client waits for a pooled connection (an integer from 0 to 300)
 run "v019_borrow_timeout_rejected" {
   command = plan
 

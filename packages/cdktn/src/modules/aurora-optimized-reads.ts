@@ -22,8 +22,8 @@ export interface AuroraOptimizedReadsProps extends KitModuleOptions {
    */
   readonly instanceClass?: string;
   /**
-   * Number of reader instances (0..15). Reader 1 is the preferred failover target (promotion tier 1), the rest
-   * tier 2.
+   * Number of reader instances (bounds: the readers rule; see the Rules column of the module README). Reader 1
+   * is the preferred failover target (promotion tier 1), the rest tier 2.
    *
    * @default 2
    */
@@ -88,7 +88,7 @@ export interface AuroraOptimizedReadsProps extends KitModuleOptions {
    */
   readonly skipFinalSnapshot?: boolean | IResolvable;
   /**
-   * Days of automated backups (7..35).
+   * Days of automated backups (bounds: the backup-retention rule; see the Rules column of the module README).
    *
    * @default 7
    */

@@ -117,20 +117,20 @@ export interface LambdaConsumerProps extends KitModuleOptions {
    */
   readonly connectionMode?: string;
   /**
-   * Memory in MB (128..10240).
+   * Memory in MB (bounds: the memory-size rule; see the Rules column of the module README).
    *
    * @default 512
    */
   readonly memorySize?: number;
   /**
-   * Function timeout in seconds (1..900).
+   * Function timeout in seconds (bounds: the timeout rule; see the Rules column of the module README).
    *
    * @default 30
    */
   readonly timeout?: number;
   /**
-   * Reserved concurrency (1..900): caps the connections the function can open through the proxy. null:
-   * unreserved.
+   * Reserved concurrency (bounds: the reserved-concurrency rule; see the Rules column of the module README):
+   * caps the connections the function can open through the proxy. null: unreserved.
    *
    * @default null
    */

@@ -140,8 +140,8 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
    */
   readonly instanceType?: string;
   /**
-   * Share of each target's max_connections the whole fleet may open (1..100); the fleet never takes the reserved
-   * connections.
+   * Share of each target's max_connections the whole fleet may open (bounds: the max-connections-percent rule;
+   * see the Rules column of the module README); the fleet never takes the reserved connections.
    *
    * @default 100
    */
@@ -153,7 +153,8 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
    */
   readonly maxIdleConnectionsPercent?: number;
   /**
-   * How long a client waits to borrow a pooled connection (0..300 s).
+   * Seconds a client waits to borrow a pooled connection (bounds: the borrow-timeout rule; see the Rules column
+   * of the module README).
    *
    * @default 120
    */

@@ -54,8 +54,9 @@ export interface PoolingProxyProps extends KitModuleOptions {
    */
   readonly maxConnections?: number;
   /**
-   * Share of each target's max_connections the proxy may open (1..100); the proxy is given at most the share
-   * that leaves the reserved connections (99 on every catalog class).
+   * Share of each target's max_connections the proxy may open (bounds: the max-connections-percent rule; see the
+   * Rules column of the module README); the proxy is given at most the share that leaves the reserved
+   * connections (99 on every catalog class).
    *
    * @default 100
    */
@@ -67,13 +68,15 @@ export interface PoolingProxyProps extends KitModuleOptions {
    */
   readonly maxIdleConnectionsPercent?: number;
   /**
-   * Seconds a client waits to borrow a pooled connection (0..300).
+   * Seconds a client waits to borrow a pooled connection (bounds: the borrow-timeout rule; see the Rules column
+   * of the module README).
    *
    * @default 120
    */
   readonly connectionBorrowTimeoutSeconds?: number;
   /**
-   * Seconds an idle client connection stays open (1..28800).
+   * Seconds an idle client connection stays open (bounds: the idle-client-timeout rule; see the Rules column of
+   * the module README).
    *
    * @default 1800
    */

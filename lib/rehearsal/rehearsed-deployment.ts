@@ -1,0 +1,51 @@
+/**
+ * The deployment a rehearsal rehearses, as data (deployment.ts reduces a DeployedTopology to it): the settings
+ * carry it and the state file stores it, so it sits below both.
+ */
+import type { ConnectionMode, DbTlsMode, EndpointRole } from '../../lambda/src/environment';
+import type { NotReproducible } from './topology/types';
+
+export interface RehearsedEndpoint {
+  /** The endpoint's name as RDS would know it (lower case, as it appears in its DNS name). */
+  readonly name: string;
+  readonly role: EndpointRole;
+  readonly isDefault: boolean;
+  /** DATA_VPC or the key of a consumer VPC. */
+  readonly vpc: string;
+  /** The id in the deployment (`<stack>/<logical id>` or a resource address), to find it again. */
+  readonly sourceId: string;
+}
+
+export interface RehearsedConsumer {
+  /** A readable name: the function name, else the last part of its id. */
+  readonly name: string;
+  readonly sourceId: string;
+  /** The consumer VPC key it runs in. */
+  readonly vpc: string;
+  /** Name of the RehearsedEndpoint its DB_HOST names. */
+  readonly endpoint: string;
+  readonly role: EndpointRole;
+  readonly database: string;
+  readonly user: string;
+  readonly tlsMode: DbTlsMode;
+  /** Name of the endpoint DB_TLS_SERVER_NAME names (verify-proxy-domain: the proxy's default endpoint). */
+  readonly tlsServerEndpoint?: string;
+  readonly connectionMode: ConnectionMode;
+}
+
+export interface RehearsedDeployment {
+  /** Where it was read from (the --from argument). */
+  readonly from: string;
+  readonly region: string;
+  readonly proxyName: string;
+  readonly clusterName: string;
+  readonly database: string;
+  readonly writerClass: string;
+  readonly readerClasses: ReadonlyArray<string>;
+  /** The default endpoint first. */
+  readonly endpoints: ReadonlyArray<RehearsedEndpoint>;
+  /** Consumer VPCs in the order their namespaces are made: key (namespace suffix) and source id. */
+  readonly consumerVpcs: ReadonlyArray<{ readonly key: string; readonly sourceId: string }>;
+  readonly consumers: ReadonlyArray<RehearsedConsumer>;
+  readonly notReproducible: ReadonlyArray<NotReproducible>;
+}

@@ -1,0 +1,442 @@
+/**
+ * The PgBouncer engine's host bootstrap (lib/model/pgbouncer-bootstrap.ts): a template both flavours
+ * substitute, shellcheck-clean once substituted, within EC2's user data limit; its layout on four fleets
+ * (run below a directory, APK_ROOT, with files for Secrets Manager) is the model's file for file; and, live,
+ * the same text run by cloud-init on a booted Debian 13 host (Rehearsal.startPoolerHost) installs, configures
+ * and starts the fleet, whose PgBouncer processes let a consumer in with its secret (SCRAM pass-through with
+ * the verifier the role bootstrap sets) to the writer and a reader, and follow a writer failover.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Client } from 'pg';
+import { DEFAULT_POOL_SETTINGS } from '../../../lib/model';
+import { AMAZON_TIME_SYNC, BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, renderPoolerBootstrapProgram, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../../lib/model/pgbouncer-bootstrap';
+import { HOST_AGENT_PATH, HOST_AGENT_SOURCE, HOST_FETCH_PATH } from '../../../lib/model/pgbouncer-host-agent';
+import { FLEET_NAME_FILE, POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../../lib/model/pgbouncer-host-serve';
+import { FLEET_HOST_SERVE_WAIT_SECONDS, FLEET_HOST_SIGNAL_TIMEOUT_SECONDS } from '../../../lib/model/pgbouncer-rollout';
+import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, READ_ONLY_ROUTING, renderFleetFiles, type PoolerFleetSpec } from '../../../lib/model/pgbouncer-fleet';
+import { derivedScramVerifier } from '../../../lib/model/scram-salt';
+import { addPoolerLoadBalancerTarget, execInHost, healthyTargets, pgbouncerPid, REHEARSAL_CLUSTER, rehearsalAwsNames, type PoolerHost } from '../../../lib/rehearsal';
+import { killHost, killProcess } from '../../../lib/rehearsal/processes';
+import { EndpointRole } from '../../../lib/model';
+import { liveUnavailable } from '../rehearsal/isolation';
+import { startRehearsal, stopRehearsal } from '../rehearsal/live';
+
+const fleet: PoolerFleetSpec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: 40, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 50 }, tcpIdleTimeoutSeconds: 350 };
+
+const placeholderName = (p: string): string => p.slice(2, -1);
+
+/** The deploy-time values of a fleet: what CDK's Fn::Sub variables and Terraform's templatefile vars hold. */
+function fleetValues(spec: PoolerFleetSpec, hosts: { cluster: string; writer: string; readers: ReadonlyArray<string>; database: string; port: string; serverUser: string }): Record<string, string> {
+  return {
+    ClusterEndpoint: hosts.cluster,
+    ReaderEndpoints: hosts.readers.join(' '),
+    WriterInstanceEndpoint: hosts.writer,
+    DatabaseName: hosts.database,
+    ServerPort: hosts.port,
+    ServerUser: hosts.serverUser,
+    Hosts: String(spec.hosts),
+    Vcpus: String(spec.vcpusPerHost),
+    MaxConnections: String(spec.maxConnections),
+    MaxConnectionsPercent: String(spec.pool.maxConnectionsPercent),
+    MaxIdleConnectionsPercent: String(spec.pool.maxIdleConnectionsPercent),
+    BorrowTimeoutSeconds: String(spec.pool.connectionBorrowTimeoutSeconds),
+    MaxClientConnections: String(spec.maxClientConnections ?? 1000),
+    TcpIdleTimeoutSeconds: String(spec.tcpIdleTimeoutSeconds),
+    PackagesBucket: 'unused-on-a-rehearsal-host',
+    PackagesKey: 'unused',
+    ServerSecretArn: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:server',
+    ConsumerSecretArns: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:consumer',
+    TlsSecretArn: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:tls',
+    FleetName: 'kit-stack/Pooler',
+    SignalStack: '',
+    SignalResource: '',
+    SignalRegion: '',
+  };
+}
+
+/** The model's own rendering of the fleet (the reference), with the same hosts substituted. */
+function referenceFiles(spec: PoolerFleetSpec, root: string, values: Readonly<Record<string, string>>): Map<string, string> {
+  const readers = values.ReaderEndpoints!.split(' ');
+  const oracle: Record<string, string> = { ...values, ...Object.fromEntries(readers.map((r, i) => [placeholderName(FLEET_PLACEHOLDERS.readerEndpoint(i + 1)), r])) };
+  return new Map([...renderFleetFiles(spec, root)].map(([path, text]) => [path, substitutePlaceholders(text, oracle)]));
+}
+
+/** Secrets standing in for Secrets Manager (APK_AWS_STANDIN): the server role's, one consumer's, the listeners' TLS. */
+function writeStandin(dir: string, secrets: { server: object; consumer: object; tls: object }): void {
+  mkdirSync(join(dir, 'secrets'), { recursive: true });
+  writeFileSync(join(dir, 'secrets', 'server.json'), JSON.stringify(secrets.server));
+  writeFileSync(join(dir, 'secrets', 'consumer.json'), JSON.stringify(secrets.consumer));
+  writeFileSync(join(dir, 'secrets', 'tls.json'), JSON.stringify(secrets.tls));
+}
+
+/** Runs the substituted bootstrap as the rehearsal does: below `root`, AWS from `standin`, no install or start. */
+function runBootstrap(root: string, standin: string, values: Readonly<Record<string, string>>, owner: string): { status: number | null; stderr: string } {
+  // What the skipped install step puts in place from the packages object: the host agent.
+  mkdirSync(join(root, dirname(HOST_AGENT_PATH)), { recursive: true });
+  writeFileSync(join(root, HOST_AGENT_PATH), HOST_AGENT_SOURCE, { mode: 0o755 });
+  const script = join(standin, 'user-data.sh');
+  writeFileSync(script, substitutePlaceholders(renderPoolerBootstrap(), values));
+  return spawnSync('bash', [script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', APK_ROOT: root, APK_SKIP: 'install start', APK_AWS_STANDIN: standin, APK_FILE_OWNER: owner }, timeout: 30_000 });
+}
+
+// AWS fact ec2-user-data-16kb (lib/model/aws-facts.ts): the bootstrap at its longest stays under 16 KB.
+describe('PgBouncer engine host bootstrap', () => {
+  const template = renderPoolerBootstrap();
+
+  test('GIVEN the template WHEN read THEN its only ${...} are the placeholders, and nothing Terraform reads as a directive or CloudFormation as a reference', () => {
+    const names = [...new Set([...template.matchAll(/\$\{([^}]*)\}/g)].map((m) => m[1]))].sort();
+    expect(names).toEqual(Object.values(BOOTSTRAP_PLACEHOLDERS).map(placeholderName).sort());
+    expect(template).not.toMatch(/%\{/);
+    expect(template).not.toMatch(/\$\{!/);
+  });
+
+  test('GIVEN the template substituted, and the program it carries compressed WHEN checked by bash and shellcheck THEN both are clean', () => {
+    const values = fleetValues(fleet, { cluster: 'kit.cluster-abc.us-east-1.rds.amazonaws.com', writer: 'w1.abc.us-east-1.rds.amazonaws.com', readers: ['r1.abc.us-east-1.rds.amazonaws.com', 'r2.abc.us-east-1.rds.amazonaws.com'], database: 'app', port: '5432', serverUser: 'pgbouncer_ro' });
+    const dir = mkdtempSync(join(tmpdir(), 'bootstrap-'));
+    try {
+      const script = join(dir, 'user-data.sh');
+      writeFileSync(script, substitutePlaceholders(template, values));
+      const program = join(dir, 'program.sh');
+      writeFileSync(program, renderPoolerBootstrapProgram());
+      for (const file of [script, program]) {
+        expect(spawnSync('bash', ['-n', file], { encoding: 'utf8' }).stderr).toBe('');
+        const check = spawnSync('shellcheck', ['--shell=bash', '--severity=warning', file], { encoding: 'utf8' });
+        expect(check.error?.message ?? '').toBe('');
+        expect([file, check.stdout]).toEqual([file, '']);
+      }
+      // The user data carries the program byte for byte.
+      const decoded = spawnSync('bash', ['-c', `sed -n "/^base64/,/^APK_EOF/p" "$1" | sed '1d;$d' | base64 --decode | gunzip`, 'decode', script], { encoding: 'utf8' });
+      expect(decoded.stdout).toBe(renderPoolerBootstrapProgram());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test.each([
+    ['a host of a stack whose bootstrap fails', '', 'Stack-1', 'false', 'logger:failed: 1\nsignal Stack-1 PoolerHosts1A2B eu-west-1 FAILURE\npoweroff\n'],
+    ['a host whose bootstrap fails (Terraform: no stack)', '', '', 'false', 'logger:failed: 1\npoweroff\n'],
+    ['a host whose signal cannot be sent', '', 'unreachable', 'false', 'logger:failed: 1\npoweroff\n'],
+    ['a host whose bootstrap succeeds', '', 'Stack-1', 'true', ''],
+    ['the rehearsal, whose bootstrap fails', '/tmp/rehearsal-root', 'Stack-1', 'false', ''],
+  ])('GIVEN %s WHEN the program exits THEN a failed host signals FAILURE where there is a stack, then powers off (EC2\'s checks replace it)', (_label, root, stack, last, expected) => {
+    // GIVEN the program's exit handler and signal, with systemctl, logger and the fetcher standing in
+    const program = renderPoolerBootstrapProgram();
+    const handler = /^on_exit\(\) \{.*\}$/m.exec(program)![0];
+    const signal = /^signal\(\) \{.*\}$/m.exec(program)![0].replace(HOST_FETCH_PATH, 'fetch');
+    const fetch = 'fetch() { [ "$2" != unreachable ] || return 1; echo "$*"; }';
+    const run = spawnSync('bash', ['-c', `set -euo pipefail; ROOT='${root}'; SIGNAL_STACK='${stack}'; SIGNAL_RESOURCE=PoolerHosts1A2B; SIGNAL_REGION=eu-west-1; systemctl() { echo "$1"; }; logger() { echo "logger:$3"; }; ${fetch}; ${signal}; ${handler}\ntrap on_exit EXIT\n${last}`], { encoding: 'utf8' });
+    // THEN
+    expect(run.stdout).toBe(expected);
+  });
+
+  test('GIVEN the program WHEN read THEN the host signals SUCCESS only after its units started and both health paths answered, within the serve wait', () => {
+    const program = renderPoolerBootstrapProgram();
+    const steps = program.split('\n').filter((l) => /^[a-z_]+$/.test(l));
+    expect(steps.slice(-2)).toEqual(['start_processes', 'signal_serving']);
+    const body = /^signal_serving\(\) \{\n([\s\S]*?)\n\}$/m.exec(program)![1]!.trim().split('\n').map((l) => l.trim());
+    expect(body).toEqual([
+      'skipped start && return 0',
+      `${HOST_FETCH_PATH} wait-serving ${FLEET_HOST_SERVE_WAIT_SECONDS} http://127.0.0.1:${POOLER_HEALTH_PORT}${POOLER_HEALTH_PATHS.readWrite} http://127.0.0.1:${POOLER_HEALTH_PORT}${POOLER_HEALTH_PATHS.readOnly}`,
+      'signal SUCCESS',
+    ]);
+    // The host's whole boot fits in what CloudFormation waits for a signal.
+    expect(FLEET_HOST_SERVE_WAIT_SECONDS).toBeLessThan(FLEET_HOST_SIGNAL_TIMEOUT_SECONDS / 2);
+  });
+
+  test('GIVEN the program WHEN read THEN the clock follows Amazon Time Sync (chrony or timesyncd) before the first signed AWS call', () => {
+    const program = renderPoolerBootstrapProgram();
+    const steps = program.split('\n').filter((l) => /^[a-z_]+$/.test(l));
+    expect(steps.indexOf('sync_clock')).toBeGreaterThanOrEqual(0);
+    expect(steps.indexOf('sync_clock')).toBeLessThan(steps.indexOf('install_packages'));
+    expect(program).toContain(`local s=${AMAZON_TIME_SYNC}`);
+    expect(program).toContain('echo "server $s prefer iburst" >/etc/chrony/sources.d/aws.sources');
+    expect(program).toContain("printf '[Time]\\nNTP=%s\\n' $s >/etc/systemd/timesyncd.conf.d/aws.conf");
+  });
+
+  test('GIVEN 15 readers and 15 consumer secrets, every value at its longest WHEN substituted THEN the user data fits EC2\'s 16 KB', () => {
+    expect(worstCaseUserDataBytes(template)).toBeLessThanOrEqual(USER_DATA_MAX_BYTES);
+  });
+
+  test.each<[string, PoolerFleetSpec, number]>([
+    ['the reference fleet', fleet, 2],
+    ['three hosts of 4 vCPUs', { ...fleet, hosts: 3, vcpusPerHost: 4, maxConnections: 1000 }, 2],
+    ['more readers than vCPUs', { ...fleet, readers: 3, maxConnections: 900, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 80, maxIdleConnectionsPercent: 90 } }, 3],
+    ['a short NLB idle timeout and more clients', { ...fleet, tcpIdleTimeoutSeconds: 60, maxClientConnections: 5000, vcpusPerHost: 8, maxConnections: 2000 }, 2],
+    // 100% of 30 would be 30: the shell stops at 30 less the reserve of 10, as poolSizing does.
+    ['a max_connections the reserve decides', { ...fleet, maxConnections: 30, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 100, maxIdleConnectionsPercent: 100 } }, 2],
+  ])('GIVEN %s WHEN the bootstrap lays it out THEN every file is the model\'s, and the process list names each process', (_label, spec, readerCount) => {
+    const root = mkdtempSync(join(tmpdir(), 'pooler-host-'));
+    const standin = mkdtempSync(join(tmpdir(), 'aws-standin-'));
+    try {
+      writeStandin(standin, { server: { username: 'pgbouncer_ro', password: 'p1' }, consumer: { username: 'app', password: 'p2' }, tls: { certificate: 'C', privateKey: 'K', ca: 'A' } });
+      const readers = Array.from({ length: readerCount }, (_, i) => `reader-${i + 1}.abc.us-east-1.rds.amazonaws.com`);
+      const values = fleetValues({ ...spec, readers: readerCount }, { cluster: 'kit.cluster-abc.us-east-1.rds.amazonaws.com', writer: 'w1.abc.us-east-1.rds.amazonaws.com', readers, database: 'app', port: '5432', serverUser: 'pgbouncer_ro' });
+      const run = runBootstrap(root, standin, values, `${process.getuid!()}:${process.getgid!()}`);
+      expect([run.status, run.stderr]).toEqual([0, '']);
+      for (const [path, text] of referenceFiles({ ...spec, readers: readerCount }, root, values)) expect([path, readFileSync(fleetPath(root, path), 'utf8')]).toEqual([path, text]);
+      const names = planFleetProcesses({ ...spec, readers: readerCount }).map(fleetProcessName);
+      expect(readFileSync(fleetPath(root, FLEET_PROCESS_LIST), 'utf8').trim().split(/\s+/)).toEqual(names);
+      expect(readFileSync(fleetPath(root, FLEET_NAME_FILE), 'utf8')).toBe(`${values.FleetName}\n`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(standin, { recursive: true, force: true });
+    }
+  });
+});
+
+const live = liveUnavailable === undefined ? describe : describe.skip;
+
+live('the bootstrap on a rehearsal host', () => {
+  let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
+  let host: PoolerHost | undefined;
+  const consumer = { username: 'app_fleet', password: 'fleet-consumer-password-0123456789' };
+  const server = { username: 'fleet_ro_server', password: 'fleet-server-password-0123456789' };
+
+  /** A consumer's connection to the booted host's listener (its address in the data VPC, reached through the VPC's router). */
+  const connectToHost = async (port: number, login: { username: string; password: string }, attempts = 40): Promise<Client> => {
+    const r = started!.rehearsal;
+    for (let attempt = 0; ; attempt++) {
+      const c = new Client({ host: host!.host, port, user: login.username, password: login.password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(r.endpoints.writer.caFile, 'utf8') }, connectionTimeoutMillis: 3000, query_timeout: 5000 });
+      c.on('error', () => undefined);
+      try {
+        await c.connect();
+        return c;
+      } catch (err) {
+        await c.end().catch(() => undefined);
+        if (attempt >= attempts) throw err;
+        await new Promise((res) => setTimeout(res, 150));
+      }
+    }
+  };
+
+  beforeAll(async () => {
+    started = await startRehearsal('bootstrapSuite', { network: 'namespaces', peers: false, maxConnections: 40 });
+  }, 120_000);
+
+  // The booted host and its metadata service are the rehearsal's: down stops them by pid, and stopRehearsal checks.
+  afterAll(async () => {
+    await stopRehearsal(started);
+  }, 60_000);
+
+  test('GIVEN the template substituted with the rehearsal\'s values WHEN a booted Debian 13 host runs it THEN its systemd runs the processes the model lays out, with the fleet\'s files, the verifiers the role bootstrap sets, and private files only the PgBouncer user reads', async () => {
+    const r = started!.rehearsal;
+    host = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
+    started!.pids.push(host.booted.container.pid, host.booted.imds.pid);
+
+    // The files are exactly what the fleet model renders for a host (root /): one host of a fleet of two.
+    const spec: PoolerFleetSpec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: r.settings.sizingMaxConnections, pool: r.settings.pool, tcpIdleTimeoutSeconds: 350, maxClientConnections: r.settings.maxClientConnections };
+    for (const [path, text] of referenceFiles(spec, '', host.values)) expect([path, readFileSync(fleetPath(host.root, path), 'utf8')]).toEqual([path, text]);
+    // AWS-shaped names, resolved by the host's hosts file; the cluster endpoint's moves at failover.
+    const names = rehearsalAwsNames(r.settings);
+    expect([host.values.ClusterEndpoint, host.values.ReaderEndpoints]).toEqual([names.clusterEndpoint(REHEARSAL_CLUSTER), `${names.instanceEndpoint('replica1')} ${names.instanceEndpoint('replica2')}`]);
+    const authFile = fleetPath(host.root, FLEET_PATHS.authFile);
+    expect(readFileSync(authFile, 'utf8')).toBe(`"${server.username}" "${server.password}"\n"${consumer.username}" "${derivedScramVerifier(consumer.username, consumer.password)}"\n`);
+    const pgbouncerUser = readFileSync(fleetPath(host.root, 'etc/passwd'), 'utf8').split('\n').find((l) => l.startsWith('pgbouncer:'))!.split(':');
+    for (const file of [authFile, fleetPath(host.root, FLEET_PATHS.tlsKeyFile)]) {
+      const st = statSync(file);
+      expect([file, st.mode & 0o777, `${st.uid}:${st.gid}`]).toEqual([file, 0o600, `${pgbouncerUser[2]}:${pgbouncerUser[3]}`]);
+    }
+    // Its processes are the host's systemd's, one unit each, in the host's own network namespace.
+    const processes = planFleetProcesses(spec).map(fleetProcessName);
+    expect(readFileSync(fleetPath(host.root, FLEET_PROCESS_LIST), 'utf8').trim().split(/\s+/)).toEqual(processes);
+    const hostNs = `net:[${statSync(`/run/netns/${host.booted.spec.namespace}`).ino}]`;
+    for (const name of processes) {
+      const pid = pgbouncerPid(host, name)!;
+      expect([name, readlinkSync(`/proc/${pid}/ns/net`), readFileSync(`/proc/${pid}/comm`, 'utf8').trim()]).toEqual([name, hostNs, 'pgbouncer']);
+      expect((await execInHost(host.booted, ['systemctl', 'is-active', `apk-pgbouncer@${name}.service`])).stdout.trim()).toBe('active');
+    }
+
+    const connect = (port: number): Promise<Client> => connectToHost(port, consumer);
+    const rw = await connect(FLEET_PORTS.readWrite);
+    try {
+      await rw.query('CREATE TABLE IF NOT EXISTS fleet_probe (id int PRIMARY KEY)');
+      await rw.query('INSERT INTO fleet_probe VALUES (1) ON CONFLICT DO NOTHING');
+      expect((await rw.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r')).rows[0]!.r).toBe(false);
+    } finally {
+      await rw.end();
+    }
+    const ro = await connect(FLEET_PORTS.readOnly);
+    try {
+      const row = (await ro.query<{ r: boolean; u: string }>('SELECT pg_is_in_recovery() AS r, current_user AS u')).rows[0]!;
+      // A reader, logged in as the listener's server role.
+      expect(row).toEqual({ r: true, u: server.username });
+      await expect(ro.query('INSERT INTO fleet_probe VALUES (2)')).rejects.toThrow(/read-only transaction|permission denied/);
+    } finally {
+      await ro.end();
+    }
+  }, 300_000);
+  test('GIVEN two hosts behind the load balancer stand-in WHEN one is lost under load THEN the stand-in stops sending to it within its health checks\' window, and a replacement booted from the same user data joins and serves', async () => {
+    const r = started!.rehearsal;
+    const second = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
+    started!.pids.push(second.booted.container.pid, second.booted.imds.pid);
+    const lb = await r.startPoolerLoadBalancer([host!, second]);
+    started!.pids.push(lb.process.pid);
+    const port = lb.ports[EndpointRole.READ_WRITE];
+    const through = async (): Promise<Client> => {
+      const c = new Client({ host: lb.address, port, user: consumer.username, password: consumer.password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(r.endpoints.writer.caFile, 'utf8') }, connectionTimeoutMillis: 3000, query_timeout: 5000 });
+      c.on('error', () => undefined);
+      await c.connect();
+      return c;
+    };
+    // Each query says which host it came through: the server sees the host's address.
+    const served: Array<{ readonly at: number; readonly by: string }> = [];
+    const errors: number[] = [];
+    let stop = false;
+    const client = async (): Promise<void> => {
+      let c: Client | undefined;
+      while (!stop) {
+        // An error counts when its attempt began: one begun before the host was out may fail after (its connect
+        // or query timing out).
+        const attemptAt = Date.now();
+        try {
+          c ??= await through();
+          const row = (await c.query<{ a: string }>('SELECT host(inet_client_addr()) AS a')).rows[0]!;
+          served.push({ at: Date.now(), by: row.a });
+        } catch {
+          errors.push(attemptAt);
+          await c?.end().catch(() => undefined);
+          c = undefined;
+          await new Promise((res) => setTimeout(res, 200));
+        }
+        // A new connection now and then, as a pool's clients open them: the NLB balances connections.
+        if (served.length % 20 === 0) {
+          await c?.end().catch(() => undefined);
+          c = undefined;
+        }
+      }
+      await c?.end().catch(() => undefined);
+    };
+    const clients = Array.from({ length: 4 }, () => client());
+    try {
+      const waitFor = async (what: string, ok: () => Promise<boolean>, ms: number): Promise<number> => {
+        const from = Date.now();
+        while (!(await ok())) {
+          if (Date.now() - from > ms) throw new Error(`not within ${ms} ms: ${what} (served by ${[...new Set(served.map((x) => x.by))].join(', ') || 'none'}; ${errors.length} client errors; targets ${JSON.stringify(await healthyTargets(lb))})`);
+          await new Promise((res) => setTimeout(res, 250));
+        }
+        return Date.now() - from;
+      };
+      await waitFor('both hosts serve through the stand-in', async () => new Set(served.map((s) => s.by)).size === 2, 30_000);
+      // WHEN the second host is lost (its machine gone: no shutdown, no answer)
+      const lostAt = Date.now();
+      await killHost(second.booted.container);
+      await killProcess(second.booted.imds);
+      const h = POOLER_HEALTH_CHECK;
+      const window = (h.unhealthyThreshold * h.intervalSeconds + h.timeoutSeconds) * 1000;
+      const outAfterMs = await waitFor('the lost host taken out of the read/write target group', async () => !(await healthyTargets(lb))[EndpointRole.READ_WRITE].includes(second.name), window + 5000);
+      const servedBefore = served.length;
+      await new Promise((res) => setTimeout(res, 3000));
+      const errorsAfterOut = errors.filter((at) => at > lostAt + outAfterMs + 500).length;
+      // THEN queries go on through the host left
+      expect(served.length).toBeGreaterThan(servedBefore);
+      expect(errorsAfterOut).toBe(0);
+      // AND a replacement booted from the same user data joins, as the Auto Scaling group registers it
+      const third = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
+      started!.pids.push(third.booted.container.pid, third.booted.imds.pid);
+      await addPoolerLoadBalancerTarget(lb, third);
+      const joinedAfterMs = await waitFor('the replacement serving through the stand-in', async () => served.some((s) => s.by === third.host), 60_000);
+      process.stdout.write(`PgBouncer engine host-lost drill: the stand-in took the lost host out ${outAfterMs} ms after it was lost (health checks every ${h.intervalSeconds} s, ${h.unhealthyThreshold} to fail); ${errors.filter((at) => at >= lostAt).length} client errors in all, none begun after it was out; the replacement served ${joinedAfterMs} ms after it was registered\n`);
+      expect(outAfterMs).toBeLessThanOrEqual(window + 5000);
+    } finally {
+      stop = true;
+      await Promise.all(clients);
+    }
+  }, 420_000);
+
+  test('GIVEN both listeners under load WHEN the writer fails over THEN writes resume on the promoted instance within seconds, no acknowledged write is lost, a read through the read-only listener reaches the writer only within a second of the promotion and once per server connection, and the promoted reader\'s pools move to the former writer\'s instance endpoint', async () => {
+    const r = started!.rehearsal;
+    // Each acknowledged write and when; a client may see an error (its query was on the killed writer)
+    // or none at all (PgBouncer holds the query until a server connection to the new writer is up).
+    const acks: Array<{ readonly id: number; readonly at: number }> = [];
+    let errors = 0;
+    let next = 1000;
+    let stop = false;
+    const writer = (async () => {
+      let client: Client | undefined;
+      while (!stop) {
+        const id = next++;
+        try {
+          client ??= await connectToHost(FLEET_PORTS.readWrite, consumer, 0);
+          await client.query('INSERT INTO fleet_probe VALUES ($1)', [id]);
+          acks.push({ id, at: Date.now() });
+        } catch {
+          errors++;
+          await client?.end().catch(() => undefined);
+          client = undefined;
+          await new Promise((res) => setTimeout(res, 100));
+        }
+      }
+      await client?.end().catch(() => undefined);
+    })();
+    // Readers through the read-only listener: each read says whether the server that served it is in recovery.
+    let reads = 0;
+    let readErrors = 0;
+    const readsFromWriter: number[] = [];
+    const reader = async (): Promise<void> => {
+      let client: Client | undefined;
+      while (!stop) {
+        try {
+          client ??= await connectToHost(FLEET_PORTS.readOnly, consumer, 0);
+          const at = Date.now();
+          const row = (await client.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r')).rows[0]!;
+          reads++;
+          if (!row.r) readsFromWriter.push(at);
+        } catch {
+          readErrors++;
+          await client?.end().catch(() => undefined);
+          client = undefined;
+          await new Promise((res) => setTimeout(res, 100));
+        }
+      }
+      await client?.end().catch(() => undefined);
+    };
+    const readers = Array.from({ length: 4 }, () => reader());
+    await new Promise((res) => setTimeout(res, 1000));
+    const failoverAt = Date.now();
+    const report = await r.failover();
+    const promotedAt = Date.now();
+    const deadline = promotedAt + 30_000;
+    while (!acks.some((a) => a.at > promotedAt) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 200));
+    await new Promise((res) => setTimeout(res, 1000));
+    // The promoted reader's read-only pools point at the former writer's instance endpoint within the routing bound.
+    const promoted = rehearsalAwsNames(r.settings).instanceEndpoint(report.newWriter);
+    const routed = planFleetProcesses({ hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: r.settings.sizingMaxConnections, pool: r.settings.pool, tcpIdleTimeoutSeconds: 350 })
+      .filter((p) => p.listener === 'readOnly')
+      .map((p) => ({ name: fleetProcessName(p), poolSize: p.poolSize, home: host!.values.ReaderEndpoints!.split(' ')[Number(p.target.slice('reader'.length)) - 1]! }));
+    const poolHost = (name: string): string => /= host=(\S+)/.exec(readFileSync(fleetPath(host!.root, `${FLEET_PATHS.routesDir}/${name}.ini`), 'utf8'))![1]!;
+    const routeDeadline = promotedAt + (READ_ONLY_ROUTING.intervalSeconds + 5) * 1000;
+    while (routed.some((p) => p.home === promoted && poolHost(p.name) !== host!.values.WriterInstanceEndpoint) && Date.now() < routeDeadline) await new Promise((res) => setTimeout(res, 100));
+    const routedAfterMs = Date.now() - promotedAt;
+    stop = true;
+    await Promise.all([writer, ...readers]);
+    expect(routed.map((p) => [p.name, poolHost(p.name)])).toEqual(routed.map((p) => [p.name, p.home === promoted ? host!.values.WriterInstanceEndpoint : p.home]));
+    // Served by the writer: only a read that began on a connection the guard had passed as a reader just before the
+    // promotion, within READ_ONLY_CHECK_DELAY_SECONDS of it, once per connection (READ_ONLY_ROUTING); without the
+    // guard, every read of the promoted reader's pools until the re-point (seconds of them).
+    const promotionAt = failoverAt + report.promotedAfterMs;
+    const late = readsFromWriter.filter((at) => at > promotionAt + READ_ONLY_CHECK_DELAY_SECONDS * 1000);
+    process.stdout.write(`PgBouncer engine failover drill, read-only listener: ${reads} reads, ${readsFromWriter.length} served by the writer (${late.length} later than ${READ_ONLY_CHECK_DELAY_SECONDS} s after the promotion), ${readErrors} client errors; the promoted reader's pools re-pointed ${routedAfterMs} ms after the promotion\n`);
+    expect(late).toEqual([]);
+    // At most once per server connection of the promoted reader's pools.
+    expect(readsFromWriter.length).toBeLessThanOrEqual(routed.filter((p) => p.home === promoted).reduce((sum, p) => sum + p.poolSize, 0));
+    expect(reads).toBeGreaterThan(0);
+    const after = acks.filter((a) => a.at >= failoverAt);
+    expect(after.some((a) => a.at > promotedAt)).toBe(true);
+    // Downtime: the longest the writes stood still from the kill on.
+    const times = [failoverAt, ...after.map((a) => a.at)];
+    const downtimeMs = Math.max(...times.slice(1).map((t, i) => t - times[i]!));
+    process.stdout.write(`PgBouncer engine failover drill: promoted ${report.newWriter}; writes stood still for ${downtimeMs} ms at most; ${acks.length} acknowledged, ${errors} client errors\n`);
+    expect(downtimeMs).toBeLessThan(20_000);
+    const check = await connectToHost(FLEET_PORTS.readWrite, consumer);
+    try {
+      const present = new Set((await check.query<{ id: number }>('SELECT id FROM fleet_probe WHERE id >= 1000')).rows.map((row) => row.id));
+      expect(acks.filter((a) => !present.has(a.id))).toEqual([]);
+      expect((await check.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r')).rows[0]!.r).toBe(false);
+    } finally {
+      await check.end();
+    }
+  }, 150_000);
+});

@@ -1,0 +1,146 @@
+/**
+ * `rehearse up --from`: a rehearsal of what the reference app (cdk.out) or the complete example (a
+ * plan's JSON) would deploy, in namespaces shaped like its VPCs (as root; skipped otherwise). The
+ * consumers run in their consumer VPC's namespace with the environment the template gives them (their
+ * own users, verify-proxy-domain against the proxy's default endpoint), logged in as the roles the
+ * deployed role bootstrap's own code made; `down` leaves no namespace.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { budgetLeftovers, formatNotReproduced, isAlive, Rehearsal, WorkDirLayout, type RehearsalState, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../../../lib/rehearsal';
+import { SUITE_BLOCKS } from '../../support/loopback-blocks';
+import { liveUnavailable } from './isolation';
+import { startRehearsal, stopRehearsal } from './live';
+import { COMPLETE_EXAMPLE, planFile, removeFixtures, synthesizeReferenceApp } from '../../rehearsal/topology-fixtures';
+
+afterAll(() => removeFixtures());
+
+describe('the deployment a rehearsal derives from cdk.out', () => {
+  test('GIVEN the reference app WHEN reduced to a rehearsed deployment THEN its endpoints sit in the consumer VPC and its consumers keep their users and TLS check', () => {
+    const { dir } = synthesizeReferenceApp();
+    const d = deploymentFromTopology(loadTopology(dir), dir);
+    expect(d.consumerVpcs.map((v) => v.key)).toEqual(['consumer']);
+    expect(d.endpoints.map((e) => [e.role, e.isDefault, e.vpc])).toEqual([
+      ['READ_WRITE', true, 'data'],
+      ['READ_ONLY', false, 'consumer'],
+      ['READ_WRITE', false, 'consumer'],
+    ]);
+    expect(d.consumers.map((c) => [c.role, c.user, c.tlsMode, c.tlsServerEndpoint, c.vpc])).toEqual([
+      ['READ_ONLY', 'app_reader', 'verify-proxy-domain', d.endpoints[0]!.name, 'consumer'],
+      ['READ_WRITE', 'app_writer', 'verify-proxy-domain', d.endpoints[0]!.name, 'consumer'],
+    ]);
+    expect(d.readerClasses).toEqual(['db.r6gd.xlarge', 'db.r6gd.xlarge']);
+  });
+
+  test('GIVEN the reference app WHEN up --from reports what it rehearses THEN each AWS service it cannot run is listed with its stand-in', () => {
+    const { dir } = synthesizeReferenceApp();
+    const text = formatNotReproduced(deploymentFromTopology(loadTopology(dir), dir));
+    expect(text).toMatch(/^rehearsing .*: proxy [a-z0-9-]+ with endpoints .*READ_ONLY.*; 2 consumers; region us-east-1$/m);
+    for (const service of ['IAM authentication tokens', 'Secrets Manager', 'KMS', 'CloudWatch', 'X-Ray']) expect(text).toContain(service);
+    expect(text.match(/stand-in: /g)?.length).toBeGreaterThanOrEqual(5);
+  });
+
+  test('GIVEN more read-only endpoints WHEN reduced THEN every endpoint gets an address in its VPC', () => {
+    const { dir } = synthesizeReferenceApp({ readOnlyEndpoints: '3' });
+    const settings = { ...settingsFromDeployment(dir), addressBlock: '127.0.48' };
+    const plan = rehearsalNetworkPlan(settings);
+    expect(plan.consumers).toHaveLength(1);
+    expect(plan.consumers[0]!.endpoints).toHaveLength(4);
+    expect(new Set(plan.consumers[0]!.endpoints.map((e) => e.address)).size).toBe(4);
+  });
+});
+
+const live = liveUnavailable === undefined ? describe : describe.skip;
+
+function summary(outcomes: InvocationOutcome[]): { ok: number; errors: string[] } {
+  return { ok: outcomes.filter((o) => o.error === undefined).length, errors: outcomes.flatMap((o) => (o.error === undefined ? [] : [`${o.error.name}: ${o.error.message}`])) };
+}
+
+live.each([
+  ['cdk.out of the reference app', (): string => synthesizeReferenceApp().dir],
+  ['the plan of examples/complete', (): string => planFile(COMPLETE_EXAMPLE).file],
+])('rehearse up --from %s', (_label, source) => {
+  let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
+
+  beforeAll(async () => {
+    started = await startRehearsal('fromDeploymentSuite', { ...settingsFromDeployment(source()), peers: false, maxConnections: 40 });
+  }, 180_000);
+
+  afterAll(async () => {
+    const namespaces = started === undefined ? [] : rehearsalNetworkPlan(started.rehearsal.settings).namespaces;
+    const cgroup = started === undefined ? undefined : rehearsalCgroupName(started.rehearsal.settings);
+    await stopRehearsal(started);
+    expect((await listNamespaces()).filter((n) => namespaces.includes(n))).toEqual([]);
+    if (cgroup !== undefined) expect(budgetLeftovers(cgroup)).toEqual([]);
+  }, 60_000);
+
+  test('GIVEN the rehearsal WHEN its consumers run the real handlers from their namespace THEN writes and reads succeed as their own users', async () => {
+    const consumers = started!.rehearsal.consumers();
+    expect(consumers.map((c) => [c.role, c.env.DB_USER, c.env.DB_TLS])).toEqual([
+      ['READ_ONLY', 'app_reader', 'verify-proxy-domain'],
+      ['READ_WRITE', 'app_writer', 'verify-proxy-domain'],
+    ]);
+    const writer = consumers.find((c) => c.role === 'READ_WRITE')!;
+    const reader = consumers.find((c) => c.role === 'READ_ONLY')!;
+    expect(writer.endpointHost).toMatch(/\.endpoint\.proxy-[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$/);
+    const writes = await simulateInvocations({ handler: 'write', namespace: writer.namespace, env: writer.env, containers: 2, invocationsPerContainer: 3, event: (c, i) => ({ id: 4800 + c * 10 + i, payload: { from: 'deployment' } }) });
+    expect(summary(writes)).toEqual({ ok: 6, errors: [] });
+    const reads = await simulateInvocations({ handler: 'read', namespace: reader.namespace, env: reader.env, containers: 2, invocationsPerContainer: 3, event: (c, i) => ({ id: 4800 + c * 10 + i }) });
+    expect(summary(reads)).toEqual({ ok: 6, errors: [] });
+  }, 120_000);
+
+  test('GIVEN db.r6gd.xlarge instances (4 vCPUs) WHEN the rehearsal runs THEN each instance is a host with a budget of 0.4 core', async () => {
+    const status = await started!.rehearsal.status();
+    for (const node of status.nodes) {
+      const cgroups = readFileSync(`/proc/${node.pid}/cgroup`, 'utf8');
+      expect(cgroups).toContain(`/aurora-proxy-kit/${rehearsalCgroupName(started!.rehearsal.settings)}/${node.name}`);
+      const cpu = /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(.*)$/m.exec(cgroups)?.[1];
+      if (cpu !== undefined) expect(readFileSync(`/sys/fs/cgroup/cpu${cpu}/cpu.cfs_quota_us`, 'utf8').trim()).toBe('40000');
+    }
+  });
+
+  test('GIVEN the reader consumer WHEN it is pointed at its endpoint with verify-full THEN the host-name check fails, as on AWS', async () => {
+    const reader = started!.rehearsal.consumers().find((c) => c.role === 'READ_ONLY')!;
+    const env = Object.fromEntries(Object.entries(reader.env).filter(([name]) => name !== 'DB_TLS_SERVER_NAME'));
+    const outcomes = await simulateInvocations({ handler: 'read', namespace: reader.namespace, env: { ...env, DB_TLS: 'verify-full' }, containers: 1, invocationsPerContainer: 1, event: () => ({ id: 4800 }) });
+    expect(outcomes[0]!.error?.message).toMatch(/altname|Hostname\/IP does not match/i);
+  }, 60_000);
+});
+
+live('a failed up --from', () => {
+  test('GIVEN a deployment whose consumer user the role bootstrap refuses WHEN up fails after the network, budgets and servers exist THEN nothing is left: no process, namespace, link or cgroup', async () => {
+    // GIVEN: a consumer logging in as a reserved name, which the bootstrap refuses once the writer runs
+    const { dir } = synthesizeReferenceApp();
+    const settings = settingsFromDeployment(dir);
+    const deployment = { ...settings.deployment!, consumers: settings.deployment!.consumers.map((c, i) => (i === 0 ? { ...c, user: 'pg_reader' } : c)) };
+    const workDir = mkdtempSync(join(tmpdir(), 'rehearsal-test-'));
+    chmodSync(workDir, 0o755);
+    const addressBlock = SUITE_BLOCKS.fromDeploymentSuite.block;
+    try {
+      // WHEN
+      await expect(Rehearsal.up({ ...settings, deployment, workDir, addressBlock, replicas: 1, peers: false, maxConnections: 40 })).rejects.toThrow(/pg_reader starts with pg_ or rds/);
+
+      // THEN
+      const state = JSON.parse(readFileSync(new WorkDirLayout(workDir).stateFile, 'utf8')) as RehearsalState;
+      const pids = state.processes.map((p) => p.pid);
+      expect(pids.length).toBeGreaterThan(0);
+      expect(pids.filter((pid) => isAlive(pid))).toEqual([]);
+      const plan = rehearsalNetworkPlan({ addressBlock, deployment, network: 'namespaces' } as never);
+      expect((await listNamespaces()).filter((n) => plan.namespaces.includes(n))).toEqual([]);
+      expect(execLinks().filter((l) => l.startsWith(plan.prefix))).toEqual([]);
+      expect(budgetLeftovers(rehearsalCgroupName({ addressBlock }))).toEqual([]);
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
+
+/** Link names in the root namespace. */
+function execLinks(): string[] {
+  return execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => l.split(': ')[1]?.split('@')[0] ?? '')
+    .filter((n) => n !== '');
+}
