@@ -74,5 +74,6 @@ export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL
 export { readPoolers, type PoolerRecord } from './poolers';
 export { addPoolerLoadBalancerTarget, pgbouncerPid, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
 export { healthyTargets } from './hosts/load-balancer';
+export { loadBalancerDetectionWindowMs, poolerFailoverDrill, poolerHostLostDrill, type DrillLogin, type FailoverDrillFigures, type HostLostDrillFigures } from './pooler-drills';
 export { execInHost, type BootedHost } from './hosts/booted-host';
 export { COMPAT_TARGET_TITLES, COMPAT_TARGETS, startCompatStand, withPoolMode, type CompatStand, type CompatTarget } from './compat-stand';

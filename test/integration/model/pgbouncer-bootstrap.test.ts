@@ -14,13 +14,11 @@ import { Client } from 'pg';
 import { DEFAULT_POOL_SETTINGS } from '../../../lib/model';
 import { AMAZON_TIME_SYNC, BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, renderPoolerBootstrapProgram, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../../lib/model/pgbouncer-bootstrap';
 import { HOST_AGENT_PATH, HOST_AGENT_SOURCE, HOST_FETCH_PATH } from '../../../lib/model/pgbouncer-host-agent';
-import { FLEET_NAME_FILE, POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../../lib/model/pgbouncer-host-serve';
+import { FLEET_NAME_FILE, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../../lib/model/pgbouncer-host-serve';
 import { FLEET_HOST_SERVE_WAIT_SECONDS, FLEET_HOST_SIGNAL_TIMEOUT_SECONDS } from '../../../lib/model/pgbouncer-rollout';
-import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, READ_ONLY_ROUTING, renderFleetFiles, type PoolerFleetSpec } from '../../../lib/model/pgbouncer-fleet';
+import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, READ_ONLY_ROUTING, AURORA_ENDPOINT_DNS_TTL_SECONDS, renderFleetFiles, type PoolerFleetSpec } from '../../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../../lib/model/scram-salt';
-import { addPoolerLoadBalancerTarget, execInHost, healthyTargets, pgbouncerPid, REHEARSAL_CLUSTER, rehearsalAwsNames, type PoolerHost } from '../../../lib/rehearsal';
-import { killHost, killProcess } from '../../../lib/rehearsal/processes';
-import { EndpointRole } from '../../../lib/model';
+import { execInHost, pgbouncerPid, poolerFailoverDrill, poolerHostLostDrill, REHEARSAL_CLUSTER, rehearsalAwsNames, type PoolerHost } from '../../../lib/rehearsal';
 import { liveUnavailable } from '../rehearsal/isolation';
 import { startRehearsal, stopRehearsal } from '../rehearsal/live';
 
@@ -274,166 +272,42 @@ live('the bootstrap on a rehearsal host', () => {
     started!.pids.push(second.booted.container.pid, second.booted.imds.pid);
     const lb = await r.startPoolerLoadBalancer([host!, second]);
     started!.pids.push(lb.process.pid);
-    const port = lb.ports[EndpointRole.READ_WRITE];
-    const through = async (): Promise<Client> => {
-      const c = new Client({ host: lb.address, port, user: consumer.username, password: consumer.password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(r.endpoints.writer.caFile, 'utf8') }, connectionTimeoutMillis: 3000, query_timeout: 5000 });
-      c.on('error', () => undefined);
-      await c.connect();
-      return c;
-    };
-    // Each query says which host it came through: the server sees the host's address.
-    const served: Array<{ readonly at: number; readonly by: string }> = [];
-    const errors: number[] = [];
-    let stop = false;
-    const client = async (): Promise<void> => {
-      let c: Client | undefined;
-      while (!stop) {
-        // An error counts when its attempt began: one begun before the host was out may fail after (its connect
-        // or query timing out).
-        const attemptAt = Date.now();
-        try {
-          c ??= await through();
-          const row = (await c.query<{ a: string }>('SELECT host(inet_client_addr()) AS a')).rows[0]!;
-          served.push({ at: Date.now(), by: row.a });
-        } catch {
-          errors.push(attemptAt);
-          await c?.end().catch(() => undefined);
-          c = undefined;
-          await new Promise((res) => setTimeout(res, 200));
-        }
-        // A new connection now and then, as a pool's clients open them: the NLB balances connections.
-        if (served.length % 20 === 0) {
-          await c?.end().catch(() => undefined);
-          c = undefined;
-        }
-      }
-      await c?.end().catch(() => undefined);
-    };
-    const clients = Array.from({ length: 4 }, () => client());
-    try {
-      const waitFor = async (what: string, ok: () => Promise<boolean>, ms: number): Promise<number> => {
-        const from = Date.now();
-        while (!(await ok())) {
-          if (Date.now() - from > ms) throw new Error(`not within ${ms} ms: ${what} (served by ${[...new Set(served.map((x) => x.by))].join(', ') || 'none'}; ${errors.length} client errors; targets ${JSON.stringify(await healthyTargets(lb))})`);
-          await new Promise((res) => setTimeout(res, 250));
-        }
-        return Date.now() - from;
-      };
-      await waitFor('both hosts serve through the stand-in', async () => new Set(served.map((s) => s.by)).size === 2, 30_000);
-      // WHEN the second host is lost (its machine gone: no shutdown, no answer)
-      const lostAt = Date.now();
-      await killHost(second.booted.container);
-      await killProcess(second.booted.imds);
-      const h = POOLER_HEALTH_CHECK;
-      const window = (h.unhealthyThreshold * h.intervalSeconds + h.timeoutSeconds) * 1000;
-      const outAfterMs = await waitFor('the lost host taken out of the read/write target group', async () => !(await healthyTargets(lb))[EndpointRole.READ_WRITE].includes(second.name), window + 5000);
-      const servedBefore = served.length;
-      await new Promise((res) => setTimeout(res, 3000));
-      const errorsAfterOut = errors.filter((at) => at > lostAt + outAfterMs + 500).length;
-      // THEN queries go on through the host left
-      expect(served.length).toBeGreaterThan(servedBefore);
-      expect(errorsAfterOut).toBe(0);
-      // AND a replacement booted from the same user data joins, as the Auto Scaling group registers it
+    // WHEN
+    const f = await poolerHostLostDrill(r, lb, second, consumer, async () => {
       const third = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
       started!.pids.push(third.booted.container.pid, third.booted.imds.pid);
-      await addPoolerLoadBalancerTarget(lb, third);
-      const joinedAfterMs = await waitFor('the replacement serving through the stand-in', async () => served.some((s) => s.by === third.host), 60_000);
-      process.stdout.write(`PgBouncer engine host-lost drill: the stand-in took the lost host out ${outAfterMs} ms after it was lost (health checks every ${h.intervalSeconds} s, ${h.unhealthyThreshold} to fail); ${errors.filter((at) => at >= lostAt).length} client errors in all, none begun after it was out; the replacement served ${joinedAfterMs} ms after it was registered\n`);
-      expect(outAfterMs).toBeLessThanOrEqual(window + 5000);
-    } finally {
-      stop = true;
-      await Promise.all(clients);
-    }
+      return third;
+    });
+    process.stdout.write(`PgBouncer engine host-lost drill: the stand-in took the lost host out ${f.outAfterMs} ms after it was lost (its window ${f.windowMs} ms); ${f.errors} client errors, ${f.errorsAfterOut} begun after it was out; ${f.servedAfterOut} queries in the 3 s after; the replacement served ${f.replacementServedAfterMs} ms after it was registered\n`);
+    // THEN
+    expect(f.outAfterMs).toBeDefined();
+    expect(f.outAfterMs!).toBeLessThanOrEqual(f.windowMs + 5000);
+    expect(f.errorsAfterOut).toBe(0);
+    expect(f.servedAfterOut).toBeGreaterThan(0);
+    expect(f.replacementServedAfterMs).toBeDefined();
   }, 420_000);
 
-  test('GIVEN both listeners under load WHEN the writer fails over THEN writes resume on the promoted instance within seconds, no acknowledged write is lost, a read through the read-only listener reaches the writer only within a second of the promotion and once per server connection, and the promoted reader\'s pools move to the former writer\'s instance endpoint', async () => {
+  test('GIVEN both listeners under load WHEN the writer fails over THEN writes resume on the promoted instance within seconds, no acknowledged write is lost, a read through the read-only listener reaches the writer only within a second of the promotion, and the promoted reader\'s pools move to the former writer\'s instance endpoint', async () => {
     const r = started!.rehearsal;
-    // Each acknowledged write and when; a client may see an error (its query was on the killed writer)
-    // or none at all (PgBouncer holds the query until a server connection to the new writer is up).
-    const acks: Array<{ readonly id: number; readonly at: number }> = [];
-    let errors = 0;
-    let next = 1000;
-    let stop = false;
-    const writer = (async () => {
-      let client: Client | undefined;
-      while (!stop) {
-        const id = next++;
-        try {
-          client ??= await connectToHost(FLEET_PORTS.readWrite, consumer, 0);
-          await client.query('INSERT INTO fleet_probe VALUES ($1)', [id]);
-          acks.push({ id, at: Date.now() });
-        } catch {
-          errors++;
-          await client?.end().catch(() => undefined);
-          client = undefined;
-          await new Promise((res) => setTimeout(res, 100));
-        }
-      }
-      await client?.end().catch(() => undefined);
-    })();
-    // Readers through the read-only listener: each read says whether the server that served it is in recovery.
-    let reads = 0;
-    let readErrors = 0;
-    const readsFromWriter: number[] = [];
-    const reader = async (): Promise<void> => {
-      let client: Client | undefined;
-      while (!stop) {
-        try {
-          client ??= await connectToHost(FLEET_PORTS.readOnly, consumer, 0);
-          const at = Date.now();
-          const row = (await client.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r')).rows[0]!;
-          reads++;
-          if (!row.r) readsFromWriter.push(at);
-        } catch {
-          readErrors++;
-          await client?.end().catch(() => undefined);
-          client = undefined;
-          await new Promise((res) => setTimeout(res, 100));
-        }
-      }
-      await client?.end().catch(() => undefined);
-    };
-    const readers = Array.from({ length: 4 }, () => reader());
-    await new Promise((res) => setTimeout(res, 1000));
-    const failoverAt = Date.now();
-    const report = await r.failover();
-    const promotedAt = Date.now();
-    const deadline = promotedAt + 30_000;
-    while (!acks.some((a) => a.at > promotedAt) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 200));
-    await new Promise((res) => setTimeout(res, 1000));
-    // The promoted reader's read-only pools point at the former writer's instance endpoint within the routing bound.
-    const promoted = rehearsalAwsNames(r.settings).instanceEndpoint(report.newWriter);
-    const routed = planFleetProcesses({ hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: r.settings.sizingMaxConnections, pool: r.settings.pool, tcpIdleTimeoutSeconds: 350 })
-      .filter((p) => p.listener === 'readOnly')
-      .map((p) => ({ name: fleetProcessName(p), poolSize: p.poolSize, home: host!.values.ReaderEndpoints!.split(' ')[Number(p.target.slice('reader'.length)) - 1]! }));
-    const poolHost = (name: string): string => /= host=(\S+)/.exec(readFileSync(fleetPath(host!.root, `${FLEET_PATHS.routesDir}/${name}.ini`), 'utf8'))![1]!;
-    const routeDeadline = promotedAt + (READ_ONLY_ROUTING.intervalSeconds + 5) * 1000;
-    while (routed.some((p) => p.home === promoted && poolHost(p.name) !== host!.values.WriterInstanceEndpoint) && Date.now() < routeDeadline) await new Promise((res) => setTimeout(res, 100));
-    const routedAfterMs = Date.now() - promotedAt;
-    stop = true;
-    await Promise.all([writer, ...readers]);
-    expect(routed.map((p) => [p.name, poolHost(p.name)])).toEqual(routed.map((p) => [p.name, p.home === promoted ? host!.values.WriterInstanceEndpoint : p.home]));
-    // Served by the writer: only a read that began on a connection the guard had passed as a reader just before the
-    // promotion, within READ_ONLY_CHECK_DELAY_SECONDS of it, once per connection (READ_ONLY_ROUTING); without the
-    // guard, every read of the promoted reader's pools until the re-point (seconds of them).
-    const promotionAt = failoverAt + report.promotedAfterMs;
-    const late = readsFromWriter.filter((at) => at > promotionAt + READ_ONLY_CHECK_DELAY_SECONDS * 1000);
-    process.stdout.write(`PgBouncer engine failover drill, read-only listener: ${reads} reads, ${readsFromWriter.length} served by the writer (${late.length} later than ${READ_ONLY_CHECK_DELAY_SECONDS} s after the promotion), ${readErrors} client errors; the promoted reader's pools re-pointed ${routedAfterMs} ms after the promotion\n`);
-    expect(late).toEqual([]);
-    // At most once per server connection of the promoted reader's pools.
-    expect(readsFromWriter.length).toBeLessThanOrEqual(routed.filter((p) => p.home === promoted).reduce((sum, p) => sum + p.poolSize, 0));
-    expect(reads).toBeGreaterThan(0);
-    const after = acks.filter((a) => a.at >= failoverAt);
-    expect(after.some((a) => a.at > promotedAt)).toBe(true);
-    // Downtime: the longest the writes stood still from the kill on.
-    const times = [failoverAt, ...after.map((a) => a.at)];
-    const downtimeMs = Math.max(...times.slice(1).map((t, i) => t - times[i]!));
-    process.stdout.write(`PgBouncer engine failover drill: promoted ${report.newWriter}; writes stood still for ${downtimeMs} ms at most; ${acks.length} acknowledged, ${errors} client errors\n`);
-    expect(downtimeMs).toBeLessThan(20_000);
+    const spec: PoolerFleetSpec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: r.settings.sizingMaxConnections, pool: r.settings.pool, tcpIdleTimeoutSeconds: 350 };
+    // WHEN
+    const f = await poolerFailoverDrill(r, host!, consumer, spec);
+    process.stdout.write(`PgBouncer engine failover drill: promoted ${f.promoted}; writes stood still for ${f.writeDowntimeMs} ms at most; ${f.acknowledgedWrites} acknowledged, ${f.acknowledgedWritesLost} lost, ${f.writeErrors} client errors; read-only listener: ${f.reads} reads, ${f.readsFromWriter} served by the writer (${f.readsFromWriterAfterBound} later than ${READ_ONLY_CHECK_DELAY_SECONDS} s after the promotion), ${f.readErrors} client errors; the promoted reader's pools re-pointed ${f.repointedAfterMs} ms after the promotion\n`);
+    // THEN
+    expect(f.acknowledgedWritesLost).toBe(0);
+    expect(f.writeDowntimeMs).toBeLessThan(20_000);
+    expect(f.readsFromWriterAfterBound).toBe(0);
+    // At most once per server connection of the promoted reader's pools (without the guard: every read until the re-point).
+    const promoted = rehearsalAwsNames(r.settings).instanceEndpoint(f.promoted);
+    const homes = host!.values.ReaderEndpoints!.split(' ');
+    const onPromoted = planFleetProcesses(spec).filter((p) => p.listener === 'readOnly' && homes[Number(p.target.slice('reader'.length)) - 1] === promoted);
+    expect(f.readsFromWriter).toBeLessThanOrEqual(onPromoted.reduce((sum, p) => sum + p.poolSize, 0));
+    expect(f.reads).toBeGreaterThan(0);
+    expect(f.repointedAfterMs).toBeDefined();
+    expect(f.repointedAfterMs!).toBeLessThanOrEqual((READ_ONLY_ROUTING.intervalSeconds + AURORA_ENDPOINT_DNS_TTL_SECONDS + 5) * 1000);
+    expect(Object.entries(f.readOnlyPools).filter(([name]) => onPromoted.some((p) => fleetProcessName(p) === name)).map(([, h]) => h)).toEqual(onPromoted.map(() => host!.values.WriterInstanceEndpoint));
     const check = await connectToHost(FLEET_PORTS.readWrite, consumer);
     try {
-      const present = new Set((await check.query<{ id: number }>('SELECT id FROM fleet_probe WHERE id >= 1000')).rows.map((row) => row.id));
-      expect(acks.filter((a) => !present.has(a.id))).toEqual([]);
       expect((await check.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r')).rows[0]!.r).toBe(false);
     } finally {
       await check.end();
