@@ -12,5 +12,6 @@ export const BENCH_BLOCKS = {
   connectOverhead: { block: '127.0.43', user: 'bench connect_overhead', why: 'counts connection setups on its own writer' },
   readWriteSplit: { block: '127.0.44', user: 'bench read_write_split', why: 'compares pgpool-II with the endpoints under load' },
   transactionPooling: { block: '127.0.46', user: 'bench transaction_pooling', why: 'counts the server connections of prepared statements on its own replica' },
+  pgbouncerEngine: { block: '127.0.53', user: 'bench pgbouncer_engine', why: 'boots the PgBouncer engine\'s hosts in namespaces of its own, with their load balancer stand-in' },
   demo: { block: '127.0.45', user: 'aurora-proxy-kit demo (make demo)', why: 'runs the Lambda handlers while the quick bench may follow on 127.0.40-44' },
 } as const satisfies Record<string, LoopbackBlock>;

@@ -13,6 +13,7 @@ import { readOnlyEndpoint } from './scenarios/read-only-endpoint';
 import { readWriteSplit } from './scenarios/read-write-split';
 import { readerAdded } from './scenarios/reader-added';
 import { transactionPooling } from './scenarios/transaction-pooling';
+import { pgbouncerEngine } from './scenarios/pgbouncer-engine';
 import { SEED_SOURCES } from './seed-figures';
 import { round } from './stats';
 import { SCENARIO_NAMES, type BenchResult, type ScenarioName, type ScenarioResult } from './types';
@@ -23,6 +24,7 @@ export const SCENARIOS: Record<ScenarioName, (ctx: ScenarioContext) => Promise<S
   connect_overhead: connectOverhead,
   read_write_split: readWriteSplit,
   transaction_pooling: transactionPooling,
+  pgbouncer_engine: pgbouncerEngine,
 };
 
 export interface BenchOptions {

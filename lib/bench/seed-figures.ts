@@ -14,7 +14,7 @@ const PROXYSQL = 'Percona, "ProxySQL vs. Aurora cluster endpoints" (seeds/proxys
 /** What RDS Proxy does with the same load, from its documentation (no seed measured it). */
 const PROXY_DOCS = 'Aurora User Guide, "Avoiding pinning an RDS Proxy" (rds-proxy-pinning) and the seeds\' RDS Proxy figures (seeds/rds-proxy-benchmarks.txt)';
 
-export const SEED_SOURCES = { read_only_endpoint: READ_ONLY, reader_added: READ_ONLY, connect_overhead: BENCHMARKS, read_write_split: PROXYSQL, transaction_pooling: PROXY_DOCS } as const;
+export const SEED_SOURCES = { read_only_endpoint: READ_ONLY, reader_added: READ_ONLY, connect_overhead: BENCHMARKS, read_write_split: PROXYSQL, transaction_pooling: PROXY_DOCS, pgbouncer_engine: 'none: the kit\'s own bounds (docs/PGBOUNCER-ENGINE.md)' } as const;
 
 export const SEED_FIGURES = {
   // Test 1: pgbench --select-only -C, 100 clients per instantiation, a new one every 10 s, db.r5.large readers.

@@ -1,6 +1,6 @@
 /** The bench's result model: what latest.json holds and the markdown / SVG writers read. */
 
-export const SCENARIO_NAMES = ['read_only_endpoint', 'reader_added', 'connect_overhead', 'read_write_split', 'transaction_pooling'] as const;
+export const SCENARIO_NAMES = ['read_only_endpoint', 'reader_added', 'connect_overhead', 'read_write_split', 'transaction_pooling', 'pgbouncer_engine'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 /** One target of the issue, checked against a measured figure. */

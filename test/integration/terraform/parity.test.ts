@@ -588,7 +588,7 @@ describe('CDK DatabaseDashboard over a PgBouncerProxy and Terraform\'s dashboard
       dashboard_name: 'apk-pgbouncer',
       instance_identifiers: '["apk-pgbouncer-writer","apk-pgbouncer-reader-1","apk-pgbouncer-reader-2"]',
       pgbouncer_fleet_name: 'apk-pgbouncer',
-      pgbouncer_targets: '{read_write="apk-pgbouncer",read_only=["apk-pgbouncer-reader-1","apk-pgbouncer-reader-2"]}',
+      pgbouncer_targets: '{read_write="apk-pgbouncer",read_only=["apk-pgbouncer-reader-1","apk-pgbouncer-reader-2","apk-pgbouncer-writer"]}',
       pgbouncer_load_balancer_arn_suffix: 'net/apk-pgbouncer/50dc6c495c0c9188',
       pgbouncer_target_group_arn_suffixes: '{read_write="targetgroup/apk-pgbouncer-rw/73e2d6bc24d8a067",read_only="targetgroup/apk-pgbouncer-ro/943f017f100becff"}',
       pgbouncer_hosts: '2',
@@ -622,7 +622,8 @@ describe('CDK DatabaseDashboard over a PgBouncerProxy and Terraform\'s dashboard
 
   test('the same dashboard lines', () => {
     expect(tf.lines).toEqual(cdk.lines);
-    expect(cdk.lines.filter((l) => l.includes('Listener=READ_ONLY'))).toHaveLength(2 * catalogOf('PGBOUNCER').filter((m) => m.scope === 'pooler-target').length);
+    // Each reader's pools and the writer instance's (the promoted reader's pools pool for it after a failover).
+    expect(cdk.lines.filter((l) => l.includes('Listener=READ_ONLY'))).toHaveLength(3 * catalogOf('PGBOUNCER').filter((m) => m.scope === 'pooler-target').length);
   });
 
   test('the same alarms, the fleet\'s among them, in the module and in the example', () => {
