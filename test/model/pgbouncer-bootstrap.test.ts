@@ -11,11 +11,11 @@ import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
-import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
-import { AMAZON_TIME_SYNC, BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, renderPoolerBootstrapProgram, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
+import { DEFAULT_POOL_SETTINGS, EndpointRole } from '../../lib/model';
+import { AMAZON_TIME_SYNC, BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, sessionListenersValue, renderPoolerBootstrapProgram, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../lib/model/pgbouncer-bootstrap';
 import { HOST_AGENT_PATH, HOST_AGENT_SOURCE } from '../../lib/model/pgbouncer-host-agent';
 import { FLEET_NAME_FILE } from '../../lib/model/pgbouncer-host-serve';
-import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, READ_ONLY_ROUTING, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
+import { DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, READ_ONLY_ROUTING, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../lib/model/scram-salt';
 import { execInHost, pgbouncerPid, REHEARSAL_CLUSTER, rehearsalAwsNames, type PoolerHost } from '../../lib/rehearsal';
 import { liveUnavailable } from '../rehearsal/isolation';
@@ -48,6 +48,8 @@ function fleetValues(spec: PoolerFleetSpec, hosts: { cluster: string; writer: st
     ConsumerSecretArns: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:consumer',
     TlsSecretArn: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:tls',
     FleetName: 'kit-stack/Pooler',
+    SessionListeners: sessionListenersValue(spec.sessionRoles ?? []),
+    SessionMaxConnectionsPercent: String(spec.sessionMaxConnectionsPercent ?? DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT),
   };
 }
 
@@ -142,6 +144,9 @@ describe('PgBouncer engine host bootstrap', () => {
     ['a short NLB idle timeout and more clients', { ...fleet, tcpIdleTimeoutSeconds: 60, maxClientConnections: 5000, vcpusPerHost: 8, maxConnections: 2000 }, 2],
     // 100% of 30 would be 30: the shell stops at 30 less the reserve of 10, as poolSizing does.
     ['a max_connections the reserve decides', { ...fleet, maxConnections: 30, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 100, maxIdleConnectionsPercent: 100 } }, 2],
+    ['session pooling on both roles', { ...fleet, maxConnections: 1000, sessionRoles: [EndpointRole.READ_WRITE, EndpointRole.READ_ONLY], sessionMaxConnectionsPercent: 30 }, 2],
+    ['session pooling on the read-only role only, 3 readers, an idle floor above the session share', { ...fleet, vcpusPerHost: 4, maxConnections: 600, sessionRoles: [EndpointRole.READ_ONLY], pool: { ...DEFAULT_POOL_SETTINGS, maxIdleConnectionsPercent: 90 } }, 3],
+    ['session pooling on the read/write role only', { ...fleet, maxConnections: 500, sessionRoles: [EndpointRole.READ_WRITE], sessionMaxConnectionsPercent: 2 }, 1],
   ])('GIVEN %s WHEN the bootstrap lays it out THEN every file is the model\'s, and the process list names each process', (_label, spec, readerCount) => {
     const root = mkdtempSync(join(tmpdir(), 'pooler-host-'));
     const standin = mkdtempSync(join(tmpdir(), 'aws-standin-'));
