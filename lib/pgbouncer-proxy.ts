@@ -8,8 +8,9 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, PROXY_RULES, PoolSettings, PoolSizing, evaluateRules, poolSizing, runRules } from './model';
-import { renderPoolerBootstrap } from './model/pgbouncer-bootstrap';
-import { DEFAULT_FLEET_HOSTS, FLEET_RULES, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
+import { renderPoolerBootstrap, sessionListenersValue } from './model/pgbouncer-bootstrap';
+import { DEFAULT_FLEET_HOSTS, DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_RULES, fleetListenerOf, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
+import { PoolMode } from './model/pgbouncer-ini';
 import { DEFAULT_POOLER_INSTANCE_TYPE, DEFAULT_POOLER_READ_ONLY_SERVER_USER, POOLER_HOST_RULES, poolerInstanceVcpus } from './model/pgbouncer-hosts';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { PgBouncerMetricOptions, fleetMetric, poolTargetOf, targetGroupMetric } from './pgbouncer-metric-options';
@@ -18,7 +19,7 @@ import { IPgBouncerProxy, PgBouncerProxyEndpoint, PgBouncerProxyEndpointOptions 
 import { IPoolingTier, ProxyEngine } from './pooling-tier';
 import { skipCheckov } from './private/checkov';
 import { addPgBouncerHostGroup } from './private/pgbouncer-host-group';
-import { addPgBouncerLoadBalancer } from './private/pgbouncer-load-balancer';
+import { addPgBouncerListener, addPgBouncerLoadBalancer, pgBouncerListenerPort } from './private/pgbouncer-load-balancer';
 import { throwIfInvalid } from './private/validation';
 
 /**
@@ -74,6 +75,14 @@ export interface PgBouncerProxyProps {
    * @default 5
    */
   readonly maxIdleConnectionsPercent?: number;
+  /**
+   * Share of each target's pool budget (maxConnectionsPercent of max_connections, less the reserve) the
+   * session-pooling listener of its role takes (1..99), once an endpoint of that role is added with
+   * `poolMode: PoolMode.SESSION`; the transaction pools keep the rest, so both never exceed the budget.
+   * Each session client holds one of these connections for as long as it stays connected.
+   * @default 25
+   */
+  readonly sessionMaxConnectionsPercent?: number;
   /**
    * How long a client waits to borrow a pooled connection (0..300 s).
    * @default Duration.seconds(120)
@@ -147,8 +156,13 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
   public readonly tlsSecret: secretsmanager.ISecret;
   /** The kit-managed certificate, when `tlsCertificate` is not given. */
   public readonly certificate?: PgBouncerCertificate;
+  /** Share of each target's budget a session listener's pools take. */
+  public readonly sessionMaxConnectionsPercent: number;
   private readonly consumerSecrets = new Map<string, secretsmanager.Secret>();
-  private readonly targetGroups: ReadonlyMap<EndpointRole, elbv2.NetworkTargetGroup>;
+  private readonly targetGroups: Map<EndpointRole, elbv2.NetworkTargetGroup>;
+  private readonly sessionTargetGroups = new Map<EndpointRole, elbv2.NetworkTargetGroup>();
+  private readonly fleet: PoolerFleetSpec;
+  private readonly balancer: ReturnType<typeof addPgBouncerLoadBalancer>;
 
   constructor(scope: Construct, id: string, props: PgBouncerProxyProps) {
     super(scope, id);
@@ -166,6 +180,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
       maxConnections: props.cluster.sizing.maxConnections,
       pool,
       tcpIdleTimeoutSeconds: (props.tcpIdleTimeout ?? Duration.seconds(NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS)).toSeconds(),
+      sessionMaxConnectionsPercent: props.sessionMaxConnectionsPercent ?? DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT,
     };
     const stack = Stack.of(this);
     const fleetName = props.fleetName ?? (Token.isUnresolved(stack.stackName) ? this.node.path : [stack.stackName, ...this.node.scopes.slice(this.node.scopes.indexOf(stack) + 1).map((c) => c.node.id)].join('/'));
@@ -193,6 +208,8 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     this.vcpusPerHost = fleet.vcpusPerHost;
     this.userDataTemplate = template;
     this.fleetName = fleetName;
+    this.fleet = fleet;
+    this.sessionMaxConnectionsPercent = fleet.sessionMaxConnectionsPercent!;
 
     const vpc = props.cluster.cluster.vpc;
     const vpcSubnets = props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
@@ -215,6 +232,8 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
       consumerSecretArns: Lazy.string({ produce: () => [...this.consumerSecrets.values()].map((s) => s.secretArn).join(' ') }),
       // Known once the certificate is made for the endpoint service, below.
       tlsSecretArn: Lazy.string({ produce: () => this.tlsSecret.secretArn }),
+      // Session listeners come with the endpoints that use them, which may be added after construction.
+      sessionListeners: Lazy.string({ produce: () => sessionListenersValue(this.sessionRoles) }),
       s3PrefixListId: props.s3PrefixListId,
     });
     this.hostRole = hosts.hostRole;
@@ -230,7 +249,8 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
       tcpIdleTimeout: Duration.seconds(fleet.tcpIdleTimeoutSeconds),
     });
     this.loadBalancer = balancer.loadBalancer;
-    this.targetGroups = balancer.targetGroups;
+    this.balancer = balancer;
+    this.targetGroups = new Map(balancer.targetGroups);
     this.endpointService = balancer.endpointService;
 
     // The listeners' certificate: the user's, or the kit CA's for the endpoint service's names.
@@ -289,9 +309,33 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     return new PgBouncerProxyEndpoint(this, id, { ...options, proxy: this });
   }
 
-  /** The load balancer's target group of a listener's role. */
-  public targetGroup(listener: EndpointRole): elbv2.NetworkTargetGroup {
-    return this.targetGroups.get(listener)!;
+  /**
+   * The load balancer's target group of a listener's role, in transaction pooling, or in session pooling
+   * (only once an endpoint of the role uses it: see `sessionRoles`).
+   */
+  public targetGroup(listener: EndpointRole, poolMode: PoolMode = PoolMode.TRANSACTION): elbv2.NetworkTargetGroup {
+    const group = (poolMode === PoolMode.SESSION ? this.sessionTargetGroups : this.targetGroups).get(listener);
+    throwIfInvalid(this, [group === undefined ? `no ${poolMode} pooling listener of role ${listener}: add an endpoint with role ${listener} and poolMode ${poolMode} first` : undefined]);
+    return group!;
+  }
+
+  /** The roles with a session-pooling listener: those of the endpoints added with `poolMode: PoolMode.SESSION`. */
+  public get sessionRoles(): EndpointRole[] {
+    return [...this.sessionTargetGroups.keys()];
+  }
+
+  /**
+   * The load balancer's port of the listener of `role` in `poolMode` (5432/5433, in session pooling 5434/5435).
+   * The first endpoint in session pooling of a role adds its listener: the hosts' session processes, the load
+   * balancer listener and target group, a share of each target's budget (`sessionMaxConnectionsPercent`).
+   */
+  public listenerPort(role: EndpointRole, poolMode: PoolMode): number {
+    if (poolMode === PoolMode.SESSION && !this.sessionTargetGroups.has(role)) {
+      const spec = { ...this.fleet, sessionRoles: [...this.sessionRoles, role] };
+      throwIfInvalid(this, evaluateRules(FLEET_RULES, spec, (rule) => ({ ...rule.names, tcpIdleTimeoutSeconds: 'tcpIdleTimeout' })).map((v) => v.message));
+      this.sessionTargetGroups.set(role, addPgBouncerListener({ ...this.balancer, hosts: this.autoScalingGroup, hostConnections: this.connections, tcpIdleTimeout: Duration.seconds(this.fleet.tcpIdleTimeoutSeconds) }, fleetListenerOf(role, poolMode)));
+    }
+    return pgBouncerListenerPort(fleetListenerOf(role, poolMode));
   }
 
   /**

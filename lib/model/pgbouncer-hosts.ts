@@ -31,6 +31,15 @@ export const POOLER_LISTENER_PORTS: Readonly<Record<EndpointRole, number>> = {
   [EndpointRole.READ_ONLY]: 5433,
 };
 
+/**
+ * The Network Load Balancer's listener port of each session-pooling listener (FleetListener
+ * readWriteSession, readOnlySession), which consumers of an endpoint in session pooling connect to.
+ */
+export const POOLER_SESSION_LISTENER_PORTS: Readonly<Record<EndpointRole, number>> = {
+  [EndpointRole.READ_WRITE]: 5434,
+  [EndpointRole.READ_ONLY]: 5435,
+};
+
 /** The read-only listener's server role on Aurora, unless the user names another. */
 export const DEFAULT_POOLER_READ_ONLY_SERVER_USER = 'apk_pooler_reader';
 
