@@ -3,7 +3,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { EndpointRole } from './model';
+import { EndpointRole, PGBOUNCER_PROXY_RULES, runRules } from './model';
 import { PoolMode } from './model/pgbouncer-ini';
 import { ConsumerConnection, IProxyEndpoint, ProxyEngine } from './pooling-tier';
 import { throwIfInvalid } from './private/validation';
@@ -86,7 +86,7 @@ export class PgBouncerProxyEndpoint extends Construct implements IProxyEndpoint 
     throwIfInvalid(this, [
       zonesOutsideLoadBalancer(this, props.vpc.selectSubnets(subnets).availabilityZones, props.proxy.loadBalancerAvailabilityZones),
       // JavaScript callers and jsii's other languages can pass any string.
-      Object.values(PoolMode).includes(this.poolMode) ? undefined : `poolMode ${String(this.poolMode)} is not a pool mode: use ${Object.values(PoolMode).join(' or ')}`,
+      ...runRules(PGBOUNCER_PROXY_RULES, { poolMode: this.poolMode }),
     ]);
     this.port = props.proxy.listenerPort(props.role, this.poolMode);
 

@@ -11,7 +11,7 @@ import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, PROXY_RULES
 import { renderPoolerBootstrap, sessionListenersValue } from './model/pgbouncer-bootstrap';
 import { DEFAULT_FLEET_HOSTS, DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_RULES, fleetListenerOf, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
 import { PoolMode } from './model/pgbouncer-ini';
-import { DEFAULT_POOLER_INSTANCE_TYPE, DEFAULT_POOLER_READ_ONLY_SERVER_USER, POOLER_HOST_RULES, poolerInstanceVcpus } from './model/pgbouncer-hosts';
+import { DEFAULT_POOLER_INSTANCE_TYPE, DEFAULT_POOLER_READ_ONLY_SERVER_USER, POOLER_HOST_RULES, poolerInstanceVcpus, poolerListenerPort } from './model/pgbouncer-hosts';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { PgBouncerMetricOptions, fleetMetric, poolTargetOf, targetGroupMetric } from './pgbouncer-metric-options';
 import { PgBouncerCertificate, tlsCertificateProblems, type PgBouncerTlsCertificate } from './pgbouncer-certificate';
@@ -19,7 +19,7 @@ import { IPgBouncerProxy, PgBouncerProxyEndpoint, PgBouncerProxyEndpointOptions 
 import { IPoolingTier, ProxyEngine } from './pooling-tier';
 import { skipCheckov } from './private/checkov';
 import { addPgBouncerHostGroup } from './private/pgbouncer-host-group';
-import { addPgBouncerListener, addPgBouncerLoadBalancer, pgBouncerListenerPort } from './private/pgbouncer-load-balancer';
+import { addPgBouncerListener, addPgBouncerLoadBalancer } from './private/pgbouncer-load-balancer';
 import { throwIfInvalid } from './private/validation';
 
 /**
@@ -335,7 +335,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
       throwIfInvalid(this, evaluateRules(FLEET_RULES, spec, (rule) => ({ ...rule.names, tcpIdleTimeoutSeconds: 'tcpIdleTimeout' })).map((v) => v.message));
       this.sessionTargetGroups.set(role, addPgBouncerListener({ ...this.balancer, hosts: this.autoScalingGroup, hostConnections: this.connections, tcpIdleTimeout: Duration.seconds(this.fleet.tcpIdleTimeoutSeconds) }, fleetListenerOf(role, poolMode)));
     }
-    return pgBouncerListenerPort(fleetListenerOf(role, poolMode));
+    return poolerListenerPort(fleetListenerOf(role, poolMode));
   }
 
   /**

@@ -267,7 +267,8 @@ export const FLEET_RULES: ReadonlyArray<Rule<PoolerFleetSpec>> = [
         readers: 'reader_endpoints',
         maxConnections: 'max_connections',
         pool: 'max_connections_percent',
-        sessionRoles: 'endpoints session_roles',
+        // The roles of the endpoints whose pool_mode is session.
+        sessionRoles: 'endpoints role where pool_mode == session',
         sessionMaxConnectionsPercent: 'session_max_connections_percent',
       },
     },

@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { EndpointRole } from '../model';
 import { FLEET_PORTS, fleetListenerOf, fleetListenerPoolMode, fleetListenerRole, type FleetListener } from '../model/pgbouncer-fleet';
-import { POOLER_LISTENER_PORTS, POOLER_SESSION_LISTENER_PORTS } from '../model/pgbouncer-hosts';
+import { poolerListenerPort } from '../model/pgbouncer-hosts';
 import { PoolMode } from '../model/pgbouncer-ini';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
 import { skipCheckov } from './checkov';
@@ -76,12 +76,6 @@ export function addPgBouncerLoadBalancer(scope: Construct, props: PgBouncerLoadB
   return { loadBalancer, loadBalancerGroup, targetGroups, endpointService };
 }
 
-/** The NLB's listener port of a hosts' listener: what consumers of its endpoints connect to. */
-export function pgBouncerListenerPort(listener: FleetListener): number {
-  const role = fleetListenerRole(listener);
-  return fleetListenerPoolMode(listener) === PoolMode.SESSION ? POOLER_SESSION_LISTENER_PORTS[role] : POOLER_LISTENER_PORTS[role];
-}
-
 /** The construct id of a listener: `ReadWrite`, `ReadOnly`, `ReadWriteSession`, `ReadOnlySession`. */
 function listenerId(listener: FleetListener): string {
   return listener[0]!.toUpperCase() + listener.slice(1);
@@ -100,7 +94,7 @@ export function addPgBouncerListener(
   const role = fleetListenerRole(listener);
   const session = fleetListenerPoolMode(listener) === PoolMode.SESSION;
   props.hostConnections.allowFrom(props.loadBalancerGroup, ec2.Port.tcp(targetPort), `${role} listener${session ? ' (session pooling)' : ''}`);
-  return props.loadBalancer.addListener(listenerId(listener), { port: pgBouncerListenerPort(listener), protocol: elbv2.Protocol.TCP, tcpIdleTimeout: props.tcpIdleTimeout }).addTargets('Hosts', {
+  return props.loadBalancer.addListener(listenerId(listener), { port: poolerListenerPort(listener), protocol: elbv2.Protocol.TCP, tcpIdleTimeout: props.tcpIdleTimeout }).addTargets('Hosts', {
     port: targetPort,
     protocol: elbv2.Protocol.TCP,
     targets: [props.hosts],

@@ -279,7 +279,7 @@ describe('PgBouncerProxy', () => {
 
   test('GIVEN a pool mode that is not one WHEN an endpoint is added THEN it is refused naming the modes', () => {
     const { consumerVpc: vpc, create } = poolerStack();
-    expect(() => create().addEndpoint('Odd', { vpc, role: EndpointRole.READ_WRITE, poolMode: 'statement' as PoolMode })).toThrow(kitError('Stack/Pooler/Odd', 'poolMode statement is not a pool mode: use transaction or session'));
+    expect(() => create().addEndpoint('Odd', { vpc, role: EndpointRole.READ_WRITE, poolMode: 'statement' as PoolMode })).toThrow(kitError('Stack/Pooler/Odd', rejectionMessage('pooler-endpoint-pool-mode', { poolMode: 'statement' })));
   });
 
   test('a granted client reaches the endpoint on the role\'s port', () => {

@@ -536,8 +536,225 @@ run "v045_fleet_budget_split_rejected" {
   expect_failures = [aws_launch_template.this]
 }
 
+# fleet-session-max-connections-percent {"sessionMaxConnectionsPercent":1}: accepted
+run "v046_fleet_session_max_connections_percent_accepted" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 1
+  }
+}
+
+# fleet-session-max-connections-percent {"sessionMaxConnectionsPercent":99}: accepted
+run "v047_fleet_session_max_connections_percent_accepted" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 99
+  }
+}
+
+# fleet-session-max-connections-percent {"sessionMaxConnectionsPercent":0}: rejected: session_max_connections_percent 0 is out of range: the session pools take 1 to 99 percent of each target's budget, the transaction pools keep the rest (an integer from 1 to 99)
+run "v048_fleet_session_max_connections_percent_rejected" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 0
+  }
+
+  expect_failures = [var.session_max_connections_percent]
+}
+
+# fleet-session-max-connections-percent {"sessionMaxConnectionsPercent":100}: rejected: session_max_connections_percent 100 is out of range: the session pools take 1 to 99 percent of each target's budget, the transaction pools keep the rest (an integer from 1 to 99)
+run "v049_fleet_session_max_connections_percent_rejected" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 100
+  }
+
+  expect_failures = [var.session_max_connections_percent]
+}
+
+# fleet-session-max-connections-percent {"sessionMaxConnectionsPercent":12.5}: rejected: session_max_connections_percent 12.5 is out of range: the session pools take 1 to 99 percent of each target's budget, the transaction pools keep the rest (an integer from 1 to 99)
+run "v050_fleet_session_max_connections_percent_rejected" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 12.5
+  }
+
+  expect_failures = [var.session_max_connections_percent]
+}
+
+# fleet-session-budget-split {"sessionMaxConnectionsPercent":25,"sessionRoles":["READ_WRITE"],"hosts":2,"vcpusPerHost":2,"readers":1,"maxConnections":1000,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: accepted
+run "v051_fleet_session_budget_split_accepted" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 25
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "session" }
+    }
+    hosts                             = 2
+    instance_type                     = "c7g.large"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 1000
+    max_connections_percent           = 100
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+}
+
+# fleet-session-budget-split {"sessionMaxConnectionsPercent":1,"sessionRoles":[],"hosts":2,"vcpusPerHost":2,"readers":1,"maxConnections":110,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: accepted
+run "v052_fleet_session_budget_split_accepted" {
+  command = plan
+
+  variables {
+    session_max_connections_percent   = 1
+    endpoints                         = {}
+    hosts                             = 2
+    instance_type                     = "c7g.large"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 110
+    max_connections_percent           = 100
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+}
+
+# fleet-session-budget-split {"sessionMaxConnectionsPercent":4,"sessionRoles":["READ_ONLY"],"hosts":2,"vcpusPerHost":2,"readers":1,"maxConnections":110,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: accepted
+run "v053_fleet_session_budget_split_accepted" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 4
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_ONLY", pool_mode = "session" }
+    }
+    hosts                             = 2
+    instance_type                     = "c7g.large"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 110
+    max_connections_percent           = 100
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+}
+
+# fleet-session-budget-split {"sessionMaxConnectionsPercent":3,"sessionRoles":["READ_ONLY"],"hosts":2,"vcpusPerHost":2,"readers":1,"maxConnections":110,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: rejected: session_max_connections_percent 3 splits each target's budget of 100 into 3 server connections for session pooling and 97 for transaction pooling, and hosts 2 x 2 processes per target need 4 in each: use fewer hosts or a smaller instance type, raise max_connections_percent, or choose a session_max_connections_percent that leaves both shares that many
+run "v054_fleet_session_budget_split_rejected" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 3
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_ONLY", pool_mode = "session" }
+    }
+    hosts                             = 2
+    instance_type                     = "c7g.large"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 110
+    max_connections_percent           = 100
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+
+  expect_failures = [aws_launch_template.this]
+}
+
+# fleet-session-budget-split {"sessionMaxConnectionsPercent":97,"sessionRoles":["READ_WRITE","READ_ONLY"],"hosts":2,"vcpusPerHost":2,"readers":1,"maxConnections":110,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: rejected: session_max_connections_percent 97 splits each target's budget of 100 into 97 server connections for session pooling and 3 for transaction pooling, and hosts 2 x 2 processes per target need 4 in each: use fewer hosts or a smaller instance type, raise max_connections_percent, or choose a session_max_connections_percent that leaves both shares that many
+run "v055_fleet_session_budget_split_rejected" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 97
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "session" }
+      "endpoint-2" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_ONLY", pool_mode = "session" }
+    }
+    hosts                             = 2
+    instance_type                     = "c7g.large"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 110
+    max_connections_percent           = 100
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+
+  expect_failures = [aws_launch_template.this]
+}
+
+# fleet-session-budget-split {"sessionMaxConnectionsPercent":25,"sessionRoles":["READ_WRITE","READ_ONLY"],"hosts":4,"vcpusPerHost":4,"readers":2,"maxConnections":3479,"pool":{"maxConnectionsPercent":10,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: accepted
+run "v056_fleet_session_budget_split_accepted" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 25
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "session" }
+      "endpoint-2" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_ONLY", pool_mode = "session" }
+    }
+    hosts                             = 4
+    instance_type                     = "c7g.xlarge"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com", "vectors-reader-2.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 3479
+    max_connections_percent           = 10
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+}
+
+# pooler-endpoint-pool-mode {"poolMode":"transaction"}: accepted
+run "v057_pooler_endpoint_pool_mode_accepted" {
+  command = plan
+
+  variables {
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "transaction" }
+    }
+  }
+}
+
+# pooler-endpoint-pool-mode {"poolMode":"session"}: accepted
+run "v058_pooler_endpoint_pool_mode_accepted" {
+  command = plan
+
+  variables {
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "session" }
+    }
+  }
+}
+
+# pooler-endpoint-pool-mode {"poolMode":"statement"}: rejected: endpoints pool_mode statement is not a pool mode: use transaction or session
+run "v059_pooler_endpoint_pool_mode_rejected" {
+  command = plan
+
+  variables {
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "statement" }
+    }
+  }
+
+  expect_failures = [var.endpoints]
+}
+
+# pooler-endpoint-pool-mode {"poolMode":"Session"}: rejected: endpoints pool_mode Session is not a pool mode: use transaction or session
+run "v060_pooler_endpoint_pool_mode_rejected" {
+  command = plan
+
+  variables {
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "Session" }
+    }
+  }
+
+  expect_failures = [var.endpoints]
+}
+
 # pooler-instance-graviton {"instanceType":"c7g.large"}: accepted
-run "v046_pooler_instance_graviton_accepted" {
+run "v061_pooler_instance_graviton_accepted" {
   command = plan
 
   variables {
@@ -546,7 +763,7 @@ run "v046_pooler_instance_graviton_accepted" {
 }
 
 # pooler-instance-graviton {"instanceType":"m8g.2xlarge"}: accepted
-run "v047_pooler_instance_graviton_accepted" {
+run "v062_pooler_instance_graviton_accepted" {
   command = plan
 
   variables {
@@ -555,7 +772,7 @@ run "v047_pooler_instance_graviton_accepted" {
 }
 
 # pooler-instance-graviton {"instanceType":"c6i.large"}: rejected: instance_type c6i.large is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image
-run "v048_pooler_instance_graviton_rejected" {
+run "v063_pooler_instance_graviton_rejected" {
   command = plan
 
   variables {
@@ -566,7 +783,7 @@ run "v048_pooler_instance_graviton_rejected" {
 }
 
 # pooler-instance-graviton {"instanceType":"t3.micro"}: rejected: instance_type t3.micro is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image
-run "v049_pooler_instance_graviton_rejected" {
+run "v064_pooler_instance_graviton_rejected" {
   command = plan
 
   variables {
@@ -577,7 +794,7 @@ run "v049_pooler_instance_graviton_rejected" {
 }
 
 # pooler-instance-graviton {"instanceType":"c7g"}: rejected: instance_type c7g is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image
-run "v050_pooler_instance_graviton_rejected" {
+run "v065_pooler_instance_graviton_rejected" {
   command = plan
 
   variables {
@@ -588,7 +805,7 @@ run "v050_pooler_instance_graviton_rejected" {
 }
 
 # pooler-instance-known {"instanceType":"c7g.large"}: accepted
-run "v051_pooler_instance_known_accepted" {
+run "v066_pooler_instance_known_accepted" {
   command = plan
 
   variables {
@@ -597,7 +814,7 @@ run "v051_pooler_instance_known_accepted" {
 }
 
 # pooler-instance-known {"instanceType":"r8g.16xlarge"}: accepted
-run "v052_pooler_instance_known_accepted" {
+run "v067_pooler_instance_known_accepted" {
   command = plan
 
   variables {
@@ -606,7 +823,7 @@ run "v052_pooler_instance_known_accepted" {
 }
 
 # pooler-instance-known {"instanceType":"c6g.large"}: rejected: instance_type c6g.large is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
-run "v053_pooler_instance_known_rejected" {
+run "v068_pooler_instance_known_rejected" {
   command = plan
 
   variables {
@@ -617,7 +834,7 @@ run "v053_pooler_instance_known_rejected" {
 }
 
 # pooler-instance-known {"instanceType":"c7g.metal"}: rejected: instance_type c7g.metal is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
-run "v054_pooler_instance_known_rejected" {
+run "v069_pooler_instance_known_rejected" {
   command = plan
 
   variables {
@@ -628,7 +845,7 @@ run "v054_pooler_instance_known_rejected" {
 }
 
 # pooler-instance-known {"instanceType":"c7gn.large"}: rejected: instance_type c7gn.large is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
-run "v055_pooler_instance_known_rejected" {
+run "v070_pooler_instance_known_rejected" {
   command = plan
 
   variables {
@@ -639,7 +856,7 @@ run "v055_pooler_instance_known_rejected" {
 }
 
 # pooler-user-name {"readOnlyServerUser":"apk_pooler_reader"}: accepted
-run "v056_pooler_user_name_accepted" {
+run "v071_pooler_user_name_accepted" {
   command = plan
 
   variables {
@@ -648,7 +865,7 @@ run "v056_pooler_user_name_accepted" {
 }
 
 # pooler-user-name {"consumerUser":"app_reader"}: accepted
-run "v057_pooler_user_name_accepted" {
+run "v072_pooler_user_name_accepted" {
   command = plan
 
   variables {
@@ -657,7 +874,7 @@ run "v057_pooler_user_name_accepted" {
 }
 
 # pooler-user-name {"readOnlyServerUser":"Reader"}: rejected: read_only_server_user Reader is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v058_pooler_user_name_rejected" {
+run "v073_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -668,7 +885,7 @@ run "v058_pooler_user_name_rejected" {
 }
 
 # pooler-user-name {"readOnlyServerUser":"rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"}: rejected: read_only_server_user rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v059_pooler_user_name_rejected" {
+run "v074_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -679,7 +896,7 @@ run "v059_pooler_user_name_rejected" {
 }
 
 # pooler-user-name {"consumerUser":"1app"}: rejected: consumer_users item 1app is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v060_pooler_user_name_rejected" {
+run "v075_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -690,7 +907,7 @@ run "v060_pooler_user_name_rejected" {
 }
 
 # pooler-user-name {"consumerUser":"app-reader"}: rejected: consumer_users item app-reader is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v061_pooler_user_name_rejected" {
+run "v076_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -701,7 +918,7 @@ run "v061_pooler_user_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"vectors"}: accepted
-run "v062_fleet_load_balancer_name_accepted" {
+run "v077_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -710,7 +927,7 @@ run "v062_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"a"}: accepted
-run "v063_fleet_load_balancer_name_accepted" {
+run "v078_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -719,7 +936,7 @@ run "v063_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg-fleet-1"}: accepted
-run "v064_fleet_load_balancer_name_accepted" {
+run "v079_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -728,7 +945,7 @@ run "v064_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"fffffffffffffffffffffffffffff"}: accepted
-run "v065_fleet_load_balancer_name_accepted" {
+run "v080_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -737,7 +954,7 @@ run "v065_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"ffffffffffffffffffffffffffffff"}: rejected: name ffffffffffffffffffffffffffffff is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v066_fleet_load_balancer_name_rejected" {
+run "v081_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -748,7 +965,7 @@ run "v066_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"Fleet"}: rejected: name Fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v067_fleet_load_balancer_name_rejected" {
+run "v082_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -759,7 +976,7 @@ run "v067_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"1fleet"}: rejected: name 1fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v068_fleet_load_balancer_name_rejected" {
+run "v083_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -770,7 +987,7 @@ run "v068_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg-fleet-"}: rejected: name pg-fleet- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v069_fleet_load_balancer_name_rejected" {
+run "v084_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -781,7 +998,7 @@ run "v069_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg--fleet"}: rejected: name pg--fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v070_fleet_load_balancer_name_rejected" {
+run "v085_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -792,7 +1009,7 @@ run "v070_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg_fleet"}: rejected: name pg_fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v071_fleet_load_balancer_name_rejected" {
+run "v086_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -803,7 +1020,7 @@ run "v071_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"prod/fleet"}: rejected: name prod/fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v072_fleet_load_balancer_name_rejected" {
+run "v087_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -814,7 +1031,7 @@ run "v072_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":""}: rejected: name  is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v073_fleet_load_balancer_name_rejected" {
+run "v088_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -825,7 +1042,7 @@ run "v073_fleet_load_balancer_name_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":[]}: accepted
-run "v074_pooler_consumer_users_accepted" {
+run "v089_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -834,7 +1051,7 @@ run "v074_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader"]}: accepted
-run "v075_pooler_consumer_users_accepted" {
+run "v090_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -843,7 +1060,7 @@ run "v075_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader","app_writer"]}: accepted
-run "v076_pooler_consumer_users_accepted" {
+run "v091_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -852,7 +1069,7 @@ run "v076_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15"]}: accepted
-run "v077_pooler_consumer_users_accepted" {
+run "v092_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -861,7 +1078,7 @@ run "v077_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader","app_reader"]}: rejected: consumer_users app_reader,app_reader names app_reader more than once: name each user once, and let consumers of the same access share it
-run "v078_pooler_consumer_users_rejected" {
+run "v093_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -872,7 +1089,7 @@ run "v078_pooler_consumer_users_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader","app_writer","app_reader"]}: rejected: consumer_users app_reader,app_writer,app_reader names app_reader more than once: name each user once, and let consumers of the same access share it
-run "v079_pooler_consumer_users_rejected" {
+run "v094_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -883,7 +1100,7 @@ run "v079_pooler_consumer_users_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15","app_16"]}: rejected: consumer_users app_1,app_2,app_3,app_4,app_5,app_6,app_7,app_8,app_9,app_10,app_11,app_12,app_13,app_14,app_15,app_16 are 16 users: the hosts take at most 15, as their user data carries each user's secret ARN and EC2 user data is limited to 16 KB; share a user between consumers of the same access
-run "v080_pooler_consumer_users_rejected" {
+run "v095_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -894,7 +1111,7 @@ run "v080_pooler_consumer_users_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15","app_1"]}: rejected: consumer_users app_1,app_2,app_3,app_4,app_5,app_6,app_7,app_8,app_9,app_10,app_11,app_12,app_13,app_14,app_15,app_1 names app_1 more than once: name each user once, and let consumers of the same access share it
-run "v081_pooler_consumer_users_rejected" {
+run "v096_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -905,7 +1122,7 @@ run "v081_pooler_consumer_users_rejected" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a","vpcCidrBlock":"10.10.0.0/16"}: accepted
-run "v082_pooler_s3_egress_vpc_cidr_accepted" {
+run "v097_pooler_s3_egress_vpc_cidr_accepted" {
   command = plan
 
   variables {
@@ -915,7 +1132,7 @@ run "v082_pooler_s3_egress_vpc_cidr_accepted" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":null}: accepted
-run "v083_pooler_s3_egress_vpc_cidr_accepted" {
+run "v098_pooler_s3_egress_vpc_cidr_accepted" {
   command = plan
 
   variables {
@@ -924,7 +1141,7 @@ run "v083_pooler_s3_egress_vpc_cidr_accepted" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":null,"vpcCidrBlock":null}: accepted
-run "v084_pooler_s3_egress_vpc_cidr_accepted" {
+run "v099_pooler_s3_egress_vpc_cidr_accepted" {
   command = plan
 
   variables {
@@ -934,7 +1151,7 @@ run "v084_pooler_s3_egress_vpc_cidr_accepted" {
 }
 
 # pooler-s3-egress-vpc-cidr {"vpcCidrBlock":"10.10.0.0/16","s3PrefixListId":null}: rejected: vpc_cidr_block 10.10.0.0/16 narrows the hosts' HTTPS egress to the VPC and S3: set s3_prefix_list_id too, the id of the Region's S3 prefix list (the gateway endpoint's prefix_list_id), or leave vpc_cidr_block null for HTTPS to any address
-run "v085_pooler_s3_egress_vpc_cidr_rejected" {
+run "v100_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
@@ -946,7 +1163,7 @@ run "v085_pooler_s3_egress_vpc_cidr_rejected" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a"}: rejected: s3_prefix_list_id pl-63a5400a narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are
-run "v086_pooler_s3_egress_vpc_cidr_rejected" {
+run "v101_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
@@ -957,7 +1174,7 @@ run "v086_pooler_s3_egress_vpc_cidr_rejected" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a","vpcCidrBlock":null}: rejected: s3_prefix_list_id pl-63a5400a narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are
-run "v087_pooler_s3_egress_vpc_cidr_rejected" {
+run "v102_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
@@ -969,7 +1186,7 @@ run "v087_pooler_s3_egress_vpc_cidr_rejected" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
-run "v088_pooler_tls_certificate_pair_accepted" {
+run "v103_pooler_tls_certificate_pair_accepted" {
   command = plan
 
   variables {
@@ -979,7 +1196,7 @@ run "v088_pooler_tls_certificate_pair_accepted" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v089_pooler_tls_certificate_pair_accepted" {
+run "v104_pooler_tls_certificate_pair_accepted" {
   command = plan
 
   variables {
@@ -989,7 +1206,7 @@ run "v089_pooler_tls_certificate_pair_accepted" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":null}: rejected: tls_ca_certificate is not set: a certificate made outside the module (tls_secret_arn) comes with the CA consumers verify it against; pass that CA in tls_ca_certificate, or leave tls_secret_arn unset for the module's own CA
-run "v090_pooler_tls_certificate_pair_rejected" {
+run "v105_pooler_tls_certificate_pair_rejected" {
   command = plan
 
   variables {
@@ -1001,7 +1218,7 @@ run "v090_pooler_tls_certificate_pair_rejected" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":null,"tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: rejected: tls_secret_arn is not set: tls_ca_certificate is the CA of a certificate made outside the module, which the hosts read from a secret; pass that secret in tls_secret_arn, or leave tls_ca_certificate unset for the module's own CA
-run "v091_pooler_tls_certificate_pair_rejected" {
+run "v106_pooler_tls_certificate_pair_rejected" {
   command = plan
 
   variables {
@@ -1013,7 +1230,7 @@ run "v091_pooler_tls_certificate_pair_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_bucket":"vectors-lambda","s3_key":"pooler-certificate.zip"},"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v092_pooler_certificate_function_accepted" {
+run "v107_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -1024,7 +1241,7 @@ run "v092_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"filename":"pooler-certificate.zip","source_code_hash":"aGFzaA=="},"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v093_pooler_certificate_function_accepted" {
+run "v108_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -1035,7 +1252,7 @@ run "v093_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":null,"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
-run "v094_pooler_certificate_function_accepted" {
+run "v109_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -1046,7 +1263,7 @@ run "v094_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":null,"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
-run "v095_pooler_certificate_function_rejected" {
+run "v110_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1059,7 +1276,7 @@ run "v095_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
-run "v096_pooler_certificate_function_rejected" {
+run "v111_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1072,7 +1289,7 @@ run "v096_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"filename":"pooler-certificate.zip","s3_bucket":"vectors-lambda","s3_key":"pooler-certificate.zip","source_code_hash":"aGFzaA=="},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has filename with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both
-run "v097_pooler_certificate_function_rejected" {
+run "v112_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1085,7 +1302,7 @@ run "v097_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_bucket":"vectors-lambda"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
-run "v098_pooler_certificate_function_rejected" {
+run "v113_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1098,7 +1315,7 @@ run "v098_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_key":"pooler-certificate.zip"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
-run "v099_pooler_certificate_function_rejected" {
+run "v114_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1111,7 +1328,7 @@ run "v099_pooler_certificate_function_rejected" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"pg-fleet"}: accepted
-run "v100_fleet_load_balancer_name_prefix_accepted" {
+run "v115_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1120,7 +1337,7 @@ run "v100_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal"}: accepted
-run "v101_fleet_load_balancer_name_prefix_accepted" {
+run "v116_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1129,7 +1346,7 @@ run "v101_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"my-internal-fleet"}: accepted
-run "v102_fleet_load_balancer_name_prefix_accepted" {
+run "v117_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1138,7 +1355,7 @@ run "v102_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal-fleet"}: rejected: name internal-fleet begins with "internal-", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not
-run "v103_fleet_load_balancer_name_prefix_rejected" {
+run "v118_fleet_load_balancer_name_prefix_rejected" {
   command = plan
 
   variables {
@@ -1150,7 +1367,7 @@ run "v103_fleet_load_balancer_name_prefix_rejected" {
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal-"}: rejected: name internal- begins with "internal-", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not
 # with the module's defaults the model also says: name internal- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v104_fleet_load_balancer_name_prefix_rejected" {
+run "v119_fleet_load_balancer_name_prefix_rejected" {
   command = plan
 
   variables {
@@ -1161,7 +1378,7 @@ run "v104_fleet_load_balancer_name_prefix_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit-packages"}: accepted
-run "v105_pooler_packages_bucket_accepted" {
+run "v120_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1170,7 +1387,7 @@ run "v105_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"abc"}: accepted
-run "v106_pooler_packages_bucket_accepted" {
+run "v121_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1179,7 +1396,7 @@ run "v106_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"123-packages"}: accepted
-run "v107_pooler_packages_bucket_accepted" {
+run "v122_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1188,7 +1405,7 @@ run "v107_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: accepted
-run "v108_pooler_packages_bucket_accepted" {
+run "v123_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1197,7 +1414,7 @@ run "v108_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit.packages"}: rejected: packages_bucket kit.packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v109_pooler_packages_bucket_rejected" {
+run "v124_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1208,7 +1425,7 @@ run "v109_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"ab"}: rejected: packages_bucket ab is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v110_pooler_packages_bucket_rejected" {
+run "v125_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1219,7 +1436,7 @@ run "v110_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"Kit-packages"}: rejected: packages_bucket Kit-packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v111_pooler_packages_bucket_rejected" {
+run "v126_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1230,7 +1447,7 @@ run "v111_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"-kit-packages"}: rejected: packages_bucket -kit-packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v112_pooler_packages_bucket_rejected" {
+run "v127_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1241,7 +1458,7 @@ run "v112_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit-packages-"}: rejected: packages_bucket kit-packages- is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v113_pooler_packages_bucket_rejected" {
+run "v128_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1252,7 +1469,7 @@ run "v113_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: rejected: packages_bucket pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v114_pooler_packages_bucket_rejected" {
+run "v129_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1263,7 +1480,7 @@ run "v114_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pgbouncer/packages.tar"}: accepted
-run "v115_pooler_packages_key_accepted" {
+run "v130_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1272,7 +1489,7 @@ run "v115_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/debian-13_arm64(1)!*'.tar"}: accepted
-run "v116_pooler_packages_key_accepted" {
+run "v131_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1281,7 +1498,7 @@ run "v116_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: accepted
-run "v117_pooler_packages_key_accepted" {
+run "v132_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1290,7 +1507,7 @@ run "v117_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/\"packages\".tar"}: rejected: packages_key pooler/"packages".tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v118_pooler_packages_key_rejected" {
+run "v133_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1301,7 +1518,7 @@ run "v118_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/$(reboot).tar"}: rejected: packages_key pooler/$(reboot).tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v119_pooler_packages_key_rejected" {
+run "v134_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1312,7 +1529,7 @@ run "v119_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/`id`.tar"}: rejected: packages_key pooler/`id`.tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v120_pooler_packages_key_rejected" {
+run "v135_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1323,7 +1540,7 @@ run "v120_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler packages.tar"}: rejected: packages_key pooler packages.tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v121_pooler_packages_key_rejected" {
+run "v136_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1334,7 +1551,7 @@ run "v121_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: rejected: packages_key kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v122_pooler_packages_key_rejected" {
+run "v137_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1345,7 +1562,7 @@ run "v122_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":""}: rejected: packages_key  is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v123_pooler_packages_key_rejected" {
+run "v138_pooler_packages_key_rejected" {
   command = plan
 
   variables {
