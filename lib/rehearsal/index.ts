@@ -74,4 +74,4 @@ export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL
 export { readPoolers, type PoolerRecord } from './poolers';
 export { pgbouncerPid, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions } from './pooler-host';
 export { execInHost, type BootedHost } from './hosts/booted-host';
-export { COMPAT_TARGET_TITLES, COMPAT_TARGETS, startCompatStand, withPoolMode, type CompatStand, type CompatTarget } from './compat-stand';
+export { COMPAT_TARGET_TITLES, COMPAT_TARGETS, startCompatStand, type CompatStand, type CompatTarget } from './compat-stand';
