@@ -7,6 +7,7 @@
  * the verifier the role bootstrap sets) to the writer and a reader, and follow a writer failover.
  */
 import { spawnSync } from 'node:child_process';
+import { get } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -173,6 +174,15 @@ live('the bootstrap on a rehearsal host', () => {
   let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
   let host: PoolerHost | undefined;
   const consumer = { username: 'app_fleet', password: 'fleet-consumer-password-0123456789' };
+  // Both roles have an endpoint in session pooling: the host runs both session listeners beside the transaction ones.
+  const sessionRoles = [EndpointRole.READ_WRITE, EndpointRole.READ_ONLY];
+  // 60% of the rehearsal's budget of 30 per target: 4 connections per read/write session process, so a test's two clients never wait on each other.
+  const sessionMaxConnectionsPercent = 60;
+  /** The fleet the booted host is one host of, as the model plans it. */
+  const bootedSpec = (): PoolerFleetSpec => {
+    const s = started!.rehearsal.settings;
+    return { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: s.sizingMaxConnections, pool: s.pool, tcpIdleTimeoutSeconds: 350, maxClientConnections: s.maxClientConnections, sessionRoles, sessionMaxConnectionsPercent };
+  };
 
   /** A consumer's connection to the booted host's listener (its address in the data VPC, reached through the VPC's router). */
   const connectToHost = async (port: number, login: { username: string; password: string }, attempts = 40): Promise<Client> => {
@@ -203,11 +213,11 @@ live('the bootstrap on a rehearsal host', () => {
   test('GIVEN the template substituted with the rehearsal\'s values WHEN a booted Debian 13 host runs it THEN its systemd runs the processes the model lays out, with the fleet\'s files, the verifiers the role bootstrap sets, and private files only the PgBouncer user reads', async () => {
     const r = started!.rehearsal;
     const server = { username: 'fleet_ro_server', password: 'fleet-server-password-0123456789' };
-    host = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
+    host = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server, sessionRoles, sessionMaxConnectionsPercent });
     started!.pids.push(host.booted.container.pid, host.booted.imds.pid);
 
     // The files are exactly what the fleet model renders for a host (root /): one host of a fleet of two.
-    const spec: PoolerFleetSpec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: r.settings.sizingMaxConnections, pool: r.settings.pool, tcpIdleTimeoutSeconds: 350, maxClientConnections: r.settings.maxClientConnections };
+    const spec = bootedSpec();
     for (const [path, text] of referenceFiles(spec, '', host.values)) expect([path, readFileSync(fleetPath(host.root, path), 'utf8')]).toEqual([path, text]);
     // AWS-shaped names, resolved by the host's hosts file; the cluster endpoint's moves at failover.
     const names = rehearsalAwsNames(r.settings);
@@ -248,6 +258,84 @@ live('the bootstrap on a rehearsal host', () => {
       await ro.end();
     }
   }, 300_000);
+  test('GIVEN endpoints in session pooling WHEN a client LISTENs, takes an advisory lock and SETs through the session listeners THEN it is notified, holds the lock and keeps the setting across transactions, which the transaction listener cannot; the session listeners pass their health checks', async () => {
+    // The health paths the session target groups check answer 200.
+    const health = (path: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = get({ host: host!.host, port: host!.healthPort, path, timeout: 5000 }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+      });
+    for (const path of ['/read-write-session', '/read-only-session']) {
+      let status = 0;
+      for (let i = 0; i < 30 && status !== 200; i++) {
+        status = await health(path);
+        if (status !== 200) await new Promise((res) => setTimeout(res, 500));
+      }
+      expect([path, status]).toEqual([path, 200]);
+    }
+    const notified = async (port: number): Promise<boolean> => {
+      const [listener, notifier] = [await connectToHost(port, consumer), await connectToHost(port, consumer)];
+      try {
+        const got = new Promise<boolean>((resolve) => {
+          listener.on('notification', (n) => n.channel === 'fleet_channel' && resolve(true));
+          setTimeout(() => resolve(false), 1500);
+        });
+        await listener.query('LISTEN fleet_channel');
+        // Another transaction of the listening client before the notification: its server connection must stay its own.
+        await listener.query('SELECT 1');
+        await notifier.query("NOTIFY fleet_channel, 'hello'");
+        return await got;
+      } finally {
+        await Promise.all([listener.end(), notifier.end()]);
+      }
+    };
+    const lockHeld = async (port: number): Promise<boolean> => {
+      const [holder, other] = [await connectToHost(port, consumer), await connectToHost(port, consumer)];
+      try {
+        await holder.query('SELECT pg_advisory_lock(4242)');
+        await holder.query('SELECT 1');
+        const taken = (await other.query<{ t: boolean }>('SELECT pg_try_advisory_lock(4242) AS t')).rows[0]!.t;
+        if (taken) await other.query('SELECT pg_advisory_unlock(4242)');
+        return !taken;
+      } finally {
+        await Promise.all([holder.end(), other.end()]);
+      }
+    };
+    const setKept = async (port: number): Promise<string> => {
+      const c = await connectToHost(port, consumer);
+      try {
+        await c.query("SET work_mem = '7MB'");
+        return (await c.query<{ work_mem: string }>('SHOW work_mem')).rows[0]!.work_mem;
+      } finally {
+        await c.end();
+      }
+    };
+    // THEN session pooling keeps what transaction pooling loses, on the same host and servers.
+    expect([await notified(FLEET_PORTS.readWriteSession), await lockHeld(FLEET_PORTS.readWriteSession), await setKept(FLEET_PORTS.readWriteSession)]).toEqual([true, true, '7MB']);
+    expect([await notified(FLEET_PORTS.readWrite), await lockHeld(FLEET_PORTS.readWrite)]).toEqual([false, false]);
+    expect(await setKept(FLEET_PORTS.readOnlySession)).toBe('7MB');
+    // The read-only session listener is still the reader's, as the listener's server role.
+    const ro = await connectToHost(FLEET_PORTS.readOnlySession, consumer);
+    try {
+      expect((await ro.query<{ r: boolean; u: string }>('SELECT pg_is_in_recovery() AS r, current_user AS u')).rows[0]).toEqual({ r: true, u: 'fleet_ro_server' });
+    } finally {
+      await ro.end();
+    }
+    // A client's protocol-level statement does not outlive its session: the next client of the same pool can prepare the name again.
+    for (let i = 0; i < 3; i++) {
+      const c = await connectToHost(FLEET_PORTS.readWriteSession, consumer);
+      try {
+        expect((await c.query({ name: 'fleet_named', text: 'SELECT $1::int AS n', values: [i] })).rows[0]).toEqual({ n: i });
+        expect((await c.query<{ n: string }>('SELECT count(*) AS n FROM pg_prepared_statements')).rows[0]!.n).toBe('1');
+      } finally {
+        await c.end();
+      }
+    }
+  }, 120_000);
+
   test('GIVEN both listeners under load WHEN the writer fails over THEN writes resume on the promoted instance within seconds, no acknowledged write is lost, a read through the read-only listener reaches the writer only within a second of the promotion and once per server connection, and the promoted reader\'s pools move to the former writer\'s instance endpoint', async () => {
     const r = started!.rehearsal;
     // Each acknowledged write and when; a client may see an error (its query was on the killed writer)
@@ -305,8 +393,8 @@ live('the bootstrap on a rehearsal host', () => {
     await new Promise((res) => setTimeout(res, 1000));
     // The promoted reader's read-only pools point at the former writer's instance endpoint within the routing bound.
     const promoted = rehearsalAwsNames(r.settings).instanceEndpoint(report.newWriter);
-    const routed = planFleetProcesses({ hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: r.settings.sizingMaxConnections, pool: r.settings.pool, tcpIdleTimeoutSeconds: 350 })
-      .filter((p) => p.listener === 'readOnly')
+    const routed = planFleetProcesses(bootedSpec())
+      .filter((p) => p.listener === 'readOnly' || p.listener === 'readOnlySession')
       .map((p) => ({ name: fleetProcessName(p), poolSize: p.poolSize, home: host!.values.ReaderEndpoints!.split(' ')[Number(p.target.slice('reader'.length)) - 1]! }));
     const poolHost = (name: string): string => /= host=(\S+)/.exec(readFileSync(fleetPath(host!.root, `${FLEET_PATHS.routesDir}/${name}.ini`), 'utf8'))![1]!;
     const routeDeadline = promotedAt + (READ_ONLY_ROUTING.intervalSeconds + 5) * 1000;
