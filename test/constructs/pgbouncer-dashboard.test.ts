@@ -2,6 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Capture, Match, Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { PoolMode } from '../../lib';
 import { EndpointRole } from '../../lambda/src/environment';
 import { DatabaseDashboard } from '../../lib/database-dashboard';
 import { DEFAULT_ALARM_THRESHOLDS, ENGINE_SCOPES, METRIC_CATALOG } from '../../lib/model';
@@ -203,6 +204,15 @@ describe('PgBouncerProxy metrics', () => {
       { TargetGroup: getAtt(pooler.targetGroup(EndpointRole.READ_ONLY), 'TargetGroupFullName'), LoadBalancer: getAtt(pooler.loadBalancer, 'LoadBalancerFullName') },
     ]);
     expect(pooler.metricHealthyHostCount(EndpointRole.READ_WRITE).statistic).toBe('Minimum');
+  });
+
+  test('GIVEN poolMode SESSION WHEN a metric is asked for THEN it is the session listener\'s pools (Listener READ_WRITE_SESSION), apart from the transaction pools of the same target', () => {
+    const { stack, create } = fleetStack({ fleetName: 'kit-fleet' });
+    const pooler = create();
+    const session = pooler.metricServerConnections({ poolMode: PoolMode.SESSION });
+    const transaction = pooler.metricServerConnections({ poolMode: PoolMode.TRANSACTION });
+    expect([stack.resolve(session.dimensions).Listener, stack.resolve(transaction.dimensions).Listener]).toEqual(['READ_WRITE_SESSION', 'READ_WRITE']);
+    expect(stack.resolve(session.dimensions).Target).toEqual(stack.resolve(transaction.dimensions).Target);
   });
 
   test('a READ_ONLY metric of a fleet pooling for two readers needs its target', () => {
