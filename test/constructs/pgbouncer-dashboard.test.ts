@@ -175,6 +175,35 @@ describe('DatabaseDashboard over a PgBouncer fleet', () => {
   });
 });
 
+describe('DatabaseDashboard over a PgBouncer fleet with a session-pooling endpoint', () => {
+  test('GIVEN a READ_WRITE endpoint in session pooling added before the dashboard WHEN charted THEN its listener\'s pools and target group have lines and alarms of their own (Listener READ_WRITE_SESSION), and no read-only session listener is charted', () => {
+    // GIVEN
+    const { stack, cluster, create } = fleetStack({ fleetName: 'kit-fleet' });
+    const pooler = create();
+    const vpc = isolatedVpc(stack, 'ConsumerVpc', '10.30.0.0/16');
+    pooler.addEndpoint('Locks', { vpc, role: EndpointRole.READ_WRITE, poolMode: PoolMode.SESSION });
+    // WHEN
+    const dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy: pooler });
+    const template = Template.fromStack(stack);
+    // THEN
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `${dashboard.alarmNamePrefix}PoolerReadWriteSessionClientsWaiting`,
+      Dimensions: dimensions({ Fleet: 'kit-fleet', Listener: 'READ_WRITE_SESSION', Target: firstLabel(getAtt(cluster.cluster.node.defaultChild as Construct, 'Endpoint.Address')) }),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `${dashboard.alarmNamePrefix}LoadBalancerReadWriteSessionUnhealthyHosts`,
+      Dimensions: Match.arrayWith([{ Name: 'TargetGroup', Value: getAtt(pooler.targetGroup(EndpointRole.READ_WRITE, PoolMode.SESSION), 'TargetGroupFullName') }]),
+    });
+    const names = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => String(a.Properties.AlarmName));
+    expect(names.filter((n) => n.includes('Session')).map((n) => n.slice(dashboard.alarmNamePrefix.length)).sort()).toEqual([
+      'LoadBalancerReadWriteSessionMissingHosts',
+      'LoadBalancerReadWriteSessionUnhealthyHosts',
+      'PoolerReadWriteSessionClientsWaiting',
+      'PoolerReadWriteSessionMaxWait',
+    ]);
+  });
+});
+
 describe('PgBouncerProxy metrics', () => {
   test('the helpers: the catalog\'s statistic, the listener and target given, READ_WRITE and its one target by default', () => {
     // GIVEN
