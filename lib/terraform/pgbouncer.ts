@@ -1,5 +1,5 @@
 import { renderPoolerBootstrap, USER_DATA_MAX_BYTES } from '../model/pgbouncer-bootstrap';
-import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_HOST_HEALTH_CHECK_TYPE, FLEET_HOST_WARMUP_SECONDS, FLEET_LISTENER_SHORT, FLEET_LISTENERS, FLEET_PORTS, fleetListenerPoolMode, fleetListenerRole } from '../model/pgbouncer-fleet';
+import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_HEALTH_CHECK_TYPE, FLEET_HOST_WARMUP_SECONDS, FLEET_LISTENER_SHORT, FLEET_LISTENERS, FLEET_PORTS, fleetListenerPoolMode, fleetListenerRole } from '../model/pgbouncer-fleet';
 import { DEBIAN_13_ARM64_IMAGE_PARAMETER, GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES, poolerListenerPort, SESSION_MANAGER_INSTANCE_POLICY } from '../model/pgbouncer-hosts';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
 import { POOLER_METRIC_LISTENERS, POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
@@ -46,7 +46,6 @@ export function renderPgBouncerCatalog(): string {
       ] as const),
     ),
     '  }',
-    `  default_session_max_connections_percent = ${DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT}`,
     '  # The hosts\' health endpoint (apk-host serve) and the target groups\' checks of it.',
     ...alignedMap('  ', [
       ['health_port', String(POOLER_HEALTH_PORT)],

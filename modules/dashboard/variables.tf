@@ -70,7 +70,7 @@ variable "pgbouncer_target_group_arn_suffixes" {
   description = "ARN suffixes (targetgroup/<name>/<id>) of the PgBouncer fleet's target groups by listener, the TargetGroup dimension of their AWS/NetworkELB metrics (the pgbouncer-proxy module's target_group_arn_suffixes): read_write, read_only, and the session-pooling listeners' (read_write_session, read_only_session) where some endpoint uses them, which are then charted and alarmed too."
   # A map, not an object: its keys are known at plan (the values only after apply), so they can decide which
   # session listeners have lines and alarms.
-  type = map(string)
+  type    = map(string)
   default = null
 
   validation {

@@ -23,7 +23,6 @@ locals {
     READ_WRITE_SESSION = { port = 5434, target_port = 6434, short = "sw", health_path = "/read-write-session", role = "READ_WRITE", pool_mode = "session" }
     READ_ONLY_SESSION  = { port = 5435, target_port = 6435, short = "sr", health_path = "/read-only-session", role = "READ_ONLY", pool_mode = "session" }
   }
-  default_session_max_connections_percent = 25
   # The hosts' health endpoint (apk-host serve) and the target groups' checks of it.
   health_port  = 6480
   health_check = { interval = 10, timeout = 5, healthy_threshold = 2, unhealthy_threshold = 2 }
