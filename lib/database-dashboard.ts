@@ -34,6 +34,7 @@ import {
   singleInput,
 } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
+import { PoolMode } from './model/pgbouncer-ini';
 import { PgBouncerProxy } from './pgbouncer-proxy';
 import { PoolingProxy } from './pooling-proxy';
 import { IPoolingTier, ProxyEngine } from './pooling-tier';
@@ -186,19 +187,27 @@ export class DatabaseDashboard extends Construct {
         return TARGET_ROLE_SERIES.map(({ role, alarmName }) => ({ label: role, alarmName, subject: { proxyName: proxy.proxy.dbProxyName, targetRole: role } }));
       case 'pooler-target':
         if (!pgBouncer) return [];
-        return POOLER_LISTENER_SERIES.flatMap(({ role }) =>
-          poolerTargetSeries(role, pgBouncer.poolTargets(role)).map(({ label, alarmName, target }) => ({ label, alarmName, subject: { fleetName: pgBouncer.fleetName, listener: role, target } })),
+        return this.poolerListeners(pgBouncer).flatMap(({ role, session, listener }) =>
+          poolerTargetSeries(role, pgBouncer.poolTargets(role), session).map(({ label, alarmName, target }) => ({ label, alarmName, subject: { fleetName: pgBouncer.fleetName, listener, target } })),
         );
       case 'pooler-target-group':
         if (!pgBouncer) return [];
-        return POOLER_LISTENER_SERIES.map(({ role, targetGroupAlarmName }) => ({
-          label: role,
+        return this.poolerListeners(pgBouncer).map(({ role, session, listener, targetGroupAlarmName }) => ({
+          label: listener,
           alarmName: targetGroupAlarmName,
-          subject: { loadBalancer: pgBouncer.loadBalancer.loadBalancerFullName, targetGroup: pgBouncer.targetGroup(role).targetGroupFullName },
+          subject: { loadBalancer: pgBouncer.loadBalancer.loadBalancerFullName, targetGroup: pgBouncer.targetGroup(role, session ? PoolMode.SESSION : PoolMode.TRANSACTION).targetGroupFullName },
         }));
       case 'function':
         return functions.map((f) => ({ label: this.functionName(f), alarmName: this.functionName(f), subject: { functionName: f.function.functionName } }));
     }
+  }
+
+  /**
+   * The fleet's listeners: both transaction ones, and the session ones its endpoints added before this
+   * dashboard (their pools are a share of the same targets' budgets, charted and alarmed on their own).
+   */
+  private poolerListeners(pgBouncer: PgBouncerProxy): typeof POOLER_LISTENER_SERIES {
+    return POOLER_LISTENER_SERIES.filter((l) => !l.session || pgBouncer.sessionRoles.includes(l.role));
   }
 
   private addSection(title: string, scope: MetricScope): void {

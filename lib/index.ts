@@ -24,6 +24,7 @@ export {
   type PgBouncerProxyEndpointOptions,
   type PgBouncerProxyEndpointProps,
 } from './pgbouncer-proxy-endpoint';
+export { PoolMode } from './model/pgbouncer-ini';
 export { ProxyEngine, type ConsumerConnection, type IPoolingTier, type IProxyEndpoint } from './pooling-tier';
 export { DatabaseConsumerFunction, type DatabaseConsumerFunctionProps } from './database-consumer-function';
 export { DatabaseDashboard, type DatabaseDashboardProps } from './database-dashboard';

@@ -3,7 +3,9 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { IConstruct } from 'constructs';
 import { EndpointRole, METRIC_PERIOD_SECONDS, type MetricScope, type MetricSubject, catalogMetric, metricDimensions } from './model';
-import { POOLER_METRICS_NAMESPACE, poolerMetricTarget } from './model/pgbouncer-metrics';
+import { fleetListenerOf } from './model/pgbouncer-fleet';
+import { PoolMode } from './model/pgbouncer-ini';
+import { POOLER_METRIC_LISTENERS, POOLER_METRICS_NAMESPACE, poolerMetricTarget } from './model/pgbouncer-metrics';
 import { throwIfInvalid } from './private/validation';
 
 /** Which listener and pool target a metric of a PgBouncerProxy's hosts is of. */
@@ -13,6 +15,12 @@ export interface PgBouncerMetricOptions extends cloudwatch.MetricOptions {
    * @default EndpointRole.READ_WRITE
    */
   readonly listener?: EndpointRole;
+  /**
+   * The listener's pool mode: its session-pooling listener's pools (a listener of their own, whose Listener
+   * dimension is the role with `_SESSION`) or the transaction pools.
+   * @default PoolMode.TRANSACTION
+   */
+  readonly poolMode?: PoolMode;
   /**
    * The pool target (the Target dimension): one of the proxy's `poolTargets(listener)`. Required for a
    * READ_ONLY listener that pools for more than one reader.
@@ -48,13 +56,13 @@ interface Fleet extends IConstruct {
  * catalog's statistic unless `props` gives one.
  */
 export function fleetMetric(fleet: Fleet, metricName: string, props: PgBouncerMetricOptions = {}, atCatalogStatistic = false): cloudwatch.Metric {
-  const { listener = EndpointRole.READ_WRITE, target, ...options } = props;
+  const { listener = EndpointRole.READ_WRITE, poolMode = PoolMode.TRANSACTION, target, ...options } = props;
   const targets = fleet.poolTargets(listener);
   throwIfInvalid(fleet, [
     target === undefined && targets.length !== 1 ? `target is missing for ${metricName} of the ${listener} listener, which pools for ${targets.length} instances: pass one of poolTargets(${listener})` : undefined,
   ]);
   const statistic = atCatalogStatistic ? { statistic: catalogMetric('pooler-target', metricName).statistics[0] } : {};
-  return poolerMetric('pooler-target', metricName, { fleetName: fleet.fleetName, listener, target: target ?? targets[0] }, { ...statistic, ...options });
+  return poolerMetric('pooler-target', metricName, { fleetName: fleet.fleetName, listener: POOLER_METRIC_LISTENERS[fleetListenerOf(listener, poolMode)], target: target ?? targets[0] }, { ...statistic, ...options });
 }
 
 /** A load balancer metric of a listener's target group, at the metric catalog's statistic unless `props` gives one. */

@@ -3,8 +3,8 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { EndpointRole } from './model';
-import { POOLER_LISTENER_PORTS } from './model/pgbouncer-hosts';
+import { EndpointRole, PGBOUNCER_PROXY_RULES, runRules } from './model';
+import { PoolMode } from './model/pgbouncer-ini';
 import { ConsumerConnection, IProxyEndpoint, ProxyEngine } from './pooling-tier';
 import { throwIfInvalid } from './private/validation';
 
@@ -21,6 +21,11 @@ export interface IPgBouncerProxy {
   readonly clientCaCertificate: string;
   /** The password secret of consumer user `username`, added to the hosts' users if it is not yet. */
   consumerUserSecret(username: string): secretsmanager.ISecret;
+  /**
+   * The load balancer's port of the listener of `role` in `poolMode`, which the proxy adds if it has none yet
+   * (a session listener exists only once an endpoint uses it).
+   */
+  listenerPort(role: EndpointRole, poolMode: PoolMode): number;
 }
 
 /** Where and for which role to place an endpoint of a PgBouncerProxy. */
@@ -35,6 +40,16 @@ export interface PgBouncerProxyEndpointOptions {
    * @default - the VPC default strategy (private subnets, else isolated), one per zone
    */
   readonly subnets?: ec2.SubnetSelection;
+  /**
+   * How the endpoint's clients share server connections. TRANSACTION lends one per transaction and resets it
+   * after each (session state does not outlive a transaction). SESSION gives each client a server connection
+   * for its whole session, for applications that need LISTEN, session advisory locks, temporary tables, SET
+   * or cursors WITH HOLD across transactions: its own listener (read/write 5434, read-only 5435) whose pools
+   * take the proxy's `sessionMaxConnectionsPercent` of each target's budget, one server connection per
+   * connected client. RDS Proxy endpoints have no such choice (RDS Proxy pins a session instead).
+   * @default PoolMode.TRANSACTION
+   */
+  readonly poolMode?: PoolMode;
 }
 
 /** Properties of a PgBouncerProxyEndpoint. */
@@ -51,8 +66,10 @@ export class PgBouncerProxyEndpoint extends Construct implements IProxyEndpoint 
   public readonly engine = ProxyEngine.PGBOUNCER;
   public readonly endpoint: ec2.InterfaceVpcEndpoint;
   public readonly role: EndpointRole;
+  /** How its clients share server connections. */
+  public readonly poolMode: PoolMode;
   public readonly vpc: ec2.IVpc;
-  /** The port of the role's listener: 5432 read/write, 5433 read-only. */
+  /** The port of the listener of the role and pool mode: 5432 read/write, 5433 read-only; in session pooling 5434, 5435. */
   public readonly port: number;
   public readonly securityGroup: ec2.ISecurityGroup;
   /** Network access to the endpoint on the role's port: grant it to each client. */
@@ -63,14 +80,20 @@ export class PgBouncerProxyEndpoint extends Construct implements IProxyEndpoint 
     super(scope, id);
     this.role = props.role;
     this.vpc = props.vpc;
-    this.port = POOLER_LISTENER_PORTS[props.role];
+    this.poolMode = props.poolMode ?? PoolMode.TRANSACTION;
     this.proxy = props.proxy;
     const subnets: ec2.SubnetSelection = { ...props.subnets, onePerAz: true };
-    throwIfInvalid(this, [zonesOutsideLoadBalancer(this, props.vpc.selectSubnets(subnets).availabilityZones, props.proxy.loadBalancerAvailabilityZones)]);
+    throwIfInvalid(this, [
+      zonesOutsideLoadBalancer(this, props.vpc.selectSubnets(subnets).availabilityZones, props.proxy.loadBalancerAvailabilityZones),
+      // JavaScript callers and jsii's other languages can pass any string.
+      ...runRules(PGBOUNCER_PROXY_RULES, { poolMode: this.poolMode }),
+    ]);
+    this.port = props.proxy.listenerPort(props.role, this.poolMode);
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
-      description: `${props.role} PgBouncer endpoint ${this.node.path}: ingress only from granted clients`,
+      // The transaction endpoints' description is as before session pooling existed: a new one replaces the group.
+      description: `${props.role} PgBouncer endpoint ${this.node.path}${this.poolMode === PoolMode.SESSION ? ' (session pooling)' : ''}: ingress only from granted clients`,
       allowAllOutbound: false,
     });
     this.connections = new ec2.Connections({ securityGroups: [this.securityGroup], defaultPort: ec2.Port.tcp(this.port) });

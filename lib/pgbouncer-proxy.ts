@@ -7,9 +7,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, PROXY_RULES, PoolSettings, PoolSizing, evaluateRules, poolSizing, runRules } from './model';
-import { renderPoolerBootstrap } from './model/pgbouncer-bootstrap';
-import { DEFAULT_FLEET_HOSTS, FLEET_RULES, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
-import { DEFAULT_POOLER_INSTANCE_TYPE, DEFAULT_POOLER_READ_ONLY_SERVER_USER, POOLER_HOST_RULES, poolerInstanceVcpus } from './model/pgbouncer-hosts';
+import { renderPoolerBootstrap, sessionListenersValue } from './model/pgbouncer-bootstrap';
+import { DEFAULT_FLEET_HOSTS, DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_RULES, fleetListenerOf, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
+import { PoolMode } from './model/pgbouncer-ini';
+import { DEFAULT_POOLER_INSTANCE_TYPE, DEFAULT_POOLER_READ_ONLY_SERVER_USER, POOLER_HOST_RULES, poolerInstanceVcpus, poolerListenerPort } from './model/pgbouncer-hosts';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { PgBouncerMetricOptions, fleetMetric, poolTargetOf, targetGroupMetric } from './pgbouncer-metric-options';
 import { PgBouncerCertificate, tlsCertificateProblems, type PgBouncerTlsCertificate } from './pgbouncer-certificate';
@@ -18,7 +19,7 @@ import { IPgBouncerProxy, PgBouncerProxyEndpoint, PgBouncerProxyEndpointOptions 
 import { IPoolingTier, ProxyEngine } from './pooling-tier';
 import { skipCheckov } from './private/checkov';
 import { addPgBouncerHostGroup } from './private/pgbouncer-host-group';
-import { addPgBouncerLoadBalancer } from './private/pgbouncer-load-balancer';
+import { addPgBouncerListener, addPgBouncerLoadBalancer } from './private/pgbouncer-load-balancer';
 import { throwIfInvalid } from './private/validation';
 
 /** Properties of a PgBouncerProxy. */
@@ -69,6 +70,15 @@ export interface PgBouncerProxyProps {
    * @default 5
    */
   readonly maxIdleConnectionsPercent?: number;
+  /**
+   * Share of each target's pool budget (maxConnectionsPercent of max_connections, less the reserve) the
+   * session-pooling listener of its role takes (bounds: the kit's `fleet-session-max-connections-percent` rule),
+   * once an endpoint of that role is added with `poolMode: PoolMode.SESSION`; the transaction pools keep the
+   * rest, so both never exceed the budget. Each session client holds one of these connections for as long as it
+   * stays connected.
+   * @default 25
+   */
+  readonly sessionMaxConnectionsPercent?: number;
   /**
    * How long a client waits to borrow a pooled connection (bounds: the kit's `borrow-timeout` rule; a value
    * outside them fails synth with the range).
@@ -143,8 +153,13 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
   public readonly tlsSecret: secretsmanager.ISecret;
   /** The kit-managed certificate, when `tlsCertificate` is not given. */
   public readonly certificate?: PgBouncerCertificate;
+  /** Share of each target's budget a session listener's pools take. */
+  public readonly sessionMaxConnectionsPercent: number;
   private readonly consumerSecrets = new Map<string, secretsmanager.Secret>();
-  private readonly targetGroups: ReadonlyMap<EndpointRole, elbv2.NetworkTargetGroup>;
+  private readonly targetGroups: Map<EndpointRole, elbv2.NetworkTargetGroup>;
+  private readonly sessionTargetGroups = new Map<EndpointRole, elbv2.NetworkTargetGroup>();
+  private readonly fleet: PoolerFleetSpec;
+  private readonly balancer: ReturnType<typeof addPgBouncerLoadBalancer>;
 
   constructor(scope: Construct, id: string, props: PgBouncerProxyProps) {
     super(scope, id);
@@ -162,6 +177,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
       maxConnections: props.cluster.sizing.maxConnections,
       pool,
       tcpIdleTimeoutSeconds: (props.tcpIdleTimeout ?? Duration.seconds(NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS)).toSeconds(),
+      sessionMaxConnectionsPercent: props.sessionMaxConnectionsPercent ?? DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT,
     };
     const stack = Stack.of(this);
     const fleetName = props.fleetName ?? (Token.isUnresolved(stack.stackName) ? this.node.path : [stack.stackName, ...this.node.scopes.slice(this.node.scopes.indexOf(stack) + 1).map((c) => c.node.id)].join('/'));
@@ -189,6 +205,8 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     this.vcpusPerHost = fleet.vcpusPerHost;
     this.userDataTemplate = template;
     this.fleetName = fleetName;
+    this.fleet = fleet;
+    this.sessionMaxConnectionsPercent = fleet.sessionMaxConnectionsPercent!;
 
     const vpc = props.cluster.cluster.vpc;
     const vpcSubnets = props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
@@ -212,6 +230,8 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
       consumerSecretArns: Lazy.string({ produce: () => [...this.consumerSecrets.values()].map((s) => s.secretArn).join(' ') }),
       // Known once the certificate is made for the endpoint service, below.
       tlsSecretArn: Lazy.string({ produce: () => this.tlsSecret.secretArn }),
+      // Session listeners come with the endpoints that use them, which may be added after construction.
+      sessionListeners: Lazy.string({ produce: () => sessionListenersValue(this.sessionRoles) }),
       s3PrefixListId: props.s3PrefixListId,
     });
     this.hostRole = hosts.hostRole;
@@ -227,7 +247,8 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
       tcpIdleTimeout: Duration.seconds(fleet.tcpIdleTimeoutSeconds),
     });
     this.loadBalancer = balancer.loadBalancer;
-    this.targetGroups = balancer.targetGroups;
+    this.balancer = balancer;
+    this.targetGroups = new Map(balancer.targetGroups);
     this.endpointService = balancer.endpointService;
 
     // The listeners' certificate: the user's, or the kit CA's for the endpoint service's names.
@@ -286,9 +307,33 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     return new PgBouncerProxyEndpoint(this, id, { ...options, proxy: this });
   }
 
-  /** The load balancer's target group of a listener's role. */
-  public targetGroup(listener: EndpointRole): elbv2.NetworkTargetGroup {
-    return this.targetGroups.get(listener)!;
+  /**
+   * The load balancer's target group of a listener's role, in transaction pooling, or in session pooling
+   * (only once an endpoint of the role uses it: see `sessionRoles`).
+   */
+  public targetGroup(listener: EndpointRole, poolMode: PoolMode = PoolMode.TRANSACTION): elbv2.NetworkTargetGroup {
+    const group = (poolMode === PoolMode.SESSION ? this.sessionTargetGroups : this.targetGroups).get(listener);
+    throwIfInvalid(this, [group === undefined ? `no ${poolMode} pooling listener of role ${listener}: add an endpoint with role ${listener} and poolMode ${poolMode} first` : undefined]);
+    return group!;
+  }
+
+  /** The roles with a session-pooling listener: those of the endpoints added with `poolMode: PoolMode.SESSION`. */
+  public get sessionRoles(): EndpointRole[] {
+    return [...this.sessionTargetGroups.keys()];
+  }
+
+  /**
+   * The load balancer's port of the listener of `role` in `poolMode` (5432/5433, in session pooling 5434/5435).
+   * The first endpoint in session pooling of a role adds its listener: the hosts' session processes, the load
+   * balancer listener and target group, a share of each target's budget (`sessionMaxConnectionsPercent`).
+   */
+  public listenerPort(role: EndpointRole, poolMode: PoolMode): number {
+    if (poolMode === PoolMode.SESSION && !this.sessionTargetGroups.has(role)) {
+      const spec = { ...this.fleet, sessionRoles: [...this.sessionRoles, role] };
+      throwIfInvalid(this, evaluateRules(FLEET_RULES, spec, (rule) => ({ ...rule.names, tcpIdleTimeoutSeconds: 'tcpIdleTimeout' })).map((v) => v.message));
+      this.sessionTargetGroups.set(role, addPgBouncerListener({ ...this.balancer, hosts: this.autoScalingGroup, hostConnections: this.connections, tcpIdleTimeout: Duration.seconds(this.fleet.tcpIdleTimeoutSeconds) }, fleetListenerOf(role, poolMode)));
+    }
+    return poolerListenerPort(fleetListenerOf(role, poolMode));
   }
 
   /**

@@ -163,7 +163,11 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
     return [...this.endpointList];
   }
 
-  /** Adds a READ_ONLY endpoint in any VPC of the stack; reads spread over the readers. */
+  /**
+   * Adds a READ_ONLY endpoint in any VPC of the stack; reads spread over the readers. RDS Proxy endpoints have
+   * no pool mode (PgBouncerProxy.addEndpoint's `poolMode`): RDS Proxy multiplexes transactions and pins a
+   * client's session to a server connection when it uses session state (Aurora User Guide, rds-proxy-pinning).
+   */
   public addReadOnlyEndpoint(id: string, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {
     return this.addEndpoint(id, EndpointRole.READ_ONLY, options);
   }

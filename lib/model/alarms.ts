@@ -1,6 +1,7 @@
 import { type AlarmThresholds, type InstanceSelection, type MetricScope, type MetricSpec, type MetricStatistic, catalogMetric } from './metrics';
 import type { AwsSource } from './rule-table';
 import { EndpointRole } from './vocabulary';
+import { POOLER_METRIC_LISTENERS } from './pgbouncer-metrics';
 
 /**
  * The alarm set of the dashboard: which alarms exist, on which metric, in which direction, against which
@@ -143,28 +144,34 @@ export const TARGET_ROLE_SERIES: ReadonlyArray<{ readonly role: EndpointRole; re
 ];
 
 /**
- * The PgBouncer engine's listeners: the start of their lines' alarm names (per pool target, and per
- * load balancer target group), and what their pool targets are called in graphs. The READ_WRITE listener
- * pools for the writer only; the READ_ONLY listener's readers are numbered as the instances are.
+ * The PgBouncer engine's listeners: their Listener dimension (the role, with `_SESSION` for a session-pooling
+ * listener, which exists only where some endpoint uses it), the start of their lines' alarm names (per pool
+ * target, and per load balancer target group), and what their pool targets are called in graphs. The
+ * READ_WRITE listeners pool for the writer only; the READ_ONLY listeners' readers are numbered as the
+ * instances are.
  */
 export const POOLER_LISTENER_SERIES: ReadonlyArray<{
+  readonly listener: string;
   readonly role: EndpointRole;
+  readonly session: boolean;
   readonly alarmName: string;
   readonly targetGroupAlarmName: string;
   readonly targetLabel: string;
   readonly numbered: boolean;
 }> = [
-  { role: EndpointRole.READ_WRITE, alarmName: 'PoolerReadWrite', targetGroupAlarmName: 'LoadBalancerReadWrite', targetLabel: 'writer', numbered: false },
-  { role: EndpointRole.READ_ONLY, alarmName: 'PoolerReadOnly', targetGroupAlarmName: 'LoadBalancerReadOnly', targetLabel: 'reader', numbered: true },
+  { listener: POOLER_METRIC_LISTENERS.readWrite, role: EndpointRole.READ_WRITE, session: false, alarmName: 'PoolerReadWrite', targetGroupAlarmName: 'LoadBalancerReadWrite', targetLabel: 'writer', numbered: false },
+  { listener: POOLER_METRIC_LISTENERS.readOnly, role: EndpointRole.READ_ONLY, session: false, alarmName: 'PoolerReadOnly', targetGroupAlarmName: 'LoadBalancerReadOnly', targetLabel: 'reader', numbered: true },
+  { listener: POOLER_METRIC_LISTENERS.readWriteSession, role: EndpointRole.READ_WRITE, session: true, alarmName: 'PoolerReadWriteSession', targetGroupAlarmName: 'LoadBalancerReadWriteSession', targetLabel: 'writer', numbered: false },
+  { listener: POOLER_METRIC_LISTENERS.readOnlySession, role: EndpointRole.READ_ONLY, session: true, alarmName: 'PoolerReadOnlySession', targetGroupAlarmName: 'LoadBalancerReadOnlySession', targetLabel: 'reader', numbered: true },
 ];
 
 /** The lines of one listener's pool targets (`pooler-target` scope), in order: label, alarm name and target. */
-export function poolerTargetSeries(role: EndpointRole, targets: ReadonlyArray<string>): Array<{ label: string; alarmName: string; target: string }> {
-  const listener = POOLER_LISTENER_SERIES.find((l) => l.role === role)!;
-  if (!listener.numbered && targets.length !== 1) throw new Error(`the ${role} listener pools for one target, not ${targets.length}`);
+export function poolerTargetSeries(role: EndpointRole, targets: ReadonlyArray<string>, session = false): Array<{ label: string; alarmName: string; target: string }> {
+  const listener = POOLER_LISTENER_SERIES.find((l) => l.role === role && l.session === session)!;
+  if (!listener.numbered && targets.length !== 1) throw new Error(`the ${listener.listener} listener pools for one target, not ${targets.length}`);
   return targets.map((target, i) => {
     const n = listener.numbered ? String(i + 1) : '';
-    return { label: `${role} ${listener.targetLabel}${n && `-${n}`}`, alarmName: `${listener.alarmName}${n}`, target };
+    return { label: `${listener.listener} ${listener.targetLabel}${n && `-${n}`}`, alarmName: `${listener.alarmName}${n}`, target };
   });
 }
 

@@ -206,7 +206,8 @@ export interface MetricSubject {
   readonly endpointName?: string;
   readonly targetRole?: EndpointRole;
   readonly fleetName?: string;
-  readonly listener?: EndpointRole;
+  /** A PgBouncer listener's Listener dimension: its endpoint role, with `_SESSION` for session pooling (POOLER_METRIC_LISTENERS). */
+  readonly listener?: string;
   /** A pool target: the first label of its server host (poolerMetricTarget). */
   readonly target?: string;
   /** A load balancer's ARN suffix, `net/<name>/<id>`. */

@@ -27,7 +27,9 @@
  */
 import { gzipSync } from 'node:zlib';
 import { HOST_AGENT_PACKAGE_FILE, HOST_AGENT_PATH, HOST_FETCH_PATH, HOST_FETCH_SOURCE, hostAgentSha256 } from './pgbouncer-host-agent';
-import { COMMON_TEMPLATE_TOKENS, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, KEEPALIVE_MAX_IDLE_SECONDS, PROCESS_TEMPLATE_TOKENS, renderFleetCommonTemplate, renderFleetProcessTemplate, renderFleetRouteTemplate } from './pgbouncer-fleet';
+import { COMMON_TEMPLATE_TOKENS, FLEET_LISTENER_SHORT, FLEET_LISTENERS, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetListenerPoolMode, fleetListenerRole, KEEPALIVE_MAX_IDLE_SECONDS, PROCESS_TEMPLATE_TOKENS, renderFleetCommonTemplate, renderFleetProcessTemplate, renderFleetRouteTemplate, type FleetListener } from './pgbouncer-fleet';
+import { PoolMode } from './pgbouncer-ini';
+import { EndpointRole } from './vocabulary';
 import { FLEET_NAME_FILE, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from './pgbouncer-host-serve';
 import { MAX_POOLER_CONSUMER_USERS, PACKAGES_KEY_MAX_LENGTH } from './rules/pgbouncer-proxy';
 import { FLEET_OS_USER, PROCESS_UNIT, REFRESH_SERVICE, REFRESH_TIMER, SERVE_UNIT, SERVE_UNIT_NAME } from './pgbouncer-host-units';
@@ -57,6 +59,10 @@ export const BOOTSTRAP_PLACEHOLDERS = {
   maxClientConnections: '${MaxClientConnections}',
   /** The NLB listeners' TCP idle timeout: keepalives and the client idle timeout derive from it. */
   tcpIdleTimeoutSeconds: '${TcpIdleTimeoutSeconds}',
+  /** The session listeners the fleet runs (sessionListenersValue): `sw` read/write, `sr` read-only, space-separated; empty for none. */
+  sessionListeners: '${SessionListeners}',
+  /** Share of a target's budget its session pools take, where its role has a session listener. */
+  sessionMaxConnectionsPercent: '${SessionMaxConnectionsPercent}',
   /** The S3 object holding the Debian packages, SHA256SUMS and the RDS CA bundle. */
   packagesBucket: '${PackagesBucket}',
   packagesKey: '${PackagesKey}',
@@ -120,7 +126,13 @@ const PLACEHOLDER_MAX_BYTES: Readonly<Record<string, number>> = {
   SignalStack: 128,
   SignalResource: 255,
   SignalRegion: 14,
+  SessionListeners: 5,
 };
+
+/** The SessionListeners value of a fleet whose endpoints use session pooling in `sessionRoles`: both flavours give this. */
+export function sessionListenersValue(sessionRoles: ReadonlyArray<EndpointRole>): string {
+  return FLEET_LISTENERS.filter((l) => fleetListenerPoolMode(l) === PoolMode.SESSION && sessionRoles.includes(fleetListenerRole(l))).map((l) => FLEET_LISTENER_SHORT[l]).join(' ');
+}
 /** The secrets' ARNs as the host keeps them for the refresh timer: the server role's, then the consumers'. */
 export const FLEET_SECRET_ARNS = `${'etc/pgbouncer'}/secret-arns`;
 
@@ -282,56 +294,62 @@ process_ini() {
   if [ "$1" = route ]; then chown "$(file_owner)" "$ROOT/$out"; fi
 }
 
+# lay_out <listener> <port> <pool budget> <idle floor> <processes per target> <targets...>: the listener's
+# processes, as many per target (the cluster endpoint, or each reader's), its peers file and names.
+lay_out() {
+  local short=$1 port=$2 per=$5 pool idle min peer=0 n=0 host target peers="[peers]"
+  idle=$4
+  if [ "$idle" -gt "$3" ]; then idle=$3; fi
+  pool=$(( $3 / (HOSTS * per) ))
+  min=$(( idle / (HOSTS * per) ))
+  shift 5
+  for host in "$@"; do
+    n=$(( n + 1 ))
+    target="reader$n"
+    case $short in ${FLEET_LISTENER_SHORT.readWrite}|${FLEET_LISTENER_SHORT.readWriteSession}) target=writer ;; esac
+    for _ in $(seq 1 "$per"); do
+      peer=$(( peer + 1 ))
+      process_ini "$short" "$short-$peer" "$target" "$host" "$peer" "$pool" "$min"
+      if [ "$target" != writer ]; then process_ini route "$short-$peer" "$target" "$host" "$peer" "$pool" "$min"; fi
+      peers="$peers
+$peer = host=$ROOT/${FLEET_PATHS.runDir}/$short-$peer port=$port"
+      NAMES="$NAMES $short-$peer"
+    done
+  done
+  printf '%s\\n' "$peers" | write_file "${FLEET_PATHS.dir}/$short-peers.ini" 0644
+}
+
 # The fleet's layout (lib/model/pgbouncer-fleet.ts planFleetProcesses, in shell arithmetic): a target's
 # budget is poolSizing() of max_connections, split evenly over every process of the fleet that pools for it;
-# never into the ${RESERVED_CONNECTIONS} connections reserved for others (sizing.ts CONNECTION_RESERVE).
+# never into the ${RESERVED_CONNECTIONS} connections reserved for others (sizing.ts CONNECTION_RESERVE). A role
+# with a session listener gives its session pools SESSION_MAX_CONNECTIONS_PERCENT of the budget, no idle floor.
 lay_out_processes() {
-  local budget usable idle pool min peer peers reader host readers per_reader names=""
+  local budget usable idle readers per_reader session rw ro
   budget=$(( MAX_CONNECTIONS * MAX_CONNECTIONS_PERCENT / 100 ))
   usable=$(( MAX_CONNECTIONS - ${RESERVED_CONNECTIONS} ))
   if [ "$usable" -lt 0 ]; then usable=0; fi
   if [ "$budget" -gt "$usable" ]; then budget=$usable; fi
   idle=$(( MAX_CONNECTIONS * MAX_IDLE_CONNECTIONS_PERCENT / 100 ))
-  if [ "$idle" -gt "$budget" ]; then idle=$budget; fi
-  # Read/write: one process per vCPU, pooling for the writer through the cluster endpoint.
-  pool=$(( budget / (HOSTS * VCPUS) ))
-  min=$(( idle / (HOSTS * VCPUS) ))
-  peers="[peers]"
-  for peer in $(seq 1 "$VCPUS"); do
-    process_ini rw "rw-$peer" writer "$CLUSTER_ENDPOINT" "$peer" "$pool" "$min"
-    peers="$peers
-$peer = host=$ROOT/${FLEET_PATHS.runDir}/rw-$peer port=${FLEET_PORTS.readWrite}"
-    names="$names rw-$peer"
-  done
-  printf '%s\\n' "$peers" | write_file ${FLEET_PATHS.dir}/rw-peers.ini 0644
+  session=$(( budget * SESSION_MAX_CONNECTIONS_PERCENT / 100 ))
+  rw=$budget
+  ro=$budget
+  case " $SESSION_LISTENERS " in *" ${FLEET_LISTENER_SHORT.readWriteSession} "*) rw=$(( budget - session )) ;; esac
+  case " $SESSION_LISTENERS " in *" ${FLEET_LISTENER_SHORT.readOnlySession} "*) ro=$(( budget - session )) ;; esac
   # Read-only: for each reader, max(1, vCPUs / readers) processes pooling for that reader alone.
   readers=$(echo "$READER_ENDPOINTS" | wc -w)
   per_reader=$(( VCPUS / readers ))
   if [ "$per_reader" -lt 1 ]; then per_reader=1; fi
-  pool=$(( budget / (HOSTS * per_reader) ))
-  min=$(( idle / (HOSTS * per_reader) ))
-  peers="[peers]"
-  peer=0
-  reader=0
-  for host in $READER_ENDPOINTS; do
-    reader=$(( reader + 1 ))
-    for _ in $(seq 1 "$per_reader"); do
-      peer=$(( peer + 1 ))
-      process_ini ro "ro-$peer" "reader$reader" "$host" "$peer" "$pool" "$min"
-      process_ini route "ro-$peer" "reader$reader" "$host" "$peer" "$pool" "$min"
-      peers="$peers
-$peer = host=$ROOT/${FLEET_PATHS.runDir}/ro-$peer port=${FLEET_PORTS.readOnly}"
-      names="$names ro-$peer"
-    done
-  done
-  printf '%s\\n' "$peers" | write_file ${FLEET_PATHS.dir}/ro-peers.ini 0644
-  echo "$names" | write_file ${FLEET_PROCESS_LIST} 0644
+  NAMES=""
+  lay_out ${FLEET_LISTENER_SHORT.readWrite} ${FLEET_PORTS.readWrite} "$rw" "$idle" "$VCPUS" "$CLUSTER_ENDPOINT"
+  lay_out ${FLEET_LISTENER_SHORT.readOnly} ${FLEET_PORTS.readOnly} "$ro" "$idle" "$per_reader" $READER_ENDPOINTS
+  case " $SESSION_LISTENERS " in *" ${FLEET_LISTENER_SHORT.readWriteSession} "*) lay_out ${FLEET_LISTENER_SHORT.readWriteSession} ${FLEET_PORTS.readWriteSession} "$session" 0 "$VCPUS" "$CLUSTER_ENDPOINT" ;; esac
+  case " $SESSION_LISTENERS " in *" ${FLEET_LISTENER_SHORT.readOnlySession} "*) lay_out ${FLEET_LISTENER_SHORT.readOnlySession} ${FLEET_PORTS.readOnlySession} "$session" 0 "$per_reader" $READER_ENDPOINTS ;; esac
+  echo "$NAMES" | write_file ${FLEET_PROCESS_LIST} 0644
 }
 
 configure() {
 ${heredoc(`${FLEET_PATHS.dir}/templates/common.ini.in`, '0644', renderFleetCommonTemplate())}
-${heredoc(`${FLEET_PATHS.dir}/templates/rw.ini.in`, '0644', deployTokens(renderFleetProcessTemplate('readWrite')))}
-${heredoc(`${FLEET_PATHS.dir}/templates/ro.ini.in`, '0644', deployTokens(renderFleetProcessTemplate('readOnly')))}
+${FLEET_LISTENERS.map((l: FleetListener) => heredoc(`${FLEET_PATHS.dir}/templates/${FLEET_LISTENER_SHORT[l]}.ini.in`, '0644', deployTokens(renderFleetProcessTemplate(l)))).join('\n')}
 ${heredoc(`${FLEET_PATHS.dir}/templates/route.ini.in`, '0644', deployTokens(renderFleetRouteTemplate()))}
   # Keepalives below the NLB's idle timeout (fleetKeepalive): probe a quiet client before the NLB forgets it.
   local keepidle

@@ -15,11 +15,41 @@
  * Server host names are deploy-time values: the files carry `${Name}` placeholders, which CloudFormation's
  * Fn::Sub and Terraform's templatefile both substitute (FLEET_PLACEHOLDERS).
  */
-import { iniLines, connValue, iniValue, PGBOUNCER_MAX_PEER_ID, renderPgBouncerUserlist, SERVER_RESET_QUERY, sharedPgBouncerSettings, type IniSetting, type PgBouncerUser } from './pgbouncer-ini';
+import { iniLines, connValue, iniValue, PGBOUNCER_MAX_PEER_ID, PoolMode, poolModeSettings, renderPgBouncerUserlist, SERVER_RESET_QUERY, sharedPgBouncerSettings, type IniSetting, type PgBouncerUser } from './pgbouncer-ini';
 import { custom, integerRange, runRules, type Rule } from './rule-table';
 import { poolSizing, RESERVED_CONNECTIONS, type PoolSettings } from './sizing';
+import { EndpointRole } from './vocabulary';
 
-export type FleetListener = 'readWrite' | 'readOnly';
+/**
+ * A listener of the hosts: a role's transaction-pooling processes (always there), or its session-pooling
+ * ones (only where some endpoint of the role asks for session pooling: PoolerFleetSpec.sessionRoles).
+ */
+export type FleetListener = 'readWrite' | 'readOnly' | 'readWriteSession' | 'readOnlySession';
+/** Every listener, in the order the hosts lay them out. */
+export const FLEET_LISTENERS: ReadonlyArray<FleetListener> = ['readWrite', 'readOnly', 'readWriteSession', 'readOnlySession'];
+
+/**
+ * Each listener's short name: its processes' names (`rw-1`, `sw-1`), peers file and health path key. Two
+ * letters each, distinct, as the host agent tells a process's listener by its name's first two.
+ */
+export const FLEET_LISTENER_SHORT: Readonly<Record<FleetListener, string>> = { readWrite: 'rw', readOnly: 'ro', readWriteSession: 'sw', readOnlySession: 'sr' };
+
+/** The endpoint role a listener serves. */
+export function fleetListenerRole(listener: FleetListener): EndpointRole {
+  return listener === 'readWrite' || listener === 'readWriteSession' ? EndpointRole.READ_WRITE : EndpointRole.READ_ONLY;
+}
+
+/** The pool mode of a listener's processes. */
+export function fleetListenerPoolMode(listener: FleetListener): PoolMode {
+  return listener === 'readWriteSession' || listener === 'readOnlySession' ? PoolMode.SESSION : PoolMode.TRANSACTION;
+}
+
+/** The listener of a role and pool mode. */
+export function fleetListenerOf(role: EndpointRole, poolMode: PoolMode = PoolMode.TRANSACTION): FleetListener {
+  const readWrite = role === EndpointRole.READ_WRITE;
+  if (poolMode === PoolMode.SESSION) return readWrite ? 'readWriteSession' : 'readOnlySession';
+  return readWrite ? 'readWrite' : 'readOnly';
+}
 
 /** What decides the fleet's processes and pools. */
 export interface PoolerFleetSpec {
@@ -35,7 +65,24 @@ export interface PoolerFleetSpec {
   readonly tcpIdleTimeoutSeconds: number;
   /** Client connections each process accepts. @default DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS */
   readonly maxClientConnections?: number;
+  /**
+   * The roles some endpoint uses in session pooling: each gets a session listener of its own (processes,
+   * port, NLB listener and target group). @default none
+   */
+  readonly sessionRoles?: ReadonlyArray<EndpointRole>;
+  /**
+   * Share (percent) of each target's pool budget its session pools take, when its role has a session
+   * listener; the transaction pools keep the rest. @default DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT
+   */
+  readonly sessionMaxConnectionsPercent?: number;
 }
+
+/**
+ * A quarter of a target's budget for session pooling: a session client holds a server connection for as
+ * long as it stays connected, so a session pool serves as many clients at once as it has connections,
+ * while the transaction pools serve many clients per connection and keep most of the budget.
+ */
+export const DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT = 25;
 
 export const DEFAULT_FLEET_HOSTS = 2;
 /**
@@ -62,7 +109,7 @@ export const NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS = 350;
 export const AURORA_ENDPOINT_DNS_TTL_SECONDS = 5;
 
 /** The ports PgBouncer listens on, on each host; the NLB's listeners forward to them. */
-export const FLEET_PORTS: Readonly<Record<FleetListener, number>> = { readWrite: 6432, readOnly: 6433 };
+export const FLEET_PORTS: Readonly<Record<FleetListener, number>> = { readWrite: 6432, readOnly: 6433, readWriteSession: 6434, readOnlySession: 6435 };
 
 /**
  * Where the files live on a host (Debian's pgbouncer package layout), below a root: `/` on AWS, a
@@ -182,6 +229,14 @@ export const FLEET_RULES: ReadonlyArray<Rule<PoolerFleetSpec>> = [
       sources: ['https://docs.aws.amazon.com/elasticloadbalancing/latest/network/update-idle-timeout.html', 'https://docs.aws.amazon.com/elasticloadbalancing/latest/APIReference/API_ListenerAttribute.html'],
     },
   }),
+  integerRange({
+    id: 'fleet-session-max-connections-percent',
+    properties: ['sessionMaxConnectionsPercent'],
+    terraform: { module: FLEET_MODULE, names: { sessionMaxConnectionsPercent: 'session_max_connections_percent' } },
+    min: 1,
+    max: 99,
+    fix: 'the session pools take 1 to 99 percent of each target\'s budget, the transaction pools keep the rest',
+  }),
   custom({
     id: 'fleet-budget-split',
     properties: ['hosts', 'vcpusPerHost', 'readers', 'maxConnections', 'pool'],
@@ -200,11 +255,59 @@ export const FLEET_RULES: ReadonlyArray<Rule<PoolerFleetSpec>> = [
       return `${n('hosts')} ${s.hosts} x ${Math.max(s.vcpusPerHost, processesPerReader(s))} processes per target need ${need} server connections of a budget of ${budget} (${n('pool')} ${s.pool.maxConnectionsPercent} of max_connections ${s.maxConnections}, never into the ${RESERVED_CONNECTIONS} connections reserved for rdsadmin, AWS's automation, the master user and the role bootstrap): use fewer hosts or a smaller instance type, or raise ${n('pool')} up to 100`;
     },
   }),
+  custom({
+    id: 'fleet-session-budget-split',
+    properties: ['hosts', 'vcpusPerHost', 'readers', 'maxConnections', 'pool', 'sessionRoles', 'sessionMaxConnectionsPercent'],
+    names: { pool: 'maxConnectionsPercent' },
+    terraform: {
+      module: FLEET_MODULE,
+      names: {
+        hosts: 'hosts',
+        vcpusPerHost: 'instance_type',
+        readers: 'reader_endpoints',
+        maxConnections: 'max_connections',
+        pool: 'max_connections_percent',
+        // The roles of the endpoints whose pool_mode is session.
+        sessionRoles: 'endpoints role where pool_mode == session',
+        sessionMaxConnectionsPercent: 'session_max_connections_percent',
+      },
+    },
+    summary: 'with a session listener, each process of the session pools and of the transaction pools gets at least one server connection of its share of the target\'s budget (a precondition)',
+    check: (s, n) => {
+      // Both are set here: a custom rule runs only when every property it reads is.
+      if ((s.sessionRoles ?? []).length === 0) return undefined;
+      if ([s.hosts, s.vcpusPerHost, s.readers].some((v) => !Number.isInteger(v) || v < 1)) return undefined; // reported by the rows above
+      const pct = s.sessionMaxConnectionsPercent ?? DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT;
+      if (!Number.isInteger(pct) || pct < 1 || pct > 99) return undefined; // fleet-session-max-connections-percent
+      const budget = poolSizing(s.maxConnections, s.pool).maxServerConnections;
+      const session = sessionShare(budget, pct);
+      const perTarget = Math.max(s.vcpusPerHost, processesPerReader(s));
+      const need = s.hosts * perTarget;
+      if (session >= need && budget - session >= need) return undefined;
+      return `${n('sessionMaxConnectionsPercent')} ${pct} splits each target's budget of ${budget} into ${session} server connections for session pooling and ${budget - session} for transaction pooling, and ${n('hosts')} ${s.hosts} x ${perTarget} processes per target need ${need} in each: use fewer hosts or a smaller instance type, raise ${n('pool')}, or choose a ${n('sessionMaxConnectionsPercent')} that leaves both shares that many`;
+    },
+  }),
 ];
+
+/** The session pools' share of a target's budget: `percent` of it, rounded down. */
+export function sessionShare(budget: number, percent: number): number {
+  return Math.floor((budget * percent) / 100);
+}
+
+/** The spec with its optional session settings filled in (what the rules and the layout read). */
+export function withSessionDefaults(spec: PoolerFleetSpec): PoolerFleetSpec & { readonly sessionRoles: ReadonlyArray<EndpointRole>; readonly sessionMaxConnectionsPercent: number } {
+  return { ...spec, sessionRoles: spec.sessionRoles ?? [], sessionMaxConnectionsPercent: spec.sessionMaxConnectionsPercent ?? DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT };
+}
+
+/** The listeners a fleet runs: both transaction listeners, and a session listener per role in sessionRoles. */
+export function fleetListeners(spec: Pick<PoolerFleetSpec, 'sessionRoles'>): FleetListener[] {
+  const session = new Set(spec.sessionRoles ?? []);
+  return FLEET_LISTENERS.filter((l) => fleetListenerPoolMode(l) === PoolMode.TRANSACTION || session.has(fleetListenerRole(l)));
+}
 
 /** Throws with every problem of the spec at once. */
 export function validateFleet(spec: PoolerFleetSpec): void {
-  const problems = runRules(FLEET_RULES, spec);
+  const problems = runRules(FLEET_RULES, withSessionDefaults(spec));
   if (problems.length > 0) throw new Error(problems.join('\n'));
 }
 
@@ -236,26 +339,42 @@ export interface FleetProcess {
   readonly minPoolSize: number;
 }
 
-/** The processes every host runs, read/write first; peer ids are unique per listener. */
+/**
+ * The processes every host runs, listener by listener (FLEET_LISTENERS' order); peer ids are unique per
+ * listener. A role with a session listener splits each target's budget: sessionShare() for the session
+ * processes, the rest for the transaction ones, so the two never exceed the budget together. Session
+ * pools keep no idle floor (a session connection serves one client for as long as it stays).
+ */
 export function planFleetProcesses(spec: PoolerFleetSpec): FleetProcess[] {
   validateFleet(spec);
+  const full = withSessionDefaults(spec);
   const sizing = poolSizing(spec.maxConnections, spec.pool);
-  const share = (processesPerTarget: number) => ({
-    poolSize: Math.floor(sizing.maxServerConnections / (spec.hosts * processesPerTarget)),
-    minPoolSize: Math.floor(Math.min(sizing.maxIdleServerConnections, sizing.maxServerConnections) / (spec.hosts * processesPerTarget)),
-  });
-  const readWrite = Array.from({ length: spec.vcpusPerHost }, (_, i): FleetProcess => ({ listener: 'readWrite', peerId: i + 1, target: 'writer', serverHost: FLEET_PLACEHOLDERS.clusterEndpoint, ...share(spec.vcpusPerHost) }));
+  const session = new Set(full.sessionRoles);
   const perReader = processesPerReader(spec);
-  const readOnly = Array.from({ length: spec.readers }, (_, r) =>
-    Array.from({ length: perReader }, (_, k): FleetProcess => ({ listener: 'readOnly', peerId: r * perReader + k + 1, target: `reader${r + 1}`, serverHost: FLEET_PLACEHOLDERS.readerEndpoint(r + 1), ...share(perReader) })),
-  ).flat();
-  if (readOnly.length > PGBOUNCER_MAX_PEER_ID) throw new Error(`the read-only listener would need ${readOnly.length} processes: at most ${PGBOUNCER_MAX_PEER_ID}`);
-  return [...readWrite, ...readOnly];
+  return fleetListeners(full).flatMap((listener) => {
+    const role = fleetListenerRole(listener);
+    const inSession = fleetListenerPoolMode(listener) === PoolMode.SESSION;
+    const sessionBudget = sessionShare(sizing.maxServerConnections, full.sessionMaxConnectionsPercent);
+    const budget = inSession ? sessionBudget : sizing.maxServerConnections - (session.has(role) ? sessionBudget : 0);
+    const idle = inSession ? 0 : Math.min(sizing.maxIdleServerConnections, budget);
+    const share = (processesPerTarget: number) => ({
+      poolSize: Math.floor(budget / (spec.hosts * processesPerTarget)),
+      minPoolSize: Math.floor(idle / (spec.hosts * processesPerTarget)),
+    });
+    if (role === EndpointRole.READ_WRITE) {
+      return Array.from({ length: spec.vcpusPerHost }, (_, i): FleetProcess => ({ listener, peerId: i + 1, target: 'writer', serverHost: FLEET_PLACEHOLDERS.clusterEndpoint, ...share(spec.vcpusPerHost) }));
+    }
+    const readOnly = Array.from({ length: spec.readers }, (_, r) =>
+      Array.from({ length: perReader }, (_, k): FleetProcess => ({ listener, peerId: r * perReader + k + 1, target: `reader${r + 1}`, serverHost: FLEET_PLACEHOLDERS.readerEndpoint(r + 1), ...share(perReader) })),
+    ).flat();
+    if (readOnly.length > PGBOUNCER_MAX_PEER_ID) throw new Error(`the read-only listener would need ${readOnly.length} processes: at most ${PGBOUNCER_MAX_PEER_ID}`);
+    return readOnly;
+  });
 }
 
 /** A process's file and its Unix socket directory: one per process, as they share the TCP port. */
 export function fleetProcessName(p: Pick<FleetProcess, 'listener' | 'peerId'>): string {
-  return `${p.listener === 'readWrite' ? 'rw' : 'ro'}-${p.peerId}`;
+  return `${FLEET_LISTENER_SHORT[p.listener]}-${p.peerId}`;
 }
 
 interface CommonIniValues {
@@ -332,7 +451,7 @@ interface ProcessIniValues {
 
 /** A process's pool: its [databases] entry. A read-only pool guards every server connection (READ_ONLY_ROLE_GUARD). */
 function poolEntry(v: ProcessIniValues): string {
-  const readOnly = v.listener === 'readOnly' ? [`user=${FLEET_PLACEHOLDERS.serverUser}`, `connect_query=${connValue(READ_ONLY_ROLE_GUARD)}`] : [];
+  const readOnly = fleetListenerRole(v.listener) === EndpointRole.READ_ONLY ? [`user=${FLEET_PLACEHOLDERS.serverUser}`, `connect_query=${connValue(READ_ONLY_ROLE_GUARD)}`] : [];
   const db = [`host=${v.serverHost}`, `port=${FLEET_PLACEHOLDERS.serverPort}`, `dbname=${FLEET_PLACEHOLDERS.databaseName}`, ...readOnly, `pool_size=${v.poolSize}`, `min_pool_size=${v.minPoolSize}`, `max_db_connections=${v.poolSize}`].join(' ');
   return `${FLEET_PLACEHOLDERS.databaseName} = ${iniValue('[databases]', db)}`;
 }
@@ -348,7 +467,8 @@ function routeIni(v: ProcessIniValues): string {
 
 function processIni(v: ProcessIniValues, root: string): string {
   const run = fleetPath(root, `${FLEET_PATHS.runDir}/${v.name}`);
-  const readOnly = v.listener === 'readOnly';
+  const readOnly = fleetListenerRole(v.listener) === EndpointRole.READ_ONLY;
+  const mode = fleetListenerPoolMode(v.listener);
   const own: IniSetting[] = [
     ['listen_port', FLEET_PORTS[v.listener]],
     ['peer_id', v.peerId],
@@ -364,12 +484,14 @@ function processIni(v: ProcessIniValues, root: string): string {
           ['server_check_delay', READ_ONLY_CHECK_DELAY_SECONDS],
         ] as IniSetting[])
       : []),
+    // Session pooling and its own reset (the read-only guard after it): later lines win.
+    ...poolModeSettings(mode, readOnly ? READ_ONLY_ROLE_GUARD : undefined),
   ];
   return [
     `; ${v.name} (${v.target}): lib/model/pgbouncer-fleet.ts`,
     // A read-only process's pool is in its route file, which the host agent may re-point.
     ...(readOnly ? [`%include ${fleetPath(root, `${FLEET_PATHS.routesDir}/${v.name}.ini`)}`] : ['[databases]', poolEntry(v)]),
-    `%include ${fleetPath(root, `${FLEET_PATHS.dir}/${readOnly ? 'ro' : 'rw'}-peers.ini`)}`,
+    `%include ${fleetPath(root, `${FLEET_PATHS.dir}/${FLEET_LISTENER_SHORT[v.listener]}-peers.ini`)}`,
     '[pgbouncer]',
     // First: PgBouncer 1.24 takes the included file's [pgbouncer] header as the section starting over,
     // dropping what came before it in the section (checked: a unix_socket_dir set above was lost).
@@ -404,7 +526,7 @@ export function renderFleetRouteTemplate(): string {
 
 /** A read-only process's route file: its pool, re-pointed by the host agent (READ_ONLY_ROUTING). */
 export function renderFleetRouteIni(proc: FleetProcess): string {
-  if (proc.listener !== 'readOnly') throw new Error(`${fleetProcessName(proc)}: only read-only processes have a route file`);
+  if (fleetListenerRole(proc.listener) !== EndpointRole.READ_ONLY) throw new Error(`${fleetProcessName(proc)}: only read-only processes have a route file`);
   return routeIni({ listener: proc.listener, name: fleetProcessName(proc), target: proc.target, serverHost: proc.serverHost, peerId: proc.peerId, poolSize: proc.poolSize, minPoolSize: proc.minPoolSize });
 }
 
@@ -418,12 +540,11 @@ export function renderFleetFiles(spec: PoolerFleetSpec, root: string = FLEET_ROO
   const processes = planFleetProcesses(spec);
   const files = new Map<string, string>([
     [FLEET_PATHS.commonIni, renderFleetCommonIni(spec, root)],
-    [`${FLEET_PATHS.dir}/rw-peers.ini`, renderFleetPeersIni('readWrite', processes, root)],
-    [`${FLEET_PATHS.dir}/ro-peers.ini`, renderFleetPeersIni('readOnly', processes, root)],
+    ...fleetListeners(spec).map((l): [string, string] => [`${FLEET_PATHS.dir}/${FLEET_LISTENER_SHORT[l]}-peers.ini`, renderFleetPeersIni(l, processes, root)]),
   ]);
   for (const p of processes) {
     files.set(`${FLEET_PATHS.dir}/${fleetProcessName(p)}.ini`, renderFleetProcessIni(p, root));
-    if (p.listener === 'readOnly') files.set(`${FLEET_PATHS.routesDir}/${fleetProcessName(p)}.ini`, renderFleetRouteIni(p));
+    if (fleetListenerRole(p.listener) === EndpointRole.READ_ONLY) files.set(`${FLEET_PATHS.routesDir}/${fleetProcessName(p)}.ini`, renderFleetRouteIni(p));
   }
   return files;
 }

@@ -9,7 +9,7 @@
  * A name that does not resolve changes nothing (the guard on every server connection still keeps reads off a
  * writer).
  */
-import { FLEET_PATHS, READ_ONLY_ROUTING } from './pgbouncer-fleet';
+import { FLEET_LISTENER_SHORT, FLEET_PATHS, READ_ONLY_ROUTING } from './pgbouncer-fleet';
 
 /** The Python of the routing thread, appended to the host agent (it uses serve's processes() and admin()). */
 export const HOST_ROUTE_SOURCE = String.raw`
@@ -38,7 +38,7 @@ def routed_host(home, spare, writer, resolve):
 def route_once(resolve=addresses):
     changes = []
     for name in processes():
-        if not name.startswith("ro-"):
+        if name[:2] not in ("${FLEET_LISTENER_SHORT.readOnly}", "${FLEET_LISTENER_SHORT.readOnlySession}"):
             continue
         path = ROOT + "/${FLEET_PATHS.routesDir}/" + name + ".ini"
         with open(path) as f:

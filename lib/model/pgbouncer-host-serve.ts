@@ -29,13 +29,18 @@
  * signed with SigV4 through the monitoring interface endpoint. With APK_AWS_STANDIN, each request's
  * form body is written to <standin>/cloudwatch/ instead (the rehearsal's stand-in).
  */
-import { FLEET_PATHS, FLEET_PORTS } from './pgbouncer-fleet';
-import { POOLER_METRICS, POOLER_METRICS_NAMESPACE, POOLER_METRICS_PERIOD_SECONDS } from './pgbouncer-metrics';
+import { FLEET_LISTENER_SHORT, FLEET_LISTENERS, FLEET_PATHS, FLEET_PORTS, type FleetListener } from './pgbouncer-fleet';
+import { POOLER_METRIC_LISTENERS, POOLER_METRICS, POOLER_METRICS_NAMESPACE, POOLER_METRICS_PERIOD_SECONDS } from './pgbouncer-metrics';
 
 /** The health endpoint's port on each host (the load balancer's health checks; the hosts' security group admits it). */
 export const POOLER_HEALTH_PORT = 6480;
 /** The path of each listener's health (the NLB target group of that listener checks it). */
-export const POOLER_HEALTH_PATHS = { readWrite: '/read-write', readOnly: '/read-only' } as const;
+export const POOLER_HEALTH_PATHS: Readonly<Record<FleetListener, string>> = { readWrite: '/read-write', readOnly: '/read-only', readWriteSession: '/read-write-session', readOnlySession: '/read-only-session' };
+
+/** A Python dict literal of each listener's short name to a value. */
+function byShort(value: (l: FleetListener) => string | number): string {
+  return `{${FLEET_LISTENERS.map((l) => `${JSON.stringify(FLEET_LISTENER_SHORT[l])}: ${JSON.stringify(value(l))}`).join(', ')}}`;
+}
 /** The target groups' health checks, the same in both flavours. */
 export const POOLER_HEALTH_CHECK = { intervalSeconds: 10, timeoutSeconds: 5, healthyThreshold: 2, unhealthyThreshold: 2 } as const;
 /** How long a health result is reused, and the timeout of each server connect (both under the check's timeout). */
@@ -61,9 +66,9 @@ from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ROOT = os.environ.get("APK_ROOT", "")
-PORTS = {"rw": ${FLEET_PORTS.readWrite}, "ro": ${FLEET_PORTS.readOnly}}
-PATHS = {"${POOLER_HEALTH_PATHS.readWrite}": "rw", "${POOLER_HEALTH_PATHS.readOnly}": "ro"}
-LISTENER = {"rw": "READ_WRITE", "ro": "READ_ONLY"}
+PORTS = ${byShort((l) => FLEET_PORTS[l])}
+PATHS = {${FLEET_LISTENERS.map((l) => `"${POOLER_HEALTH_PATHS[l]}": "${FLEET_LISTENER_SHORT[l]}"`).join(', ')}}
+LISTENER = ${byShort((l) => POOLER_METRIC_LISTENERS[l])}
 METRICS = json.loads('${metricTable()}')
 
 

@@ -3,6 +3,8 @@
  * their vCPUs, which decide the processes per host (pgbouncer-fleet.ts). A small table rather than a
  * lookup, so synth and plan stay offline; a type outside it is refused with the types it knows.
  */
+import { fleetListenerPoolMode, fleetListenerRole, type FleetListener } from './pgbouncer-fleet';
+import { PoolMode } from './pgbouncer-ini';
 import { custom, pattern, type Rule } from './rule-table';
 import { EndpointRole } from './vocabulary';
 
@@ -41,6 +43,21 @@ export const POOLER_LISTENER_PORTS: Readonly<Record<EndpointRole, number>> = {
   [EndpointRole.READ_WRITE]: 5432,
   [EndpointRole.READ_ONLY]: 5433,
 };
+
+/**
+ * The Network Load Balancer's listener port of each session-pooling listener (FleetListener
+ * readWriteSession, readOnlySession), which consumers of an endpoint in session pooling connect to.
+ */
+export const POOLER_SESSION_LISTENER_PORTS: Readonly<Record<EndpointRole, number>> = {
+  [EndpointRole.READ_WRITE]: 5434,
+  [EndpointRole.READ_ONLY]: 5435,
+};
+
+/** The NLB's listener port of a hosts' listener: what consumers of its endpoints connect to. */
+export function poolerListenerPort(listener: FleetListener): number {
+  const role = fleetListenerRole(listener);
+  return fleetListenerPoolMode(listener) === PoolMode.SESSION ? POOLER_SESSION_LISTENER_PORTS[role] : POOLER_LISTENER_PORTS[role];
+}
 
 /** The read-only listener's server role on Aurora, unless the user names another. */
 export const DEFAULT_POOLER_READ_ONLY_SERVER_USER = 'apk_pooler_reader';

@@ -51,6 +51,44 @@ export const SERVER_RESET_QUERY = `SET SESSION AUTHORIZATION DEFAULT; RESET ALL;
  */
 export const IGNORED_STARTUP_PARAMETERS = ['extra_float_digits'] as const;
 
+/**
+ * How a listener lends server connections. Transaction pooling (the default) lends one per transaction
+ * and resets it after each; session pooling lends one for the client's whole session, for applications
+ * that need session state across transactions (LISTEN, session advisory locks, temporary tables, SET,
+ * cursors WITH HOLD, SQL-level PREPARE): what RDS Proxy gives by pinning, asked for up front.
+ */
+export enum PoolMode {
+  /** A server connection per transaction, reset after each: many clients share few connections. */
+  TRANSACTION = 'transaction',
+  /** A server connection per client session, reset when the client leaves: one connection per client. */
+  SESSION = 'session',
+}
+export const POOL_MODES: ReadonlyArray<PoolMode> = [PoolMode.TRANSACTION, PoolMode.SESSION];
+
+/**
+ * The reset of a session-pooling server connection, run when its client disconnects (PgBouncer runs
+ * server_reset_query on release in session pooling whatever server_reset_query_always says):
+ * SERVER_RESET_QUERY with DEALLOCATE ALL. In session pooling PgBouncer 1.24 does not track
+ * protocol-level statements (is_prepared_statements_enabled is false for POOL_SESSION), so every named
+ * statement on the connection is the departed client's own, under its own name, and would be "already
+ * exists" for the next client. Not DISCARD ALL itself: it refuses to run in the implicit transaction of a
+ * multi-statement query, and the read-only guard follows the reset in the same round trip.
+ */
+export const SESSION_SERVER_RESET_QUERY = SERVER_RESET_QUERY.replace(DEALLOCATE_SQL_PREPARED, 'DEALLOCATE ALL');
+
+/**
+ * What a session-pooling process sets over the shared settings (later lines win in PgBouncer's ini):
+ * the pool mode and its reset. The fleet's session processes and the rehearsal's session endpoints
+ * (the compatibility matrix's session column) take these.
+ */
+export function poolModeSettings(mode: PoolMode, resetSuffix?: string): IniSetting[] {
+  if (mode === PoolMode.TRANSACTION) return [];
+  return [
+    ['pool_mode', PoolMode.SESSION],
+    ['server_reset_query', resetSuffix === undefined ? SESSION_SERVER_RESET_QUERY : `${SESSION_SERVER_RESET_QUERY}; ${resetSuffix}`],
+  ];
+}
+
 export type IniSetting = readonly [string, string | number];
 
 /**
@@ -106,7 +144,7 @@ export interface SharedPgBouncerOptions {
 export function sharedPgBouncerSettings(o: SharedPgBouncerOptions): IniSetting[] {
   return [
     // Transaction pooling is what RDS Proxy does: a server connection is borrowed per transaction.
-    ['pool_mode', 'transaction'],
+    ['pool_mode', PoolMode.TRANSACTION],
     ['max_client_conn', o.maxClientConnections],
     // No reserve pool: the pool size is the whole budget, as MaxConnectionsPercent is for RDS Proxy.
     ['reserve_pool_size', 0],

@@ -19,9 +19,17 @@ export const POOLER_METRICS_NAMESPACE = 'AuroraProxyKit/PgBouncer';
 export const POOLER_METRICS_PERIOD_SECONDS = 60;
 
 /**
+ * The Listener dimension of each listener's processes: its endpoint role, with `_SESSION` for the session
+ * pooling listeners, so their pools (a share of the same targets' budgets) are told apart from the
+ * transaction pools'.
+ */
+export const POOLER_METRIC_LISTENERS = { readWrite: 'READ_WRITE', readOnly: 'READ_ONLY', readWriteSession: 'READ_WRITE_SESSION', readOnlySession: 'READ_ONLY_SESSION' } as const;
+
+/**
  * The dimensions every datapoint carries:
  * - `Fleet`: the fleet's name (the PgBouncerProxy's `fleetName`, Terraform's `name`);
- * - `Listener`: `READ_WRITE` or `READ_ONLY` (the endpoint role of the listener whose processes reported it);
+ * - `Listener`: the listener whose processes reported it (POOLER_METRIC_LISTENERS: `READ_WRITE`, `READ_ONLY`,
+ *   `READ_WRITE_SESSION`, `READ_ONLY_SESSION`);
  * - `Target`: the first label of the pool's server host: the cluster identifier for the read/write
  *   listener (its pools use the cluster endpoint), the reader's instance identifier for the read-only one.
  */

@@ -33,6 +33,8 @@ export interface PgBouncerHostGroupProps {
   readonly consumerSecretArns: string;
   /** The listeners' TLS secret ARN: a Lazy, as the certificate is made after the load balancer. */
   readonly tlsSecretArn: string;
+  /** The session listeners (sessionListenersValue): a Lazy, as the endpoints that add them come later. */
+  readonly sessionListeners: string;
   readonly s3PrefixListId?: string;
 }
 
@@ -165,6 +167,8 @@ function bootstrapVariables(props: PgBouncerHostGroupProps): Record<string, stri
     [name(BOOTSTRAP_PLACEHOLDERS.consumerSecretArns)]: props.consumerSecretArns,
     [name(BOOTSTRAP_PLACEHOLDERS.tlsSecretArn)]: props.tlsSecretArn,
     [name(BOOTSTRAP_PLACEHOLDERS.fleetName)]: props.fleetName,
+    [name(BOOTSTRAP_PLACEHOLDERS.sessionListeners)]: props.sessionListeners,
+    [name(BOOTSTRAP_PLACEHOLDERS.sessionMaxConnectionsPercent)]: String(fleet.sessionMaxConnectionsPercent),
   };
 }
 

@@ -4,8 +4,9 @@ import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { EndpointRole } from '../model';
-import { FLEET_PORTS } from '../model/pgbouncer-fleet';
-import { POOLER_LISTENER_PORTS } from '../model/pgbouncer-hosts';
+import { FLEET_PORTS, fleetListenerOf, fleetListenerPoolMode, fleetListenerRole, type FleetListener } from '../model/pgbouncer-fleet';
+import { poolerListenerPort } from '../model/pgbouncer-hosts';
+import { PoolMode } from '../model/pgbouncer-ini';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
 import { skipCheckov } from './checkov';
 
@@ -24,6 +25,8 @@ export interface PgBouncerLoadBalancerProps {
 /** The load balancer of a PgBouncerProxy and what offers it to consumer VPCs. */
 export interface PgBouncerLoadBalancer {
   readonly loadBalancer: elbv2.NetworkLoadBalancer;
+  /** The load balancer's security group, which the hosts admit on each listener's port. */
+  readonly loadBalancerGroup: ec2.ISecurityGroup;
   /** The target group of each listener's role. */
   readonly targetGroups: ReadonlyMap<EndpointRole, elbv2.NetworkTargetGroup>;
   readonly endpointService: ec2.VpcEndpointService;
@@ -55,28 +58,8 @@ export function addPgBouncerLoadBalancer(scope: Construct, props: PgBouncerLoadB
   skipCheckov(loadBalancer, [{ id: 'CKV_AWS_91', comment: 'a Network Load Balancer writes access logs for TLS listeners only; these are TCP (PgBouncer terminates TLS)' }]);
   hostConnections.allowFrom(loadBalancerGroup, ec2.Port.tcp(POOLER_HEALTH_PORT), 'health checks of both listeners (the hosts\' health endpoint)');
   const targetGroups = new Map<EndpointRole, elbv2.NetworkTargetGroup>();
-  for (const [role, listenerId] of [[EndpointRole.READ_WRITE, 'ReadWrite'], [EndpointRole.READ_ONLY, 'ReadOnly']] as const) {
-    const listener = role === EndpointRole.READ_WRITE ? 'readWrite' : 'readOnly';
-    const targetPort = FLEET_PORTS[listener];
-    hostConnections.allowFrom(loadBalancerGroup, ec2.Port.tcp(targetPort), `${role} listener`);
-    targetGroups.set(role, loadBalancer.addListener(listenerId, { port: POOLER_LISTENER_PORTS[role], protocol: elbv2.Protocol.TCP, tcpIdleTimeout: props.tcpIdleTimeout }).addTargets('Hosts', {
-      port: targetPort,
-      protocol: elbv2.Protocol.TCP,
-      targets: [props.hosts],
-      // The host agent's endpoint: 200 only while the listener's processes answer and their servers accept connections.
-      healthCheck: {
-        protocol: elbv2.Protocol.HTTP,
-        port: String(POOLER_HEALTH_PORT),
-        path: POOLER_HEALTH_PATHS[listener],
-        healthyHttpCodes: '200',
-        interval: Duration.seconds(POOLER_HEALTH_CHECK.intervalSeconds),
-        timeout: Duration.seconds(POOLER_HEALTH_CHECK.timeoutSeconds),
-        healthyThresholdCount: POOLER_HEALTH_CHECK.healthyThreshold,
-        unhealthyThresholdCount: POOLER_HEALTH_CHECK.unhealthyThreshold,
-      },
-      // Transactions are short: a host leaving rotation is drained quickly.
-      deregistrationDelay: Duration.seconds(30),
-    }));
+  for (const role of [EndpointRole.READ_WRITE, EndpointRole.READ_ONLY]) {
+    targetGroups.set(role, addPgBouncerListener({ ...props, loadBalancer, loadBalancerGroup }, fleetListenerOf(role)));
   }
 
   const endpointService = new ec2.VpcEndpointService(scope, 'EndpointService', {
@@ -90,5 +73,43 @@ export function addPgBouncerLoadBalancer(scope: Construct, props: PgBouncerLoadB
     comment: 'only this account may connect (allowed principals); its endpoints are made by the same deploy, which a manual acceptance would stall',
   }]);
 
-  return { loadBalancer, targetGroups, endpointService };
+  return { loadBalancer, loadBalancerGroup, targetGroups, endpointService };
+}
+
+/** The construct id of a listener: `ReadWrite`, `ReadOnly`, `ReadWriteSession`, `ReadOnlySession`. */
+function listenerId(listener: FleetListener): string {
+  return listener[0]!.toUpperCase() + listener.slice(1);
+}
+
+/**
+ * Adds a TCP listener of the load balancer for one of the hosts' listeners, its target group (the hosts, on
+ * the listener's PgBouncer port, health-checked on its path) and the hosts' ingress from the load balancer;
+ * returns the target group. The session listeners are added when an endpoint first asks for one.
+ */
+export function addPgBouncerListener(
+  props: Pick<PgBouncerLoadBalancerProps, 'hosts' | 'hostConnections' | 'tcpIdleTimeout'> & { readonly loadBalancer: elbv2.NetworkLoadBalancer; readonly loadBalancerGroup: ec2.ISecurityGroup },
+  listener: FleetListener,
+): elbv2.NetworkTargetGroup {
+  const targetPort = FLEET_PORTS[listener];
+  const role = fleetListenerRole(listener);
+  const session = fleetListenerPoolMode(listener) === PoolMode.SESSION;
+  props.hostConnections.allowFrom(props.loadBalancerGroup, ec2.Port.tcp(targetPort), `${role} listener${session ? ' (session pooling)' : ''}`);
+  return props.loadBalancer.addListener(listenerId(listener), { port: poolerListenerPort(listener), protocol: elbv2.Protocol.TCP, tcpIdleTimeout: props.tcpIdleTimeout }).addTargets('Hosts', {
+    port: targetPort,
+    protocol: elbv2.Protocol.TCP,
+    targets: [props.hosts],
+    // The host agent's endpoint: 200 only while the listener's processes answer and their servers accept connections.
+    healthCheck: {
+      protocol: elbv2.Protocol.HTTP,
+      port: String(POOLER_HEALTH_PORT),
+      path: POOLER_HEALTH_PATHS[listener],
+      healthyHttpCodes: '200',
+      interval: Duration.seconds(POOLER_HEALTH_CHECK.intervalSeconds),
+      timeout: Duration.seconds(POOLER_HEALTH_CHECK.timeoutSeconds),
+      healthyThresholdCount: POOLER_HEALTH_CHECK.healthyThreshold,
+      unhealthyThresholdCount: POOLER_HEALTH_CHECK.unhealthyThreshold,
+    },
+    // Transactions are short: a host leaving rotation is drained quickly.
+    deregistrationDelay: Duration.seconds(30),
+  });
 }

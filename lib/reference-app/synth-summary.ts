@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { type CostEstimate, type CostEstimateOptions, type DeploymentInventory, type InterfaceEndpointUse, estimateCost, formatCostEstimate } from '../model/cost-estimate';
-import { POOLER_LISTENER_PORTS } from '../model/pgbouncer-hosts';
+import { POOLER_LISTENER_PORTS, POOLER_SESSION_LISTENER_PORTS } from '../model/pgbouncer-hosts';
 
 /**
  * Reads a cloud assembly (cdk.out) and summarizes what a deployment would create. It reads templates
@@ -78,9 +78,12 @@ export function summarizeTemplate(stackName: string, templateFile: string, regio
       vpc: vpcsOf(r.Properties?.VpcSubnetIds),
     }));
   // A PgBouncer engine's endpoints: interface endpoints of the fleet's endpoint service; the port their
-  // security group admits clients on says the listener (5432 read/write, 5433 read-only).
+  // security group admits clients on says the listener (5432 read/write, 5433 read-only; in session pooling 5434, 5435).
   const services = new Set(Object.entries(resources).filter(([, r]) => r.Type === 'AWS::EC2::VPCEndpointService').map(([id]) => id));
-  const roleOfPort = new Map(Object.entries(POOLER_LISTENER_PORTS).map(([role, port]) => [port, role]));
+  const roleOfPort = new Map([
+    ...Object.entries(POOLER_LISTENER_PORTS).map(([role, port]): [number, string] => [port, role]),
+    ...Object.entries(POOLER_SESSION_LISTENER_PORTS).map(([role, port]): [number, string] => [port, `${role} (session pooling)`]),
+  ]);
   const admittedPort = (groupId: string): number | undefined =>
     Object.values(resources)
       .filter((r) => r.Type === 'AWS::EC2::SecurityGroupIngress' && JSON.stringify(r.Properties?.GroupId) === JSON.stringify({ 'Fn::GetAtt': [groupId, 'GroupId'] }))

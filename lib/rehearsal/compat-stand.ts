@@ -4,13 +4,15 @@
  * 127.0.0.1 with ports of their own. Built from the rehearsal's pieces: its initdb and server settings,
  * its roles, its TLS (clients verify-full against its CA, PgBouncer verify-full towards the server),
  * and its read/write endpoint's ini (pgBouncerEndpointSpec + renderPgBouncerIni), so the probes measure
- * the ini the rehearsal and the kit's hosts run. Session pooling is that ini with pool_mode changed.
+ * the ini the rehearsal and the kit's hosts run. Session pooling is that ini with the model's session
+ * settings (poolModeSettings: pool_mode and its reset), as the PgBouncer engine's session listeners run.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PoolMode } from '../model/pgbouncer-ini';
 import { findPgBouncer, findPostgres15BinDir } from './binaries';
 import { WorkDirLayout } from './layout';
 import { serverOsUser } from './os-user';
@@ -31,21 +33,10 @@ export type CompatTarget = (typeof COMPAT_TARGETS)[number];
 export const COMPAT_TARGET_TITLES: Readonly<Record<CompatTarget, string>> = {
   direct: 'PostgreSQL directly',
   transaction: 'PgBouncer, transaction pooling (the kit\'s endpoints, the rehearsal\'s RDS Proxy stand-in)',
-  session: 'PgBouncer, session pooling (same ini, pool_mode=session)',
+  session: 'PgBouncer, session pooling (the same ini with the session listeners\' settings)',
 };
 
 const HOST = '127.0.0.1';
-
-/**
- * The rehearsal's ini with another pool mode: exactly one `pool_mode = transaction` line must be there,
- * so a change to the shared settings that moves or renames it stops here instead of probing the wrong mode.
- */
-export function withPoolMode(ini: string, mode: 'transaction' | 'session'): string {
-  const line = /^pool_mode = transaction$/gm;
-  const found = ini.match(line)?.length ?? 0;
-  if (found !== 1) throw new Error(`compat stand: expected one "pool_mode = transaction" line in the rendered ini, found ${found}`);
-  return ini.replace(line, `pool_mode = ${mode}`);
-}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -119,15 +110,14 @@ export async function startCompatStand(timeoutMs = 30000): Promise<CompatStand> 
     const program = installPgBouncer(findPgBouncer(), layout);
     const app = (port: number): Target => ({ host: HOST, port, user: secrets.appUser, password: secrets.appPassword, database: secrets.database, caFile: tls.caFile });
     const poolers: Partial<Record<CompatTarget, Target>> = {};
-    for (const mode of ['transaction', 'session'] as const) {
-      const spec: PgBouncerEndpointSpec = { ...pgBouncerEndpointSpec(settings, layout, secrets, tls, `compat-${mode}`, HOST), listenPort: await freePort() };
+    for (const mode of [PoolMode.TRANSACTION, PoolMode.SESSION]) {
+      const spec: PgBouncerEndpointSpec = { ...pgBouncerEndpointSpec(settings, layout, secrets, tls, `compat-${mode}`, HOST), listenPort: await freePort(), poolMode: mode };
       const name = `pgbouncer-compat-${mode}`;
       const paths = layout.pgbouncer(name);
       const proc = { peerId: 1, host: HOST, slot: 0, pidFile: paths.pidFile, unixSocketDir: paths.socketDir };
       const peers = [{ peerId: 1, unixSocketDir: paths.socketDir }];
-      // The rehearsal's own writer of the ini (its socket directory, owner and mode), then the pool mode.
+      // The rehearsal's own writer of the ini (its socket directory, owner and mode), with the pool mode's settings.
       writePoolerConfig({ spec, proc, peers, paths, user });
-      writeFileSync(paths.configFile, withPoolMode(readFileSync(paths.configFile, 'utf8'), mode));
       const pooler = spawnDaemon({ name, kind: 'pgbouncer', program, args: [paths.configFile], logFile: paths.logFile, cwd: workDir, user });
       procs.push(pooler);
       runningGroups.add(pooler.pid);

@@ -76,4 +76,4 @@ export { addPoolerLoadBalancerTarget, pgbouncerPid, type PoolerHost, type Pooler
 export { healthyTargets } from './hosts/load-balancer';
 export { loadBalancerDetectionWindowMs, poolerFailoverDrill, poolerHostLostDrill, type DrillLogin, type FailoverDrillFigures, type HostLostDrillFigures } from './pooler-drills';
 export { execInHost, type BootedHost } from './hosts/booted-host';
-export { COMPAT_TARGET_TITLES, COMPAT_TARGETS, startCompatStand, withPoolMode, type CompatStand, type CompatTarget } from './compat-stand';
+export { COMPAT_TARGET_TITLES, COMPAT_TARGETS, startCompatStand, type CompatStand, type CompatTarget } from './compat-stand';

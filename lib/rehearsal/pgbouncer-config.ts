@@ -12,7 +12,7 @@
  * request to the process that owns the query.
  */
 import { poolSizing, type PoolSettings } from '../model';
-import { connValue, iniLines, iniValue, PGBOUNCER_MAX_PEER_ID, shareOf, sharedPgBouncerSettings, type IniSetting } from '../model/pgbouncer-ini';
+import { connValue, iniLines, iniValue, PGBOUNCER_MAX_PEER_ID, PoolMode, poolModeSettings, shareOf, sharedPgBouncerSettings, type IniSetting } from '../model/pgbouncer-ini';
 
 export { MAX_PREPARED_STATEMENTS, PGBOUNCER_MAX_PEER_ID, renderPgBouncerUserlist, SERVER_RESET_QUERY, shareOf, type PgBouncerUser } from '../model/pgbouncer-ini';
 
@@ -59,6 +59,11 @@ export interface PgBouncerEndpointSpec {
   /** Seconds before a failed server login is retried; short so a re-pointed pool recovers fast. */
   readonly serverLoginRetrySeconds?: number;
   readonly serverConnectTimeoutSeconds?: number;
+  /**
+   * How clients share server connections: the model's session settings (poolModeSettings, as the PgBouncer
+   * engine's session listeners run them) over the shared ones for SESSION. @default PoolMode.TRANSACTION
+   */
+  readonly poolMode?: PoolMode;
 }
 
 /** One process of an endpoint. */
@@ -128,6 +133,8 @@ export function renderPgBouncerIni(spec: PgBouncerEndpointSpec, proc: PoolerProc
       ...(spec.serverLoginRetrySeconds === undefined ? {} : { serverLoginRetrySeconds: spec.serverLoginRetrySeconds }),
       ...(spec.serverConnectTimeoutSeconds === undefined ? {} : { serverConnectTimeoutSeconds: spec.serverConnectTimeoutSeconds }),
     }),
+    // Session pooling and its reset, over the shared settings (later lines win).
+    ...poolModeSettings(spec.poolMode ?? PoolMode.TRANSACTION),
   ];
   return [
     `; PgBouncer endpoint "${spec.name}", peer ${proc.peerId}, rendered by aurora-proxy-kit lib/rehearsal/pgbouncer-config.ts; do not edit.`,

@@ -136,7 +136,7 @@ export async function poolerFailoverDrill(r: Rehearsal, host: PoolerHost, login:
   });
   const homes = host.values.ReaderEndpoints!.split(' ');
   const routed = planFleetProcesses(fleet)
-    .filter((p) => p.listener === 'readOnly')
+    .filter((p) => p.listener === 'readOnly' || p.listener === 'readOnlySession')
     .map((p) => ({ name: fleetProcessName(p), home: homes[Number(p.target.slice('reader'.length)) - 1]! }));
   const poolHost = (name: string): string => /= host=(\S+)/.exec(readFileSync(fleetPath(host.root, `${FLEET_PATHS.routesDir}/${name}.ini`), 'utf8'))?.[1] ?? '';
   let report: Awaited<ReturnType<Rehearsal['failover']>>;

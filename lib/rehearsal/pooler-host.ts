@@ -25,8 +25,8 @@ import { Client } from 'pg';
 import { EndpointRole } from '../../lambda/src/environment';
 import { applyDatabaseRoles, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
 import { derivedScramVerifier } from '../../lambda/src/scram-salt';
-import { renderPoolerBootstrap, substitutePlaceholders } from '../model/pgbouncer-bootstrap';
-import { DEFAULT_FLEET_HOSTS, FLEET_PATHS, FLEET_PORTS, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS } from '../model/pgbouncer-fleet';
+import { renderPoolerBootstrap, sessionListenersValue, substitutePlaceholders } from '../model/pgbouncer-bootstrap';
+import { DEFAULT_FLEET_HOSTS, DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_PATHS, FLEET_PORTS, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS } from '../model/pgbouncer-fleet';
 import { onPath } from './binaries';
 import { POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
 import { ensureRdsIamRole } from './consumer-roles';
@@ -64,6 +64,13 @@ export interface PoolerHostOptions {
   readonly tcpIdleTimeoutSeconds?: number;
   /** The Fleet dimension of its metrics (default 'rehearsal-pooler'). */
   readonly fleetName?: string;
+  /**
+   * The roles some endpoint of the deployment uses in session pooling: the host lays out their session
+   * listeners, as a deployed host does from the same values (default none).
+   */
+  readonly sessionRoles?: ReadonlyArray<EndpointRole>;
+  /** The session listeners' share of each target's budget (default DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT). */
+  readonly sessionMaxConnectionsPercent?: number;
   /**
    * The exporter's period, set on the host as an operator would (a drop-in for the agent's unit), default
    * the unit's own (POOLER_METRICS_PERIOD_SECONDS).
@@ -175,6 +182,8 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
     SignalStack: '',
     SignalResource: '',
     SignalRegion: '',
+    SessionListeners: sessionListenersValue(options.sessionRoles ?? []),
+    SessionMaxConnectionsPercent: String(options.sessionMaxConnectionsPercent ?? DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT),
   };
   return { fleet: { values, emulatorPid: aws.process.pid, hosts: 0 }, aws };
 }

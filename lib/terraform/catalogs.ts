@@ -163,7 +163,7 @@ export function renderMetricCatalog(): string {
       [
         'pooler_listener_series',
         hclValue(
-          POOLER_LISTENER_SERIES.map((l) => ({ role: l.role, alarm_name: l.alarmName, target_group_alarm_name: l.targetGroupAlarmName, target_label: l.targetLabel, numbered: l.numbered })),
+          POOLER_LISTENER_SERIES.map((l) => ({ listener: l.listener, role: l.role, session: l.session, alarm_name: l.alarmName, target_group_alarm_name: l.targetGroupAlarmName, target_label: l.targetLabel, numbered: l.numbered })),
         ),
       ],
       ['metric_period', String(METRIC_PERIOD_SECONDS)],

@@ -37,7 +37,12 @@ export type RuleRead =
   /** A lookup of the model (PROPERTY_LOOKUPS) applied to the variable's value (the hosts' vCPUs from `instance_type`). */
   | { readonly property: string; readonly variable: string; readonly read: 'lookup'; readonly lookup: PropertyLookup; readonly default?: unknown }
   /** An object of several variables' values, by attribute (the fleet's pool settings), each with its variable's default. */
-  | { readonly property: string; readonly read: 'object'; readonly variables: Readonly<Record<string, string>>; readonly defaults?: Readonly<Record<string, unknown>> };
+  | { readonly property: string; readonly read: 'object'; readonly variables: Readonly<Record<string, string>>; readonly defaults?: Readonly<Record<string, unknown>> }
+  /**
+   * The distinct values of one attribute over the elements of a collection whose other attribute equals a value
+   * (`endpoints role where pool_mode == session`: the roles some endpoint uses session pooling in).
+   */
+  | { readonly property: string; readonly variable: string; readonly read: 'select'; readonly attribute: string; readonly where: string; readonly equals: string; readonly whereDefault?: unknown };
 
 export interface BindingVariable {
   /** The module's variable. */
@@ -185,6 +190,13 @@ function ruleReads(module: string, variables: ReadonlyArray<BindingVariable>): R
       return { property, read: 'object', variables: derived.object, ...(Object.keys(defaults).length > 0 ? { defaults } : {}) };
     }
     if (derived) return { property, variable: derived.variable, read: 'lookup', lookup: derived.lookup, default: literal(byName(derived.variable).default) };
+    const selected = /^([a-z0-9_]+) ([a-z0-9_]+) where ([a-z0-9_]+) == ([a-z0-9_]+)$/.exec(hclName);
+    if (selected) {
+      const [, name, attribute, where, equals] = selected as unknown as [string, string, string, string, string];
+      const variable = byName(name);
+      attributeOf(module, variable, attribute);
+      return { property, variable: name, read: 'select', attribute, where, equals, whereDefault: literal(attributeOf(module, variable, where).default) };
+    }
     const [head, rest] = hclName.split(' ');
     if (rest !== undefined) {
       const variable = byName(head);

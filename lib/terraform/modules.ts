@@ -125,6 +125,7 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
     preconditions: {
       'idle-within-max': 'aws_launch_template.this',
       'fleet-budget-split': 'aws_launch_template.this',
+      'fleet-session-budget-split': 'aws_launch_template.this',
       'pooler-s3-egress-vpc-cidr': 'aws_security_group.hosts',
       // Consumers read the CA from this output: with a secret of the user's and no CA it would be null.
       'pooler-tls-certificate-pair': { address: 'output.client_ca_certificate', file: 'outputs.tf' },
@@ -134,6 +135,7 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
     collections: {
       'consumer_users item': { each: 'u in var.consumer_users', value: 'u' },
       'endpoints role': { each: 'e in values(var.endpoints)', value: 'e.role' },
+      'endpoints pool_mode': { each: 'e in values(var.endpoints)', value: 'e.pool_mode' },
     },
     lengths: ['reader_endpoints'],
     derived: {

@@ -1,8 +1,8 @@
 import { renderPoolerBootstrap, USER_DATA_MAX_BYTES } from '../model/pgbouncer-bootstrap';
-import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_HEALTH_CHECK_TYPE, FLEET_HOST_WARMUP_SECONDS, FLEET_PORTS } from '../model/pgbouncer-fleet';
-import { GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES, POOLER_LISTENER_PORTS, SESSION_MANAGER_INSTANCE_POLICY } from '../model/pgbouncer-hosts';
+import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_HEALTH_CHECK_TYPE, FLEET_HOST_WARMUP_SECONDS, FLEET_LISTENER_SHORT, FLEET_LISTENERS, FLEET_PORTS, fleetListenerPoolMode, fleetListenerRole } from '../model/pgbouncer-fleet';
+import { GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES, poolerListenerPort, SESSION_MANAGER_INSTANCE_POLICY } from '../model/pgbouncer-hosts';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
-import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
+import { POOLER_METRIC_LISTENERS, POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
 import { FLEET_HOST_SIGNAL_TIMEOUT_SECONDS } from '../model/pgbouncer-rollout';
 import { poolBudgetLocals } from './catalogs';
 import { alignedMap, generatedBy, hclString, hclValue } from './hcl';
@@ -34,12 +34,16 @@ export function renderPgBouncerCatalog(): string {
     '  graviton_size_vcpus = {',
     ...alignedMap('    ', Object.entries(GRAVITON_SIZE_VCPUS).map(([k, v]) => [k, String(v)] as const)),
     '  }',
-    '  # The NLB listener each role\'s consumers connect to, the PgBouncer port it forwards to, and its health path.',
+    '  # The NLB listener each role\'s consumers connect to in each pool mode (keyed as POOLER_METRIC_LISTENERS: the',
+    '  # role, with _SESSION for session pooling), the PgBouncer port it forwards to, and its health path.',
     '  listeners = {',
-    ...alignedMap('    ', [
-      ['READ_WRITE', hclValue({ port: POOLER_LISTENER_PORTS.READ_WRITE, target_port: FLEET_PORTS.readWrite, short: 'rw', health_path: POOLER_HEALTH_PATHS.readWrite })],
-      ['READ_ONLY', hclValue({ port: POOLER_LISTENER_PORTS.READ_ONLY, target_port: FLEET_PORTS.readOnly, short: 'ro', health_path: POOLER_HEALTH_PATHS.readOnly })],
-    ]),
+    ...alignedMap(
+      '    ',
+      FLEET_LISTENERS.map((l) => [
+        POOLER_METRIC_LISTENERS[l],
+        hclValue({ port: poolerListenerPort(l), target_port: FLEET_PORTS[l], short: FLEET_LISTENER_SHORT[l], health_path: POOLER_HEALTH_PATHS[l], role: fleetListenerRole(l), pool_mode: fleetListenerPoolMode(l) }),
+      ] as const),
+    ),
     '  }',
     '  # The hosts\' health endpoint (apk-host serve) and the target groups\' checks of it.',
     ...alignedMap('  ', [

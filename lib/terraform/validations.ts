@@ -230,6 +230,27 @@ const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
       ]),
     },
   ],
+  // The same, with a session listener: the module's session_roles, and each share of the budget (session_budget,
+  // transaction_budget) against what the processes take at one each.
+  'fleet-session-budget-split': (rule) => [
+    {
+      condition: 'length(local.session_roles) == 0 || (local.session_budget >= local.server_connections_in && local.transaction_budget >= local.server_connections_in)',
+      // Probe values chosen so that each number of the message occurs once: 11 hosts of 13 vCPUs, 41% of 1000, 29% of that for sessions.
+      errorMessage: probed(
+        rule,
+        { hosts: 11, vcpusPerHost: 13, readers: 1, maxConnections: 1000, pool: { maxConnectionsPercent: 41, maxIdleConnectionsPercent: 0, connectionBorrowTimeoutSeconds: 0 }, sessionRoles: ['READ_WRITE'], sessionMaxConnectionsPercent: 29 },
+        [
+          ['143', 'local.server_connections_in'],
+          ['118', 'local.session_budget'],
+          ['292', 'local.transaction_budget'],
+          ['410', 'local.budget'],
+          ['11', 'var.hosts'],
+          ['13', 'local.processes_per_target'],
+          ['29', 'var.session_max_connections_percent'],
+        ],
+      ),
+    },
+  ],
   'fleet-load-balancer-name-prefix': (rule) => [
     { condition: `!startswith(var.name, ${JSON.stringify(RESERVED_LOAD_BALANCER_PREFIX)})`, errorMessage: probed(rule, { loadBalancerName: `${RESERVED_LOAD_BALANCER_PREFIX}${PROBE}` }, [[`${RESERVED_LOAD_BALANCER_PREFIX}${PROBE}`, 'var.name']]) },
   ],

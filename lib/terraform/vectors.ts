@@ -39,6 +39,9 @@ const COLLECTION_VALUES: Readonly<Record<string, (value: unknown) => unknown>> =
   'endpoints target_role': (role) => ({ 'endpoint-1': { ...PROXY_ENDPOINT, target_role: role } }),
   'consumer_users item': (user) => [user],
   'endpoints role': (role) => ({ 'endpoint-1': { ...PROXY_ENDPOINT, role } }),
+  'endpoints pool_mode': (mode) => ({ 'endpoint-1': { ...PROXY_ENDPOINT, role: 'READ_WRITE', pool_mode: mode } }),
+  // The roles some endpoint uses in session pooling: an endpoint of each, in session pooling.
+  'endpoints role where pool_mode == session': (roles) => Object.fromEntries((roles as string[]).map((role, i) => [`endpoint-${i + 1}`, { ...PROXY_ENDPOINT, role, pool_mode: 'session' }])),
 };
 
 /** A list of `count` reader endpoints, for a variable a rule reads as its length. */

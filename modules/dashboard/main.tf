@@ -10,6 +10,9 @@ locals {
   pgbouncer_inputs  = { pgbouncer_fleet_name = var.pgbouncer_fleet_name, pgbouncer_targets = var.pgbouncer_targets, pgbouncer_load_balancer_arn_suffix = var.pgbouncer_load_balancer_arn_suffix, pgbouncer_target_group_arn_suffixes = var.pgbouncer_target_group_arn_suffixes, pgbouncer_hosts = var.pgbouncer_hosts }
   pgbouncer_missing = [for name, value in local.pgbouncer_inputs : name if value == null]
   pgbouncer         = var.pgbouncer_fleet_name != null
+  # The fleet's listeners: both transaction ones, and each session-pooling one it has a target group for (the
+  # map's keys are known at plan), as DatabaseDashboard charts those its proxy's endpoints added.
+  pooler_listeners = [for l in local.pooler_listener_series : l if !l.session || contains(try(keys(var.pgbouncer_target_group_arn_suffixes), []), lower(l.listener))]
 
   # The lines of each scope, as DatabaseDashboard draws them: one per instance, endpoint, target role or
   # function, with its label, the start of its alarms' names, the instance selections it falls under
@@ -33,21 +36,21 @@ locals {
     # The PgBouncer engine: one line per listener and pool target (READ_WRITE's one target, READ_ONLY's
     # readers numbered as the instances are), and per listener's load balancer target group.
     pooler-target = !local.pgbouncer || var.pgbouncer_targets == null ? [] : flatten([
-      for l in local.pooler_listener_series : [
+      for l in local.pooler_listeners : [
         for i, target in flatten([var.pgbouncer_targets[lower(l.role)]]) : {
           label      = l.numbered ? "${l.role} ${l.target_label}-${i + 1}" : "${l.role} ${l.target_label}"
           alarm_name = l.numbered ? "${l.alarm_name}${i + 1}" : l.alarm_name
           selections = ["all"]
-          subject    = { fleet_name = var.pgbouncer_fleet_name, listener = l.role, target = target }
+          subject    = { fleet_name = var.pgbouncer_fleet_name, listener = l.listener, target = target }
         }
       ]
     ])
     pooler-target-group = !local.pgbouncer || var.pgbouncer_target_group_arn_suffixes == null ? [] : [
-      for l in local.pooler_listener_series : {
-        label      = l.role
+      for l in local.pooler_listeners : {
+        label      = l.listener
         alarm_name = l.target_group_alarm_name
         selections = ["all"]
-        subject    = { load_balancer = var.pgbouncer_load_balancer_arn_suffix, target_group = var.pgbouncer_target_group_arn_suffixes[lower(l.role)] }
+        subject    = { load_balancer = var.pgbouncer_load_balancer_arn_suffix, target_group = var.pgbouncer_target_group_arn_suffixes[lower(l.listener)] }
       }
     ]
     function = [for label, name in var.functions : { label = label, alarm_name = label, selections = ["all"], subject = { function_name = name } }]

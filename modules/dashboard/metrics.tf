@@ -53,7 +53,7 @@ locals {
 
   default_endpoint_name  = "default"
   target_role_series     = [{ role = "READ_WRITE", alarm_name = "ProxyReadWrite" }, { role = "READ_ONLY", alarm_name = "ProxyReadOnly" }]
-  pooler_listener_series = [{ role = "READ_WRITE", alarm_name = "PoolerReadWrite", target_group_alarm_name = "LoadBalancerReadWrite", target_label = "writer", numbered = false }, { role = "READ_ONLY", alarm_name = "PoolerReadOnly", target_group_alarm_name = "LoadBalancerReadOnly", target_label = "reader", numbered = true }]
+  pooler_listener_series = [{ listener = "READ_WRITE", role = "READ_WRITE", session = false, alarm_name = "PoolerReadWrite", target_group_alarm_name = "LoadBalancerReadWrite", target_label = "writer", numbered = false }, { listener = "READ_ONLY", role = "READ_ONLY", session = false, alarm_name = "PoolerReadOnly", target_group_alarm_name = "LoadBalancerReadOnly", target_label = "reader", numbered = true }, { listener = "READ_WRITE_SESSION", role = "READ_WRITE", session = true, alarm_name = "PoolerReadWriteSession", target_group_alarm_name = "LoadBalancerReadWriteSession", target_label = "writer", numbered = false }, { listener = "READ_ONLY_SESSION", role = "READ_ONLY", session = true, alarm_name = "PoolerReadOnlySession", target_group_alarm_name = "LoadBalancerReadOnlySession", target_label = "reader", numbered = true }]
   metric_period          = 60
   fleet_hosts_token      = "FLEET_HOSTS"
 

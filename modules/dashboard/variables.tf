@@ -67,16 +67,15 @@ variable "pgbouncer_load_balancer_arn_suffix" {
 }
 
 variable "pgbouncer_target_group_arn_suffixes" {
-  description = "ARN suffixes (targetgroup/<name>/<id>) of the PgBouncer fleet's target groups by listener, the TargetGroup dimension of their AWS/NetworkELB metrics (the pgbouncer-proxy module's target_group_arn_suffixes)."
-  type = object({
-    read_write = string
-    read_only  = string
-  })
+  description = "ARN suffixes (targetgroup/<name>/<id>) of the PgBouncer fleet's target groups by listener, the TargetGroup dimension of their AWS/NetworkELB metrics (the pgbouncer-proxy module's target_group_arn_suffixes): read_write, read_only, and the session-pooling listeners' (read_write_session, read_only_session) where some endpoint uses them, which are then charted and alarmed too."
+  # A map, not an object: its keys are known at plan (the values only after apply), so they can decide which
+  # session listeners have lines and alarms.
+  type    = map(string)
   default = null
 
   validation {
-    condition     = var.pgbouncer_target_group_arn_suffixes == null || try(alltrue([for s in values(var.pgbouncer_target_group_arn_suffixes) : can(regex("^targetgroup/[^/]+/[0-9a-f]+$", s))]), false)
-    error_message = "pgbouncer_target_group_arn_suffixes must be target groups' ARN suffixes, targetgroup/<name>/<id>: pass the pgbouncer-proxy module's target_group_arn_suffixes"
+    condition     = var.pgbouncer_target_group_arn_suffixes == null || try(contains(keys(var.pgbouncer_target_group_arn_suffixes), "read_write") && contains(keys(var.pgbouncer_target_group_arn_suffixes), "read_only") && alltrue([for k, s in var.pgbouncer_target_group_arn_suffixes : contains(["read_write", "read_only", "read_write_session", "read_only_session"], k) && can(regex("^targetgroup/[^/]+/[0-9a-f]+$", s))]), false)
+    error_message = "pgbouncer_target_group_arn_suffixes must be target groups' ARN suffixes, targetgroup/<name>/<id>, of read_write and read_only (and read_write_session, read_only_session where used): pass the pgbouncer-proxy module's target_group_arn_suffixes"
   }
 }
 

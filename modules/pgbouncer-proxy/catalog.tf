@@ -13,10 +13,13 @@ locals {
     "12xlarge" = 48
     "16xlarge" = 64
   }
-  # The NLB listener each role's consumers connect to, the PgBouncer port it forwards to, and its health path.
+  # The NLB listener each role's consumers connect to in each pool mode (keyed as POOLER_METRIC_LISTENERS: the
+  # role, with _SESSION for session pooling), the PgBouncer port it forwards to, and its health path.
   listeners = {
-    READ_WRITE = { port = 5432, target_port = 6432, short = "rw", health_path = "/read-write" }
-    READ_ONLY  = { port = 5433, target_port = 6433, short = "ro", health_path = "/read-only" }
+    READ_WRITE         = { port = 5432, target_port = 6432, short = "rw", health_path = "/read-write", role = "READ_WRITE", pool_mode = "transaction" }
+    READ_ONLY          = { port = 5433, target_port = 6433, short = "ro", health_path = "/read-only", role = "READ_ONLY", pool_mode = "transaction" }
+    READ_WRITE_SESSION = { port = 5434, target_port = 6434, short = "sw", health_path = "/read-write-session", role = "READ_WRITE", pool_mode = "session" }
+    READ_ONLY_SESSION  = { port = 5435, target_port = 6435, short = "sr", health_path = "/read-only-session", role = "READ_ONLY", pool_mode = "session" }
   }
   # The hosts' health endpoint (apk-host serve) and the target groups' checks of it.
   health_port  = 6480

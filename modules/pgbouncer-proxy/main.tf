@@ -12,6 +12,15 @@ locals {
   budget                = min(floor(var.max_connections * var.max_connections_percent / 100), max(0, var.max_connections - local.reserved_connections))
   processes_per_target  = max(coalesce(local.vcpus, 1), max(1, floor(coalesce(local.vcpus, 1) / max(local.readers, 1))))
   server_connections_in = var.hosts * local.processes_per_target
+  # Session pooling (FLEET_RULES fleet-session-budget-split): the roles some endpoint uses it in each get a
+  # listener of their own whose pools take session_max_connections_percent of each target's budget, the
+  # transaction pools the rest. Only the listeners some endpoint uses exist.
+  session_roles      = distinct([for e in values(var.endpoints) : e.role if e.pool_mode == "session"])
+  session_budget     = floor(local.budget * var.session_max_connections_percent / 100)
+  transaction_budget = local.budget - local.session_budget
+  active_listeners   = { for k, l in local.listeners : k => l if l.pool_mode != "session" || contains(local.session_roles, l.role) }
+  # Each endpoint's listener: its role's, or its role's session listener.
+  endpoint_listeners = { for name, e in var.endpoints : name => local.listeners[e.pool_mode == "session" ? "${e.role}_SESSION" : e.role] }
 
   consumer_users = toset(var.consumer_users)
   user_secrets   = concat([aws_secretsmanager_secret.server.arn], [for u in var.consumer_users : aws_secretsmanager_secret.consumer[u].arn])
@@ -43,6 +52,9 @@ locals {
     SignalStack    = ""
     SignalResource = ""
     SignalRegion   = ""
+    # The session listeners' short names, read/write first (sessionListenersValue), as the CDK construct gives them.
+    SessionListeners             = join(" ", [for k in ["READ_WRITE_SESSION", "READ_ONLY_SESSION"] : local.listeners[k].short if contains(keys(local.active_listeners), k)])
+    SessionMaxConnectionsPercent = tostring(var.session_max_connections_percent)
   }
   # The kit's bootstrap, the same text the CDK construct deploys; templatefile fills its placeholders.
   user_data = templatefile("${path.module}/templates/bootstrap.sh.tftpl", local.bootstrap_variables)
@@ -206,7 +218,7 @@ resource "aws_security_group" "load_balancer" {
 }
 
 resource "aws_vpc_security_group_ingress_rule" "hosts_from_load_balancer" {
-  for_each = local.listeners
+  for_each = local.active_listeners
 
   security_group_id            = aws_security_group.hosts.id
   referenced_security_group_id = aws_security_group.load_balancer.id
@@ -217,7 +229,7 @@ resource "aws_vpc_security_group_ingress_rule" "hosts_from_load_balancer" {
 }
 
 resource "aws_vpc_security_group_egress_rule" "load_balancer_to_hosts" {
-  for_each = local.listeners
+  for_each = local.active_listeners
 
   security_group_id            = aws_security_group.load_balancer.id
   referenced_security_group_id = aws_security_group.hosts.id
@@ -347,6 +359,12 @@ resource "aws_launch_template" "this" {
       error_message = "hosts ${var.hosts} x ${local.processes_per_target} processes per target need ${local.server_connections_in} server connections of a budget of ${local.budget} (max_connections_percent ${var.max_connections_percent} of max_connections ${var.max_connections}, never into the ${local.reserved_connections} connections reserved for rdsadmin, AWS's automation, the master user and the role bootstrap): use fewer hosts or a smaller instance type, or raise max_connections_percent up to ${local.reserved_connections}0"
     }
     # END generated fleet-budget-split
+    # BEGIN generated fleet-session-budget-split by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+    precondition {
+      condition     = length(local.session_roles) == 0 || (local.session_budget >= local.server_connections_in && local.transaction_budget >= local.server_connections_in)
+      error_message = "session_max_connections_percent ${var.session_max_connections_percent} splits each target's budget of ${local.budget} into ${local.session_budget} server connections for session pooling and ${local.transaction_budget} for transaction pooling, and hosts ${var.hosts} x ${local.processes_per_target} processes per target need ${local.server_connections_in} in each: use fewer hosts or a smaller instance type, raise max_connections_percent, or choose a session_max_connections_percent that leaves both shares that many"
+    }
+    # END generated fleet-session-budget-split
     # BEGIN generated idle-within-max by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
     precondition {
       condition     = var.max_idle_connections_percent <= var.max_connections_percent
@@ -440,7 +458,7 @@ resource "aws_lb" "this" {
 }
 
 resource "aws_lb_target_group" "this" {
-  for_each = local.listeners
+  for_each = local.active_listeners
 
   # A generated name (ELB allows at most 6 characters of prefix) and create_before_destroy: a change that replaces
   # the group (port, protocol, VPC) makes the new one and moves the listener to it before the old one goes; a fixed
@@ -475,7 +493,7 @@ resource "aws_lb_target_group" "this" {
 resource "aws_lb_listener" "this" {
   #checkov:skip=CKV_AWS_2:TCP on purpose: PgBouncer terminates TLS (client TLS required), so the load balancer passes the PostgreSQL protocol through
   #checkov:skip=CKV_AWS_103:TCP on purpose: PgBouncer terminates TLS (client TLS required), so the load balancer passes the PostgreSQL protocol through
-  for_each = local.listeners
+  for_each = local.active_listeners
 
   load_balancer_arn = aws_lb.this.arn
   port              = each.value.port
@@ -506,7 +524,8 @@ resource "aws_security_group" "endpoint" {
   for_each = var.endpoints
 
   name_prefix = "${each.key}-"
-  description = "${each.value.role} PgBouncer endpoint ${each.key}: ingress only from granted clients"
+  # The transaction endpoints' description is as before session pooling existed: a new one replaces the group.
+  description = "${each.value.role} PgBouncer endpoint ${each.key}${each.value.pool_mode == "session" ? " (session pooling)" : ""}: ingress only from granted clients"
   vpc_id      = each.value.vpc_id
   tags        = var.tags
 
@@ -518,7 +537,7 @@ resource "aws_security_group" "endpoint" {
 resource "aws_vpc_security_group_ingress_rule" "endpoint" {
   for_each = merge([
     for name, e in var.endpoints : {
-      for i, sg in e.allowed_security_group_ids : "${name}/${i}" => { endpoint = name, source = sg, port = local.listeners[e.role].port }
+      for i, sg in e.allowed_security_group_ids : "${name}/${i}" => { endpoint = name, source = sg, port = local.endpoint_listeners[name].port }
     }
   ]...)
 

@@ -3,7 +3,7 @@ output "endpoints" {
   value = {
     for name, e in var.endpoints : name => {
       endpoint           = aws_vpc_endpoint.this[name].dns_entry[0].dns_name
-      port               = local.listeners[e.role].port
+      port               = local.endpoint_listeners[name].port
       target_role        = e.role
       security_group_id  = aws_security_group.endpoint[name].id
       tls_ca_certificate = local.client_ca_certificate
@@ -17,8 +17,8 @@ output "read_only_server_user" {
 }
 
 output "ports" {
-  description = "The listener port of each role: READ_WRITE (the writer) and READ_ONLY (the readers)."
-  value       = { for role, l in local.listeners : role => l.port }
+  description = "The listener port of each role: READ_WRITE (the writer) and READ_ONLY (the readers); and of each session-pooling listener some endpoint uses, READ_WRITE_SESSION and READ_ONLY_SESSION."
+  value       = { for role, l in local.active_listeners : role => l.port }
 }
 
 output "read_only_server_secret_arn" {
@@ -91,7 +91,7 @@ output "load_balancer_arn_suffix" {
 }
 
 output "target_group_arn_suffixes" {
-  description = "Each listener's target group ARN suffix (targetgroup/<name>/<id>), read_write and read_only: the TargetGroup dimension of their AWS/NetworkELB metrics."
+  description = "Each listener's target group ARN suffix (targetgroup/<name>/<id>), read_write and read_only (and read_write_session, read_only_session where some endpoint uses session pooling): the TargetGroup dimension of their AWS/NetworkELB metrics."
   value       = { for role, tg in aws_lb_target_group.this : lower(role) => tg.arn_suffix }
 }
 

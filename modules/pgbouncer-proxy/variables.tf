@@ -239,6 +239,20 @@ variable "max_idle_connections_percent" {
   # END generated max-idle-connections-percent
 }
 
+variable "session_max_connections_percent" {
+  description = "Share of each target's pool budget the session-pooling listener of its role takes (bounds: the fleet-session-max-connections-percent rule; see the Rules column of the module README), where some endpoint of the role has pool_mode session; the transaction pools keep the rest."
+  type        = number
+  default     = 25
+  nullable    = false
+  # BEGIN generated fleet-session-max-connections-percent by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+
+  validation {
+    condition     = floor(var.session_max_connections_percent) == var.session_max_connections_percent && var.session_max_connections_percent >= 1 && var.session_max_connections_percent <= 99
+    error_message = "session_max_connections_percent ${var.session_max_connections_percent} is out of range: the session pools take 1 to 99 percent of each target's budget, the transaction pools keep the rest (an integer from 1 to 99)"
+  }
+  # END generated fleet-session-max-connections-percent
+}
+
 variable "connection_borrow_timeout_seconds" {
   description = "Seconds a client waits to borrow a pooled connection (bounds: the borrow-timeout rule; see the Rules column of the module README)."
   type        = number
@@ -320,12 +334,13 @@ variable "vpc_cidr_block" {
 }
 
 variable "endpoints" {
-  description = "Endpoints in consumer VPCs by name: an interface endpoint of the fleet's endpoint service each, with a security group of its own admitting allowed_security_group_ids on the role's port (READ_WRITE 5432, READ_ONLY 5433). The subnets' zones must be zones of the load balancer."
+  description = "Endpoints in consumer VPCs by name: an interface endpoint of the fleet's endpoint service each, with a security group of its own admitting allowed_security_group_ids on the port of its role and pool_mode (transaction: READ_WRITE 5432, READ_ONLY 5433; session: 5434, 5435). pool_mode session gives each client a server connection for its whole session (LISTEN, session advisory locks, temporary tables, SET across transactions) through a listener of its own, whose pools take session_max_connections_percent of each target's budget. The subnets' zones must be zones of the load balancer."
   type = map(object({
     vpc_id                     = string
     subnet_ids                 = list(string)
     role                       = string
     allowed_security_group_ids = optional(list(string), [])
+    pool_mode                  = optional(string, "transaction")
   }))
   default  = {}
   nullable = false
@@ -336,6 +351,13 @@ variable "endpoints" {
     error_message = "endpoints role ${try([for e in values(var.endpoints) : e.role if !(contains(["READ_ONLY", "READ_WRITE"], e.role))][0], "")} is not a proxy endpoint role: use READ_ONLY or READ_WRITE"
   }
   # END generated endpoint-target-role
+  # BEGIN generated pooler-endpoint-pool-mode by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+
+  validation {
+    condition     = alltrue([for e in values(var.endpoints) : contains(["transaction", "session"], e.pool_mode)])
+    error_message = "endpoints pool_mode ${try([for e in values(var.endpoints) : e.pool_mode if !(contains(["transaction", "session"], e.pool_mode))][0], "")} is not a pool mode: use transaction or session"
+  }
+  # END generated pooler-endpoint-pool-mode
 }
 
 variable "hosts_depend_on" {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { COMPAT_REGENERATE, pinningGaps, readCompatResults, readmeWithSection, README_MARKERS, renderCompatSection, type CompatResults } from '../../lib/bench/compat/matrix';
 import { classify, COMPAT_PROBES, type CompatFeature } from '../../lib/bench/compat/probes';
 import { RDS_PROXY_BEHAVIOUR } from '../../lib/bench/compat/rds-proxy';
-import { renderPgBouncerIni, withPoolMode } from '../../lib/rehearsal';
+import { PoolMode, SESSION_SERVER_RESET_QUERY } from '../../lib/model/pgbouncer-ini';
+import { renderPgBouncerIni } from '../../lib/rehearsal';
 import { DEFAULT_POOL_SETTINGS } from '../../lib/model/sizing';
 
 const ROOT = join(__dirname, '..', '..');
@@ -68,13 +69,11 @@ describe('session pooling from the rehearsal\'s ini', () => {
   const proc = { peerId: 1, host: '127.0.0.1', slot: 0, pidFile: '/p', unixSocketDir: '/s' };
   const ini = renderPgBouncerIni(spec, proc, [{ peerId: 1, unixSocketDir: '/s' }]);
 
-  test('GIVEN the rendered ini WHEN switched to session pooling THEN only the pool_mode line changes', () => {
-    const session = withPoolMode(ini, 'session');
-    const diff = session.split('\n').filter((line, i) => line !== ini.split('\n')[i]);
-    expect(diff).toEqual(['pool_mode = session']);
-  });
-
-  test('GIVEN an ini without exactly one transaction pool_mode line WHEN switched THEN it is refused, naming what it looked for', () => {
-    expect(() => withPoolMode(ini.replace('pool_mode = transaction', 'pool_mode = statement'), 'session')).toThrow(/expected one "pool_mode = transaction" line.*found 0/);
+  test('GIVEN the rendered ini in session pooling THEN it is the transaction ini with the session listeners\' settings after it: pool_mode and a reset with DEALLOCATE ALL', () => {
+    const session = renderPgBouncerIni({ ...spec, poolMode: PoolMode.SESSION }, proc, [{ peerId: 1, unixSocketDir: '/s' }]);
+    const lines = session.split('\n');
+    expect(lines.slice(0, ini.split('\n').length - 1)).toEqual(ini.split('\n').slice(0, -1));
+    expect(lines.slice(ini.split('\n').length - 1)).toEqual(['pool_mode = session', `server_reset_query = ${SESSION_SERVER_RESET_QUERY}`, '']);
+    expect(renderPgBouncerIni({ ...spec, poolMode: PoolMode.TRANSACTION }, proc, [{ peerId: 1, unixSocketDir: '/s' }])).toBe(ini);
   });
 });

@@ -147,6 +147,20 @@ describe('the kit\'s rules at construction', () => {
       expect(violations({ instanceType: 'c7g.medium', hosts: 20, maxConnections: 200 })).toEqual([]);
     });
 
+    test('GIVEN endpoints in session pooling THEN each pool mode is checked and the session share of the budget, as plan would', () => {
+      // The elements keep the module's attribute names.
+      const endpoint = { vpc_id: 'vpc-consumer', subnet_ids: ['subnet-c1', 'subnet-c2'] };
+      expect(violations({ endpoints: { web: { ...endpoint, role: 'READ_WRITE' }, odd: { ...endpoint, role: 'READ_WRITE', pool_mode: 'statement' } } })).toEqual(['endpoints pool_mode statement is not a pool mode: use transaction or session']);
+      // 1000 less the reserve: a budget of 990, 1% of it (9) for the session pools of 2 hosts x 8 processes.
+      const small = { instanceType: 'c7g.2xlarge', sessionMaxConnectionsPercent: 1 };
+      expect(violations({ ...small, endpoints: { locks: { ...endpoint, role: 'READ_ONLY', pool_mode: 'session' } } })).toEqual([
+        'sessionMaxConnectionsPercent 1 splits each target\'s budget of 990 into 9 server connections for session pooling and 981 for transaction pooling, and hosts 2 x 8 processes per target need 16 in each: use fewer hosts or a smaller instance type, raise maxConnectionsPercent, or choose a sessionMaxConnectionsPercent that leaves both shares that many',
+      ]);
+      // The same share with no session endpoint: nothing to split.
+      expect(violations({ ...small, endpoints: { web: { ...endpoint, role: 'READ_ONLY', pool_mode: 'transaction' } } })).toEqual([]);
+      expect(violations({ sessionMaxConnectionsPercent: 100 })).toEqual(['sessionMaxConnectionsPercent 100 is out of range: the session pools take 1 to 99 percent of each target\'s budget, the transaction pools keep the rest (an integer from 1 to 99)']);
+    });
+
     test('GIVEN lists known only at plan THEN their length waits for Terraform, and the users known at synth are still checked', () => {
       // The cluster module's output, and a list with an output spread into it: its length is known at plan only.
       expect(violations({ readerEndpoints: unknownList('${module.database.reader_instance_endpoints}') })).toEqual([]);

@@ -2,6 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Capture, Match, Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { PoolMode } from '../../lib';
 import { EndpointRole } from '../../lambda/src/environment';
 import { DatabaseDashboard } from '../../lib/database-dashboard';
 import { DEFAULT_ALARM_THRESHOLDS, ENGINE_SCOPES, METRIC_CATALOG } from '../../lib/model';
@@ -174,6 +175,35 @@ describe('DatabaseDashboard over a PgBouncer fleet', () => {
   });
 });
 
+describe('DatabaseDashboard over a PgBouncer fleet with a session-pooling endpoint', () => {
+  test('GIVEN a READ_WRITE endpoint in session pooling added before the dashboard WHEN charted THEN its listener\'s pools and target group have lines and alarms of their own (Listener READ_WRITE_SESSION), and no read-only session listener is charted', () => {
+    // GIVEN
+    const { stack, cluster, create } = fleetStack({ fleetName: 'kit-fleet' });
+    const pooler = create();
+    const vpc = isolatedVpc(stack, 'ConsumerVpc', '10.30.0.0/16');
+    pooler.addEndpoint('Locks', { vpc, role: EndpointRole.READ_WRITE, poolMode: PoolMode.SESSION });
+    // WHEN
+    const dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy: pooler });
+    const template = Template.fromStack(stack);
+    // THEN
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `${dashboard.alarmNamePrefix}PoolerReadWriteSessionClientsWaiting`,
+      Dimensions: dimensions({ Fleet: 'kit-fleet', Listener: 'READ_WRITE_SESSION', Target: firstLabel(getAtt(cluster.cluster.node.defaultChild as Construct, 'Endpoint.Address')) }),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `${dashboard.alarmNamePrefix}LoadBalancerReadWriteSessionUnhealthyHosts`,
+      Dimensions: Match.arrayWith([{ Name: 'TargetGroup', Value: getAtt(pooler.targetGroup(EndpointRole.READ_WRITE, PoolMode.SESSION), 'TargetGroupFullName') }]),
+    });
+    const names = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => String(a.Properties.AlarmName));
+    expect(names.filter((n) => n.includes('Session')).map((n) => n.slice(dashboard.alarmNamePrefix.length)).sort()).toEqual([
+      'LoadBalancerReadWriteSessionMissingHosts',
+      'LoadBalancerReadWriteSessionUnhealthyHosts',
+      'PoolerReadWriteSessionClientsWaiting',
+      'PoolerReadWriteSessionMaxWait',
+    ]);
+  });
+});
+
 describe('PgBouncerProxy metrics', () => {
   test('the helpers: the catalog\'s statistic, the listener and target given, READ_WRITE and its one target by default', () => {
     // GIVEN
@@ -203,6 +233,15 @@ describe('PgBouncerProxy metrics', () => {
       { TargetGroup: getAtt(pooler.targetGroup(EndpointRole.READ_ONLY), 'TargetGroupFullName'), LoadBalancer: getAtt(pooler.loadBalancer, 'LoadBalancerFullName') },
     ]);
     expect(pooler.metricHealthyHostCount(EndpointRole.READ_WRITE).statistic).toBe('Minimum');
+  });
+
+  test('GIVEN poolMode SESSION WHEN a metric is asked for THEN it is the session listener\'s pools (Listener READ_WRITE_SESSION), apart from the transaction pools of the same target', () => {
+    const { stack, create } = fleetStack({ fleetName: 'kit-fleet' });
+    const pooler = create();
+    const session = pooler.metricServerConnections({ poolMode: PoolMode.SESSION });
+    const transaction = pooler.metricServerConnections({ poolMode: PoolMode.TRANSACTION });
+    expect([stack.resolve(session.dimensions).Listener, stack.resolve(transaction.dimensions).Listener]).toEqual(['READ_WRITE_SESSION', 'READ_WRITE']);
+    expect(stack.resolve(session.dimensions).Target).toEqual(stack.resolve(transaction.dimensions).Target);
   });
 
   test('a READ_ONLY metric of a fleet pooling for two readers needs its target', () => {

@@ -5,6 +5,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { EndpointRole } from '../../lambda/src/environment';
+import { PoolMode } from '../../lib';
 import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
 import { renderPoolerBootstrap } from '../../lib/model/pgbouncer-bootstrap';
 import { POOLER_HEALTH_PORT } from '../../lib/model/pgbouncer-host-serve';
@@ -149,6 +150,9 @@ describe('PgBouncerProxy', () => {
       SignalStack: { Ref: 'AWS::StackName' },
       SignalResource: stack.getLogicalId(pooler.autoScalingGroup.node.defaultChild as CfnElement),
       SignalRegion: { Ref: 'AWS::Region' },
+      // No endpoint in session pooling: no session listener.
+      SessionListeners: '',
+      SessionMaxConnectionsPercent: '25',
     });
     expect(template.toJSON().Resources[stack.getLogicalId(pooler.autoScalingGroup.node.defaultChild as CfnElement)].Type).toBe('AWS::AutoScaling::AutoScalingGroup');
     expect(pooler.fleetName).toBe(`${stack.stackName}/Pooler`);
@@ -254,6 +258,59 @@ describe('PgBouncerProxy', () => {
     expect(stack.resolve(readOnly.hostname)).toEqual({ 'Fn::Select': [1, { 'Fn::Split': [':', { 'Fn::Select': [0, getAtt(readOnly.endpoint, 'DnsEntries')] }] }] });
   });
 
+  test('GIVEN endpoints in session pooling, one added after the proxy\'s user data WHEN synthesized THEN each role\'s session listener exists once: its hosts\' processes, its NLB listener and target group with the same health check, and the endpoint\'s port', () => {
+    // GIVEN
+    const { stack: s, consumerVpc: vpc, create } = poolerStack({ sessionMaxConnectionsPercent: 40 });
+    const proxy = create();
+    // WHEN
+    const rw = proxy.addEndpoint('Notifications', { vpc, role: EndpointRole.READ_WRITE, poolMode: PoolMode.SESSION });
+    const rwAgain = proxy.addEndpoint('Locks', { vpc, role: EndpointRole.READ_WRITE, poolMode: PoolMode.SESSION });
+    const ro = proxy.addEndpoint('Reports', { vpc, role: EndpointRole.READ_ONLY, poolMode: PoolMode.SESSION });
+    const plain = proxy.addEndpoint('Web', { vpc, role: EndpointRole.READ_WRITE });
+    const t = Template.fromStack(s);
+    // THEN
+    expect([rw.port, rwAgain.port, ro.port, plain.port, rw.poolMode, plain.poolMode]).toEqual([5434, 5434, 5435, 5432, PoolMode.SESSION, PoolMode.TRANSACTION]);
+    expect(proxy.sessionRoles).toEqual([EndpointRole.READ_WRITE, EndpointRole.READ_ONLY]);
+    const variables = Object.values(t.findResources('AWS::EC2::LaunchTemplate'))[0]!.Properties.LaunchTemplateData.UserData['Fn::Base64']['Fn::Sub'][1];
+    expect([variables.SessionListeners, variables.SessionMaxConnectionsPercent]).toEqual(['sw sr', '40']);
+    t.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 4);
+    const hosts = getAtt(proxy.connections.securityGroups[0]!, 'GroupId');
+    const lbGroup = getAtt(proxy.loadBalancer.connections.securityGroups[0]!, 'GroupId');
+    for (const [port, targetPort, path] of [[5434, 6434, '/read-write-session'], [5435, 6435, '/read-only-session']] as const) {
+      t.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: port, Protocol: 'TCP', ListenerAttributes: [{ Key: 'tcp.idle_timeout.seconds', Value: '350' }] });
+      t.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { Port: targetPort, HealthCheckPath: path, HealthCheckPort: String(POOLER_HEALTH_PORT), HealthCheckIntervalSeconds: 10, HealthCheckTimeoutSeconds: 5 });
+      t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { GroupId: hosts, SourceSecurityGroupId: lbGroup, FromPort: targetPort, ToPort: targetPort });
+    }
+    // The hosts are in every target group, the session ones included.
+    const groups = Object.values(t.findResources('AWS::AutoScaling::AutoScalingGroup'))[0]!.Properties.TargetGroupARNs;
+    expect(groups).toHaveLength(4);
+    expect(proxy.targetGroup(EndpointRole.READ_ONLY, PoolMode.SESSION)).not.toBe(proxy.targetGroup(EndpointRole.READ_ONLY));
+    t.hasResourceProperties('AWS::EC2::SecurityGroup', { GroupDescription: 'READ_WRITE PgBouncer endpoint Stack/Pooler/Notifications (session pooling): ingress only from granted clients' });
+  });
+
+  test('GIVEN no endpoint in session pooling WHEN a session target group is asked for THEN the error says how to get one', () => {
+    const { create } = poolerStack();
+    const proxy = create();
+    expect(() => proxy.targetGroup(EndpointRole.READ_WRITE, PoolMode.SESSION)).toThrow(kitError('Stack/Pooler', 'no session pooling listener of role READ_WRITE: add an endpoint with role READ_WRITE and poolMode session first'));
+  });
+
+  test('GIVEN a budget that leaves the session pools too little WHEN an endpoint asks for session pooling THEN it is refused with the share, the need and the fix', () => {
+    // GIVEN 1% of 3479: a budget of 34; 5% of it is 1 connection for 4 processes
+    const { consumerVpc: vpc, create } = poolerStack({ maxConnectionsPercent: 1, maxIdleConnectionsPercent: 0, sessionMaxConnectionsPercent: 5 });
+    const proxy = create();
+    // WHEN / THEN
+    expect(() => proxy.addEndpoint('Locks', { vpc, role: EndpointRole.READ_WRITE, poolMode: PoolMode.SESSION })).toThrow(
+      kitError('Stack/Pooler', 'sessionMaxConnectionsPercent 5 splits each target\'s budget of 34 into 1 server connections for session pooling and 33 for transaction pooling, and hosts 2 x 2 processes per target need 4 in each: use fewer hosts or a smaller instance type, raise maxConnectionsPercent, or choose a sessionMaxConnectionsPercent that leaves both shares that many'),
+    );
+    // The refused listener was not added: a transaction endpoint is still fine.
+    expect(proxy.sessionRoles).toEqual([]);
+  });
+
+  test('GIVEN a pool mode that is not one WHEN an endpoint is added THEN it is refused naming the modes', () => {
+    const { consumerVpc: vpc, create } = poolerStack();
+    expect(() => create().addEndpoint('Odd', { vpc, role: EndpointRole.READ_WRITE, poolMode: 'statement' as PoolMode })).toThrow(kitError('Stack/Pooler/Odd', rejectionMessage('pooler-endpoint-pool-mode', { poolMode: 'statement' })));
+  });
+
   test('a granted client reaches the endpoint on the role\'s port', () => {
     // GIVEN
     const { stack: s, consumerVpc: vpc, create } = poolerStack();
@@ -296,6 +353,7 @@ describe('PgBouncerProxy validation', () => {
     ['a Graviton size the kit does not know', { instanceType: 'c7g.metal' }, 'instanceType c7g.metal is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge'],
     ['one host', { hosts: 1 }, 'hosts 1 is out of range: run at least two hosts, in two Availability Zones, so one can be replaced while the other serves (an integer from 2 to 20)'],
     ['an idle timeout below the NLB\'s minimum', { tcpIdleTimeout: Duration.seconds(30) }, 'tcpIdleTimeout 30 is out of range: the NLB accepts a TCP idle timeout of 60 to 6000 seconds (an integer from 60 to 6000)'],
+    ['a session share of all the budget', { sessionMaxConnectionsPercent: 100 }, rejectionMessage('fleet-session-max-connections-percent', { sessionMaxConnectionsPercent: 100 })],
     ['a share above 100%', { maxConnectionsPercent: 150 }, 'maxConnectionsPercent 150 is out of range: set the share of the target\'s max_connections the proxy may use (an integer from 1 to 100)'],
     ['a server user name that needs quoting', { readOnlyServerUser: 'Reader-1' }, 'readOnlyServerUser Reader-1 is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters'],
     // The shared vectors' messages (fleet-name), which the rule table is held to as well.

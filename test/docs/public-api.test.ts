@@ -45,6 +45,7 @@ const PUBLIC_API = [
   // The pooling tier of either engine
   'ConsumerConnection',
   'IProxyEndpoint',
+  'PoolMode',
   'PoolSettings',
   'PoolSizing',
   'PoolingProxy',

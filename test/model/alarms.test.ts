@@ -132,6 +132,8 @@ describe('dimensions and lines', () => {
       { label: 'READ_ONLY reader-2', alarmName: 'PoolerReadOnly2', target: 'b' },
     ]);
     expect(() => poolerTargetSeries(EndpointRole.READ_WRITE, ['a', 'b'])).toThrow('the READ_WRITE listener pools for one target, not 2');
+    // A session-pooling listener's lines: the same targets, named and alarmed apart.
+    expect(poolerTargetSeries(EndpointRole.READ_ONLY, ['a'], true)).toEqual([{ label: 'READ_ONLY_SESSION reader-1', alarmName: 'PoolerReadOnlySession1', target: 'a' }]);
   });
 
   test('a subject without a value its scope needs is refused', () => {

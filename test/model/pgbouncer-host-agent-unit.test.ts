@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
-import { FLEET_PATHS, fleetProcessName, planFleetProcesses, renderFleetRouteIni } from '../../lib/model/pgbouncer-fleet';
+import { FLEET_PATHS, fleetProcessName, planFleetProcesses, renderFleetRouteIni, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
+import { EndpointRole } from '../../lib/model';
 import { HOST_AGENT_SOURCE, HOST_FETCH_SOURCE } from '../../lib/model/pgbouncer-host-agent';
 import { POOLER_METRICS, POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 
@@ -203,7 +204,7 @@ print(json.dumps({"outcome": outcome, "imds": len(imds_calls), "aws": len(aws_ca
  */
 const FAKE_HOST = `
 consoles, down = inp["consoles"], set(inp.get("down", []))
-a.processes = lambda: ["rw-1", "rw-2", "ro-1"]
+a.processes = lambda: inp.get("processes", ["rw-1", "rw-2", "ro-1"])
 def admin(name, command):
     if name not in consoles:
         raise OSError("[Errno 111] Connection refused")
@@ -321,6 +322,24 @@ describe('the host agent\'s exporter', () => {
     ]);
   });
 
+  test('GIVEN a session listener\'s process beside a transaction one of the same writer WHEN sampled THEN its pools are a Listener of their own, not added to the transaction pools', () => {
+    const result = python<{ gauges: Array<[string, string, string, number]> }>(
+      `${FAKE_HOST}\ng, t = a.sample()\nprint(json.dumps({"gauges": sorted([list(k) + [m, v] for k, vs in g.items() for m, v in vs.items()])}))`,
+      { processes: ['rw-1', 'sw-1'], consoles: { 'rw-1': adminConsole(WRITER, pools(3, 2, 0, 0), stats(10, 30)), 'sw-1': adminConsole(WRITER, pools(4, 1, 0, 0), stats(5, 5)) } },
+    );
+    expect(result.gauges.filter(([, , metric]) => metric === 'ClientConnections')).toEqual([
+      ['READ_WRITE', 'kit', 'ClientConnections', 4],
+      ['READ_WRITE_SESSION', 'kit', 'ClientConnections', 5],
+    ]);
+  });
+
+  test('GIVEN a read-only session process WHEN its listener\'s health is asked THEN it is checked on its own path key', () => {
+    expect(python<{ sr: string[]; paths: Record<string, string> }>(`${FAKE_HOST}\nprint(json.dumps({"sr": a.health("sr"), "paths": a.PATHS}))`, { processes: ['ro-1', 'sr-1'], consoles: { 'sr-1': adminConsole(READER, pools(1, 0, 0, 0), stats(0, 0)) } })).toEqual({
+      sr: [],
+      paths: { '/read-write': 'rw', '/read-only': 'ro', '/read-write-session': 'sw', '/read-only-session': 'sr' },
+    });
+  });
+
   test('GIVEN a process restarted since the previous sample (its counters lower) WHEN the increase is computed THEN it counts what the new process counted', () => {
     const key = '["READ_WRITE", "kit"]';
     const deltas = python<Array<[string, number]>>(
@@ -360,18 +379,18 @@ describe('the host agent\'s exporter', () => {
 });
 
 describe('the host agent\'s read-only routing', () => {
-  const spec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: 200, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 }, tcpIdleTimeoutSeconds: 350 };
+  const spec: PoolerFleetSpec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: 200, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 }, tcpIdleTimeoutSeconds: 350 };
   const names = { ClusterEndpoint: 'orders.cluster-abc.eu-west-1.rds.amazonaws.com', WriterInstanceEndpoint: 'orders-1.abc.eu-west-1.rds.amazonaws.com', ReaderEndpoint1: 'orders-2.abc.eu-west-1.rds.amazonaws.com', ReaderEndpoint2: 'orders-3.abc.eu-west-1.rds.amazonaws.com', DatabaseName: 'orders', ServerPort: '5432', ServerUser: 'pooler_reader' };
 
   /** route_once on the model's route files, names resolving as `dns` says; the files after, the RELOADs and the changes. */
-  function routeOnce(dns: Record<string, string[] | null>, current: Record<string, string> = {}): { files: Record<string, string>; reloads: string[]; changes: Array<Record<string, string>> } {
+  function routeOnce(dns: Record<string, string[] | null>, current: Record<string, string> = {}, fleet: PoolerFleetSpec = spec): { files: Record<string, string>; reloads: string[]; changes: Array<Record<string, string>> } {
     const root = mkdtempSync(join(tmpdir(), 'apk-route-'));
     try {
-      const processes = planFleetProcesses(spec);
+      const processes = planFleetProcesses(fleet);
       mkdirSync(join(root, FLEET_PATHS.routesDir), { recursive: true });
       mkdirSync(join(root, FLEET_PATHS.dir), { recursive: true });
       writeFileSync(join(root, FLEET_PATHS.dir, 'processes'), processes.map(fleetProcessName).join(' '));
-      for (const p of processes.filter((q) => q.listener === 'readOnly')) {
+      for (const p of processes.filter((q) => q.listener === 'readOnly' || q.listener === 'readOnlySession')) {
         let text = substitutePlaceholders(renderFleetRouteIni(p), names);
         const name = fleetProcessName(p);
         if (current[name] !== undefined) text = text.replace(/= host=\S+/, `= host=${current[name]}`);
@@ -408,6 +427,14 @@ describe('the host agent\'s read-only routing', () => {
     expect(hostOf(r.files['ro-2.ini'])).toBe(names.ReaderEndpoint2);
     // The rest of the pool's line is untouched: the guard, the budget.
     expect(r.files['ro-1.ini']!.replace(`= host=${names.WriterInstanceEndpoint}`, `= host=${names.ReaderEndpoint1}`)).toBe(substitutePlaceholders(renderFleetRouteIni(planFleetProcesses(spec).find((p) => fleetProcessName(p) === 'ro-1')!), names));
+  });
+
+  test('GIVEN a read-only session listener and reader 1 promoted WHEN routed THEN its session processes of reader 1 move to the former writer too', () => {
+    // WHEN
+    const r = routeOnce({ [names.ClusterEndpoint]: ['10.0.0.2'], [names.WriterInstanceEndpoint]: ['10.0.0.1'], [names.ReaderEndpoint1]: ['10.0.0.2'], [names.ReaderEndpoint2]: ['10.0.0.3'] }, {}, { ...spec, sessionRoles: [EndpointRole.READ_ONLY] });
+    // THEN
+    expect(r.reloads).toEqual(['ro-1 RELOAD', 'sr-1 RELOAD']);
+    expect([hostOf(r.files['sr-1.ini']), hostOf(r.files['sr-2.ini'])]).toEqual([names.WriterInstanceEndpoint, names.ReaderEndpoint2]);
   });
 
   test('GIVEN reader 1\'s processes on the spare and reader 1 a reader again WHEN routed THEN they go back home', () => {

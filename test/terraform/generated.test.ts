@@ -17,6 +17,7 @@ import {
   variableDefaults,
 } from '../../lib/terraform';
 import { DEFAULT_ALARM_THRESHOLDS, DEFAULT_AUTO_MINOR_VERSION_UPGRADE, autoMinorVersionUpgradeWarning, DEFAULT_ENGINE_VERSION, DEFAULT_POOL_SETTINGS, RULE_TABLES, terraformUses, type Rule } from '../../lib/model';
+import { DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT } from '../../lib/model/pgbouncer-fleet';
 import { loadVectors } from '../helpers/vectors';
 
 /**
@@ -120,6 +121,10 @@ describe('module defaults are the model\'s', () => {
       maxIdleConnectionsPercent: d.max_idle_connections_percent,
       connectionBorrowTimeoutSeconds: d.connection_borrow_timeout_seconds,
     }).toEqual(DEFAULT_POOL_SETTINGS);
+  });
+
+  test('the session listeners\' share of the budget', () => {
+    expect(defaults('pgbouncer-proxy').session_max_connections_percent).toBe(DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT);
   });
 
   test('alarm thresholds', () => {

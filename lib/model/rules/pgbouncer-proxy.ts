@@ -3,8 +3,9 @@
  * name, its consumer users, and the module's inputs that come in pairs. The fleet's sizing rules are in
  * pgbouncer-fleet.ts, its hosts' in pgbouncer-hosts.ts.
  */
+import { POOL_MODES } from '../pgbouncer-ini';
 import { FLEET_NAME_PATTERN } from '../pgbouncer-metrics';
-import { type Rule, custom, pattern } from '../rule-table';
+import { type Rule, custom, oneOf, pattern } from '../rule-table';
 
 /** The Terraform module of the engine. */
 const PGBOUNCER_MODULE = 'pgbouncer-proxy';
@@ -57,6 +58,8 @@ export interface PgBouncerProxyRuleInput {
   /** The packages object's bucket and key (undefined where CDK has a token). */
   readonly packagesBucket?: string;
   readonly packagesKey?: string;
+  /** An endpoint's pool mode. */
+  readonly poolMode?: string;
 }
 
 const set = (v: unknown) => v !== undefined && v !== null;
@@ -207,5 +210,13 @@ export const PGBOUNCER_PROXY_RULES: ReadonlyArray<Rule<PgBouncerProxyRuleInput>>
       if (!file && bucket !== key) return `${cf} has only one of s3_bucket and s3_key: an S3 object is named by both`;
       return undefined;
     },
+  }),
+  oneOf({
+    id: 'pooler-endpoint-pool-mode',
+    properties: ['poolMode'],
+    // The module takes the endpoints as a map of objects: the rule holds for each one's pool_mode.
+    terraform: { module: PGBOUNCER_MODULE, names: { poolMode: 'endpoints pool_mode' } },
+    values: POOL_MODES,
+    what: 'a pool mode',
   }),
 ];

@@ -192,6 +192,30 @@ run "pgbouncer_fleet_name_too_long" {
   expect_failures = [var.pgbouncer_fleet_name]
 }
 
+# A fleet with session-pooling listeners (their target groups in the map): their pools and target groups have
+# lines and alarms of their own, under their own Listener dimension.
+run "pgbouncer_fleet_with_session_listeners" {
+  command = plan
+
+  variables {
+    proxy_name                          = null
+    pgbouncer_fleet_name                = "kit"
+    pgbouncer_targets                   = { read_write = "kit", read_only = ["kit-reader-1", "kit-reader-2"] }
+    pgbouncer_load_balancer_arn_suffix  = "net/kit/50dc6c495c0c9188"
+    pgbouncer_target_group_arn_suffixes = { read_write = "targetgroup/kit-rw/73e2d6bc24d8a067", read_only = "targetgroup/kit-ro/943f017f100becff", read_write_session = "targetgroup/kit-sw/0123456789abcdef" }
+    pgbouncer_hosts                     = 2
+  }
+
+  assert {
+    condition     = contains(keys(aws_cloudwatch_metric_alarm.metric), "PoolerReadWriteSessionClientsWaiting") && contains(keys(aws_cloudwatch_metric_alarm.expression), "LoadBalancerReadWriteSessionMissingHosts") && !contains(keys(aws_cloudwatch_metric_alarm.metric), "PoolerReadOnlySession1ClientsWaiting")
+    error_message = "the read/write session listener's pools and target group are alarmed, the absent read-only one is not"
+  }
+  assert {
+    condition     = aws_cloudwatch_metric_alarm.metric["PoolerReadWriteSessionClientsWaiting"].dimensions == tomap({ Fleet = "kit", Listener = "READ_WRITE_SESSION", Target = "kit" })
+    error_message = "the session pools' own Listener dimension"
+  }
+}
+
 run "pgbouncer_bad_inputs" {
   command = plan
 

@@ -64,6 +64,55 @@ run "more_hosts_waited_for" {
   }
 }
 
+# Session pooling: only the listeners some endpoint uses exist; each session endpoint gets its own port.
+run "no_session_endpoint_no_session_listener" {
+  command = plan
+
+  assert {
+    condition     = toset(keys(aws_lb_listener.this)) == toset(["READ_WRITE", "READ_ONLY"]) && output.bootstrap_variables.SessionListeners == "" && output.bootstrap_variables.SessionMaxConnectionsPercent == "25"
+    error_message = "a fleet without session endpoints has no session listener"
+  }
+}
+
+run "session_endpoints_add_their_listeners" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 40
+    endpoints = {
+      tests-ro   = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_ONLY" }
+      notify     = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "session", allowed_security_group_ids = ["sg-client"] }
+      locks      = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "session" }
+      reports-ro = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_ONLY", pool_mode = "session" }
+    }
+  }
+
+  assert {
+    condition     = toset(keys(aws_lb_listener.this)) == toset(["READ_WRITE", "READ_ONLY", "READ_WRITE_SESSION", "READ_ONLY_SESSION"])
+    error_message = "one listener per role and pool mode some endpoint uses"
+  }
+  assert {
+    condition     = aws_lb_listener.this["READ_WRITE_SESSION"].port == 5434 && aws_lb_listener.this["READ_ONLY_SESSION"].port == 5435
+    error_message = "the session listeners' ports"
+  }
+  assert {
+    condition     = aws_lb_target_group.this["READ_WRITE_SESSION"].port == 6434 && aws_lb_target_group.this["READ_WRITE_SESSION"].health_check[0].path == "/read-write-session" && aws_lb_target_group.this["READ_ONLY_SESSION"].health_check[0].path == "/read-only-session" && aws_lb_target_group.this["READ_ONLY_SESSION"].health_check[0].interval == 10
+    error_message = "the session target groups: their PgBouncer ports and health paths, the same checks"
+  }
+  assert {
+    condition     = aws_vpc_security_group_ingress_rule.hosts_from_load_balancer["READ_ONLY_SESSION"].from_port == 6435
+    error_message = "the hosts admit the load balancer on the session ports"
+  }
+  assert {
+    condition     = output.bootstrap_variables.SessionListeners == "sw sr" && output.bootstrap_variables.SessionMaxConnectionsPercent == "40"
+    error_message = "the hosts lay out both session listeners with their share"
+  }
+  assert {
+    condition     = output.endpoints["notify"].port == 5434 && output.endpoints["reports-ro"].port == 5435 && output.endpoints["tests-ro"].port == 5433 && aws_vpc_security_group_ingress_rule.endpoint["notify/0"].from_port == 5434
+    error_message = "each endpoint's port is its listener's"
+  }
+}
+
 # The secrets' ARNs are known only at apply; the mock gives them at plan (the consumers' in each run).
 override_resource {
   target          = aws_secretsmanager_secret.server

@@ -599,8 +599,225 @@ run "v051_pooler_image_id_rejected" {
   expect_failures = [var.image_id]
 }
 
+# fleet-session-max-connections-percent {"sessionMaxConnectionsPercent":1}: accepted
+run "v052_fleet_session_max_connections_percent_accepted" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 1
+  }
+}
+
+# fleet-session-max-connections-percent {"sessionMaxConnectionsPercent":99}: accepted
+run "v053_fleet_session_max_connections_percent_accepted" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 99
+  }
+}
+
+# fleet-session-max-connections-percent {"sessionMaxConnectionsPercent":0}: rejected: session_max_connections_percent 0 is out of range: the session pools take 1 to 99 percent of each target's budget, the transaction pools keep the rest (an integer from 1 to 99)
+run "v054_fleet_session_max_connections_percent_rejected" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 0
+  }
+
+  expect_failures = [var.session_max_connections_percent]
+}
+
+# fleet-session-max-connections-percent {"sessionMaxConnectionsPercent":100}: rejected: session_max_connections_percent 100 is out of range: the session pools take 1 to 99 percent of each target's budget, the transaction pools keep the rest (an integer from 1 to 99)
+run "v055_fleet_session_max_connections_percent_rejected" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 100
+  }
+
+  expect_failures = [var.session_max_connections_percent]
+}
+
+# fleet-session-max-connections-percent {"sessionMaxConnectionsPercent":12.5}: rejected: session_max_connections_percent 12.5 is out of range: the session pools take 1 to 99 percent of each target's budget, the transaction pools keep the rest (an integer from 1 to 99)
+run "v056_fleet_session_max_connections_percent_rejected" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 12.5
+  }
+
+  expect_failures = [var.session_max_connections_percent]
+}
+
+# fleet-session-budget-split {"sessionMaxConnectionsPercent":25,"sessionRoles":["READ_WRITE"],"hosts":2,"vcpusPerHost":2,"readers":1,"maxConnections":1000,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: accepted
+run "v057_fleet_session_budget_split_accepted" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 25
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "session" }
+    }
+    hosts                             = 2
+    instance_type                     = "c7g.large"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 1000
+    max_connections_percent           = 100
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+}
+
+# fleet-session-budget-split {"sessionMaxConnectionsPercent":1,"sessionRoles":[],"hosts":2,"vcpusPerHost":2,"readers":1,"maxConnections":110,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: accepted
+run "v058_fleet_session_budget_split_accepted" {
+  command = plan
+
+  variables {
+    session_max_connections_percent   = 1
+    endpoints                         = {}
+    hosts                             = 2
+    instance_type                     = "c7g.large"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 110
+    max_connections_percent           = 100
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+}
+
+# fleet-session-budget-split {"sessionMaxConnectionsPercent":4,"sessionRoles":["READ_ONLY"],"hosts":2,"vcpusPerHost":2,"readers":1,"maxConnections":110,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: accepted
+run "v059_fleet_session_budget_split_accepted" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 4
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_ONLY", pool_mode = "session" }
+    }
+    hosts                             = 2
+    instance_type                     = "c7g.large"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 110
+    max_connections_percent           = 100
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+}
+
+# fleet-session-budget-split {"sessionMaxConnectionsPercent":3,"sessionRoles":["READ_ONLY"],"hosts":2,"vcpusPerHost":2,"readers":1,"maxConnections":110,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: rejected: session_max_connections_percent 3 splits each target's budget of 100 into 3 server connections for session pooling and 97 for transaction pooling, and hosts 2 x 2 processes per target need 4 in each: use fewer hosts or a smaller instance type, raise max_connections_percent, or choose a session_max_connections_percent that leaves both shares that many
+run "v060_fleet_session_budget_split_rejected" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 3
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_ONLY", pool_mode = "session" }
+    }
+    hosts                             = 2
+    instance_type                     = "c7g.large"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 110
+    max_connections_percent           = 100
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+
+  expect_failures = [aws_launch_template.this]
+}
+
+# fleet-session-budget-split {"sessionMaxConnectionsPercent":97,"sessionRoles":["READ_WRITE","READ_ONLY"],"hosts":2,"vcpusPerHost":2,"readers":1,"maxConnections":110,"pool":{"maxConnectionsPercent":100,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: rejected: session_max_connections_percent 97 splits each target's budget of 100 into 97 server connections for session pooling and 3 for transaction pooling, and hosts 2 x 2 processes per target need 4 in each: use fewer hosts or a smaller instance type, raise max_connections_percent, or choose a session_max_connections_percent that leaves both shares that many
+run "v061_fleet_session_budget_split_rejected" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 97
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "session" }
+      "endpoint-2" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_ONLY", pool_mode = "session" }
+    }
+    hosts                             = 2
+    instance_type                     = "c7g.large"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 110
+    max_connections_percent           = 100
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+
+  expect_failures = [aws_launch_template.this]
+}
+
+# fleet-session-budget-split {"sessionMaxConnectionsPercent":25,"sessionRoles":["READ_WRITE","READ_ONLY"],"hosts":4,"vcpusPerHost":4,"readers":2,"maxConnections":3479,"pool":{"maxConnectionsPercent":10,"maxIdleConnectionsPercent":5,"connectionBorrowTimeoutSeconds":120}}: accepted
+run "v062_fleet_session_budget_split_accepted" {
+  command = plan
+
+  variables {
+    session_max_connections_percent = 25
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "session" }
+      "endpoint-2" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_ONLY", pool_mode = "session" }
+    }
+    hosts                             = 4
+    instance_type                     = "c7g.xlarge"
+    reader_endpoints                  = ["vectors-reader-1.abc.us-east-1.rds.amazonaws.com", "vectors-reader-2.abc.us-east-1.rds.amazonaws.com"]
+    max_connections                   = 3479
+    max_connections_percent           = 10
+    max_idle_connections_percent      = 5
+    connection_borrow_timeout_seconds = 120
+  }
+}
+
+# pooler-endpoint-pool-mode {"poolMode":"transaction"}: accepted
+run "v063_pooler_endpoint_pool_mode_accepted" {
+  command = plan
+
+  variables {
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "transaction" }
+    }
+  }
+}
+
+# pooler-endpoint-pool-mode {"poolMode":"session"}: accepted
+run "v064_pooler_endpoint_pool_mode_accepted" {
+  command = plan
+
+  variables {
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "session" }
+    }
+  }
+}
+
+# pooler-endpoint-pool-mode {"poolMode":"statement"}: rejected: endpoints pool_mode statement is not a pool mode: use transaction or session
+run "v065_pooler_endpoint_pool_mode_rejected" {
+  command = plan
+
+  variables {
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "statement" }
+    }
+  }
+
+  expect_failures = [var.endpoints]
+}
+
+# pooler-endpoint-pool-mode {"poolMode":"Session"}: rejected: endpoints pool_mode Session is not a pool mode: use transaction or session
+run "v066_pooler_endpoint_pool_mode_rejected" {
+  command = plan
+
+  variables {
+    endpoints = {
+      "endpoint-1" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "Session" }
+    }
+  }
+
+  expect_failures = [var.endpoints]
+}
+
 # pooler-instance-graviton {"instanceType":"c7g.large"}: accepted
-run "v052_pooler_instance_graviton_accepted" {
+run "v067_pooler_instance_graviton_accepted" {
   command = plan
 
   variables {
@@ -609,7 +826,7 @@ run "v052_pooler_instance_graviton_accepted" {
 }
 
 # pooler-instance-graviton {"instanceType":"m8g.2xlarge"}: accepted
-run "v053_pooler_instance_graviton_accepted" {
+run "v068_pooler_instance_graviton_accepted" {
   command = plan
 
   variables {
@@ -618,7 +835,7 @@ run "v053_pooler_instance_graviton_accepted" {
 }
 
 # pooler-instance-graviton {"instanceType":"c6i.large"}: rejected: instance_type c6i.large is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image
-run "v054_pooler_instance_graviton_rejected" {
+run "v069_pooler_instance_graviton_rejected" {
   command = plan
 
   variables {
@@ -629,7 +846,7 @@ run "v054_pooler_instance_graviton_rejected" {
 }
 
 # pooler-instance-graviton {"instanceType":"t3.micro"}: rejected: instance_type t3.micro is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image
-run "v055_pooler_instance_graviton_rejected" {
+run "v070_pooler_instance_graviton_rejected" {
   command = plan
 
   variables {
@@ -640,7 +857,7 @@ run "v055_pooler_instance_graviton_rejected" {
 }
 
 # pooler-instance-graviton {"instanceType":"c7g"}: rejected: instance_type c7g is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image
-run "v056_pooler_instance_graviton_rejected" {
+run "v071_pooler_instance_graviton_rejected" {
   command = plan
 
   variables {
@@ -651,7 +868,7 @@ run "v056_pooler_instance_graviton_rejected" {
 }
 
 # pooler-instance-known {"instanceType":"c7g.large"}: accepted
-run "v057_pooler_instance_known_accepted" {
+run "v072_pooler_instance_known_accepted" {
   command = plan
 
   variables {
@@ -660,7 +877,7 @@ run "v057_pooler_instance_known_accepted" {
 }
 
 # pooler-instance-known {"instanceType":"r8g.16xlarge"}: accepted
-run "v058_pooler_instance_known_accepted" {
+run "v073_pooler_instance_known_accepted" {
   command = plan
 
   variables {
@@ -669,7 +886,7 @@ run "v058_pooler_instance_known_accepted" {
 }
 
 # pooler-instance-known {"instanceType":"c6g.large"}: rejected: instance_type c6g.large is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
-run "v059_pooler_instance_known_rejected" {
+run "v074_pooler_instance_known_rejected" {
   command = plan
 
   variables {
@@ -680,7 +897,7 @@ run "v059_pooler_instance_known_rejected" {
 }
 
 # pooler-instance-known {"instanceType":"c7g.metal"}: rejected: instance_type c7g.metal is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
-run "v060_pooler_instance_known_rejected" {
+run "v075_pooler_instance_known_rejected" {
   command = plan
 
   variables {
@@ -691,7 +908,7 @@ run "v060_pooler_instance_known_rejected" {
 }
 
 # pooler-instance-known {"instanceType":"c7gn.large"}: rejected: instance_type c7gn.large is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
-run "v061_pooler_instance_known_rejected" {
+run "v076_pooler_instance_known_rejected" {
   command = plan
 
   variables {
@@ -702,7 +919,7 @@ run "v061_pooler_instance_known_rejected" {
 }
 
 # pooler-user-name {"readOnlyServerUser":"apk_pooler_reader"}: accepted
-run "v062_pooler_user_name_accepted" {
+run "v077_pooler_user_name_accepted" {
   command = plan
 
   variables {
@@ -711,7 +928,7 @@ run "v062_pooler_user_name_accepted" {
 }
 
 # pooler-user-name {"consumerUser":"app_reader"}: accepted
-run "v063_pooler_user_name_accepted" {
+run "v078_pooler_user_name_accepted" {
   command = plan
 
   variables {
@@ -720,7 +937,7 @@ run "v063_pooler_user_name_accepted" {
 }
 
 # pooler-user-name {"readOnlyServerUser":"Reader"}: rejected: read_only_server_user Reader is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v064_pooler_user_name_rejected" {
+run "v079_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -731,7 +948,7 @@ run "v064_pooler_user_name_rejected" {
 }
 
 # pooler-user-name {"readOnlyServerUser":"rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"}: rejected: read_only_server_user rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v065_pooler_user_name_rejected" {
+run "v080_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -742,7 +959,7 @@ run "v065_pooler_user_name_rejected" {
 }
 
 # pooler-user-name {"consumerUser":"1app"}: rejected: consumer_users item 1app is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v066_pooler_user_name_rejected" {
+run "v081_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -753,7 +970,7 @@ run "v066_pooler_user_name_rejected" {
 }
 
 # pooler-user-name {"consumerUser":"app-reader"}: rejected: consumer_users item app-reader is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v067_pooler_user_name_rejected" {
+run "v082_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -764,7 +981,7 @@ run "v067_pooler_user_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"vectors"}: accepted
-run "v068_fleet_load_balancer_name_accepted" {
+run "v083_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -773,7 +990,7 @@ run "v068_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"a"}: accepted
-run "v069_fleet_load_balancer_name_accepted" {
+run "v084_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -782,7 +999,7 @@ run "v069_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg-fleet-1"}: accepted
-run "v070_fleet_load_balancer_name_accepted" {
+run "v085_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -791,7 +1008,7 @@ run "v070_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"fffffffffffffffffffffffffffff"}: accepted
-run "v071_fleet_load_balancer_name_accepted" {
+run "v086_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -800,7 +1017,7 @@ run "v071_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"ffffffffffffffffffffffffffffff"}: rejected: name ffffffffffffffffffffffffffffff is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v072_fleet_load_balancer_name_rejected" {
+run "v087_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -811,7 +1028,7 @@ run "v072_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"Fleet"}: rejected: name Fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v073_fleet_load_balancer_name_rejected" {
+run "v088_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -822,7 +1039,7 @@ run "v073_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"1fleet"}: rejected: name 1fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v074_fleet_load_balancer_name_rejected" {
+run "v089_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -833,7 +1050,7 @@ run "v074_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg-fleet-"}: rejected: name pg-fleet- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v075_fleet_load_balancer_name_rejected" {
+run "v090_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -844,7 +1061,7 @@ run "v075_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg--fleet"}: rejected: name pg--fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v076_fleet_load_balancer_name_rejected" {
+run "v091_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -855,7 +1072,7 @@ run "v076_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg_fleet"}: rejected: name pg_fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v077_fleet_load_balancer_name_rejected" {
+run "v092_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -866,7 +1083,7 @@ run "v077_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"prod/fleet"}: rejected: name prod/fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v078_fleet_load_balancer_name_rejected" {
+run "v093_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -877,7 +1094,7 @@ run "v078_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":""}: rejected: name  is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v079_fleet_load_balancer_name_rejected" {
+run "v094_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -888,7 +1105,7 @@ run "v079_fleet_load_balancer_name_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":[]}: accepted
-run "v080_pooler_consumer_users_accepted" {
+run "v095_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -897,7 +1114,7 @@ run "v080_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader"]}: accepted
-run "v081_pooler_consumer_users_accepted" {
+run "v096_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -906,7 +1123,7 @@ run "v081_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader","app_writer"]}: accepted
-run "v082_pooler_consumer_users_accepted" {
+run "v097_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -915,7 +1132,7 @@ run "v082_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15"]}: accepted
-run "v083_pooler_consumer_users_accepted" {
+run "v098_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -924,7 +1141,7 @@ run "v083_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader","app_reader"]}: rejected: consumer_users app_reader,app_reader names app_reader more than once: name each user once, and let consumers of the same access share it
-run "v084_pooler_consumer_users_rejected" {
+run "v099_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -935,7 +1152,7 @@ run "v084_pooler_consumer_users_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader","app_writer","app_reader"]}: rejected: consumer_users app_reader,app_writer,app_reader names app_reader more than once: name each user once, and let consumers of the same access share it
-run "v085_pooler_consumer_users_rejected" {
+run "v100_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -946,7 +1163,7 @@ run "v085_pooler_consumer_users_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15","app_16"]}: rejected: consumer_users app_1,app_2,app_3,app_4,app_5,app_6,app_7,app_8,app_9,app_10,app_11,app_12,app_13,app_14,app_15,app_16 are 16 users: the hosts take at most 15, as their user data carries each user's secret ARN and EC2 user data is limited to 16 KB; share a user between consumers of the same access
-run "v086_pooler_consumer_users_rejected" {
+run "v101_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -957,7 +1174,7 @@ run "v086_pooler_consumer_users_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15","app_1"]}: rejected: consumer_users app_1,app_2,app_3,app_4,app_5,app_6,app_7,app_8,app_9,app_10,app_11,app_12,app_13,app_14,app_15,app_1 names app_1 more than once: name each user once, and let consumers of the same access share it
-run "v087_pooler_consumer_users_rejected" {
+run "v102_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -968,7 +1185,7 @@ run "v087_pooler_consumer_users_rejected" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a","vpcCidrBlock":"10.10.0.0/16"}: accepted
-run "v088_pooler_s3_egress_vpc_cidr_accepted" {
+run "v103_pooler_s3_egress_vpc_cidr_accepted" {
   command = plan
 
   variables {
@@ -978,7 +1195,7 @@ run "v088_pooler_s3_egress_vpc_cidr_accepted" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":null}: accepted
-run "v089_pooler_s3_egress_vpc_cidr_accepted" {
+run "v104_pooler_s3_egress_vpc_cidr_accepted" {
   command = plan
 
   variables {
@@ -987,7 +1204,7 @@ run "v089_pooler_s3_egress_vpc_cidr_accepted" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":null,"vpcCidrBlock":null}: accepted
-run "v090_pooler_s3_egress_vpc_cidr_accepted" {
+run "v105_pooler_s3_egress_vpc_cidr_accepted" {
   command = plan
 
   variables {
@@ -997,7 +1214,7 @@ run "v090_pooler_s3_egress_vpc_cidr_accepted" {
 }
 
 # pooler-s3-egress-vpc-cidr {"vpcCidrBlock":"10.10.0.0/16","s3PrefixListId":null}: rejected: vpc_cidr_block 10.10.0.0/16 narrows the hosts' HTTPS egress to the VPC and S3: set s3_prefix_list_id too, the id of the Region's S3 prefix list (the gateway endpoint's prefix_list_id), or leave vpc_cidr_block null for HTTPS to any address
-run "v091_pooler_s3_egress_vpc_cidr_rejected" {
+run "v106_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
@@ -1009,7 +1226,7 @@ run "v091_pooler_s3_egress_vpc_cidr_rejected" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a"}: rejected: s3_prefix_list_id pl-63a5400a narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are
-run "v092_pooler_s3_egress_vpc_cidr_rejected" {
+run "v107_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
@@ -1020,7 +1237,7 @@ run "v092_pooler_s3_egress_vpc_cidr_rejected" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a","vpcCidrBlock":null}: rejected: s3_prefix_list_id pl-63a5400a narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are
-run "v093_pooler_s3_egress_vpc_cidr_rejected" {
+run "v108_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
@@ -1032,7 +1249,7 @@ run "v093_pooler_s3_egress_vpc_cidr_rejected" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
-run "v094_pooler_tls_certificate_pair_accepted" {
+run "v109_pooler_tls_certificate_pair_accepted" {
   command = plan
 
   variables {
@@ -1042,7 +1259,7 @@ run "v094_pooler_tls_certificate_pair_accepted" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v095_pooler_tls_certificate_pair_accepted" {
+run "v110_pooler_tls_certificate_pair_accepted" {
   command = plan
 
   variables {
@@ -1052,7 +1269,7 @@ run "v095_pooler_tls_certificate_pair_accepted" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":null}: rejected: tls_ca_certificate is not set: a certificate made outside the module (tls_secret_arn) comes with the CA consumers verify it against; pass that CA in tls_ca_certificate, or leave tls_secret_arn unset for the module's own CA
-run "v096_pooler_tls_certificate_pair_rejected" {
+run "v111_pooler_tls_certificate_pair_rejected" {
   command = plan
 
   variables {
@@ -1064,7 +1281,7 @@ run "v096_pooler_tls_certificate_pair_rejected" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":null,"tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: rejected: tls_secret_arn is not set: tls_ca_certificate is the CA of a certificate made outside the module, which the hosts read from a secret; pass that secret in tls_secret_arn, or leave tls_ca_certificate unset for the module's own CA
-run "v097_pooler_tls_certificate_pair_rejected" {
+run "v112_pooler_tls_certificate_pair_rejected" {
   command = plan
 
   variables {
@@ -1076,7 +1293,7 @@ run "v097_pooler_tls_certificate_pair_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_bucket":"vectors-lambda","s3_key":"pooler-certificate.zip"},"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v098_pooler_certificate_function_accepted" {
+run "v113_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -1087,7 +1304,7 @@ run "v098_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"filename":"pooler-certificate.zip","source_code_hash":"aGFzaA=="},"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v099_pooler_certificate_function_accepted" {
+run "v114_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -1098,7 +1315,7 @@ run "v099_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":null,"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
-run "v100_pooler_certificate_function_accepted" {
+run "v115_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -1109,7 +1326,7 @@ run "v100_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":null,"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
-run "v101_pooler_certificate_function_rejected" {
+run "v116_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1122,7 +1339,7 @@ run "v101_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
-run "v102_pooler_certificate_function_rejected" {
+run "v117_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1135,7 +1352,7 @@ run "v102_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"filename":"pooler-certificate.zip","s3_bucket":"vectors-lambda","s3_key":"pooler-certificate.zip","source_code_hash":"aGFzaA=="},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has filename with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both
-run "v103_pooler_certificate_function_rejected" {
+run "v118_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1148,7 +1365,7 @@ run "v103_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_bucket":"vectors-lambda"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
-run "v104_pooler_certificate_function_rejected" {
+run "v119_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1161,7 +1378,7 @@ run "v104_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_key":"pooler-certificate.zip"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
-run "v105_pooler_certificate_function_rejected" {
+run "v120_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1174,7 +1391,7 @@ run "v105_pooler_certificate_function_rejected" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"pg-fleet"}: accepted
-run "v106_fleet_load_balancer_name_prefix_accepted" {
+run "v121_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1183,7 +1400,7 @@ run "v106_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal"}: accepted
-run "v107_fleet_load_balancer_name_prefix_accepted" {
+run "v122_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1192,7 +1409,7 @@ run "v107_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"my-internal-fleet"}: accepted
-run "v108_fleet_load_balancer_name_prefix_accepted" {
+run "v123_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1201,7 +1418,7 @@ run "v108_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal-fleet"}: rejected: name internal-fleet begins with "internal-", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not
-run "v109_fleet_load_balancer_name_prefix_rejected" {
+run "v124_fleet_load_balancer_name_prefix_rejected" {
   command = plan
 
   variables {
@@ -1213,7 +1430,7 @@ run "v109_fleet_load_balancer_name_prefix_rejected" {
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal-"}: rejected: name internal- begins with "internal-", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not
 # with the module's defaults the model also says: name internal- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v110_fleet_load_balancer_name_prefix_rejected" {
+run "v125_fleet_load_balancer_name_prefix_rejected" {
   command = plan
 
   variables {
@@ -1224,7 +1441,7 @@ run "v110_fleet_load_balancer_name_prefix_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit-packages"}: accepted
-run "v111_pooler_packages_bucket_accepted" {
+run "v126_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1233,7 +1450,7 @@ run "v111_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"abc"}: accepted
-run "v112_pooler_packages_bucket_accepted" {
+run "v127_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1242,7 +1459,7 @@ run "v112_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"123-packages"}: accepted
-run "v113_pooler_packages_bucket_accepted" {
+run "v128_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1251,7 +1468,7 @@ run "v113_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: accepted
-run "v114_pooler_packages_bucket_accepted" {
+run "v129_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1260,7 +1477,7 @@ run "v114_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit.packages"}: rejected: packages_bucket kit.packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v115_pooler_packages_bucket_rejected" {
+run "v130_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1271,7 +1488,7 @@ run "v115_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"ab"}: rejected: packages_bucket ab is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v116_pooler_packages_bucket_rejected" {
+run "v131_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1282,7 +1499,7 @@ run "v116_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"Kit-packages"}: rejected: packages_bucket Kit-packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v117_pooler_packages_bucket_rejected" {
+run "v132_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1293,7 +1510,7 @@ run "v117_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"-kit-packages"}: rejected: packages_bucket -kit-packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v118_pooler_packages_bucket_rejected" {
+run "v133_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1304,7 +1521,7 @@ run "v118_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit-packages-"}: rejected: packages_bucket kit-packages- is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v119_pooler_packages_bucket_rejected" {
+run "v134_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1315,7 +1532,7 @@ run "v119_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: rejected: packages_bucket pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v120_pooler_packages_bucket_rejected" {
+run "v135_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1326,7 +1543,7 @@ run "v120_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pgbouncer/packages.tar"}: accepted
-run "v121_pooler_packages_key_accepted" {
+run "v136_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1335,7 +1552,7 @@ run "v121_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/debian-13_arm64(1)!*'.tar"}: accepted
-run "v122_pooler_packages_key_accepted" {
+run "v137_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1344,7 +1561,7 @@ run "v122_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: accepted
-run "v123_pooler_packages_key_accepted" {
+run "v138_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1353,7 +1570,7 @@ run "v123_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/\"packages\".tar"}: rejected: packages_key pooler/"packages".tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v124_pooler_packages_key_rejected" {
+run "v139_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1364,7 +1581,7 @@ run "v124_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/$(reboot).tar"}: rejected: packages_key pooler/$(reboot).tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v125_pooler_packages_key_rejected" {
+run "v140_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1375,7 +1592,7 @@ run "v125_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/`id`.tar"}: rejected: packages_key pooler/`id`.tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v126_pooler_packages_key_rejected" {
+run "v141_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1386,7 +1603,7 @@ run "v126_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler packages.tar"}: rejected: packages_key pooler packages.tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v127_pooler_packages_key_rejected" {
+run "v142_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1397,7 +1614,7 @@ run "v127_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: rejected: packages_key kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v128_pooler_packages_key_rejected" {
+run "v143_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1408,7 +1625,7 @@ run "v128_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":""}: rejected: packages_key  is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v129_pooler_packages_key_rejected" {
+run "v144_pooler_packages_key_rejected" {
   command = plan
 
   variables {

@@ -345,7 +345,7 @@ export class CompletePgBouncerStack extends TerraformStack {
       pgbouncerFleetName: this.pooler.fleetName,
       pgbouncerTargets: this.pooler.metricTargets,
       pgbouncerLoadBalancerArnSuffix: this.pooler.loadBalancerArnSuffix,
-      pgbouncerTargetGroupArnSuffixes: Token.asAny(this.pooler.targetGroupArnSuffixes),
+      pgbouncerTargetGroupArnSuffixes: Token.asStringMap(this.pooler.targetGroupArnSuffixes),
       pgbouncerHosts: this.pooler.hosts,
     });
 

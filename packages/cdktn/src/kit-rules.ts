@@ -26,7 +26,9 @@ export type RuleRead =
   /** A lookup of the model applied to the variable's value (the hosts' vCPUs from instance_type). */
   | { readonly variable: string; readonly read: 'lookup'; readonly lookup: PropertyLookup; readonly default?: unknown }
   /** An object of several variables' values, by attribute (the fleet's pool settings). */
-  | { readonly read: 'object'; readonly variables: Readonly<Record<string, string>>; readonly defaults?: Readonly<Record<string, unknown>> };
+  | { readonly read: 'object'; readonly variables: Readonly<Record<string, string>>; readonly defaults?: Readonly<Record<string, unknown>> }
+  /** The distinct values of an attribute over the elements whose `where` attribute equals `equals` (the roles of the session endpoints). */
+  | { readonly variable: string; readonly read: 'select'; readonly attribute: string; readonly where: string; readonly equals: string; readonly whereDefault?: unknown };
 
 type PerElementRead = Extract<RuleRead, { readonly read: 'keys' | 'items' | 'each' }>;
 
@@ -110,6 +112,20 @@ function single(read: RuleRead, variables: Variables): unknown {
     case 'lookup': {
       const value = valueOf(variables, read.variable, read.default);
       return value === UNKNOWN || value === undefined ? value : PROPERTY_LOOKUPS[read.lookup](value);
+    }
+    case 'select': {
+      const items = elements(variables[read.variable]);
+      if (items === UNKNOWN) return UNKNOWN;
+      const values: unknown[] = [];
+      for (const [, element] of items ?? []) {
+        if (isToken(element)) return UNKNOWN;
+        if (element === null || typeof element !== 'object') continue;
+        const where = (element as Input)[read.where] ?? read.whereDefault;
+        const value = (element as Input)[read.attribute];
+        if (holdsToken(where) || holdsToken(value)) return UNKNOWN;
+        if (where === read.equals && !values.includes(value)) values.push(value);
+      }
+      return values;
     }
     case 'object': {
       const object: Input = {};

@@ -7,16 +7,17 @@
  * the verifier the role bootstrap sets) to the writer and a reader, and follow a writer failover.
  */
 import { spawnSync } from 'node:child_process';
+import { get } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
-import { DEFAULT_POOL_SETTINGS } from '../../../lib/model';
-import { AMAZON_TIME_SYNC, BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, renderPoolerBootstrapProgram, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../../lib/model/pgbouncer-bootstrap';
+import { DEFAULT_POOL_SETTINGS, EndpointRole } from '../../../lib/model';
+import { AMAZON_TIME_SYNC, BOOTSTRAP_PLACEHOLDERS, FLEET_PROCESS_LIST, renderPoolerBootstrap, sessionListenersValue, renderPoolerBootstrapProgram, substitutePlaceholders, USER_DATA_MAX_BYTES, worstCaseUserDataBytes } from '../../../lib/model/pgbouncer-bootstrap';
 import { HOST_AGENT_PATH, HOST_AGENT_SOURCE, HOST_FETCH_PATH } from '../../../lib/model/pgbouncer-host-agent';
 import { FLEET_NAME_FILE, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../../lib/model/pgbouncer-host-serve';
 import { FLEET_HOST_SERVE_WAIT_SECONDS, FLEET_HOST_SIGNAL_TIMEOUT_SECONDS } from '../../../lib/model/pgbouncer-rollout';
-import { FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, READ_ONLY_ROUTING, AURORA_ENDPOINT_DNS_TTL_SECONDS, renderFleetFiles, type PoolerFleetSpec } from '../../../lib/model/pgbouncer-fleet';
+import { DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, READ_ONLY_ROUTING, AURORA_ENDPOINT_DNS_TTL_SECONDS, renderFleetFiles, type PoolerFleetSpec } from '../../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../../lib/model/scram-salt';
 import { execInHost, pgbouncerPid, poolerFailoverDrill, poolerHostLostDrill, REHEARSAL_CLUSTER, rehearsalAwsNames, type PoolerHost } from '../../../lib/rehearsal';
 import { liveUnavailable } from '../rehearsal/isolation';
@@ -52,6 +53,8 @@ function fleetValues(spec: PoolerFleetSpec, hosts: { cluster: string; writer: st
     SignalStack: '',
     SignalResource: '',
     SignalRegion: '',
+    SessionListeners: sessionListenersValue(spec.sessionRoles ?? []),
+    SessionMaxConnectionsPercent: String(spec.sessionMaxConnectionsPercent ?? DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT),
   };
 }
 
@@ -165,6 +168,9 @@ describe('PgBouncer engine host bootstrap', () => {
     ['a short NLB idle timeout and more clients', { ...fleet, tcpIdleTimeoutSeconds: 60, maxClientConnections: 5000, vcpusPerHost: 8, maxConnections: 2000 }, 2],
     // 100% of 30 would be 30: the shell stops at 30 less the reserve of 10, as poolSizing does.
     ['a max_connections the reserve decides', { ...fleet, maxConnections: 30, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 100, maxIdleConnectionsPercent: 100 } }, 2],
+    ['session pooling on both roles', { ...fleet, maxConnections: 1000, sessionRoles: [EndpointRole.READ_WRITE, EndpointRole.READ_ONLY], sessionMaxConnectionsPercent: 30 }, 2],
+    ['session pooling on the read-only role only, 3 readers, an idle floor above the session share', { ...fleet, vcpusPerHost: 4, maxConnections: 600, sessionRoles: [EndpointRole.READ_ONLY], pool: { ...DEFAULT_POOL_SETTINGS, maxIdleConnectionsPercent: 90 } }, 3],
+    ['session pooling on the read/write role only', { ...fleet, maxConnections: 500, sessionRoles: [EndpointRole.READ_WRITE], sessionMaxConnectionsPercent: 2 }, 1],
   ])('GIVEN %s WHEN the bootstrap lays it out THEN every file is the model\'s, and the process list names each process', (_label, spec, readerCount) => {
     const root = mkdtempSync(join(tmpdir(), 'pooler-host-'));
     const standin = mkdtempSync(join(tmpdir(), 'aws-standin-'));
@@ -192,6 +198,15 @@ live('the bootstrap on a rehearsal host', () => {
   let host: PoolerHost | undefined;
   const consumer = { username: 'app_fleet', password: 'fleet-consumer-password-0123456789' };
   const server = { username: 'fleet_ro_server', password: 'fleet-server-password-0123456789' };
+  // Both roles have an endpoint in session pooling: the host runs both session listeners beside the transaction ones.
+  const sessionRoles = [EndpointRole.READ_WRITE, EndpointRole.READ_ONLY];
+  // 60% of the rehearsal's budget of 30 per target: 4 connections per read/write session process, so a test's two clients never wait on each other.
+  const sessionMaxConnectionsPercent = 60;
+  /** The fleet the booted host is one host of, as the model plans it. */
+  const bootedSpec = (): PoolerFleetSpec => {
+    const s = started!.rehearsal.settings;
+    return { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: s.sizingMaxConnections, pool: s.pool, tcpIdleTimeoutSeconds: 350, maxClientConnections: s.maxClientConnections, sessionRoles, sessionMaxConnectionsPercent };
+  };
 
   /** A consumer's connection to the booted host's listener (its address in the data VPC, reached through the VPC's router). */
   const connectToHost = async (port: number, login: { username: string; password: string }, attempts = 40): Promise<Client> => {
@@ -221,11 +236,11 @@ live('the bootstrap on a rehearsal host', () => {
 
   test('GIVEN the template substituted with the rehearsal\'s values WHEN a booted Debian 13 host runs it THEN its systemd runs the processes the model lays out, with the fleet\'s files, the verifiers the role bootstrap sets, and private files only the PgBouncer user reads', async () => {
     const r = started!.rehearsal;
-    host = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
+    host = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server, sessionRoles, sessionMaxConnectionsPercent });
     started!.pids.push(host.booted.container.pid, host.booted.imds.pid);
 
     // The files are exactly what the fleet model renders for a host (root /): one host of a fleet of two.
-    const spec: PoolerFleetSpec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: r.settings.sizingMaxConnections, pool: r.settings.pool, tcpIdleTimeoutSeconds: 350, maxClientConnections: r.settings.maxClientConnections };
+    const spec = bootedSpec();
     for (const [path, text] of referenceFiles(spec, '', host.values)) expect([path, readFileSync(fleetPath(host.root, path), 'utf8')]).toEqual([path, text]);
     // AWS-shaped names, resolved by the host's hosts file; the cluster endpoint's moves at failover.
     const names = rehearsalAwsNames(r.settings);
@@ -266,15 +281,93 @@ live('the bootstrap on a rehearsal host', () => {
       await ro.end();
     }
   }, 300_000);
+  test('GIVEN endpoints in session pooling WHEN a client LISTENs, takes an advisory lock and SETs through the session listeners THEN it is notified, holds the lock and keeps the setting across transactions, which the transaction listener cannot; the session listeners pass their health checks', async () => {
+    // The health paths the session target groups check answer 200.
+    const health = (path: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = get({ host: host!.host, port: host!.healthPort, path, timeout: 5000 }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+      });
+    for (const path of ['/read-write-session', '/read-only-session']) {
+      let status = 0;
+      for (let i = 0; i < 30 && status !== 200; i++) {
+        status = await health(path);
+        if (status !== 200) await new Promise((res) => setTimeout(res, 500));
+      }
+      expect([path, status]).toEqual([path, 200]);
+    }
+    const notified = async (port: number): Promise<boolean> => {
+      const [listener, notifier] = [await connectToHost(port, consumer), await connectToHost(port, consumer)];
+      try {
+        const got = new Promise<boolean>((resolve) => {
+          listener.on('notification', (n) => n.channel === 'fleet_channel' && resolve(true));
+          setTimeout(() => resolve(false), 1500);
+        });
+        await listener.query('LISTEN fleet_channel');
+        // Another transaction of the listening client before the notification: its server connection must stay its own.
+        await listener.query('SELECT 1');
+        await notifier.query("NOTIFY fleet_channel, 'hello'");
+        return await got;
+      } finally {
+        await Promise.all([listener.end(), notifier.end()]);
+      }
+    };
+    const lockHeld = async (port: number): Promise<boolean> => {
+      const [holder, other] = [await connectToHost(port, consumer), await connectToHost(port, consumer)];
+      try {
+        await holder.query('SELECT pg_advisory_lock(4242)');
+        await holder.query('SELECT 1');
+        const taken = (await other.query<{ t: boolean }>('SELECT pg_try_advisory_lock(4242) AS t')).rows[0]!.t;
+        if (taken) await other.query('SELECT pg_advisory_unlock(4242)');
+        return !taken;
+      } finally {
+        await Promise.all([holder.end(), other.end()]);
+      }
+    };
+    const setKept = async (port: number): Promise<string> => {
+      const c = await connectToHost(port, consumer);
+      try {
+        await c.query("SET work_mem = '7MB'");
+        return (await c.query<{ work_mem: string }>('SHOW work_mem')).rows[0]!.work_mem;
+      } finally {
+        await c.end();
+      }
+    };
+    // THEN session pooling keeps what transaction pooling loses, on the same host and servers.
+    expect([await notified(FLEET_PORTS.readWriteSession), await lockHeld(FLEET_PORTS.readWriteSession), await setKept(FLEET_PORTS.readWriteSession)]).toEqual([true, true, '7MB']);
+    expect([await notified(FLEET_PORTS.readWrite), await lockHeld(FLEET_PORTS.readWrite)]).toEqual([false, false]);
+    expect(await setKept(FLEET_PORTS.readOnlySession)).toBe('7MB');
+    // The read-only session listener is still the reader's, as the listener's server role.
+    const ro = await connectToHost(FLEET_PORTS.readOnlySession, consumer);
+    try {
+      expect((await ro.query<{ r: boolean; u: string }>('SELECT pg_is_in_recovery() AS r, current_user AS u')).rows[0]).toEqual({ r: true, u: 'fleet_ro_server' });
+    } finally {
+      await ro.end();
+    }
+    // A client's protocol-level statement does not outlive its session: the next client of the same pool can prepare the name again.
+    for (let i = 0; i < 3; i++) {
+      const c = await connectToHost(FLEET_PORTS.readWriteSession, consumer);
+      try {
+        expect((await c.query({ name: 'fleet_named', text: 'SELECT $1::int AS n', values: [i] })).rows[0]).toEqual({ n: i });
+        expect((await c.query<{ n: string }>('SELECT count(*) AS n FROM pg_prepared_statements')).rows[0]!.n).toBe('1');
+      } finally {
+        await c.end();
+      }
+    }
+  }, 120_000);
+
   test('GIVEN two hosts behind the load balancer stand-in WHEN one is lost under load THEN the stand-in stops sending to it within its health checks\' window, and a replacement booted from the same user data joins and serves', async () => {
     const r = started!.rehearsal;
-    const second = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
+    const second = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server, sessionRoles, sessionMaxConnectionsPercent });
     started!.pids.push(second.booted.container.pid, second.booted.imds.pid);
     const lb = await r.startPoolerLoadBalancer([host!, second]);
     started!.pids.push(lb.process.pid);
     // WHEN
     const f = await poolerHostLostDrill(r, lb, second, consumer, async () => {
-      const third = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server });
+      const third = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server, sessionRoles, sessionMaxConnectionsPercent });
       started!.pids.push(third.booted.container.pid, third.booted.imds.pid);
       return third;
     });
@@ -289,7 +382,7 @@ live('the bootstrap on a rehearsal host', () => {
 
   test('GIVEN both listeners under load WHEN the writer fails over THEN writes resume on the promoted instance within seconds, no acknowledged write is lost, a read through the read-only listener reaches the writer only within a second of the promotion, and the promoted reader\'s pools move to the former writer\'s instance endpoint', async () => {
     const r = started!.rehearsal;
-    const spec: PoolerFleetSpec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: r.settings.sizingMaxConnections, pool: r.settings.pool, tcpIdleTimeoutSeconds: 350 };
+    const spec = bootedSpec();
     // WHEN
     const f = await poolerFailoverDrill(r, host!, consumer, spec);
     process.stdout.write(`PgBouncer engine failover drill: promoted ${f.promoted}; writes stood still for ${f.writeDowntimeMs} ms at most; ${f.acknowledgedWrites} acknowledged, ${f.acknowledgedWritesLost} lost, ${f.writeErrors} client errors; read-only listener: ${f.reads} reads, ${f.readsFromWriter} served by the writer (${f.readsFromWriterAfterBound} later than ${READ_ONLY_CHECK_DELAY_SECONDS} s after the promotion), ${f.readErrors} client errors; the promoted reader's pools re-pointed ${f.repointedAfterMs} ms after the promotion\n`);
@@ -300,7 +393,7 @@ live('the bootstrap on a rehearsal host', () => {
     // At most once per server connection of the promoted reader's pools (without the guard: every read until the re-point).
     const promoted = rehearsalAwsNames(r.settings).instanceEndpoint(f.promoted);
     const homes = host!.values.ReaderEndpoints!.split(' ');
-    const onPromoted = planFleetProcesses(spec).filter((p) => p.listener === 'readOnly' && homes[Number(p.target.slice('reader'.length)) - 1] === promoted);
+    const onPromoted = planFleetProcesses(spec).filter((p) => (p.listener === 'readOnly' || p.listener === 'readOnlySession') && homes[Number(p.target.slice('reader'.length)) - 1] === promoted);
     expect(f.readsFromWriter).toBeLessThanOrEqual(onPromoted.reduce((sum, p) => sum + p.poolSize, 0));
     expect(f.reads).toBeGreaterThan(0);
     expect(f.repointedAfterMs).toBeDefined();

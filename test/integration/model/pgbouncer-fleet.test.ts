@@ -8,16 +8,19 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
-import { DEFAULT_POOL_SETTINGS, RESERVED_CONNECTIONS, findInstanceClass, optimizedReadsSizing, poolSizing } from '../../../lib/model';
-import { SERVER_RESET_QUERY } from '../../../lib/model/pgbouncer-ini';
+import { DEFAULT_POOL_SETTINGS, EndpointRole, RESERVED_CONNECTIONS, findInstanceClass, optimizedReadsSizing, poolSizing } from '../../../lib/model';
+import { SERVER_RESET_QUERY, SESSION_SERVER_RESET_QUERY } from '../../../lib/model/pgbouncer-ini';
 import {
+  DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT,
   FLEET_ADMIN_USER,
   FLEET_PATHS,
   FLEET_PLACEHOLDERS,
   FLEET_PORTS,
   fleetKeepalive,
   fleetPath,
+  fleetProcessName,
   planFleetProcesses,
+  READ_ONLY_ROLE_GUARD,
   renderFleetFiles,
   renderPgBouncerUserlist,
   validateFleet,
@@ -28,6 +31,8 @@ import { liveUnavailable } from '../rehearsal/isolation';
 
 const xlarge = optimizedReadsSizing(findInstanceClass('db.r6gd.xlarge')!);
 const reference: PoolerFleetSpec = { hosts: 2, vcpusPerHost: 2, readers: 2, maxConnections: xlarge.maxConnections, pool: DEFAULT_POOL_SETTINGS, tcpIdleTimeoutSeconds: 350 };
+/** The reference fleet with an endpoint of each role in session pooling. */
+const withSessions: PoolerFleetSpec = { ...reference, sessionRoles: [EndpointRole.READ_WRITE, EndpointRole.READ_ONLY] };
 
 describe('PgBouncer engine fleet plan', () => {
   test('GIVEN two 2-vCPU hosts and two readers WHEN planned THEN each host runs two read/write processes and one per reader, and the fleet stays within every budget', () => {
@@ -64,6 +69,37 @@ describe('PgBouncer engine fleet plan', () => {
     expect(processes.filter((p) => p.listener === 'readOnly').map((p) => p.target)).toEqual(['reader1', 'reader2', 'reader3']);
   });
 
+  test('GIVEN no endpoint in session pooling WHEN planned THEN no session listener exists', () => {
+    expect(new Set(planFleetProcesses(reference).map((p) => p.listener))).toEqual(new Set(['readWrite', 'readOnly']));
+    expect([...renderFleetFiles(reference).keys()].filter((f) => /\/s[wr]-/.test(f))).toEqual([]);
+  });
+
+  test('GIVEN session pooling on both roles WHEN planned THEN each role has a session listener of its own whose share and the transaction pools\' together stay within each target\'s budget', () => {
+    const processes = planFleetProcesses(withSessions);
+    expect(processes.map((p) => [fleetProcessName(p), p.target])).toEqual([
+      ['rw-1', 'writer'], ['rw-2', 'writer'], ['ro-1', 'reader1'], ['ro-2', 'reader2'],
+      ['sw-1', 'writer'], ['sw-2', 'writer'], ['sr-1', 'reader1'], ['sr-2', 'reader2'],
+    ]);
+    const budget = poolSizing(reference.maxConnections, reference.pool).maxServerConnections;
+    const session = Math.floor((budget * DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT) / 100);
+    for (const target of ['writer', 'reader1', 'reader2']) {
+      const open = (listeners: string[]) => reference.hosts * processes.filter((p) => p.target === target && listeners.includes(p.listener)).reduce((sum, p) => sum + p.poolSize, 0);
+      const sessionOpen = open(['readWriteSession', 'readOnlySession']);
+      const transactionOpen = open(['readWrite', 'readOnly']);
+      // THEN 3469 per target: the session pools take up to 867 (25%), the transaction pools up to the other 2602.
+      expect([target, sessionOpen <= session, sessionOpen > session - 4, transactionOpen <= budget - session, sessionOpen + transactionOpen <= budget]).toEqual([target, true, true, true, true]);
+    }
+    // A session connection serves one client while it stays: no idle floor.
+    expect(processes.filter((p) => p.listener.endsWith('Session')).map((p) => p.minPoolSize)).toEqual([0, 0, 0, 0]);
+  });
+
+  test('GIVEN session pooling on the read-only role only WHEN planned THEN the writer keeps its whole budget', () => {
+    const processes = planFleetProcesses({ ...reference, sessionRoles: [EndpointRole.READ_ONLY], sessionMaxConnectionsPercent: 40 });
+    expect(processes.filter((p) => p.listener === 'readWrite').map((p) => p.poolSize)).toEqual(planFleetProcesses(reference).filter((p) => p.listener === 'readWrite').map((p) => p.poolSize));
+    expect(processes.filter((p) => p.listener === 'readOnlySession').map((p) => p.poolSize)).toEqual([693, 693]);
+    expect(processes.filter((p) => p.listener === 'readOnly').map((p) => p.poolSize)).toEqual([1041, 1041]);
+  });
+
   test.each([60, 120, 350, 6000])('GIVEN an NLB idle timeout of %i s WHEN keepalives are derived THEN a dead client is found before the NLB forgets its flow', (idle) => {
     const k = fleetKeepalive(idle);
     expect(k.idle).toBeLessThan(idle);
@@ -78,6 +114,9 @@ describe('PgBouncer engine fleet plan', () => {
     ['a budget too small for the fleet', { maxConnections: 20, pool: { ...DEFAULT_POOL_SETTINGS, maxConnectionsPercent: 10 }, hosts: 4, vcpusPerHost: 2 }, /^hosts 4 x 2 processes per target need 8 server connections of a budget of 2 \(maxConnectionsPercent 10 of max_connections 20, never into the 10 connections reserved for rdsadmin, AWS's automation, the master user and the role bootstrap\): use fewer hosts/],
     // 100% of 20 would be 20, but 10 are reserved: 12 processes cannot each have one of the 10 left.
     ['a budget the reserve leaves too small', { maxConnections: 20, hosts: 3, vcpusPerHost: 4, readers: 1 }, /^hosts 3 x 4 processes per target need 12 server connections of a budget of 10 \(maxConnectionsPercent 100 of max_connections 20, never into the 10 connections/],
+    ['a session share of 0', { sessionRoles: [EndpointRole.READ_WRITE], sessionMaxConnectionsPercent: 0 }, /^sessionMaxConnectionsPercent 0 is out of range: the session pools take 1 to 99 percent of each target's budget, the transaction pools keep the rest/],
+    ['all of the budget for sessions', { sessionMaxConnectionsPercent: 100 }, /^sessionMaxConnectionsPercent 100 is out of range/],
+    ['a session share too small for the fleet', { maxConnections: 110, sessionRoles: [EndpointRole.READ_ONLY], sessionMaxConnectionsPercent: 3 }, /^sessionMaxConnectionsPercent 3 splits each target's budget of 100 into 3 server connections for session pooling and 97 for transaction pooling, and hosts 2 x 2 processes per target need 4 in each: use fewer hosts or a smaller instance type, raise maxConnectionsPercent, or choose a sessionMaxConnectionsPercent that leaves both shares that many$/],
   ])('GIVEN %s WHEN validated THEN the message names the property, the value and the fix', (_label, bad, message) => {
     expect(() => validateFleet({ ...reference, ...bad })).toThrow(message);
   });
@@ -86,6 +125,19 @@ describe('PgBouncer engine fleet plan', () => {
     const text = [...renderFleetFiles(reference).values()].join('\n');
     expect([...new Set(text.match(/\$\{[^}]*\}/g))].sort()).toEqual(['${ClusterEndpoint}', '${DatabaseName}', '${ReaderEndpoint1}', '${ReaderEndpoint2}', '${ServerPort}', '${ServerUser}', '${WriterInstanceEndpoint}']);
     expect(text).not.toMatch(/%\{/);
+  });
+
+  test('GIVEN session listeners WHEN their files are read THEN they pool in session mode on ports of their own, reset with DEALLOCATE ALL, and the read-only one keeps the guard and a route file', () => {
+    const files = renderFleetFiles(withSessions, '');
+    const sw1 = files.get(`${FLEET_PATHS.dir}/sw-1.ini`)!.split('\n');
+    const sr2 = files.get(`${FLEET_PATHS.dir}/sr-2.ini`)!.split('\n');
+    expect(files.get(`${FLEET_PATHS.dir}/sw-peers.ini`)).toBe('[peers]\n1 = host=/run/pgbouncer/sw-1 port=6434\n2 = host=/run/pgbouncer/sw-2 port=6434\n');
+    expect(sw1).toEqual(expect.arrayContaining(['listen_port = 6434', 'pool_mode = session', `server_reset_query = ${SESSION_SERVER_RESET_QUERY}`, '%include /etc/pgbouncer/sw-peers.ini']));
+    expect(SESSION_SERVER_RESET_QUERY).toMatch(/; DEALLOCATE ALL$/);
+    expect(sr2).toEqual(expect.arrayContaining(['listen_port = 6435', 'pool_mode = session', `server_reset_query = ${SESSION_SERVER_RESET_QUERY}; ${READ_ONLY_ROLE_GUARD}`, `server_check_query = ${READ_ONLY_ROLE_GUARD}`, '%include /var/lib/apk-pgbouncer/routes/sr-2.ini']));
+    // The session settings come after the shared ones they override (later lines win).
+    expect(sr2.indexOf('pool_mode = session')).toBeGreaterThan(sr2.indexOf('%include /etc/pgbouncer/common.ini'));
+    expect(files.get(`${FLEET_PATHS.routesDir}/sr-2.ini`)).toMatch(/^; sr-2 \(reader2\) home=\$\{ReaderEndpoint2\} /);
   });
 
   test('GIVEN a process file WHEN read THEN it has its own port, id, socket and peers, and includes the shared settings', () => {
@@ -132,7 +184,7 @@ live('PgBouncer 1.24 on the rendered files', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  test('GIVEN the reference fleet\'s files for one host WHEN its four processes start THEN PgBouncer takes every setting, and each listener\'s processes are peers', async () => {
+  test('GIVEN the reference fleet\'s files for one host, with both session listeners, WHEN its eight processes start THEN PgBouncer takes every setting, the session processes pool in session mode, and each listener\'s processes are peers', async () => {
     const user = serverOsUser();
     const substitute = (text: string): string =>
       text.replaceAll(FLEET_PLACEHOLDERS.clusterEndpoint, 'writer.example.internal').replaceAll(FLEET_PLACEHOLDERS.readerEndpoint(1), 'reader1.example.internal').replaceAll(FLEET_PLACEHOLDERS.readerEndpoint(2), 'reader2.example.internal').replaceAll(FLEET_PLACEHOLDERS.databaseName, 'kit').replaceAll(FLEET_PLACEHOLDERS.serverPort, '5432').replaceAll(FLEET_PLACEHOLDERS.serverUser, 'fleet_ro_server');
@@ -142,21 +194,21 @@ live('PgBouncer 1.24 on the rendered files', () => {
       writeFileSync(path, text, { mode });
       if (user !== undefined) chownSync(path, user.uid, user.gid);
     };
-    for (const [path, text] of renderFleetFiles(reference, root)) write(path, substitute(text));
+    for (const [path, text] of renderFleetFiles(withSessions, root)) write(path, substitute(text));
     const tls = mkdtempSync(join(tmpdir(), 'fleet-tls-'));
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=pooler.example.internal', '-keyout', join(tls, 'server.key'), '-out', join(tls, 'server.crt')], { stdio: 'ignore' });
     for (const path of [FLEET_PATHS.tlsCertFile, FLEET_PATHS.tlsCaFile, FLEET_PATHS.rdsCaBundle]) write(path, readFileSync(join(tls, 'server.crt'), 'utf8'));
     write(FLEET_PATHS.tlsKeyFile, readFileSync(join(tls, 'server.key'), 'utf8'), 0o600);
     rmSync(tls, { recursive: true, force: true });
     write(FLEET_PATHS.authFile, renderPgBouncerUserlist([{ name: FLEET_ADMIN_USER, password: 'fleet-admin-secret' }]), 0o600);
-    const processes = planFleetProcesses(reference);
+    const processes = planFleetProcesses(withSessions);
     let logs = '';
     for (const p of processes) {
-      const dir = fleetPath(root, `${FLEET_PATHS.runDir}/${p.listener === 'readWrite' ? 'rw' : 'ro'}-${p.peerId}`);
+      const dir = fleetPath(root, `${FLEET_PATHS.runDir}/${fleetProcessName(p)}`);
       mkdirSync(dirname(dir), { recursive: true, mode: 0o755 });
       mkdirSync(dir, { mode: 0o700 });
       if (user !== undefined) chownSync(dir, user.uid, user.gid);
-      const cmd = hostCommand({ program: findPgBouncer(), args: [fleetPath(root, `${FLEET_PATHS.dir}/${p.listener === 'readWrite' ? 'rw' : 'ro'}-${p.peerId}.ini`)], namespace, ...(user === undefined ? {} : { user }) });
+      const cmd = hostCommand({ program: findPgBouncer(), args: [fleetPath(root, `${FLEET_PATHS.dir}/${fleetProcessName(p)}.ini`)], namespace, ...(user === undefined ? {} : { user }) });
       const child = spawn(cmd.program, [...cmd.args], { stdio: ['ignore', 'ignore', 'pipe'], ...(cmd.spawnAs ?? {}) });
       child.stderr.on('data', (d: Buffer) => (logs += d.toString()));
       started.push(child.pid!);
@@ -183,5 +235,12 @@ live('PgBouncer 1.24 on the rendered files', () => {
     const databases = await admin('ro-1', FLEET_PORTS.readOnly, 'SHOW DATABASES');
     expect(databases.find((d) => d.name === 'kit')).toMatchObject({ host: 'reader1.example.internal' });
     expect(String(databases.find((d) => d.name === 'kit')!.port)).toBe('5432');
+    const sw = Object.fromEntries((await admin('sw-2', FLEET_PORTS.readWriteSession, 'SHOW CONFIG')).map((r) => [r.key, r.value]));
+    expect(sw).toMatchObject({ peer_id: '2', listen_port: '6434', pool_mode: 'session', server_reset_query: SESSION_SERVER_RESET_QUERY });
+    const sr = Object.fromEntries((await admin('sr-1', FLEET_PORTS.readOnlySession, 'SHOW CONFIG')).map((r) => [r.key, r.value]));
+    expect(sr).toMatchObject({ listen_port: '6435', pool_mode: 'session', server_reset_query: `${SESSION_SERVER_RESET_QUERY}; ${READ_ONLY_ROLE_GUARD}`, server_check_query: READ_ONLY_ROLE_GUARD });
+    expect((await admin('sr-2', FLEET_PORTS.readOnlySession, 'SHOW PEERS')).map((r) => String(r.peer_id)).sort()).toEqual(['1', '2']);
+    const srPools = await admin('sr-2', FLEET_PORTS.readOnlySession, 'SHOW DATABASES');
+    expect(srPools.find((d) => d.name === 'kit')).toMatchObject({ host: 'reader2.example.internal' });
   }, 60_000);
 });

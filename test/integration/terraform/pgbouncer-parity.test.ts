@@ -661,7 +661,7 @@ describe('PgBouncerProxy and modules/pgbouncer-proxy (as examples/complete-pgbou
     // the package's own handler), or that this test passes on; hosts_depend_on is the reference app's dependency of
     // the construct's Auto Scaling group on the role bootstrap (compared below); vpc_cidr_block is the VPC's, which
     // the construct reads from the cluster's VPC, and s3_prefix_list_id its s3PrefixListId.
-    const mirrored = ['name', 'vpc_id', 'subnet_ids', 'cluster_security_group_id', 'cluster_endpoint', 'reader_endpoints', 'server_port', 'database_name', 'max_connections', 'packages_bucket', 'packages_key', 'tls_secret_arn', 'certificate_function', 'hosts', 'instance_type', 'consumer_users', 'endpoints', 'hosts_depend_on', 'vpc_cidr_block', 's3_prefix_list_id', 'image_id'];
+    const mirrored = ['name', 'vpc_id', 'subnet_ids', 'cluster_security_group_id', 'cluster_endpoint', 'reader_endpoints', 'writer_instance_endpoint', 'server_port', 'database_name', 'max_connections', 'packages_bucket', 'packages_key', 'tls_secret_arn', 'certificate_function', 'hosts', 'instance_type', 'consumer_users', 'endpoints', 'hosts_depend_on', 'vpc_cidr_block', 's3_prefix_list_id', 'image_id'];
     expect(passed.filter((p) => !mirrored.includes(p))).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { DEFAULT_POOL_SETTINGS, runRules } from '../../../lib/model';
+import { DEFAULT_POOL_SETTINGS, EndpointRole, runRules } from '../../../lib/model';
 import { FLEET_RULES } from '../../../lib/model/pgbouncer-fleet';
 import { moduleOfRule, rulesOf, terraformMessages } from '../../../lib/terraform';
 import { rejectionMessage } from '../../helpers/vectors';
@@ -77,6 +77,7 @@ describe('modules/pgbouncer-proxy', () => {
     cluster_security_group_id: 'sg-cluster',
     cluster_endpoint: 'messages.cluster-abc.us-east-1.rds.amazonaws.com',
     reader_endpoints: '["messages-reader-1.abc.us-east-1.rds.amazonaws.com"]',
+    writer_instance_endpoint: 'messages-writer.abc.us-east-1.rds.amazonaws.com',
     database_name: 'app',
     image_id: EXAMPLE_POOLER_IMAGE_ID,
     packages_bucket: 'messages-packages',
@@ -96,6 +97,19 @@ describe('modules/pgbouncer-proxy', () => {
     expect(message).toBe(cdkMessage.split('maxConnectionsPercent').join('max_connections_percent'));
     // WHEN
     const errors = pooler.planErrors({ ...required, hosts: '4', instance_type: 'c7g.large', max_connections: '7' });
+    // THEN
+    expect(errors.map((e) => [e.summary, e.detail.split('\n\n')[0]])).toEqual([['Resource precondition failed', message]]);
+  });
+
+  test('a session-pooling endpoint whose share of the budget leaves a process without a connection fails plan at the launch template, with the CDK construct\'s message', () => {
+    // GIVEN 2 hosts of 8 vCPUs (16 processes per target) and 1% of a budget of 990 for the session pools: 9
+    const input = { hosts: 2, vcpusPerHost: 8, readers: 1, maxConnections: 1000, pool: DEFAULT_POOL_SETTINGS, tcpIdleTimeoutSeconds: 350, sessionRoles: [EndpointRole.READ_WRITE], sessionMaxConnectionsPercent: 1 };
+    const [message] = terraformMessages('pgbouncer-proxy', input);
+    const [cdkMessage] = runRules(FLEET_RULES, input);
+    expect(message).toBe(cdkMessage.split('sessionMaxConnectionsPercent').join('session_max_connections_percent').split('maxConnectionsPercent').join('max_connections_percent'));
+    // WHEN
+    const endpoints = '{ locks = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE", pool_mode = "session" } }';
+    const errors = pooler.planErrors({ ...required, instance_type: 'c7g.2xlarge', max_connections: '1000', session_max_connections_percent: '1', endpoints });
     // THEN
     expect(errors.map((e) => [e.summary, e.detail.split('\n\n')[0]])).toEqual([['Resource precondition failed', message]]);
   });

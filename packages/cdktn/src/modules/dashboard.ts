@@ -9,15 +9,6 @@ export interface DashboardPgbouncerTargets {
   readonly read_only: string[];
 }
 
-/**
- * The type of `pgbouncerTargetGroupArnSuffixes` (the module's `pgbouncer_target_group_arn_suffixes`): attributes
- * keep the module's names.
- */
-export interface DashboardPgbouncerTargetGroupArnSuffixes {
-  readonly read_write: string;
-  readonly read_only: string;
-}
-
 /** The type of `thresholds` (the module's `thresholds`): attributes keep the module's names. */
 export interface DashboardThresholds {
   /** @default 80 */
@@ -93,11 +84,13 @@ export interface DashboardProps extends KitModuleOptions {
   readonly pgbouncerLoadBalancerArnSuffix?: string;
   /**
    * ARN suffixes (targetgroup/<name>/<id>) of the PgBouncer fleet's target groups by listener, the TargetGroup
-   * dimension of their AWS/NetworkELB metrics (the pgbouncer-proxy module's target_group_arn_suffixes).
+   * dimension of their AWS/NetworkELB metrics (the pgbouncer-proxy module's target_group_arn_suffixes):
+   * read_write, read_only, and the session-pooling listeners' (read_write_session, read_only_session) where some
+   * endpoint uses them, which are then charted and alarmed too.
    *
    * @default null
    */
-  readonly pgbouncerTargetGroupArnSuffixes?: DashboardPgbouncerTargetGroupArnSuffixes | IResolvable;
+  readonly pgbouncerTargetGroupArnSuffixes?: { [key: string]: string };
   /**
    * Hosts of the PgBouncer fleet, a fixed-size group (the pgbouncer-proxy module's hosts): the MissingHosts
    * alarms fire when a target group's healthy hosts fall below it.

@@ -18,6 +18,8 @@ export interface PgBouncerProxyEndpointsElement {
   readonly role: string;
   /** @default [] */
   readonly allowed_security_group_ids?: string[];
+  /** @default "transaction" */
+  readonly pool_mode?: string;
 }
 
 /** Inputs of PgBouncerProxy: the variables of modules/pgbouncer-proxy, in camelCase. */
@@ -153,6 +155,14 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
    */
   readonly maxIdleConnectionsPercent?: number;
   /**
+   * Share of each target's pool budget the session-pooling listener of its role takes (bounds: the
+   * fleet-session-max-connections-percent rule; see the Rules column of the module README), where some endpoint
+   * of the role has pool_mode session; the transaction pools keep the rest.
+   *
+   * @default 25
+   */
+  readonly sessionMaxConnectionsPercent?: number;
+  /**
    * Seconds a client waits to borrow a pooled connection (bounds: the borrow-timeout rule; see the Rules column
    * of the module README).
    *
@@ -197,8 +207,11 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
   readonly vpcCidrBlock?: string;
   /**
    * Endpoints in consumer VPCs by name: an interface endpoint of the fleet's endpoint service each, with a
-   * security group of its own admitting allowed_security_group_ids on the role's port (READ_WRITE 5432,
-   * READ_ONLY 5433). The subnets' zones must be zones of the load balancer.
+   * security group of its own admitting allowed_security_group_ids on the port of its role and pool_mode
+   * (transaction: READ_WRITE 5432, READ_ONLY 5433; session: 5434, 5435). pool_mode session gives each client a
+   * server connection for its whole session (LISTEN, session advisory locks, temporary tables, SET across
+   * transactions) through a listener of its own, whose pools take session_max_connections_percent of each
+   * target's budget. The subnets' zones must be zones of the load balancer.
    *
    * @default {}
    */
@@ -223,10 +236,10 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
 /**
  * modules/pgbouncer-proxy as a cdktn construct. The PgBouncer engine of the pooling tier, the Terraform flavour
  * of the CDK construct `PgBouncerProxy` (docs/PGBOUNCER-ENGINE.md): an Auto Scaling group of fixed size of
- * Graviton hosts (Debian 13 arm64, the AMI `image_id` pins, IMDSv2 only, encrypted gp3 root volume, no public
- * address, no key pair; Session Manager for shell access) behind an internal Network Load Balancer with a TCP
- * listener per role (5432 read/write, 5433 read-only), offered to consumer VPCs through a VPC endpoint service
- * and an interface endpoint with its own security group per entry of `endpoints`.
+ * Graviton hosts (Debian 13 arm64 from Debian's public SSM parameter, IMDSv2 only, encrypted gp3 root volume, no
+ * public address, no key pair; Session Manager for shell access) behind an internal Network Load Balancer with a
+ * TCP listener per role (5432 read/write, 5433 read-only), offered to consumer VPCs through a VPC endpoint
+ * service and an interface endpoint with its own security group per entry of `endpoints`.
  *
  * The kit's rules run when it is constructed: bad input throws KitValidationError naming the prop, the value and
  * the fix. Outputs are the getters.
@@ -263,6 +276,7 @@ export class PgBouncerProxy extends KitModule {
         instanceType: 'instance_type',
         maxConnectionsPercent: 'max_connections_percent',
         maxIdleConnectionsPercent: 'max_idle_connections_percent',
+        sessionMaxConnectionsPercent: 'session_max_connections_percent',
         connectionBorrowTimeoutSeconds: 'connection_borrow_timeout_seconds',
         tcpIdleTimeoutSeconds: 'tcp_idle_timeout_seconds',
         readOnlyServerUser: 'read_only_server_user',
@@ -281,9 +295,11 @@ export class PgBouncerProxy extends KitModule {
         hosts: { variable: 'hosts', read: 'value', default: 2 },
         readers: { variable: 'reader_endpoints', read: 'length' },
         tcpIdleTimeoutSeconds: { variable: 'tcp_idle_timeout_seconds', read: 'value', default: 350 },
+        sessionMaxConnectionsPercent: { variable: 'session_max_connections_percent', read: 'value', default: 25 },
         vcpusPerHost: { variable: 'instance_type', read: 'lookup', lookup: 'poolerInstanceVcpus', default: 'c7g.large' },
         maxConnections: { variable: 'max_connections', read: 'value' },
         pool: { read: 'object', variables: { maxConnectionsPercent: 'max_connections_percent', maxIdleConnectionsPercent: 'max_idle_connections_percent', connectionBorrowTimeoutSeconds: 'connection_borrow_timeout_seconds' }, defaults: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } },
+        sessionRoles: { variable: 'endpoints', read: 'select', attribute: 'role', where: 'pool_mode', equals: 'session', whereDefault: 'transaction' },
         instanceType: { variable: 'instance_type', read: 'value', default: 'c7g.large' },
         imageId: { variable: 'image_id', read: 'value' },
         readOnlyServerUser: { variable: 'read_only_server_user', read: 'value', default: 'apk_pooler_reader' },
@@ -297,6 +313,7 @@ export class PgBouncerProxy extends KitModule {
         tlsSecretArn: { variable: 'tls_secret_arn', read: 'value' },
         tlsCaCertificate: { variable: 'tls_ca_certificate', read: 'value' },
         certificateFunction: { variable: 'certificate_function', read: 'value' },
+        poolMode: { variable: 'endpoints', read: 'each', attribute: 'pool_mode', default: 'transaction' },
       },
     });
   }
@@ -319,7 +336,10 @@ export class PgBouncerProxy extends KitModule {
     return this.getString('read_only_server_user');
   }
 
-  /** The listener port of each role: READ_WRITE (the writer) and READ_ONLY (the readers). (output `ports`) */
+  /**
+   * The listener port of each role: READ_WRITE (the writer) and READ_ONLY (the readers); and of each
+   * session-pooling listener some endpoint uses, READ_WRITE_SESSION and READ_ONLY_SESSION. (output `ports`)
+   */
   public get ports(): { [key: string]: number } {
     return this.getNumberMap('ports');
   }
@@ -412,8 +432,9 @@ export class PgBouncerProxy extends KitModule {
   }
 
   /**
-   * Each listener's target group ARN suffix (targetgroup/<name>/<id>), read_write and read_only: the TargetGroup
-   * dimension of their AWS/NetworkELB metrics. (output `target_group_arn_suffixes`)
+   * Each listener's target group ARN suffix (targetgroup/<name>/<id>), read_write and read_only (and
+   * read_write_session, read_only_session where some endpoint uses session pooling): the TargetGroup dimension
+   * of their AWS/NetworkELB metrics. (output `target_group_arn_suffixes`)
    */
   public get targetGroupArnSuffixes(): { [key: string]: string } {
     return this.getStringMap('target_group_arn_suffixes');
