@@ -10,13 +10,13 @@ const common = {
   transform: {
     '^.+\\.tsx?$': 'ts-jest',
   },
-  // Synthesizing stacks and bundling Lambdas is slow on 2 cores.
-  testTimeout: 120000,
 };
 
 /** @type {import('jest').Config} */
 module.exports = {
   maxWorkers: 2,
+  // Synthesizing stacks and bundling Lambdas is slow on 2 cores. A global option: a project's own is not read.
+  testTimeout: 120000,
   projects: [
     { ...common, displayName: 'unit', roots: ['<rootDir>/test'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/integration/'] },
     { ...common, displayName: 'integration', roots: ['<rootDir>/test/integration'] },

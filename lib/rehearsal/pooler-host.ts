@@ -193,7 +193,7 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
  * DEFAULT_FLEET_HOSTS in all) and resolves once a login through its read/write listener succeeds. The
  * first call prepares what the fleet shares.
  */
-export async function startPoolerHost(run: RunningRehearsal, options: PoolerHostOptions, timeoutMs = 240_000): Promise<PoolerHost> {
+export async function startPoolerHost(run: RunningRehearsal, options: PoolerHostOptions, timeoutMs = 420_000): Promise<PoolerHost> {
   const s = run.state.settings;
   if (s.network !== 'namespaces') throw new RehearsalConfigError([`network ${s.network}: the pooler hosts are booted in namespaces of their own, joined to the data VPC's: use network namespaces (as root)`]);
   let prepared: { fleet: FleetFile; aws: AwsEmulator };

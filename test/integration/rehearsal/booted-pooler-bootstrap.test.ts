@@ -106,6 +106,9 @@ suite('the PgBouncer engine bootstrap on a booted host', () => {
       SignalStack: STACK,
       SignalResource: GROUP,
       SignalRegion: TEST_VPC_REGION,
+      // No endpoint in session pooling.
+      SessionListeners: '',
+      SessionMaxConnectionsPercent: '25',
     };
     host = await vpc.boot(substitutePlaceholders(renderPoolerBootstrap(), values), 'i-0fffffffffffffff6');
   });
@@ -116,7 +119,8 @@ suite('the PgBouncer engine bootstrap on a booted host', () => {
   });
 
   it('GIVEN the deployed user data WHEN cloud-init runs it THEN every step runs, the host serves with its systemd units and signals SUCCESS once both listeners do', async () => {
-    const boot = await waitForBoot(host);
+    // The boot, the install and up to the serve wait (FLEET_HOST_SERVE_WAIT_SECONDS) before cloud-init is done.
+    const boot = await waitForBoot(host, 420_000);
     const log = (await execInHost(host, ['tail', '-n', '40', '/var/log/cloud-init-output.log'])).stdout;
     expect({ ...boot.cloudInit, log }).toEqual({ status: 'done', errors: [], log });
     expect(boot.failedUnits).toEqual([]);
