@@ -64,7 +64,7 @@ async function one(c: Client, sql: string): Promise<string> {
 }
 
 /** The key PgBouncer or PostgreSQL gave the client in BackendKeyData (node-postgres keeps it untyped). */
-function cancelKey(client: Client): { processID: number; secretKey: number } {
+export function cancelKey(client: Client): { processID: number; secretKey: number } {
   const c = client as unknown as { processID: number; secretKey: number };
   return { processID: c.processID, secretKey: c.secretKey };
 }

@@ -3,57 +3,11 @@
  * TLS (on a connection of its own, which the kernel may hand to any of the endpoint's processes),
  * looping clients that count their errors and reconnect, and a prober that opens fresh connections.
  */
-import { readFileSync } from 'node:fs';
-import { connect as tcpConnect } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
 import { Client } from 'pg';
 import { clientConfig, type Endpoint } from '../../../lib/rehearsal';
 
-/** The key PgBouncer gave a client in BackendKeyData (node-postgres keeps it untyped). */
-export function cancelKey(client: Client): { processID: number; secretKey: number } {
-  const c = client as unknown as { processID: number; secretKey: number };
-  return { processID: c.processID, secretKey: c.secretKey };
-}
-
-/** SSLRequest, TLS verified against the rehearsal CA, then CancelRequest; resolves when the pooler closes. */
-export function sendCancel(endpoint: Endpoint, key: { processID: number; secretKey: number }, timeoutMs = 5000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = tcpConnect({ host: endpoint.host, port: endpoint.port });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error('cancel request timed out'));
-    }, timeoutMs);
-    const fail = (err: Error): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      reject(err);
-    };
-    socket.once('error', fail);
-    socket.once('connect', () => {
-      const sslRequest = Buffer.alloc(8);
-      sslRequest.writeInt32BE(8, 0);
-      sslRequest.writeInt32BE(80877103, 4);
-      socket.write(sslRequest);
-    });
-    socket.once('data', (answer) => {
-      if (answer[0] !== 0x53) return fail(new Error(`pooler refused TLS for the cancel request: ${answer.toString()}`));
-      const tls = tlsConnect({ socket, ca: readFileSync(endpoint.caFile, 'utf8'), host: endpoint.host });
-      tls.once('error', fail);
-      tls.once('secureConnect', () => {
-        const cancel = Buffer.alloc(16);
-        cancel.writeInt32BE(16, 0);
-        cancel.writeInt32BE(80877102, 4);
-        cancel.writeInt32BE(key.processID, 8);
-        cancel.writeInt32BE(key.secretKey, 12);
-        tls.end(cancel);
-      });
-      tls.once('close', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  });
-}
+// The cancel request as libpq sends it over TLS: the compatibility probes' own (lib/bench/compat/probes.ts).
+export { cancelKey, sendCancel } from '../../../lib/bench/compat/probes';
 
 export async function connected(endpoint: Endpoint, timeoutMs = 10000): Promise<Client> {
   const client = new Client(clientConfig(endpoint, timeoutMs));
