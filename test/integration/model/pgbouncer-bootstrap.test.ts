@@ -359,6 +359,51 @@ live('the bootstrap on a rehearsal host', () => {
     }
   }, 120_000);
 
+  test.each(['readWriteSession', 'readOnlySession'] as const)('GIVEN clients of the host\'s %s listener that PREPARE and leave WHEN 100 fresh clients look THEN none sees or can EXECUTE the PREPARE', async (listener) => {
+    // GIVEN as many clients as the listener's processes have server connections together, each PREPAREs and leaves
+    const port = FLEET_PORTS[listener];
+    const preparers = planFleetProcesses(bootedSpec()).filter((p) => p.listener === listener).reduce((n, p) => n + p.poolSize, 0);
+    expect(preparers).toBeGreaterThan(0);
+    // Each client leaves as soon as it is done: a session pool lends its connection to the next one only then.
+    const preparedOn = new Set<number>();
+    await Promise.all(
+      Array.from({ length: preparers }, async () => {
+        const c = await connectToHost(port, consumer);
+        try {
+          await c.query("PREPARE leak_probe AS SELECT 'leaked' AS v");
+          preparedOn.add((await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid);
+        } finally {
+          await c.end();
+        }
+      }),
+    );
+    // WHEN fresh clients take the same server connections (the pool holds no more)
+    let onPrepared = 0;
+    const saw: string[] = [];
+    const codes: Record<string, number> = {};
+    for (let done = 0; done < 100; done += preparers) {
+      await Promise.all(
+        Array.from({ length: Math.min(preparers, 100 - done) }, async () => {
+          const c = await connectToHost(port, consumer);
+          try {
+            const row = (await c.query<{ pid: number; names: string[] }>('SELECT pg_backend_pid() AS pid, array(SELECT name FROM pg_prepared_statements) AS names')).rows[0]!;
+            if (preparedOn.has(row.pid)) onPrepared++;
+            if (row.names.length > 0) saw.push(`${row.pid}: ${row.names.join(',')}`);
+            const code = await c.query('EXECUTE leak_probe').then(() => 'executed', (err: { code?: string }) => err.code ?? 'error');
+            codes[code] = (codes[code] ?? 0) + 1;
+          } finally {
+            await c.end();
+          }
+        }),
+      );
+    }
+    // THEN
+    process.stdout.write(`host ${listener}: PREPARE on ${preparedOn.size} server connections; of 100 fresh clients ${onPrepared} landed on one, ${saw.length} saw a prepared statement, EXECUTE gave ${JSON.stringify(codes)}\n`);
+    expect(onPrepared).toBeGreaterThan(50);
+    expect(saw).toEqual([]);
+    expect(codes).toEqual({ '26000': 100 });
+  }, 120_000);
+
   test('GIVEN two hosts behind the load balancer stand-in WHEN one is lost under load THEN the stand-in stops sending to it within its health checks\' window, and a replacement booted from the same user data joins and serves', async () => {
     const r = started!.rehearsal;
     const second = await r.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server, sessionRoles, sessionMaxConnectionsPercent });
