@@ -5,15 +5,16 @@
  */
 import { resolve } from 'node:path';
 import { parseOptions } from '../cli/spec';
-import { BENCH_COMMAND, BenchUsageError, DEFAULT_BENCH_OUT, scenarioList } from './commands';
-import { runBench } from './runner';
+import { BENCH_COMMAND, BenchUsageError, DEFAULT_BENCH_OUT, repeatOption, scenarioList } from './commands';
+import { defaultRepeat, runBench } from './runner';
 import type { ScenarioName } from './types';
 
-export { BENCH_COMMAND, BenchUsageError, DEFAULT_BENCH_OUT, scenarioList } from './commands';
+export { BENCH_COMMAND, BenchUsageError, DEFAULT_BENCH_OUT, repeatOption, scenarioList } from './commands';
 
-export function parseBenchArgs(argv: string[]): { quick: boolean; scenarios?: ScenarioName[]; outDir: string } {
+export function parseBenchArgs(argv: string[]): { quick: boolean; repeat: number; scenarios?: ScenarioName[]; outDir: string } {
   const { values, repeated, flags } = parseOptions(argv, { options: BENCH_COMMAND.options, commandName: 'bench' }, BenchUsageError);
-  return { quick: flags.has('--quick'), outDir: resolve(values.get('--out') ?? DEFAULT_BENCH_OUT), ...scenarioList(repeated.get('--scenario')) };
+  const quick = flags.has('--quick');
+  return { quick, repeat: repeatOption(values.get('--repeat')).repeat ?? defaultRepeat(quick), outDir: resolve(values.get('--out') ?? DEFAULT_BENCH_OUT), ...scenarioList(repeated.get('--scenario')) };
 }
 
 /** Runs the bench, its progress through `log`; returns the closing summary and whether a scenario failed. */
@@ -22,7 +23,7 @@ export async function runBenchCommand(argv: string[], log?: (line: string) => vo
   const s = result.summary;
   return {
     output:
-      `bench (${result.mode}) finished in ${result.durationSeconds} s: ${s.met}/${s.targets} targets met${s.missed.length > 0 ? `; missed: ${s.missed.join(', ')}` : ''}${s.failedScenarios.length > 0 ? `; FAILED scenarios: ${s.failedScenarios.join(', ')}` : ''}\n` +
+      `bench (${result.mode}, ${result.repeat} run${result.repeat === 1 ? '' : 's'} of each scenario) finished in ${result.durationSeconds} s: ${s.met}/${s.targets} targets met${s.missed.length > 0 ? `; missed: ${s.missed.join(', ')}` : ''}${s.failedScenarios.length > 0 ? `; FAILED scenarios: ${s.failedScenarios.join(', ')}` : ''}\n` +
       `wrote ${files.join(', ')}`,
     failed: s.failedScenarios.length > 0,
   };

@@ -10,12 +10,27 @@ export class BenchUsageError extends CliUsageError {}
 
 export const DEFAULT_BENCH_OUT = 'bench-results';
 
+/** Bounds of --repeat: one run is a smoke run; past 20 a full bench would take hours on 2 cores. */
+export const MIN_REPEAT = 1;
+export const MAX_REPEAT = 20;
+
+/** `--repeat N`, checked; undefined = the mode's default (runner.ts defaultRepeat). */
+export function repeatOption(given: string | undefined): { repeat?: number } {
+  if (given === undefined) return {};
+  const n = /^\d+$/.test(given.trim()) ? Number(given.trim()) : Number.NaN;
+  if (!(n >= MIN_REPEAT && n <= MAX_REPEAT)) {
+    throw new BenchUsageError(`--repeat ${JSON.stringify(given)} is not a whole number of runs from ${MIN_REPEAT} to ${MAX_REPEAT}: give e.g. --repeat 3 (a median of three runs, the full bench's default) or --repeat 1 (one run, --quick's default)`);
+  }
+  return { repeat: n };
+}
+
 export const BENCH_COMMAND: CliCommand = {
   name: 'bench',
   summary: 'The seed articles\' experiments on the local rehearsal, each against the local analog of its baseline; writes DIR/latest.json, latest.md and latest.svg. About 10 minutes on 2 cores.',
   options: [
     { name: '--quick', description: 'shorter runs: fewer waves and loops (default: the full runs)' },
     { name: '--scenario', value: 'NAME[,NAME...]', default: `all: ${SCENARIO_NAMES.join(', ')}`, description: 'the scenarios to run; repeatable' },
+    { name: '--repeat', value: 'N', default: '3, or 1 with --quick', description: `runs of each scenario, one after another (${MIN_REPEAT}-${MAX_REPEAT}); each target is judged on the runs' median and met only when every run meets it` },
     { name: '--out', value: 'DIR', default: DEFAULT_BENCH_OUT, description: 'where the reports are written' },
   ],
   notes: ['Needs what `rehearse up` needs (`make deps`, `make pgbouncer`) and pgbench; each scenario runs its own rehearsal on a loopback block of its own.'],

@@ -1,8 +1,8 @@
 /** Report writers: latest.json (everything), latest.md (a readable table beside the seeds), latest.svg (a chart). */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { round } from './stats';
-import { SCENARIO_NAMES, type BenchResult, type TargetCheck } from './types';
+import { round, type Spread } from './stats';
+import { SCENARIO_NAMES, type BenchResult, type ScenarioResult, type TargetCheck } from './types';
 
 export function renderJson(result: BenchResult): string {
   return `${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 2)}\n`;
@@ -15,6 +15,30 @@ function figure(c: TargetCheck, which: 'baseline' | 'ours'): string {
   return `${which === 'baseline' ? c.baselineLabel : c.oursLabel}: ${fmt(c[which])} ${c.unit}`;
 }
 
+/** A median with its range over the runs, e.g. "0.12 (0.11–0.14)"; the bare figure when there was one run. */
+function withRange(median: number, s: Spread | undefined): string {
+  if (s === undefined || s.values.length < 2) return fmt(median);
+  // An en dash, so a range of negative figures does not read as a subtraction.
+  return `${fmt(median)} (${fmt(s.min)}–${fmt(s.max)})`;
+}
+
+/** The result cell: met only when the median and every run meet the target, and says which failed. */
+export function verdict(c: TargetCheck): string {
+  if (c.runs === undefined) return c.met ? 'met' : '**missed**';
+  const counted = `met in ${c.runs.met} of ${c.runs.planned} run${c.runs.planned === 1 ? '' : 's'}`;
+  if (c.met) return counted;
+  return c.runs.medianMeets ? `**missed**: median meets, spread does not (${counted})` : `**missed** (${counted})`;
+}
+
+/** One line on the machine's load over a scenario's runs. */
+function loadLine(s: ScenarioResult): string | undefined {
+  const l = s.load;
+  if (l === undefined) return undefined;
+  const range = (x: Spread): string => withRange(x.median, x);
+  const outside = l.outsideCores !== undefined ? `; cores kept busy by work outside the bench ${range(l.outsideCores)}` : '';
+  return `- **${s.name}** (${s.runs?.length ?? 1} run${(s.runs?.length ?? 1) === 1 ? '' : 's'}): load average (1 min) before ${range(l.loadAverage1Before)}, after ${range(l.loadAverage1After)}${outside}`;
+}
+
 export function renderMarkdown(result: BenchResult): string {
   const e = result.environment;
   const lines: string[] = [
@@ -23,9 +47,11 @@ export function renderMarkdown(result: BenchResult): string {
     `${result.startedAt}, ${result.durationSeconds} s on ${e.host.cores} cores (${e.host.cpuModel}), ${e.host.memoryGiB} GiB, Linux ${e.host.kernel}, Node ${e.host.node}; rehearsal: ${e.host.rehearsal}.`,
     `Versions: ${Object.entries(e.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
     '',
+    `Each scenario ran ${result.repeat} time${result.repeat === 1 ? '' : 's'}; each figure is the median of its runs, the ratio with its range in parentheses, and a target is met only when the median and every run meet it.`,
+    '',
     `**${result.summary.met} of ${result.summary.targets} targets met.**${result.summary.missed.length > 0 ? ` Missed: ${result.summary.missed.join(', ')}.` : ''}${result.summary.failedScenarios.length > 0 ? ` Failed scenarios: ${result.summary.failedScenarios.join(', ')}.` : ''}`,
     '',
-    '| scenario | metric | seed figure | baseline (ours) | ours | ratio ours/baseline | reads as | target | result |',
+    '| scenario | metric | seed figure | baseline (ours) | ours | ratio ours/baseline (range) | reads as | target | result |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const name of SCENARIO_NAMES) {
@@ -33,15 +59,17 @@ export function renderMarkdown(result: BenchResult): string {
     if (s === undefined) continue;
     if (s.error !== undefined) lines.push(`| ${name} | (scenario failed) | | | | | | | FAILED: ${cell(s.error)} |`);
     for (const c of s.checks) {
-      lines.push(`| ${name} | ${cell(c.metric)} | ${cell(c.seed)} | ${cell(figure(c, 'baseline'))} | ${cell(figure(c, 'ours'))} | ${fmt(c.ratio)} | ${cell(c.reads)} | ${cell(c.target)} | ${c.met ? 'met' : '**missed**'} |`);
+      lines.push(`| ${name} | ${cell(c.metric)} | ${cell(c.seed)} | ${cell(figure(c, 'baseline'))} | ${cell(figure(c, 'ours'))} | ${withRange(c.ratio, c.runs?.ratio)} | ${cell(c.reads)} | ${cell(c.target)} | ${verdict(c)} |`);
     }
   }
   lines.push('', '## Other ratios (ours / baseline)', '');
   for (const name of SCENARIO_NAMES) {
     const s = result.scenarios[name];
     if (s === undefined || s.error !== undefined) continue;
-    lines.push(`- **${name}**: ${Object.entries(s.ratios).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}`);
+    lines.push(`- **${name}**: ${Object.entries(s.ratios).map(([k, v]) => `${k} ${withRange(v, s.ratioSpreads?.[k])}`).join(', ')}`);
   }
+  const loads = SCENARIO_NAMES.flatMap((n) => { const s = result.scenarios[n]; const l = s === undefined ? undefined : loadLine(s); return l === undefined ? [] : [l]; });
+  if (loads.length > 0) lines.push('', '## Machine load during the runs', '', ...loads);
   lines.push('', '## How the loads were scaled', '');
   for (const name of SCENARIO_NAMES) if (result.scenarios[name] !== undefined) lines.push(`- **${name}**: ${e.scaling[name]}`);
   lines.push('', '## Notes', '');
@@ -50,7 +78,7 @@ export function renderMarkdown(result: BenchResult): string {
     if (s === undefined) continue;
     lines.push(`- **${name}** (${s.durationSeconds} s; seed: ${s.seedSource}): ${s.notes.join(' ')}`);
   }
-  lines.push('', 'All figures, per side, with the settings of each rehearsal: latest.json.', '');
+  lines.push('', 'All figures, per side and per run, with the settings of each rehearsal and the load around each run: latest.json.', '');
   return lines.join('\n');
 }
 
@@ -82,7 +110,7 @@ export function renderSvg(result: BenchResult): string {
   const margin = 12;
   const gap = 8;
   const title = `aurora-proxy-kit bench (${result.mode}): advantage of the pooled path, log scale`;
-  const subtitle = `${result.summary.met}/${result.summary.targets} targets met; bar = measured factor, black tick = target; green met, red missed. ${result.startedAt}`;
+  const subtitle = `${result.summary.met}/${result.summary.targets} targets met; bar = median factor of ${result.repeat} run${result.repeat === 1 ? '' : 's'}, black tick = target; green met (median and every run), red missed. ${result.startedAt}`;
   const footnote = 'Absolute targets (0 errors, <= 0.1 ms added, >= 25% share) are in latest.md.';
   // The label column is as wide as the longest label, so no label is cut off at the left edge.
   const left = margin + Math.max(0, ...rows.map((r) => approxTextWidth(r.label))) + gap;

@@ -1,11 +1,14 @@
 /**
- * Runs the scenarios one after another (each on its own rehearsal and address block), then writes
- * latest.json, latest.md and latest.svg into the result directory.
+ * Runs the scenarios one after another (each on its own rehearsal and address block), each `repeat` times
+ * in a row with the machine's load recorded around every run, combines each scenario's runs (combine.ts),
+ * then writes latest.json, latest.md and latest.svg into the result directory.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchEnvironment } from './environment';
+import { combineRuns } from './combine';
+import { loadSnapshot, runLoad } from './load';
 import { writeReports } from './report';
 import { connectOverhead } from './scenarios/connect-overhead';
 import type { ScenarioContext } from './scenarios/context';
@@ -27,8 +30,15 @@ export const SCENARIOS: Record<ScenarioName, (ctx: ScenarioContext) => Promise<S
   pgbouncer_engine: pgbouncerEngine,
 };
 
+/** Runs of each scenario when --repeat is not given: one for --quick (a smoke run), three for a full run. */
+export function defaultRepeat(quick: boolean): number {
+  return quick ? 1 : 3;
+}
+
 export interface BenchOptions {
   readonly quick?: boolean;
+  /** @default defaultRepeat(quick) */
+  readonly repeat?: number;
   readonly scenarios?: ReadonlyArray<ScenarioName>;
   readonly outDir: string;
   readonly log?: (line: string) => void;
@@ -44,8 +54,44 @@ export function summarize(scenarios: BenchResult['scenarios']): BenchResult['sum
   };
 }
 
+/**
+ * Runs one scenario `repeat` times, one run after another, each run's environment carrying the machine's
+ * load around it (RunLoad under `load`); a run that throws becomes a failed run (`failed`) and the next
+ * one still runs. Returns the runs combined.
+ */
+export async function runRepeated(options: {
+  readonly name: ScenarioName;
+  readonly repeat: number;
+  readonly run: () => Promise<ScenarioResult>;
+  readonly failed: (startedAt: number, message: string) => ScenarioResult;
+  readonly log: (line: string) => void;
+}): Promise<ScenarioResult> {
+  const { name, repeat, log } = options;
+  const runs: ScenarioResult[] = [];
+  for (let i = 1; i <= repeat; i++) {
+    const t0 = Date.now();
+    const before = loadSnapshot();
+    let result: ScenarioResult;
+    try {
+      result = await options.run();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      log(`bench: ${name} run ${i}/${repeat} FAILED after ${round((Date.now() - t0) / 1000, 1)} s: ${message}`);
+      result = options.failed(t0, message);
+    }
+    const load = runLoad(before, loadSnapshot());
+    runs.push({ ...result, environment: { ...result.environment, load } });
+    const outside = load.outsideCores !== undefined ? `, ${load.outsideCores} cores busy outside the bench` : '';
+    if (result.error === undefined) {
+      log(`bench: ${name} run ${i}/${repeat} done in ${round((Date.now() - t0) / 1000, 1)} s (loadavg ${load.before.one} -> ${load.after.one}${outside}): ${result.checks.map((c) => `${c.id} ${c.reads} (${c.met ? 'met' : 'missed'})`).join('; ')}`);
+    }
+  }
+  return combineRuns(name, runs, repeat);
+}
+
 export async function runBench(options: BenchOptions): Promise<{ result: BenchResult; files: string[] }> {
   const quick = options.quick ?? false;
+  const repeat = options.repeat ?? defaultRepeat(quick);
   const log = options.log ?? ((line: string): void => void process.stdout.write(`${line}\n`));
   const names = options.scenarios ?? SCENARIO_NAMES;
   mkdirSync(options.outDir, { recursive: true });
@@ -55,16 +101,13 @@ export async function runBench(options: BenchOptions): Promise<{ result: BenchRe
   const scenarios: Partial<Record<ScenarioName, ScenarioResult>> = {};
   try {
     for (const [index, name] of names.entries()) {
-      const t0 = Date.now();
-      log(`bench: [${index + 1}/${names.length}] ${name} ...`);
-      try {
-        scenarios[name] = await SCENARIOS[name]({ quick, outDir: options.outDir, scratchDir, environment, log });
-        const s = scenarios[name]!;
-        log(`bench: ${name} done in ${round((Date.now() - t0) / 1000, 1)} s: ${s.checks.map((c) => `${c.id} ${c.reads} (${c.met ? 'met' : 'missed'})`).join('; ')}`);
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        log(`bench: ${name} FAILED after ${round((Date.now() - t0) / 1000, 1)} s: ${message}`);
-        scenarios[name] = {
+      log(`bench: [${index + 1}/${names.length}] ${name}, ${repeat} run${repeat === 1 ? '' : 's'} ...`);
+      const s = await runRepeated({
+        name,
+        repeat,
+        log,
+        run: () => SCENARIOS[name]({ quick, outDir: options.outDir, scratchDir, environment, log }),
+        failed: (t0, message) => ({
           name,
           title: name,
           seedSource: SEED_SOURCES[name],
@@ -76,8 +119,10 @@ export async function runBench(options: BenchOptions): Promise<{ result: BenchRe
           checks: [],
           notes: [],
           error: message,
-        };
-      }
+        }),
+      });
+      scenarios[name] = s;
+      log(`bench: ${name}: ${s.checks.map((c) => `${c.id} ${c.reads} (${c.met ? 'met' : 'missed'}; met in ${c.runs?.met ?? 0} of ${repeat} runs)`).join('; ')}`);
     }
   } finally {
     rmSync(scratchDir, { recursive: true, force: true });
@@ -85,6 +130,7 @@ export async function runBench(options: BenchOptions): Promise<{ result: BenchRe
   const result: BenchResult = {
     tool: 'aurora-proxy-kit bench',
     mode: quick ? 'quick' : 'full',
+    repeat,
     startedAt: new Date(started).toISOString(),
     durationSeconds: round((Date.now() - started) / 1000, 1),
     environment,
