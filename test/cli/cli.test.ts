@@ -112,7 +112,8 @@ describe('aurora-proxy-kit usage errors: exit 2, the bad input named, the fix gi
     [['rehearse', 'topology'], /topology needs --from/],
     // The loopback blocks of suites and bench scenarios are theirs to hand out, not a command's.
     [['rehearse', 'block', 'terratest'], /^aurora-proxy-kit rehearse: unknown command block: use up, status, outputs, down, drill, topology \(aurora-proxy-kit rehearse --help\)$/m],
-    [['bench', '--fast'], /^aurora-proxy-kit bench: unknown option --fast for bench; options: --quick --scenario --out \(aurora-proxy-kit bench --help\)$/m],
+    [['bench', '--fast'], /^aurora-proxy-kit bench: unknown option --fast for bench; options: --quick --scenario --repeat --out \(aurora-proxy-kit bench --help\)$/m],
+    [['bench', '--repeat', '0'], /--repeat "0" is not a whole number of runs from 1 to 20: give e\.g\. --repeat 3/],
     [['bench', '--scenario', 'nope'], /unknown scenario nope: use one of read_only_endpoint, /],
     [['demo', '--scenario', 'read_only_endpoint,nope'], /unknown scenario nope/],
     [['synth', 'summarize'], /unknown command summarize: use summary \(aurora-proxy-kit synth --help\)/],
