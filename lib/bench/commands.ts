@@ -26,7 +26,7 @@ export function repeatOption(given: string | undefined): { repeat?: number } {
 
 export const BENCH_COMMAND: CliCommand = {
   name: 'bench',
-  summary: 'The seed articles\' experiments on the local rehearsal, each against the local analog of its baseline; writes DIR/latest.json, latest.md and latest.svg. About 10 minutes on 2 cores.',
+  summary: 'The seed articles\' experiments on the local rehearsal, each against the local analog of its baseline; each scenario --repeat times, each target judged on the median of the runs and their spread; writes DIR/latest.json, latest.md and latest.svg. About 10 minutes per run of every scenario on 2 cores, so about 30 for the default three.',
   options: [
     { name: '--quick', description: 'shorter runs: fewer waves and loops (default: the full runs)' },
     { name: '--scenario', value: 'NAME[,NAME...]', default: `all: ${SCENARIO_NAMES.join(', ')}`, description: 'the scenarios to run; repeatable' },
