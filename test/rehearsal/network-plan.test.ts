@@ -113,11 +113,11 @@ describe("a rehearsal's own network (network 'namespaces')", () => {
     expect(addressPlan({ ...settings, network: 'loopback' }).writer).toBe('127.0.10.2');
   });
 
-  test('GIVEN the rehearsal\'s plan WHEN read THEN the data VPC holds every replica address the block allows, the AWS emulator, and the app VPC the custom endpoints', () => {
+  test('GIVEN the rehearsal\'s plan WHEN read THEN the data VPC holds every replica address the block allows, the pooler fleet\'s load balancer stand-in, the AWS emulator, and the app VPC the custom endpoints', () => {
     const plan = rehearsalNetworkPlan(settings);
-    expect(plan.dataHosts.map((h) => h.address.split('.')[3])).toEqual([...Array.from({ length: 16 }, (_, i) => String(2 + i)), '101', '102', '103', '104', '120']);
+    expect(plan.dataHosts.map((h) => h.address.split('.')[3])).toEqual([...Array.from({ length: 16 }, (_, i) => String(2 + i)), '101', '102', '103', '104', '110', '120']);
     // The AWS names a booted host calls resolve to the emulator, in every namespace.
-    expect(plan.hostsFile).toMatch(/^198\.18\.10\.120\ts3\.us-east-1\.amazonaws\.com secretsmanager\.us-east-1\.amazonaws\.com monitoring\.us-east-1\.amazonaws\.com apk-rehearsal-packages\.s3\.us-east-1\.amazonaws\.com$/m);
+    expect(plan.hostsFile).toMatch(/^198\.18\.10\.120\ts3\.us-east-1\.amazonaws\.com secretsmanager\.us-east-1\.amazonaws\.com monitoring\.us-east-1\.amazonaws\.com cloudformation\.us-east-1\.amazonaws\.com apk-rehearsal-packages\.s3\.us-east-1\.amazonaws\.com$/m);
     const app = consumerVpcEndpoints(settings);
     expect(app.namespace).toBe('apk10-app');
     expect(app.readOnly).toEqual({ host: expect.stringMatching(/^read-only\.endpoint\.proxy-[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$/), address: '198.18.10.145' });

@@ -35,8 +35,14 @@ const STACK = 'apk-rehearsal-pooler';
 const GROUP = 'PoolerHostsASG1A2B3C4D';
 const CLUSTER_ENDPOINT = 'rehearsal.cluster-c0ffee123456.eu-west-1.rds.amazonaws.com';
 const READER_ENDPOINT = 'replica1.c0ffee123456.eu-west-1.rds.amazonaws.com';
-/** Where the servers' names lead in the test VPC: a listener that accepts and closes connections. */
+/**
+ * Where the servers' names lead in the test VPC: a listener that accepts and closes connections, on the writer's
+ * address (the cluster endpoint and the writer instance's name) and a reader's, as on AWS two instances: the hosts'
+ * read-only routing re-points a reader's pools while its address is the cluster endpoint's.
+ */
 const SERVER_ADDRESS = '198.19.251.20';
+const READER_ADDRESS = '198.19.251.21';
+const WRITER_INSTANCE_ENDPOINT = 'writer.c0ffee123456.eu-west-1.rds.amazonaws.com';
 
 suite('the PgBouncer engine bootstrap on a booted host', () => {
   let vpc: TestVpc | undefined;
@@ -49,11 +55,11 @@ suite('the PgBouncer engine bootstrap on a booted host', () => {
     const tls = vpc.tls;
     // The servers: their names resolve, in the VPC's DNS, to an address where connections are accepted.
     const namespace = vpc.emulator.spec.namespace;
-    execFileSync('ip', ['-n', namespace, 'addr', 'add', `${SERVER_ADDRESS}/32`, 'dev', 'lo']);
-    const listener = spawn('ip', ['netns', 'exec', namespace, 'python3', '-c', `import socket\ns = socket.create_server(("${SERVER_ADDRESS}", 5432))\nwhile True:\n    s.accept()[0].close()`], { stdio: 'ignore', detached: true });
+    for (const address of [SERVER_ADDRESS, READER_ADDRESS]) execFileSync('ip', ['-n', namespace, 'addr', 'add', `${address}/32`, 'dev', 'lo']);
+    const listener = spawn('ip', ['netns', 'exec', namespace, 'python3', '-c', `import socket\ns = socket.create_server(("", 5432))\nwhile True:\n    s.accept()[0].close()`], { stdio: 'ignore', detached: true });
     listener.unref();
     server = listener.pid;
-    appendFileSync(join(vpc.work, 'hosts'), `${SERVER_ADDRESS}\t${CLUSTER_ENDPOINT} ${READER_ENDPOINT}\n`);
+    appendFileSync(join(vpc.work, 'hosts'), `${SERVER_ADDRESS}\t${CLUSTER_ENDPOINT} ${WRITER_INSTANCE_ENDPOINT}\n${READER_ADDRESS}\t${READER_ENDPOINT}\n`);
     // The rehearsal's packages object: its CA as the RDS bundle, the stand-in for the SSM Agent.
     const tar = join(vpc.work, 'packages.tar');
     execFileSync('npx', ['ts-node', '--transpile-only', join(KIT_ROOT, 'bin', 'build-pooler-packages.ts'), '--arch', execFileSync('dpkg', ['--print-architecture'], { encoding: 'utf8' }).trim(), '--rehearsal', tar], {
@@ -84,7 +90,7 @@ suite('the PgBouncer engine bootstrap on a booted host', () => {
     values = {
       ClusterEndpoint: CLUSTER_ENDPOINT,
       ReaderEndpoints: READER_ENDPOINT,
-      WriterInstanceEndpoint: 'writer.c0ffee123456.eu-west-1.rds.amazonaws.com',
+      WriterInstanceEndpoint: WRITER_INSTANCE_ENDPOINT,
       DatabaseName: 'app',
       ServerPort: '5432',
       ServerUser: 'pooler_readonly',
