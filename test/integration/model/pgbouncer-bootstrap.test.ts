@@ -399,7 +399,8 @@ live('the bootstrap on a rehearsal host', () => {
     }
     // THEN
     process.stdout.write(`host ${listener}: PREPARE on ${preparedOn.size} server connections; of 100 fresh clients ${onPrepared} landed on one, ${saw.length} saw a prepared statement, EXECUTE gave ${JSON.stringify(codes)}\n`);
-    expect(onPrepared).toBeGreaterThan(50);
+    // Enough of them landed on a prepared connection for a leak to show (the kernel spreads connections over the processes).
+    expect(onPrepared).toBeGreaterThan(25);
     expect(saw).toEqual([]);
     expect(codes).toEqual({ '26000': 100 });
   }, 120_000);
