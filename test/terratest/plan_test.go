@@ -59,8 +59,9 @@ func TestExamplesPlan(t *testing.T) {
 				// Secrets Manager endpoint, two consumers, the role bootstrap.
 				"aws_security_group": 10,
 				// Three per instance and lag per reader; waiting clients and max wait per pool target (the writer,
-				// two readers), unhealthy and missing hosts per listener; errors and throttles per consumer.
-				"aws_cloudwatch_dashboard": 1, "aws_cloudwatch_metric_alarm": 3*3 + 2 + 2*3 + 2*2 + 2*2,
+				// two readers and the writer instance, which the promoted reader's read-only pools use after a
+				// failover), unhealthy and missing hosts per listener; errors and throttles per consumer.
+				"aws_cloudwatch_dashboard": 1, "aws_cloudwatch_metric_alarm": 3*3 + 2 + 2*4 + 2*2 + 2*2,
 			},
 			classes: 3,
 		},
