@@ -15,6 +15,7 @@ import { POOLER_HEALTH_CHECK } from '../model/pgbouncer-host-serve';
 import { healthyTargets } from './hosts/load-balancer';
 import { rehearsalAwsNames } from './network/rehearsal-network';
 import { killHost, killProcess } from './processes';
+import { sleep } from './sql';
 import { addPoolerLoadBalancerTarget, type PoolerHost, type PoolerLoadBalancer } from './pooler-host';
 import type { Rehearsal } from './rehearsal';
 
@@ -23,7 +24,6 @@ export interface DrillLogin {
   readonly password: string;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((res) => setTimeout(res, ms));
 
 /** A consumer's TLS connection (verify-full against the rehearsal CA) to an address and port. */
 async function connectTo(r: Rehearsal, host: string, port: number, login: DrillLogin): Promise<Client> {
