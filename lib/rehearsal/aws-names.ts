@@ -45,6 +45,11 @@ export function awsShapedId(seed: string): string {
   return Array.from(digest.subarray(0, 12), (byte) => ID_ALPHABET[byte % ID_ALPHABET.length]).join('');
 }
 
+/** `length` lower-case hex digits derived from `seed`. */
+function hexId(seed: string, length: number): string {
+  return createHash('sha256').update(`aurora-proxy-kit:${seed}`).digest('hex').slice(0, length);
+}
+
 /** The AWS-shaped names of one rehearsal: one account/Region id, one id per proxy. */
 export class AwsNames {
   readonly region: string;
@@ -97,6 +102,25 @@ export class AwsNames {
   proxyCustomEndpoint(proxy: string, endpoint: string): string {
     checkIdentifier('endpoint', endpoint);
     return `${endpoint}.endpoint.${this.proxyDomain(proxy)}`;
+  }
+
+  /** The PgBouncer engine's VPC endpoint service: `vpce-svc-<17 hex digits>`, as EC2 names one. */
+  endpointServiceId(fleet: string): string {
+    return `vpce-svc-${hexId(`endpoint-service:${this.rehearsalId}:${this.region}:${fleet}`, 17)}`;
+  }
+
+  /**
+   * An interface endpoint of that service in a consumer VPC: the regional DNS name EC2 gives it
+   * (`vpce-<id>-<suffix>.vpce-svc-<id>.<region>.vpce.amazonaws.com`), which consumers connect to.
+   */
+  interfaceEndpoint(fleet: string, endpoint: string): string {
+    checkIdentifier('endpoint', endpoint);
+    return `vpce-${hexId(`interface-endpoint:${this.rehearsalId}:${fleet}:${endpoint}`, 17)}-${awsShapedId(`interface-endpoint-suffix:${endpoint}`).slice(0, 8)}.${this.endpointServiceId(fleet)}.${this.region}.vpce.amazonaws.com`;
+  }
+
+  /** The wildcard of the engine's listener certificate: every interface endpoint of its service. */
+  interfaceEndpointWildcard(fleet: string): string {
+    return `*.${this.endpointServiceId(fleet)}.${this.region}.vpce.amazonaws.com`;
   }
 
   /** The wildcard RDS Proxy's certificate carries: it covers the default endpoint, not the custom ones. */

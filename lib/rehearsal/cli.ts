@@ -9,6 +9,10 @@ import { DEFAULT_POOL_SETTINGS } from '../model';
 import { REHEARSE_COMMANDS, REHEARSE_OPTIONS, type RehearseCommand } from './cli-spec';
 import { formatDownReport } from './down';
 import { runFailoverDrill } from './drill';
+import { EndpointRole } from '../../lambda/src/environment';
+import { READ_ONLY_CHECK_DELAY_SECONDS } from '../model/pgbouncer-fleet';
+import type { DeploymentFleet } from './pooler-fleet';
+import { poolerFailoverDrill } from './pooler-drills';
 import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalStateError } from './errors';
 import { Rehearsal, type UpProgress } from './rehearsal';
 import { formatUpStandIns, settingsFromDeployment } from './deployment';
@@ -115,7 +119,10 @@ export async function runRehearseCommand(argv: string[], progress?: UpProgress):
       // Not attach(): down must also succeed (and say so) when nothing runs in the work dir.
       return { output: formatDownReport(await Rehearsal.downIn(workDir)), failed: false };
     case 'drill': {
-      const report = await runFailoverDrill(Rehearsal.attach(workDir));
+      const rehearsal = Rehearsal.attach(workDir);
+      const fleet = rehearsal.deploymentFleet();
+      if (fleet !== undefined) return fleetDrill(rehearsal, fleet);
+      const report = await runFailoverDrill(rehearsal);
       const f = report.failover;
       return {
         output:
@@ -134,4 +141,25 @@ export async function runRehearseCommand(argv: string[], progress?: UpProgress):
 /** Exit code 2 for what the user can fix before anything starts. */
 export function isUsageProblem(err: unknown): boolean {
   return err instanceof UsageError || err instanceof RehearsalConfigError || err instanceof MissingBinaryError || err instanceof AddressInUseError || err instanceof RehearsalStateError || err instanceof TopologyInputError;
+}
+
+/**
+ * `drill` on a PgBouncer engine deployment: the writer failover through the first host's listeners, with a
+ * consumer's login of read/write access. Fails on an acknowledged write lost, or a read the writer served
+ * through the read-only listener later than the documented bound (READ_ONLY_CHECK_DELAY_SECONDS).
+ */
+async function fleetDrill(rehearsal: Rehearsal, fleet: DeploymentFleet): Promise<{ output: string; failed: boolean }> {
+  const deployment = rehearsal.settings.deployment!;
+  const writer = deployment.consumers.find((c) => c.role === EndpointRole.READ_WRITE);
+  const login = writer === undefined ? undefined : rehearsal.consumerLogin(writer.user);
+  if (writer === undefined || login === undefined) throw new RehearsalConfigError([`--from ${deployment.from}: the drill writes as a READ_WRITE consumer, and the deployment has none`]);
+  const host = fleet.hosts[0]!;
+  const f = await poolerFailoverDrill(rehearsal, host, { username: writer.user, password: login }, fleet.spec);
+  return {
+    output: [
+      `failover through ${host.name} (${host.host}), promoted ${f.promoted}: writes stood still ${f.writeDowntimeMs} ms; ${f.acknowledgedWrites} acknowledged, ${f.acknowledgedWritesLost} lost, ${f.writeErrors} errors retried`,
+      `reads through the read-only listener: ${f.reads}, ${f.readsFromWriter} served by the writer (${f.readsFromWriterAfterBound} later than ${READ_ONLY_CHECK_DELAY_SECONDS} s after the promotion), ${f.readErrors} errors; read-only pools re-pointed after ${f.repointedAfterMs ?? 'more than 20,000'} ms`,
+    ].join('\n'),
+    failed: f.acknowledgedWritesLost > 0 || f.readsFromWriterAfterBound > 0,
+  };
 }

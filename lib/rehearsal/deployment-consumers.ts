@@ -6,6 +6,7 @@
  */
 import { consumerEnvironment, ENV_VARS, type EndpointRole } from '../../lambda/src/environment';
 import { RehearsalConfigError } from './errors';
+import { loadBalancerListeners } from './hosts/load-balancer';
 import type { HandlerName } from './lambda-harness';
 import { rehearsalProxyEndpoints } from './network/rehearsal-network';
 import type { Secrets } from './secrets';
@@ -37,7 +38,8 @@ export function deploymentConsumers(settings: ResolvedSettings, secrets: Secrets
     const env = {
       ...consumerEnvironment({
         host: endpoint.host,
-        port: settings.port,
+        // The fleet's interface endpoints carry its load balancer's listener of the consumer's role.
+        port: deployment.fleet !== undefined ? fleetListenerPort(c.role) : settings.port,
         database: c.database,
         user: c.user,
         endpointRole: c.role,
@@ -50,4 +52,10 @@ export function deploymentConsumers(settings: ResolvedSettings, secrets: Secrets
     };
     return { name: c.name, role: c.role, handler: c.role === 'READ_ONLY' ? 'read' : 'write', namespace: endpoint.namespace, endpointHost: endpoint.host, endpointAddress: endpoint.address, env };
   });
+}
+
+function fleetListenerPort(role: EndpointRole): number {
+  const listener = loadBalancerListeners().find((l) => l.role === role);
+  if (listener === undefined) throw new RehearsalConfigError([`the fleet's load balancer has no listener for ${role}`]);
+  return listener.port;
 }

@@ -10,14 +10,15 @@ import { DEFAULT_CORES_PER_VCPU } from './cgroups';
 import { RehearsalConfigError } from './errors';
 import { MAX_CONSUMER_VPCS, MAX_ENDPOINTS_PER_VPC } from './network/plan';
 import type { RehearsalSettings } from './settings-types';
-import type { RehearsedConsumer, RehearsedDeployment, RehearsedEndpoint } from './rehearsed-deployment';
+import type { RehearsedConsumer, RehearsedDeployment, RehearsedEndpoint, RehearsedFleet } from './rehearsed-deployment';
 import { loadTopology, settingsFromTopology, type DeployedTopology, type EnvValue, type NotReproducible } from './topology';
+import type { FleetTopology } from './topology/types';
 import { sessionPinning } from './topology/not-reproducible';
 
 /** The key of the data VPC: the proxy's own VPC, where the instances and the default endpoint live. */
 export const DATA_VPC = 'data';
 
-export type { RehearsedConsumer, RehearsedDeployment, RehearsedEndpoint } from './rehearsed-deployment';
+export type { RehearsedConsumer, RehearsedDeployment, RehearsedEndpoint, RehearsedFleet } from './rehearsed-deployment';
 
 /** An RDS-style name: lower case, letters, digits and single hyphens, starting with a letter. */
 export function rdsName(raw: string): string {
@@ -108,6 +109,7 @@ export function deploymentFromTopology(t: DeployedTopology, from: string): Rehea
   if (inData.length > 0) problems.push(`endpoints ${inData.map((e) => e.name).join(', ')} sit in the data VPC beside the default endpoint: the rehearsal places added endpoints in consumer VPCs only; move them to a consumer VPC`);
   const consumerInData = consumers.filter((c) => c.vpc === DATA_VPC);
   if (consumerInData.length > 0) problems.push(`consumers ${consumerInData.map((c) => c.name).join(', ')} run in the data VPC: the rehearsal runs consumers in consumer VPCs only`);
+  const fleet = t.fleet === undefined ? undefined : rehearsedFleet(t.fleet);
   if (problems.length > 0) throw new RehearsalConfigError(problems.map((p) => `--from ${from}: ${p}`));
   return {
     from,
@@ -120,8 +122,20 @@ export function deploymentFromTopology(t: DeployedTopology, from: string): Rehea
     endpoints,
     consumerVpcs,
     consumers,
+    ...(fleet !== undefined ? { fleet } : {}),
     notReproducible: t.notReproducible,
   };
+}
+
+/** The fleet's user data and values, split into what the deployment fixes and what AWS fills at deploy time. */
+function rehearsedFleet(f: FleetTopology): RehearsedFleet {
+  const values: Record<string, string> = {};
+  const deployTime: Record<string, string> = {};
+  for (const [key, value] of Object.entries(f.values)) {
+    if (value.kind === 'literal') values[key] = value.value;
+    else deployTime[key] = value.kind === 'unknown' ? value.detail : value.endpoint;
+  }
+  return { sourceId: f.id, hosts: f.hosts, userData: f.userData, values, deployTime };
 }
 
 /**

@@ -31,7 +31,7 @@ import { onPath } from './binaries';
 import { POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
 import { ensureRdsIamRole } from './consumer-roles';
 import { RehearsalConfigError, RehearsalOperationError } from './errors';
-import { REHEARSAL_PACKAGES_BUCKET, seedAws, startAwsEmulator, type AwsEmulator } from './hosts/aws-emulator';
+import { createStack, REHEARSAL_PACKAGES_BUCKET, seedAws, startAwsEmulator, type AwsEmulator } from './hosts/aws-emulator';
 import { bootHost, execInHost, waitForBoot, type BootedHost } from './hosts/booted-host';
 import { acceptsConnections, connectHost } from './hosts/host-network';
 import { addLoadBalancerTarget, healthyTargets, loadBalancerListeners, startLoadBalancer, type LoadBalancer } from './hosts/load-balancer';
@@ -62,6 +62,13 @@ export interface PoolerHostOptions {
   readonly vcpus?: number;
   /** The NLB idle timeout the host's keepalives derive from (default 350 s). */
   readonly tcpIdleTimeoutSeconds?: number;
+  /**
+   * A deployment's fleet (`rehearse up --from`): its user data as the launch template carries it and the values
+   * the deployment fixes. The values AWS fills in at deploy time (endpoints, the bucket, secret ARNs, the stack
+   * to signal) are the rehearsal's; so is MaxConnections, as the instances here are not of the deployment's class.
+   * @default the kit's bootstrap with the rehearsal's values
+   */
+  readonly deployment?: { readonly userData: string; readonly values: Readonly<Record<string, string>>; readonly stackName?: string };
   /** The Fleet dimension of its metrics (default 'rehearsal-pooler'). */
   readonly fleetName?: string;
   /**
@@ -98,6 +105,8 @@ export interface PoolerHost {
 /** What the fleet's hosts share: made by the first host's start, read by the next ones'. */
 interface FleetFile {
   readonly values: Record<string, string>;
+  /** The user data before substitution: the deployment's, or the kit's bootstrap. */
+  readonly userData: string;
   readonly emulatorPid: number;
   readonly hosts: number;
 }
@@ -129,6 +138,7 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
   run.track(aws.process);
 
   const arch = packagesArchitecture();
+  const deployed = options.deployment?.values ?? {};
   const tar = join(work, `debian-13-${arch}.tar`);
   try {
     execFileSync('npx', ['ts-node', '--transpile-only', join(KIT_ROOT, 'bin', 'build-pooler-packages.ts'), '--arch', arch, '--rehearsal', tar], {
@@ -141,7 +151,8 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
     throw new RehearsalOperationError(`pooler hosts: the packages object could not be built: ${String((err as { stderr?: unknown }).stderr ?? (err as Error).message).trim().split('\n').slice(-5).join(' | ')}`);
   }
   const login = (l: PoolerHostLogin): string => JSON.stringify({ username: l.username, password: l.password });
-  const key = `pooler/debian-13-${arch}.tar`;
+  // Where the deployment's hosts look (its key names the hosts' architecture; the object here holds this machine's).
+  const key = deployed.PackagesKey ?? `pooler/debian-13-${arch}.tar`;
   const secretName = (role: string): string => `rehearsal/pooler/${role}`;
   const arns = await seedAws(aws, tls.caFile, {
     buckets: [REHEARSAL_PACKAGES_BUCKET],
@@ -157,7 +168,13 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
 
   const names = rehearsalAwsNames(s);
   const replicas = run.state.nodes.filter((n) => n.name !== run.state.writerName);
-  const values: Record<string, string> = {
+  // The stack the hosts signal: the deployment's (CloudFormation), held by the emulator as something to signal.
+  const stackName = options.deployment?.stackName;
+  const signalResource = deployed.SignalResource;
+  if (stackName !== undefined && signalResource !== undefined && signalResource !== '') {
+    await createStack(aws, tls.caFile, stackName, { Resources: { [signalResource]: { Type: 'AWS::CloudFormation::WaitConditionHandle' } } });
+  }
+  const rehearsalValues: Record<string, string> = {
     ClusterEndpoint: names.clusterEndpoint(s.deployment?.clusterName ?? REHEARSAL_CLUSTER),
     ReaderEndpoints: replicas.map((n) => names.instanceEndpoint(n.name)).join(' '),
     WriterInstanceEndpoint: names.instanceEndpoint(run.state.writerName),
@@ -178,14 +195,18 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
     ConsumerSecretArns: consumerArns.join(' '),
     TlsSecretArn: arns[secretName('tls')]!,
     FleetName: options.fleetName ?? 'rehearsal-pooler',
-    // No stack here: the hosts send no signal, as under Terraform.
-    SignalStack: '',
+    // No stack unless the deployment's: the hosts send no signal, as under Terraform.
+    SignalStack: stackName !== undefined && signalResource ? stackName : '',
     SignalResource: '',
-    SignalRegion: '',
+    SignalRegion: stackName !== undefined && signalResource ? names.region : '',
     SessionListeners: sessionListenersValue(options.sessionRoles ?? []),
     SessionMaxConnectionsPercent: String(options.sessionMaxConnectionsPercent ?? DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT),
   };
-  return { fleet: { values, emulatorPid: aws.process.pid, hosts: 0 }, aws };
+  // The deployment's own values win, but for what AWS fills at deploy time and the instance class's max_connections.
+  const fixed = Object.fromEntries(Object.entries(deployed).filter(([k]) => k !== 'MaxConnections' && !(k.startsWith('Signal') && deployed[k] === '')));
+  const values = { ...rehearsalValues, ...fixed };
+  const userData = options.deployment?.userData ?? renderPoolerBootstrap();
+  return { fleet: { values, userData, emulatorPid: aws.process.pid, hosts: 0 }, aws };
 }
 
 /**
@@ -226,7 +247,7 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
     root: hostImageRoot(),
     namespace,
     workDir: join(run.layout.workDir, 'pooler-hosts', name),
-    userData: substitutePlaceholders(renderPoolerBootstrap(), prepared.fleet.values),
+    userData: substitutePlaceholders(prepared.fleet.userData, prepared.fleet.values),
     instanceId: `i-${createInstanceId(plan.prefix, index)}`,
     region: names.region,
     availabilityZone: `${names.region}${'abc'[(index - 1) % 3]}`,
@@ -344,13 +365,13 @@ async function waitListening(run: RunningRehearsal, login: PoolerHostLogin, host
  * The fleet's load balancer stand-in (hosts/load-balancer.ts) in front of `hosts`, at its address in the data
  * VPC; a host started later joins with addPoolerLoadBalancerTarget, as the Auto Scaling group registers it.
  */
-export async function startPoolerLoadBalancer(run: RunningRehearsal, hosts: ReadonlyArray<PoolerHost>, options: { readonly tcpIdleTimeoutSeconds?: number } = {}): Promise<PoolerLoadBalancer> {
+export async function startPoolerLoadBalancer(run: RunningRehearsal, hosts: ReadonlyArray<PoolerHost>, options: { readonly tcpIdleTimeoutSeconds?: number; readonly endpointAddresses?: ReadonlyArray<string> } = {}): Promise<PoolerLoadBalancer> {
   const plan = rehearsalNetworkPlan(run.state.settings);
   const address = addressOf(plan, 'pooler-load-balancer');
   const program = onPath('haproxy');
   if (program === undefined) throw new RehearsalConfigError(['the pooler load balancer stand-in needs HAProxy: `apt-get install haproxy` (or `make system-deps`)']);
   const lb = startLoadBalancer(
-    { namespace: plan.dataNamespace, address, targets: hosts.map((h) => ({ name: h.name, address: h.host })), tcpIdleTimeoutSeconds: options.tcpIdleTimeoutSeconds ?? NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, dir: join(run.layout.workDir, 'pooler-load-balancer') },
+    { namespace: plan.dataNamespace, address, targets: hosts.map((h) => ({ name: h.name, address: h.host })), ...(options.endpointAddresses !== undefined ? { endpointAddresses: options.endpointAddresses } : {}), tcpIdleTimeoutSeconds: options.tcpIdleTimeoutSeconds ?? NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, dir: join(run.layout.workDir, 'pooler-load-balancer') },
     program,
     run.user,
   );

@@ -21,6 +21,7 @@ import { healthCheckerStatus } from './health-status';
 import { WorkDirLayout } from './layout';
 import { effectiveNetwork, setUpRehearsalNetwork, tearDownRehearsalNetwork } from './network/rehearsal-network';
 import { serverOsUser } from './os-user';
+import { readDeploymentFleet, startDeploymentFleet, type DeploymentFleet } from './pooler-fleet';
 import { startPoolerHost, startPoolerLoadBalancer, type PoolerHost, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
 import { readPoolers } from './poolers';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
@@ -88,6 +89,8 @@ export class Rehearsal {
       if (settings.network === 'namespaces') progress('network', 'namespaces shaped like the VPCs, veth links, an unreachable route for 198.18.0.0/15');
       await setUpRehearsalNetwork(settings);
       await startProcesses(run, binaries, progress);
+      // A PgBouncer engine deployment: its consumers reach its own hosts, booted from its user data.
+      if (settings.deployment?.fleet !== undefined) await startDeploymentFleet(run, (detail) => progress('pooler hosts', detail));
     } catch (err) {
       // Stop everything this attempt started, by pid, before reporting.
       await rehearsal.stopAll().catch(() => undefined);
@@ -117,6 +120,16 @@ export class Rehearsal {
    */
   startPoolerHost(options: PoolerHostOptions, timeoutMs?: number): Promise<PoolerHost> {
     return startPoolerHost(this.run, options, timeoutMs);
+  }
+
+  /** The password of a rehearsed deployment's consumer user (`up --from`); undefined for another user. */
+  consumerLogin(user: string): string | undefined {
+    return this.run.secrets.consumerLogins?.find((l) => l.name === user)?.password;
+  }
+
+  /** A PgBouncer engine deployment's fleet (`up --from`): its booted hosts and load balancer; undefined for RDS Proxy. */
+  deploymentFleet(): DeploymentFleet | undefined {
+    return readDeploymentFleet(this.run);
   }
 
   /** The fleet's load balancer stand-in in front of `hosts` (HAProxy with the target groups' health checks). */

@@ -33,6 +33,19 @@ export interface RehearsedConsumer {
   readonly connectionMode: ConnectionMode;
 }
 
+/** The PgBouncer engine's fleet as the rehearsal boots it: the deployment's own user data and values. */
+export interface RehearsedFleet {
+  /** The Auto Scaling group's id in the deployment. */
+  readonly sourceId: string;
+  readonly hosts: number;
+  /** The user data before substitution, as the launch template carries it. */
+  readonly userData: string;
+  /** The substitution values the deployment fixes. */
+  readonly values: Readonly<Record<string, string>>;
+  /** The values AWS fills in at deploy time, each with what the deployment refers to; the rehearsal fills its own. */
+  readonly deployTime: Readonly<Record<string, string>>;
+}
+
 export interface RehearsedDeployment {
   /** Where it was read from (the --from argument). */
   readonly from: string;
@@ -47,5 +60,7 @@ export interface RehearsedDeployment {
   /** Consumer VPCs in the order their namespaces are made: key (namespace suffix) and source id. */
   readonly consumerVpcs: ReadonlyArray<{ readonly key: string; readonly sourceId: string }>;
   readonly consumers: ReadonlyArray<RehearsedConsumer>;
+  /** The PgBouncer engine's fleet, when the pooling tier is one (the endpoints are then its interface endpoints). */
+  readonly fleet?: RehearsedFleet;
   readonly notReproducible: ReadonlyArray<NotReproducible>;
 }

@@ -28,8 +28,11 @@ import type { NodeState, RehearsalState } from './state';
 import { generateTls, type TlsFiles } from './tls';
 import type { Endpoint } from './types';
 
-/** The steps of `up`, in order, as a progress display names them (`network` only with namespaces, `consumer roles` only with --from). */
-export const UP_PHASES = ['checks', 'network', 'instances', 'consumer roles', 'replication', 'poolers', 'peers', 'health checker'] as const;
+/**
+ * The steps of `up`, in order, as a progress display names them (`network` only with namespaces, `consumer roles` only with --from,
+ * `pooler hosts` only with --from a PgBouncer engine deployment).
+ */
+export const UP_PHASES = ['checks', 'network', 'instances', 'consumer roles', 'replication', 'poolers', 'peers', 'health checker', 'pooler hosts'] as const;
 export type UpPhase = (typeof UP_PHASES)[number];
 /** Hears each step of `up` as it begins: the phase and what it does. */
 export type UpProgress = (phase: UpPhase, detail: string) => void;

@@ -36,6 +36,12 @@ export interface LoadBalancerSpec {
   /** Where its listeners bind, in the data VPC. */
   readonly address: string;
   readonly targets: ReadonlyArray<LoadBalancerTarget>;
+  /**
+   * The interface endpoints' addresses in the consumer VPCs (bound in the data namespace, on the links the
+   * consumer VPCs reach): PrivateLink carries every listener of the endpoint service to each of them.
+   * @default none
+   */
+  readonly endpointAddresses?: ReadonlyArray<string>;
   /** The listeners' TCP idle timeout (tcp.idle_timeout.seconds). */
   readonly tcpIdleTimeoutSeconds: number;
   /** Its files: config, runtime socket, log. */
@@ -85,7 +91,7 @@ export function renderLoadBalancerConfig(spec: Omit<LoadBalancerSpec, 'namespace
     `  timeout check ${h.timeoutSeconds}s`,
     ...loadBalancerListeners().flatMap((l) => [
       `listen ${backendName(l.role)}`,
-      `  bind ${spec.address}:${l.port}`,
+      ...[spec.address, ...(spec.endpointAddresses ?? [])].map((a) => `  bind ${a}:${l.port}`),
       '  balance roundrobin',
       `  option httpchk GET ${l.healthPath}`,
       '  http-check expect status 200',

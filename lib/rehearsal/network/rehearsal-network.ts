@@ -81,6 +81,11 @@ function consumerVpcKeys(s: NetworkSettings): string[] {
 
 const endpointKey = (vpc: string, name: string): string => `${vpc}-${name}`.slice(0, 63);
 
+/** An endpoint's name beside the default: the PgBouncer engine's are interface endpoints of its endpoint service, named as EC2 names them. */
+function customEndpointHost(s: NetworkSettings, names: AwsNames, endpoint: string): string {
+  return s.deployment?.fleet !== undefined ? names.interfaceEndpoint(proxyName(s), endpoint) : names.proxyCustomEndpoint(proxyName(s), endpoint);
+}
+
 function lastOctet(address: string): number {
   return Number(address.split('.')[3]);
 }
@@ -111,7 +116,7 @@ export function rehearsalNetworkPlan(s: NetworkSettings, writerKey = 'writer'): 
       vpc,
       endpoints: customEndpoints(s)
         .filter((e) => e.vpc === vpc)
-        .map((e) => ({ key: endpointKey(vpc, e.name), names: [names.proxyCustomEndpoint(proxyName(s), e.name)] })),
+        .map((e) => ({ key: endpointKey(vpc, e.name), names: [customEndpointHost(s, names, e.name)] })),
     })),
   });
 }
@@ -130,7 +135,7 @@ export function rehearsalProxyEndpoints(s: NetworkSettings): RehearsalProxyEndpo
       isDefault: false,
       vpc: e.vpc,
       namespace: consumerOf(plan, e.vpc).namespace,
-      host: names.proxyCustomEndpoint(proxy, e.name),
+      host: customEndpointHost(s, names, e.name),
       address: addressOf(plan, endpointKey(e.vpc, e.name)),
     })),
   ];
@@ -164,7 +169,8 @@ export function consumerVpcEndpoints(s: NetworkSettings): ConsumerVpcEndpoints {
  * (network 'namespaces'); unchanged on loopback.
  */
 export function withConsumerEndpoint(s: NetworkSettings & Pick<ResolvedSettings, 'network'>, endpoint: PgBouncerEndpointSpec, role: 'readOnly' | 'readWrite'): PgBouncerEndpointSpec {
-  if (s.network !== 'namespaces') return endpoint;
+  // A PgBouncer engine deployment's consumer VPCs reach its fleet, not the stand-in (pooler-fleet.ts).
+  if (s.network !== 'namespaces' || s.deployment?.fleet !== undefined) return endpoint;
   const wanted = role === 'readOnly' ? EndpointRole.READ_ONLY : EndpointRole.READ_WRITE;
   const addresses = rehearsalProxyEndpoints(s)
     .filter((e) => !e.isDefault && e.role === wanted)
@@ -191,7 +197,8 @@ export function certificateNames(s: NetworkSettings & Pick<ResolvedSettings, 'ne
   const prefix = plan.cidr.split('.').slice(0, 3).join('.');
   const poolerHosts = Array.from({ length: MAX_POOLER_HOSTS }, (_, i) => `${prefix}.${POOLER_HOST_FIRST_NUMBER + i}`);
   // And the address of their load balancer's stand-in, which passes TLS through to them as the NLB does.
-  return [names.proxyWildcard(proxyName(s)), names.clusterEndpoint(cluster), names.readerEndpoint(cluster), ...instances.map((i) => names.instanceEndpoint(i)), ...aws, ...poolerHosts, addressOf(plan, 'pooler-load-balancer')];
+  const fleet = s.deployment?.fleet !== undefined ? [names.interfaceEndpointWildcard(proxyName(s))] : [];
+  return [names.proxyWildcard(proxyName(s)), ...fleet, names.clusterEndpoint(cluster), names.readerEndpoint(cluster), ...instances.map((i) => names.instanceEndpoint(i)), ...aws, ...poolerHosts, addressOf(plan, 'pooler-load-balancer')];
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { ENV_VARS } from '../../../lambda/src/environment';
 import type { CloudAssemblyIndex, StackTemplate } from './cdk-assembly';
+import { interfaceEndpointOfHost } from './cdk-fleet';
 import { vpcOfSubnets } from './cdk-network';
 import { describeResolved, resolveValue } from './cfn-intrinsics';
 import { consumerConnection, contractEnvironment, isConsumerEnvironment } from './consumer-contract';
@@ -14,6 +15,10 @@ import type { ConsumerTopology, EnvValue, ProxyEndpointTopology, ProxyTopology }
 const HOST_ATTRIBUTE = 'Endpoint';
 
 function envValue(assembly: CloudAssemblyIndex, stack: StackTemplate, raw: unknown, proxy: ProxyTopology, endpoints: ReadonlyArray<ProxyEndpointTopology>): EnvValue {
+  // The PgBouncer engine's consumers name an interface endpoint of the fleet's endpoint service by its DNS entry.
+  const interfaceEndpoint = interfaceEndpointOfHost(raw);
+  const named = interfaceEndpoint === undefined ? undefined : endpoints.find((e) => e.id === `${stack.name}/${interfaceEndpoint}`);
+  if (named !== undefined) return { kind: 'endpoint-host', endpoint: named.id };
   const resolved = resolveValue(assembly, stack, raw);
   if (resolved.kind === 'literal') return { kind: 'literal', value: String(resolved.value) };
   if (resolved.kind === 'resource' && resolved.attribute === HOST_ATTRIBUTE) {

@@ -5,13 +5,13 @@ import { literalString, resolveValue, templateString } from './cfn-intrinsics';
 import { counted, emptyEvidence, type DeploymentEvidence } from './not-reproducible';
 import type { ConsumerTopology } from './types';
 
-export function cdkEvidence(assembly: CloudAssemblyIndex, cluster: LocatedResource, proxy: LocatedResource, consumers: ReadonlyArray<ConsumerTopology>): DeploymentEvidence {
+export function cdkEvidence(assembly: CloudAssemblyIndex, cluster: LocatedResource, proxy: LocatedResource | undefined, consumers: ReadonlyArray<ConsumerTopology>): DeploymentEvidence {
   const e = emptyEvidence();
   const prop = (r: LocatedResource, name: string): string | undefined => literalString(resolveValue(assembly, r.stack, r.resource.Properties?.[name]));
   const clusterProps = cluster.resource.Properties ?? {};
-  const proxyProps = proxy.resource.Properties ?? {};
+  const proxyProps = proxy?.resource.Properties ?? {};
 
-  if (prop(proxy, 'DefaultAuthScheme') === 'IAM_AUTH') e.iamAuth.push('proxy DefaultAuthScheme IAM_AUTH');
+  if (proxy !== undefined && prop(proxy, 'DefaultAuthScheme') === 'IAM_AUTH') e.iamAuth.push('proxy DefaultAuthScheme IAM_AUTH');
   if (prop(cluster, 'EnableIAMDatabaseAuthentication') === 'true') e.iamAuth.push('cluster EnableIAMDatabaseAuthentication');
   e.iamAuth.push(...counted(consumers.filter((c) => c.connection.auth === 'iam').length, 'consumer', 'consumers', ` with ${ENV_VARS.auth}=iam`));
 

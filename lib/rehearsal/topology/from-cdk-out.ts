@@ -10,20 +10,19 @@ import { cdkEvidence } from './cdk-evidence';
 import { assemblyVpcs } from './cdk-network';
 import { readCdkProxy } from './cdk-proxy';
 import { consumerWiringNotes } from './consumer-contract';
-import { pgBouncerEngineNotModelled } from './errors';
+import { isCdkFleet, readCdkFleet } from './cdk-fleet';
 import { notReproducible } from './not-reproducible';
-import type { DeployedTopology } from './types';
+import type { DeployedTopology, FleetTopology, ProxyEndpointTopology, ProxyTopology } from './types';
 
 export function topologyFromCdkOut(dir: string): DeployedTopology {
   const assembly = CloudAssemblyIndex.read(dir);
   const notes: string[] = [];
   const clusterResource = exactlyOne(assembly, 'AWS::RDS::DBCluster', 'an Aurora cluster (an OptimizedReadsCluster)');
-  if (assembly.ofType('AWS::RDS::DBProxy').length === 0 && assembly.ofType('AWS::EC2::VPCEndpointService').length > 0 && assembly.ofType('AWS::AutoScaling::AutoScalingGroup').length > 0) {
-    throw pgBouncerEngineNotModelled(assembly.files);
-  }
-  const proxyResource = exactlyOne(assembly, 'AWS::RDS::DBProxy', 'a proxy (a PoolingProxy)');
+  const engine = isCdkFleet(assembly) ? 'pgbouncer' : 'rds-proxy';
+  const proxyResource = engine === 'rds-proxy' ? exactlyOne(assembly, 'AWS::RDS::DBProxy', 'a proxy (a PoolingProxy or a PgBouncerProxy)') : undefined;
   const cluster = readCdkCluster(assembly, clusterResource, notes);
-  const { proxy, endpoints } = readCdkProxy(assembly, proxyResource, cluster, notes);
+  const tier: { proxy: ProxyTopology; endpoints: ProxyEndpointTopology[]; fleet?: FleetTopology } = proxyResource !== undefined ? readCdkProxy(assembly, proxyResource, cluster, notes) : readCdkFleet(assembly, notes);
+  const { proxy, endpoints } = tier;
   const consumers = readCdkConsumers(assembly, proxy, endpoints, notes);
   notes.push(...consumerWiringNotes(consumers, endpoints));
   const evidence = cdkEvidence(assembly, clusterResource, proxyResource, consumers);
@@ -37,7 +36,9 @@ export function topologyFromCdkOut(dir: string): DeployedTopology {
     endpoints,
     vpcs: assemblyVpcs(assembly),
     consumers,
+    ...(tier.fleet !== undefined ? { fleet: tier.fleet } : {}),
     notReproducible: notReproducible(evidence, {
+      engine,
       proxyName: proxy.name,
       requireTls: proxy.requireTls,
       instanceClasses: [cluster.writer, ...cluster.readers].map((i) => i.instanceClass),

@@ -40,7 +40,7 @@ export function sessionPinning(seenIn: string): NotReproducible & { readonly see
 
 export function notReproducible(
   evidence: DeploymentEvidence,
-  facts: { readonly proxyName: string; readonly requireTls: boolean; readonly instanceClasses: ReadonlyArray<string>; readonly consumers: ReadonlyArray<ConsumerTopology> },
+  facts: { readonly engine?: 'rds-proxy' | 'pgbouncer'; readonly proxyName: string; readonly requireTls: boolean; readonly instanceClasses: ReadonlyArray<string>; readonly consumers: ReadonlyArray<ConsumerTopology> },
 ): NotReproducible[] {
   const entries: NotReproducible[] = [];
   const add = (id: NotReproducibleId, seen: string[], what: string, localStandIn: string): void => {
@@ -53,12 +53,19 @@ export function notReproducible(
   add('xray', evidence.xray, 'X-Ray active tracing of the consumers', 'none: the handlers run in child processes (worker threads on loopback) without tracing');
   const verifying = facts.consumers.filter((c) => c.connection.tls.mode === 'verify-proxy-domain' || c.connection.tls.mode === 'verify-full');
   const tlsSeen = [...(facts.requireTls ? ['proxy RequireTLS'] : []), ...counted(verifying.length, 'consumer', 'consumers', ' verifying the proxy certificate')];
-  add('proxy-certificate', tlsSeen, 'RDS Proxy\'s ACM certificate, chained to Amazon Trust Services roots', 'a CA the rehearsal generates issues the proxy\'s wildcard certificate (*.proxy-<id>.<region>.rds.amazonaws.com) as RDS Proxy serves it; consumers keep their TLS mode, with DB_TLS_CA_FILE in place of Amazon\'s roots');
-  const pinning = sessionPinning(`RDS Proxy ${facts.proxyName}`);
-  add(pinning.id, [pinning.seenIn], pinning.what, pinning.localStandIn);
+  if (facts.engine === 'pgbouncer') {
+    add('proxy-certificate', tlsSeen, 'the PgBouncer listeners\' certificate and CA, made by the kit\'s certificate function (PgBouncerCertificate) into a secret', 'a CA the rehearsal generates issues the listeners\' certificate for the interface endpoints\' names (*.vpce-svc-<id>.<region>.vpce.amazonaws.com), stored in the emulator\'s secret the hosts read; consumers keep their TLS mode, with DB_TLS_CA_FILE in place of DB_TLS_CA');
+    add('host-image', [`fleet ${facts.proxyName}`], 'the hosts\' EC2 image (Debian 13 for arm64), instance type and Graviton CPU', 'a Debian 13 root file system of this machine\'s architecture made from Debian\'s packages, booted with systemd-nspawn and cloud-init; the packages object built the same way for this architecture, with the rehearsal\'s CA as the RDS bundle and no SSM Agent');
+    add('load-balancer', [`fleet ${facts.proxyName}`], 'the Network Load Balancer, its target groups and PrivateLink (the endpoint service and its interface endpoints)', 'HAProxy in TCP mode with the target groups\' HTTP health checks, thresholds and interval, listening on the load balancer\'s address in the data VPC and on each interface endpoint\'s address in its consumer VPC');
+    add('aws-apis', [`fleet ${facts.proxyName}`], 'S3, Secrets Manager, CloudWatch and CloudFormation as the hosts call them, and the instance metadata service', 'moto\'s server at the AWS names in the data VPC, over HTTPS with the rehearsal\'s certificate; AWS\'s instance metadata mock at 169.254.169.254 in each host\'s namespace');
+  } else {
+    add('proxy-certificate', tlsSeen, 'RDS Proxy\'s ACM certificate, chained to Amazon Trust Services roots', 'a CA the rehearsal generates issues the proxy\'s wildcard certificate (*.proxy-<id>.<region>.rds.amazonaws.com) as RDS Proxy serves it; consumers keep their TLS mode, with DB_TLS_CA_FILE in place of Amazon\'s roots');
+    const pinning = sessionPinning(`RDS Proxy ${facts.proxyName}`);
+    add(pinning.id, [pinning.seenIn], pinning.what, pinning.localStandIn);
+  }
   const users = [...new Set(facts.consumers.map((c) => c.connection.user).filter((u): u is string => u !== undefined))].sort();
   add('database-users', users.length > 0 ? [`consumers log in as ${users.join(', ')}`] : [], 'per-consumer database roles (made by the role bootstrap)', '`up --from` makes them with the role bootstrap\'s own code on the writer, as the admin user; `rds_iam` is a plain role here and each role gets a password in place of IAM tokens');
   const classes = [...new Set(facts.instanceClasses)].sort();
-  add('instance-class', classes.length > 0 ? [classes.join(', ')] : [], 'DB instance classes (memory, NVMe tiered cache, max_connections)', 'PostgreSQL 15 processes on this machine with the rehearsal\'s own max_connections; pools are sized from the same percentages');
+  add('instance-class', classes.length > 0 ? [classes.join(', ')] : [], 'DB instance classes (memory, NVMe tiered cache, max_connections)', `PostgreSQL 15 processes on this machine with the rehearsal's own max_connections; pools are sized from the same percentages${facts.engine === 'pgbouncer' ? ' (the hosts get that max_connections in place of the class\'s MaxConnections)' : ''}`);
   return entries;
 }

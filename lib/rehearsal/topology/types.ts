@@ -116,7 +116,7 @@ export interface ConsumerTopology {
 }
 
 /** A stable key per not-reproducible entry, so two flavours' lists compare without their wording. */
-export type NotReproducibleId = 'iam-auth' | 'secrets-manager' | 'kms' | 'cloudwatch' | 'xray' | 'proxy-certificate' | 'session-pinning' | 'database-users' | 'instance-class';
+export type NotReproducibleId = 'iam-auth' | 'secrets-manager' | 'kms' | 'cloudwatch' | 'xray' | 'proxy-certificate' | 'session-pinning' | 'database-users' | 'instance-class' | 'host-image' | 'load-balancer' | 'aws-apis';
 
 /** Something the deployment relies on that the local rehearsal does not run, and what stands in for it. */
 export interface NotReproducible {
@@ -124,6 +124,22 @@ export interface NotReproducible {
   /** The service and where the input shows it. */
   readonly what: string;
   readonly localStandIn: string;
+}
+
+/**
+ * The PgBouncer engine's fleet: an Auto Scaling group whose launch template's user data is the engine's
+ * bootstrap, behind a VPC endpoint service. `proxy` and `endpoints` describe it in the engine-neutral terms
+ * the consumers use (its interface endpoints in the consumer VPCs are the endpoints).
+ */
+export interface FleetTopology {
+  /** The Auto Scaling group. */
+  readonly id: string;
+  /** The hosts it keeps (DesiredCapacity, else MinSize). */
+  readonly hosts: number;
+  /** The user data as deployed, before substitution: Fn::Sub's template, or the module's templatefile. */
+  readonly userData: string;
+  /** Each substitution value: a literal, or one AWS fills in at deploy time (the rehearsal fills its own). */
+  readonly values: Readonly<Record<string, EnvValue>>;
 }
 
 export interface DeployedTopology {
@@ -136,6 +152,8 @@ export interface DeployedTopology {
   readonly endpoints: ReadonlyArray<ProxyEndpointTopology>;
   readonly vpcs: ReadonlyArray<VpcTopology>;
   readonly consumers: ReadonlyArray<ConsumerTopology>;
+  /** Present when the pooling tier is the PgBouncer engine's fleet rather than an RDS Proxy. */
+  readonly fleet?: FleetTopology;
   readonly notReproducible: ReadonlyArray<NotReproducible>;
   /** How facts the input does not state outright were derived, and which stayed unknown. */
   readonly notes: ReadonlyArray<string>;

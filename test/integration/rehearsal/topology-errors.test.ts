@@ -9,6 +9,7 @@ import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { OptimizedReadsCluster, PoolingProxy } from '../../../lib';
+import { renderPoolerBootstrap } from '../../../lib/model/pgbouncer-bootstrap';
 import {
   isUsageProblem,
   loadTopology,
@@ -44,14 +45,26 @@ describe('cloud assemblies without the needed pieces', () => {
     });
     const err = thrown(() => topologyFromCdkOut(dir));
     expect(err).toBeInstanceOf(TopologyInputError);
-    expect(err.message).toBe(`no AWS::RDS::DBProxy in ${path.join(dir, 'NoProxy.template.json')}: rehearse needs a proxy (a PoolingProxy)`);
+    expect(err.message).toBe(`no AWS::RDS::DBProxy in ${path.join(dir, 'NoProxy.template.json')}: rehearse needs a proxy (a PoolingProxy or a PgBouncerProxy)`);
   });
 
-  test('GIVEN the reference app with the PgBouncer engine WHEN read THEN the error says rehearse --from models RDS Proxy deployments and where the engine is rehearsed', () => {
+  test('GIVEN the reference app with the PgBouncer engine WHEN read THEN the fleet, its user data as deployed and its interface endpoints are the pooling tier', () => {
     const { dir } = synthesizeReferenceApp({ proxyEngine: 'pgbouncer' });
-    const err = thrown(() => topologyFromCdkOut(dir));
-    expect(err).toBeInstanceOf(TopologyInputError);
-    expect(err.message).toMatch(/^a PgBouncer engine deployment \(an Auto Scaling group behind a VPC endpoint service, no RDS Proxy\) in .*AuroraProxyKit\.template\.json: rehearse --from models RDS Proxy deployments only for now .*Rehearsal\.startPoolerHost/);
+    const t = topologyFromCdkOut(dir);
+    // The launch template's Fn::Sub text is the kit's bootstrap, its values split into literals and deploy-time ones.
+    expect(t.fleet?.userData).toBe(renderPoolerBootstrap());
+    expect(t.fleet?.hosts).toBe(2);
+    expect(t.fleet?.values.ClusterEndpoint).toEqual({ kind: 'unknown', detail: expect.stringContaining('Endpoint.Address') });
+    expect(t.fleet?.values.ServerUser).toEqual({ kind: 'literal', value: 'apk_pooler_reader' });
+    const added = t.endpoints.filter((e) => !e.isDefault);
+    expect(added.map((e) => e.role).sort()).toEqual(['READ_ONLY', 'READ_WRITE']);
+    expect(new Set(added.map((e) => e.vpc))).toEqual(new Set([t.consumers[0]!.vpc]));
+    // Each consumer's DB_HOST (the first DNS entry of an interface endpoint) resolves to the endpoint of its role.
+    for (const c of t.consumers) expect(added.find((e) => e.id === c.endpoint)?.role).toBe(c.connection.endpointRole);
+    const ids = t.notReproducible.map((n) => n.id);
+    expect(ids).toEqual(expect.arrayContaining(['host-image', 'load-balancer', 'aws-apis']));
+    // The fleet is PgBouncer in transaction pooling, as deployed: no RDS Proxy pinning to stand in for.
+    expect(ids).not.toContain('session-pinning');
   });
 
   test('GIVEN an app with only a VPC WHEN read THEN the error says an Aurora cluster is needed', () => {
@@ -66,7 +79,7 @@ describe('cloud assemblies without the needed pieces', () => {
       new PoolingProxy(stack, 'First', { cluster });
       new PoolingProxy(stack, 'Second', { cluster });
     });
-    expect(() => topologyFromCdkOut(dir)).toThrow(/^2 AWS::RDS::DBProxy \(TwoProxies\/First\w+, TwoProxies\/Second\w+\) in .*TwoProxies\.template\.json: rehearse models one; synthesize an app with a proxy \(a PoolingProxy\) only$/);
+    expect(() => topologyFromCdkOut(dir)).toThrow(/^2 AWS::RDS::DBProxy \(TwoProxies\/First\w+, TwoProxies\/Second\w+\) in .*TwoProxies\.template\.json: rehearse models one; synthesize an app with a proxy \(a PoolingProxy or a PgBouncerProxy\) only$/);
   });
 
   test('GIVEN a consumer whose DB_ENDPOINT_ROLE is not a role WHEN read THEN the error names the function, the variable, the value and the roles', () => {
