@@ -5,7 +5,7 @@
  *
  *   npx aurora-proxy-kit demo [--from cdk.out] [--out DIR] [--scenario NAME ...]   (options: DEMO_COMMAND)
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { lambdaEnvironment, Rehearsal, rehearsalProxyEndpoints, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../rehearsal';
@@ -68,7 +68,10 @@ async function liveWorkload(from: string): Promise<string[]> {
     lines.push(`rehearsal of ${from} up in ${round((Date.now() - t0) / 1000, 1)} s on network ${s.network}: writer ${e.writer.host}, replicas ${e.replicas.map((x) => x.host).join(', ')}; pool ${s.pool.maxConnectionsPercent}% of max_connections ${s.sizingMaxConnections}`);
     for (const d of s.deployment?.notReproducible ?? []) lines.push(`not reproduced here: ${d.what.slice(0, d.what.includes(': ') ? d.what.indexOf(': ') : undefined)} -> ${d.localStandIn}`);
     if (s.network === 'namespaces') {
-      for (const endpoint of rehearsalProxyEndpoints(s)) lines.push(`endpoint ${endpoint.name} (${endpoint.role}${endpoint.isDefault ? ', default' : ''}) in VPC ${endpoint.vpc}: ${endpoint.host} -> ${endpoint.address}`);
+      const fleet = r.deploymentFleet();
+      if (fleet !== undefined) lines.push(`PgBouncer engine fleet: ${fleet.hosts.map((h) => `${h.name} ${h.host}`).join(', ')} booted from the deployment's user data; load balancer stand-in ${fleet.loadBalancer.address}`);
+      // With a fleet, the default endpoint is the rehearsal's own stand-in, which no consumer of the deployment reaches.
+      for (const endpoint of rehearsalProxyEndpoints(s).filter((x) => fleet === undefined || !x.isDefault)) lines.push(`endpoint ${endpoint.name} (${endpoint.role}${endpoint.isDefault ? ', default' : ''}) in VPC ${endpoint.vpc}: ${endpoint.host} -> ${endpoint.address}`);
       await deployedConsumers(r, lines);
     } else {
       await loopbackConsumers(r, lines);
@@ -87,12 +90,17 @@ async function liveWorkload(from: string): Promise<string[]> {
 export async function runDemo(argv: string[], say: (line?: string) => void): Promise<boolean> {
   const { values, repeated } = parseOptions(argv, { options: DEMO_COMMAND.options, commandName: 'demo' }, BenchUsageError);
   const outDir = values.get('--out') ?? 'bench-results/demo';
-  const from = values.get('--from') ?? 'cdk.out';
+  // Both engines of the reference app when `make synth` made both (cdk.out/pgbouncer-engine: -c proxyEngine=pgbouncer).
+  const froms = repeated.get('--from') ?? ['cdk.out', ...(existsSync(join('cdk.out', 'pgbouncer-engine', 'manifest.json')) ? [join('cdk.out', 'pgbouncer-engine')] : [])];
   const scenarios = scenarioList(repeated.get('--scenario')).scenarios ?? DEMO_SCENARIOS;
-  say(`== live rehearsal of what was synthesized (${from}): the real Lambda handlers through each endpoint`);
-  const live = await liveWorkload(from);
-  for (const l of live) say(`  ${l}`);
-  say('');
+  const live: string[] = [];
+  for (const from of froms) {
+    say(`== live rehearsal of what was synthesized (${from}): the real Lambda handlers through each endpoint`);
+    const lines = await liveWorkload(from);
+    for (const l of lines) say(`  ${l}`);
+    live.push(...lines);
+    say('');
+  }
   say('== short bench (--quick)');
   const { result, files } = await runBench({ quick: true, outDir: resolve(outDir), scenarios, log: (l) => say(`  ${l}`) });
   say('');

@@ -1,6 +1,6 @@
 /** Human-readable `rehearse status`: endpoints, processes, roles, replication, PgBouncer pools. */
 import { WorkDirLayout } from './layout';
-import type { RehearsalStatus } from './types';
+import type { FleetStatus, RehearsalStatus } from './types';
 
 function table(header: string[], rows: Array<Array<string | number>>): string[] {
   const cells = [header, ...rows.map((r) => r.map(String))];
@@ -23,6 +23,7 @@ export function formatStatus(s: RehearsalStatus): string {
     'endpoints',
     ...table(['endpoint', 'address'], endpointRows),
     '',
+    ...(s.fleet === undefined ? [] : formatFleet(s.fleet)),
     'instances',
     ...table(['name', 'address', 'role', 'pid'], s.nodes.map((n) => [n.name, `${n.address}:${n.port}`, n.role, n.pid ?? '-'])),
     '',
@@ -59,4 +60,16 @@ function formatHealth(s: RehearsalStatus): string[] {
   if (c.state === 'stale') lines.push(`  STALE health report: the endpoints are not being re-pointed (${(c.problems ?? []).join('; ')})`);
   else if (c.problems !== undefined) lines.push(`  warning: ${c.problems.join('; ')}`);
   return lines;
+}
+
+/** A PgBouncer engine deployment's fleet: where its consumers connect, and the hosts behind the load balancer. */
+function formatFleet(f: FleetStatus): string[] {
+  const healthy = typeof f.loadBalancer.healthy === 'string' ? f.loadBalancer.healthy : Object.entries(f.loadBalancer.healthy).map(([role, hosts]) => `${role} ${hosts.join(', ') || 'none'}`).join('; ');
+  return [
+    'PgBouncer engine fleet (the deployment\'s consumers connect here)',
+    ...table(['interface endpoint', 'role', 'VPC', 'address'], f.endpoints.map((e) => [e.host, e.role, e.vpc, `${e.address}:${e.port}`])),
+    ...table(['host', 'address', 'pid', 'state'], f.hosts.map((h) => [h.name, h.address, h.pid, h.alive ? 'running' : 'gone'])),
+    `  load balancer stand-in ${f.loadBalancer.address}; healthy targets: ${healthy}`,
+    '',
+  ];
 }

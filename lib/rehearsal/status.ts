@@ -6,7 +6,10 @@ import { adminTarget } from './postgres';
 import { isOurs } from './processes';
 import type { RunningRehearsal } from './running';
 import { query } from './sql';
-import type { NodeStatus, RehearsalStatus, ReplicationStatus } from './types';
+import type { FleetStatus, NodeStatus, RehearsalStatus, ReplicationStatus } from './types';
+import { healthyTargets } from './hosts/load-balancer';
+import { rehearsalProxyEndpoints } from './network/rehearsal-network';
+import { readDeploymentFleet } from './pooler-fleet';
 
 async function nodeStatuses(run: RunningRehearsal): Promise<NodeStatus[]> {
   const ctx = run.ctx();
@@ -66,5 +69,23 @@ export async function readStatus(run: RunningRehearsal): Promise<RehearsalStatus
     pools: { readWrite: await pools(run, 'readWrite'), readOnly: await pools(run, 'readOnly') },
     health: run.health(),
     healthChecker: healthCheckerStatus(run),
+    ...(run.state.settings.deployment?.fleet !== undefined ? { fleet: await fleetStatus(run) } : {}),
+  };
+}
+
+async function fleetStatus(run: RunningRehearsal): Promise<FleetStatus> {
+  const fleet = readDeploymentFleet(run)!;
+  let healthy: FleetStatus['loadBalancer']['healthy'];
+  try {
+    healthy = await healthyTargets(fleet.loadBalancer);
+  } catch (err) {
+    healthy = `unreadable: ${(err as Error).message}`;
+  }
+  return {
+    hosts: fleet.hosts.map((h) => ({ name: h.name, address: h.host, pid: h.booted.container.pid, alive: isOurs(h.booted.container) })),
+    loadBalancer: { address: fleet.loadBalancer.address, healthy },
+    endpoints: rehearsalProxyEndpoints(run.state.settings)
+      .filter((e) => !e.isDefault)
+      .map((e) => ({ name: e.name, role: e.role, vpc: e.vpc, host: e.host, address: e.address, port: fleet.loadBalancer.ports[e.role] })),
   };
 }

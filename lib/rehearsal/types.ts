@@ -123,4 +123,14 @@ export interface RehearsalStatus {
   readonly health: HealthReport | undefined;
   /** Whether that report is still current, and the supervisor's restarts. */
   readonly healthChecker: HealthCheckerStatus;
+  /** A PgBouncer engine deployment's fleet (`up --from`): what its consumers reach. */
+  readonly fleet?: FleetStatus;
+}
+
+/** The fleet of a rehearsed PgBouncer engine deployment: its hosts, load balancer and interface endpoints. */
+export interface FleetStatus {
+  readonly hosts: ReadonlyArray<{ readonly name: string; readonly address: string; readonly pid: number; readonly alive: boolean }>;
+  readonly loadBalancer: { readonly address: string; readonly healthy: Readonly<Record<string, ReadonlyArray<string>>> | string };
+  /** The interface endpoints by the names the consumers connect to, and the listener port of each one's role. */
+  readonly endpoints: ReadonlyArray<{ readonly name: string; readonly role: string; readonly vpc: string; readonly host: string; readonly address: string; readonly port: number }>;
 }
