@@ -109,6 +109,64 @@ live.each([
   }, 60_000);
 });
 
+live('rehearse up --from cdk.out of the reference app with the PgBouncer engine', () => {
+  let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
+
+  beforeAll(async () => {
+    // The fleet boots its hosts from the template's user data: the packages object is built on the first boot.
+    started = await startRehearsal('fromDeploymentSuite', { ...settingsFromDeployment(synthesizeReferenceApp({ proxyEngine: 'pgbouncer' }).dir), peers: false, maxConnections: 60 });
+  }, 900_000);
+
+  afterAll(async () => {
+    const namespaces = started === undefined ? [] : rehearsalNetworkPlan(started.rehearsal.settings).namespaces;
+    const containers = started?.rehearsal.deploymentFleet()?.hosts.map((h) => h.booted.container.pid) ?? [];
+    const workDir = started?.workDir;
+    await stopRehearsal(started);
+    expect((await listNamespaces()).filter((n) => namespaces.includes(n) || /^apk48-host\d+$/.test(n))).toEqual([]);
+    expect(containers.filter((pid) => isAlive(pid))).toEqual([]);
+    if (workDir !== undefined) expect(readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((l) => l.includes(workDir))).toEqual([]);
+  }, 120_000);
+
+  test('GIVEN the rehearsal WHEN its consumers run the real handlers THEN they reach the booted hosts through the interface endpoints by their EC2 names, verify-full', async () => {
+    const consumers = started!.rehearsal.consumers();
+    expect(consumers.map((c) => [c.role, c.env.DB_USER, c.env.DB_TLS, c.env.DB_PORT])).toEqual([
+      ['READ_ONLY', 'app_reader', 'verify-full', '5433'],
+      ['READ_WRITE', 'app_writer', 'verify-full', '5432'],
+    ]);
+    for (const c of consumers) expect(c.endpointHost).toMatch(/^vpce-[0-9a-f]{17}-[a-z0-9]{8}\.vpce-svc-[0-9a-f]{17}\.us-east-1\.vpce\.amazonaws\.com$/);
+    const writer = consumers.find((c) => c.role === 'READ_WRITE')!;
+    const reader = consumers.find((c) => c.role === 'READ_ONLY')!;
+    const writes = await simulateInvocations({ handler: 'write', namespace: writer.namespace, env: writer.env, containers: 2, invocationsPerContainer: 3, event: (c, i) => ({ id: 4900 + c * 10 + i, payload: { from: 'fleet' } }) });
+    expect(summary(writes)).toEqual({ ok: 6, errors: [] });
+    const reads = await simulateInvocations({ handler: 'read', namespace: reader.namespace, env: reader.env, containers: 2, invocationsPerContainer: 3, event: (c, i) => ({ id: 4900 + c * 10 + i }) });
+    expect(summary(reads)).toEqual({ ok: 6, errors: [] });
+    // Served by the replicas, through a pool of the fleet (its server role), not by the rehearsal's own endpoints.
+    const servedBy = reads.map((o) => (o.response as { served_by?: { in_recovery?: boolean } } | undefined)?.served_by?.in_recovery);
+    expect(servedBy).toEqual(Array(6).fill(true));
+  }, 180_000);
+
+  test('GIVEN the fleet WHEN status is read THEN both hosts run and the load balancer stand-in passes both for each role', async () => {
+    const fleet = (await started!.rehearsal.status()).fleet!;
+    expect(fleet.hosts.map((h) => [h.name, h.alive])).toEqual([
+      ['pooler-1', true],
+      ['pooler-2', true],
+    ]);
+    expect(fleet.loadBalancer.healthy).toEqual({ READ_WRITE: ['pooler-1', 'pooler-2'], READ_ONLY: ['pooler-1', 'pooler-2'] });
+    expect(fleet.endpoints.map((e) => [e.role, e.port])).toEqual([
+      ['READ_ONLY', 5433],
+      ['READ_WRITE', 5432],
+    ]);
+  }, 60_000);
+
+  test('GIVEN the fleet WHEN the drill fails the writer over THEN no acknowledged write is lost and no read is served by the writer past the documented bound', async () => {
+    const { runRehearseCommand } = await import('../../../lib/rehearsal/cli');
+    const { output, failed } = await runRehearseCommand(['drill', '--work-dir', started!.workDir]);
+    expect(output).toMatch(/writes stood still \d+ ms; \d+ acknowledged, 0 lost/);
+    expect(output).toMatch(/\(0 later than 1 s after the promotion\)/);
+    expect(failed).toBe(false);
+  }, 300_000);
+});
+
 live('a failed up --from', () => {
   test('GIVEN a deployment whose consumer user the role bootstrap refuses WHEN up fails after the network, budgets and servers exist THEN nothing is left: no process, namespace, link or cgroup', async () => {
     // GIVEN: a consumer logging in as a reserved name, which the bootstrap refuses once the writer runs

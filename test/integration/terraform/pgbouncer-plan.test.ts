@@ -254,8 +254,8 @@ describe('examples/complete-pgbouncer plan', () => {
     ]);
   });
 
-  test('rehearse --from says it models RDS Proxy deployments only, and where the engine is rehearsed', () => {
-    expect(() => topologyFromPlan(plan, 'plan.json')).toThrow(/^a PgBouncer engine deployment \(an Auto Scaling group behind a VPC endpoint service, no RDS Proxy\) in plan\.json: rehearse --from models RDS Proxy deployments only for now/);
+  test('rehearse --from says a plan leaves the hosts\' user data unknown, and that a cdk.out boots the engine', () => {
+    expect(() => topologyFromPlan(plan, 'plan.json')).toThrow(/^a PgBouncer engine deployment \(an Auto Scaling group behind a VPC endpoint service, no RDS Proxy\) in plan\.json: a plan leaves the hosts' user data unknown until apply .*rehearse --from boots the engine from a cdk\.out/);
   });
 
   test('a secret with a generated password for the server role and each consumer user', () => {
