@@ -102,6 +102,7 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
         timeoutSeconds: timeout.toSeconds(),
         reservedConcurrentExecutions: props.reservedConcurrentExecutions,
         connectionMode: props.connectionMode,
+        dbUser: props.dbUser,
       }),
     );
     this.endpoint = props.endpoint;
