@@ -40,7 +40,7 @@ const DASHBOARD_KEYS = [...Object.keys(DEFAULT_ALARM_THRESHOLDS), 'instanceIdent
 const DEPLOYMENT_KEYS = ['readOnlyEndpoints'];
 const FLEET_KEYS = ['hosts', 'vcpusPerHost', 'readers', 'maxConnections', 'pool', 'tcpIdleTimeoutSeconds', 'maxClientConnections', 'sessionRoles', 'sessionMaxConnectionsPercent'];
 const POOLER_HOST_KEYS = ['instanceType', 'imageId', 'readOnlyServerUser', 'consumerUser'];
-const PGBOUNCER_PROXY_KEYS = ['fleetName', 'loadBalancerName', 'consumerUsers', 's3PrefixListId', 'vpcCidrBlock', 'tlsSecretArn', 'tlsCaCertificate', 'certificateFunction', 'packagesBucket', 'packagesKey', 'poolMode'];
+const PGBOUNCER_PROXY_KEYS = ['fleetName', 'loadBalancerName', 'consumerUsers', 's3PrefixListId', 'vpcCidrBlock', 'tlsSecretArn', 'tlsCaCertificate', 'certificateFunction', 'packagesBucket', 'packagesKey', 'poolMode', 'endpointName'];
 
 function tableDriver<I>(rule: Rule<I>, keys: string[]): RuleDriver {
   return {
