@@ -85,9 +85,10 @@ node-deps: node_modules/.package-lock.json
 
 # `npm install` rather than `npm ci`: npm 11 writes lock files without entries for optional platform
 # packages it cannot resolve here, and `npm ci` then refuses the lock as out of sync. `install` keeps
-# the locked versions all the same.
+# the locked versions all the same; --no-save keeps it from rewriting package-lock.json (with other
+# systems' optional packages), so a build leaves the committed lock as it was.
 node_modules/.package-lock.json: package.json package-lock.json
-	$(NPM) install --no-audit --no-fund --loglevel=error
+	$(NPM) install --no-save --no-audit --no-fund --loglevel=error
 	@touch $@
 
 ## scan-deps: cfn-lint and checkov in .venv

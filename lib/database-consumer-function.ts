@@ -10,7 +10,7 @@ import { consumerEnvironment, type ConsumerAuth, type TlsConfig } from '../lambd
 import { skipCheckov } from './private/checkov';
 import { handlerFunction } from './private/handler-function';
 import { allowLogsToUseKey, stackLogGroupPattern } from './private/key-policies';
-import { ConnectionMode, FUNCTION_RULES, runRules } from './model';
+import { ConnectionMode, FUNCTION_RULES, runRules, securityGroupDescription } from './model';
 import { ConsumerConnection, IProxyEndpoint } from './pooling-tier';
 import { throwIfInvalid } from './private/validation';
 
@@ -102,6 +102,7 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
         timeoutSeconds: timeout.toSeconds(),
         reservedConcurrentExecutions: props.reservedConcurrentExecutions,
         connectionMode: props.connectionMode,
+        dbUser: props.dbUser,
       }),
     );
     this.endpoint = props.endpoint;
@@ -121,7 +122,7 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
     });
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.endpoint.vpc,
-      description: `Lambda consumer ${this.node.path}: egress only to its proxy endpoint${connection.passwordSecret ? ' and Secrets Manager' : ''}`,
+      description: securityGroupDescription((p) => `Lambda consumer ${p}: egress only to its proxy endpoint${connection.passwordSecret ? ' and Secrets Manager' : ''}`, this.node.path),
       allowAllOutbound: false,
     });
 

@@ -6,12 +6,13 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { BOOTSTRAP_ENV, requestProblems, type DatabaseRoleSpec, type RoleBootstrapRequest } from '../lambda/src/role-bootstrap-request';
-import { POSTGRES_PORT, RDS_CA_BUNDLE_ENV } from './model';
+import { POSTGRES_PORT, RDS_CA_BUNDLE_ENV, securityGroupDescription } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { skipCheckov } from './private/checkov';
 import { BASIC_EXECUTION_ACKNOWLEDGEMENT, DEPLOY_TIME_FUNCTION_SKIPS, deployTimeResource } from './private/deploy-time-resource';
 import { handlerFunction } from './private/handler-function';
 import { allowLogsToUseKey, stackLogGroupPattern } from './private/key-policies';
+import { kitSubnets } from './private/subnets';
 import { throwIfInvalid } from './private/validation';
 
 export type { DatabaseRoleSpec } from '../lambda/src/role-bootstrap-request';
@@ -70,7 +71,7 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
 
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: cluster.cluster.vpc,
-      description: `Database role bootstrap ${this.node.path}: egress only to the cluster and Secrets Manager`,
+      description: securityGroupDescription((p) => `Database role bootstrap ${p}: egress only to the cluster and Secrets Manager`, this.node.path),
       allowAllOutbound: false,
     });
     this.function = handlerFunction(this, 'Function', {
@@ -80,7 +81,7 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
       memorySize: 256,
       timeout: Duration.minutes(2),
       vpc: cluster.cluster.vpc,
-      vpcSubnets: props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+      vpcSubnets: kitSubnets(this, cluster.cluster.vpc, props.vpcSubnets),
       securityGroups: [securityGroup],
       tracing: lambda.Tracing.ACTIVE,
       logGroup,

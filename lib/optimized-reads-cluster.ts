@@ -23,10 +23,12 @@ import {
   parseEngineVersion,
   postgresLogGroupName,
   runRules,
+  securityGroupDescription,
   autoMinorVersionUpgradeWarning,
   unknownEngineVersionWarning,
 } from './model';
 import { allowLogsToUseKey } from './private/key-policies';
+import { kitSubnets } from './private/subnets';
 import { throwIfInvalid } from './private/validation';
 
 /** Properties of an OptimizedReadsCluster. */
@@ -246,7 +248,7 @@ export class OptimizedReadsCluster extends Construct {
 
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
-      description: `Aurora cluster ${this.node.path}: ingress only from granted peers (the proxy)`,
+      description: securityGroupDescription((p) => `Aurora cluster ${p}: ingress only from granted peers (the proxy)`, this.node.path),
       allowAllOutbound: false,
     });
 
@@ -265,7 +267,7 @@ export class OptimizedReadsCluster extends Construct {
       engine,
       clusterIdentifier: this.clusterIdentifier,
       vpc: props.vpc,
-      vpcSubnets: props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+      vpcSubnets: kitSubnets(this, props.vpc, props.vpcSubnets),
       securityGroups: [securityGroup],
       writer: rds.ClusterInstance.provisioned('Writer', { ...instanceDefaults, promotionTier: 0 }),
       // Reader 1 is the preferred failover target (tier 1); the rest follow (tier 2).

@@ -3,7 +3,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { EndpointRole, PGBOUNCER_PROXY_RULES, runRules } from './model';
+import { EndpointRole, PGBOUNCER_PROXY_RULES, runRules, securityGroupDescription } from './model';
 import { PoolMode } from './model/pgbouncer-ini';
 import { ConsumerConnection, IProxyEndpoint, ProxyEngine } from './pooling-tier';
 import { throwIfInvalid } from './private/validation';
@@ -93,7 +93,7 @@ export class PgBouncerProxyEndpoint extends Construct implements IProxyEndpoint 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
       // The transaction endpoints' description is as before session pooling existed: a new one replaces the group.
-      description: `${props.role} PgBouncer endpoint ${this.node.path}${this.poolMode === PoolMode.SESSION ? ' (session pooling)' : ''}: ingress only from granted clients`,
+      description: securityGroupDescription((p) => `${props.role} PgBouncer endpoint ${p}${this.poolMode === PoolMode.SESSION ? ' (session pooling)' : ''}: ingress only from granted clients`, this.node.path),
       allowAllOutbound: false,
     });
     this.connections = new ec2.Connections({ securityGroups: [this.securityGroup], defaultPort: ec2.Port.tcp(this.port) });

@@ -20,6 +20,7 @@ import { IPoolingTier, ProxyEngine } from './pooling-tier';
 import { skipCheckov } from './private/checkov';
 import { addPgBouncerHostGroup } from './private/pgbouncer-host-group';
 import { addPgBouncerListener, addPgBouncerLoadBalancer } from './private/pgbouncer-load-balancer';
+import { kitSubnets } from './private/subnets';
 import { throwIfInvalid } from './private/validation';
 
 /** Properties of a PgBouncerProxy. */
@@ -209,7 +210,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     this.sessionMaxConnectionsPercent = fleet.sessionMaxConnectionsPercent!;
 
     const vpc = props.cluster.cluster.vpc;
-    const vpcSubnets = props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
+    const vpcSubnets = kitSubnets(this, vpc, props.vpcSubnets);
     this.loadBalancerAvailabilityZones = vpc.selectSubnets(vpcSubnets).availabilityZones;
 
     this.readOnlyServerUser = serverUser;

@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
-import { ENDPOINT_RULES, EndpointRole, POSTGRES_PORT, consumerEndpointTls, metricDimensions, runRules } from './model';
+import { ENDPOINT_RULES, EndpointRole, POSTGRES_PORT, consumerEndpointTls, metricDimensions, runRules, securityGroupDescription } from './model';
 import { ConsumerConnection, IProxyEndpoint, ProxyEngine } from './pooling-tier';
 import { throwIfInvalid } from './private/validation';
 
@@ -68,7 +68,7 @@ export class PoolingProxyEndpoint extends Construct implements IProxyEndpoint {
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
-      description: `${props.role} proxy endpoint ${this.node.path}: ingress only from granted clients`,
+      description: securityGroupDescription((p) => `${props.role} proxy endpoint ${p}: ingress only from granted clients`, this.node.path),
       allowAllOutbound: false,
     });
     this.connections = new ec2.Connections({

@@ -16,10 +16,12 @@ import {
   poolSizing,
   proxyPoolSettings,
   runRules,
+  securityGroupDescription,
 } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { IPoolingProxy, PoolingProxyEndpoint, PoolingProxyEndpointOptions } from './pooling-proxy-endpoint';
 import { IPoolingTier, ProxyEngine } from './pooling-tier';
+import { kitSubnets } from './private/subnets';
 import { throwIfInvalid } from './private/validation';
 
 /** Properties of a PoolingProxy. */
@@ -121,7 +123,7 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
 
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.cluster.cluster.vpc,
-      description: `RDS Proxy ${this.node.path}: clients of the default endpoint`,
+      description: securityGroupDescription((p) => `RDS Proxy ${p}: clients of the default endpoint`, this.node.path),
       allowAllOutbound: false,
     });
 
@@ -134,7 +136,7 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
       defaultAuthScheme: rds.DefaultAuthScheme.IAM_AUTH,
       role: this.role,
       vpc: props.cluster.cluster.vpc,
-      vpcSubnets: props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+      vpcSubnets: kitSubnets(this, props.cluster.cluster.vpc, props.vpcSubnets),
       securityGroups: [securityGroup],
       requireTLS: true,
       maxConnectionsPercent: this.poolSettings.maxConnectionsPercent,

@@ -31,7 +31,46 @@ const LAMBDA_NODEJS = 'https://docs.aws.amazon.com/lambda/latest/dg/lambda-nodej
  */
 export const RDS_CA_BUNDLE_ENV = { NODE_EXTRA_CA_CERTS: '/var/runtime/ca-cert.pem' } as const;
 
+const EC2_CREATE_SECURITY_GROUP = 'https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateSecurityGroup.html';
+const CFN_SECURITY_GROUP = 'https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-ec2-securitygroup.html';
+/** EC2's bound on a security group's description (CreateSecurityGroup, GroupDescription). */
+export const SECURITY_GROUP_DESCRIPTION_MAX_LENGTH = 255;
+/** The characters EC2 takes in a VPC security group's name and description, as a character class. */
+const SECURITY_GROUP_DESCRIPTION_CHARACTER = 'a-zA-Z0-9 ._\\-:/()#,@\\[\\]+=&;{}!$*';
+export const SECURITY_GROUP_DESCRIPTION_PATTERN = new RegExp(`^[${SECURITY_GROUP_DESCRIPTION_CHARACTER}]*$`);
+const SECURITY_GROUP_DESCRIPTION_REFUSED = new RegExp(`[^${SECURITY_GROUP_DESCRIPTION_CHARACTER}]`, 'g');
+/** What stands for the middle of a subject too long for the description. */
+const ELISION = '...';
+
+/**
+ * A security group's description that names `subject` (a construct path, which grows with the user's ids):
+ * `template` puts the subject in its text. Characters EC2 refuses become `_`, and a subject too long for
+ * the 255 characters keeps its start (the stack) and its end (the construct) around `...`: a long id is
+ * the user's to choose, and CloudFormation would fail the group only at deploy.
+ */
+export function securityGroupDescription(template: (subject: string) => string, subject: string): string {
+  const fixed = template('');
+  if (!SECURITY_GROUP_DESCRIPTION_PATTERN.test(fixed) || fixed.length > SECURITY_GROUP_DESCRIPTION_MAX_LENGTH - 2 * ELISION.length) {
+    throw new Error(`security group description template "${fixed}" is not one EC2 takes with room for a subject: use at most ${SECURITY_GROUP_DESCRIPTION_MAX_LENGTH - 2 * ELISION.length} of its characters`);
+  }
+  const clean = subject.replace(SECURITY_GROUP_DESCRIPTION_REFUSED, '_');
+  const room = SECURITY_GROUP_DESCRIPTION_MAX_LENGTH - fixed.length;
+  if (clean.length <= room) return template(clean);
+  const head = Math.ceil((room - ELISION.length) / 2);
+  const tail = room - ELISION.length - head;
+  return template(`${clean.slice(0, head)}${ELISION}${clean.slice(clean.length - tail)}`);
+}
+
 export const AWS_FACTS: ReadonlyArray<AwsFact> = [
+  {
+    id: 'ec2-security-group-description',
+    constraint:
+      'A security group\'s description (GroupDescription) is up to 255 characters of a-z, A-Z, 0-9, spaces and ._-:/()#,@[]+=&;{}!$*; a security group rule\'s description takes the same characters',
+    sources: [EC2_CREATE_SECURITY_GROUP, CFN_SECURITY_GROUP],
+    consequence:
+      'every security group the CDK constructs make names its construct path through securityGroupDescription, which bounds it to 255 characters and replaces other characters; the Terraform modules name groups after variables whose own rules bound them (pooler-endpoint-name for the PgBouncer engine\'s endpoints)',
+    exercisedBy: 'test/constructs/security-group-descriptions.test.ts',
+  },
   {
     id: 'proxy-end-to-end-iam-auth',
     constraint:

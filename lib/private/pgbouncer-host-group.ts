@@ -6,6 +6,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { BOOTSTRAP_PLACEHOLDERS } from '../model/pgbouncer-bootstrap';
 import { DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS, FLEET_HOST_WARMUP_SECONDS, type PoolerFleetSpec } from '../model/pgbouncer-fleet';
+import { securityGroupDescription } from '../model/aws-facts';
 import { POOLER_IMAGE_LOOKUP, SESSION_MANAGER_INSTANCE_POLICY } from '../model/pgbouncer-hosts';
 import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
 import { FLEET_HOST_SIGNAL_TIMEOUT_SECONDS, FLEET_SIGNAL_POLICY } from '../model/pgbouncer-rollout';
@@ -78,7 +79,7 @@ export function addPgBouncerHostGroup(scope: Construct, props: PgBouncerHostGrou
     reason: 'cloudwatch:PutMetricData has no resource-level permissions (the cloudwatch:namespace condition limits it to the PgBouncer engine\'s namespace); Session Manager\'s instance actions are on "*" in AWS\'s minimal policy',
   });
 
-  const hostsGroup = new ec2.SecurityGroup(scope, 'HostSecurityGroup', { vpc, description: `PgBouncer hosts of ${scope.node.path}`, allowAllOutbound: false });
+  const hostsGroup = new ec2.SecurityGroup(scope, 'HostSecurityGroup', { vpc, description: securityGroupDescription((p) => `PgBouncer hosts of ${p}`, scope.node.path), allowAllOutbound: false });
   const connections = new ec2.Connections({ securityGroups: [hostsGroup] });
   // The servers: the cluster admits the hosts on its port (and the hosts may reach it).
   cluster.connections.allowDefaultPortFrom(connections, 'PgBouncer hosts');

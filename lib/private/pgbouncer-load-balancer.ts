@@ -3,7 +3,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { EndpointRole } from '../model';
+import { EndpointRole, securityGroupDescription } from '../model';
 import { FLEET_PORTS, fleetListenerOf, fleetListenerPoolMode, fleetListenerRole, type FleetListener } from '../model/pgbouncer-fleet';
 import { poolerListenerPort } from '../model/pgbouncer-hosts';
 import { PoolMode } from '../model/pgbouncer-ini';
@@ -39,7 +39,7 @@ export interface PgBouncerLoadBalancer {
  */
 export function addPgBouncerLoadBalancer(scope: Construct, props: PgBouncerLoadBalancerProps): PgBouncerLoadBalancer {
   const { vpc, vpcSubnets, hostConnections } = props;
-  const loadBalancerGroup = new ec2.SecurityGroup(scope, 'LoadBalancerSecurityGroup', { vpc, description: `PgBouncer load balancer of ${scope.node.path}`, allowAllOutbound: false });
+  const loadBalancerGroup = new ec2.SecurityGroup(scope, 'LoadBalancerSecurityGroup', { vpc, description: securityGroupDescription((p) => `PgBouncer load balancer of ${p}`, scope.node.path), allowAllOutbound: false });
   const loadBalancer = new elbv2.NetworkLoadBalancer(scope, 'LoadBalancer', {
     vpc,
     vpcSubnets,
@@ -56,7 +56,7 @@ export function addPgBouncerLoadBalancer(scope: Construct, props: PgBouncerLoadB
     reason: 'a Network Load Balancer writes access logs for TLS listeners only; these are TCP (PgBouncer terminates TLS), so logs would stay empty',
   });
   skipCheckov(loadBalancer, [{ id: 'CKV_AWS_91', comment: 'a Network Load Balancer writes access logs for TLS listeners only; these are TCP (PgBouncer terminates TLS)' }]);
-  hostConnections.allowFrom(loadBalancerGroup, ec2.Port.tcp(POOLER_HEALTH_PORT), 'health checks of both listeners (the hosts\' health endpoint)');
+  hostConnections.allowFrom(loadBalancerGroup, ec2.Port.tcp(POOLER_HEALTH_PORT), 'health checks of both listeners (the health endpoint of the hosts)');
   const targetGroups = new Map<EndpointRole, elbv2.NetworkTargetGroup>();
   for (const role of [EndpointRole.READ_WRITE, EndpointRole.READ_ONLY]) {
     targetGroups.set(role, addPgBouncerListener({ ...props, loadBalancer, loadBalancerGroup }, fleetListenerOf(role)));

@@ -47,8 +47,8 @@ export const REHEARSE_OPTIONS: ReadonlyArray<CliOption> = [
 /** Per subcommand: a line for `rehearse --help`, then what its own help says. */
 const SUMMARIES: Record<RehearseCommand, readonly [string, string]> = {
   up: ['start the local rehearsal', 'a PostgreSQL writer and streaming replicas, PgBouncer read/write and read-only endpoints, HAProxy and pgpool-II peers, a supervised health checker. Progress goes to stderr, the status to stdout.'],
-  status: ['the running rehearsal\'s status', 'its endpoints, processes, replication, PgBouncer pools and health checker.'],
-  outputs: ['the endpoints as JSON', 'like `terraform output -json`: read_write and read_only, each with host, port, database, user, password, ca_file.'],
+  status: ['the running rehearsal\'s status', 'its endpoints, processes, replication, PgBouncer pools and health checker; --json adds `aws`, the AWS-shaped names and namespaces to connect by (null on loopback).'],
+  outputs: ['the endpoints as JSON', 'like `terraform output -json`: read_write and read_only, each with host, port, database, user, password, ca_file; with network namespaces, `aws`: the Region, the cluster\'s and the proxy\'s AWS-shaped endpoints and each proxy endpoint\'s name, role, VPC, namespace, host and port (the deployment\'s after `up --from`; null on loopback).'],
   down: ['stop the rehearsal', 'every process by pid, checking nothing is left. Idempotent: "nothing to stop" when nothing runs there.'],
   drill: ['writer failover drill', 'kill the writer, promote a replica, re-point the read/write endpoint, count acknowledged writes lost.'],
   topology: ['what `up --from` would rehearse', 'the deployment\'s instances, endpoints and consumers, and the settings they imply; nothing is started.'],

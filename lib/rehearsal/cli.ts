@@ -17,9 +17,11 @@ import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalS
 import { Rehearsal, type UpProgress } from './rehearsal';
 import { formatUpStandIns, settingsFromDeployment } from './deployment';
 import { formatTopology, loadTopology, TopologyInputError } from './topology';
-import { DEFAULT_WORK_DIR, type RehearsalNetwork, type RehearsalSettings } from './settings';
+import { DEFAULT_WORK_DIR, type RehearsalNetwork, type RehearsalSettings, type ResolvedSettings } from './settings';
 import { formatStatus } from './status-format';
-import type { Endpoint } from './types';
+import { EndpointRole } from '../../lambda/src/environment';
+import { rehearsalConnectionNames } from './network/rehearsal-network';
+import type { Endpoint, Endpoints, RehearsalStatus } from './types';
 
 export class UsageError extends CliUsageError {}
 
@@ -92,11 +94,41 @@ function flagSettings(p: ParsedArgs): RehearsalSettings {
   };
 }
 
-/** What a deployment's outputs give a client (Terratest's validate stage reads these). */
-function outputs(rehearsal: Rehearsal): string {
-  const { readWrite, readOnly } = rehearsal.endpoints;
+/**
+ * What a deployment's outputs give a client (Terratest's validate stage reads read_write and read_only),
+ * and, with network 'namespaces', `aws`: the AWS-shaped names to connect by (the deployment's, after
+ * `up --from`) and the namespace each endpoint's clients run in; null on loopback, where they do not resolve.
+ */
+export function formatOutputs(endpoints: Endpoints, settings: ResolvedSettings): string {
+  const { readWrite, readOnly } = endpoints;
   const output = (e: Endpoint): Record<string, string | number> => ({ host: e.host, port: e.port, database: e.database, user: e.user, password: e.password, ca_file: e.caFile });
-  return JSON.stringify({ read_write: output(readWrite), read_only: output(readOnly) }, null, 2);
+  const names = rehearsalConnectionNames(settings);
+  const aws =
+    names === null
+      ? null
+      : {
+          region: names.region,
+          data_namespace: names.dataNamespace,
+          consumer_namespaces: names.consumerNamespaces,
+          cluster_endpoint: names.cluster.writerEndpoint,
+          reader_endpoint: names.cluster.readerEndpoint,
+          proxy_default_endpoint: names.proxy.defaultEndpoint,
+          // Every endpoint listens on its role's port, as RDS Proxy's do.
+          endpoints: names.endpoints.map((e) => ({
+            name: e.name,
+            role: e.role,
+            vpc: e.vpc,
+            namespace: e.namespace,
+            host: e.host,
+            port: (e.role === EndpointRole.READ_ONLY ? readOnly : readWrite).port,
+          })),
+        };
+  return JSON.stringify({ read_write: output(readWrite), read_only: output(readOnly), aws }, null, 2);
+}
+
+/** `status --json`: the status without the endpoints' passwords, with the AWS-shaped names to connect by (formatOutputs). */
+export function formatStatusJson(status: RehearsalStatus): string {
+  return JSON.stringify({ ...status, endpoints: undefined, aws: rehearsalConnectionNames(status.settings) }, null, 2);
 }
 
 /** Runs one command; returns what it prints and whether it failed its own check (drill). `progress` hears `up`'s phases. */
@@ -111,10 +143,12 @@ export async function runRehearseCommand(argv: string[], progress?: UpProgress):
     }
     case 'status': {
       const status = await Rehearsal.attach(workDir).status();
-      return { output: parsed.flags.has('--json') ? JSON.stringify({ ...status, endpoints: undefined }, null, 2) : formatStatus(status), failed: false };
+      return { output: parsed.flags.has('--json') ? formatStatusJson(status) : formatStatus(status), failed: false };
     }
-    case 'outputs':
-      return { output: outputs(Rehearsal.attach(workDir)), failed: false };
+    case 'outputs': {
+      const rehearsal = Rehearsal.attach(workDir);
+      return { output: formatOutputs(rehearsal.endpoints, rehearsal.settings), failed: false };
+    }
     case 'down':
       // Not attach(): down must also succeed (and say so) when nothing runs in the work dir.
       return { output: formatDownReport(await Rehearsal.downIn(workDir)), failed: false };

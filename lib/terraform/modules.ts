@@ -136,6 +136,7 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
       'consumer_users item': { each: 'u in var.consumer_users', value: 'u' },
       'endpoints role': { each: 'e in values(var.endpoints)', value: 'e.role' },
       'endpoints pool_mode': { each: 'e in values(var.endpoints)', value: 'e.pool_mode' },
+      'endpoints key': { each: 'n in keys(var.endpoints)', value: 'n' },
     },
     lengths: ['reader_endpoints'],
     derived: {

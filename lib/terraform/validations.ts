@@ -11,6 +11,7 @@ import {
   unknownEngineVersionWarning,
 } from '../model';
 import { GRAVITON_SIZE_VCPUS, GRAVITON_TYPE_PATTERN, POOLER_INSTANCE_FAMILIES } from '../model/pgbouncer-hosts';
+import { RESERVED_ROLE_PREFIXES, ROLE_NAME_PATTERN } from '../../lambda/src/role-bootstrap-request';
 import { consumerEnvironmentRegion } from './environment';
 import type { Region } from './regions';
 import { hclString, hclTemplate, hclValue, slot } from './hcl';
@@ -196,6 +197,18 @@ const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
       errorMessage: probed(rule, { isProxyDefaultEndpoint: false }, []),
     },
   ],
+  // The role bootstrap's check of a role name: its pattern, then the prefixes kept for PostgreSQL's and RDS's roles.
+  'consumer-db-user': (rule) => {
+    const v = 'var.db_user';
+    const parses = `can(regex(${hclString(ROLE_NAME_PATTERN.source)}, ${v}))`;
+    return [
+      { condition: parses, errorMessage: probed(rule, { dbUser: PROBE }, [[PROBE, v]]) },
+      {
+        condition: `!${parses} || !anytrue([for p in ${hclValue(RESERVED_ROLE_PREFIXES)} : startswith(${v}, p)])`,
+        errorMessage: probed(rule, { dbUser: 'rdszprobe' }, [['rdszprobe', v]]),
+      },
+    ];
+  },
   'consumer-credential': (rule) => {
     const secret = 'var.auth == "secret"';
     return [

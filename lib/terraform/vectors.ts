@@ -33,9 +33,10 @@ export interface VectorExpectation {
 type Vars = Record<string, unknown>;
 
 /** Vector values of properties that live inside a collection variable, as that variable. */
-const COLLECTION_VALUES: Readonly<Record<string, (value: unknown) => unknown>> = {
+const COLLECTION_VALUES: Readonly<Record<string, (value: unknown, module: string) => unknown>> = {
   endpoints: (count) => Object.fromEntries(Array.from({ length: count as number }, (_, i) => [`endpoint-${i + 1}`, PROXY_ENDPOINT])),
-  'endpoints key': (name) => ({ [name as string]: PROXY_ENDPOINT }),
+  // The PgBouncer engine's endpoints have no default role.
+  'endpoints key': (name, module) => ({ [name as string]: module === 'pgbouncer-proxy' ? { ...PROXY_ENDPOINT, role: 'READ_WRITE' } : PROXY_ENDPOINT }),
   'endpoints target_role': (role) => ({ 'endpoint-1': { ...PROXY_ENDPOINT, target_role: role } }),
   'consumer_users item': (user) => [user],
   'endpoints role': (role) => ({ 'endpoint-1': { ...PROXY_ENDPOINT, role } }),
@@ -61,7 +62,7 @@ export function vectorValues(module: string, input: Record<string, unknown>): Va
     const derived = spec.derived?.[property];
     if (derived) Object.assign(out, derivedVariables(derived, value));
     else if (spec.lengths?.includes(name)) out[name] = readerEndpoints(value);
-    else if (COLLECTION_VALUES[name]) out[name.split(' ')[0]] = COLLECTION_VALUES[name](value);
+    else if (COLLECTION_VALUES[name]) out[name.split(' ')[0]] = COLLECTION_VALUES[name](value, module);
     else if (name.includes('.')) {
       const [variable, attribute] = name.split('.');
       out[variable] = { ...((out[variable] ?? spec.fixture[variable] ?? {}) as Vars), [attribute]: value };

@@ -114,9 +114,21 @@ variable "secrets_manager_security_group_id" {
 }
 
 variable "db_user" {
-  description = "The database user the function logs in as (with an IAM token, or the password of password_secret_arn)."
+  description = "The database user the function logs in as (with an IAM token, or the password of password_secret_arn): a role the role bootstrap makes."
   type        = string
   nullable    = false
+  # BEGIN generated consumer-db-user by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+
+  validation {
+    condition     = can(regex("^[a-z_][a-z0-9_]{0,62}$", var.db_user))
+    error_message = "db_user ${var.db_user} is not a database role name the role bootstrap makes: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters"
+  }
+
+  validation {
+    condition     = !can(regex("^[a-z_][a-z0-9_]{0,62}$", var.db_user)) || !anytrue([for p in ["pg_", "rds"] : startswith(var.db_user, p)])
+    error_message = "db_user ${var.db_user} starts with a prefix PostgreSQL and RDS keep for their own roles (pg_, rds): use a name that does not"
+  }
+  # END generated consumer-db-user
 }
 
 variable "database_name" {

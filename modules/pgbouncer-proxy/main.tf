@@ -246,7 +246,7 @@ resource "aws_vpc_security_group_ingress_rule" "hosts_health_from_load_balancer"
   ip_protocol                  = "tcp"
   from_port                    = local.health_port
   to_port                      = local.health_port
-  description                  = "health checks of both listeners (the hosts' health endpoint)"
+  description                  = "health checks of both listeners (the health endpoint of the hosts)"
 }
 
 resource "aws_vpc_security_group_egress_rule" "load_balancer_to_hosts_health" {
@@ -255,7 +255,7 @@ resource "aws_vpc_security_group_egress_rule" "load_balancer_to_hosts_health" {
   ip_protocol                  = "tcp"
   from_port                    = local.health_port
   to_port                      = local.health_port
-  description                  = "health checks of both listeners (the hosts' health endpoint)"
+  description                  = "health checks of both listeners (the health endpoint of the hosts)"
 }
 
 resource "aws_vpc_security_group_egress_rule" "hosts_to_cluster" {

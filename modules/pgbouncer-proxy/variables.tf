@@ -358,6 +358,13 @@ variable "endpoints" {
     error_message = "endpoints pool_mode ${try([for e in values(var.endpoints) : e.pool_mode if !(contains(["transaction", "session"], e.pool_mode))][0], "")} is not a pool mode: use transaction or session"
   }
   # END generated pooler-endpoint-pool-mode
+  # BEGIN generated pooler-endpoint-name by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+
+  validation {
+    condition     = alltrue([for n in keys(var.endpoints) : (can(regex("^[a-z][a-z0-9-]{0,62}$", n)) && !strcontains(n, "--") && !endswith(n, "-"))])
+    error_message = "endpoints key ${try([for n in keys(var.endpoints) : n if !(can(regex("^[a-z][a-z0-9-]{0,62}$", n)) && !strcontains(n, "--") && !endswith(n, "-"))][0], "")} is not a valid PgBouncer endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without \"--\" or a trailing hyphen (as an RDS Proxy endpoint's)"
+  }
+  # END generated pooler-endpoint-name
 }
 
 variable "hosts_depend_on" {

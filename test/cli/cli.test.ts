@@ -33,6 +33,15 @@ function cli(args: string[], input?: string): Run {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * The CLI with its stdout piped into a reader that has already gone (`| true` exits without reading, long
+ * before node has started): its exit code and stderr.
+ */
+function cliIntoClosedPipe(args: string[]): { code: number; stderr: string } {
+  const r = spawnSync('bash', ['-c', '"$@" | true; exit "${PIPESTATUS[0]}"', 'bash', process.execPath, BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status ?? -1, stderr: r.stderr };
+}
+
 /** What a help must show of each option of its table: the name, its value placeholder, its default. */
 function expectOptionsListed(help: string, options: ReadonlyArray<CliOption>): void {
   for (const o of options) {
@@ -92,6 +101,20 @@ describe('aurora-proxy-kit help', () => {
     const r = spawnSync('npx', ['--no-install', 'aurora-proxy-kit', '--version'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     // THEN
     expect([r.status, r.stdout.trim()]).toEqual([0, (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version]);
+  });
+});
+
+describe('output into a closed pipe (`| head -1`)', () => {
+  test.each([
+    [['--help']],
+    [['plan', 'summary', PLAN_FIXTURE]],
+    [['plan', 'summary', PLAN_FIXTURE, '--json']],
+  ])('%j ends quietly, as Unix tools do: exit 0, no EPIPE stack trace', (args) => {
+    // GIVEN a reader that closed its end of the pipe
+    // WHEN the command writes its result into it
+    const r = cliIntoClosedPipe(args);
+    // THEN
+    expect([r.code, r.stderr]).toEqual([0, '']);
   });
 });
 
@@ -218,10 +241,13 @@ describe('plan summary', () => {
 
 describe('synth summary', () => {
   afterAll(removeFixtures);
+  let assembly: string | undefined;
+  /** bin/app.ts's stack with 3 readers, synthesized as `cdk synth` would, once for the tests that read it. */
+  const referenceAssembly = (): string => (assembly ??= synthesizeReferenceApp({ readers: '3' }).dir);
 
   test('summarizes the reference app\'s synthesized cloud assembly', () => {
     // GIVEN bin/app.ts's stack with 3 readers, synthesized as `cdk synth` would
-    const { dir } = synthesizeReferenceApp({ readers: '3' });
+    const dir = referenceAssembly();
     // WHEN
     const r = cli(['synth', 'summary', dir]);
     // THEN
@@ -237,6 +263,15 @@ describe('synth summary', () => {
     const json = JSON.parse(cli(['synth', 'summary', dir, '--json', '--region', 'us-east-1']).stdout) as { stacks: Array<{ cost: { regionAssumed: boolean; knownMonthlyUsd: number } }> };
     expect(json.stacks[0]!.cost.regionAssumed).toBe(false);
     expect(json.stacks[0]!.cost.knownMonthlyUsd).toBeGreaterThan(175.2);
+  });
+
+  test('into a pipe whose reader has closed (`synth summary cdk.out | head -1`): exit 0, no EPIPE stack trace', () => {
+    // GIVEN a synthesized cloud assembly
+    const dir = referenceAssembly();
+    // WHEN its summary is written into a closed pipe
+    const r = cliIntoClosedPipe(['synth', 'summary', dir]);
+    // THEN
+    expect([r.code, r.stderr]).toEqual([0, '']);
   });
 
   test('a directory without a cloud assembly: exit 2, says to synthesize', () => {

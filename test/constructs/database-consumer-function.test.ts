@@ -17,6 +17,8 @@ import { PoolingProxy } from '../../lib/pooling-proxy';
 import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
+import { requestProblems } from '../../lambda/src/role-bootstrap-request';
+import { FUNCTION_RULES, runRules } from '../../lib/model';
 import { ConnectionMode, EndpointRole } from '../../lambda/src/environment';
 
 function dataPath(stack: Stack) {
@@ -244,6 +246,17 @@ describe('DatabaseConsumerFunction validation', () => {
     expect(build({ reservedConcurrentExecutions })).toThrow(
       kitError('Stack/Reader', rejectionMessage('reserved-concurrency', { reservedConcurrentExecutions: reservedConcurrentExecutions })),
     );
+  });
+
+  test.each(['Report-Reader', 'rds_reader', 'pg_monitor'])('GIVEN dbUser %s, which the role bootstrap refuses WHEN the consumer is built THEN synth fails naming it and the fix', (dbUser) => {
+    expect(build({ dbUser })).toThrow(kitError('Stack/Reader', rejectionMessage('consumer-db-user', { dbUser })));
+  });
+
+  test('GIVEN role names WHEN the consumer\'s rule and the role bootstrap\'s own check judge them THEN they agree', () => {
+    for (const name of ['report_reader', '_x', 'Report-Reader', 'rds_reader', 'rdsadmin', 'pg_monitor', '1reader', 'a'.repeat(63), 'a'.repeat(64)]) {
+      const bootstrapRefuses = requestProblems({ database: 'app', roles: [{ name, access: EndpointRole.READ_ONLY }] }).length > 0;
+      expect([name, runRules(FUNCTION_RULES, { dbUser: name }).length > 0]).toEqual([name, bootstrapRefuses]);
+    }
   });
 
   test('all violations at once', () => {

@@ -35,12 +35,12 @@ const CLUSTER_KEYS = ['instanceClass', 'engineVersion', 'readers', 'backupRetent
 const PROXY_KEYS = ['proxyName', 'maxConnectionsPercent', 'maxIdleConnectionsPercent', 'connectionBorrowTimeoutSeconds', 'sessionPinningFilters', 'idleClientTimeoutSeconds', 'endpoints', 'readers', 'targetRole'];
 const ENDPOINT_KEYS = ['endpointName', 'targetRole'];
 const LAMBDA_CODE_KEYS = ['filename', 's3Bucket', 's3Key'];
-const FUNCTION_KEYS = ['memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExecutions', 'connectionMode', 'targetRole', 'isProxyDefaultEndpoint', 'proxyDefaultEndpoint', 'tlsCaCertificate', 'passwordSecretArn', 'connectArnPrefix', 'auth', 'createKmsKey', 'kmsKeyArn', ...LAMBDA_CODE_KEYS];
+const FUNCTION_KEYS = ['dbUser', 'memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExecutions', 'connectionMode', 'targetRole', 'isProxyDefaultEndpoint', 'proxyDefaultEndpoint', 'tlsCaCertificate', 'passwordSecretArn', 'connectArnPrefix', 'auth', 'createKmsKey', 'kmsKeyArn', ...LAMBDA_CODE_KEYS];
 const DASHBOARD_KEYS = [...Object.keys(DEFAULT_ALARM_THRESHOLDS), 'instanceIdentifiers'];
 const DEPLOYMENT_KEYS = ['readOnlyEndpoints'];
 const FLEET_KEYS = ['hosts', 'vcpusPerHost', 'readers', 'maxConnections', 'pool', 'tcpIdleTimeoutSeconds', 'maxClientConnections', 'sessionRoles', 'sessionMaxConnectionsPercent'];
 const POOLER_HOST_KEYS = ['instanceType', 'imageId', 'readOnlyServerUser', 'consumerUser'];
-const PGBOUNCER_PROXY_KEYS = ['fleetName', 'loadBalancerName', 'consumerUsers', 's3PrefixListId', 'vpcCidrBlock', 'tlsSecretArn', 'tlsCaCertificate', 'certificateFunction', 'packagesBucket', 'packagesKey', 'poolMode'];
+const PGBOUNCER_PROXY_KEYS = ['fleetName', 'loadBalancerName', 'consumerUsers', 's3PrefixListId', 'vpcCidrBlock', 'tlsSecretArn', 'tlsCaCertificate', 'certificateFunction', 'packagesBucket', 'packagesKey', 'poolMode', 'endpointName'];
 
 function tableDriver<I>(rule: Rule<I>, keys: string[]): RuleDriver {
   return {

@@ -1,4 +1,5 @@
 /** Rules of the consumer functions (DatabaseConsumerFunction; modules/lambda-consumer). */
+import { RESERVED_ROLE_PREFIXES, ROLE_NAME_PATTERN } from '../../../lambda/src/role-bootstrap-request';
 import { CONNECTION_MODES } from '../vocabulary';
 import { type Rule, custom, integerRange, oneOf } from '../rule-table';
 import { type LambdaCodeInput, endpointRoleRule, kmsKeyRule, lambdaCodeRule } from './shared';
@@ -24,6 +25,8 @@ export interface FunctionRuleInput extends LambdaCodeInput {
   readonly auth?: string;
   readonly createKmsKey?: boolean;
   readonly kmsKeyArn?: string;
+  /** The database user the function logs in as: a role the role bootstrap makes. */
+  readonly dbUser?: string;
 }
 
 const FUNCTION_MODULE = 'lambda-consumer';
@@ -31,7 +34,25 @@ const FUNCTION_MODULE = 'lambda-consumer';
 /** The lambda-consumer module's `auth`: a setting known at plan (the secret's ARN may be known only at apply). */
 export const CONSUMER_AUTH_KINDS = ['iam', 'secret'] as const;
 
+/**
+ * The role bootstrap's own check of a role name (lambda/src/role-bootstrap-request.ts, which refuses the
+ * request at deploy time): the consumer's user must be a role it would make, so the name fails at synth.
+ */
+const ROLE_NAME_USE = 'lower-case letters, digits and underscores, not starting with a digit, at most 63 characters';
+export function databaseRoleNameProblem(name: string, value: string): string | undefined {
+  if (!ROLE_NAME_PATTERN.test(value)) return `${name} ${value} is not a database role name the role bootstrap makes: use ${ROLE_NAME_USE}`;
+  if (RESERVED_ROLE_PREFIXES.some((p) => value.startsWith(p))) return `${name} ${value} starts with a prefix PostgreSQL and RDS keep for their own roles (${RESERVED_ROLE_PREFIXES.join(', ')}): use a name that does not`;
+  return undefined;
+}
+
 export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
+  custom({
+    id: 'consumer-db-user',
+    properties: ['dbUser'],
+    terraform: { module: FUNCTION_MODULE, names: { dbUser: 'db_user' } },
+    summary: `a role the role bootstrap makes: ${ROLE_NAME_USE}, not starting with ${RESERVED_ROLE_PREFIXES.join(' or ')}`,
+    check: (i, n) => databaseRoleNameProblem(n('dbUser'), i.dbUser!),
+  }),
   integerRange({
     id: 'memory-size',
     properties: ['memorySizeMb'],

@@ -60,6 +60,8 @@ export interface PgBouncerProxyRuleInput {
   readonly packagesKey?: string;
   /** An endpoint's pool mode. */
   readonly poolMode?: string;
+  /** An endpoint's name: the Terraform module's endpoints key. */
+  readonly endpointName?: string;
 }
 
 const set = (v: unknown) => v !== undefined && v !== null;
@@ -209,6 +211,22 @@ export const PGBOUNCER_PROXY_RULES: ReadonlyArray<Rule<PgBouncerProxyRuleInput>>
       if (file && (bucket || key)) return `${cf} has filename with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both`;
       if (!file && bucket !== key) return `${cf} has only one of s3_bucket and s3_key: an S3 object is named by both`;
       return undefined;
+    },
+  }),
+  pattern({
+    id: 'pooler-endpoint-name',
+    properties: ['endpointName'],
+    // The module names each endpoint's security group after its key (name_prefix, description): an
+    // RDS Proxy endpoint's name keeps it short and in EC2's characters, and keeps the keys when the engine changes.
+    terraform: { module: PGBOUNCER_MODULE, names: { endpointName: 'endpoints key' } },
+    terraformOnly: 'CDK names an endpoint\'s security group after its construct path, bounded to EC2\'s limits by securityGroupDescription',
+    pattern: '^[a-z][a-z0-9-]{0,62}$',
+    noDoubleOrTrailingHyphen: true,
+    what: 'PgBouncer endpoint name',
+    use: '1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (as an RDS Proxy endpoint\'s)',
+    aws: {
+      constraint: 'A security group\'s name and description are up to 255 characters of a-z, A-Z, 0-9, spaces and ._-:/()#,@[]+=&;{}!$*; the provider takes a name_prefix of at most 100',
+      sources: ['https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateSecurityGroup.html', 'https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/security_group'],
     },
   }),
   oneOf({

@@ -141,6 +141,40 @@ export function rehearsalProxyEndpoints(s: NetworkSettings): RehearsalProxyEndpo
   ];
 }
 
+/**
+ * What a client needs to connect to a rehearsal by AWS's names (network 'namespaces'): the Region, the
+ * cluster's and the proxy's AWS-shaped endpoints, and each proxy endpoint with the namespace its clients
+ * run in (`ip netns exec <namespace> ...`), where the names resolve. After `up --from` these are the
+ * deployment's names (its proxy, cluster, endpoints and consumer VPCs).
+ */
+export interface RehearsalConnectionNames {
+  readonly region: string;
+  /** The data VPC's namespace: the instances, the default endpoint and the cluster's names. */
+  readonly dataNamespace: string;
+  /** Each consumer VPC's namespace by its key. */
+  readonly consumerNamespaces: Readonly<Record<string, string>>;
+  readonly cluster: { readonly name: string; readonly writerEndpoint: string; readonly readerEndpoint: string };
+  readonly proxy: { readonly name: string; readonly defaultEndpoint: string };
+  /** Every proxy endpoint, the default one first, each with the namespace its clients run in. */
+  readonly endpoints: ReadonlyArray<RehearsalProxyEndpoint & { readonly namespace: string }>;
+}
+
+/** The rehearsal's AWS-shaped names, or null on loopback, where no hosts file resolves them. */
+export function rehearsalConnectionNames(s: NetworkSettings & Pick<ResolvedSettings, 'network'>): RehearsalConnectionNames | null {
+  if (s.network !== 'namespaces') return null;
+  const plan = rehearsalNetworkPlan(s);
+  const names = rehearsalAwsNames(s);
+  const cluster = s.deployment?.clusterName ?? REHEARSAL_CLUSTER;
+  return {
+    region: names.region,
+    dataNamespace: plan.dataNamespace,
+    consumerNamespaces: Object.fromEntries(consumerVpcKeys(s).map((vpc) => [vpc, consumerOf(plan, vpc).namespace])),
+    cluster: { name: cluster, writerEndpoint: names.clusterEndpoint(cluster), readerEndpoint: names.readerEndpoint(cluster) },
+    proxy: { name: proxyName(s), defaultEndpoint: names.proxyDefaultEndpoint(proxyName(s)) },
+    endpoints: rehearsalProxyEndpoints(s).map((e) => ({ ...e, namespace: e.namespace ?? plan.dataNamespace })),
+  };
+}
+
 /** Where a consumer of the rehearsal connects from, and the names and addresses of its endpoints. */
 export interface ConsumerVpcEndpoints {
   readonly namespace: string;

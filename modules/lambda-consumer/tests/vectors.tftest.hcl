@@ -446,3 +446,45 @@ run "v040_consumer_credential_rejected" {
 
   expect_failures = [aws_lambda_function.this]
 }
+
+# consumer-db-user {"dbUser":"report_reader"}: accepted
+run "v041_consumer_db_user_accepted" {
+  command = plan
+
+  variables {
+    db_user = "report_reader"
+  }
+}
+
+# consumer-db-user {"dbUser":"Report-Reader"}: rejected: db_user Report-Reader is not a database role name the role bootstrap makes: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
+run "v042_consumer_db_user_rejected" {
+  command = plan
+
+  variables {
+    db_user = "Report-Reader"
+  }
+
+  expect_failures = [var.db_user]
+}
+
+# consumer-db-user {"dbUser":"rds_reader"}: rejected: db_user rds_reader starts with a prefix PostgreSQL and RDS keep for their own roles (pg_, rds): use a name that does not
+run "v043_consumer_db_user_rejected" {
+  command = plan
+
+  variables {
+    db_user = "rds_reader"
+  }
+
+  expect_failures = [var.db_user]
+}
+
+# consumer-db-user {"dbUser":"pg_monitor"}: rejected: db_user pg_monitor starts with a prefix PostgreSQL and RDS keep for their own roles (pg_, rds): use a name that does not
+run "v044_consumer_db_user_rejected" {
+  command = plan
+
+  variables {
+    db_user = "pg_monitor"
+  }
+
+  expect_failures = [var.db_user]
+}

@@ -816,8 +816,45 @@ run "v066_pooler_endpoint_pool_mode_rejected" {
   expect_failures = [var.endpoints]
 }
 
+# pooler-endpoint-name {"endpointName":"app-ro"}: accepted
+run "v067_pooler_endpoint_name_accepted" {
+  command = plan
+
+  variables {
+    endpoints = {
+      "app-ro" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE" }
+    }
+  }
+}
+
+# pooler-endpoint-name {"endpointName":"Report's endpoint"}: rejected: endpoints key Report's endpoint is not a valid PgBouncer endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (as an RDS Proxy endpoint's)
+run "v068_pooler_endpoint_name_rejected" {
+  command = plan
+
+  variables {
+    endpoints = {
+      "Report's endpoint" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE" }
+    }
+  }
+
+  expect_failures = [var.endpoints]
+}
+
+# pooler-endpoint-name {"endpointName":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}: rejected: endpoints key aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa is not a valid PgBouncer endpoint name: use 1 to 63 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (as an RDS Proxy endpoint's)
+run "v069_pooler_endpoint_name_rejected" {
+  command = plan
+
+  variables {
+    endpoints = {
+      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" = { vpc_id = "vpc-consumer", subnet_ids = ["subnet-c1", "subnet-c2"], role = "READ_WRITE" }
+    }
+  }
+
+  expect_failures = [var.endpoints]
+}
+
 # pooler-instance-graviton {"instanceType":"c7g.large"}: accepted
-run "v067_pooler_instance_graviton_accepted" {
+run "v070_pooler_instance_graviton_accepted" {
   command = plan
 
   variables {
@@ -826,7 +863,7 @@ run "v067_pooler_instance_graviton_accepted" {
 }
 
 # pooler-instance-graviton {"instanceType":"m8g.2xlarge"}: accepted
-run "v068_pooler_instance_graviton_accepted" {
+run "v071_pooler_instance_graviton_accepted" {
   command = plan
 
   variables {
@@ -835,7 +872,7 @@ run "v068_pooler_instance_graviton_accepted" {
 }
 
 # pooler-instance-graviton {"instanceType":"c6i.large"}: rejected: instance_type c6i.large is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image
-run "v069_pooler_instance_graviton_rejected" {
+run "v072_pooler_instance_graviton_rejected" {
   command = plan
 
   variables {
@@ -846,7 +883,7 @@ run "v069_pooler_instance_graviton_rejected" {
 }
 
 # pooler-instance-graviton {"instanceType":"t3.micro"}: rejected: instance_type t3.micro is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image
-run "v070_pooler_instance_graviton_rejected" {
+run "v073_pooler_instance_graviton_rejected" {
   command = plan
 
   variables {
@@ -857,7 +894,7 @@ run "v070_pooler_instance_graviton_rejected" {
 }
 
 # pooler-instance-graviton {"instanceType":"c7g"}: rejected: instance_type c7g is not a valid Graviton (arm64) instance type: use a Graviton type such as c7g.large: the hosts run the Debian 13 arm64 image
-run "v071_pooler_instance_graviton_rejected" {
+run "v074_pooler_instance_graviton_rejected" {
   command = plan
 
   variables {
@@ -868,7 +905,7 @@ run "v071_pooler_instance_graviton_rejected" {
 }
 
 # pooler-instance-known {"instanceType":"c7g.large"}: accepted
-run "v072_pooler_instance_known_accepted" {
+run "v075_pooler_instance_known_accepted" {
   command = plan
 
   variables {
@@ -877,7 +914,7 @@ run "v072_pooler_instance_known_accepted" {
 }
 
 # pooler-instance-known {"instanceType":"r8g.16xlarge"}: accepted
-run "v073_pooler_instance_known_accepted" {
+run "v076_pooler_instance_known_accepted" {
   command = plan
 
   variables {
@@ -886,7 +923,7 @@ run "v073_pooler_instance_known_accepted" {
 }
 
 # pooler-instance-known {"instanceType":"c6g.large"}: rejected: instance_type c6g.large is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
-run "v074_pooler_instance_known_rejected" {
+run "v077_pooler_instance_known_rejected" {
   command = plan
 
   variables {
@@ -897,7 +934,7 @@ run "v074_pooler_instance_known_rejected" {
 }
 
 # pooler-instance-known {"instanceType":"c7g.metal"}: rejected: instance_type c7g.metal is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
-run "v075_pooler_instance_known_rejected" {
+run "v078_pooler_instance_known_rejected" {
   command = plan
 
   variables {
@@ -908,7 +945,7 @@ run "v075_pooler_instance_known_rejected" {
 }
 
 # pooler-instance-known {"instanceType":"c7gn.large"}: rejected: instance_type c7gn.large is not a pooler instance type the kit knows the vCPUs of: use a family of c7g, m7g, r7g, c8g, m8g, r8g in size medium, large, xlarge, 2xlarge, 4xlarge, 8xlarge, 12xlarge, 16xlarge
-run "v076_pooler_instance_known_rejected" {
+run "v079_pooler_instance_known_rejected" {
   command = plan
 
   variables {
@@ -919,7 +956,7 @@ run "v076_pooler_instance_known_rejected" {
 }
 
 # pooler-user-name {"readOnlyServerUser":"apk_pooler_reader"}: accepted
-run "v077_pooler_user_name_accepted" {
+run "v080_pooler_user_name_accepted" {
   command = plan
 
   variables {
@@ -928,7 +965,7 @@ run "v077_pooler_user_name_accepted" {
 }
 
 # pooler-user-name {"consumerUser":"app_reader"}: accepted
-run "v078_pooler_user_name_accepted" {
+run "v081_pooler_user_name_accepted" {
   command = plan
 
   variables {
@@ -937,7 +974,7 @@ run "v078_pooler_user_name_accepted" {
 }
 
 # pooler-user-name {"readOnlyServerUser":"Reader"}: rejected: read_only_server_user Reader is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v079_pooler_user_name_rejected" {
+run "v082_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -948,7 +985,7 @@ run "v079_pooler_user_name_rejected" {
 }
 
 # pooler-user-name {"readOnlyServerUser":"rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"}: rejected: read_only_server_user rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v080_pooler_user_name_rejected" {
+run "v083_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -959,7 +996,7 @@ run "v080_pooler_user_name_rejected" {
 }
 
 # pooler-user-name {"consumerUser":"1app"}: rejected: consumer_users item 1app is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v081_pooler_user_name_rejected" {
+run "v084_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -970,7 +1007,7 @@ run "v081_pooler_user_name_rejected" {
 }
 
 # pooler-user-name {"consumerUser":"app-reader"}: rejected: consumer_users item app-reader is not a valid database user name: use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters
-run "v082_pooler_user_name_rejected" {
+run "v085_pooler_user_name_rejected" {
   command = plan
 
   variables {
@@ -981,7 +1018,7 @@ run "v082_pooler_user_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"vectors"}: accepted
-run "v083_fleet_load_balancer_name_accepted" {
+run "v086_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -990,7 +1027,7 @@ run "v083_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"a"}: accepted
-run "v084_fleet_load_balancer_name_accepted" {
+run "v087_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -999,7 +1036,7 @@ run "v084_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg-fleet-1"}: accepted
-run "v085_fleet_load_balancer_name_accepted" {
+run "v088_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -1008,7 +1045,7 @@ run "v085_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"fffffffffffffffffffffffffffff"}: accepted
-run "v086_fleet_load_balancer_name_accepted" {
+run "v089_fleet_load_balancer_name_accepted" {
   command = plan
 
   variables {
@@ -1017,7 +1054,7 @@ run "v086_fleet_load_balancer_name_accepted" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"ffffffffffffffffffffffffffffff"}: rejected: name ffffffffffffffffffffffffffffff is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v087_fleet_load_balancer_name_rejected" {
+run "v090_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -1028,7 +1065,7 @@ run "v087_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"Fleet"}: rejected: name Fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v088_fleet_load_balancer_name_rejected" {
+run "v091_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -1039,7 +1076,7 @@ run "v088_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"1fleet"}: rejected: name 1fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v089_fleet_load_balancer_name_rejected" {
+run "v092_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -1050,7 +1087,7 @@ run "v089_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg-fleet-"}: rejected: name pg-fleet- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v090_fleet_load_balancer_name_rejected" {
+run "v093_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -1061,7 +1098,7 @@ run "v090_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg--fleet"}: rejected: name pg--fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v091_fleet_load_balancer_name_rejected" {
+run "v094_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -1072,7 +1109,7 @@ run "v091_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"pg_fleet"}: rejected: name pg_fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v092_fleet_load_balancer_name_rejected" {
+run "v095_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -1083,7 +1120,7 @@ run "v092_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":"prod/fleet"}: rejected: name prod/fleet is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v093_fleet_load_balancer_name_rejected" {
+run "v096_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -1094,7 +1131,7 @@ run "v093_fleet_load_balancer_name_rejected" {
 }
 
 # fleet-load-balancer-name {"loadBalancerName":""}: rejected: name  is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v094_fleet_load_balancer_name_rejected" {
+run "v097_fleet_load_balancer_name_rejected" {
   command = plan
 
   variables {
@@ -1105,7 +1142,7 @@ run "v094_fleet_load_balancer_name_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":[]}: accepted
-run "v095_pooler_consumer_users_accepted" {
+run "v098_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -1114,7 +1151,7 @@ run "v095_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader"]}: accepted
-run "v096_pooler_consumer_users_accepted" {
+run "v099_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -1123,7 +1160,7 @@ run "v096_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader","app_writer"]}: accepted
-run "v097_pooler_consumer_users_accepted" {
+run "v100_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -1132,7 +1169,7 @@ run "v097_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15"]}: accepted
-run "v098_pooler_consumer_users_accepted" {
+run "v101_pooler_consumer_users_accepted" {
   command = plan
 
   variables {
@@ -1141,7 +1178,7 @@ run "v098_pooler_consumer_users_accepted" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader","app_reader"]}: rejected: consumer_users app_reader,app_reader names app_reader more than once: name each user once, and let consumers of the same access share it
-run "v099_pooler_consumer_users_rejected" {
+run "v102_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -1152,7 +1189,7 @@ run "v099_pooler_consumer_users_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_reader","app_writer","app_reader"]}: rejected: consumer_users app_reader,app_writer,app_reader names app_reader more than once: name each user once, and let consumers of the same access share it
-run "v100_pooler_consumer_users_rejected" {
+run "v103_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -1163,7 +1200,7 @@ run "v100_pooler_consumer_users_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15","app_16"]}: rejected: consumer_users app_1,app_2,app_3,app_4,app_5,app_6,app_7,app_8,app_9,app_10,app_11,app_12,app_13,app_14,app_15,app_16 are 16 users: the hosts take at most 15, as their user data carries each user's secret ARN and EC2 user data is limited to 16 KB; share a user between consumers of the same access
-run "v101_pooler_consumer_users_rejected" {
+run "v104_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -1174,7 +1211,7 @@ run "v101_pooler_consumer_users_rejected" {
 }
 
 # pooler-consumer-users {"consumerUsers":["app_1","app_2","app_3","app_4","app_5","app_6","app_7","app_8","app_9","app_10","app_11","app_12","app_13","app_14","app_15","app_1"]}: rejected: consumer_users app_1,app_2,app_3,app_4,app_5,app_6,app_7,app_8,app_9,app_10,app_11,app_12,app_13,app_14,app_15,app_1 names app_1 more than once: name each user once, and let consumers of the same access share it
-run "v102_pooler_consumer_users_rejected" {
+run "v105_pooler_consumer_users_rejected" {
   command = plan
 
   variables {
@@ -1185,7 +1222,7 @@ run "v102_pooler_consumer_users_rejected" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a","vpcCidrBlock":"10.10.0.0/16"}: accepted
-run "v103_pooler_s3_egress_vpc_cidr_accepted" {
+run "v106_pooler_s3_egress_vpc_cidr_accepted" {
   command = plan
 
   variables {
@@ -1195,7 +1232,7 @@ run "v103_pooler_s3_egress_vpc_cidr_accepted" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":null}: accepted
-run "v104_pooler_s3_egress_vpc_cidr_accepted" {
+run "v107_pooler_s3_egress_vpc_cidr_accepted" {
   command = plan
 
   variables {
@@ -1204,7 +1241,7 @@ run "v104_pooler_s3_egress_vpc_cidr_accepted" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":null,"vpcCidrBlock":null}: accepted
-run "v105_pooler_s3_egress_vpc_cidr_accepted" {
+run "v108_pooler_s3_egress_vpc_cidr_accepted" {
   command = plan
 
   variables {
@@ -1214,7 +1251,7 @@ run "v105_pooler_s3_egress_vpc_cidr_accepted" {
 }
 
 # pooler-s3-egress-vpc-cidr {"vpcCidrBlock":"10.10.0.0/16","s3PrefixListId":null}: rejected: vpc_cidr_block 10.10.0.0/16 narrows the hosts' HTTPS egress to the VPC and S3: set s3_prefix_list_id too, the id of the Region's S3 prefix list (the gateway endpoint's prefix_list_id), or leave vpc_cidr_block null for HTTPS to any address
-run "v106_pooler_s3_egress_vpc_cidr_rejected" {
+run "v109_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
@@ -1226,7 +1263,7 @@ run "v106_pooler_s3_egress_vpc_cidr_rejected" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a"}: rejected: s3_prefix_list_id pl-63a5400a narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are
-run "v107_pooler_s3_egress_vpc_cidr_rejected" {
+run "v110_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
@@ -1237,7 +1274,7 @@ run "v107_pooler_s3_egress_vpc_cidr_rejected" {
 }
 
 # pooler-s3-egress-vpc-cidr {"s3PrefixListId":"pl-63a5400a","vpcCidrBlock":null}: rejected: s3_prefix_list_id pl-63a5400a narrows the hosts' HTTPS egress to S3 and the VPC: set vpc_cidr_block too, the VPC's CIDR block, where its interface endpoints are
-run "v108_pooler_s3_egress_vpc_cidr_rejected" {
+run "v111_pooler_s3_egress_vpc_cidr_rejected" {
   command = plan
 
   variables {
@@ -1249,7 +1286,7 @@ run "v108_pooler_s3_egress_vpc_cidr_rejected" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
-run "v109_pooler_tls_certificate_pair_accepted" {
+run "v112_pooler_tls_certificate_pair_accepted" {
   command = plan
 
   variables {
@@ -1259,7 +1296,7 @@ run "v109_pooler_tls_certificate_pair_accepted" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v110_pooler_tls_certificate_pair_accepted" {
+run "v113_pooler_tls_certificate_pair_accepted" {
   command = plan
 
   variables {
@@ -1269,7 +1306,7 @@ run "v110_pooler_tls_certificate_pair_accepted" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":null}: rejected: tls_ca_certificate is not set: a certificate made outside the module (tls_secret_arn) comes with the CA consumers verify it against; pass that CA in tls_ca_certificate, or leave tls_secret_arn unset for the module's own CA
-run "v111_pooler_tls_certificate_pair_rejected" {
+run "v114_pooler_tls_certificate_pair_rejected" {
   command = plan
 
   variables {
@@ -1281,7 +1318,7 @@ run "v111_pooler_tls_certificate_pair_rejected" {
 }
 
 # pooler-tls-certificate-pair {"tlsSecretArn":null,"tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: rejected: tls_secret_arn is not set: tls_ca_certificate is the CA of a certificate made outside the module, which the hosts read from a secret; pass that secret in tls_secret_arn, or leave tls_ca_certificate unset for the module's own CA
-run "v112_pooler_tls_certificate_pair_rejected" {
+run "v115_pooler_tls_certificate_pair_rejected" {
   command = plan
 
   variables {
@@ -1293,7 +1330,7 @@ run "v112_pooler_tls_certificate_pair_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_bucket":"vectors-lambda","s3_key":"pooler-certificate.zip"},"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v113_pooler_certificate_function_accepted" {
+run "v116_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -1304,7 +1341,7 @@ run "v113_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"filename":"pooler-certificate.zip","source_code_hash":"aGFzaA=="},"tlsSecretArn":null,"tlsCaCertificate":null}: accepted
-run "v114_pooler_certificate_function_accepted" {
+run "v117_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -1315,7 +1352,7 @@ run "v114_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":null,"tlsSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
-run "v115_pooler_certificate_function_accepted" {
+run "v118_pooler_certificate_function_accepted" {
   command = plan
 
   variables {
@@ -1326,7 +1363,7 @@ run "v115_pooler_certificate_function_accepted" {
 }
 
 # pooler-certificate-function {"certificateFunction":null,"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
-run "v116_pooler_certificate_function_rejected" {
+run "v119_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1339,7 +1376,7 @@ run "v116_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
-run "v117_pooler_certificate_function_rejected" {
+run "v120_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1352,7 +1389,7 @@ run "v117_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"filename":"pooler-certificate.zip","s3_bucket":"vectors-lambda","s3_key":"pooler-certificate.zip","source_code_hash":"aGFzaA=="},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has filename with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both
-run "v118_pooler_certificate_function_rejected" {
+run "v121_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1365,7 +1402,7 @@ run "v118_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_bucket":"vectors-lambda"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
-run "v119_pooler_certificate_function_rejected" {
+run "v122_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1378,7 +1415,7 @@ run "v119_pooler_certificate_function_rejected" {
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_key":"pooler-certificate.zip"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
-run "v120_pooler_certificate_function_rejected" {
+run "v123_pooler_certificate_function_rejected" {
   command = plan
 
   variables {
@@ -1391,7 +1428,7 @@ run "v120_pooler_certificate_function_rejected" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"pg-fleet"}: accepted
-run "v121_fleet_load_balancer_name_prefix_accepted" {
+run "v124_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1400,7 +1437,7 @@ run "v121_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal"}: accepted
-run "v122_fleet_load_balancer_name_prefix_accepted" {
+run "v125_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1409,7 +1446,7 @@ run "v122_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"my-internal-fleet"}: accepted
-run "v123_fleet_load_balancer_name_prefix_accepted" {
+run "v126_fleet_load_balancer_name_prefix_accepted" {
   command = plan
 
   variables {
@@ -1418,7 +1455,7 @@ run "v123_fleet_load_balancer_name_prefix_accepted" {
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal-fleet"}: rejected: name internal-fleet begins with "internal-", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not
-run "v124_fleet_load_balancer_name_prefix_rejected" {
+run "v127_fleet_load_balancer_name_prefix_rejected" {
   command = plan
 
   variables {
@@ -1430,7 +1467,7 @@ run "v124_fleet_load_balancer_name_prefix_rejected" {
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"internal-"}: rejected: name internal- begins with "internal-", which Elastic Load Balancing reserves: the module names the load balancer after the fleet, so choose a name that does not
 # with the module's defaults the model also says: name internal- is not a valid load balancer name: use 1 to 29 lower-case letters, digits and hyphens, starting with a letter, without "--" or a trailing hyphen (the module names the load balancer after the fleet, at most 32 characters, and its role and instance profile <name>-pooler-<suffix>, a prefix of at most 38)
-run "v125_fleet_load_balancer_name_prefix_rejected" {
+run "v128_fleet_load_balancer_name_prefix_rejected" {
   command = plan
 
   variables {
@@ -1441,7 +1478,7 @@ run "v125_fleet_load_balancer_name_prefix_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit-packages"}: accepted
-run "v126_pooler_packages_bucket_accepted" {
+run "v129_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1450,7 +1487,7 @@ run "v126_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"abc"}: accepted
-run "v127_pooler_packages_bucket_accepted" {
+run "v130_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1459,7 +1496,7 @@ run "v127_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"123-packages"}: accepted
-run "v128_pooler_packages_bucket_accepted" {
+run "v131_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1468,7 +1505,7 @@ run "v128_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: accepted
-run "v129_pooler_packages_bucket_accepted" {
+run "v132_pooler_packages_bucket_accepted" {
   command = plan
 
   variables {
@@ -1477,7 +1514,7 @@ run "v129_pooler_packages_bucket_accepted" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit.packages"}: rejected: packages_bucket kit.packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v130_pooler_packages_bucket_rejected" {
+run "v133_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1488,7 +1525,7 @@ run "v130_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"ab"}: rejected: packages_bucket ab is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v131_pooler_packages_bucket_rejected" {
+run "v134_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1499,7 +1536,7 @@ run "v131_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"Kit-packages"}: rejected: packages_bucket Kit-packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v132_pooler_packages_bucket_rejected" {
+run "v135_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1510,7 +1547,7 @@ run "v132_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"-kit-packages"}: rejected: packages_bucket -kit-packages is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v133_pooler_packages_bucket_rejected" {
+run "v136_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1521,7 +1558,7 @@ run "v133_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"kit-packages-"}: rejected: packages_bucket kit-packages- is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v134_pooler_packages_bucket_rejected" {
+run "v137_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1532,7 +1569,7 @@ run "v134_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-bucket {"packagesBucket":"pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"}: rejected: packages_bucket pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp is not a valid packages bucket name: use 3 to 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit, without dots (the hosts fetch from the bucket's virtual-hosted HTTPS name, and the wildcard certificate of s3.<region> covers one label)
-run "v135_pooler_packages_bucket_rejected" {
+run "v138_pooler_packages_bucket_rejected" {
   command = plan
 
   variables {
@@ -1543,7 +1580,7 @@ run "v135_pooler_packages_bucket_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pgbouncer/packages.tar"}: accepted
-run "v136_pooler_packages_key_accepted" {
+run "v139_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1552,7 +1589,7 @@ run "v136_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/debian-13_arm64(1)!*'.tar"}: accepted
-run "v137_pooler_packages_key_accepted" {
+run "v140_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1561,7 +1598,7 @@ run "v137_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: accepted
-run "v138_pooler_packages_key_accepted" {
+run "v141_pooler_packages_key_accepted" {
   command = plan
 
   variables {
@@ -1570,7 +1607,7 @@ run "v138_pooler_packages_key_accepted" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/\"packages\".tar"}: rejected: packages_key pooler/"packages".tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v139_pooler_packages_key_rejected" {
+run "v142_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1581,7 +1618,7 @@ run "v139_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/$(reboot).tar"}: rejected: packages_key pooler/$(reboot).tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v140_pooler_packages_key_rejected" {
+run "v143_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1592,7 +1629,7 @@ run "v140_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler/`id`.tar"}: rejected: packages_key pooler/`id`.tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v141_pooler_packages_key_rejected" {
+run "v144_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1603,7 +1640,7 @@ run "v141_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"pooler packages.tar"}: rejected: packages_key pooler packages.tar is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v142_pooler_packages_key_rejected" {
+run "v145_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1614,7 +1651,7 @@ run "v142_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}: rejected: packages_key kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v143_pooler_packages_key_rejected" {
+run "v146_pooler_packages_key_rejected" {
   command = plan
 
   variables {
@@ -1625,7 +1662,7 @@ run "v143_pooler_packages_key_rejected" {
 }
 
 # pooler-packages-key {"packagesKey":""}: rejected: packages_key  is not a valid packages object key: use 1 to 128 of S3's safe characters, letters, digits and ! - _ . * ' ( ) / (the hosts' user data carries the key in a shell line)
-run "v144_pooler_packages_key_rejected" {
+run "v147_pooler_packages_key_rejected" {
   command = plan
 
   variables {

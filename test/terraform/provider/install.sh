@@ -34,4 +34,13 @@ fi
 
 rc="$mirror/terraformrc.hcl"
 sed "s|@MIRROR@|$mirror|" "$here/terraformrc.hcl.in" > "$rc.tmp" && mv "$rc.tmp" "$rc"
+# `terraform init` records the provider it installed in the configuration's .terraform.lock.hcl: with this
+# CLI configuration that is the stand-in's hash under hashicorp/aws, which the real provider does not match.
+cat >&2 <<WARN
+install.sh: WARNING: with this TF_CLI_CONFIG_FILE, \`terraform init\` writes the stand-in's own hash for
+  registry.terraform.io/hashicorp/aws $version into the directory's .terraform.lock.hcl. Use it only on the
+  kit's modules and tests (their lock files are git-ignored) or on a copy of your configuration; never commit
+  that lock file. Where it was written: delete .terraform.lock.hcl, unset TF_CLI_CONFIG_FILE and run
+  \`terraform init\` again to record the real provider's hashes.
+WARN
 echo "export TF_CLI_CONFIG_FILE=$rc"

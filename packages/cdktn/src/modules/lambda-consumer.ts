@@ -106,7 +106,10 @@ export interface LambdaConsumerProps extends KitModuleOptions {
    * @default null
    */
   readonly secretsManagerSecurityGroupId?: string;
-  /** The database user the function logs in as (with an IAM token, or the password of password_secret_arn). */
+  /**
+   * The database user the function logs in as (with an IAM token, or the password of password_secret_arn): a
+   * role the role bootstrap makes.
+   */
   readonly dbUser: string;
   /** The database to connect to. */
   readonly databaseName: string;
@@ -220,6 +223,7 @@ export class LambdaConsumer extends KitModule {
         tags: 'tags',
       },
       ruleReads: {
+        dbUser: { variable: 'db_user', read: 'value' },
         memorySizeMb: { variable: 'memory_size', read: 'value', default: 512 },
         timeoutSeconds: { variable: 'timeout', read: 'value', default: 30 },
         reservedConcurrentExecutions: { variable: 'reserved_concurrent_executions', read: 'value' },

@@ -313,6 +313,7 @@ export class PgBouncerProxy extends KitModule {
         tlsSecretArn: { variable: 'tls_secret_arn', read: 'value' },
         tlsCaCertificate: { variable: 'tls_ca_certificate', read: 'value' },
         certificateFunction: { variable: 'certificate_function', read: 'value' },
+        endpointName: { variable: 'endpoints', read: 'keys' },
         poolMode: { variable: 'endpoints', read: 'each', attribute: 'pool_mode', default: 'transaction' },
       },
     });
