@@ -12,6 +12,8 @@
  * errors, acknowledged writes lost), during the engine's own failover drill (pooler-drills.ts). The hosts boot once
  * for all of it. Needs root and network namespaces; without them the scenario says so and measures nothing.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client, type ClientConfig } from 'pg';
 import type { PoolerFleetSpec } from '../../model/pgbouncer-fleet';
 import { FLEET_PORTS } from '../../model/pgbouncer-fleet';
@@ -48,17 +50,19 @@ const COLUMNS: ReadonlyArray<PathKey> = ['direct', 'analog', 'engine', 'engineHo
 
 interface PathRounds {
   readonly queryMs: number[];
+  /** Median per-transaction latency of each round's query loops (pgbench -l): a stall inflates queryMs, not this. */
+  readonly queryP50Ms: number[];
   readonly openQueryMs: number[];
   readonly tps: number[];
   errors: number;
 }
 
 /** ms per loop of `n` sequential select-only transactions by one client (1000 / pgbench's tps), after a short warm-up. */
-async function loopMs(endpoint: Endpoint, n: number, connect: boolean): Promise<{ ms: number; errors: number }> {
+async function loopMs(endpoint: Endpoint, n: number, connect: boolean, logPrefix?: string): Promise<{ ms: number; p50Ms: number; errors: number }> {
   // A connection per loop warms nothing a few loops do not: the warm-up is short there.
   await runPgbench({ endpoint, clients: 1, transactions: Math.min(connect ? 10 : 50, n), connectPerTransaction: connect, builtin: 'select-only', killAfterMs: 60_000 });
-  const r = await runPgbench({ endpoint, clients: 1, transactions: n, connectPerTransaction: connect, builtin: 'select-only', killAfterMs: 120_000 });
-  return { ms: r.tps > 0 ? 1000 / r.tps : Number.NaN, errors: r.abortedClients + r.failedTransactions + (r.exitCode !== 0 && r.abortedClients === 0 ? 1 : 0) };
+  const r = await runPgbench({ endpoint, clients: 1, transactions: n, connectPerTransaction: connect, builtin: 'select-only', killAfterMs: 120_000, ...(logPrefix === undefined ? {} : { logPrefix }) });
+  return { ms: r.tps > 0 ? 1000 / r.tps : Number.NaN, p50Ms: percentile(r.latenciesMs, 50), errors: r.abortedClients + r.failedTransactions + (r.exitCode !== 0 && r.abortedClients === 0 ? 1 : 0) };
 }
 
 async function throughput(endpoint: Endpoint, seconds: number): Promise<{ tps: number; errors: number }> {
@@ -210,13 +214,16 @@ export async function engines(ctx: ScenarioContext): Promise<ScenarioResult> {
       engine: { ...engineLogin, name: 'pgbouncer-engine-nlb', host: lb.address, port: lb.ports[EndpointRole.READ_WRITE] },
       engineHost: { ...engineLogin, name: `pgbouncer-engine-${first.name}`, host: first.host, port: FLEET_PORTS.readWrite },
     };
-    const figures: Record<PathKey, PathRounds> = { direct: { queryMs: [], openQueryMs: [], tps: [], errors: 0 }, analog: { queryMs: [], openQueryMs: [], tps: [], errors: 0 }, engine: { queryMs: [], openQueryMs: [], tps: [], errors: 0 }, engineHost: { queryMs: [], openQueryMs: [], tps: [], errors: 0 } };
+    const figures = Object.fromEntries(COLUMNS.map((k): [PathKey, PathRounds] => [k, { queryMs: [], queryP50Ms: [], openQueryMs: [], tps: [], errors: 0 }])) as Record<PathKey, PathRounds>;
+    const logDir = join(ctx.scratchDir, 'engines');
+    mkdirSync(logDir, { recursive: true });
     for (let round_ = 0; round_ < rounds; round_++) {
       ctx.log(`  engines: round ${round_ + 1}/${rounds}: ${queryLoops} query and ${openLoops} open+query loops per path, then ${THROUGHPUT_CLIENTS} clients for ${seconds} s per path`);
       for (const key of rotate(COLUMNS, round_)) {
-        const q = await loopMs(endpoints[key], queryLoops, false);
+        const q = await loopMs(endpoints[key], queryLoops, false, join(logDir, `${key}-${round_}`));
         const o = await loopMs(endpoints[key], openLoops, true);
         figures[key].queryMs.push(q.ms);
+        figures[key].queryP50Ms.push(q.p50Ms);
         figures[key].openQueryMs.push(o.ms);
         figures[key].errors += q.errors + o.errors;
       }
@@ -255,7 +262,7 @@ export async function engines(ctx: ScenarioContext): Promise<ScenarioResult> {
     return { bootSeconds, endpoints: Object.fromEntries(COLUMNS.map((k) => [k, `${endpoints[k].host}:${endpoints[k].port}`])), rounds: figures, failover };
   });
 
-  const med = (key: PathKey, what: 'queryMs' | 'openQueryMs' | 'tps'): number => round(median(measured.rounds[key][what]), 4);
+  const med = (key: PathKey, what: 'queryMs' | 'queryP50Ms' | 'openQueryMs' | 'tps'): number => round(median(measured.rounds[key][what]), 4);
   const added = (key: PathKey): number => round(med(key, 'queryMs') - med('direct', 'queryMs'), 4);
   const f = measured.failover;
   const comparison: Comparison = {
@@ -264,6 +271,7 @@ export async function engines(ctx: ScenarioContext): Promise<ScenarioResult> {
     rows: [
       { metric: 'query on an open connection (1 client)', unit: 'ms', values: COLUMNS.map((k) => med(k, 'queryMs')), seed: SEED_FIGURES.coQuery.text },
       { metric: 'time added per query (vs direct)', unit: 'ms', values: COLUMNS.map((k) => (k === 'direct' ? null : added(k))), seed: 'about 0.7 ms (seed 001)' },
+      { metric: 'query latency p50 (1 client, pgbench -l)', unit: 'ms', values: COLUMNS.map((k) => med(k, 'queryP50Ms')), seed: 'not published (means only)' },
       { metric: 'open+query per loop (1 client, TLS, SCRAM)', unit: 'ms', values: COLUMNS.map((k) => med(k, 'openQueryMs')), seed: SEED_FIGURES.coOpen.text },
       { metric: `throughput, ${THROUGHPUT_CLIENTS} clients on open connections`, unit: 'tx/s', values: COLUMNS.map((k) => (k === 'engineHost' ? null : med(k, 'tps'))), seed: SEED_FIGURES.engThroughput.text },
       { metric: 'errors under the loads', unit: 'errors', values: COLUMNS.map((k) => measured.rounds[k].errors), seed: 'none reported' },
