@@ -13,5 +13,6 @@ export const BENCH_BLOCKS = {
   readWriteSplit: { block: '127.0.44', user: 'bench read_write_split', why: 'compares pgpool-II with the endpoints under load' },
   transactionPooling: { block: '127.0.46', user: 'bench transaction_pooling', why: 'counts the server connections of prepared statements on its own replica' },
   pgbouncerEngine: { block: '127.0.53', user: 'bench pgbouncer_engine', why: 'boots the PgBouncer engine\'s hosts in namespaces of its own, with their load balancer stand-in' },
+  engines: { block: '127.0.54', user: 'bench engines', why: 'runs the same loads through the rehearsal\'s endpoints and through the PgBouncer engine\'s booted hosts, and fails its writer over' },
   demo: { block: '127.0.45', user: 'aurora-proxy-kit demo (make demo)', why: 'runs the Lambda handlers while the quick bench may follow on 127.0.40-44' },
 } as const satisfies Record<string, LoopbackBlock>;

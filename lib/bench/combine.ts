@@ -4,6 +4,7 @@
  * single run on a busy machine is not a measurement; a median alone would hide a run that missed).
  */
 import { holds, readsAs } from './checks';
+import { combineComparisons } from './comparison';
 import { round, spread, type Spread } from './stats';
 import type { CheckRuns, LoadSummary, RunLoad, ScenarioName, ScenarioResult, TargetCheck } from './types';
 
@@ -54,6 +55,7 @@ export function combineRuns(name: ScenarioName, runs: ReadonlyArray<ScenarioResu
   const ratioNames = [...new Set(measured.flatMap((r) => Object.keys(r.ratios)))];
   const ratioSpreads: Record<string, Spread> = Object.fromEntries(ratioNames.map((k) => [k, spread(measured.map((r) => r.ratios[k]).filter((v): v is number => v !== undefined))]));
   const errors = runs.flatMap((r, i) => (r.error === undefined ? [] : [`run ${i + 1} of ${planned}: ${r.error}`]));
+  const comparison = combineComparisons(measured.flatMap((r) => (r.comparison === undefined ? [] : [r.comparison])));
   const load = loadSummary(runs.map(runLoadOf).filter((l): l is RunLoad => l !== undefined));
   // Each run's load stays with its run; the combined result carries the summary instead.
   const environment = Object.fromEntries(Object.entries(source.environment).filter(([k]) => k !== 'load'));
@@ -67,6 +69,7 @@ export function combineRuns(name: ScenarioName, runs: ReadonlyArray<ScenarioResu
     figures: {},
     ratios: Object.fromEntries(Object.entries(ratioSpreads).map(([k, s]) => [k, round(s.median, 4)])),
     ratioSpreads,
+    ...(comparison !== undefined ? { comparison } : {}),
     checks,
     notes: [...new Set(measured.flatMap((r) => r.notes))],
     ...(errors.length > 0 ? { error: errors.join('; ') } : {}),

@@ -1,6 +1,7 @@
 /** Report writers: latest.json (everything), latest.md (a readable table beside the seeds), latest.svg (a chart). */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { renderComparison } from './comparison';
 import { round, type Spread } from './stats';
 import { SCENARIO_NAMES, type BenchResult, type ScenarioResult, type TargetCheck } from './types';
 
@@ -61,6 +62,10 @@ export function renderMarkdown(result: BenchResult): string {
     for (const c of s.checks) {
       lines.push(`| ${name} | ${cell(c.metric)} | ${cell(c.seed)} | ${cell(figure(c, 'baseline'))} | ${cell(figure(c, 'ours'))} | ${withRange(c.ratio, c.runs?.ratio)} | ${cell(c.reads)} | ${cell(c.target)} | ${verdict(c)} |`);
     }
+  }
+  const compared = SCENARIO_NAMES.flatMap((n) => { const s = result.scenarios[n]; return s?.comparison === undefined || s.error !== undefined ? [] : [s]; });
+  for (const s of compared) {
+    lines.push('', `## Side by side: ${s.title}`, '', 'The same loads through each path; each figure is the median of the runs, its range in parentheses; – where the load does not apply.', '', ...renderComparison(s.comparison!));
   }
   lines.push('', '## Other ratios (ours / baseline)', '');
   for (const name of SCENARIO_NAMES) {

@@ -17,6 +17,7 @@ import { readWriteSplit } from './scenarios/read-write-split';
 import { readerAdded } from './scenarios/reader-added';
 import { transactionPooling } from './scenarios/transaction-pooling';
 import { pgbouncerEngine } from './scenarios/pgbouncer-engine';
+import { engines } from './scenarios/engines';
 import { SEED_SOURCES } from './seed-figures';
 import { round } from './stats';
 import { SCENARIO_NAMES, type BenchResult, type ScenarioName, type ScenarioResult } from './types';
@@ -28,6 +29,7 @@ export const SCENARIOS: Record<ScenarioName, (ctx: ScenarioContext) => Promise<S
   read_write_split: readWriteSplit,
   transaction_pooling: transactionPooling,
   pgbouncer_engine: pgbouncerEngine,
+  engines,
 };
 
 /** Runs of each scenario when --repeat is not given: one for --quick (a smoke run), three for a full run. */

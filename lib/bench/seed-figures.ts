@@ -14,7 +14,7 @@ const PROXYSQL = 'Percona, "ProxySQL vs. Aurora cluster endpoints" (seeds/proxys
 /** What RDS Proxy does with the same load, from its documentation (no seed measured it). */
 const PROXY_DOCS = 'Aurora User Guide, "Avoiding pinning an RDS Proxy" (rds-proxy-pinning) and the seeds\' RDS Proxy figures (seeds/rds-proxy-benchmarks.txt)';
 
-export const SEED_SOURCES = { read_only_endpoint: READ_ONLY, reader_added: READ_ONLY, connect_overhead: BENCHMARKS, read_write_split: PROXYSQL, transaction_pooling: PROXY_DOCS, pgbouncer_engine: 'none: the kit\'s own bounds (docs/PGBOUNCER-ENGINE.md)' } as const;
+export const SEED_SOURCES = { read_only_endpoint: READ_ONLY, reader_added: READ_ONLY, connect_overhead: BENCHMARKS, read_write_split: PROXYSQL, transaction_pooling: PROXY_DOCS, pgbouncer_engine: 'none: the kit\'s own bounds (docs/PGBOUNCER-ENGINE.md)', engines: BENCHMARKS } as const;
 
 export const SEED_FIGURES = {
   // Test 1: pgbench --select-only -C, 100 clients per instantiation, a new one every 10 s, db.r5.large readers.
@@ -34,5 +34,8 @@ export const SEED_FIGURES = {
   // sysbench read_write, Aurora cluster endpoint vs ProxySQL read/write split.
   tpPinning: { source: PROXY_DOCS, text: 'RDS Proxy pins a session that prepares statements: a server connection per client (not measured by a seed)' },
   tpCancel: { source: PROXY_DOCS, text: 'not measured by a seed; RDS Proxy adds ~0.7 ms per query and ~1.15 ms per connect (seed 001)' },
+  // What no seed published about RDS Proxy, said so beside the figures measured here.
+  engThroughput: { source: BENCHMARKS, text: 'not published (the seed looped one client at a time)' },
+  engFailover: { source: BENCHMARKS, text: 'not measured by a seed' },
   rwThroughput: { source: PROXYSQL, text: '~13% more queries (1.13x) with the split; writer CPU relieved' },
 } as const satisfies Record<string, SeedFigure>;

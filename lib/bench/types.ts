@@ -1,7 +1,8 @@
 /** The bench's result model: what latest.json holds and the markdown / SVG writers read. */
+import type { Comparison } from './comparison';
 import type { Spread } from './stats';
 
-export const SCENARIO_NAMES = ['read_only_endpoint', 'reader_added', 'connect_overhead', 'read_write_split', 'transaction_pooling', 'pgbouncer_engine'] as const;
+export const SCENARIO_NAMES = ['read_only_endpoint', 'reader_added', 'connect_overhead', 'read_write_split', 'transaction_pooling', 'pgbouncer_engine', 'engines'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 /** A target in a form the bench can judge again (checks.ts `holds`), e.g. on the median of several runs. */
@@ -95,6 +96,8 @@ export interface ScenarioResult {
   readonly ratios: Record<string, number>;
   /** On a combined result: each ratio's median, range and every run's value. */
   readonly ratioSpreads?: Record<string, Spread>;
+  /** The same loads through several paths side by side (comparison.ts); on a combined result, each cell's median. */
+  readonly comparison?: Comparison;
   readonly checks: ReadonlyArray<TargetCheck>;
   readonly notes: ReadonlyArray<string>;
   /** Set when the scenario failed; figures then hold what was measured before. */

@@ -7,7 +7,8 @@
  * - prepared: C node-postgres clients each run Q queries as named prepared statements (`{ name }`,
  *   the extended protocol's Parse/Bind), each query its own transaction: directly to the replica
  *   (each client holds a backend: what pinning amounts to) and through the read-only endpoint
- *   (max_prepared_statements). Server connections used and errors.
+ *   (max_prepared_statements). Server connections used, errors, and the throughput once every client is
+ *   connected (queries per second), so "no pinning" carries its cost or gain.
  * - cancel: K times a client starts pg_sleep through the endpoint, and a new connection sends the
  *   CancelRequest with the key PgBouncer gave that client (over TLS, as drivers send it). The kernel
  *   hands it to any of the endpoint's so_reuseport processes; [peers] forwards it to the owner. Time
@@ -35,6 +36,10 @@ interface PreparedFigures {
   readonly firstError?: string;
   readonly serverConnectionsPeak: number;
   readonly serverConnectionsAvg: number;
+  /** From the moment every client was connected until the last query returned. */
+  readonly queryWallSeconds: number;
+  /** clients x queries / queryWallSeconds. */
+  readonly queriesPerSecond: number;
 }
 
 /** `serverRoles`: the roles the side's server connections log in as (the pooler's idle pool is not the direct side's). */
@@ -44,12 +49,28 @@ async function preparedLoad(r: Rehearsal, endpoint: Endpoint, serverRoles: Reado
   await sampler.add(replica.name, r.adminEndpoint(replica.name));
   sampler.start();
   const errors: string[] = [];
+  // Every client connects first, so the timed part is the queries alone (the logins cost differs per side).
+  let connected = 0;
+  let allConnected: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (allConnected = resolve));
+  let queriesFrom = 0;
+  const arrived = (): void => {
+    if (++connected === clients) {
+      queriesFrom = performance.now();
+      allConnected();
+    }
+  };
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
       const client = new Client(clientConfig(endpoint, 20000));
       client.on('error', () => undefined);
       try {
-        await client.connect();
+        try {
+          await client.connect();
+        } finally {
+          arrived();
+        }
+        await ready;
         for (let i = 0; i < queries; i++) {
           const res = await client.query<{ v: number }>({ name: 'apk_bench_lookup', text: 'SELECT $1::int + $2::int AS v', values: [c, i] });
           if (res.rows[0]?.v !== c + i) errors.push(`client ${c} query ${i}: ${JSON.stringify(res.rows)}`);
@@ -61,6 +82,7 @@ async function preparedLoad(r: Rehearsal, endpoint: Endpoint, serverRoles: Reado
       }
     }),
   );
+  const queryWallSeconds = (performance.now() - queriesFrom) / 1000;
   const stats = windowStats(await sampler.stop());
   return {
     clients,
@@ -69,6 +91,8 @@ async function preparedLoad(r: Rehearsal, endpoint: Endpoint, serverRoles: Reado
     ...(errors[0] === undefined ? {} : { firstError: errors[0] }),
     serverConnectionsPeak: stats.perInstancePeak,
     serverConnectionsAvg: round(stats.perInstanceAvg, 2),
+    queryWallSeconds: round(queryWallSeconds, 3),
+    queriesPerSecond: round((clients * queries) / queryWallSeconds, 1),
   };
 }
 
@@ -173,12 +197,14 @@ export async function transactionPooling(ctx: ScenarioContext): Promise<Scenario
     figures,
     ratios: {
       preparedServerConnectionsPeak: round(ratio(pp.serverConnectionsPeak, pd.serverConnectionsPeak), 4),
+      preparedThroughput: round(ratio(pp.queriesPerSecond, pd.queriesPerSecond), 4),
       cancelShare: round(ratio(ratio(cp.cancelled, cp.attempts), ratio(cd.cancelled, cd.attempts)), 4),
       msToCancel: round(ratio(cp.msToCancelMean, cd.msToCancelMean), 4),
     },
     checks,
     notes: [
       'Server connections: client backends on the replica (pg_stat_activity, every 100 ms), the application roles and the read-only endpoint\'s server role.',
+      `Named prepared statements, ${clients} clients once all were connected: ${pp.queriesPerSecond} queries/s through the pooler (${pp.serverConnectionsPeak} server connections at most) against ${pd.queriesPerSecond} directly (${pd.serverConnectionsPeak}), ${round(ratio(pp.queriesPerSecond, pd.queriesPerSecond), 2)}x; RDS Proxy would pin each of these clients to a server connection of its own (rds-proxy-pinning), as the direct side holds a backend per client.`,
       `Cancel: ${cp.cancelled}/${cp.attempts} through the pooler in ${cp.msToCancelMean} ms (p99 ${cp.msToCancelP99} ms), the client usable after ${cp.clientUsableAfter} times; direct ${cd.cancelled}/${cd.attempts} in ${cd.msToCancelMean} ms.`,
     ],
   };
