@@ -9,7 +9,6 @@ import { DEFAULT_POOL_SETTINGS } from '../model';
 import { REHEARSE_COMMANDS, REHEARSE_OPTIONS, type RehearseCommand } from './cli-spec';
 import { formatDownReport } from './down';
 import { runFailoverDrill } from './drill';
-import { EndpointRole } from '../../lambda/src/environment';
 import { READ_ONLY_CHECK_DELAY_SECONDS } from '../model/pgbouncer-fleet';
 import type { DeploymentFleet } from './pooler-fleet';
 import { poolerFailoverDrill } from './pooler-drills';
