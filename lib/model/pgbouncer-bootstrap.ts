@@ -119,8 +119,6 @@ const PLACEHOLDER_MAX_BYTES: Readonly<Record<string, number>> = {
 export function sessionListenersValue(sessionRoles: ReadonlyArray<EndpointRole>): string {
   return FLEET_LISTENERS.filter((l) => fleetListenerPoolMode(l) === PoolMode.SESSION && sessionRoles.includes(fleetListenerRole(l))).map((l) => FLEET_LISTENER_SHORT[l]).join(' ');
 }
-/** The secrets' ARNs as the host keeps them for the refresh timer: the server role's, then the consumers'. */
-export const FLEET_SECRET_ARNS = `${'etc/pgbouncer'}/secret-arns`;
 
 /** The bootstrap's size with every placeholder at its longest. */
 export function worstCaseUserDataBytes(template: string): number {
