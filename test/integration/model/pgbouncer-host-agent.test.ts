@@ -1,5 +1,5 @@
 /**
- * The PgBouncer engine's host agent (`apk-host serve`, lib/model/pgbouncer-host-serve.ts) on a booted
+ * The PgBouncer engine's host agent (`apk-host serve`, host/apk_host.py) on a booted
  * Debian 13 pooler host configured by the engine's bootstrap (Rehearsal.startPoolerHost): the load
  * balancer's health endpoint follows the servers' reachability, what the exporter published to the AWS
  * emulator's CloudWatch says what the admin consoles say, the host survives a PgBouncer process killed under load, one
