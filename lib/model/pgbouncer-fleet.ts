@@ -341,6 +341,10 @@ export interface FleetProcess {
  * listener. A role with a session listener splits each target's budget: sessionShare() for the session
  * processes, the rest for the transaction ones, so the two never exceed the budget together. Session
  * pools keep no idle floor (a session connection serves one client for as long as it stays).
+ *
+ * What the constructs' rules and summaries read. The hosts lay themselves out with host/apk_host.py plan(), from
+ * the user data's values (a Terraform module's are known only at apply); test/model/pgbouncer-host-files.test.ts
+ * holds the two to the same files, so the layout has one definition on the hosts and this is its reference.
  */
 export function planFleetProcesses(spec: PoolerFleetSpec): FleetProcess[] {
   validateFleet(spec);
