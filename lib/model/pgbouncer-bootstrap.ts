@@ -197,7 +197,7 @@ export function ustar(files: ReadonlyArray<BootstrapFile>): Buffer {
   };
   const dirs = [...new Set(files.flatMap((f) => f.name.split('/').slice(0, -1).map((_, i, parts) => `${parts.slice(0, i + 1).join('/')}/`)))].sort();
   for (const dir of dirs) entry(dir, 0o755, '5', Buffer.alloc(0));
-  for (const f of [...files].sort((x, y) => x.name.localeCompare(y.name))) entry(f.name, f.mode, '0', Buffer.from(f.content));
+  for (const f of [...files].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))) entry(f.name, f.mode, '0', Buffer.from(f.content));
   blocks.push(Buffer.alloc(1024));
   return Buffer.concat(blocks);
 }
