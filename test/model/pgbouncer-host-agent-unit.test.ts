@@ -115,6 +115,19 @@ print(json.dumps(sent))
     expect(sent.map((r) => r.host)).toEqual([`secretsmanager.${region}.${domain}`, `kit-packages.s3.${region}.${domain}`]);
     for (const r of sent) expect(r.auth).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=AKID/\\d{8}/${region}/(secretsmanager|s3)/aws4_request, `));
   });
+  test('GIVEN the AWS SDKs\' endpoint settings (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3) and credentials in the environment WHEN the agent calls Secrets Manager and S3 THEN each goes to its endpoint (S3 path-style), signed for the environment\'s Region, and IMDS is not asked', () => {
+    // WHEN
+    const sent = python<Array<{ url: string; host: string; auth: string }>>(
+      // IMDS unanswerable; the stub answers Secrets Manager by its target header (the URL no longer names it).
+      CALL.replace('w.imds = lambda path, token=None, method="GET": meta[path]', 'w.imds = None').replace('"secretsmanager" in request.full_url', 'request.get_header("X-amz-target")'),
+      { region: 'unused', domain: 'unused' },
+      { AWS_ACCESS_KEY_ID: 'AKENV', AWS_SECRET_ACCESS_KEY: 'secret', AWS_REGION: 'eu-central-1', AWS_ENDPOINT_URL: 'http://127.0.0.1:4566', AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9000' },
+    );
+    // THEN
+    expect(sent.map((r) => r.url)).toEqual(['http://127.0.0.1:4566/', 'http://127.0.0.1:9000/kit-packages/pooler/debian%2013.tar']);
+    expect(sent.map((r) => r.host)).toEqual(['127.0.0.1:4566', '127.0.0.1:9000']);
+    for (const r of sent) expect(r.auth).toMatch(/^AWS4-HMAC-SHA256 Credential=AKENV\/\d{8}\/eu-central-1\/(secretsmanager|s3)\/aws4_request, /);
+  });
 });
 
 describe('the host agent\'s retries', () => {
