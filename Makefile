@@ -18,8 +18,9 @@ export npm_config_update_notifier=false
 
 # Debian packages the test suites run for real (PostgreSQL server and client, openssl for test certificates,
 # and the local rehearsal's peers: HAProxy, pgpool-II, and iproute2 for its namespaces; mmdebstrap and systemd-nspawn for
-# the Debian 13 hosts it boots). Its pooler, PgBouncer 1.24.1, is built by `make pgbouncer`.
-SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2 shellcheck mmdebstrap systemd-container
+# the Debian 13 hosts it boots; shellcheck and pyflakes for `make lint` of the hosts' software in host/). Its pooler,
+# PgBouncer 1.24.1, is built by `make pgbouncer`.
+SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2 shellcheck python3-pyflakes mmdebstrap systemd-container
 
 .PHONY: help deps system-deps pgbouncer pgbouncer-deb host-tools node-deps scan-deps typecheck lint check unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
   terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check
@@ -103,9 +104,16 @@ $(VENV)/.installed: requirements-scan.txt
 typecheck: node-deps cdktn-deps
 	npx tsc --noEmit -p tsconfig.json
 
-## lint: eslint
+# The hosts' software (host/): its shell with shellcheck, its Python with pyflakes under Debian's python3 (the
+# package's), which is what runs it on a host.
+HOST_SHELL  := host/bootstrap.sh host/apk-refresh-auth
+HOST_PYTHON := $(wildcard host/*.py)
+
+## lint: eslint; shellcheck and pyflakes on the hosts' software (host/)
 lint: node-deps
 	npx eslint --max-warnings 0 .
+	shellcheck --shell=bash $(HOST_SHELL)
+	/usr/bin/python3 -m pyflakes $(HOST_PYTHON)
 
 # The fast loop: needs only `npm install` (no root, PostgreSQL, PgBouncer build, namespaces or Terraform);
 # jest.config.js declares which suites are in it (all but test/integration/).

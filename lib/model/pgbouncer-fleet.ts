@@ -112,9 +112,8 @@ export const AURORA_ENDPOINT_DNS_TTL_SECONDS = 5;
 export const FLEET_PORTS: Readonly<Record<FleetListener, number>> = { readWrite: 6432, readOnly: 6433, readWriteSession: 6434, readOnlySession: 6435 };
 
 /**
- * Where the files live on a host (Debian's pgbouncer package layout), below a root: `/` on AWS, a
- * directory when the rehearsal runs the same bootstrap. The bootstrap renders with FLEET_ROOT_MARKER
- * and replaces it as it writes the files.
+ * Where the files live on a host (Debian's pgbouncer package layout), relative to its root. The model renders
+ * them for `/` (a host); its own tests may render them below a directory (fleetPath) to run PgBouncer there.
  */
 export const FLEET_PATHS = {
   dir: 'etc/pgbouncer',
@@ -132,8 +131,6 @@ export const FLEET_PATHS = {
    */
   routesDir: 'var/lib/apk-pgbouncer/routes',
 } as const;
-
-export const FLEET_ROOT_MARKER = '@APK_ROOT@';
 
 /** A FLEET_PATHS entry below `root` ('' for /). */
 export function fleetPath(root: string, relative: string): string {
@@ -344,6 +341,10 @@ export interface FleetProcess {
  * listener. A role with a session listener splits each target's budget: sessionShare() for the session
  * processes, the rest for the transaction ones, so the two never exceed the budget together. Session
  * pools keep no idle floor (a session connection serves one client for as long as it stays).
+ *
+ * What the constructs' rules and summaries read. The hosts lay themselves out with host/apk_host.py plan(), from
+ * the user data's values (a Terraform module's are known only at apply); test/model/pgbouncer-host-files.test.ts
+ * holds the two to the same files, so the layout has one definition on the hosts and this is its reference.
  */
 export function planFleetProcesses(spec: PoolerFleetSpec): FleetProcess[] {
   validateFleet(spec);
@@ -412,7 +413,7 @@ function commonIni(v: CommonIniValues, root: string): string {
 }
 
 /** The [pgbouncer] settings every process of the fleet shares. */
-export function renderFleetCommonIni(spec: PoolerFleetSpec, root: string = FLEET_ROOT_MARKER): string {
+export function renderFleetCommonIni(spec: PoolerFleetSpec, root: string = ''): string {
   return commonIni(
     {
       maxClientConnections: spec.maxClientConnections ?? DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS,
@@ -427,12 +428,12 @@ export function renderFleetCommonIni(spec: PoolerFleetSpec, root: string = FLEET
 /** The tokens of the shared settings' template, which the bootstrap replaces with the fleet's values. */
 export const COMMON_TEMPLATE_TOKENS = { maxClientConnections: '@MAX_CLIENT_CONN@', borrowTimeoutSeconds: '@BORROW_TIMEOUT@', keepIdleSeconds: '@KEEPIDLE@', clientIdleTimeoutSeconds: '@CLIENT_IDLE_TIMEOUT@' } as const;
 
-export function renderFleetCommonTemplate(root: string = FLEET_ROOT_MARKER): string {
+export function renderFleetCommonTemplate(root: string = ''): string {
   return commonIni(COMMON_TEMPLATE_TOKENS, root);
 }
 
 /** A listener's [peers]: every process of the listener on the host, by its Unix socket (same port). */
-export function renderFleetPeersIni(listener: FleetListener, processes: ReadonlyArray<FleetProcess>, root: string = FLEET_ROOT_MARKER): string {
+export function renderFleetPeersIni(listener: FleetListener, processes: ReadonlyArray<FleetProcess>, root: string = ''): string {
   const port = FLEET_PORTS[listener];
   const mine = processes.filter((p) => p.listener === listener);
   return ['[peers]', ...mine.map((p) => `${p.peerId} = ${iniValue('[peers]', `host=${connValue(fleetPath(root, `${FLEET_PATHS.runDir}/${fleetProcessName(p)}`))} port=${port}`)}`), ''].join('\n');
@@ -505,7 +506,7 @@ function processIni(v: ProcessIniValues, root: string): string {
  * One process's own file: its database, its listener's peers and the shared settings (both
  * included, so each file stays a few lines), then its port, id and pool.
  */
-export function renderFleetProcessIni(proc: FleetProcess, root: string = FLEET_ROOT_MARKER): string {
+export function renderFleetProcessIni(proc: FleetProcess, root: string = ''): string {
   return processIni({ listener: proc.listener, name: fleetProcessName(proc), target: proc.target, serverHost: proc.serverHost, peerId: proc.peerId, poolSize: proc.poolSize, minPoolSize: proc.minPoolSize }, root);
 }
 
@@ -515,7 +516,7 @@ export function renderFleetProcessIni(proc: FleetProcess, root: string = FLEET_R
  */
 export const PROCESS_TEMPLATE_TOKENS = { name: '@NAME@', target: '@TARGET@', serverHost: '@HOST@', peerId: '@PEER@', poolSize: '@POOL@', minPoolSize: '@MINPOOL@' } as const;
 
-export function renderFleetProcessTemplate(listener: FleetListener, root: string = FLEET_ROOT_MARKER): string {
+export function renderFleetProcessTemplate(listener: FleetListener, root: string = ''): string {
   return processIni({ listener, ...PROCESS_TEMPLATE_TOKENS }, root);
 }
 
@@ -536,7 +537,7 @@ export function processTemplateValues(proc: FleetProcess): Readonly<Record<keyof
 }
 
 /** Every file of a host, by its FLEET_PATHS-relative path (the auth file and TLS files are written at boot, from the secrets). */
-export function renderFleetFiles(spec: PoolerFleetSpec, root: string = FLEET_ROOT_MARKER): Map<string, string> {
+export function renderFleetFiles(spec: PoolerFleetSpec, root: string = ''): Map<string, string> {
   const processes = planFleetProcesses(spec);
   const files = new Map<string, string>([
     [FLEET_PATHS.commonIni, renderFleetCommonIni(spec, root)],

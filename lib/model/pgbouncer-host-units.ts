@@ -1,11 +1,10 @@
 /**
- * The systemd units the PgBouncer engine's bootstrap installs on a host (pgbouncer-bootstrap.ts): one
+ * The systemd units the PgBouncer engine's bootstrap installs on a host (host/*.service, host/*.timer): one
  * template unit per PgBouncer process, the host agent's `serve` (health endpoint, metrics exporter), and
  * the timer that re-reads the secrets. Every service restarts FLEET_RESTART_SECONDS after it exits, up to
  * FLEET_START_LIMIT.
  */
-import { FLEET_PATHS } from './pgbouncer-fleet';
-import { HOST_AGENT_PATH } from './pgbouncer-host-agent';
+import { hostFile } from './pgbouncer-host-files';
 
 /** The OS user the PgBouncer processes run as. */
 export const FLEET_OS_USER = 'pgbouncer';
@@ -20,74 +19,24 @@ export const FLEET_RESTART_SECONDS = 1;
  * stand-in for systemd applies the same limit.
  */
 export const FLEET_START_LIMIT = { intervalSeconds: 10, burst: 5 } as const;
-const START_LIMIT = `StartLimitIntervalSec=${FLEET_START_LIMIT.intervalSeconds}
-StartLimitBurst=${FLEET_START_LIMIT.burst}`;
 /**
  * What a PgBouncer unit does at its start limit: power the host off. The Auto Scaling group's EC2 health
  * checks find it not running and replace it (FLEET_HOST_HEALTH_CHECK_TYPE). The agent's unit has no limit
- * (NO_START_LIMIT): it restarts as long as it exits, since a host whose health endpoint stayed down would
+ * (StartLimitIntervalSec=0): it restarts as long as it exits, since a host whose health endpoint stayed down would
  * take no new clients yet never be replaced, and an agent that fails on every host must not power off the fleet.
  */
 export const PGBOUNCER_START_LIMIT_ACTION = 'poweroff';
-/** systemd's way to turn the start limit off (StartLimitIntervalSec=0). */
-const NO_START_LIMIT = 'StartLimitIntervalSec=0';
 /** The unit of `apk-host serve`: the health endpoint and the metrics exporter (pgbouncer-host-serve.ts). */
 export const SERVE_UNIT_NAME = 'apk-host.service';
 
-export const PROCESS_UNIT = `[Unit]
-Description=PgBouncer %i of the aurora-proxy-kit PgBouncer engine
-After=network-online.target
-Wants=network-online.target
-${START_LIMIT}
-StartLimitAction=${PGBOUNCER_START_LIMIT_ACTION}
+/** The units and the refresh script, files of the kit's host/ folder as the bootstrap installs them. */
+export const PROCESS_UNIT_NAME = 'apk-pgbouncer@.service';
+export const REFRESH_SERVICE_NAME = 'apk-refresh-auth.service';
+export const REFRESH_TIMER_NAME = 'apk-refresh-auth.timer';
+export const REFRESH_SCRIPT_NAME = 'apk-refresh-auth';
+export const HOST_UNIT_FILES = [PROCESS_UNIT_NAME, SERVE_UNIT_NAME, REFRESH_SERVICE_NAME, REFRESH_TIMER_NAME] as const;
 
-[Service]
-Type=notify
-User=${FLEET_OS_USER}
-ExecStart=/usr/sbin/pgbouncer /${FLEET_PATHS.dir}/%i.ini
-ExecReload=/bin/kill -HUP $MAINPID
-RuntimeDirectory=pgbouncer/%i
-RuntimeDirectoryMode=0700
-Restart=always
-RestartSec=${FLEET_RESTART_SECONDS}
-LimitNOFILE=65536
-
-[Install]
-WantedBy=multi-user.target
-`;
-
-// As PgBouncer's user: the admin console admits the user pgbouncer without a password from that Unix user only.
-export const SERVE_UNIT = `[Unit]
-Description=Health endpoint and CloudWatch metrics of the aurora-proxy-kit PgBouncer engine
-After=network-online.target
-Wants=network-online.target
-${NO_START_LIMIT}
-
-[Service]
-User=${FLEET_OS_USER}
-ExecStart=${HOST_AGENT_PATH} serve
-Restart=always
-RestartSec=${FLEET_RESTART_SECONDS}
-
-[Install]
-WantedBy=multi-user.target
-`;
-
-export const REFRESH_SERVICE = `[Unit]
-Description=Re-read the aurora-proxy-kit PgBouncer engine's secrets and reload PgBouncer
-
-[Service]
-Type=oneshot
-ExecStart=/usr/local/sbin/apk-refresh-auth
-`;
-
-export const REFRESH_TIMER = `[Unit]
-Description=Re-read the PgBouncer engine's secrets every ${AUTH_REFRESH_MINUTES} minutes
-
-[Timer]
-OnBootSec=${AUTH_REFRESH_MINUTES}min
-OnUnitActiveSec=${AUTH_REFRESH_MINUTES}min
-
-[Install]
-WantedBy=timers.target
-`;
+/** A unit's file: its settings are the constants above (test/model/pgbouncer-host-files.test.ts holds them to that). */
+export function hostUnit(name: (typeof HOST_UNIT_FILES)[number]): string {
+  return hostFile(name);
+}

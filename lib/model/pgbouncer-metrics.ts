@@ -1,6 +1,6 @@
 /**
  * The PgBouncer engine's CloudWatch metrics: what each host's exporter publishes from PgBouncer's admin
- * console, and what the dashboard charts and alarms on. One table, so the exporter (lib/model/pgbouncer-host-agent.ts)
+ * console, and what the dashboard charts and alarms on. One table, so the exporter (host/apk_host.py, through kit.json)
  * and both flavours' dashboards name the same metrics, units and dimensions.
  *
  * RDS Proxy publishes its own metrics in AWS/RDS; a PgBouncer fleet publishes nothing by itself, so the

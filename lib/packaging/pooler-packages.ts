@@ -18,7 +18,7 @@ import { execFileSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { HOST_AGENT_PACKAGE_FILE, HOST_AGENT_SOURCE } from '../model/pgbouncer-host-agent';
+import { HOST_AGENT_PACKAGE_FILE, hostAgentSource } from '../model/pgbouncer-host-agent';
 import { PoolerPackagesError } from './pooler-packages-error';
 import { SSM_AGENT_ARCHITECTURE, SSM_AGENT_STANDIN_PACKAGE, checkSsmAgentDeb, debianFileName } from './ssm-agent';
 
@@ -129,7 +129,7 @@ export function writePoolerPackagesTar(debs: ReadonlyArray<string>, ssmAgentDeb:
     fs.copyFileSync(ssmAgentDeb, path.join(stage, ssmAgent));
     fs.writeFileSync(path.join(stage, 'rds-ca-bundle.pem'), pem);
     // The host agent: the bootstrap installs it only with the SHA-256 its user data pins.
-    fs.writeFileSync(path.join(stage, HOST_AGENT_PACKAGE_FILE), HOST_AGENT_SOURCE, { mode: 0o755 });
+    fs.writeFileSync(path.join(stage, HOST_AGENT_PACKAGE_FILE), hostAgentSource(), { mode: 0o755 });
     const files = [...debs.map((d) => path.basename(d)), ssmAgent, 'rds-ca-bundle.pem', HOST_AGENT_PACKAGE_FILE];
     fs.writeFileSync(path.join(stage, 'SHA256SUMS'), sha256sums(stage, files));
     execFileSync('tar', ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', '--mtime=@0', '-cf', outFile, '-C', stage, ...[...files, 'SHA256SUMS'].sort()]);

@@ -1,5 +1,5 @@
 /**
- * The host agent (lib/model/pgbouncer-host-agent.ts, pgbouncer-host-serve.ts) as Python functions, with
+ * The host agent and its AWS calls (host/apk_host.py, host/apk_aws.py, the files the hosts run) as Python functions, with
  * its admin console and servers replaced: its Signature Version 4, which signs every AWS call a pooler
  * host makes (Secrets Manager, S3, CloudWatch PutMetricData), checked against the AWS SDK's own signer
  * (@smithy/signature-v4, which @aws-sdk/rds-signer brings) on the same request and time; the health
@@ -15,7 +15,8 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
 import { FLEET_PATHS, fleetProcessName, planFleetProcesses, renderFleetRouteIni, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
 import { EndpointRole } from '../../lib/model';
-import { HOST_AGENT_SOURCE, HOST_FETCH_SOURCE } from '../../lib/model/pgbouncer-host-agent';
+import { hostFilesDir } from '../../lib/model/pgbouncer-host-files';
+import { renderHostKitJson } from '../../lib/model/pgbouncer-host-kit';
 import { POOLER_METRICS, POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 
 const bytes = (data: string | ArrayBuffer | ArrayBufferView): string | Uint8Array =>
@@ -38,13 +39,17 @@ class Sha256 {
 
 const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session-token-example' };
 
-/** Runs `body` (Python, the agent imported as `a`, `inp` the input) and returns what it prints as JSON. */
+/**
+ * Runs `body` (Python, the agent imported as `a`, its AWS calls as `w`, `inp` the input) and returns what it prints
+ * as JSON. The agent reads the kit's constants from kit.json in its configuration folder (ETC): the model's, in a
+ * folder of the test's.
+ */
 function python<T>(body: string, input: unknown = null, env: Record<string, string> = {}): T {
   const dir = mkdtempSync(join(tmpdir(), 'apk-host-'));
   try {
-    writeFileSync(join(dir, 'apk_host.py'), HOST_AGENT_SOURCE);
-    const script = `import json, sys\nsys.path.insert(0, ${JSON.stringify(dir)})\nimport apk_host as a\ninp = json.loads(sys.stdin.read())\n${body}\n`;
-    const run = spawnSync('python3', ['-c', script], { input: JSON.stringify(input), encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+    writeFileSync(join(dir, 'kit.json'), renderHostKitJson());
+    const script = `import json, sys\nsys.path.insert(0, ${JSON.stringify(hostFilesDir())})\nimport apk_host as a\nimport apk_aws as w\na.ETC = ${JSON.stringify(dir)}\ninp = json.loads(sys.stdin.read())\n${body}\n`;
+    const run = spawnSync('python3', ['-c', script], { input: JSON.stringify(input), encoding: 'utf8', env: { PATH: process.env.PATH ?? '', PYTHONDONTWRITEBYTECODE: '1', ...env } });
     if (run.status !== 0) throw new Error(run.stderr);
     return JSON.parse(run.stdout) as T;
   } finally {
@@ -54,7 +59,7 @@ function python<T>(body: string, input: unknown = null, env: Record<string, stri
 
 /** The agent's sign() on one request: the headers it sends. */
 function agentSigned(request: { method: string; host: string; path: string; headers: Record<string, string>; body: string; service: string }): Record<string, string> {
-  return python(`r = inp\nprint(json.dumps(a.sign(r["method"], r["host"], r["path"], "", r["headers"], r["body"].encode(), r["service"], "eu-west-1", ${JSON.stringify(credentials.accessKeyId)}, ${JSON.stringify(credentials.secretAccessKey)}, ${JSON.stringify(credentials.sessionToken)})))`, request);
+  return python(`r = inp\nprint(json.dumps(w.sign(r["method"], r["host"], r["path"], "", r["headers"], r["body"].encode(), r["service"], "eu-west-1", ${JSON.stringify(credentials.accessKeyId)}, ${JSON.stringify(credentials.secretAccessKey)}, ${JSON.stringify(credentials.sessionToken)})))`, request);
 }
 
 describe('the host agent\'s Signature Version 4', () => {
@@ -83,7 +88,7 @@ describe('the host agent\'s AWS endpoints', () => {
 meta = {"/api/token": "token", "/meta-data/iam/security-credentials/": "host-role",
         "/meta-data/iam/security-credentials/host-role": json.dumps({"AccessKeyId": "AKID", "SecretAccessKey": "secret", "Token": "session"}),
         "/meta-data/placement/region": inp["region"], "/meta-data/services/domain": inp["domain"]}
-a.imds = lambda path, token=None, method="GET": meta[path]
+w.imds = lambda path, token=None, method="GET": meta[path]
 sent = []
 class Response:
     def __init__(self, body): self.body = body
@@ -110,6 +115,19 @@ print(json.dumps(sent))
     expect(sent.map((r) => r.host)).toEqual([`secretsmanager.${region}.${domain}`, `kit-packages.s3.${region}.${domain}`]);
     for (const r of sent) expect(r.auth).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=AKID/\\d{8}/${region}/(secretsmanager|s3)/aws4_request, `));
   });
+  test('GIVEN the AWS SDKs\' endpoint settings (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3) and credentials in the environment WHEN the agent calls Secrets Manager and S3 THEN each goes to its endpoint (S3 path-style), signed for the environment\'s Region, and IMDS is not asked', () => {
+    // WHEN
+    const sent = python<Array<{ url: string; host: string; auth: string }>>(
+      // IMDS unanswerable; the stub answers Secrets Manager by its target header (the URL no longer names it).
+      CALL.replace('w.imds = lambda path, token=None, method="GET": meta[path]', 'w.imds = None').replace('"secretsmanager" in request.full_url', 'request.get_header("X-amz-target")'),
+      { region: 'unused', domain: 'unused' },
+      { AWS_ACCESS_KEY_ID: 'AKENV', AWS_SECRET_ACCESS_KEY: 'secret', AWS_REGION: 'eu-central-1', AWS_ENDPOINT_URL: 'http://127.0.0.1:4566', AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9000' },
+    );
+    // THEN
+    expect(sent.map((r) => r.url)).toEqual(['http://127.0.0.1:4566/', 'http://127.0.0.1:9000/kit-packages/pooler/debian%2013.tar']);
+    expect(sent.map((r) => r.host)).toEqual(['127.0.0.1:4566', '127.0.0.1:9000']);
+    for (const r of sent) expect(r.auth).toMatch(/^AWS4-HMAC-SHA256 Credential=AKENV\/\d{8}\/eu-central-1\/(secretsmanager|s3)\/aws4_request, /);
+  });
 });
 
 describe('the host agent\'s retries', () => {
@@ -118,7 +136,7 @@ describe('the host agent\'s retries', () => {
 import io
 meta = {"/api/token": "t", "/meta-data/iam/security-credentials/": "r", "/meta-data/placement/region": "eu-west-1", "/meta-data/services/domain": "amazonaws.com",
         "/meta-data/iam/security-credentials/r": json.dumps({"AccessKeyId": "AKID", "SecretAccessKey": "s", "Token": "t"})}
-a.imds = lambda path, token=None, method="GET": meta[path]
+w.imds = lambda path, token=None, method="GET": meta[path]
 failures, calls, slept = list(inp), [], []
 a.time.sleep = lambda s: slept.append(s)
 class Response:
@@ -167,10 +185,10 @@ class Response:
     def __exit__(self, *exc): return False
     def read(self): return self.body
 def urlopen(request, timeout):
-    if not request.full_url.startswith(a.IMDS):
+    if not request.full_url.startswith(w.IMDS):
         aws_calls.append(request.full_url)
         return Response(b"{}")
-    path = request.full_url[len(a.IMDS):]
+    path = request.full_url[len(w.IMDS):]
     imds_calls.append(path)
     if path == "/api/token" and request.get_method() != "PUT":
         raise a.urllib.error.HTTPError(request.full_url, 405, "token by PUT only", {}, io.BytesIO(b""))
@@ -334,7 +352,7 @@ describe('the host agent\'s exporter', () => {
   });
 
   test('GIVEN a read-only session process WHEN its listener\'s health is asked THEN it is checked on its own path key', () => {
-    expect(python<{ sr: string[]; paths: Record<string, string> }>(`${FAKE_HOST}\nprint(json.dumps({"sr": a.health("sr"), "paths": a.PATHS}))`, { processes: ['ro-1', 'sr-1'], consoles: { 'sr-1': adminConsole(READER, pools(1, 0, 0, 0), stats(0, 0)) } })).toEqual({
+    expect(python<{ sr: string[]; paths: Record<string, string> }>(`${FAKE_HOST}\nprint(json.dumps({"sr": a.health("sr"), "paths": a.kit()["healthPaths"]}))`, { processes: ['ro-1', 'sr-1'], consoles: { 'sr-1': adminConsole(READER, pools(1, 0, 0, 0), stats(0, 0)) } })).toEqual({
       sr: [],
       paths: { '/read-write': 'rw', '/read-only': 'ro', '/read-write-session': 'sw', '/read-only-session': 'sr' },
     });
@@ -348,33 +366,50 @@ describe('the host agent\'s exporter', () => {
     expect(deltas).toEqual([['Transactions', 30 + 6]]);
   });
 
-  test('GIVEN datapoints WHEN published through the stand-in THEN one PutMetricData request of the namespace, each datapoint with its unit and the Fleet, Listener and Target dimensions', () => {
-    const standin = mkdtempSync(join(tmpdir(), 'apk-standin-'));
-    try {
-      python('a.put_metric_data("kit-stack/Pooler", [(("READ_WRITE", "kit"), "MaxWait", 1.5), (("READ_ONLY", "reader-1"), "Transactions", 12)], "2026-11-23T16:00:00Z")\nprint("null")', null, { APK_AWS_STANDIN: standin });
-      const files = readdirSync(join(standin, 'cloudwatch'));
-      expect(files).toHaveLength(1);
-      const form = Object.fromEntries(new URLSearchParams(readFileSync(join(standin, 'cloudwatch', files[0]!), 'utf8')));
-      expect(form).toEqual({
-        Action: 'PutMetricData',
-        Version: '2010-08-01',
-        Namespace: POOLER_METRICS_NAMESPACE,
-        ...Object.fromEntries(
-          [['READ_WRITE', 'kit', 'MaxWait', '1.5'], ['READ_ONLY', 'reader-1', 'Transactions', '12.0']].flatMap(([listener, target, metric, value], i) => {
-            const p = `MetricData.member.${i + 1}.`;
-            return [
-              [`${p}MetricName`, metric],
-              [`${p}Unit`, POOLER_METRICS.find((m) => m.metricName === metric)!.unit],
-              [`${p}Value`, value],
-              [`${p}Timestamp`, '2026-11-23T16:00:00Z'],
-              ...[['Fleet', 'kit-stack/Pooler'], ['Listener', listener!], ['Target', target!]].flatMap(([n, v], j) => [[`${p}Dimensions.member.${j + 1}.Name`, n!], [`${p}Dimensions.member.${j + 1}.Value`, v!]]),
-            ];
-          }),
-        ),
-      });
-    } finally {
-      rmSync(standin, { recursive: true, force: true });
-    }
+  test('GIVEN datapoints WHEN published to CloudWatch THEN one signed PutMetricData request of the namespace, each datapoint with its unit and the Fleet, Listener and Target dimensions', () => {
+    // GIVEN CloudWatch's endpoint set as the AWS SDKs take it (AWS_ENDPOINT_URL_CLOUDWATCH), a loopback server that records the request
+    const RECORD = `
+import http.server, threading
+got = []
+class Record(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        got.append({"path": self.path, "auth": self.headers["Authorization"], "body": self.rfile.read(int(self.headers["Content-Length"])).decode()})
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Record)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+import os
+os.environ["AWS_ENDPOINT_URL_CLOUDWATCH"] = "http://127.0.0.1:" + str(server.server_address[1])
+a.put_metric_data("kit-stack/Pooler", [(("READ_WRITE", "kit"), "MaxWait", 1.5), (("READ_ONLY", "reader-1"), "Transactions", 12)], "2026-11-23T16:00:00Z")
+server.shutdown()
+print(json.dumps(got))`;
+    // WHEN
+    const got = python<Array<{ path: string; auth: string; body: string }>>(RECORD, null, { AWS_ACCESS_KEY_ID: 'AKID', AWS_SECRET_ACCESS_KEY: 'secret', AWS_REGION: 'eu-west-1' });
+    // THEN
+    expect(got).toHaveLength(1);
+    expect(got[0]!.path).toBe('/');
+    expect(got[0]!.auth).toMatch(/^AWS4-HMAC-SHA256 Credential=AKID\/\d{8}\/eu-west-1\/monitoring\/aws4_request, /);
+    const form = Object.fromEntries(new URLSearchParams(got[0]!.body));
+    expect(form).toEqual({
+      Action: 'PutMetricData',
+      Version: '2010-08-01',
+      Namespace: POOLER_METRICS_NAMESPACE,
+      ...Object.fromEntries(
+        [['READ_WRITE', 'kit', 'MaxWait', '1.5'], ['READ_ONLY', 'reader-1', 'Transactions', '12.0']].flatMap(([listener, target, metric, value], i) => {
+          const p = `MetricData.member.${i + 1}.`;
+          return [
+            [`${p}MetricName`, metric],
+            [`${p}Unit`, POOLER_METRICS.find((m) => m.metricName === metric)!.unit],
+            [`${p}Value`, value],
+            [`${p}Timestamp`, '2026-11-23T16:00:00Z'],
+            ...[['Fleet', 'kit-stack/Pooler'], ['Listener', listener!], ['Target', target!]].flatMap(([n, v], j) => [[`${p}Dimensions.member.${j + 1}.Name`, n!], [`${p}Dimensions.member.${j + 1}.Value`, v!]]),
+          ];
+        }),
+      ),
+    });
   });
 });
 
@@ -397,7 +432,7 @@ describe('the host agent\'s read-only routing', () => {
         writeFileSync(join(root, FLEET_PATHS.routesDir, `${name}.ini`), text);
       }
       const out = python<{ reloads: string[]; changes: Array<Record<string, string>> }>(
-        `a.ROOT = ${JSON.stringify(root)}\nreloads = []\na.admin = lambda name, command: reloads.append(name + " " + command) or []\nresolve = lambda n: None if inp.get(n) is None else set(inp[n])\nprint(json.dumps({"changes": a.route_once(resolve), "reloads": reloads}))`,
+        `a.kit()["paths"].update(processes=${JSON.stringify(join(root, FLEET_PATHS.dir, 'processes'))}, routesDir=${JSON.stringify(join(root, FLEET_PATHS.routesDir))})\nreloads = []\na.admin = lambda name, command: reloads.append(name + " " + command) or []\nresolve = lambda n: None if inp.get(n) is None else set(inp[n])\nprint(json.dumps({"changes": a.route_once(resolve), "reloads": reloads}))`,
         dns,
       );
       const files = Object.fromEntries(readdirSync(join(root, FLEET_PATHS.routesDir)).map((f) => [f, readFileSync(join(root, FLEET_PATHS.routesDir, f), 'utf8')]));
@@ -457,22 +492,16 @@ describe('the host agent\'s read-only routing', () => {
 describe('the fetcher\'s rollout calls (apk-fetch signal, wait-serving)', () => {
   /** Runs `body` with the fetcher imported as `f` (the user data's program), IMDS answering as an instance of `inp.region`. */
   function fetcher<T>(body: string, input: unknown): T {
-    const dir = mkdtempSync(join(tmpdir(), 'apk-fetch-'));
-    try {
-      writeFileSync(join(dir, 'apk_fetch.py'), HOST_FETCH_SOURCE);
-      const script = `import io, json, sys, urllib.parse\nsys.path.insert(0, ${JSON.stringify(dir)})\nimport apk_fetch as f\ninp = json.loads(sys.stdin.read())
+    const script = `import io, json, sys, urllib.parse\nsys.path.insert(0, ${JSON.stringify(hostFilesDir())})\nimport apk_aws as f\ninp = json.loads(sys.stdin.read())
 meta = {"/api/token": "token", "/meta-data/iam/security-credentials/": "host-role", "/meta-data/instance-id": "i-0123456789abcdef0",
         "/meta-data/iam/security-credentials/host-role": json.dumps({"AccessKeyId": "AKID", "SecretAccessKey": "secret", "Token": "session"}),
         "/meta-data/placement/region": inp["region"], "/meta-data/services/domain": inp["domain"]}
 f.imds = lambda path, token=None, method="GET": meta[path]
 f.time.sleep = lambda s: None
 ${body}\n`;
-      const run = spawnSync('python3', ['-c', script], { input: JSON.stringify(input), encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
-      if (run.status !== 0) throw new Error(run.stderr);
-      return JSON.parse(run.stdout) as T;
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const run = spawnSync('python3', ['-c', script], { input: JSON.stringify(input), encoding: 'utf8', env: { PATH: process.env.PATH ?? '', PYTHONDONTWRITEBYTECODE: '1' } });
+    if (run.status !== 0) throw new Error(run.stderr);
+    return JSON.parse(run.stdout) as T;
   }
   const SIGNAL = `
 sent = []

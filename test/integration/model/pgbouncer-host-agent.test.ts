@@ -1,5 +1,5 @@
 /**
- * The PgBouncer engine's host agent (`apk-host serve`, lib/model/pgbouncer-host-serve.ts) on a booted
+ * The PgBouncer engine's host agent (`apk-host serve`, host/apk_host.py) on a booted
  * Debian 13 pooler host configured by the engine's bootstrap (Rehearsal.startPoolerHost): the load
  * balancer's health endpoint follows the servers' reachability, what the exporter published to the AWS
  * emulator's CloudWatch says what the admin consoles say, the host survives a PgBouncer process killed under load, one
@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { Client } from 'pg';
 import { FLEET_PATHS, FLEET_PORTS, fleetPath } from '../../../lib/model/pgbouncer-fleet';
-import { HOST_AGENT_PATH } from '../../../lib/model/pgbouncer-host-agent';
+import { HOST_AGENT_FILE, HOST_LIB_DIR } from '../../../lib/model/pgbouncer-host-agent';
 import { HEALTH_CACHE_SECONDS, POOLER_HEALTH_PATHS } from '../../../lib/model/pgbouncer-host-serve';
 import { POOLER_METRICS, POOLER_METRICS_NAMESPACE, poolerMetricTarget } from '../../../lib/model/pgbouncer-metrics';
 import { execInHost, pgbouncerPid, WorkDirLayout, type PoolerHost } from '../../../lib/rehearsal';
@@ -74,7 +74,8 @@ live('the host agent on a rehearsal pooler host', () => {
   /** A SHOW command on a process's admin console, by psql as the processes' own Unix user (no password). */
   /** A SHOW command on a process's admin console, read inside the host by its agent's own console client, as PgBouncer's user (no password). */
   const admin = async (name: string, command: string): Promise<Row[]> => {
-    const script = `import importlib.machinery, json, sys\nagent = importlib.machinery.SourceFileLoader("agent", "${HOST_AGENT_PATH}").load_module()\nprint(json.dumps(agent.admin(sys.argv[1], sys.argv[2])))`;
+    // The host's agent, imported where the bootstrap installed it (beside the AWS calls it imports).
+    const script = `import json, sys\nsys.path.insert(0, "${HOST_LIB_DIR}")\nimport ${HOST_AGENT_FILE.replace(/\.py$/, '')} as agent\nprint(json.dumps(agent.admin(sys.argv[1], sys.argv[2])))`;
     const run = await execInHost(host.booted, ['runuser', '-u', 'pgbouncer', '--', 'python3', '-c', script, name, command]);
     if (run.status !== 0) throw new Error(`${name} ${command}: ${run.stderr}`);
     return JSON.parse(run.stdout) as Row[];

@@ -81,6 +81,10 @@ describe('npm package', () => {
       ...['read-handler', 'write-handler', 'role-bootstrap'].map((h) => `dist/cdk/assets/lambda/${h}/index.js`),
       'bin/aurora-proxy-kit.js',
       'dist/cdk/cli/index.js',
+      // The PgBouncer engine's hosts' software, which the construct embeds in the user data.
+      'host/bootstrap.sh',
+      'host/apk_aws.py',
+      'host/apk-pgbouncer@.service',
     ]));
     // No TypeScript sources, tests, rehearsal, bench, Terraform, reference app or entry points other than the command line's.
     const unexpected = files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts') || (/^(test|bin|modules|lambda|lib)\//.test(f) && f !== 'bin/aurora-proxy-kit.js') || /\/(rehearsal|bench|terraform|reference-app|packaging)\//.test(f));

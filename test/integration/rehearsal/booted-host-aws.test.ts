@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOST_AGENT_PATH, HOST_AGENT_SOURCE } from '../../../lib/model/pgbouncer-host-agent';
+import { HOST_AGENT_FILE, HOST_AGENT_PATH, HOST_FETCH_FILE, HOST_LIB_DIR, hostAgentSource, hostFetchSource } from '../../../lib/model/pgbouncer-host-agent';
 import { seedAws } from '../../../lib/rehearsal/hosts/aws-emulator';
 import { execInHost, waitForBoot, type BootedHost } from '../../../lib/rehearsal/hosts/booted-host';
 import { openTestVpc, type TestVpc } from './booted-vpc';
@@ -31,15 +31,16 @@ suite('a booted host calling AWS', () => {
       objects: [{ bucket: BUCKET, key: 'debian-13/packages.tar', file: object }],
       secrets: [{ name: 'listener-tls', value: JSON.stringify({ certificate: 'CERT\n', privateKey: 'KEY\n', ca: 'CA\n' }) }],
     });
+    // The agent and the AWS calls it imports, installed as the bootstrap installs them; the user its private files belong to.
     const userData = [
       '#!/bin/bash',
       'set -euo pipefail',
-      `install -d /usr/local/sbin && cat >${HOST_AGENT_PATH} <<'APK_EOF'`,
-      HOST_AGENT_SOURCE,
-      'APK_EOF',
-      `chmod 0755 ${HOST_AGENT_PATH}`,
+      `install -d ${HOST_LIB_DIR} /usr/local/sbin`,
+      ...[[HOST_AGENT_FILE, hostAgentSource()], [HOST_FETCH_FILE, hostFetchSource()]].flatMap(([file, source]) => [`cat >${HOST_LIB_DIR}/${file} <<'APK_EOF'`, source!.trimEnd(), 'APK_EOF', `chmod 0755 ${HOST_LIB_DIR}/${file}`]),
+      `ln -sf ${HOST_LIB_DIR}/${HOST_AGENT_FILE} ${HOST_AGENT_PATH}`,
+      'useradd --system --no-create-home --shell /usr/sbin/nologin pgbouncer',
       `${HOST_AGENT_PATH} s3-get ${BUCKET} debian-13/packages.tar /var/tmp/packages.tar`,
-      `mkdir -p /var/tmp/tls && APK_FILE_OWNER=0:0 ${HOST_AGENT_PATH} tls ${arns['listener-tls']!} /var/tmp/tls`,
+      `mkdir -p /var/tmp/tls && ${HOST_AGENT_PATH} tls ${arns['listener-tls']!} /var/tmp/tls`,
       '',
     ].join('\n');
     host = await vpc.boot(userData, 'i-0eeeeeeeeeeeeeee5');
