@@ -324,7 +324,7 @@ describe('DatabaseDashboard options', () => {
     const proxy = new PoolingProxy(stack, 'Proxy', { cluster });
     const endpoint = proxy.addReadOnlyEndpoint('ReadOnly', { vpc });
     const functions = ['TeamA', 'TeamB'].map(
-      (team) => new DatabaseConsumerFunction(new Construct(stack, team), 'Reader', { endpoint, dbUser: team, databaseName: 'app' }),
+      (team) => new DatabaseConsumerFunction(new Construct(stack, team), 'Reader', { endpoint, dbUser: team.toLowerCase(), databaseName: 'app' }),
     );
     // WHEN
     const dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy, functions });
