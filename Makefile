@@ -29,8 +29,8 @@ SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 ip
 help:
 	@sed -n 's/^## \([a-z-]*\): \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | awk -F'\t' '{ printf "make %-24s %s\n", $$1, $$2 }'
 
-## deps: install everything below needs (npm packages, scanner venv, Debian packages when root, PgBouncer 1.24.1, host tools)
-deps: system-deps node-deps scan-deps pgbouncer host-tools
+## deps: install everything below needs (npm packages, scanner venv, Debian packages when root, PgBouncer 1.24.1, host tools, terraform-docs)
+deps: system-deps node-deps scan-deps pgbouncer host-tools terraform-docs
 
 # Installs missing Debian packages when root; otherwise says what to install.
 ## system-deps: Debian packages the suites run for real (installed when root)
@@ -122,7 +122,7 @@ check: typecheck lint
 	npx jest --ci --selectProjects unit
 
 ## unit: jest, both projects: unit, and integration (test/integration/: real PostgreSQL/PgBouncer, namespaces, Terraform, npm and Python packages)
-unit: node-deps system-deps cdktn-deps pgbouncer pgbouncer-deb host-tools
+unit: node-deps system-deps cdktn-deps pgbouncer pgbouncer-deb host-tools terraform-docs
 	npx jest --ci
 
 # The reference app, synthesized offline (cdk-nag AwsSolutions runs as a validation plugin during synth).
@@ -173,7 +173,7 @@ TFLINT := $(CURDIR)/.cache/bin/tflint
 # Every terraform command below runs against the offline stand-in (or the registry when TF_REAL_PROVIDER=1).
 TF_ENV = if [ "$${TF_REAL_PROVIDER:-}" != 1 ]; then eval "$$(bash $(TF_PROVIDER_DIR)/install.sh 2>/dev/null)"; fi; \
   export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1; TF="$$(bash $(TF_PROVIDER_DIR)/install-terraform.sh)"
-.PHONY: lambda-zip package pooler-packages terraform-generate terraform-tools terraform-check terratest terraform-plan-summary
+.PHONY: lambda-zip package pooler-packages terraform-generate terraform-docs terraform-tools terraform-check terratest terraform-plan-summary
 
 # The Lambda zips the Terraform modules deploy (dist/lambda/{read,write}-handler.zip), esbuild from lambda/src.
 ## lambda-zip: build dist/lambda/*.zip for the Terraform modules
@@ -201,9 +201,23 @@ package: node-deps
 	npx ts-node --transpile-only bin/build-lambda.ts
 	cd dist/lambda && sha256sum -c SHA256SUMS
 
-# Re-renders what the modules restate from lib/model (catalog, validations, vector tests, README tables).
+# terraform-docs v0.20.0 into .cache/bin (or TERRAFORM_DOCS=<dir>/terraform-docs): the module READMEs' tables (.terraform-docs.yml).
+# Built from tools/terraform-docs/go.mod, which pins it and its dependencies (go.sum): `go install <module>@<version>`
+# also asks the module proxy for the module's version list (its deprecation check), which a proxy serving only
+# versions refuses. Skipped when the binary there reports this version.
+TERRAFORM_DOCS_VERSION := v0.20.0
+TERRAFORM_DOCS ?= $(CURDIR)/.cache/bin/terraform-docs
+export TERRAFORM_DOCS
+## terraform-docs: terraform-docs v0.20.0 into .cache/bin, for the module READMEs' tables
+terraform-docs:
+	@$(TERRAFORM_DOCS) --version 2>/dev/null | grep -q 'version $(TERRAFORM_DOCS_VERSION) ' || { \
+	  echo "building terraform-docs $(TERRAFORM_DOCS_VERSION) into $(dir $(TERRAFORM_DOCS))"; \
+	  grep -q 'terraform-docs/terraform-docs $(TERRAFORM_DOCS_VERSION)' tools/terraform-docs/go.mod; \
+	  cd tools/terraform-docs && GOBIN=$(dir $(TERRAFORM_DOCS)) timeout 900 go install tool; }
+
+# Re-renders what the modules restate from lib/model (catalog, validations, vector tests, README tables by terraform-docs).
 ## terraform-generate: render what the modules and docs/AWS-RULES.md restate from lib/model
-terraform-generate: node-deps
+terraform-generate: node-deps terraform-docs
 	npx ts-node --transpile-only bin/generate-terraform.ts
 
 # tflint v0.64.0 into .cache/bin; its bundled terraform ruleset needs no plugin download.
@@ -213,7 +227,7 @@ terraform-tools:
 
 # Generated files in sync, fmt, tflint, validate and `terraform test` on every module and example, checkov on the modules.
 ## terraform-check: generated files in sync, fmt, tflint, validate, terraform test, checkov on modules/
-terraform-check: node-deps scan-deps terraform-cli terraform-provider terraform-tools lambda-zip
+terraform-check: node-deps scan-deps terraform-cli terraform-provider terraform-tools terraform-docs lambda-zip
 	npx ts-node --transpile-only bin/generate-terraform.ts --check
 	@$(TF_ENV); set -e; \
 	"$$TF" fmt -check -recursive modules; \

@@ -3,12 +3,12 @@ import * as path from 'path';
 import { type HclAttribute, type HclType, objectOf, parseHclType } from './hcl-types';
 import type { PropertyLookup } from '../model';
 import { MODULES, moduleSpec, propertyNames } from './modules';
-import { moduleVariables, parseOutputs } from './readme';
+import { moduleVariables, parseOutputs } from './module-variables';
 import { moduleRegions } from './validations';
 
 /**
  * What a typed CDK Terrain (cdktn) construct of a module is made from: the module's variables (one
- * parse of the .tf files, the same as the README tables), its outputs, and how the model's rule inputs
+ * parse of the .tf files, the same as the README's Rules table), its outputs, and how the model's rule inputs
  * are read from the variables (the module's one property-to-variable table). lib/terraform/cdktn.ts
  * renders the TypeScript.
  */

@@ -1,6 +1,6 @@
 /**
  * Terraform type constraints (`string`, `list(string)`, `map(object({ a = string, b = optional(number, 1) }))`)
- * parsed from the one-line form readme.ts's parser gives a variable's `type`, for the typed cdktn props.
+ * parsed from the one-line form module-variables.ts's parser gives a variable's `type`, for the typed cdktn props.
  */
 export type HclType =
   | { readonly kind: 'string' | 'number' | 'bool' | 'any' }

@@ -15,12 +15,14 @@ import { loadVectors, renderVectorTests, vectorExpectations } from './vectors';
  * What the Terraform modules restate from lib/model, rendered so that each fact keeps one source:
  * the catalog locals (catalogs.ts), the `# BEGIN generated <id>` regions of the modules' .tf files
  * (validations.ts), one `terraform test` file of the shared vectors per module (vectors.ts), and the
- * README tables (readme.ts). Everything is rendered in one pass from lib/model and the hand-written
- * files; nothing reads the generator's own output back.
+ * READMEs (readme.ts: terraform-docs' tables, run on this render's .tf files, and the kit's Rules table).
+ * Everything is rendered in one pass from lib/model and the hand-written files; nothing reads the
+ * generator's committed output back.
  */
 export { AWS_PROVIDER_BASE_VERSION, EXAMPLES, INTERNAL_MODULES, MODULES, MODULE_SPECS, PROVIDER_ARGUMENT_FLOORS, moduleOfRule, modulesOfRule, moduleSpec, propertyNames, rulesOf } from './modules';
 export { hclString, hclValue, generatedBy } from './hcl';
-export { parseOutputs, parseVariables, variableDefaults, type VariableInfo } from './readme';
+export { parseOutputs, parseVariables, variableDefaults, type VariableInfo } from './module-variables';
+export { TERRAFORM_DOCS_VERSION, terraformDocsBinary } from './terraform-docs';
 export { awsRuleRows } from './aws-rules-doc';
 export { PGBOUNCER_BOOTSTRAP_FILE } from './pgbouncer';
 export { CDKTN_PACKAGE, CDKTN_SOURCE_REPOSITORY, renderCdktnPackage } from './cdktn';
@@ -30,6 +32,11 @@ export { moduleRegions } from './validations';
 export { type Region } from './regions';
 
 export const ROOT = path.join(__dirname, '..', '..');
+
+/** The .tf files of a module directory rendered so far, by file name: its README's tables read them. */
+function renderedTf(files: ReadonlyMap<string, string>, dir: string): Map<string, string> {
+  return new Map([...files].filter(([rel]) => path.dirname(rel) === dir && rel.endsWith('.tf')).map(([rel, text]) => [path.basename(rel), text]));
+}
 
 /** Every generated file's path (relative to the repository) and its content. */
 export function renderAll(): Map<string, string> {
@@ -49,12 +56,12 @@ export function renderAll(): Map<string, string> {
       files.set(rel, fillRegions(fs.readFileSync(path.join(ROOT, rel), 'utf8'), regions.filter((r) => r.file === file), rel));
     }
     files.set(path.join(dir, 'tests', 'vectors.tftest.hcl'), renderVectorTests(module, expectations));
-    files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), regions));
+    files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), regions, renderedTf(files, dir)));
   }
   // Examples without rules of their own (examples/complete has one, rendered above).
   for (const module of [...INTERNAL_MODULES, ...EXAMPLES.filter((e) => !MODULE_SPECS.some((m) => m.module === e))]) {
     const dir = path.join('modules', module);
-    files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), []));
+    files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), [], renderedTf(files, dir)));
   }
   for (const [rel, content] of renderCdktnPackage(ROOT)) files.set(rel, content);
   return files;

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { OFFERED_ENGINE_VERSIONS, OPTIMIZED_READS_MIN_MAJOR, evaluateRules, parseEngineVersion, terraformUses, type Violation } from '../model';
 import { alignedMap, generatedBy, hclString, hclValue } from './hcl';
 import { type ModuleRule, PROXY_ENDPOINT, derivedValue, derivedVariables, expressionOf, modulesOfRule, moduleSpec, preconditionOf, propertyNames, ruleVariable, rulesOf, variableOf } from './modules';
-import { variableDefaults } from './readme';
+import { variableDefaults } from './module-variables';
 
 /**
  * The shared validation vectors (test/vectors/validation-vectors.json) as `terraform test` runs, one

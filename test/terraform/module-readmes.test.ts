@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { MODULES } from '../../lib/terraform/modules';
-import { moduleVariables } from '../../lib/terraform/readme';
+import { moduleVariables } from '../../lib/terraform/module-variables';
 import { moduleRegions } from '../../lib/terraform/validations';
 
 /**
