@@ -5,18 +5,32 @@
  *   through the read-only listener served by the new writer, and when the promoted reader's read-only pools
  *   moved to the former writer's instance endpoint (READ_ONLY_ROUTING);
  * - a host lost behind the load balancer stand-in: when the stand-in took it out, the client errors, and
- *   when a replacement booted from the same user data served.
+ *   when a replacement booted from the same user data served;
+ * - `kill -9` of one PgBouncer process under load: when systemd had it running and serving again, the client
+ *   errors;
+ * - a reader lost and back under reads through the read-only listener: how long reads stood still (the other
+ *   readers' processes keep serving), the client errors, when the reader's pools served again;
+ * - a bootstrap that fails (a packages object whose checksums do not hold): the host's FAILURE signal to the
+ *   emulator's CloudFormation, no SUCCESS, and when it powered off.
+ * Each figure has its bound next to it (a function or constant here, from the model's settings): the booted
+ * suite and the bench hold the figures to them.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { EndpointRole } from '../model/vocabulary';
-import { FLEET_PATHS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, type PoolerFleetSpec } from '../model/pgbouncer-fleet';
+import { FLEET_LISTENER_SHORT, FLEET_PATHS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, type FleetListener, type PoolerFleetSpec } from '../model/pgbouncer-fleet';
 import { POOLER_HEALTH_CHECK } from '../model/pgbouncer-host-serve';
+import { FLEET_RESTART_SECONDS } from '../model/pgbouncer-host-units';
+import { DEFAULT_SERVER_LOGIN_RETRY_SECONDS } from '../model/pgbouncer-ini';
+import { RehearsalOperationError } from './errors';
+import { createStack, readSignals, seedAws, type EmulatedSignal } from './hosts/aws-emulator';
 import { healthyTargets } from './hosts/load-balancer';
 import { rehearsalAwsNames } from './network/rehearsal-network';
-import { killHost, killProcess } from './processes';
+import { isAlive, killHost, killProcess, logTail, stopProcess } from './processes';
 import { sleep } from './sql';
-import { addPoolerLoadBalancerTarget, type PoolerHost, type PoolerLoadBalancer } from './pooler-host';
+import { addPoolerLoadBalancerTarget, pgbouncerPid, poolerAdmin, type PoolerHost, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
 import type { Rehearsal } from './rehearsal';
 
 export interface DrillLogin {
@@ -43,8 +57,9 @@ async function connectTo(r: Rehearsal, host: string, port: number, login: DrillL
  * `reconnectEvery` is set, after that many of its queries (as a pool's clients open connections now and then).
  * An error is counted at the time its attempt began: one begun before a failure may end after it.
  */
-function load(clients: number, connect: () => Promise<Client>, step: (c: Client) => Promise<void>, reconnectEvery?: number): { errors: number[]; stop: () => Promise<void> } {
+function load(clients: number, connect: () => Promise<Client>, step: (c: Client) => Promise<void>, reconnectEvery?: number): { errors: number[]; messages: Record<string, number>; stop: () => Promise<void> } {
   const errors: number[] = [];
+  const messages: Record<string, number> = {};
   let stopped = false;
   const worker = async (): Promise<void> => {
     let c: Client | undefined;
@@ -55,8 +70,10 @@ function load(clients: number, connect: () => Promise<Client>, step: (c: Client)
         c ??= await connect();
         await step(c);
         n++;
-      } catch {
+      } catch (err) {
         errors.push(attemptAt);
+        const message = errorKind(err);
+        messages[message] = (messages[message] ?? 0) + 1;
         await c?.end().catch(() => undefined);
         c = undefined;
         await sleep(100);
@@ -71,11 +88,20 @@ function load(clients: number, connect: () => Promise<Client>, step: (c: Client)
   const workers = Array.from({ length: clients }, () => worker());
   return {
     errors,
+    messages,
     stop: async () => {
       stopped = true;
       await Promise.all(workers);
     },
   };
+}
+
+/** An error's message without what varies from one to the next (addresses, pids), to count errors by kind. */
+function errorKind(err: unknown): string {
+  return String((err as Error).message ?? err)
+    .replace(/\d+(\.\d+){3}(:\d+)?/g, '<address>')
+    .replace(/\d+/g, 'N')
+    .slice(0, 120);
 }
 
 async function waitUntil(ok: () => boolean | Promise<boolean>, ms: number, every = 100): Promise<number | undefined> {
@@ -247,5 +273,236 @@ export async function poolerHostLostDrill(r: Rehearsal, lb: PoolerLoadBalancer, 
     };
   } finally {
     await traffic.stop();
+  }
+}
+
+/**
+ * What a killed PgBouncer process may take beyond systemd's RestartSec= (FLEET_RESTART_SECONDS) to serve
+ * again: its start (Type=notify: ready once it listens), then a client of the load landing on it (they
+ * reconnect every 10 queries, the kernel spreading new connections over the listener's processes).
+ */
+export const PROCESS_RESTART_ALLOWANCE_SECONDS = 4;
+
+/** How long after a `kill -9` the process may take to serve a client again: RestartSec= plus the allowance. */
+export function processRestartBoundMs(): number {
+  return (FLEET_RESTART_SECONDS + PROCESS_RESTART_ALLOWANCE_SECONDS) * 1000;
+}
+
+export interface ProcessKillDrillFigures {
+  readonly process: string;
+  readonly clients: number;
+  /** When systemd had started it again (a new pid), after the kill (undefined: not within the bound + 5 s). */
+  readonly restartedAfterMs: number | undefined;
+  /** When the restarted process had served a client's transaction (its SHOW STATS counts one), after the kill. */
+  readonly servingAgainAfterMs: number | undefined;
+  readonly boundMs: number;
+  /** Client errors of attempts begun from the kill on (each a client whose connection was on the killed process). */
+  readonly errors: number;
+  readonly errorKinds: Readonly<Record<string, number>>;
+  /** Client errors of attempts begun after the restarted process served. */
+  readonly errorsAfterServing: number;
+  /** Queries the listener's other processes served between the kill and the restarted process's first. */
+  readonly servedMeanwhile: number;
+}
+
+/**
+ * SIGKILLs PgBouncer process `process` of `host` (default rw-1) while `clients` query through its listener,
+ * reconnecting every 10 queries; waits until systemd has restarted it (Restart=always) and it has served a
+ * client, then 1 s more.
+ */
+export async function poolerProcessKillDrill(r: Rehearsal, host: PoolerHost, login: DrillLogin, options: { readonly process?: string; readonly clients?: number } = {}): Promise<ProcessKillDrillFigures> {
+  const name = options.process ?? `${FLEET_LISTENER_SHORT.readWrite}-1`;
+  const listener = (Object.keys(FLEET_LISTENER_SHORT) as FleetListener[]).find((l) => FLEET_LISTENER_SHORT[l] === name.split('-')[0]);
+  const oldPid = pgbouncerPid(host, name);
+  if (listener === undefined || oldPid === undefined) throw new RehearsalOperationError(`kill drill: no PgBouncer process ${name} runs on ${host.name}: name one of its processes (rw-1, ro-1, ...)`);
+  const clients = options.clients ?? 8;
+  const served: number[] = [];
+  const traffic = load(clients, () => connectTo(r, host.host, FLEET_PORTS[listener], login), async (c) => {
+    await c.query('SELECT 1');
+    served.push(Date.now());
+  }, 10);
+  const boundMs = processRestartBoundMs();
+  try {
+    await sleep(1500);
+    const killedAt = Date.now();
+    process.kill(oldPid, 'SIGKILL');
+    const restarted = await waitUntil(() => {
+      const pid = pgbouncerPid(host, name);
+      return pid !== undefined && pid !== oldPid;
+    }, boundMs + 5000, 20);
+    // Its own statistics start at 0 with the new process: one transaction is a client it served.
+    const serving = restarted === undefined ? undefined : await waitUntil(async () => (await poolerAdmin(host, name, 'SHOW STATS').catch(() => [])).some((row) => row.database !== 'pgbouncer' && Number(row.total_xact_count) > 0), boundMs + 5000, 100);
+    const servingAt = serving === undefined ? undefined : Date.now();
+    await sleep(1000);
+    return {
+      process: name,
+      clients,
+      restartedAfterMs: restarted,
+      servingAgainAfterMs: servingAt === undefined ? undefined : servingAt - killedAt,
+      boundMs,
+      errors: traffic.errors.filter((at) => at >= killedAt).length,
+      errorKinds: { ...traffic.messages },
+      errorsAfterServing: servingAt === undefined ? traffic.errors.length : traffic.errors.filter((at) => at > servingAt).length,
+      servedMeanwhile: served.filter((at) => at > killedAt && at <= (servingAt ?? Date.now())).length,
+    };
+  } finally {
+    await traffic.stop();
+  }
+}
+
+/**
+ * The longest reads may stand still through the read-only listener while a reader is lost: a client on the
+ * lost reader's process fails and reconnects 100 ms later, and the kernel gives a new connection to another
+ * reader's process (readers - 1 out of readers, when each reader has as many processes); 3 s is some twenty
+ * attempts of every client in a row all landing on the lost reader's processes.
+ */
+export const READER_LOST_GAP_BOUND_MS = 3000;
+
+/**
+ * How long after a lost reader takes logins again its pools may take to serve: PgBouncer retries a failed
+ * server after server_login_retry (failing new clients at once meanwhile), then a client of the load must land
+ * on that reader's process (they reconnect every 10 reads), with room for both.
+ */
+export function readerBackBoundMs(): number {
+  return (DEFAULT_SERVER_LOGIN_RETRY_SECONDS + 4) * 1000;
+}
+
+export interface ReaderLostDrillFigures {
+  readonly reader: string;
+  readonly clients: number;
+  readonly outageMs: number;
+  readonly reads: number;
+  /** Reads served while the reader was down (from its stop until it took logins again), by instance. */
+  readonly readsDuringOutage: Readonly<Record<string, number>>;
+  /** The longest stretch without a read served, from the stop until the reader took logins again. */
+  readonly longestGapMs: number;
+  readonly gapBoundMs: number;
+  readonly errors: number;
+  readonly errorKinds: Readonly<Record<string, number>>;
+  /** When a read was served by the reader again, after it took logins (undefined: not within the bound + 5 s). */
+  readonly servedAgainAfterMs: number | undefined;
+  readonly servedAgainBoundMs: number;
+  /** Client errors of attempts begun after the reader served again. */
+  readonly errorsAfterServedAgain: number;
+  /** Reads through the read-only listener served by an instance not in recovery. */
+  readonly readsFromWriter: number;
+}
+
+/**
+ * Stops replica `reader` (default the last one; a clean fast shutdown, as Aurora restarts an instance) for
+ * `outageMs` while `clients` read through `host`'s read-only listener, reconnecting every 10 reads (as a pool's
+ * clients open connections now and then), then starts it again and waits until a read is served by it. Each read
+ * says which instance served it (its cluster_name).
+ */
+export async function poolerReaderLostDrill(r: Rehearsal, host: PoolerHost, login: DrillLogin, options: { readonly reader?: string; readonly clients?: number; readonly outageMs?: number } = {}): Promise<ReaderLostDrillFigures> {
+  const replicas = r.endpoints.replicas.map((e) => e.name);
+  const reader = options.reader ?? replicas[replicas.length - 1];
+  if (reader === undefined || !replicas.includes(reader) || replicas.length < 2) throw new RehearsalOperationError(`reader-lost drill: reader ${String(reader)} of replicas [${replicas.join(', ')}]: name a replica of a rehearsal with at least 2 (the others serve while it is down)`);
+  const clients = options.clients ?? 4;
+  const outageMs = options.outageMs ?? 5000;
+  const served: Array<{ readonly at: number; readonly by: string; readonly writer: boolean }> = [];
+  const traffic = load(clients, () => connectTo(r, host.host, FLEET_PORTS.readOnly, login), async (c) => {
+    const row = (await c.query<{ n: string; r: boolean }>("SELECT current_setting('cluster_name') AS n, pg_is_in_recovery() AS r")).rows[0]!;
+    served.push({ at: Date.now(), by: row.n, writer: !row.r });
+  }, 10);
+  const servedAgainBoundMs = readerBackBoundMs();
+  try {
+    // Every reader serving first: the load is spread over the listener's processes.
+    if ((await waitUntil(() => replicas.every((n) => served.some((s) => s.by === n)), 15_000, 100)) === undefined) throw new RehearsalOperationError(`reader-lost drill: not every reader served through ${host.name}'s read-only listener within 15 s (served by: ${[...new Set(served.map((s) => s.by))].join(', ') || 'none'})`);
+    const stoppedAt = Date.now();
+    await r.stopInstance(reader);
+    await sleep(outageMs);
+    await r.startInstance(reader);
+    const backAt = Date.now();
+    const again = await waitUntil(() => served.some((s) => s.by === reader && s.at > backAt), servedAgainBoundMs + 5000, 50);
+    const againAt = again === undefined ? undefined : backAt + again;
+    await sleep(1000);
+    const during = served.filter((s) => s.at >= stoppedAt && s.at <= backAt);
+    const times = [stoppedAt, ...during.map((s) => s.at), backAt];
+    return {
+      reader,
+      clients,
+      outageMs: backAt - stoppedAt,
+      reads: served.length,
+      readsDuringOutage: during.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s.by]: (acc[s.by] ?? 0) + 1 }), {}),
+      longestGapMs: Math.max(...times.slice(1).map((t, i) => t - times[i]!)),
+      gapBoundMs: READER_LOST_GAP_BOUND_MS,
+      errors: traffic.errors.filter((at) => at >= stoppedAt).length,
+      errorKinds: { ...traffic.messages },
+      servedAgainAfterMs: again,
+      servedAgainBoundMs,
+      errorsAfterServedAgain: againAt === undefined ? traffic.errors.length : traffic.errors.filter((at) => at > againAt).length,
+      readsFromWriter: served.filter((s) => s.writer).length,
+    };
+  } finally {
+    await traffic.stop();
+    // A drill that failed halfway leaves the reader running, for what comes next.
+    if (r.pidOf(reader) === undefined) await r.startInstance(reader).catch(() => undefined);
+  }
+}
+
+/**
+ * How long a host whose bootstrap fails may take to signal FAILURE and power off: its boot, the packages
+ * object's download with the fetcher's retries, the install step refusing it. A fraction of what
+ * CloudFormation waits for a signal (FLEET_HOST_SIGNAL_TIMEOUT_SECONDS in pgbouncer-rollout.ts, 900 s): the
+ * FAILURE, not the timeout, stops the rollout.
+ */
+export const BOOTSTRAP_FAILURE_BOUND_MS = 120_000;
+
+/** The logical id the drill's stack gives the group its hosts signal (as the synthesized template's). */
+const DRILL_GROUP = 'PoolerHostsASG0D1E2F3A';
+
+export interface BootstrapFailureDrillFigures {
+  readonly host: string;
+  readonly instanceId: string;
+  /** When the host had powered off (its systemd-nspawn exited), after its boot began (undefined: not within the bound). */
+  readonly poweredOffAfterMs: number | undefined;
+  readonly boundMs: number;
+  /** The signals the emulator's CloudFormation received from this instance. */
+  readonly failureSignals: number;
+  readonly successSignals: number;
+  readonly signals: ReadonlyArray<EmulatedSignal>;
+  /** The host's last console lines (what the failed step said). */
+  readonly console: string;
+}
+
+/**
+ * Boots a new host of the fleet whose packages object does not hold (its SHA256SUMS names another file's hash,
+ * so the install step refuses it) and whose user data signals a stack made for the drill in the emulator's
+ * CloudFormation, as the rollout's hosts do; waits until it powers off and reads the stack's signals. `fleetHost`
+ * is a host of the fleet already started (the emulator, the packages bucket).
+ */
+export async function poolerBootstrapFailureDrill(r: Rehearsal, fleetHost: PoolerHost, options: PoolerHostOptions): Promise<BootstrapFailureDrillFigures> {
+  const caFile = r.endpoints.writer.caFile;
+  const dir = join(r.workDir, 'bootstrap-failure-drill');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(join(dir, 'apk-host'), 'not the agent\n');
+  writeFileSync(join(dir, 'SHA256SUMS'), `${'0'.repeat(64)}  apk-host\n`);
+  execFileSync('tar', ['-cf', join(dir, 'broken.tar'), '-C', dir, 'SHA256SUMS', 'apk-host']);
+  const key = 'pooler/drill-broken.tar';
+  await seedAws(fleetHost.aws, caFile, { objects: [{ bucket: fleetHost.values.PackagesBucket!, key, file: join(dir, 'broken.tar') }] });
+  // moto's CloudFormation holds the stack only as something to signal (it is no judge of templates).
+  const stack = `apk-bootstrap-drill-${Date.now()}`;
+  await createStack(fleetHost.aws, caFile, stack, { Resources: { [DRILL_GROUP]: { Type: 'AWS::CloudFormation::WaitConditionHandle' } } });
+  const bootAt = Date.now();
+  const booting = await r.bootPoolerHost(options, { PackagesKey: key, SignalStack: stack, SignalResource: DRILL_GROUP, SignalRegion: fleetHost.aws.spec.region });
+  const instanceId = booting.booted.spec.instanceId;
+  try {
+    const off = await waitUntil(() => !isAlive(booting.booted.container.pid), BOOTSTRAP_FAILURE_BOUND_MS - (Date.now() - bootAt), 250);
+    const signals = (await readSignals(fleetHost.aws, caFile, stack)).filter((s) => s.reason.endsWith(instanceId));
+    return {
+      host: booting.name,
+      instanceId,
+      poweredOffAfterMs: off === undefined ? undefined : Date.now() - bootAt,
+      boundMs: BOOTSTRAP_FAILURE_BOUND_MS,
+      failureSignals: signals.filter((s) => s.status === 'FAILURE').length,
+      successSignals: signals.filter((s) => s.status === 'SUCCESS').length,
+      signals,
+      console: logTail(booting.booted.container.logFile, 8),
+    };
+  } finally {
+    // A host still running past the bound is stopped here; its metadata service always.
+    if (isAlive(booting.booted.container.pid)) await killHost(booting.booted.container);
+    await stopProcess(booting.booted.imds);
   }
 }

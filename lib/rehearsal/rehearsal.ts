@@ -21,7 +21,7 @@ import { healthCheckerStatus } from './health-status';
 import { WorkDirLayout } from './layout';
 import { effectiveNetwork, setUpRehearsalNetwork, tearDownRehearsalNetwork } from './network/rehearsal-network';
 import { serverOsUser } from './os-user';
-import { startPoolerHost, startPoolerLoadBalancer, type PoolerHost, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
+import { bootPoolerHost, startPoolerHost, startPoolerLoadBalancer, type BootingPoolerHost, type PoolerHost, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
 import { readPoolers } from './poolers';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
 import { launchNode, waitReady } from './postgres';
@@ -117,6 +117,14 @@ export class Rehearsal {
    */
   startPoolerHost(options: PoolerHostOptions, timeoutMs?: number): Promise<PoolerHost> {
     return startPoolerHost(this.run, options, timeoutMs);
+  }
+
+  /**
+   * Boots the fleet's next pooler host with some of its user data's values replaced, without waiting for it
+   * (a host meant to fail, for a drill); tracked like the rest (pooler-host.ts).
+   */
+  bootPoolerHost(options: PoolerHostOptions, values: Readonly<Record<string, string>>): Promise<BootingPoolerHost> {
+    return bootPoolerHost(this.run, options, values);
   }
 
   /** The fleet's load balancer stand-in in front of `hosts` (HAProxy with the target groups' health checks). */
