@@ -72,7 +72,7 @@ export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-con
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';
 export { readPoolers, type PoolerRecord } from './poolers';
-export { addPoolerLoadBalancerTarget, pgbouncerPid, poolerAdmin, type BootingPoolerHost, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
+export { addPoolerLoadBalancerTarget, pgbouncerPid, type BootingPoolerHost, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
 export { healthyTargets } from './hosts/load-balancer';
 export {
   BOOTSTRAP_FAILURE_BOUND_MS,

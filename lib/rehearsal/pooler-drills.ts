@@ -16,7 +16,7 @@
  * suite and the bench hold the figures to them.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { EndpointRole } from '../model/vocabulary';
@@ -26,11 +26,12 @@ import { FLEET_RESTART_SECONDS } from '../model/pgbouncer-host-units';
 import { DEFAULT_SERVER_LOGIN_RETRY_SECONDS } from '../model/pgbouncer-ini';
 import { RehearsalOperationError } from './errors';
 import { createStack, readSignals, seedAws, type EmulatedSignal } from './hosts/aws-emulator';
+import { execInHost } from './hosts/booted-host';
 import { healthyTargets } from './hosts/load-balancer';
 import { rehearsalAwsNames } from './network/rehearsal-network';
 import { isAlive, killHost, killProcess, logTail, stopProcess } from './processes';
 import { sleep } from './sql';
-import { addPoolerLoadBalancerTarget, pgbouncerPid, poolerAdmin, type PoolerHost, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
+import { addPoolerLoadBalancerTarget, pgbouncerPid, type PoolerHost, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
 import type { Rehearsal } from './rehearsal';
 
 export interface DrillLogin {
@@ -38,6 +39,15 @@ export interface DrillLogin {
   readonly password: string;
 }
 
+
+/**
+ * Ends a client's connection. node-postgres' end() can wait for ever on a connection whose startup timed out
+ * (a pool holding the client while its server is down): a second, then the socket is dropped.
+ */
+async function close(c: Client): Promise<void> {
+  const ended = await Promise.race([c.end().then(() => true, () => true), sleep(1000).then(() => false)]);
+  if (!ended) (c as unknown as { connection?: { stream?: { destroy: () => void } } }).connection?.stream?.destroy();
+}
 
 /** A consumer's TLS connection (verify-full against the rehearsal CA) to an address and port. */
 async function connectTo(r: Rehearsal, host: string, port: number, login: DrillLogin): Promise<Client> {
@@ -47,48 +57,52 @@ async function connectTo(r: Rehearsal, host: string, port: number, login: DrillL
     await c.connect();
     return c;
   } catch (err) {
-    await c.end().catch(() => undefined);
+    await close(c);
     throw err;
   }
 }
 
 /**
  * `clients` loops, each on a connection of its own, reconnecting after an error (100 ms later) and, when
- * `reconnectEvery` is set, after that many of its queries (as a pool's clients open connections now and then).
- * An error is counted at the time its attempt began: one begun before a failure may end after it.
+ * `reconnectEvery` is set (or returns a number), after that many of its queries (as a pool's clients open
+ * connections now and then). `connections` holds each loop's open connection. An error is counted at the time
+ * its attempt began: one begun before a failure may end after it.
  */
-function load(clients: number, connect: () => Promise<Client>, step: (c: Client) => Promise<void>, reconnectEvery?: number): { errors: number[]; messages: Record<string, number>; stop: () => Promise<void> } {
+function load(clients: number, connect: () => Promise<Client>, step: (c: Client) => Promise<void>, reconnectEvery?: number | (() => number | undefined)): { errors: number[]; messages: Record<string, number>; connections: ReadonlyArray<Client | undefined>; stop: () => Promise<void> } {
   const errors: number[] = [];
   const messages: Record<string, number> = {};
+  const connections: Array<Client | undefined> = Array.from({ length: clients }, () => undefined);
   let stopped = false;
-  const worker = async (): Promise<void> => {
-    let c: Client | undefined;
+  const drop = async (i: number): Promise<void> => {
+    const c = connections[i];
+    connections[i] = undefined;
+    if (c !== undefined) await close(c);
+  };
+  const worker = async (i: number): Promise<void> => {
     let n = 0;
     while (!stopped) {
       const attemptAt = Date.now();
       try {
-        c ??= await connect();
-        await step(c);
+        connections[i] ??= await connect();
+        await step(connections[i]!);
         n++;
       } catch (err) {
         errors.push(attemptAt);
         const message = errorKind(err);
         messages[message] = (messages[message] ?? 0) + 1;
-        await c?.end().catch(() => undefined);
-        c = undefined;
+        await drop(i);
         await sleep(100);
       }
-      if (reconnectEvery !== undefined && n % reconnectEvery === 0 && c !== undefined) {
-        await c.end().catch(() => undefined);
-        c = undefined;
-      }
+      const every = typeof reconnectEvery === 'function' ? reconnectEvery() : reconnectEvery;
+      if (every !== undefined && n % every === 0) await drop(i);
     }
-    await c?.end().catch(() => undefined);
+    await drop(i);
   };
-  const workers = Array.from({ length: clients }, () => worker());
+  const workers = Array.from({ length: clients }, (_, i) => worker(i));
   return {
     errors,
     messages,
+    connections,
     stop: async () => {
       stopped = true;
       await Promise.all(workers);
@@ -293,7 +307,7 @@ export interface ProcessKillDrillFigures {
   readonly clients: number;
   /** When systemd had started it again (a new pid), after the kill (undefined: not within the bound + 5 s). */
   readonly restartedAfterMs: number | undefined;
-  /** When the restarted process had served a client's transaction (its SHOW STATS counts one), after the kill. */
+  /** When the restarted process had carried a client's query (on a server connection of its own), after the kill. */
   readonly servingAgainAfterMs: number | undefined;
   readonly boundMs: number;
   /** Client errors of attempts begun from the kill on (each a client whose connection was on the killed process). */
@@ -316,23 +330,31 @@ export async function poolerProcessKillDrill(r: Rehearsal, host: PoolerHost, log
   const oldPid = pgbouncerPid(host, name);
   if (listener === undefined || oldPid === undefined) throw new RehearsalOperationError(`kill drill: no PgBouncer process ${name} runs on ${host.name}: name one of its processes (rw-1, ro-1, ...)`);
   const clients = options.clients ?? 8;
-  const served: number[] = [];
+  // Each query says which server connection carried it (its local port on the host): a process's own are its sockets.
+  const served: Array<{ readonly at: number; readonly port: number }> = [];
   const traffic = load(clients, () => connectTo(r, host.host, FLEET_PORTS[listener], login), async (c) => {
-    await c.query('SELECT 1');
-    served.push(Date.now());
+    const row = (await c.query<{ p: number }>('SELECT inet_client_port() AS p')).rows[0]!;
+    served.push({ at: Date.now(), port: row.p });
   }, 10);
   const boundMs = processRestartBoundMs();
   try {
     await sleep(1500);
     const killedAt = Date.now();
     process.kill(oldPid, 'SIGKILL');
+    let newPid: number | undefined;
     const restarted = await waitUntil(() => {
-      const pid = pgbouncerPid(host, name);
-      return pid !== undefined && pid !== oldPid;
+      newPid = pgbouncerPid(host, name);
+      return newPid !== undefined && newPid !== oldPid;
     }, boundMs + 5000, 20);
-    // Its own statistics start at 0 with the new process: one transaction is a client it served.
-    const serving = restarted === undefined ? undefined : await waitUntil(async () => (await poolerAdmin(host, name, 'SHOW STATS').catch(() => [])).some((row) => row.database !== 'pgbouncer' && Number(row.total_xact_count) > 0), boundMs + 5000, 100);
-    const servingAt = serving === undefined ? undefined : Date.now();
+    const restartedAt = killedAt + (restarted ?? 0);
+    let servingAt: number | undefined;
+    if (restarted !== undefined) {
+      await waitUntil(() => {
+        const own = localPortsOf(newPid!);
+        servingAt = served.find((q) => q.at >= restartedAt && own.has(q.port))?.at;
+        return servingAt !== undefined;
+      }, boundMs + 5000, 50);
+    }
     await sleep(1000);
     return {
       process: name,
@@ -340,28 +362,61 @@ export async function poolerProcessKillDrill(r: Rehearsal, host: PoolerHost, log
       restartedAfterMs: restarted,
       servingAgainAfterMs: servingAt === undefined ? undefined : servingAt - killedAt,
       boundMs,
-      errors: traffic.errors.filter((at) => at >= killedAt).length,
+      // Every error of the drill: the load ran clean before the kill, and an attempt begun just before it may fail by it.
+      errors: traffic.errors.length,
       errorKinds: { ...traffic.messages },
-      errorsAfterServing: servingAt === undefined ? traffic.errors.length : traffic.errors.filter((at) => at > servingAt).length,
-      servedMeanwhile: served.filter((at) => at > killedAt && at <= (servingAt ?? Date.now())).length,
+      errorsAfterServing: servingAt === undefined ? traffic.errors.length : traffic.errors.filter((at) => at > servingAt!).length,
+      servedMeanwhile: served.filter((q) => q.at > killedAt && q.at <= (servingAt ?? Date.now())).length,
     };
   } finally {
     await traffic.stop();
   }
 }
 
+/** The local TCP ports of a process's sockets (its own file descriptors, looked up in its namespace's TCP tables). */
+function localPortsOf(pid: number): Set<number> {
+  const inodes = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m !== null) inodes.add(m[1]!);
+      } catch {
+        // Closed in between.
+      }
+    }
+  } catch {
+    return new Set();
+  }
+  const ports = new Set<number>();
+  for (const table of ['tcp', 'tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length > 9 && inodes.has(f[9]!)) ports.add(parseInt(f[1]!.split(':')[1]!, 16));
+    }
+  }
+  return ports;
+}
+
 /**
- * The longest reads may stand still through the read-only listener while a reader is lost: a client on the
- * lost reader's process fails and reconnects 100 ms later, and the kernel gives a new connection to another
- * reader's process (readers - 1 out of readers, when each reader has as many processes); 3 s is some twenty
- * attempts of every client in a row all landing on the lost reader's processes.
+ * The longest reads may stand still through the read-only listener while a reader is lost. Clients that keep
+ * their connections stay on the process the kernel gave them (the listener's processes share its port), so a
+ * client on another reader's process never notices; those on the lost reader's process fail and reconnect. The
+ * drill starts once every reader has served, so some client is on another reader's process: what remains is one
+ * query's time on a loaded machine, with room.
  */
 export const READER_LOST_GAP_BOUND_MS = 3000;
 
 /**
- * How long after a lost reader takes logins again its pools may take to serve: PgBouncer retries a failed
- * server after server_login_retry (failing new clients at once meanwhile), then a client of the load must land
- * on that reader's process (they reconnect every 10 reads), with room for both.
+ * How long after a lost reader takes logins again its pools may take to serve: PgBouncer tries the server again
+ * server_login_retry after the last failed attempt, then a connection the kernel gives to that reader's process
+ * logs in (the prober opens one per read), with room for both.
  */
 export function readerBackBoundMs(): number {
   return (DEFAULT_SERVER_LOGIN_RETRY_SECONDS + 4) * 1000;
@@ -369,6 +424,7 @@ export function readerBackBoundMs(): number {
 
 export interface ReaderLostDrillFigures {
   readonly reader: string;
+  /** Clients that keep their connection (reconnecting after an error), beside the prober. */
   readonly clients: number;
   readonly outageMs: number;
   readonly reads: number;
@@ -377,8 +433,12 @@ export interface ReaderLostDrillFigures {
   /** The longest stretch without a read served, from the stop until the reader took logins again. */
   readonly longestGapMs: number;
   readonly gapBoundMs: number;
+  /** Client errors (the clients' and the prober's) from the stop on. */
   readonly errors: number;
   readonly errorKinds: Readonly<Record<string, number>>;
+  /** The prober's connections while the reader was down: how many, and how many of them failed. */
+  readonly proberAttemptsDuringOutage: number;
+  readonly proberErrorsDuringOutage: number;
   /** When a read was served by the reader again, after it took logins (undefined: not within the bound + 5 s). */
   readonly servedAgainAfterMs: number | undefined;
   readonly servedAgainBoundMs: number;
@@ -386,13 +446,15 @@ export interface ReaderLostDrillFigures {
   readonly errorsAfterServedAgain: number;
   /** Reads through the read-only listener served by an instance not in recovery. */
   readonly readsFromWriter: number;
+  /** When its pools did not serve again in time: the read-only processes' last log lines (what PgBouncer said). */
+  readonly poolLog?: string;
 }
 
 /**
  * Stops replica `reader` (default the last one; a clean fast shutdown, as Aurora restarts an instance) for
- * `outageMs` while `clients` read through `host`'s read-only listener, reconnecting every 10 reads (as a pool's
- * clients open connections now and then), then starts it again and waits until a read is served by it. Each read
- * says which instance served it (its cluster_name).
+ * `outageMs` while `clients` read through `host`'s read-only listener on connections they keep, and a prober
+ * opens a new connection for every read (as a client without a pool does), then starts the reader again and
+ * waits until a read is served by it. Each read says which instance served it (its cluster_name).
  */
 export async function poolerReaderLostDrill(r: Rehearsal, host: PoolerHost, login: DrillLogin, options: { readonly reader?: string; readonly clients?: number; readonly outageMs?: number } = {}): Promise<ReaderLostDrillFigures> {
   const replicas = r.endpoints.replicas.map((e) => e.name);
@@ -400,15 +462,26 @@ export async function poolerReaderLostDrill(r: Rehearsal, host: PoolerHost, logi
   if (reader === undefined || !replicas.includes(reader) || replicas.length < 2) throw new RehearsalOperationError(`reader-lost drill: reader ${String(reader)} of replicas [${replicas.join(', ')}]: name a replica of a rehearsal with at least 2 (the others serve while it is down)`);
   const clients = options.clients ?? 4;
   const outageMs = options.outageMs ?? 5000;
-  const served: Array<{ readonly at: number; readonly by: string; readonly writer: boolean }> = [];
-  const traffic = load(clients, () => connectTo(r, host.host, FLEET_PORTS.readOnly, login), async (c) => {
+  const served: Array<{ readonly at: number; readonly by: string; readonly writer: boolean; readonly prober: boolean }> = [];
+  const servedBy = new WeakMap<Client, string>();
+  const read = (prober: boolean) => async (c: Client): Promise<void> => {
     const row = (await c.query<{ n: string; r: boolean }>("SELECT current_setting('cluster_name') AS n, pg_is_in_recovery() AS r")).rows[0]!;
-    served.push({ at: Date.now(), by: row.n, writer: !row.r });
-  }, 10);
+    served.push({ at: Date.now(), by: row.n, writer: !row.r, prober });
+    servedBy.set(c, row.n);
+  };
+  const connect = (): Promise<Client> => connectTo(r, host.host, FLEET_PORTS.readOnly, login);
+  // The steady clients reconnect now and then until the drill begins (spreading them over the processes), then keep their connections.
+  let keep = false;
+  const steady = load(clients, connect, read(false), () => (keep ? undefined : 10));
+  const prober = load(1, connect, read(true), 1);
   const servedAgainBoundMs = readerBackBoundMs();
   try {
-    // Every reader serving first: the load is spread over the listener's processes.
-    if ((await waitUntil(() => replicas.every((n) => served.some((s) => s.by === n)), 15_000, 100)) === undefined) throw new RehearsalOperationError(`reader-lost drill: not every reader served through ${host.name}'s read-only listener within 15 s (served by: ${[...new Set(served.map((s) => s.by))].join(', ') || 'none'})`);
+    // Every reader serving first, and some steady client connected to another reader's process as the drill begins.
+    const ready = await waitUntil(() => {
+      keep = replicas.every((n) => served.some((s) => s.by === n)) && steady.connections.some((c) => c !== undefined && servedBy.has(c) && servedBy.get(c) !== reader);
+      return keep;
+    }, 15_000, 20);
+    if (ready === undefined) throw new RehearsalOperationError(`reader-lost drill: not every reader served through ${host.name}'s read-only listener within 15 s (served by: ${[...new Set(served.map((s) => s.by))].join(', ') || 'none'})`);
     const stoppedAt = Date.now();
     await r.stopInstance(reader);
     await sleep(outageMs);
@@ -419,6 +492,10 @@ export async function poolerReaderLostDrill(r: Rehearsal, host: PoolerHost, logi
     await sleep(1000);
     const during = served.filter((s) => s.at >= stoppedAt && s.at <= backAt);
     const times = [stoppedAt, ...during.map((s) => s.at), backAt];
+    const errors = [...steady.errors, ...prober.errors];
+    const kinds: Record<string, number> = { ...steady.messages };
+    for (const [k, n] of Object.entries(prober.messages)) kinds[k] = (kinds[k] ?? 0) + n;
+    const inOutage = (at: number): boolean => at >= stoppedAt && at <= backAt;
     return {
       reader,
       clients,
@@ -427,17 +504,20 @@ export async function poolerReaderLostDrill(r: Rehearsal, host: PoolerHost, logi
       readsDuringOutage: during.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s.by]: (acc[s.by] ?? 0) + 1 }), {}),
       longestGapMs: Math.max(...times.slice(1).map((t, i) => t - times[i]!)),
       gapBoundMs: READER_LOST_GAP_BOUND_MS,
-      errors: traffic.errors.filter((at) => at >= stoppedAt).length,
-      errorKinds: { ...traffic.messages },
+      errors: errors.filter((at) => at >= stoppedAt).length,
+      errorKinds: kinds,
+      proberAttemptsDuringOutage: served.filter((s) => s.prober && inOutage(s.at)).length + prober.errors.filter(inOutage).length,
+      proberErrorsDuringOutage: prober.errors.filter(inOutage).length,
       servedAgainAfterMs: again,
       servedAgainBoundMs,
-      errorsAfterServedAgain: againAt === undefined ? traffic.errors.length : traffic.errors.filter((at) => at > againAt).length,
+      errorsAfterServedAgain: againAt === undefined ? errors.length : errors.filter((at) => at > againAt).length,
       readsFromWriter: served.filter((s) => s.writer).length,
+      ...(again === undefined ? { poolLog: (await execInHost(host.booted, ['journalctl', '--no-pager', '-o', 'short-precise', '-n', '40', '-u', `apk-pgbouncer@${FLEET_LISTENER_SHORT.readOnly}-*`])).stdout } : {}),
     };
   } finally {
-    await traffic.stop();
-    // A drill that failed halfway leaves the reader running, for what comes next.
-    if (r.pidOf(reader) === undefined) await r.startInstance(reader).catch(() => undefined);
+    await Promise.all([steady.stop(), prober.stop()]);
+    // A drill that failed halfway leaves the reader running for what comes next (while the rehearsal still runs).
+    if (r.pidOf(reader) === undefined && r.pidOf(replicas.find((n) => n !== reader)!) !== undefined) await r.startInstance(reader).catch(() => undefined);
   }
 }
 

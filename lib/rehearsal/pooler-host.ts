@@ -28,9 +28,7 @@ import { derivedScramVerifier } from '../../lambda/src/scram-salt';
 import { renderPoolerBootstrap, sessionListenersValue, substitutePlaceholders } from '../model/pgbouncer-bootstrap';
 import { DEFAULT_FLEET_HOSTS, DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_PATHS, FLEET_PORTS, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS } from '../model/pgbouncer-fleet';
 import { onPath } from './binaries';
-import { HOST_AGENT_PATH } from '../model/pgbouncer-host-agent';
 import { POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
-import { FLEET_OS_USER } from '../model/pgbouncer-host-units';
 import { ensureRdsIamRole } from './consumer-roles';
 import { RehearsalConfigError, RehearsalOperationError } from './errors';
 import { REHEARSAL_PACKAGES_BUCKET, seedAws, startAwsEmulator, type AwsEmulator } from './hosts/aws-emulator';
@@ -305,17 +303,6 @@ export function pgbouncerPid(host: Pick<PoolerHost, 'root'>, name: string): numb
   }
   const leader = Number(host.root.split('/')[2]);
   return hostPid(leader, inContainer);
-}
-
-/**
- * Rows of a SHOW command on a PgBouncer process's admin console, read inside the host by the host agent's own
- * console client as PgBouncer's user (admitted without a password from that Unix user only).
- */
-export async function poolerAdmin(host: Pick<PoolerHost, 'booted' | 'name'>, name: string, command: string): Promise<Array<Record<string, string | null>>> {
-  const script = `import importlib.machinery, json, sys\nagent = importlib.machinery.SourceFileLoader("agent", "${HOST_AGENT_PATH}").load_module()\nprint(json.dumps(agent.admin(sys.argv[1], sys.argv[2])))`;
-  const r = await execInHost(host.booted, ['runuser', '-u', FLEET_OS_USER, '--', 'python3', '-c', script, name, command], 10_000);
-  if (r.status !== 0) throw new RehearsalOperationError(`pooler host ${host.name}: ${command} on ${name}'s admin console failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
-  return JSON.parse(r.stdout) as Array<Record<string, string | null>>;
 }
 
 /** The pid here of the process that is `nsPid` in the PID namespace of `leader`. */

@@ -423,7 +423,7 @@ live('the bootstrap on a rehearsal host', () => {
     const r = started!.rehearsal;
     // WHEN
     const f = await poolerReaderLostDrill(r, host!, consumer, { outageMs: 4000 });
-    process.stdout.write(`PgBouncer engine reader-lost drill: ${f.reader} down ${f.outageMs} ms; reads meanwhile ${JSON.stringify(f.readsDuringOutage)}, none standing still longer than ${f.longestGapMs} ms (bound ${f.gapBoundMs} ms); ${f.errors} client errors ${JSON.stringify(f.errorKinds)}; its pools served again ${f.servedAgainAfterMs} ms after it took logins (bound ${f.servedAgainBoundMs} ms), ${f.errorsAfterServedAgain} errors begun after; ${f.reads} reads in all, ${f.readsFromWriter} from the writer\n`);
+    process.stdout.write(`PgBouncer engine reader-lost drill: ${f.reader} down ${f.outageMs} ms; reads meanwhile ${JSON.stringify(f.readsDuringOutage)}, none standing still longer than ${f.longestGapMs} ms (bound ${f.gapBoundMs} ms); ${f.errors} client errors ${JSON.stringify(f.errorKinds)}, the prober's ${f.proberErrorsDuringOutage} of ${f.proberAttemptsDuringOutage} connections failing while it was down; its pools served again ${f.servedAgainAfterMs} ms after it took logins (bound ${f.servedAgainBoundMs} ms), ${f.errorsAfterServedAgain} errors begun after; ${f.reads} reads in all, ${f.readsFromWriter} from the writer${f.poolLog === undefined ? '' : `; the read-only processes said:\n${f.poolLog}`}\n`);
     // THEN
     const others = r.endpoints.replicas.map((e) => e.name).filter((n) => n !== f.reader);
     expect(others.every((n) => (f.readsDuringOutage[n] ?? 0) > 0)).toBe(true);
