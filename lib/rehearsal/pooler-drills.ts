@@ -512,13 +512,20 @@ export async function poolerReaderLostDrill(r: Rehearsal, host: PoolerHost, logi
       servedAgainBoundMs,
       errorsAfterServedAgain: againAt === undefined ? errors.length : errors.filter((at) => at > againAt).length,
       readsFromWriter: served.filter((s) => s.writer).length,
-      ...(again === undefined ? { poolLog: (await execInHost(host.booted, ['journalctl', '--no-pager', '-o', 'short-precise', '-n', '40', '-u', `apk-pgbouncer@${FLEET_LISTENER_SHORT.readOnly}-*`])).stdout } : {}),
+      ...(again === undefined ? { poolLog: await readOnlyLog(host) } : {}),
     };
   } finally {
     await Promise.all([steady.stop(), prober.stop()]);
     // A drill that failed halfway leaves the reader running for what comes next (while the rehearsal still runs).
     if (r.pidOf(reader) === undefined && r.pidOf(replicas.find((n) => n !== reader)!) !== undefined) await r.startInstance(reader).catch(() => undefined);
   }
+}
+
+/** The last lines the host's read-only PgBouncer processes logged (their units' journal). */
+async function readOnlyLog(host: PoolerHost): Promise<string> {
+  const units = readFileSync(fleetPath(host.root, `${FLEET_PATHS.dir}/processes`), 'utf8').trim().split(/\s+/).filter((n) => n.startsWith(`${FLEET_LISTENER_SHORT.readOnly}-`)).flatMap((n) => ['-u', `apk-pgbouncer@${n}.service`]);
+  const out = await execInHost(host.booted, ['journalctl', '--no-pager', '-o', 'short-precise', '-n', '40', ...units]);
+  return `${out.stdout}${out.stderr}`;
 }
 
 /**
