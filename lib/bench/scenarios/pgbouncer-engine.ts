@@ -96,7 +96,7 @@ export async function pgbouncerEngine(ctx: ScenarioContext): Promise<ScenarioRes
     notes: [
       `Reads served by the new writer within ${READ_ONLY_CHECK_DELAY_SECONDS} s of the promotion (${f.readsFromWriter} here) are the documented bound: a connection the guard passed as a reader just before the promotion, once (docs/PGBOUNCER-ENGINE.md).`,
       'The rehearsal kills the writer and does not bring it back: the promoted reader\'s pools move to an instance that is down, as they would to one Aurora is restarting.',
-      `While a reader is down (${rl.errors} client errors here), the kernel still hands new connections to the read-only listener's processes that pool for it: those clients wait for a server connection (here until their 3 s connect or 5 s query timeout); clients on the other readers' processes are not disturbed.`,
+      `While a reader is down (${rl.errors} client errors here), the kernel still hands new connections to the read-only listener's processes that pool for it: PgBouncer fails those clients at once after the refused connect ("server login has been failing"), or they wait for a server until their own timeout; clients on the other readers' processes are not disturbed.`,
       'The failed bootstrap\'s FAILURE signal goes to a stack the emulator holds; CloudFormation\'s own reaction (one FAILURE fails the creation or the rolling update, MinSuccessfulInstancesPercent 100) is checked on the template, not here.',
     ],
   };
