@@ -482,6 +482,7 @@ live('the bootstrap on a rehearsal host', () => {
       await check.end();
     }
   }, 150_000);
+
   test('GIVEN a packages object whose checksums do not hold WHEN a new host of the fleet boots with it THEN it signals FAILURE to the stack (no SUCCESS), which stops the rollout, and powers off within the bound', async () => {
     const r = started!.rehearsal;
     // WHEN
