@@ -118,6 +118,13 @@ export function iniLines(settings: ReadonlyArray<IniSetting>): string[] {
   return settings.map(([k, v]) => `${k} = ${iniValue(k, v)}`);
 }
 
+/**
+ * PgBouncer's server_login_retry of the kit's processes: after a failed server login a pool fails its new
+ * clients at once ("server login has been failing") and tries the server again this much later, so a reader
+ * that comes back serves again about this long after it takes logins.
+ */
+export const DEFAULT_SERVER_LOGIN_RETRY_SECONDS = 1;
+
 /** What the shared settings need to know; paths are absolute on the host that runs PgBouncer. */
 export interface SharedPgBouncerOptions {
   /** Client connections each process accepts (or a template's token for it). */
@@ -131,7 +138,7 @@ export interface SharedPgBouncerOptions {
   readonly clientTls: { readonly certFile: string; readonly keyFile: string; readonly caFile: string };
   /** The CA the servers' certificates chain to (the rehearsal CA, or the RDS CA bundle). */
   readonly serverCaFile: string;
-  /** Seconds before a failed server login is retried; short so a re-pointed pool recovers fast. @default 1 */
+  /** Seconds before a failed server login is retried; short so a re-pointed pool recovers fast. @default DEFAULT_SERVER_LOGIN_RETRY_SECONDS */
   readonly serverLoginRetrySeconds?: number;
   /** @default 2 */
   readonly serverConnectTimeoutSeconds?: number;
@@ -154,7 +161,7 @@ export function sharedPgBouncerSettings(o: SharedPgBouncerOptions): IniSetting[]
     ['server_reset_query_always', 1],
     // Spread server connections evenly instead of reusing the most recent (LIFO) one.
     ['server_round_robin', 1],
-    ['server_login_retry', o.serverLoginRetrySeconds ?? 1],
+    ['server_login_retry', o.serverLoginRetrySeconds ?? DEFAULT_SERVER_LOGIN_RETRY_SECONDS],
     ['server_connect_timeout', o.serverConnectTimeoutSeconds ?? 2],
     // PgBouncer's default: a server connection idle for 30 s is checked before reuse. Checking every
     // reuse (0) would add a round trip to every transaction.

@@ -72,8 +72,26 @@ export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-con
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';
 export { readPoolers, type PoolerRecord } from './poolers';
-export { addPoolerLoadBalancerTarget, pgbouncerPid, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
+export { addPoolerLoadBalancerTarget, pgbouncerPid, type BootingPoolerHost, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
 export { healthyTargets } from './hosts/load-balancer';
-export { loadBalancerDetectionWindowMs, poolerFailoverDrill, poolerHostLostDrill, type DrillLogin, type FailoverDrillFigures, type HostLostDrillFigures } from './pooler-drills';
+export {
+  BOOTSTRAP_FAILURE_BOUND_MS,
+  loadBalancerDetectionWindowMs,
+  poolerBootstrapFailureDrill,
+  poolerFailoverDrill,
+  poolerHostLostDrill,
+  poolerProcessKillDrill,
+  poolerReaderLostDrill,
+  PROCESS_RESTART_ALLOWANCE_SECONDS,
+  processRestartBoundMs,
+  READER_LOST_GAP_BOUND_MS,
+  readerBackBoundMs,
+  type BootstrapFailureDrillFigures,
+  type DrillLogin,
+  type FailoverDrillFigures,
+  type HostLostDrillFigures,
+  type ProcessKillDrillFigures,
+  type ReaderLostDrillFigures,
+} from './pooler-drills';
 export { execInHost, type BootedHost } from './hosts/booted-host';
 export { COMPAT_TARGET_TITLES, COMPAT_TARGETS, startCompatStand, type CompatStand, type CompatTarget } from './compat-stand';

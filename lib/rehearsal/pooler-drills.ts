@@ -5,18 +5,33 @@
  *   through the read-only listener served by the new writer, and when the promoted reader's read-only pools
  *   moved to the former writer's instance endpoint (READ_ONLY_ROUTING);
  * - a host lost behind the load balancer stand-in: when the stand-in took it out, the client errors, and
- *   when a replacement booted from the same user data served.
+ *   when a replacement booted from the same user data served;
+ * - `kill -9` of one PgBouncer process under load: when systemd had it running and serving again, the client
+ *   errors;
+ * - a reader lost and back under reads through the read-only listener: how long reads stood still (the other
+ *   readers' processes keep serving), the client errors, when the reader's pools served again;
+ * - a bootstrap that fails (a packages object whose checksums do not hold): the host's FAILURE signal to the
+ *   emulator's CloudFormation, no SUCCESS, and when it powered off.
+ * Each figure has its bound next to it (a function or constant here, from the model's settings): the booted
+ * suite and the bench hold the figures to them.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { EndpointRole } from '../model/vocabulary';
-import { FLEET_PATHS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, type PoolerFleetSpec } from '../model/pgbouncer-fleet';
+import { FLEET_LISTENER_SHORT, FLEET_PATHS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, type FleetListener, type PoolerFleetSpec } from '../model/pgbouncer-fleet';
 import { POOLER_HEALTH_CHECK } from '../model/pgbouncer-host-serve';
+import { FLEET_RESTART_SECONDS } from '../model/pgbouncer-host-units';
+import { DEFAULT_SERVER_LOGIN_RETRY_SECONDS } from '../model/pgbouncer-ini';
+import { RehearsalOperationError } from './errors';
+import { createStack, readSignals, seedAws, type EmulatedSignal } from './hosts/aws-emulator';
+import { execInHost } from './hosts/booted-host';
 import { healthyTargets } from './hosts/load-balancer';
 import { rehearsalAwsNames } from './network/rehearsal-network';
-import { killHost, killProcess } from './processes';
+import { isAlive, killHost, killProcess, logTail, stopProcess } from './processes';
 import { sleep } from './sql';
-import { addPoolerLoadBalancerTarget, type PoolerHost, type PoolerLoadBalancer } from './pooler-host';
+import { addPoolerLoadBalancerTarget, pgbouncerPid, type PoolerHost, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
 import type { Rehearsal } from './rehearsal';
 
 export interface DrillLogin {
@@ -24,6 +39,15 @@ export interface DrillLogin {
   readonly password: string;
 }
 
+
+/**
+ * Ends a client's connection. node-postgres' end() can wait for ever on a connection whose startup timed out
+ * (a pool holding the client while its server is down): a second, then the socket is dropped.
+ */
+async function close(c: Client): Promise<void> {
+  const ended = await Promise.race([c.end().then(() => true, () => true), sleep(1000).then(() => false)]);
+  if (!ended) (c as unknown as { connection?: { stream?: { destroy: () => void } } }).connection?.stream?.destroy();
+}
 
 /** A consumer's TLS connection (verify-full against the rehearsal CA) to an address and port. */
 async function connectTo(r: Rehearsal, host: string, port: number, login: DrillLogin): Promise<Client> {
@@ -33,49 +57,65 @@ async function connectTo(r: Rehearsal, host: string, port: number, login: DrillL
     await c.connect();
     return c;
   } catch (err) {
-    await c.end().catch(() => undefined);
+    await close(c);
     throw err;
   }
 }
 
 /**
  * `clients` loops, each on a connection of its own, reconnecting after an error (100 ms later) and, when
- * `reconnectEvery` is set, after that many of its queries (as a pool's clients open connections now and then).
- * An error is counted at the time its attempt began: one begun before a failure may end after it.
+ * `reconnectEvery` is set (or returns a number), after that many of its queries (as a pool's clients open
+ * connections now and then). `connections` holds each loop's open connection. An error is counted at the time
+ * its attempt began: one begun before a failure may end after it.
  */
-function load(clients: number, connect: () => Promise<Client>, step: (c: Client) => Promise<void>, reconnectEvery?: number): { errors: number[]; stop: () => Promise<void> } {
+function load(clients: number, connect: () => Promise<Client>, step: (c: Client) => Promise<void>, reconnectEvery?: number | (() => number | undefined)): { errors: number[]; messages: Record<string, number>; connections: ReadonlyArray<Client | undefined>; stop: () => Promise<void> } {
   const errors: number[] = [];
+  const messages: Record<string, number> = {};
+  const connections: Array<Client | undefined> = Array.from({ length: clients }, () => undefined);
   let stopped = false;
-  const worker = async (): Promise<void> => {
-    let c: Client | undefined;
+  const drop = async (i: number): Promise<void> => {
+    const c = connections[i];
+    connections[i] = undefined;
+    if (c !== undefined) await close(c);
+  };
+  const worker = async (i: number): Promise<void> => {
     let n = 0;
     while (!stopped) {
       const attemptAt = Date.now();
       try {
-        c ??= await connect();
-        await step(c);
+        connections[i] ??= await connect();
+        await step(connections[i]!);
         n++;
-      } catch {
+      } catch (err) {
         errors.push(attemptAt);
-        await c?.end().catch(() => undefined);
-        c = undefined;
+        const message = errorKind(err);
+        messages[message] = (messages[message] ?? 0) + 1;
+        await drop(i);
         await sleep(100);
       }
-      if (reconnectEvery !== undefined && n % reconnectEvery === 0 && c !== undefined) {
-        await c.end().catch(() => undefined);
-        c = undefined;
-      }
+      const every = typeof reconnectEvery === 'function' ? reconnectEvery() : reconnectEvery;
+      if (every !== undefined && n % every === 0) await drop(i);
     }
-    await c?.end().catch(() => undefined);
+    await drop(i);
   };
-  const workers = Array.from({ length: clients }, () => worker());
+  const workers = Array.from({ length: clients }, (_, i) => worker(i));
   return {
     errors,
+    messages,
+    connections,
     stop: async () => {
       stopped = true;
       await Promise.all(workers);
     },
   };
+}
+
+/** An error's message without what varies from one to the next (addresses, pids), to count errors by kind. */
+function errorKind(err: unknown): string {
+  return String((err as Error).message ?? err)
+    .replace(/\d+(\.\d+){3}(:\d+)?/g, '<address>')
+    .replace(/\d+/g, 'N')
+    .slice(0, 120);
 }
 
 async function waitUntil(ok: () => boolean | Promise<boolean>, ms: number, every = 100): Promise<number | undefined> {
@@ -247,5 +287,309 @@ export async function poolerHostLostDrill(r: Rehearsal, lb: PoolerLoadBalancer, 
     };
   } finally {
     await traffic.stop();
+  }
+}
+
+/**
+ * What a killed PgBouncer process may take beyond systemd's RestartSec= (FLEET_RESTART_SECONDS) to serve
+ * again: its start (Type=notify: ready once it listens), then a client of the load landing on it (they
+ * reconnect every 10 queries, the kernel spreading new connections over the listener's processes).
+ */
+export const PROCESS_RESTART_ALLOWANCE_SECONDS = 4;
+
+/** How long after a `kill -9` the process may take to serve a client again: RestartSec= plus the allowance. */
+export function processRestartBoundMs(): number {
+  return (FLEET_RESTART_SECONDS + PROCESS_RESTART_ALLOWANCE_SECONDS) * 1000;
+}
+
+export interface ProcessKillDrillFigures {
+  readonly process: string;
+  readonly clients: number;
+  /** When systemd had started it again (a new pid), after the kill (undefined: not within the bound + 5 s). */
+  readonly restartedAfterMs: number | undefined;
+  /** When the restarted process had carried a client's query (on a server connection of its own), after the kill. */
+  readonly servingAgainAfterMs: number | undefined;
+  readonly boundMs: number;
+  /** Client errors of attempts begun from the kill on (each a client whose connection was on the killed process). */
+  readonly errors: number;
+  readonly errorKinds: Readonly<Record<string, number>>;
+  /** Client errors of attempts begun after the restarted process served. */
+  readonly errorsAfterServing: number;
+  /** Queries the listener's other processes served between the kill and the restarted process's first. */
+  readonly servedMeanwhile: number;
+}
+
+/**
+ * SIGKILLs PgBouncer process `process` of `host` (default rw-1) while `clients` query through its listener,
+ * reconnecting every 10 queries; waits until systemd has restarted it (Restart=always) and it has served a
+ * client, then 1 s more.
+ */
+export async function poolerProcessKillDrill(r: Rehearsal, host: PoolerHost, login: DrillLogin, options: { readonly process?: string; readonly clients?: number } = {}): Promise<ProcessKillDrillFigures> {
+  const name = options.process ?? `${FLEET_LISTENER_SHORT.readWrite}-1`;
+  const listener = (Object.keys(FLEET_LISTENER_SHORT) as FleetListener[]).find((l) => FLEET_LISTENER_SHORT[l] === name.split('-')[0]);
+  const oldPid = pgbouncerPid(host, name);
+  if (listener === undefined || oldPid === undefined) throw new RehearsalOperationError(`kill drill: no PgBouncer process ${name} runs on ${host.name}: name one of its processes (rw-1, ro-1, ...)`);
+  const clients = options.clients ?? 8;
+  // Each query says which server connection carried it (its local port on the host): a process's own are its sockets.
+  const served: Array<{ readonly at: number; readonly port: number }> = [];
+  const traffic = load(clients, () => connectTo(r, host.host, FLEET_PORTS[listener], login), async (c) => {
+    const row = (await c.query<{ p: number }>('SELECT inet_client_port() AS p')).rows[0]!;
+    served.push({ at: Date.now(), port: row.p });
+  }, 10);
+  const boundMs = processRestartBoundMs();
+  try {
+    await sleep(1500);
+    const killedAt = Date.now();
+    process.kill(oldPid, 'SIGKILL');
+    let newPid: number | undefined;
+    const restarted = await waitUntil(() => {
+      newPid = pgbouncerPid(host, name);
+      return newPid !== undefined && newPid !== oldPid;
+    }, boundMs + 5000, 20);
+    const restartedAt = killedAt + (restarted ?? 0);
+    let servingAt: number | undefined;
+    if (restarted !== undefined) {
+      await waitUntil(() => {
+        const own = localPortsOf(newPid!);
+        servingAt = served.find((q) => q.at >= restartedAt && own.has(q.port))?.at;
+        return servingAt !== undefined;
+      }, boundMs + 5000, 50);
+    }
+    await sleep(1000);
+    return {
+      process: name,
+      clients,
+      restartedAfterMs: restarted,
+      servingAgainAfterMs: servingAt === undefined ? undefined : servingAt - killedAt,
+      boundMs,
+      // Every error of the drill: the load ran clean before the kill, and an attempt begun just before it may fail by it.
+      errors: traffic.errors.length,
+      errorKinds: { ...traffic.messages },
+      errorsAfterServing: servingAt === undefined ? traffic.errors.length : traffic.errors.filter((at) => at > servingAt!).length,
+      servedMeanwhile: served.filter((q) => q.at > killedAt && q.at <= (servingAt ?? Date.now())).length,
+    };
+  } finally {
+    await traffic.stop();
+  }
+}
+
+/** The local TCP ports of a process's sockets (its own file descriptors, looked up in its namespace's TCP tables). */
+function localPortsOf(pid: number): Set<number> {
+  const inodes = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m !== null) inodes.add(m[1]!);
+      } catch {
+        // Closed in between.
+      }
+    }
+  } catch {
+    return new Set();
+  }
+  const ports = new Set<number>();
+  for (const table of ['tcp', 'tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length > 9 && inodes.has(f[9]!)) ports.add(parseInt(f[1]!.split(':')[1]!, 16));
+    }
+  }
+  return ports;
+}
+
+/**
+ * The longest reads may stand still through the read-only listener while a reader is lost. Clients that keep
+ * their connections stay on the process the kernel gave them (the listener's processes share its port), so a
+ * client on another reader's process never notices; those on the lost reader's process fail and reconnect. The
+ * drill starts once every reader has served, so some client is on another reader's process: what remains is one
+ * query's time on a loaded machine, with room.
+ */
+export const READER_LOST_GAP_BOUND_MS = 3000;
+
+/**
+ * How long after a lost reader takes logins again its pools may take to serve: PgBouncer tries the server again
+ * server_login_retry after the last failed attempt, then a connection the kernel gives to that reader's process
+ * logs in (the prober opens one per read), with room for both.
+ */
+export function readerBackBoundMs(): number {
+  return (DEFAULT_SERVER_LOGIN_RETRY_SECONDS + 4) * 1000;
+}
+
+export interface ReaderLostDrillFigures {
+  readonly reader: string;
+  /** Clients that keep their connection (reconnecting after an error), beside the prober. */
+  readonly clients: number;
+  readonly outageMs: number;
+  readonly reads: number;
+  /** Reads served while the reader was down (from its stop until it took logins again), by instance. */
+  readonly readsDuringOutage: Readonly<Record<string, number>>;
+  /** The longest stretch without a read served, from the stop until the reader took logins again. */
+  readonly longestGapMs: number;
+  readonly gapBoundMs: number;
+  /** Client errors (the clients' and the prober's) from the stop on. */
+  readonly errors: number;
+  readonly errorKinds: Readonly<Record<string, number>>;
+  /** The prober's connections while the reader was down: how many, and how many of them failed. */
+  readonly proberAttemptsDuringOutage: number;
+  readonly proberErrorsDuringOutage: number;
+  /** When a read was served by the reader again, after it took logins (undefined: not within the bound + 5 s). */
+  readonly servedAgainAfterMs: number | undefined;
+  readonly servedAgainBoundMs: number;
+  /** Client errors of attempts begun after the reader served again. */
+  readonly errorsAfterServedAgain: number;
+  /** Reads through the read-only listener served by an instance not in recovery. */
+  readonly readsFromWriter: number;
+  /** When its pools did not serve again in time: the read-only processes' last log lines (what PgBouncer said). */
+  readonly poolLog?: string;
+}
+
+/**
+ * Stops replica `reader` (default the last one; a clean fast shutdown, as Aurora restarts an instance) for
+ * `outageMs` while `clients` read through `host`'s read-only listener on connections they keep, and a prober
+ * opens a new connection for every read (as a client without a pool does), then starts the reader again and
+ * waits until a read is served by it. Each read says which instance served it (its cluster_name).
+ */
+export async function poolerReaderLostDrill(r: Rehearsal, host: PoolerHost, login: DrillLogin, options: { readonly reader?: string; readonly clients?: number; readonly outageMs?: number } = {}): Promise<ReaderLostDrillFigures> {
+  const replicas = r.endpoints.replicas.map((e) => e.name);
+  const reader = options.reader ?? replicas[replicas.length - 1];
+  if (reader === undefined || !replicas.includes(reader) || replicas.length < 2) throw new RehearsalOperationError(`reader-lost drill: reader ${String(reader)} of replicas [${replicas.join(', ')}]: name a replica of a rehearsal with at least 2 (the others serve while it is down)`);
+  const clients = options.clients ?? 4;
+  const outageMs = options.outageMs ?? 5000;
+  const served: Array<{ readonly at: number; readonly by: string; readonly writer: boolean; readonly prober: boolean }> = [];
+  const servedBy = new WeakMap<Client, string>();
+  const read = (prober: boolean) => async (c: Client): Promise<void> => {
+    const row = (await c.query<{ n: string; r: boolean }>("SELECT current_setting('cluster_name') AS n, pg_is_in_recovery() AS r")).rows[0]!;
+    served.push({ at: Date.now(), by: row.n, writer: !row.r, prober });
+    servedBy.set(c, row.n);
+  };
+  const connect = (): Promise<Client> => connectTo(r, host.host, FLEET_PORTS.readOnly, login);
+  // The steady clients reconnect now and then until the drill begins (spreading them over the processes), then keep their connections.
+  let keep = false;
+  const steady = load(clients, connect, read(false), () => (keep ? undefined : 10));
+  const prober = load(1, connect, read(true), 1);
+  const servedAgainBoundMs = readerBackBoundMs();
+  try {
+    // Every reader serving first, and some steady client connected to another reader's process as the drill begins.
+    const ready = await waitUntil(() => {
+      keep = replicas.every((n) => served.some((s) => s.by === n)) && steady.connections.some((c) => c !== undefined && servedBy.has(c) && servedBy.get(c) !== reader);
+      return keep;
+    }, 15_000, 20);
+    if (ready === undefined) throw new RehearsalOperationError(`reader-lost drill: not every reader served through ${host.name}'s read-only listener within 15 s (served by: ${[...new Set(served.map((s) => s.by))].join(', ') || 'none'})`);
+    const stoppedAt = Date.now();
+    await r.stopInstance(reader);
+    await sleep(outageMs);
+    await r.startInstance(reader);
+    const backAt = Date.now();
+    const again = await waitUntil(() => served.some((s) => s.by === reader && s.at > backAt), servedAgainBoundMs + 5000, 50);
+    const againAt = again === undefined ? undefined : backAt + again;
+    await sleep(1000);
+    const during = served.filter((s) => s.at >= stoppedAt && s.at <= backAt);
+    const times = [stoppedAt, ...during.map((s) => s.at), backAt];
+    const errors = [...steady.errors, ...prober.errors];
+    const kinds: Record<string, number> = { ...steady.messages };
+    for (const [k, n] of Object.entries(prober.messages)) kinds[k] = (kinds[k] ?? 0) + n;
+    const inOutage = (at: number): boolean => at >= stoppedAt && at <= backAt;
+    return {
+      reader,
+      clients,
+      outageMs: backAt - stoppedAt,
+      reads: served.length,
+      readsDuringOutage: during.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s.by]: (acc[s.by] ?? 0) + 1 }), {}),
+      longestGapMs: Math.max(...times.slice(1).map((t, i) => t - times[i]!)),
+      gapBoundMs: READER_LOST_GAP_BOUND_MS,
+      errors: errors.filter((at) => at >= stoppedAt).length,
+      errorKinds: kinds,
+      proberAttemptsDuringOutage: served.filter((s) => s.prober && inOutage(s.at)).length + prober.errors.filter(inOutage).length,
+      proberErrorsDuringOutage: prober.errors.filter(inOutage).length,
+      servedAgainAfterMs: again,
+      servedAgainBoundMs,
+      errorsAfterServedAgain: againAt === undefined ? errors.length : errors.filter((at) => at > againAt).length,
+      readsFromWriter: served.filter((s) => s.writer).length,
+      ...(again === undefined ? { poolLog: await readOnlyLog(host) } : {}),
+    };
+  } finally {
+    await Promise.all([steady.stop(), prober.stop()]);
+    // A drill that failed halfway leaves the reader running for what comes next (while the rehearsal still runs).
+    if (r.pidOf(reader) === undefined && r.pidOf(replicas.find((n) => n !== reader)!) !== undefined) await r.startInstance(reader).catch(() => undefined);
+  }
+}
+
+/** The last lines the host's read-only PgBouncer processes logged (their units' journal). */
+async function readOnlyLog(host: PoolerHost): Promise<string> {
+  const units = readFileSync(fleetPath(host.root, `${FLEET_PATHS.dir}/processes`), 'utf8').trim().split(/\s+/).filter((n) => n.startsWith(`${FLEET_LISTENER_SHORT.readOnly}-`)).flatMap((n) => ['-u', `apk-pgbouncer@${n}.service`]);
+  const out = await execInHost(host.booted, ['journalctl', '--no-pager', '-o', 'short-precise', '-n', '40', ...units]);
+  return `${out.stdout}${out.stderr}`;
+}
+
+/**
+ * How long a host whose bootstrap fails may take to signal FAILURE and power off: its boot, the packages
+ * object's download with the fetcher's retries, the install step refusing it. A fraction of what
+ * CloudFormation waits for a signal (FLEET_HOST_SIGNAL_TIMEOUT_SECONDS in pgbouncer-rollout.ts, 900 s): the
+ * FAILURE, not the timeout, stops the rollout.
+ */
+export const BOOTSTRAP_FAILURE_BOUND_MS = 120_000;
+
+/** The logical id the drill's stack gives the group its hosts signal (as the synthesized template's). */
+const DRILL_GROUP = 'PoolerHostsASG0D1E2F3A';
+
+export interface BootstrapFailureDrillFigures {
+  readonly host: string;
+  readonly instanceId: string;
+  /** When the host had powered off (its systemd-nspawn exited), after its boot began (undefined: not within the bound). */
+  readonly poweredOffAfterMs: number | undefined;
+  readonly boundMs: number;
+  /** The signals the emulator's CloudFormation received from this instance. */
+  readonly failureSignals: number;
+  readonly successSignals: number;
+  readonly signals: ReadonlyArray<EmulatedSignal>;
+  /** The host's last console lines (what the failed step said). */
+  readonly console: string;
+}
+
+/**
+ * Boots a new host of the fleet whose packages object does not hold (its SHA256SUMS names another file's hash,
+ * so the install step refuses it) and whose user data signals a stack made for the drill in the emulator's
+ * CloudFormation, as the rollout's hosts do; waits until it powers off and reads the stack's signals. `fleetHost`
+ * is a host of the fleet already started (the emulator, the packages bucket).
+ */
+export async function poolerBootstrapFailureDrill(r: Rehearsal, fleetHost: PoolerHost, options: PoolerHostOptions): Promise<BootstrapFailureDrillFigures> {
+  const caFile = r.endpoints.writer.caFile;
+  const dir = join(r.workDir, 'bootstrap-failure-drill');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(join(dir, 'apk-host'), 'not the agent\n');
+  writeFileSync(join(dir, 'SHA256SUMS'), `${'0'.repeat(64)}  apk-host\n`);
+  execFileSync('tar', ['-cf', join(dir, 'broken.tar'), '-C', dir, 'SHA256SUMS', 'apk-host']);
+  const key = 'pooler/drill-broken.tar';
+  await seedAws(fleetHost.aws, caFile, { objects: [{ bucket: fleetHost.values.PackagesBucket!, key, file: join(dir, 'broken.tar') }] });
+  // moto's CloudFormation holds the stack only as something to signal (it is no judge of templates).
+  const stack = `apk-bootstrap-drill-${Date.now()}`;
+  await createStack(fleetHost.aws, caFile, stack, { Resources: { [DRILL_GROUP]: { Type: 'AWS::CloudFormation::WaitConditionHandle' } } });
+  const bootAt = Date.now();
+  const booting = await r.bootPoolerHost(options, { PackagesKey: key, SignalStack: stack, SignalResource: DRILL_GROUP, SignalRegion: fleetHost.aws.spec.region });
+  const instanceId = booting.booted.spec.instanceId;
+  try {
+    const off = await waitUntil(() => !isAlive(booting.booted.container.pid), BOOTSTRAP_FAILURE_BOUND_MS - (Date.now() - bootAt), 250);
+    const signals = (await readSignals(fleetHost.aws, caFile, stack)).filter((s) => s.reason.endsWith(instanceId));
+    return {
+      host: booting.name,
+      instanceId,
+      poweredOffAfterMs: off === undefined ? undefined : Date.now() - bootAt,
+      boundMs: BOOTSTRAP_FAILURE_BOUND_MS,
+      failureSignals: signals.filter((s) => s.status === 'FAILURE').length,
+      successSignals: signals.filter((s) => s.status === 'SUCCESS').length,
+      signals,
+      console: logTail(booting.booted.container.logFile, 8),
+    };
+  } finally {
+    // A host still running past the bound is stopped here; its metadata service always.
+    if (isAlive(booting.booted.container.pid)) await killHost(booting.booted.container);
+    await stopProcess(booting.booted.imds);
   }
 }

@@ -215,18 +215,59 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
  * first call prepares what the fleet shares.
  */
 export async function startPoolerHost(run: RunningRehearsal, options: PoolerHostOptions, timeoutMs = 420_000): Promise<PoolerHost> {
+  const prepared = await fleetOf(run, options);
+  const { name, booted, host: address } = await bootNextHost(run, prepared, prepared.fleet.values);
+  const boot = await waitForBoot(booted, timeoutMs);
+  if (boot.cloudInit.status !== 'done') {
+    const log = (await execInHost(booted, ['tail', '-n', '30', '/var/log/cloud-init-output.log'])).stdout;
+    throw new RehearsalOperationError(`pooler host ${name}: its user data failed (cloud-init ${boot.cloudInit.status}: ${boot.cloudInit.errors.join('; ')}): ${log}`);
+  }
+  if (options.metricsPeriodSeconds !== undefined) await setMetricsPeriod(booted, options.metricsPeriodSeconds);
+  const leader = containerLeader(booted.container.pid);
+  if (leader === undefined) throw new RehearsalOperationError(`pooler host ${name}: its systemd is gone: ${logTail(booted.container.logFile)}`);
+  const host: PoolerHost = { name, booted, root: `/proc/${leader}/root`, host: address, ports: { readWrite: FLEET_PORTS.readWrite, readOnly: FLEET_PORTS.readOnly }, healthPort: POOLER_HEALTH_PORT, values: prepared.fleet.values, aws: prepared.aws };
+  await waitListening(run, options.consumers[0] ?? options.server, host, Math.max(10_000, timeoutMs / 4));
+  return host;
+}
+
+/** A pooler host booted and not waited for: its user data runs (or fails) on its own. */
+export interface BootingPoolerHost {
+  readonly name: string;
+  readonly booted: BootedHost;
+  /** Its private address in the data VPC. */
+  readonly host: string;
+  /** The values its user data was substituted with. */
+  readonly values: Readonly<Record<string, string>>;
+  readonly aws: AwsEmulator;
+}
+
+/**
+ * Boots the fleet's next host with some of its user data's values replaced (`values`: a packages key, the
+ * stack and resource to signal) and returns at once, without waiting for it to serve: for a host that is
+ * meant to fail, as a drill makes one. The first call prepares what the fleet shares, as startPoolerHost does.
+ */
+export async function bootPoolerHost(run: RunningRehearsal, options: PoolerHostOptions, values: Readonly<Record<string, string>>): Promise<BootingPoolerHost> {
+  const prepared = await fleetOf(run, options);
+  const unknown = Object.keys(values).filter((k) => !(k in prepared.fleet.values));
+  if (unknown.length > 0) throw new RehearsalConfigError(unknown.map((k) => `pooler host values: ${k} is not a value of the user data: use one of ${Object.keys(prepared.fleet.values).join(', ')}`));
+  return bootNextHost(run, prepared, { ...prepared.fleet.values, ...values });
+}
+
+/** What the fleet's hosts share: read back when a host started before, made otherwise. */
+async function fleetOf(run: RunningRehearsal, options: PoolerHostOptions): Promise<{ fleet: FleetFile; aws: AwsEmulator }> {
   const s = run.state.settings;
   if (s.network !== 'namespaces') throw new RehearsalConfigError([`network ${s.network}: the pooler hosts are booted in namespaces of their own, joined to the data VPC's: use network namespaces (as root)`]);
-  let prepared: { fleet: FleetFile; aws: AwsEmulator };
-  if (existsSync(fleetFile(run))) {
-    const fleet = JSON.parse(readFileSync(fleetFile(run), 'utf8')) as FleetFile;
-    const process = run.state.processes.find((p) => p.pid === fleet.emulatorPid && p.kind === 'aws-emulator');
-    if (process === undefined || !isAlive(process.pid)) throw new RehearsalOperationError(`pooler hosts: the AWS emulator (pid ${fleet.emulatorPid}) is not running: restart the rehearsal`);
-    const address = emulatorAddress(run);
-    prepared = { fleet, aws: { spec: { namespace: rehearsalNetworkPlan(s).dataNamespace, address, region: rehearsalAwsNames(s).region, certFile: run.state.tls.certFile, keyFile: run.state.tls.keyFile, workDir: join(run.layout.workDir, 'pooler-fleet') }, process, endpoint: `https://${address}` } };
-  } else {
-    prepared = await prepareFleet(run, options);
-  }
+  if (!existsSync(fleetFile(run))) return prepareFleet(run, options);
+  const fleet = JSON.parse(readFileSync(fleetFile(run), 'utf8')) as FleetFile;
+  const process = run.state.processes.find((p) => p.pid === fleet.emulatorPid && p.kind === 'aws-emulator');
+  if (process === undefined || !isAlive(process.pid)) throw new RehearsalOperationError(`pooler hosts: the AWS emulator (pid ${fleet.emulatorPid}) is not running: restart the rehearsal`);
+  const address = emulatorAddress(run);
+  return { fleet, aws: { spec: { namespace: rehearsalNetworkPlan(s).dataNamespace, address, region: rehearsalAwsNames(s).region, certFile: run.state.tls.certFile, keyFile: run.state.tls.keyFile, workDir: join(run.layout.workDir, 'pooler-fleet') }, process, endpoint: `https://${address}` } };
+}
+
+/** Boots the fleet's next host (pooler-<index>) from the user data substituted with `values`; its processes are tracked. */
+async function bootNextHost(run: RunningRehearsal, prepared: { fleet: FleetFile; aws: AwsEmulator }, values: Readonly<Record<string, string>>): Promise<BootingPoolerHost> {
+  const s = run.state.settings;
   const index = prepared.fleet.hosts + 1;
   if (index > MAX_POOLER_HOSTS) throw new RehearsalConfigError([`pooler hosts: ${index} hosts asked for, the data VPC's plan has room for ${MAX_POOLER_HOSTS}`]);
   writeFileSync(fleetFile(run), JSON.stringify({ ...prepared.fleet, hosts: index }, null, 2));
@@ -247,7 +288,7 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
     root: hostImageRoot(),
     namespace,
     workDir: join(run.layout.workDir, 'pooler-hosts', name),
-    userData: substitutePlaceholders(prepared.fleet.userData, prepared.fleet.values),
+    userData: substitutePlaceholders(prepared.fleet.userData, values),
     instanceId: `i-${createInstanceId(plan.prefix, index)}`,
     region: names.region,
     availabilityZone: `${names.region}${'abc'[(index - 1) % 3]}`,
@@ -258,17 +299,7 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
   });
   run.track(booted.imds);
   run.track(booted.container);
-  const boot = await waitForBoot(booted, timeoutMs);
-  if (boot.cloudInit.status !== 'done') {
-    const log = (await execInHost(booted, ['tail', '-n', '30', '/var/log/cloud-init-output.log'])).stdout;
-    throw new RehearsalOperationError(`pooler host ${name}: its user data failed (cloud-init ${boot.cloudInit.status}: ${boot.cloudInit.errors.join('; ')}): ${log}`);
-  }
-  if (options.metricsPeriodSeconds !== undefined) await setMetricsPeriod(booted, options.metricsPeriodSeconds);
-  const leader = containerLeader(booted.container.pid);
-  if (leader === undefined) throw new RehearsalOperationError(`pooler host ${name}: its systemd is gone: ${logTail(booted.container.logFile)}`);
-  const host: PoolerHost = { name, booted, root: `/proc/${leader}/root`, host: address, ports: { readWrite: FLEET_PORTS.readWrite, readOnly: FLEET_PORTS.readOnly }, healthPort: POOLER_HEALTH_PORT, values: prepared.fleet.values, aws: prepared.aws };
-  await waitListening(run, options.consumers[0] ?? options.server, host, Math.max(10_000, timeoutMs / 4));
-  return host;
+  return { name, booted, host: address, values, aws: prepared.aws };
 }
 
 /** A hex instance id, stable for the rehearsal and the host's index (17 characters, as EC2's). */

@@ -22,7 +22,7 @@ import { WorkDirLayout } from './layout';
 import { effectiveNetwork, setUpRehearsalNetwork, tearDownRehearsalNetwork } from './network/rehearsal-network';
 import { serverOsUser } from './os-user';
 import { readDeploymentFleet, startDeploymentFleet, type DeploymentFleet } from './pooler-fleet';
-import { startPoolerHost, startPoolerLoadBalancer, type PoolerHost, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
+import { bootPoolerHost, startPoolerHost, startPoolerLoadBalancer, type BootingPoolerHost, type PoolerHost, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
 import { readPoolers } from './poolers';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
 import { launchNode, waitReady } from './postgres';
@@ -130,6 +130,14 @@ export class Rehearsal {
   /** A PgBouncer engine deployment's fleet (`up --from`): its booted hosts and load balancer; undefined for RDS Proxy. */
   deploymentFleet(): DeploymentFleet | undefined {
     return readDeploymentFleet(this.run);
+  }
+
+  /**
+   * Boots the fleet's next pooler host with some of its user data's values replaced, without waiting for it
+   * (a host meant to fail, for a drill); tracked like the rest (pooler-host.ts).
+   */
+  bootPoolerHost(options: PoolerHostOptions, values: Readonly<Record<string, string>>): Promise<BootingPoolerHost> {
+    return bootPoolerHost(this.run, options, values);
   }
 
   /** The fleet's load balancer stand-in in front of `hosts` (HAProxy with the target groups' health checks). */
