@@ -115,10 +115,10 @@ lint: node-deps
 	shellcheck --shell=bash $(HOST_SHELL)
 	/usr/bin/python3 -m pyflakes $(HOST_PYTHON)
 
-# The fast loop: needs only `npm install` (no root, PostgreSQL, PgBouncer build, namespaces or Terraform);
-# jest.config.js declares which suites are in it (all but test/integration/).
+# The fast loop: needs `npm install`, Go for terraform-docs (built into .cache/bin), shellcheck and pyflakes, and no
+# root, PostgreSQL, PgBouncer build, namespaces or Terraform; jest.config.js declares which suites are in it (all but test/integration/).
 ## check: typecheck, lint and the jest unit project (model, constructs, app, generator, Lambda logic, cdktn synth)
-check: typecheck lint
+check: typecheck lint terraform-docs
 	npx jest --ci --selectProjects unit
 
 ## unit: jest, both projects: unit, and integration (test/integration/: real PostgreSQL/PgBouncer, namespaces, Terraform, npm and Python packages)
