@@ -17,6 +17,7 @@ import { PoolingProxy } from '../../lib/pooling-proxy';
 import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
+import { ApiRoutes } from '../../lib/vpc-api-routes';
 import { ConnectionMode, EndpointRole } from '../../lambda/src/environment';
 
 function dataPath(stack: Stack) {
@@ -298,7 +299,7 @@ describe('DatabaseConsumerFunction on a PgBouncer engine endpoint', () => {
     const secrets = consumerVpc.addInterfaceEndpoint('Secrets', { service: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER, open: false, securityGroups: [secretsSg] });
 
     // WHEN
-    const reader = new DatabaseConsumerFunction(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app', secretsManagerEndpoint: secrets });
+    const reader = new DatabaseConsumerFunction(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app', apiRoutes: ApiRoutes.BRING_YOUR_OWN, vpcEndpoints: { secretsManager: secrets } });
     const template = Template.fromStack(stack);
 
     // THEN the user was added to the hosts (its secret exists) and the function reads only that secret
