@@ -178,7 +178,7 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
           vpcSubnets: props.vpcSubnets ?? {},
           connections: this.connections,
           apis: SECRET_CONSUMER_APIS,
-          rule: FUNCTION_RULES.find((r) => r.id === 'consumer-api-route')!,
+          rules: FUNCTION_RULES.filter((r) => r.id === 'consumer-api-route'),
         },
         () => ({
           caller: this,

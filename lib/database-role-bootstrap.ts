@@ -119,7 +119,7 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
     // The master secret and the password secrets, read from inside the VPC: the endpoint passes those reads only.
     const routes = routeApiCalls(
       this,
-      { apiRoutes: props.apiRoutes, vpcEndpoints: props.vpcEndpoints, vpc: cluster.cluster.vpc, vpcSubnets, connections: this.connections, apis: ROLE_BOOTSTRAP_APIS, rule: ROLE_BOOTSTRAP_RULES.find((r) => r.id === 'role-bootstrap-api-route')! },
+      { apiRoutes: props.apiRoutes, vpcEndpoints: props.vpcEndpoints, vpc: cluster.cluster.vpc, vpcSubnets, connections: this.connections, apis: ROLE_BOOTSTRAP_APIS, rules: ROLE_BOOTSTRAP_RULES.filter((r) => r.id === 'role-bootstrap-api-route') },
       () => ({
         caller: this,
         role: this.function.role!,

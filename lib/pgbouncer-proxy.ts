@@ -6,7 +6,7 @@ import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, POOLER_HOST_APIS, PROXY_RULES, PoolSettings, PoolSizing, type AwsApiName, evaluateRules, poolSizing, runRules } from './model';
+import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, POOLER_HOST_APIS, POOLER_STACK_APIS, PROXY_RULES, PoolSettings, PoolSizing, type AwsApiName, evaluateRules, poolSizing, runRules } from './model';
 import { POOLER_METRICS_NAMESPACE } from './model/pgbouncer-metrics';
 import { FLEET_SIGNAL_POLICY } from './model/pgbouncer-rollout';
 import { renderPoolerBootstrap, sessionListenersValue } from './model/pgbouncer-bootstrap';
@@ -284,7 +284,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
 
     const routes = routeApiCalls(
       this,
-      { apiRoutes: props.apiRoutes, vpcEndpoints: props.vpcEndpoints, vpc, vpcSubnets, connections: this.connections, apis: POOLER_HOST_APIS, rule: PGBOUNCER_PROXY_RULES.find((r) => r.id === 'pooler-api-route')! },
+      { apiRoutes: props.apiRoutes, vpcEndpoints: props.vpcEndpoints, vpc, vpcSubnets, connections: this.connections, apis: [...POOLER_HOST_APIS, ...POOLER_STACK_APIS], rules: PGBOUNCER_PROXY_RULES.filter((r) => r.id === 'pooler-api-route' || r.id === 'pooler-signal-route') },
       (api) => this.hostGrant(api, props.packages, vpcSubnets),
     );
     this.hostSecretsStatement = routes.get('secretsManager')?.statements[0];

@@ -188,7 +188,7 @@ export interface ApiRouteOptions {
  */
 export function routeApiCalls<I extends ApiRouteRuleInput>(
   caller: Construct,
-  options: ApiRouteOptions & { vpc: ec2.IVpc; vpcSubnets: ec2.SubnetSelection; connections: ec2.Connections; apis: ReadonlyArray<AwsApiName>; rule: Rule<I> },
+  options: ApiRouteOptions & { vpc: ec2.IVpc; vpcSubnets: ec2.SubnetSelection; connections: ec2.Connections; apis: ReadonlyArray<AwsApiName>; rules: ReadonlyArray<Rule<I>> },
   grantOf: (api: AwsApiName) => ApiRouteGrant,
 ): Map<AwsApiName, ApiRoute> {
   const mode = options.apiRoutes ?? ApiRoutes.CREATE;
@@ -214,7 +214,7 @@ export function routeApiCalls<I extends ApiRouteRuleInput>(
         if (given[api] !== undefined || endpointInTree(options.vpc, AWS_APIS[api].key)) endpoints[AWS_APIS[api].key] = 'present';
       }
       const input = { subnetsHaveEgress: subnetsHaveEgress(options.vpc, options.vpcSubnets), vpcEndpoints: endpoints } as I;
-      return evaluateRules([options.rule], input).map((v) => `${v.message}; or leave apiRoutes at ApiRoutes.CREATE (the default) so the construct makes them`);
+      return evaluateRules(options.rules, input).map((v) => `${v.message}; or leave apiRoutes at ApiRoutes.CREATE (the default) so the construct makes them`);
     },
   });
   return new Map();

@@ -20,8 +20,8 @@ export interface AwsApiSpec {
 export const AWS_APIS = {
   secretsManager: { key: 'secretsmanager', name: 'Secrets Manager', endpointType: 'Interface' },
   s3: { key: 's3', name: 'S3', endpointType: 'Gateway' },
-  monitoring: { key: 'monitoring', name: 'CloudWatch (PutMetricData)', endpointType: 'Interface' },
-  cloudFormation: { key: 'cloudformation', name: 'CloudFormation (SignalResource)', endpointType: 'Interface' },
+  monitoring: { key: 'monitoring', name: 'CloudWatch metrics', endpointType: 'Interface' },
+  cloudFormation: { key: 'cloudformation', name: 'CloudFormation', endpointType: 'Interface' },
   ssm: { key: 'ssm', name: 'Systems Manager', endpointType: 'Interface' },
   ssmMessages: { key: 'ssmmessages', name: 'Session Manager messages', endpointType: 'Interface' },
   ec2Messages: { key: 'ec2messages', name: 'EC2 messages', endpointType: 'Interface' },
@@ -32,7 +32,9 @@ export type AwsApiName = keyof typeof AWS_APIS;
 /** What each caller needs: the role bootstrap and secret-auth consumers read secrets; the PgBouncer hosts call all of these. */
 export const ROLE_BOOTSTRAP_APIS: ReadonlyArray<AwsApiName> = ['secretsManager'];
 export const SECRET_CONSUMER_APIS: ReadonlyArray<AwsApiName> = ['secretsManager'];
-export const POOLER_HOST_APIS: ReadonlyArray<AwsApiName> = ['s3', 'secretsManager', 'monitoring', 'cloudFormation', 'ssm', 'ssmMessages', 'ec2Messages'];
+export const POOLER_HOST_APIS: ReadonlyArray<AwsApiName> = ['s3', 'secretsManager', 'monitoring', 'ssm', 'ssmMessages', 'ec2Messages'];
+/** The hosts of a CloudFormation stack also signal it (SignalResource): CDK's, not Terraform's. */
+export const POOLER_STACK_APIS: ReadonlyArray<AwsApiName> = ['cloudFormation'];
 
 export interface ApiRouteRuleInput {
   /** Whether the caller's subnets route to a NAT gateway or an internet gateway. */
@@ -54,13 +56,15 @@ const ROUTE_SOURCES = [
  * in Terraform, since it spans variables; in CDK the construct derives both properties from its subnets
  * and the VPC's endpoints at synth.
  */
-export function apiRouteRule<I extends ApiRouteRuleInput>(id: string, module: string, apis: ReadonlyArray<AwsApiName>, what: string, extraNames: Record<string, string> = {}): Rule<I> {
+export function apiRouteRule<I extends ApiRouteRuleInput>(id: string, module: string | undefined, apis: ReadonlyArray<AwsApiName>, what: string, extraNames: Record<string, string> = {}): Rule<I> {
   return custom<I>({
     id,
     properties: ['subnetsHaveEgress'],
     names: { subnetsHaveEgress: 'vpcSubnets', vpcEndpoints: 'vpcEndpoints' },
-    terraform: { module, names: { subnetsHaveEgress: 'subnets_have_egress', vpcEndpoints: 'vpc_endpoints', ...extraNames } },
-    summary: `${what} reaches ${apis.map((a) => AWS_APIS[a].name).join(', ')}: a VPC endpoint of each in vpc_endpoints, or subnets with egress (a precondition)`,
+    ...(module === undefined
+      ? { notInTerraform: 'only a CloudFormation stack waits for its hosts\' signals; the Terraform module\'s hosts call no CloudFormation API' }
+      : { terraform: { module, names: { subnetsHaveEgress: 'subnets_have_egress', vpcEndpoints: 'vpc_endpoints', ...extraNames } } }),
+    summary: `${what} reaches ${apis.map((a) => AWS_APIS[a].name).join(', ')}: a VPC endpoint of each${module === undefined ? '' : ' in vpc_endpoints'}, or subnets with egress${module === undefined ? '' : ' (a precondition)'}`,
     aws: {
       constraint: 'a function or instance in a VPC reaches an AWS API only through a VPC endpoint of its service or a route to a NAT gateway or internet gateway (a Lambda function gets no public address, even in a public subnet)',
       sources: ROUTE_SOURCES,
@@ -72,7 +76,7 @@ export function apiRouteRule<I extends ApiRouteRuleInput>(id: string, module: st
       if (missing.length === 0) return undefined;
       const names = missing.map((a) => `${AWS_APIS[a].name} (${AWS_APIS[a].key})`).join(', ');
       const keys = missing.map((a) => AWS_APIS[a].key).join(', ');
-      return `${what} has no route to ${names}: its subnets have no egress (${n('subnetsHaveEgress')}) and ${n('vpcEndpoints')} names no VPC endpoint of ${missing.length > 1 ? 'them' : 'it'}; pass the VPC's endpoints in ${n('vpcEndpoints')} (${keys}), or subnets with a route to a NAT gateway or an internet gateway`;
+      return `no route from ${what} to ${names}: the subnets have no egress (${n('subnetsHaveEgress')}) and ${n('vpcEndpoints')} names no VPC endpoint of ${missing.length > 1 ? 'them' : 'it'}; pass the VPC's endpoints in ${n('vpcEndpoints')} (${keys}), or subnets with a route to a NAT gateway or an internet gateway`;
     },
   });
 }

@@ -140,5 +140,5 @@ export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
   kmsKeyRule<FunctionRuleInput>('function-kms-key', FUNCTION_MODULE),
   lambdaCodeRule<FunctionRuleInput>('function-code-source', FUNCTION_MODULE),
   // A consumer that logs in with its password secret reads it at cold start, from inside its VPC.
-  apiRouteRule<FunctionRuleInput>('consumer-api-route', FUNCTION_MODULE, SECRET_CONSUMER_APIS, 'the consumer function (auth secret)', { auth: 'auth' }),
+  apiRouteRule<FunctionRuleInput>('consumer-api-route', FUNCTION_MODULE, SECRET_CONSUMER_APIS, 'the consumer function (it reads its password secret)', { auth: 'auth' }),
 ];

@@ -250,6 +250,11 @@ module "pooler" {
   # known once the endpoint exists: the module's rules are keyed by the CIDR block, known at plan).
   vpc_cidr_block    = aws_vpc.this["data"].cidr_block
   s3_prefix_list_id = aws_vpc_endpoint.s3.prefix_list_id
+  # The endpoints above the hosts call AWS through (the data VPC has no NAT): the plan fails naming any missing.
+  vpc_endpoints = merge(
+    { s3 = aws_vpc_endpoint.s3.id, secretsmanager = aws_security_group.host_services.id, monitoring = aws_security_group.host_services.id },
+    { for service in local.session_manager_services : service => aws_security_group.host_services.id },
+  )
   # The listeners' certificate from the module's own CA, for the endpoint service's names.
   certificate_function = { filename = "${local.lambda_dir}/pooler-certificate.zip" }
   hosts                = var.hosts

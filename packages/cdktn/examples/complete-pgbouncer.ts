@@ -160,6 +160,11 @@ export class CompletePgBouncerStack extends TerraformStack {
       // gateway endpoint is made below.
       vpcCidrBlock: vpcs.data.cidrBlock,
       s3PrefixListId: Lazy.stringValue({ produce: () => s3Endpoint.getStringAttribute('prefix_list_id') }),
+      // The endpoints the hosts call AWS through (the data VPC has no NAT): the plan fails naming any missing.
+      vpcEndpoints: {
+        s3: Lazy.stringValue({ produce: () => s3Endpoint.getStringAttribute('id') }),
+        ...Object.fromEntries(['secretsmanager', 'monitoring', ...SESSION_MANAGER_SERVICES].map((service) => [service, hostServices.getStringAttribute('id')])),
+      },
       // The listeners' certificate from the module's own CA, for the endpoint service's names.
       certificateFunction: { filename: path.join(lambdaDir, 'pooler-certificate.zip') },
       hosts: props.hosts ?? 2,
