@@ -132,6 +132,27 @@ describe('DatabaseRoleBootstrap routes its Secrets Manager calls', () => {
     template.hasResourceProperties('AWS::EC2::SecurityGroupEgress', { GroupId: getAtt(databaseRoles.connections.securityGroups[0], 'GroupId'), FromPort: 443, DestinationSecurityGroupId: getAtt(group, 'GroupId') });
   });
 
+  test('GIVEN the VPC in a network stack and the bootstrap in a data stack WHEN synthesized THEN the endpoint is in the data stack; a third stack asking for the same VPC\'s endpoint is refused with the fix', () => {
+    // GIVEN
+    const app = new App();
+    const network = new Stack(app, 'Network');
+    const data = new Stack(app, 'Data');
+    const more = new Stack(app, 'More');
+    const vpc = isolatedVpc(network, 'DataVpc', '10.0.0.0/16');
+    const database = new OptimizedReadsCluster(data, 'Database', { vpc, readers: 1 });
+    const roles = [{ name: 'report_reader', access: EndpointRole.READ_ONLY }];
+
+    // WHEN
+    new DatabaseRoleBootstrap(data, 'DatabaseRoles', { cluster: database, roles });
+
+    // THEN the endpoint goes with its caller, so the network stack depends on nothing of the data stack
+    Template.fromStack(data).resourceCountIs('AWS::EC2::VPCEndpoint', 1);
+    Template.fromStack(network).resourceCountIs('AWS::EC2::VPCEndpoint', 0);
+    expect(() => new DatabaseRoleBootstrap(more, 'DatabaseRoles', { cluster: database, roles })).toThrow(
+      /^More\/DatabaseRoles: the VPC Network\/DataVpc already has the kit's endpoints in stack Data \(Data\/KitApiRoutes[0-9a-f]+\), and a VPC takes one endpoint per service: pass apiRoutes ApiRoutes.BRING_YOUR_OWN with vpcEndpoints from Data\/KitApiRoutes[0-9a-f]+$/,
+    );
+  });
+
   test('GIVEN vpcEndpoints with apiRoutes left at CREATE WHEN constructed THEN it fails: the construct would make a second endpoint beside the user\'s', () => {
     const app = new App();
     const stack = new Stack(app, 'Reporting');
