@@ -6,7 +6,8 @@ locals {
   log_group_name       = "/aws/lambda/${var.function_name}"
   password_secret_arns = compact([for r in var.roles : r.password_secret_arn])
   # The Secrets Manager endpoint's security groups, from either input; the route rule reads local.vpc_endpoints.
-  secrets_manager_security_group_ids = distinct(concat(var.secrets_manager_security_group_ids, [for k, v in var.vpc_endpoints : v if k == "secretsmanager"]))
+  # (Counted by the inputs' shapes, known at plan, not by their ids, known only at apply.)
+  secrets_manager_security_group_ids = concat(var.secrets_manager_security_group_ids, [for k, v in var.vpc_endpoints : v if k == "secretsmanager"])
   vpc_endpoints                      = merge(length(var.secrets_manager_security_group_ids) > 0 ? { secretsmanager = var.secrets_manager_security_group_ids[0] } : {}, var.vpc_endpoints)
 }
 
@@ -52,7 +53,7 @@ resource "aws_vpc_security_group_ingress_rule" "cluster_from_function" {
 }
 
 resource "aws_vpc_security_group_egress_rule" "to_secrets_manager" {
-  count = length(local.secrets_manager_security_group_ids)
+  count = length(var.secrets_manager_security_group_ids) + (contains(keys(var.vpc_endpoints), "secretsmanager") ? 1 : 0)
 
   security_group_id            = aws_security_group.this.id
   referenced_security_group_id = local.secrets_manager_security_group_ids[count.index]
