@@ -71,7 +71,8 @@ export interface PgBouncerProxyProps {
    */
   readonly apiRoutes?: ApiRoutes;
   /**
-   * Your VPC endpoints (with `apiRoutes: ApiRoutes.BRING_YOUR_OWN`); their policies must pass the hosts' calls.
+   * Your VPC endpoints (with `apiRoutes: ApiRoutes.BRING_YOUR_OWN`); their policies must pass the hosts' calls and their
+   * security groups admit HTTPS from the hosts (`connections`).
    * @default - none: endpoints of the VPC made elsewhere in the app, or egress of `vpcSubnets`
    */
   readonly vpcEndpoints?: VpcApiEndpoints;
@@ -284,7 +285,18 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
 
     const routes = routeApiCalls(
       this,
-      { apiRoutes: props.apiRoutes, vpcEndpoints: props.vpcEndpoints, vpc, vpcSubnets, connections: this.connections, apis: [...POOLER_HOST_APIS, ...POOLER_STACK_APIS], rules: PGBOUNCER_PROXY_RULES.filter((r) => r.id === 'pooler-api-route' || r.id === 'pooler-signal-route') },
+      {
+        apiRoutes: props.apiRoutes,
+        vpcEndpoints: props.vpcEndpoints,
+        vpc,
+        vpcSubnets,
+        connections: this.connections,
+        apis: [...POOLER_HOST_APIS, ...POOLER_STACK_APIS],
+        rules: PGBOUNCER_PROXY_RULES.filter((r) => r.id === 'pooler-api-route' || r.id === 'pooler-signal-route'),
+        // The hosts' HTTPS egress already reaches any endpoint of the VPC (s3PrefixListId); your endpoints'
+        // security groups are yours to open, as in Terraform.
+        connectToGiven: false,
+      },
       (api) => this.hostGrant(api, props.packages, vpcSubnets),
     );
     this.hostSecretsStatement = routes.get('secretsManager')?.statements[0];

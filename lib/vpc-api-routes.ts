@@ -188,7 +188,15 @@ export interface ApiRouteOptions {
  */
 export function routeApiCalls<I extends ApiRouteRuleInput>(
   caller: Construct,
-  options: ApiRouteOptions & { vpc: ec2.IVpc; vpcSubnets: ec2.SubnetSelection; connections: ec2.Connections; apis: ReadonlyArray<AwsApiName>; rules: ReadonlyArray<Rule<I>> },
+  options: ApiRouteOptions & {
+    vpc: ec2.IVpc;
+    vpcSubnets: ec2.SubnetSelection;
+    connections: ec2.Connections;
+    apis: ReadonlyArray<AwsApiName>;
+    rules: ReadonlyArray<Rule<I>>;
+    /** Whether the caller's security group needs HTTPS to the user's endpoints (false: its egress already covers them). */
+    connectToGiven?: boolean;
+  },
   grantOf: (api: AwsApiName) => ApiRouteGrant,
 ): Map<AwsApiName, ApiRoute> {
   const mode = options.apiRoutes ?? ApiRoutes.CREATE;
@@ -202,7 +210,7 @@ export function routeApiCalls<I extends ApiRouteRuleInput>(
   const given = options.vpcEndpoints ?? {};
   for (const api of options.apis) {
     const endpoint = given[api];
-    if (endpoint !== undefined && AWS_APIS[api].endpointType === 'Interface') {
+    if (endpoint !== undefined && AWS_APIS[api].endpointType === 'Interface' && options.connectToGiven !== false) {
       options.connections.allowTo(endpoint as ec2.IInterfaceVpcEndpoint, ec2.Port.tcp(443), `calls ${AWS_APIS[api].name}`);
     }
   }
