@@ -214,7 +214,7 @@ export class CompletePgBouncerStack extends TerraformStack {
       secretKmsKeyArn: this.database.kmsKeyArn,
       vpcId: vpcs.data.id,
       subnetIds: vpcs.data.subnetIds,
-      secretsManagerSecurityGroupIds: [hostServices.getStringAttribute('id')],
+      vpcEndpoints: { secretsmanager: hostServices.getStringAttribute('id') },
       // The invocation reads the secrets through the endpoint made below (its policy names this module's role).
       invocationDependsOn: Lazy.listValue({ produce: (): string[] => [secretsEndpoint.getStringAttribute('id')] }),
       kmsKeyArn: logsKey.getStringAttribute('arn'),
@@ -311,7 +311,7 @@ export class CompletePgBouncerStack extends TerraformStack {
           endpoint: endpointOf(c.endpoint),
           auth: 'secret',
           passwordSecretArn: secretOf(c.dbUser),
-          secretsManagerSecurityGroupId: consumerSecrets.getStringAttribute('id'),
+          vpcEndpoints: { secretsmanager: consumerSecrets.getStringAttribute('id') },
           dbUser: c.dbUser,
           databaseName: this.database.databaseName,
           // Its first login needs its role.
