@@ -10,9 +10,10 @@ import { consumerEnvironment, type ConsumerAuth, type TlsConfig } from '../lambd
 import { skipCheckov } from './private/checkov';
 import { handlerFunction } from './private/handler-function';
 import { allowLogsToUseKey, stackLogGroupPattern } from './private/key-policies';
-import { ConnectionMode, FUNCTION_RULES, runRules, securityGroupDescription } from './model';
+import { ConnectionMode, FUNCTION_RULES, SECRET_CONSUMER_APIS, runRules, securityGroupDescription } from './model';
 import { ConsumerConnection, IProxyEndpoint } from './pooling-tier';
 import { throwIfInvalid } from './private/validation';
+import { ApiRoutes, routeApiCalls, type VpcApiEndpoints } from './vpc-api-routes';
 
 /** Properties of a DatabaseConsumerFunction. */
 export interface DatabaseConsumerFunctionProps {
@@ -24,12 +25,19 @@ export interface DatabaseConsumerFunctionProps {
   /** The database user the function logs in as (with an IAM token, or its password secret on the PgBouncer engine). */
   readonly dbUser: string;
   /**
-   * The Secrets Manager interface endpoint of the function's VPC, for an endpoint whose users log in with
-   * a password secret (PgBouncer engine): the function's HTTPS egress goes to it only.
-   * @default - HTTPS egress to any address when the endpoint needs a secret (a VPC with a NAT gateway, or
-   *   an interface endpoint the function's security group is not told about)
+   * How a function that logs in with its password secret (PgBouncer engine) reaches Secrets Manager from its
+   * VPC: CREATE makes the VPC's Secrets Manager interface endpoint (shared with the kit's other constructs in
+   * the VPC), passing only the function's read of its own secret; BRING_YOUR_OWN uses `vpcEndpoints` or egress
+   * of `vpcSubnets`, and synth fails when there is neither. A function with IAM authentication (RDS Proxy)
+   * calls no AWS API from the VPC and ignores it.
+   * @default ApiRoutes.CREATE
    */
-  readonly secretsManagerEndpoint?: ec2.IConnectable;
+  readonly apiRoutes?: ApiRoutes;
+  /**
+   * Your Secrets Manager interface endpoint (with `apiRoutes: ApiRoutes.BRING_YOUR_OWN`): the function's HTTPS egress goes to it only.
+   * @default - none: an endpoint of the VPC made elsewhere in the app, or egress of `vpcSubnets` (HTTPS to any address)
+   */
+  readonly vpcEndpoints?: VpcApiEndpoints;
   /** The database to connect to. */
   readonly databaseName: string;
   /**
@@ -159,9 +167,30 @@ export class DatabaseConsumerFunction extends Construct implements iam.IGrantabl
     props.endpoint.grantConnect(this, props.dbUser);
     securityGroup.addEgressRule(props.endpoint.securityGroup, ec2.Port.tcp(props.endpoint.port), 'to its proxy endpoint');
     if (connection.passwordSecret) {
-      if (props.secretsManagerEndpoint) {
-        this.function.connections.allowTo(props.secretsManagerEndpoint, ec2.Port.tcp(443), 'reads its password secret');
-      } else {
+      const secret = connection.passwordSecret;
+      const mode = props.apiRoutes ?? ApiRoutes.CREATE;
+      // The endpoint passes this function's read of its own secret, nothing else.
+      routeApiCalls(
+        this,
+        {
+          apiRoutes: props.apiRoutes,
+          vpcEndpoints: props.vpcEndpoints,
+          vpc: props.endpoint.vpc,
+          vpcSubnets: props.vpcSubnets ?? {},
+          connections: this.connections,
+          apis: SECRET_CONSUMER_APIS,
+          rules: FUNCTION_RULES.filter((r) => r.id === 'consumer-api-route'),
+        },
+        () => ({
+          caller: this,
+          role: this.function.role!,
+          statements: [{ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], resources: [secret.secretArn] }],
+          purpose: 'a consumer function reads its password secret',
+        }),
+      );
+      // Without an endpoint named to it, the secret's read goes out through the subnets' egress (or an endpoint
+      // the security group is not told about), to an address not known at synth.
+      if (mode === ApiRoutes.BRING_YOUR_OWN && props.vpcEndpoints?.secretsManager === undefined) {
         securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'reads its password secret from Secrets Manager');
       }
     }

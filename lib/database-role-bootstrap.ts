@@ -6,7 +6,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { BOOTSTRAP_ENV, requestProblems, type DatabaseRoleSpec, type RoleBootstrapRequest } from '../lambda/src/role-bootstrap-request';
-import { POSTGRES_PORT, RDS_CA_BUNDLE_ENV, securityGroupDescription } from './model';
+import { MASTER_SECRET_READ_ACTIONS, POSTGRES_PORT, RDS_CA_BUNDLE_ENV, ROLE_BOOTSTRAP_APIS, ROLE_BOOTSTRAP_RULES, securityGroupDescription } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { skipCheckov } from './private/checkov';
 import { BASIC_EXECUTION_ACKNOWLEDGEMENT, DEPLOY_TIME_FUNCTION_SKIPS, deployTimeResource } from './private/deploy-time-resource';
@@ -14,6 +14,7 @@ import { handlerFunction } from './private/handler-function';
 import { allowLogsToUseKey, stackLogGroupPattern } from './private/key-policies';
 import { kitSubnets } from './private/subnets';
 import { throwIfInvalid } from './private/validation';
+import { ApiRoutes, routeApiCalls, type VpcApiEndpoints } from './vpc-api-routes';
 
 export type { DatabaseRoleSpec } from '../lambda/src/role-bootstrap-request';
 
@@ -27,11 +28,23 @@ export interface DatabaseRoleBootstrapProps {
   /** One role per consumer: READ_ONLY roles read, READ_WRITE roles also write and create tables. */
   readonly roles: DatabaseRoleSpec[];
   /**
-   * Subnets of the bootstrap function, in the cluster's VPC; they must reach Secrets Manager (an
-   * interface endpoint, allowed through `connections`).
+   * Subnets of the bootstrap function, in the cluster's VPC.
    * @default - the VPC's isolated subnets
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
+  /**
+   * How the function reaches Secrets Manager from the VPC: CREATE makes the VPC's Secrets Manager interface
+   * endpoint (shared with the kit's other constructs in the VPC), passing only the function's reads of the
+   * master secret and the roles' password secrets; BRING_YOUR_OWN uses `vpcEndpoints` or egress of `vpcSubnets`,
+   * and synth fails when there is neither.
+   * @default ApiRoutes.CREATE
+   */
+  readonly apiRoutes?: ApiRoutes;
+  /**
+   * Your Secrets Manager interface endpoint (with `apiRoutes: ApiRoutes.BRING_YOUR_OWN`): the function gets HTTPS to it.
+   * @default - none: an endpoint of the VPC made elsewhere in the app, or egress of `vpcSubnets`
+   */
+  readonly vpcEndpoints?: VpcApiEndpoints;
   /**
    * Key that encrypts the function's environment and log group. Its policy must let CloudWatch Logs use it.
    * @default - a new key with rotation on
@@ -47,7 +60,7 @@ export interface DatabaseRoleBootstrapProps {
  */
 export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable {
   public readonly function: lambda.Function;
-  /** The function's network access: egress to the cluster is granted; add Secrets Manager's. */
+  /** The function's network access: egress to the cluster, and to the Secrets Manager endpoint (the kit's, or yours). */
   public readonly connections: ec2.Connections;
   public readonly resource: CustomResource;
   public readonly roles: DatabaseRoleSpec[];
@@ -69,6 +82,7 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
     if (!props.encryptionKey) allowLogsToUseKey(key as kms.Key, [stackLogGroupPattern(Stack.of(this))]);
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, encryptionKey: key });
 
+    const vpcSubnets = props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: cluster.cluster.vpc,
       description: securityGroupDescription((p) => `Database role bootstrap ${p}: egress only to the cluster and Secrets Manager`, this.node.path),
@@ -103,9 +117,26 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
     this.connections = this.function.connections;
     cluster.connections.allowDefaultPortFrom(this, 'Database role bootstrap to the writer');
 
+    // The master secret and the password secrets, read from inside the VPC: the endpoint passes those reads only.
+    const routes = routeApiCalls(
+      this,
+      { apiRoutes: props.apiRoutes, vpcEndpoints: props.vpcEndpoints, vpc: cluster.cluster.vpc, vpcSubnets, connections: this.connections, apis: ROLE_BOOTSTRAP_APIS, rules: ROLE_BOOTSTRAP_RULES.filter((r) => r.id === 'role-bootstrap-api-route') },
+      () => ({
+        caller: this,
+        role: this.function.role!,
+        statements: [
+          { actions: [...MASTER_SECRET_READ_ACTIONS], resources: [cluster.masterSecret.secretArn] },
+          ...(this.passwordSecretArns.length > 0 ? [{ actions: ['secretsmanager:GetSecretValue'], resources: this.passwordSecretArns }] : []),
+        ],
+        purpose: 'Role bootstrap reads the master secret and the roles\' password secrets',
+      }),
+    );
+
     this.resource = deployTimeResource(this, { onEventHandler: this.function, logGroup, resourceType: 'Custom::DatabaseRoles', properties: { Request: request }, what: 'the bootstrap function' });
     // The writer must be up; CDK's cluster construct holds its instances.
     this.resource.node.addDependency(cluster.cluster);
+    // It runs once the endpoint it reads the secrets through answers.
+    for (const route of routes.values()) this.resource.node.addDependency(route.endpoint);
     this.acknowledgeFindings();
   }
 

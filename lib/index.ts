@@ -29,6 +29,7 @@ export { ProxyEngine, type ConsumerConnection, type IPoolingTier, type IProxyEnd
 export { DatabaseConsumerFunction, type DatabaseConsumerFunctionProps } from './database-consumer-function';
 export { DatabaseDashboard, type DatabaseDashboardProps } from './database-dashboard';
 export { DatabaseRoleBootstrap, type DatabaseRoleBootstrapProps, type DatabaseRoleSpec } from './database-role-bootstrap';
+export { ApiRoutes, type VpcApiEndpoints } from './vpc-api-routes';
 export { OptimizedReadsCatalog } from './optimized-reads-catalog';
 export { KitValidationError } from './private/validation';
 export { CostEstimator } from './cost-estimator';

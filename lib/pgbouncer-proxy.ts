@@ -1,4 +1,4 @@
-import { Duration, Lazy, Stack, Tags, Token, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, Lazy, Stack, Tags, Token, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -6,7 +6,9 @@ import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, PROXY_RULES, PoolSettings, PoolSizing, evaluateRules, poolSizing, runRules } from './model';
+import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, POOLER_HOST_APIS, POOLER_STACK_APIS, PROXY_RULES, PoolSettings, PoolSizing, type AwsApiName, evaluateRules, poolSizing, runRules } from './model';
+import { POOLER_METRICS_NAMESPACE } from './model/pgbouncer-metrics';
+import { FLEET_SIGNAL_POLICY } from './model/pgbouncer-rollout';
 import { renderPoolerBootstrap, sessionListenersValue } from './model/pgbouncer-bootstrap';
 import { DEFAULT_FLEET_HOSTS, DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_RULES, fleetListenerOf, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
 import { PoolMode } from './model/pgbouncer-ini';
@@ -22,6 +24,7 @@ import { addPgBouncerHostGroup } from './private/pgbouncer-host-group';
 import { addPgBouncerListener, addPgBouncerLoadBalancer } from './private/pgbouncer-load-balancer';
 import { kitSubnets } from './private/subnets';
 import { throwIfInvalid } from './private/validation';
+import { ApiRoutes, routeApiCalls, type ApiRouteGrant, type VpcApiEndpoints } from './vpc-api-routes';
 
 /** Properties of a PgBouncerProxy. */
 export interface PgBouncerProxyProps {
@@ -59,6 +62,21 @@ export interface PgBouncerProxyProps {
    * @default - the VPC's isolated subnets
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
+  /**
+   * How the hosts reach the AWS APIs they call from the VPC: S3 (the packages object), Secrets Manager (their
+   * secrets), CloudWatch (PutMetricData), CloudFormation (SignalResource) and SSM, SSM Messages and EC2 Messages
+   * (Session Manager). CREATE makes the VPC's endpoints of each (shared with the kit's other constructs in the
+   * VPC) with policies passing only the hosts' calls; BRING_YOUR_OWN uses `vpcEndpoints` or egress of
+   * `vpcSubnets`, and synth fails naming each API that has neither.
+   * @default ApiRoutes.CREATE
+   */
+  readonly apiRoutes?: ApiRoutes;
+  /**
+   * Your VPC endpoints (with `apiRoutes: ApiRoutes.BRING_YOUR_OWN`); their policies must pass the hosts' calls and their
+   * security groups admit HTTPS from the hosts (`connections`).
+   * @default - none: endpoints of the VPC made elsewhere in the app, or egress of `vpcSubnets`
+   */
+  readonly vpcEndpoints?: VpcApiEndpoints;
   /**
    * Share of each target's max_connections the whole fleet may open (bounds: the kit's `max-connections-percent` rule); the fleet never takes the
    * connections the kit reserves on each instance (RESERVED_CONNECTIONS).
@@ -157,6 +175,8 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
   /** Share of each target's budget a session listener's pools take. */
   public readonly sessionMaxConnectionsPercent: number;
   private readonly consumerSecrets = new Map<string, secretsmanager.Secret>();
+  /** The kit's Secrets Manager endpoint statement of the hosts (CREATE): consumers added later add their secrets to it. */
+  private readonly hostSecretsStatement?: iam.PolicyStatement;
   private readonly targetGroups: Map<EndpointRole, elbv2.NetworkTargetGroup>;
   private readonly sessionTargetGroups = new Map<EndpointRole, elbv2.NetworkTargetGroup>();
   private readonly fleet: PoolerFleetSpec;
@@ -263,6 +283,49 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
       this.autoScalingGroup.node.addDependency(this.certificate);
       Tags.of(this.launchTemplate).add('aurora-proxy-kit:listener-certificate-serial', this.certificate.certificateSerial);
     }
+
+    const routes = routeApiCalls(
+      this,
+      {
+        apiRoutes: props.apiRoutes,
+        vpcEndpoints: props.vpcEndpoints,
+        vpc,
+        vpcSubnets,
+        connections: this.connections,
+        apis: [...POOLER_HOST_APIS, ...POOLER_STACK_APIS],
+        rules: PGBOUNCER_PROXY_RULES.filter((r) => r.id === 'pooler-api-route' || r.id === 'pooler-signal-route'),
+        // The hosts' HTTPS egress already reaches any endpoint of the VPC (s3PrefixListId); your endpoints'
+        // security groups are yours to open, as in Terraform.
+        connectToGiven: false,
+      },
+      (api) => this.hostGrant(api, props.packages, vpcSubnets),
+    );
+    this.hostSecretsStatement = routes.get('secretsManager')?.statements[0];
+    // The hosts boot once what they call answers: a host that cannot signal would fail the stack's creation.
+    for (const route of routes.values()) this.autoScalingGroup.node.defaultChild!.node.addDependency(route.endpoint);
+  }
+
+  /** What the hosts call through each endpoint, for its policy. */
+  private hostGrant(api: AwsApiName, packages: PgBouncerPackages, subnets: ec2.SubnetSelection): ApiRouteGrant {
+    const grant = (purpose: string, statements: ApiRouteGrant['statements']): ApiRouteGrant => ({ caller: this, role: this.hostRole, statements, purpose: `PgBouncer hosts: ${purpose}`, subnets });
+    switch (api) {
+      case 's3':
+        // The packages object is all the hosts read from S3 (they install from it, not from Debian's archive):
+        // nothing in the VPC reaches any other bucket through this endpoint, whatever credentials it holds.
+        return grant('the packages object', [{ actions: ['s3:GetObject'], resources: [packages.bucket.arnForObjects(packages.key)] }]);
+      case 'secretsManager':
+        // Consumers added later add their secrets to this statement (addConsumerUser).
+        return grant('their secrets', [{ actions: ['secretsmanager:GetSecretValue'], resources: this.hostSecrets.map((secret) => secret.secretArn) }]);
+      case 'monitoring':
+        return grant('the metrics exporter', [{ actions: ['cloudwatch:PutMetricData'], resources: ['*'], conditions: { StringEquals: { 'cloudwatch:namespace': POOLER_METRICS_NAMESPACE } } }]);
+      case 'cloudFormation':
+        // Each new host's SignalResource: the stack's creation and rolling updates wait for it (pgbouncer-rollout.ts).
+        return grant('SignalResource of new hosts', [{ actions: [...FLEET_SIGNAL_POLICY.actions], resources: [Aws.STACK_ID] }]);
+      default:
+        // Session Manager (shell access without SSH): the agent's three services keep the default policy (the
+        // security group admits the hosts only); what a session may do is the host role's and the user's.
+        return grant('Session Manager', []);
+    }
   }
 
   /**
@@ -279,6 +342,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     ]);
     const secret = this.newUserSecret(`Consumer-${username}`, username, 'a consumer of the PgBouncer engine logs in as');
     secret.grantRead(this.hostRole);
+    this.hostSecretsStatement?.addResources(secret.secretArn);
     this.consumerSecrets.set(username, secret);
     return secret;
   }

@@ -23,6 +23,7 @@ export * from './rules/dashboard';
 export * from './rules/deployment';
 export * from './rules/role-bootstrap';
 export * from './rules/pgbouncer-proxy';
+export * from './rules/api-routes';
 
 /** Every table the constructs and the Terraform modules share. */
 export const RULE_TABLES = {

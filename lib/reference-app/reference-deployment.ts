@@ -1,6 +1,5 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, StackProps, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -11,8 +10,7 @@ import { skipCheckov } from '../private/checkov';
 import { allowLogsToUseKey, stackLogGroupPattern } from '../private/key-policies';
 import { OptimizedReadsCluster } from '../optimized-reads-cluster';
 import { PoolingProxy } from '../pooling-proxy';
-import { DEPLOYMENT_RULES, KMS_DELETION_WINDOW_DAYS, MASTER_SECRET_READ_ACTIONS, runRules } from '../model';
-import { PgBouncerProxy } from '../pgbouncer-proxy';
+import { DEPLOYMENT_RULES, KMS_DELETION_WINDOW_DAYS, runRules } from '../model';
 import { IPoolingTier, IProxyEndpoint, ProxyEngine } from '../pooling-tier';
 import { throwIfInvalid } from '../private/validation';
 import { EndpointRole } from '../../lambda/src/environment';
@@ -67,7 +65,8 @@ export interface ReferenceDeploymentProps extends StackProps {
  * The reference deployment: a data VPC holding the Optimized Reads cluster and its pooling tier (RDS
  * Proxy, or a PgBouncer fleet), and a separate consumer VPC holding a read-only and a read/write
  * endpoint of the tier and one Lambda consumer behind each, plus the dashboard and alarms. Neither VPC
- * has internet access or NAT: nothing in the data path needs it.
+ * has internet access or NAT: nothing in the data path needs it, and each construct that calls an AWS API
+ * from a VPC makes the endpoint it needs there (one per VPC and service, shared).
  */
 export class ReferenceDeployment extends Stack {
   public readonly dataVpc: ec2.Vpc;
@@ -135,14 +134,9 @@ export class ReferenceDeployment extends Stack {
     const consumerDefaults = {
       databaseName: this.database.databaseName,
       encryptionKey: logKey,
-      secretsManagerEndpoint: this.pgBouncer?.consumerSecretsEndpoint,
     };
     this.reader = new DatabaseConsumerFunction(this, 'Reader', { ...consumerDefaults, dbUser: READER_DB_USER, endpoint: this.readOnlyEndpoint });
     this.writer = new DatabaseConsumerFunction(this, 'Writer', { ...consumerDefaults, dbUser: WRITER_DB_USER, endpoint: this.readWriteEndpoint });
-    this.pgBouncer?.allowConsumerSecretReads([
-      { dbUser: READER_DB_USER, grantPrincipal: this.reader.grantPrincipal },
-      { dbUser: WRITER_DB_USER, grantPrincipal: this.writer.grantPrincipal },
-    ]);
 
     // Each consumer logs in as a role of its own, never as the master user. On the PgBouncer engine the
     // roles log in with their secrets' passwords, and the read-only listener's server role is made too.
@@ -157,7 +151,6 @@ export class ReferenceDeployment extends Stack {
       ],
       encryptionKey: logKey,
     });
-    this.addSecretsManagerEndpoint(pooler);
     // A consumer's first login needs its role: the functions (not their IAM roles, which the secrets'
     // key policy names) are created once the roles exist.
     for (const consumer of [this.reader, this.writer]) consumer.function.node.defaultChild!.node.addDependency(this.databaseRoles.resource);
@@ -172,43 +165,6 @@ export class ReferenceDeployment extends Stack {
 
     this.addOutputs();
     this.acknowledgeFindings();
-  }
-
-  /**
-   * The role bootstrap reads the master secret from Secrets Manager; the data VPC reaches it privately.
-   * The endpoint answers HTTPS from the bootstrap function (and the PgBouncer hosts) only, opens no
-   * connection itself, and passes only their reads of their own secrets. (RDS Proxy reads no secret:
-   * end-to-end IAM.)
-   */
-  private addSecretsManagerEndpoint(pooler?: PgBouncerProxy): void {
-    const securityGroup = new ec2.SecurityGroup(this, 'SecretsManagerEndpointSecurityGroup', {
-      vpc: this.dataVpc,
-      description: 'Secrets Manager interface endpoint of the data VPC: HTTPS from the role bootstrap only',
-      allowAllOutbound: false,
-    });
-    const secretsEndpoint = this.dataVpc.addInterfaceEndpoint('SecretsManager', {
-      service: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
-      privateDnsEnabled: true,
-      open: false,
-      securityGroups: [securityGroup],
-    });
-    secretsEndpoint.connections.allowDefaultPortFrom(this.databaseRoles, 'Role bootstrap reads the master secret');
-    secretsEndpoint.addToPolicy(
-      new iam.PolicyStatement({
-        principals: [this.databaseRoles.function.role!],
-        actions: [...MASTER_SECRET_READ_ACTIONS],
-        resources: [this.database.masterSecret.secretArn],
-      }),
-    );
-    if (pooler) {
-      // The bootstrap derives the roles' verifiers from their secrets; the hosts read theirs at boot and every 5 minutes.
-      secretsEndpoint.addToPolicy(new iam.PolicyStatement({ principals: [this.databaseRoles.function.role!], actions: ['secretsmanager:GetSecretValue'], resources: this.databaseRoles.passwordSecretArns }));
-      secretsEndpoint.connections.allowDefaultPortFrom(pooler, 'PgBouncer hosts read their secrets');
-      secretsEndpoint.addToPolicy(new iam.PolicyStatement({ principals: [pooler.hostRole], actions: ['secretsmanager:GetSecretValue'], resources: pooler.hostSecrets.map((secret) => secret.secretArn) }));
-    }
-    // The bootstrap runs once the endpoint answers, and so do the hosts (their secrets at boot).
-    this.databaseRoles.resource.node.addDependency(secretsEndpoint);
-    if (pooler) pooler.autoScalingGroup.node.defaultChild!.node.addDependency(secretsEndpoint);
   }
 
   private isolatedVpc(id: string, cidr: string, logKey: kms.IKey): ec2.Vpc {

@@ -121,6 +121,8 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
       tls_ca_certificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----',
       // Where the module's own certificate function would come from, for the vectors that leave tls_secret_arn out.
       certificate_function: { s3_bucket: 'vectors-lambda', s3_key: 'pooler-certificate.zip' },
+      // The hosts' route to AWS's APIs, so that only the route vectors meet the route rule.
+      subnets_have_egress: true,
     },
     preconditions: {
       'idle-within-max': 'aws_launch_template.this',
@@ -131,6 +133,8 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
       'pooler-tls-certificate-pair': { address: 'output.client_ca_certificate', file: 'outputs.tf' },
       // The function exists only without tls_secret_arn (count), so its precondition is checked only then.
       'pooler-certificate-function': { address: 'aws_lambda_function.certificate', file: 'certificate.tf' },
+      // The hosts call these APIs from their first boot on.
+      'pooler-api-route': 'aws_launch_template.this',
     },
     collections: {
       'consumer_users item': { each: 'u in var.consumer_users', value: 'u' },
@@ -162,8 +166,10 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
       connect_arn_prefix: 'arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-vectors/',
       db_user: 'postgres',
       database_name: 'app',
+      // A consumer with auth secret reads its secret: a route to Secrets Manager, so that only the route vectors meet the route rule.
+      subnets_have_egress: true,
     },
-    preconditions: { 'function-kms-key': 'aws_lambda_function.this', 'function-code-source': 'aws_lambda_function.this', 'consumer-credential': 'aws_lambda_function.this' },
+    preconditions: { 'function-kms-key': 'aws_lambda_function.this', 'function-code-source': 'aws_lambda_function.this', 'consumer-credential': 'aws_lambda_function.this', 'consumer-api-route': 'aws_lambda_function.this' },
   },
   {
     module: 'database-role-bootstrap',
@@ -181,8 +187,9 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
       vpc_id: 'vpc-data',
       subnet_ids: ['subnet-d1', 'subnet-d2'],
       kms_key_arn: 'arn:aws:kms:us-east-1:123456789012:key/logs',
+      subnets_have_egress: true,
     },
-    preconditions: { 'role-bootstrap-code-source': 'aws_lambda_function.this' },
+    preconditions: { 'role-bootstrap-code-source': 'aws_lambda_function.this', 'role-bootstrap-api-route': 'aws_lambda_function.this' },
   },
   {
     module: 'dashboard',

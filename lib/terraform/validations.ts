@@ -8,6 +8,11 @@ import {
   OPTIMIZED_READS_MIN_MAJOR,
   RESERVED_CONNECTIONS,
   type CustomRule,
+  AWS_APIS,
+  type AwsApiName,
+  POOLER_HOST_APIS,
+  ROLE_BOOTSTRAP_APIS,
+  SECRET_CONSUMER_APIS,
   unknownEngineVersionWarning,
 } from '../model';
 import { GRAVITON_SIZE_VCPUS, GRAVITON_TYPE_PATTERN, POOLER_INSTANCE_FAMILIES } from '../model/pgbouncer-hosts';
@@ -132,6 +137,31 @@ function lambdaCodeBlocks(rule: ModuleRule): Block[] {
     { condition: `${f} != null || ${b} == null || ${k} != null`, errorMessage: probed(rule, { filename: null, s3Bucket: PROBE }, []) },
     { condition: `${f} != null || ${k} == null || ${b} != null`, errorMessage: probed(rule, { filename: null, s3Key: PROBE }, []) },
   ];
+}
+
+/**
+ * A caller's route to the AWS APIs it calls: subnets with egress, or an endpoint of each API in
+ * `local.vpc_endpoints` (the module's vpc_endpoints, with what its older per-service inputs name). The missing
+ * APIs are listed as the model lists them, in its order; `when` limits the rule (a consumer with auth secret).
+ */
+function apiRouteBlocks(apis: ReadonlyArray<AwsApiName>, when?: string): (rule: ModuleRule) => Block[] {
+  return (rule) => {
+    const routed = 'local.vpc_endpoints';
+    const missing = `[for k in ${hclValue(apis.map((a) => AWS_APIS[a].key))} : k if !contains(keys(${routed}), k)]`;
+    const condition = [when === undefined ? undefined : `!(${when})`, 'var.subnets_have_egress', `length(${missing}) == 0`].filter((c) => c !== undefined).join(' || ');
+    const input = { subnetsHaveEgress: false, vpcEndpoints: {}, ...(when === undefined ? {} : { auth: 'secret' }) };
+    if (apis.length === 1) return [{ condition, errorMessage: probed(rule, input, []) }];
+    // Over the list, not the map: a map iterates in key order, the message in the model's.
+    const names = `join(", ", [for k in ${missing} : ${hclValue(Object.fromEntries(apis.map((a) => [AWS_APIS[a].key, `${AWS_APIS[a].name} (${AWS_APIS[a].key})`])))}[k]])`;
+    return [{
+      condition,
+      errorMessage: probed(rule, input, [
+        [apis.map((a) => `${AWS_APIS[a].name} (${AWS_APIS[a].key})`).join(', '), names],
+        [apis.map((a) => AWS_APIS[a].key).join(', '), `join(", ", ${missing})`],
+        ['of them', `length(${missing}) > 1 ? "of them" : "of it"`],
+      ]),
+    }];
+  };
 }
 
 /** The blocks of the rules whose logic is their own (catalog lookups, several variables). */
@@ -321,6 +351,9 @@ const CUSTOM_BLOCKS: Readonly<Record<string, (rule: ModuleRule) => Block[]>> = {
     ];
   },
   'function-code-source': lambdaCodeBlocks,
+  'role-bootstrap-api-route': apiRouteBlocks(ROLE_BOOTSTRAP_APIS),
+  'consumer-api-route': apiRouteBlocks(SECRET_CONSUMER_APIS, 'var.auth == "secret"'),
+  'pooler-api-route': apiRouteBlocks(POOLER_HOST_APIS),
   'role-bootstrap-code-source': lambdaCodeBlocks,
   'cluster-kms-key': (rule) => [{ condition: 'var.create_kms_key || var.kms_key_arn != null', errorMessage: probed(rule, { createKmsKey: false }, []) }],
   'function-kms-key': (rule) => [{ condition: 'var.create_kms_key || var.kms_key_arn != null', errorMessage: probed(rule, { createKmsKey: false }, []) }],

@@ -5,6 +5,10 @@ locals {
   postgres_port        = 5432
   log_group_name       = "/aws/lambda/${var.function_name}"
   password_secret_arns = compact([for r in var.roles : r.password_secret_arn])
+  # The Secrets Manager endpoint's security groups, from either input; the route rule reads local.vpc_endpoints.
+  # (Counted by the inputs' shapes, known at plan, not by their ids, known only at apply.)
+  secrets_manager_security_group_ids = concat(var.secrets_manager_security_group_ids, [for k, v in var.vpc_endpoints : v if k == "secretsmanager"])
+  vpc_endpoints                      = merge(length(var.secrets_manager_security_group_ids) > 0 ? { secretsmanager = var.secrets_manager_security_group_ids[0] } : {}, var.vpc_endpoints)
 }
 
 resource "aws_cloudwatch_log_group" "this" {
@@ -49,10 +53,10 @@ resource "aws_vpc_security_group_ingress_rule" "cluster_from_function" {
 }
 
 resource "aws_vpc_security_group_egress_rule" "to_secrets_manager" {
-  count = length(var.secrets_manager_security_group_ids)
+  count = length(var.secrets_manager_security_group_ids) + (contains(keys(var.vpc_endpoints), "secretsmanager") ? 1 : 0)
 
   security_group_id            = aws_security_group.this.id
-  referenced_security_group_id = var.secrets_manager_security_group_ids[count.index]
+  referenced_security_group_id = local.secrets_manager_security_group_ids[count.index]
   ip_protocol                  = "tcp"
   from_port                    = 443
   to_port                      = 443
@@ -194,6 +198,12 @@ resource "aws_lambda_function" "this" {
       error_message = "s3_bucket is not set: an S3 object is named by s3_bucket and s3_key"
     }
     # END generated role-bootstrap-code-source
+    # BEGIN generated role-bootstrap-api-route by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+    precondition {
+      condition     = var.subnets_have_egress || length([for k in ["secretsmanager"] : k if !contains(keys(local.vpc_endpoints), k)]) == 0
+      error_message = "no route from the role bootstrap function to Secrets Manager (secretsmanager): the subnets have no egress (subnets_have_egress) and vpc_endpoints names no VPC endpoint of it; pass the VPC's endpoints in vpc_endpoints (secretsmanager), or subnets with a route to a NAT gateway or an internet gateway"
+    }
+    # END generated role-bootstrap-api-route
   }
 
   depends_on = [aws_iam_role_policy.function, aws_iam_role_policy_attachment.vpc, aws_iam_role_policy_attachment.basic]

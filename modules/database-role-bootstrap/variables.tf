@@ -106,7 +106,7 @@ variable "invocation_depends_on" {
 }
 
 variable "secrets_manager_security_group_ids" {
-  description = "Security groups of a Secrets Manager interface endpoint in the VPC; the function gets egress to them on 443."
+  description = "Security groups of a Secrets Manager interface endpoint in the VPC; the function gets egress to them on 443. The same as vpc_endpoints' secretsmanager entry."
   type        = list(string)
   default     = []
   nullable    = false
@@ -127,6 +127,20 @@ variable "log_retention_days" {
 
 variable "tags" {
   description = "Tags for every taggable resource."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}
+
+variable "subnets_have_egress" {
+  description = "Whether subnet_ids route to a NAT gateway or an internet gateway, so that the function reaches AWS's APIs without VPC endpoints. false (an isolated VPC): each API needs an entry in vpc_endpoints, or the plan fails naming the missing ones."
+  type        = bool
+  default     = false
+  nullable    = false
+}
+
+variable "vpc_endpoints" {
+  description = "The VPC endpoints the function calls AWS through, by the last label of the service name (secretsmanager): for an interface endpoint its security group id (the function gets HTTPS to it), for the S3 gateway endpoint its id. Their policies must pass those calls."
   type        = map(string)
   default     = {}
   nullable    = false

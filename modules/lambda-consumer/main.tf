@@ -1,8 +1,11 @@
 data "aws_partition" "current" {}
 
 locals {
-  port        = var.endpoint.port
-  kms_key_arn = var.create_kms_key ? aws_kms_key.this[0].arn : var.kms_key_arn
+  # The Secrets Manager endpoint's security group, from either input; the route rule reads local.vpc_endpoints.
+  secrets_manager_security_group_id = lookup(var.vpc_endpoints, "secretsmanager", var.secrets_manager_security_group_id)
+  vpc_endpoints                     = merge(var.secrets_manager_security_group_id == null ? {} : { secretsmanager = var.secrets_manager_security_group_id }, var.vpc_endpoints)
+  port                              = var.endpoint.port
+  kms_key_arn                       = var.create_kms_key ? aws_kms_key.this[0].arn : var.kms_key_arn
   # Lambda's default log group name, created here first, encrypted and with retention.
   log_group_name = "/aws/lambda/${var.function_name}"
 }
@@ -72,8 +75,8 @@ resource "aws_vpc_security_group_egress_rule" "to_secrets_manager" {
   count = var.auth == "secret" ? 1 : 0
 
   security_group_id            = aws_security_group.this.id
-  referenced_security_group_id = var.secrets_manager_security_group_id
-  cidr_ipv4                    = var.secrets_manager_security_group_id == null ? "0.0.0.0/0" : null
+  referenced_security_group_id = local.secrets_manager_security_group_id
+  cidr_ipv4                    = local.secrets_manager_security_group_id == null ? "0.0.0.0/0" : null
   ip_protocol                  = "tcp"
   from_port                    = 443
   to_port                      = 443
@@ -244,6 +247,12 @@ resource "aws_lambda_function" "this" {
       error_message = "password_secret_arn is set with auth iam: a consumer logs in one way, so set auth to secret for a PgBouncer engine endpoint, or unset password_secret_arn"
     }
     # END generated consumer-credential
+    # BEGIN generated consumer-api-route by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+    precondition {
+      condition     = !(var.auth == "secret") || var.subnets_have_egress || length([for k in ["secretsmanager"] : k if !contains(keys(local.vpc_endpoints), k)]) == 0
+      error_message = "no route from the consumer function (it reads its password secret) to Secrets Manager (secretsmanager): the subnets have no egress (subnets_have_egress) and vpc_endpoints names no VPC endpoint of it; pass the VPC's endpoints in vpc_endpoints (secretsmanager), or subnets with a route to a NAT gateway or an internet gateway"
+    }
+    # END generated consumer-api-route
   }
 
   depends_on = [

@@ -225,3 +225,17 @@ variable "tags" {
   default     = {}
   nullable    = false
 }
+
+variable "subnets_have_egress" {
+  description = "Whether subnet_ids route to a NAT gateway or an internet gateway, so that the function (auth secret: its password secret's read) reaches AWS's APIs without VPC endpoints. false (an isolated VPC): each API needs an entry in vpc_endpoints, or the plan fails naming the missing ones."
+  type        = bool
+  default     = false
+  nullable    = false
+}
+
+variable "vpc_endpoints" {
+  description = "The VPC endpoints the function (auth secret) calls AWS through, by the last label of the service name (secretsmanager): for an interface endpoint its security group id (the function's HTTPS egress goes to it; the same as secrets_manager_security_group_id), for the S3 gateway endpoint its id. Their policies must pass those calls."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}

@@ -2,6 +2,8 @@ data "aws_caller_identity" "current" {}
 data "aws_partition" "current" {}
 
 locals {
+  # What the route rule reads: the endpoints the hosts call AWS through.
+  vpc_endpoints  = var.vpc_endpoints
   partition      = data.aws_partition.current.partition
   instance_parts = split(".", var.instance_type)
   # null for a type outside the catalog (refused by the instance_type validations).
@@ -371,6 +373,12 @@ resource "aws_launch_template" "this" {
       error_message = "max_idle_connections_percent ${var.max_idle_connections_percent} exceeds max_connections_percent ${var.max_connections_percent}: set it to ${var.max_connections_percent} or less"
     }
     # END generated idle-within-max
+    # BEGIN generated pooler-api-route by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
+    precondition {
+      condition     = var.subnets_have_egress || length([for k in ["s3", "secretsmanager", "monitoring", "ssm", "ssmmessages", "ec2messages"] : k if !contains(keys(local.vpc_endpoints), k)]) == 0
+      error_message = "no route from the PgBouncer hosts to ${join(", ", [for k in [for k in ["s3", "secretsmanager", "monitoring", "ssm", "ssmmessages", "ec2messages"] : k if !contains(keys(local.vpc_endpoints), k)] : { s3 = "S3 (s3)", secretsmanager = "Secrets Manager (secretsmanager)", monitoring = "CloudWatch metrics (monitoring)", ssm = "Systems Manager (ssm)", ssmmessages = "Session Manager messages (ssmmessages)", ec2messages = "EC2 messages (ec2messages)" }[k]])}: the subnets have no egress (subnets_have_egress) and vpc_endpoints names no VPC endpoint ${length([for k in ["s3", "secretsmanager", "monitoring", "ssm", "ssmmessages", "ec2messages"] : k if !contains(keys(local.vpc_endpoints), k)]) > 1 ? "of them" : "of it"}; pass the VPC's endpoints in vpc_endpoints (${join(", ", [for k in ["s3", "secretsmanager", "monitoring", "ssm", "ssmmessages", "ec2messages"] : k if !contains(keys(local.vpc_endpoints), k)])}), or subnets with a route to a NAT gateway or an internet gateway"
+    }
+    # END generated pooler-api-route
   }
 }
 

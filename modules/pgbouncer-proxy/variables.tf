@@ -380,3 +380,17 @@ variable "tags" {
   default     = {}
   nullable    = false
 }
+
+variable "subnets_have_egress" {
+  description = "Whether subnet_ids route to a NAT gateway or an internet gateway, so that the hosts reaches AWS's APIs without VPC endpoints. false (an isolated VPC): each API needs an entry in vpc_endpoints, or the plan fails naming the missing ones."
+  type        = bool
+  default     = false
+  nullable    = false
+}
+
+variable "vpc_endpoints" {
+  description = "The VPC endpoints the hosts calls AWS through, by the last label of the service name (s3, secretsmanager, monitoring, cloudformation, ssm, ssmmessages, ec2messages): for an interface endpoint its security group id (the hosts' HTTPS egress is set by s3_prefix_list_id and vpc_cidr_block), for the S3 gateway endpoint its id. Their policies must pass those calls."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}

@@ -8,6 +8,7 @@ import * as path from 'path';
 import { App, Validations } from 'aws-cdk-lib';
 import { Annotations, Capture, Match, Template } from 'aws-cdk-lib/assertions';
 import { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { readDeploymentContext } from '../../lib/reference-app/app-context';
@@ -17,6 +18,7 @@ import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 import { READER_DB_USER, ReferenceDeployment, WRITER_DB_USER } from '../../lib/reference-app/reference-deployment';
 import { PgBouncerProxyEndpoint } from '../../lib/pgbouncer-proxy-endpoint';
 import { ProxyEngine } from '../../lib/pooling-tier';
+import { VpcApiRoutes } from '../../lib/vpc-api-routes';
 import { getAtt, logicalIdOf, ref } from '../helpers/cdk';
 
 const CDK_CONTEXT = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'cdk.json'), 'utf8')).context as Record<string, unknown>;
@@ -111,7 +113,7 @@ describe('ReferenceDeployment with proxyEngine=pgbouncer', () => {
         IpProtocol: 'tcp',
         FromPort: 443,
         SourceSecurityGroupId: getAtt(consumer.connections.securityGroups[0], 'GroupId'),
-        GroupId: getAtt(stack.pgBouncer!.consumerSecretsEndpoint.connections.securityGroups[0], 'GroupId'),
+        GroupId: getAtt((VpcApiRoutes.of(stack, stack.consumerVpc).endpointOf('secretsManager') as ec2.InterfaceVpcEndpoint).connections.securityGroups[0], 'GroupId'),
       });
     }
   });
@@ -173,7 +175,7 @@ describe('ReferenceDeployment with proxyEngine=pgbouncer', () => {
           Condition: { StringEquals: { 'aws:PrincipalArn': hostRole() } },
         },
       ]);
-      expect(resources[logicalIdOf(stack.pgBouncer!.s3Endpoint)].Properties.VpcEndpointType).toBe('Gateway');
+      expect(resources[logicalIdOf(VpcApiRoutes.of(stack, stack.dataVpc).endpointOf('s3')!)].Properties.VpcEndpointType).toBe('Gateway');
     });
 
     test('Secrets Manager: the role bootstrap\'s reads of the master secret and of its roles\' secrets, the hosts\' reads of theirs', () => {
@@ -184,10 +186,10 @@ describe('ReferenceDeployment with proxyEngine=pgbouncer', () => {
       const received = statements(dataVpcPolicy('secretsmanager')).map((st) => ({ ...st, Resource: st.Resource.map((x) => JSON.stringify(x)).sort() }));
       const consumers = [pooler.consumerUserSecret(READER_DB_USER), pooler.consumerUserSecret(WRITER_DB_USER)];
       expect(received).toEqual([
+        // the hosts' auth file (the server role's, each consumer's, added after the proxy) and the listeners' certificate
+        { Effect: 'Allow', Principal: { AWS: hostRole() }, Action: ['secretsmanager:GetSecretValue'], Resource: arns([pooler.readOnlyServerSecret, ...consumers, pooler.tlsSecret]) },
         { Effect: 'Allow', Principal: { AWS: bootstrap }, Action: [...MASTER_SECRET_READ_ACTIONS], Resource: arns([stack.database.masterSecret]) },
         { Effect: 'Allow', Principal: { AWS: bootstrap }, Action: ['secretsmanager:GetSecretValue'], Resource: arns([...consumers, pooler.readOnlyServerSecret]) },
-        // the hosts' auth file (the server role's, each consumer's) and the listeners' certificate
-        { Effect: 'Allow', Principal: { AWS: hostRole() }, Action: ['secretsmanager:GetSecretValue'], Resource: arns([pooler.readOnlyServerSecret, ...consumers, pooler.tlsSecret]) },
       ]);
     });
 

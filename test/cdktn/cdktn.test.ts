@@ -114,6 +114,8 @@ describe('the kit\'s rules at construction', () => {
       packagesKey: 'pgbouncer/packages.tar',
       // The module's own CA, issued by the release's certificate function.
       certificateFunction: { filename: 'lambda/pooler-certificate.zip' },
+      // The VPC's endpoints the hosts call AWS through.
+      vpcEndpoints: { s3: 'vpce-s3', secretsmanager: 'sg-endpoints', monitoring: 'sg-endpoints', ssm: 'sg-endpoints', ssmmessages: 'sg-endpoints', ec2messages: 'sg-endpoints' },
     };
     const USER_FIX = 'use lower-case letters, digits and underscores, not starting with a digit, at most 63 characters';
     const READERS_FIX = 'the read-only listener needs at least one reader; Aurora allows 15 (an integer from 1 to 15)';
@@ -172,6 +174,14 @@ describe('the kit\'s rules at construction', () => {
       const users = [...unknownList('${var.users}'), Token.asString({ resolve: () => '${var.user}' }), 'Bad-User'];
       expect(violations({ consumerUsers: users })).toEqual([`consumerUsers item Bad-User is not a valid database user name: ${USER_FIX}`]);
       expect(violations({ consumerUsers: unknownList('${var.users}'), readOnlyServerUser: 'Reader' })).toEqual([`readOnlyServerUser Reader is not a valid database user name: ${USER_FIX}`]);
+    });
+
+    test('GIVEN no route to an API the hosts call THEN it names the missing ones, and subnets with egress need none', () => {
+      const some = { s3: 'vpce-s3', secretsmanager: 'sg-endpoints' };
+      expect(violations({ vpcEndpoints: some })).toEqual([
+        'no route from the PgBouncer hosts to CloudWatch metrics (monitoring), Systems Manager (ssm), Session Manager messages (ssmmessages), EC2 messages (ec2messages): the subnets have no egress (subnetsHaveEgress) and vpcEndpoints names no VPC endpoint of them; pass the VPC\'s endpoints in vpcEndpoints (monitoring, ssm, ssmmessages, ec2messages), or subnets with a route to a NAT gateway or an internet gateway',
+      ]);
+      expect(violations({ vpcEndpoints: some, subnetsHaveEgress: true })).toEqual([]);
     });
   });
 

@@ -19,6 +19,7 @@ import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStac
 import { rejectionMessage } from '../helpers/vectors';
 import { requestProblems } from '../../lambda/src/role-bootstrap-request';
 import { FUNCTION_RULES, runRules } from '../../lib/model';
+import { ApiRoutes } from '../../lib/vpc-api-routes';
 import { ConnectionMode, EndpointRole } from '../../lambda/src/environment';
 
 function dataPath(stack: Stack) {
@@ -311,7 +312,7 @@ describe('DatabaseConsumerFunction on a PgBouncer engine endpoint', () => {
     const secrets = consumerVpc.addInterfaceEndpoint('Secrets', { service: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER, open: false, securityGroups: [secretsSg] });
 
     // WHEN
-    const reader = new DatabaseConsumerFunction(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app', secretsManagerEndpoint: secrets });
+    const reader = new DatabaseConsumerFunction(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app', apiRoutes: ApiRoutes.BRING_YOUR_OWN, vpcEndpoints: { secretsManager: secrets } });
     const template = Template.fromStack(stack);
 
     // THEN the user was added to the hosts (its secret exists) and the function reads only that secret

@@ -11,6 +11,9 @@ import * as ts from 'typescript';
 const PUBLIC_API = [
   'AlarmThresholdOptions',
   'AlarmThresholds',
+  // How a construct reaches the AWS APIs it calls from its VPC
+  'ApiRoutes',
+  'VpcApiEndpoints',
   'Architecture',
   'ConnectionMode',
   'DatabaseConsumerFunction',

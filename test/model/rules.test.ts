@@ -35,12 +35,13 @@ const CLUSTER_KEYS = ['instanceClass', 'engineVersion', 'readers', 'backupRetent
 const PROXY_KEYS = ['proxyName', 'maxConnectionsPercent', 'maxIdleConnectionsPercent', 'connectionBorrowTimeoutSeconds', 'sessionPinningFilters', 'idleClientTimeoutSeconds', 'endpoints', 'readers', 'targetRole'];
 const ENDPOINT_KEYS = ['endpointName', 'targetRole'];
 const LAMBDA_CODE_KEYS = ['filename', 's3Bucket', 's3Key'];
-const FUNCTION_KEYS = ['dbUser', 'memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExecutions', 'connectionMode', 'targetRole', 'isProxyDefaultEndpoint', 'proxyDefaultEndpoint', 'tlsCaCertificate', 'passwordSecretArn', 'connectArnPrefix', 'auth', 'createKmsKey', 'kmsKeyArn', ...LAMBDA_CODE_KEYS];
+const API_ROUTE_KEYS = ['subnetsHaveEgress', 'vpcEndpoints'];
+const FUNCTION_KEYS = ['dbUser', 'memorySizeMb', 'timeoutSeconds', 'reservedConcurrentExecutions', 'connectionMode', 'targetRole', 'isProxyDefaultEndpoint', 'proxyDefaultEndpoint', 'tlsCaCertificate', 'passwordSecretArn', 'connectArnPrefix', 'auth', 'createKmsKey', 'kmsKeyArn', ...LAMBDA_CODE_KEYS, ...API_ROUTE_KEYS];
 const DASHBOARD_KEYS = [...Object.keys(DEFAULT_ALARM_THRESHOLDS), 'instanceIdentifiers'];
 const DEPLOYMENT_KEYS = ['readOnlyEndpoints'];
 const FLEET_KEYS = ['hosts', 'vcpusPerHost', 'readers', 'maxConnections', 'pool', 'tcpIdleTimeoutSeconds', 'maxClientConnections', 'sessionRoles', 'sessionMaxConnectionsPercent'];
 const POOLER_HOST_KEYS = ['instanceType', 'imageId', 'readOnlyServerUser', 'consumerUser'];
-const PGBOUNCER_PROXY_KEYS = ['fleetName', 'loadBalancerName', 'consumerUsers', 's3PrefixListId', 'vpcCidrBlock', 'tlsSecretArn', 'tlsCaCertificate', 'certificateFunction', 'packagesBucket', 'packagesKey', 'poolMode', 'endpointName'];
+const PGBOUNCER_PROXY_KEYS = ['fleetName', 'loadBalancerName', 'consumerUsers', 's3PrefixListId', 'vpcCidrBlock', 'tlsSecretArn', 'tlsCaCertificate', 'certificateFunction', 'packagesBucket', 'packagesKey', 'poolMode', 'endpointName', ...API_ROUTE_KEYS];
 
 function tableDriver<I>(rule: Rule<I>, keys: string[]): RuleDriver {
   return {
@@ -64,7 +65,7 @@ const DRIVERS: Record<string, RuleDriver> = {
   ...Object.fromEntries(FUNCTION_RULES.map((r) => [r.id, tableDriver(r, FUNCTION_KEYS)])),
   ...Object.fromEntries(DASHBOARD_RULES.map((r) => [r.id, tableDriver(r, DASHBOARD_KEYS)])),
   ...Object.fromEntries(DEPLOYMENT_RULES.map((r) => [r.id, tableDriver(r, DEPLOYMENT_KEYS)])),
-  ...Object.fromEntries(ROLE_BOOTSTRAP_RULES.map((r) => [r.id, tableDriver(r, LAMBDA_CODE_KEYS)])),
+  ...Object.fromEntries(ROLE_BOOTSTRAP_RULES.map((r) => [r.id, tableDriver(r, [...LAMBDA_CODE_KEYS, ...API_ROUTE_KEYS])])),
   ...Object.fromEntries(FLEET_RULES.map((r) => [r.id, tableDriver(r, FLEET_KEYS)])),
   ...Object.fromEntries(POOLER_HOST_RULES.map((r) => [r.id, tableDriver(r, POOLER_HOST_KEYS)])),
   ...Object.fromEntries(PGBOUNCER_PROXY_RULES.map((r) => [r.id, tableDriver(r, PGBOUNCER_PROXY_KEYS)])),
@@ -81,6 +82,10 @@ const NO_VALUE_RULES = [
   'role-bootstrap-code-source',
   'pooler-tls-certificate-pair',
   'pooler-certificate-function',
+  'role-bootstrap-api-route',
+  'consumer-api-route',
+  'pooler-api-route',
+  'pooler-signal-route',
 ];
 
 /**
@@ -144,7 +149,7 @@ describe('shared validation vectors', () => {
     '%s: the message starts with the missing property',
     (_name, v) => {
       expect(v.message).toMatch(
-        /^(kmsKeyArn is not set|instanceIdentifiers is empty|proxyDefaultEndpoint is not set|(s3Bucket|s3Key|filename) is not set|filename is set with s3Bucket or s3Key|(passwordSecretArn|tlsCaCertificate|connectArnPrefix|tlsSecretArn) is not set|(connectArnPrefix|passwordSecretArn) is set with auth (secret|iam)|certificateFunction has (neither filename nor s3_bucket and s3_key|filename with s3_bucket or s3_key|only one of s3_bucket and s3_key)):/,
+        /^(kmsKeyArn is not set|instanceIdentifiers is empty|proxyDefaultEndpoint is not set|(s3Bucket|s3Key|filename) is not set|filename is set with s3Bucket or s3Key|(passwordSecretArn|tlsCaCertificate|connectArnPrefix|tlsSecretArn) is not set|(connectArnPrefix|passwordSecretArn) is set with auth (secret|iam)|certificateFunction has (neither filename nor s3_bucket and s3_key|filename with s3_bucket or s3_key|only one of s3_bucket and s3_key)|no route from [^:]+):/,
       );
     },
   );

@@ -2,9 +2,10 @@
 import { RESERVED_ROLE_PREFIXES, ROLE_NAME_PATTERN } from '../../../lambda/src/role-bootstrap-request';
 import { CONNECTION_MODES } from '../vocabulary';
 import { type Rule, custom, integerRange, oneOf } from '../rule-table';
+import { type ApiRouteRuleInput, SECRET_CONSUMER_APIS, apiRouteRule } from './api-routes';
 import { type LambdaCodeInput, endpointRoleRule, kmsKeyRule, lambdaCodeRule } from './shared';
 
-export interface FunctionRuleInput extends LambdaCodeInput {
+export interface FunctionRuleInput extends LambdaCodeInput, ApiRouteRuleInput {
   readonly memorySizeMb?: number;
   readonly timeoutSeconds?: number;
   readonly reservedConcurrentExecutions?: number;
@@ -159,4 +160,6 @@ export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
   }),
   kmsKeyRule<FunctionRuleInput>('function-kms-key', FUNCTION_MODULE),
   lambdaCodeRule<FunctionRuleInput>('function-code-source', FUNCTION_MODULE),
+  // A consumer that logs in with its password secret reads it at cold start, from inside its VPC.
+  apiRouteRule<FunctionRuleInput>('consumer-api-route', FUNCTION_MODULE, SECRET_CONSUMER_APIS, 'the consumer function (it reads its password secret)', { auth: 'auth' }),
 ];

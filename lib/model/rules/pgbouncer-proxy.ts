@@ -6,6 +6,7 @@
 import { POOL_MODES } from '../pgbouncer-ini';
 import { FLEET_NAME_PATTERN } from '../pgbouncer-metrics';
 import { type Rule, custom, oneOf, pattern } from '../rule-table';
+import { type ApiRouteRuleInput, POOLER_HOST_APIS, POOLER_STACK_APIS, apiRouteRule } from './api-routes';
 
 /** The Terraform module of the engine. */
 const PGBOUNCER_MODULE = 'pgbouncer-proxy';
@@ -42,7 +43,7 @@ export const PACKAGES_KEY_PATTERN = `^[A-Za-z0-9!_.*'()/-]{1,${PACKAGES_KEY_MAX_
 /** ELB reserves load balancer names that begin with this. */
 export const RESERVED_LOAD_BALANCER_PREFIX = 'internal-';
 
-export interface PgBouncerProxyRuleInput {
+export interface PgBouncerProxyRuleInput extends ApiRouteRuleInput {
   /** The Fleet dimension of the hosts' metrics. */
   readonly fleetName?: string;
   /** The Terraform module's `name`: the fleet's name there, which also names its load balancer and target groups. */
@@ -237,4 +238,8 @@ export const PGBOUNCER_PROXY_RULES: ReadonlyArray<Rule<PgBouncerProxyRuleInput>>
     values: POOL_MODES,
     what: 'a pool mode',
   }),
+  // The hosts fetch their packages, read their secrets, publish metrics and answer Session Manager from the cluster's VPC.
+  apiRouteRule<PgBouncerProxyRuleInput>('pooler-api-route', PGBOUNCER_MODULE, POOLER_HOST_APIS, 'the PgBouncer hosts'),
+  // In a CloudFormation stack each new host also signals it.
+  apiRouteRule<PgBouncerProxyRuleInput>('pooler-signal-route', undefined, POOLER_STACK_APIS, 'the PgBouncer hosts (their signal to the stack)'),
 ];

@@ -40,6 +40,32 @@ run "bootstrap_in_the_data_vpc" {
   }
 }
 
+# The Secrets Manager endpoint named in vpc_endpoints, as the other modules take theirs: the same egress.
+run "secrets_manager_endpoint_in_vpc_endpoints" {
+  command = plan
+
+  variables {
+    secrets_manager_security_group_ids = []
+    vpc_endpoints                      = { secretsmanager = "sg-vpce" }
+  }
+
+  assert {
+    condition     = length(aws_vpc_security_group_egress_rule.to_secrets_manager) == 1 && aws_vpc_security_group_egress_rule.to_secrets_manager[0].referenced_security_group_id == "sg-vpce"
+    error_message = "reaches the endpoint named in vpc_endpoints"
+  }
+}
+
+# Neither an endpoint nor egress: the plan stops at the function, naming what is missing (the message: vectors.tftest.hcl).
+run "no_route_to_secrets_manager" {
+  command = plan
+
+  variables {
+    secrets_manager_security_group_ids = []
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
 run "master_user_like_names_refused" {
   command = plan
 

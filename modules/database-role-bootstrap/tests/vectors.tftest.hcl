@@ -23,6 +23,7 @@ variables {
   vpc_id                    = "vpc-data"
   subnet_ids                = ["subnet-d1", "subnet-d2"]
   kms_key_arn               = "arn:aws:kms:us-east-1:123456789012:key/logs"
+  subnets_have_egress       = true
 }
 
 # role-bootstrap-code-source {"filename":"dist/lambda/role-bootstrap.zip"}: accepted
@@ -91,4 +92,36 @@ run "v006_role_bootstrap_code_source_rejected" {
   }
 
   expect_failures = [aws_lambda_function.this]
+}
+
+# role-bootstrap-api-route {"subnetsHaveEgress":false,"vpcEndpoints":{}}: rejected: no route from the role bootstrap function to Secrets Manager (secretsmanager): the subnets have no egress (subnets_have_egress) and vpc_endpoints names no VPC endpoint of it; pass the VPC's endpoints in vpc_endpoints (secretsmanager), or subnets with a route to a NAT gateway or an internet gateway
+run "v007_role_bootstrap_api_route_rejected" {
+  command = plan
+
+  variables {
+    subnets_have_egress = false
+    vpc_endpoints       = {}
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
+# role-bootstrap-api-route {"subnetsHaveEgress":true,"vpcEndpoints":{}}: accepted
+run "v008_role_bootstrap_api_route_accepted" {
+  command = plan
+
+  variables {
+    subnets_have_egress = true
+    vpc_endpoints       = {}
+  }
+}
+
+# role-bootstrap-api-route {"subnetsHaveEgress":false,"vpcEndpoints":{"secretsmanager":"sg-0secrets"}}: accepted
+run "v009_role_bootstrap_api_route_accepted" {
+  command = plan
+
+  variables {
+    subnets_have_egress = false
+    vpc_endpoints       = { secretsmanager = "sg-0secrets" }
+  }
 }

@@ -250,6 +250,11 @@ module "pooler" {
   # known once the endpoint exists: the module's rules are keyed by the CIDR block, known at plan).
   vpc_cidr_block    = aws_vpc.this["data"].cidr_block
   s3_prefix_list_id = aws_vpc_endpoint.s3.prefix_list_id
+  # The endpoints above the hosts call AWS through (the data VPC has no NAT): the plan fails naming any missing.
+  vpc_endpoints = merge(
+    { s3 = aws_vpc_endpoint.s3.id, secretsmanager = aws_security_group.host_services.id, monitoring = aws_security_group.host_services.id },
+    { for service in local.session_manager_services : service => aws_security_group.host_services.id },
+  )
   # The listeners' certificate from the module's own CA, for the endpoint service's names.
   certificate_function = { filename = "${local.lambda_dir}/pooler-certificate.zip" }
   hosts                = var.hosts
@@ -277,15 +282,15 @@ module "database_roles" {
     [for k, c in local.consumers : { name = local.db_users[k], access = module.pooler.endpoints[c.endpoint].target_role, password_secret_arn = module.pooler.consumer_secret_arns[local.db_users[k]] }],
     [{ name = module.pooler.read_only_server_user, access = "READ_ONLY", password_secret_arn = module.pooler.read_only_server_secret_arn }],
   )
-  cluster_identifier                 = module.database.cluster_identifier
-  cluster_endpoint                   = module.database.writer_endpoint
-  cluster_security_group_id          = module.database.security_group_id
-  database_name                      = module.database.database_name
-  master_user_secret_arn             = module.database.master_user_secret_arn
-  secret_kms_key_arn                 = module.database.kms_key_arn
-  vpc_id                             = aws_vpc.this["data"].id
-  subnet_ids                         = local.subnet_ids.data
-  secrets_manager_security_group_ids = [aws_security_group.host_services.id]
+  cluster_identifier        = module.database.cluster_identifier
+  cluster_endpoint          = module.database.writer_endpoint
+  cluster_security_group_id = module.database.security_group_id
+  database_name             = module.database.database_name
+  master_user_secret_arn    = module.database.master_user_secret_arn
+  secret_kms_key_arn        = module.database.kms_key_arn
+  vpc_id                    = aws_vpc.this["data"].id
+  subnet_ids                = local.subnet_ids.data
+  vpc_endpoints             = { secretsmanager = aws_security_group.host_services.id }
   # The invocation reads the secrets through the endpoint: it waits for it (its policy names the module's role).
   invocation_depends_on = [aws_vpc_endpoint.secrets_manager.id]
   kms_key_arn           = aws_kms_key.logs.arn
@@ -297,16 +302,16 @@ module "consumer" {
   source   = "../../lambda-consumer"
   for_each = local.consumers
 
-  function_name                     = each.value.function_name
-  filename                          = "${local.lambda_dir}/${each.value.zip}"
-  vpc_id                            = aws_vpc.this["consumer"].id
-  subnet_ids                        = local.subnet_ids.consumer
-  endpoint                          = module.pooler.endpoints[each.value.endpoint]
-  auth                              = "secret"
-  password_secret_arn               = module.pooler.consumer_secret_arns[local.db_users[each.key]]
-  secrets_manager_security_group_id = aws_security_group.consumer_secrets.id
-  db_user                           = local.db_users[each.key]
-  database_name                     = module.database.database_name
+  function_name       = each.value.function_name
+  filename            = "${local.lambda_dir}/${each.value.zip}"
+  vpc_id              = aws_vpc.this["consumer"].id
+  subnet_ids          = local.subnet_ids.consumer
+  endpoint            = module.pooler.endpoints[each.value.endpoint]
+  auth                = "secret"
+  password_secret_arn = module.pooler.consumer_secret_arns[local.db_users[each.key]]
+  vpc_endpoints       = { secretsmanager = aws_security_group.consumer_secrets.id }
+  db_user             = local.db_users[each.key]
+  database_name       = module.database.database_name
 
   depends_on = [module.database_roles]
 }

@@ -224,21 +224,21 @@ module "proxy" {
 module "database_roles" {
   source = "../../database-role-bootstrap"
 
-  function_name                      = local.function_names.roles
-  filename                           = local.lambda_code["role-bootstrap.zip"].filename
-  s3_bucket                          = local.lambda_code["role-bootstrap.zip"].s3_bucket
-  s3_key                             = local.lambda_code["role-bootstrap.zip"].s3_key
-  source_code_hash                   = local.lambda_code["role-bootstrap.zip"].source_code_hash
-  roles                              = [{ name = local.db_users.reader, access = "READ_ONLY" }, { name = local.db_users.writer, access = "READ_WRITE" }]
-  cluster_identifier                 = module.database.cluster_identifier
-  cluster_endpoint                   = module.database.writer_endpoint
-  cluster_security_group_id          = module.database.security_group_id
-  database_name                      = module.database.database_name
-  master_user_secret_arn             = module.database.master_user_secret_arn
-  secret_kms_key_arn                 = module.database.kms_key_arn
-  vpc_id                             = aws_vpc.this["data"].id
-  subnet_ids                         = local.subnet_ids.data
-  secrets_manager_security_group_ids = [aws_security_group.secrets_manager.id]
+  function_name             = local.function_names.roles
+  filename                  = local.lambda_code["role-bootstrap.zip"].filename
+  s3_bucket                 = local.lambda_code["role-bootstrap.zip"].s3_bucket
+  s3_key                    = local.lambda_code["role-bootstrap.zip"].s3_key
+  source_code_hash          = local.lambda_code["role-bootstrap.zip"].source_code_hash
+  roles                     = [{ name = local.db_users.reader, access = "READ_ONLY" }, { name = local.db_users.writer, access = "READ_WRITE" }]
+  cluster_identifier        = module.database.cluster_identifier
+  cluster_endpoint          = module.database.writer_endpoint
+  cluster_security_group_id = module.database.security_group_id
+  database_name             = module.database.database_name
+  master_user_secret_arn    = module.database.master_user_secret_arn
+  secret_kms_key_arn        = module.database.kms_key_arn
+  vpc_id                    = aws_vpc.this["data"].id
+  subnet_ids                = local.subnet_ids.data
+  vpc_endpoints             = { secretsmanager = aws_security_group.secrets_manager.id }
   # The invocation reads the secrets through the endpoint: it waits for it (its policy names the module's role).
   invocation_depends_on = [aws_vpc_endpoint.secrets_manager.id]
   kms_key_arn           = aws_kms_key.logs.arn

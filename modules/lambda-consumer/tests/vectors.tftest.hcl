@@ -10,15 +10,16 @@ mock_provider "aws" {
 }
 
 variables {
-  function_name      = "vectors"
-  filename           = "vectors.zip"
-  source_code_hash   = "vectors"
-  vpc_id             = "vpc-consumer"
-  subnet_ids         = ["subnet-c1", "subnet-c2"]
-  endpoint           = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false }
-  connect_arn_prefix = "arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-vectors/"
-  db_user            = "postgres"
-  database_name      = "app"
+  function_name       = "vectors"
+  filename            = "vectors.zip"
+  source_code_hash    = "vectors"
+  vpc_id              = "vpc-consumer"
+  subnet_ids          = ["subnet-c1", "subnet-c2"]
+  endpoint            = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false }
+  connect_arn_prefix  = "arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-vectors/"
+  db_user             = "postgres"
+  database_name       = "app"
+  subnets_have_egress = true
 }
 
 # memory-size {"memorySizeMb":128}: accepted
@@ -487,4 +488,59 @@ run "v044_consumer_db_user_rejected" {
   }
 
   expect_failures = [var.db_user]
+}
+
+# consumer-api-route {"subnetsHaveEgress":false,"vpcEndpoints":{},"auth":"secret","passwordSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf","connectArnPrefix":null,"tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: rejected: no route from the consumer function (it reads its password secret) to Secrets Manager (secretsmanager): the subnets have no egress (subnets_have_egress) and vpc_endpoints names no VPC endpoint of it; pass the VPC's endpoints in vpc_endpoints (secretsmanager), or subnets with a route to a NAT gateway or an internet gateway
+run "v045_consumer_api_route_rejected" {
+  command = plan
+
+  variables {
+    subnets_have_egress = false
+    vpc_endpoints       = {}
+    auth                = "secret"
+    password_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf"
+    connect_arn_prefix  = null
+    endpoint            = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false, tls_ca_certificate = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----" }
+  }
+
+  expect_failures = [aws_lambda_function.this]
+}
+
+# consumer-api-route {"subnetsHaveEgress":false,"vpcEndpoints":{},"auth":"iam"}: accepted
+run "v046_consumer_api_route_accepted" {
+  command = plan
+
+  variables {
+    subnets_have_egress = false
+    vpc_endpoints       = {}
+    auth                = "iam"
+  }
+}
+
+# consumer-api-route {"subnetsHaveEgress":true,"vpcEndpoints":{},"auth":"secret","passwordSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf","connectArnPrefix":null,"tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
+run "v047_consumer_api_route_accepted" {
+  command = plan
+
+  variables {
+    subnets_have_egress = true
+    vpc_endpoints       = {}
+    auth                = "secret"
+    password_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf"
+    connect_arn_prefix  = null
+    endpoint            = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false, tls_ca_certificate = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----" }
+  }
+}
+
+# consumer-api-route {"subnetsHaveEgress":false,"vpcEndpoints":{"secretsmanager":"sg-0secrets"},"auth":"secret","passwordSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf","connectArnPrefix":null,"tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: accepted
+run "v048_consumer_api_route_accepted" {
+  command = plan
+
+  variables {
+    subnets_have_egress = false
+    vpc_endpoints       = { secretsmanager = "sg-0secrets" }
+    auth                = "secret"
+    password_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf"
+    connect_arn_prefix  = null
+    endpoint            = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false, tls_ca_certificate = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----" }
+  }
 }

@@ -13,9 +13,11 @@ override_resource {
 }
 
 variables {
-  name                      = "tests"
-  vpc_id                    = "vpc-data"
-  subnet_ids                = ["subnet-d1", "subnet-d2"]
+  name       = "tests"
+  vpc_id     = "vpc-data"
+  subnet_ids = ["subnet-d1", "subnet-d2"]
+  # The endpoints the hosts call AWS through (an isolated VPC).
+  vpc_endpoints             = { s3 = "vpce-s3", secretsmanager = "sg-endpoints", monitoring = "sg-endpoints", ssm = "sg-endpoints", ssmmessages = "sg-endpoints", ec2messages = "sg-endpoints" }
   cluster_security_group_id = "sg-cluster"
   cluster_endpoint          = "tests.cluster-abc.us-east-1.rds.amazonaws.com"
   reader_endpoints          = ["tests-reader-1.abc.us-east-1.rds.amazonaws.com"]

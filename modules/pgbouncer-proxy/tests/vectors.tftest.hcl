@@ -25,6 +25,7 @@ variables {
   tls_secret_arn            = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-tls"
   tls_ca_certificate        = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"
   certificate_function      = { s3_bucket = "vectors-lambda", s3_key = "pooler-certificate.zip" }
+  subnets_have_egress       = true
 }
 
 # max-connections-percent {"maxConnectionsPercent":1}: accepted
@@ -1670,4 +1671,60 @@ run "v147_pooler_packages_key_rejected" {
   }
 
   expect_failures = [var.packages_key]
+}
+
+# pooler-api-route {"subnetsHaveEgress":false,"vpcEndpoints":{}}: rejected: no route from the PgBouncer hosts to S3 (s3), Secrets Manager (secretsmanager), CloudWatch metrics (monitoring), Systems Manager (ssm), Session Manager messages (ssmmessages), EC2 messages (ec2messages): the subnets have no egress (subnets_have_egress) and vpc_endpoints names no VPC endpoint of them; pass the VPC's endpoints in vpc_endpoints (s3, secretsmanager, monitoring, ssm, ssmmessages, ec2messages), or subnets with a route to a NAT gateway or an internet gateway
+run "v148_pooler_api_route_rejected" {
+  command = plan
+
+  variables {
+    subnets_have_egress = false
+    vpc_endpoints       = {}
+  }
+
+  expect_failures = [aws_launch_template.this]
+}
+
+# pooler-api-route {"subnetsHaveEgress":false,"vpcEndpoints":{"s3":"vpce-0s3","secretsmanager":"sg-0secrets","monitoring":"sg-0monitoring","ssm":"sg-0ssm","ssmmessages":"sg-0ssmmessages"}}: rejected: no route from the PgBouncer hosts to EC2 messages (ec2messages): the subnets have no egress (subnets_have_egress) and vpc_endpoints names no VPC endpoint of it; pass the VPC's endpoints in vpc_endpoints (ec2messages), or subnets with a route to a NAT gateway or an internet gateway
+run "v149_pooler_api_route_rejected" {
+  command = plan
+
+  variables {
+    subnets_have_egress = false
+    vpc_endpoints       = { s3 = "vpce-0s3", secretsmanager = "sg-0secrets", monitoring = "sg-0monitoring", ssm = "sg-0ssm", ssmmessages = "sg-0ssmmessages" }
+  }
+
+  expect_failures = [aws_launch_template.this]
+}
+
+# pooler-api-route {"subnetsHaveEgress":false,"vpcEndpoints":{"s3":"vpce-0s3","ssm":"sg-0ssm"}}: rejected: no route from the PgBouncer hosts to Secrets Manager (secretsmanager), CloudWatch metrics (monitoring), Session Manager messages (ssmmessages), EC2 messages (ec2messages): the subnets have no egress (subnets_have_egress) and vpc_endpoints names no VPC endpoint of them; pass the VPC's endpoints in vpc_endpoints (secretsmanager, monitoring, ssmmessages, ec2messages), or subnets with a route to a NAT gateway or an internet gateway
+run "v150_pooler_api_route_rejected" {
+  command = plan
+
+  variables {
+    subnets_have_egress = false
+    vpc_endpoints       = { s3 = "vpce-0s3", ssm = "sg-0ssm" }
+  }
+
+  expect_failures = [aws_launch_template.this]
+}
+
+# pooler-api-route {"subnetsHaveEgress":false,"vpcEndpoints":{"s3":"vpce-0s3","secretsmanager":"sg-0secrets","monitoring":"sg-0monitoring","ssm":"sg-0ssm","ssmmessages":"sg-0ssmmessages","ec2messages":"sg-0ec2messages"}}: accepted
+run "v151_pooler_api_route_accepted" {
+  command = plan
+
+  variables {
+    subnets_have_egress = false
+    vpc_endpoints       = { s3 = "vpce-0s3", secretsmanager = "sg-0secrets", monitoring = "sg-0monitoring", ssm = "sg-0ssm", ssmmessages = "sg-0ssmmessages", ec2messages = "sg-0ec2messages" }
+  }
+}
+
+# pooler-api-route {"subnetsHaveEgress":true,"vpcEndpoints":{}}: accepted
+run "v152_pooler_api_route_accepted" {
+  command = plan
+
+  variables {
+    subnets_have_egress = true
+    vpc_endpoints       = {}
+  }
 }

@@ -160,6 +160,11 @@ export class CompletePgBouncerStack extends TerraformStack {
       // gateway endpoint is made below.
       vpcCidrBlock: vpcs.data.cidrBlock,
       s3PrefixListId: Lazy.stringValue({ produce: () => s3Endpoint.getStringAttribute('prefix_list_id') }),
+      // The endpoints the hosts call AWS through (the data VPC has no NAT): the plan fails naming any missing.
+      vpcEndpoints: {
+        s3: Lazy.stringValue({ produce: () => s3Endpoint.getStringAttribute('id') }),
+        ...Object.fromEntries(['secretsmanager', 'monitoring', ...SESSION_MANAGER_SERVICES].map((service) => [service, hostServices.getStringAttribute('id')])),
+      },
       // The listeners' certificate from the module's own CA, for the endpoint service's names.
       certificateFunction: { filename: path.join(lambdaDir, 'pooler-certificate.zip') },
       hosts: props.hosts ?? 2,
@@ -209,7 +214,7 @@ export class CompletePgBouncerStack extends TerraformStack {
       secretKmsKeyArn: this.database.kmsKeyArn,
       vpcId: vpcs.data.id,
       subnetIds: vpcs.data.subnetIds,
-      secretsManagerSecurityGroupIds: [hostServices.getStringAttribute('id')],
+      vpcEndpoints: { secretsmanager: hostServices.getStringAttribute('id') },
       // The invocation reads the secrets through the endpoint made below (its policy names this module's role).
       invocationDependsOn: Lazy.listValue({ produce: (): string[] => [secretsEndpoint.getStringAttribute('id')] }),
       kmsKeyArn: logsKey.getStringAttribute('arn'),
@@ -306,7 +311,7 @@ export class CompletePgBouncerStack extends TerraformStack {
           endpoint: endpointOf(c.endpoint),
           auth: 'secret',
           passwordSecretArn: secretOf(c.dbUser),
-          secretsManagerSecurityGroupId: consumerSecrets.getStringAttribute('id'),
+          vpcEndpoints: { secretsmanager: consumerSecrets.getStringAttribute('id') },
           dbUser: c.dbUser,
           databaseName: this.database.databaseName,
           // Its first login needs its role.

@@ -165,7 +165,7 @@ export class CompleteStack extends TerraformStack {
       secretKmsKeyArn: this.database.kmsKeyArn,
       vpcId: vpcs.data.id,
       subnetIds: vpcs.data.subnetIds,
-      secretsManagerSecurityGroupIds: [secretsManagerGroup.getStringAttribute('id')],
+      vpcEndpoints: { secretsmanager: secretsManagerGroup.getStringAttribute('id') },
       // The invocation reads the secrets through the endpoint made below (its policy names this module's role).
       invocationDependsOn: Lazy.listValue({ produce: (): string[] => [secretsEndpoint.getStringAttribute('id')] }),
       kmsKeyArn: logsKey.getStringAttribute('arn'),

@@ -8,6 +8,7 @@ import { EndpointRole } from '../../../lib/model';
 import { substitutePlaceholders } from '../../../lib/model/pgbouncer-bootstrap';
 import { OptimizedReadsCluster } from '../../../lib/optimized-reads-cluster';
 import { PgBouncerProxy } from '../../../lib/pgbouncer-proxy';
+import { ApiRoutes } from '../../../lib/vpc-api-routes';
 import { readDeploymentContext } from '../../../lib/reference-app/app-context';
 import { POOLER_PACKAGES_KEY } from '../../../lib/reference-app/pgbouncer-tier';
 import { READER_DB_USER, ReferenceDeployment, WRITER_DB_USER } from '../../../lib/reference-app/reference-deployment';
@@ -290,6 +291,12 @@ function cdkInventory(plan: PlanJson): CdkSide {
     tcpIdleTimeout: Duration.seconds(poolerDefaults.tcp_idle_timeout_seconds as number),
     // The example narrows the hosts' HTTPS egress to its data VPC and S3's prefix list when it passes one.
     s3PrefixListId: plan.resource_changes.some((r) => r.address === 'module.pooler.aws_vpc_security_group_egress_rule.hosts_https["s3"]') ? S3_PREFIX_LIST_ID : undefined,
+    // The example makes the data VPC's endpoints and passes them in vpc_endpoints; the construct is given endpoints of the user's too.
+    apiRoutes: ApiRoutes.BRING_YOUR_OWN,
+    vpcEndpoints: {
+      s3: ec2.GatewayVpcEndpoint.fromGatewayVpcEndpointId(stack, 'S3', 'vpce-s3'),
+      ...Object.fromEntries((['secretsManager', 'monitoring', 'cloudFormation', 'ssm', 'ssmMessages', 'ec2Messages'] as const).map((api) => [api, ec2.InterfaceVpcEndpoint.fromInterfaceVpcEndpointAttributes(stack, api, { vpcEndpointId: `vpce-${api}`, port: 443 })])),
+    },
   });
   for (const user of consumerUsers) pooler.addConsumerUser(user);
   const endpointGroups = new Map<string, string>();
@@ -661,7 +668,7 @@ describe('PgBouncerProxy and modules/pgbouncer-proxy (as examples/complete-pgbou
     // the package's own handler), or that this test passes on; hosts_depend_on is the reference app's dependency of
     // the construct's Auto Scaling group on the role bootstrap (compared below); vpc_cidr_block is the VPC's, which
     // the construct reads from the cluster's VPC, and s3_prefix_list_id its s3PrefixListId.
-    const mirrored = ['name', 'vpc_id', 'subnet_ids', 'cluster_security_group_id', 'cluster_endpoint', 'reader_endpoints', 'writer_instance_endpoint', 'server_port', 'database_name', 'max_connections', 'packages_bucket', 'packages_key', 'tls_secret_arn', 'certificate_function', 'hosts', 'instance_type', 'consumer_users', 'endpoints', 'hosts_depend_on', 'vpc_cidr_block', 's3_prefix_list_id', 'image_id'];
+    const mirrored = ['name', 'vpc_id', 'subnet_ids', 'cluster_security_group_id', 'cluster_endpoint', 'reader_endpoints', 'writer_instance_endpoint', 'server_port', 'database_name', 'max_connections', 'packages_bucket', 'packages_key', 'tls_secret_arn', 'certificate_function', 'hosts', 'instance_type', 'consumer_users', 'endpoints', 'hosts_depend_on', 'vpc_cidr_block', 's3_prefix_list_id', 'image_id', 'vpc_endpoints'];
     expect(passed.filter((p) => !mirrored.includes(p))).toEqual([]);
   });
 

@@ -83,6 +83,7 @@ export interface DatabaseRoleBootstrapProps extends KitModuleOptions {
   readonly invocationDependsOn?: string[];
   /**
    * Security groups of a Secrets Manager interface endpoint in the VPC; the function gets egress to them on 443.
+   * The same as vpc_endpoints' secretsmanager entry.
    *
    * @default []
    */
@@ -104,6 +105,22 @@ export interface DatabaseRoleBootstrapProps extends KitModuleOptions {
    * @default {}
    */
   readonly tags?: { [key: string]: string };
+  /**
+   * Whether subnet_ids route to a NAT gateway or an internet gateway, so that the function reaches AWS's APIs
+   * without VPC endpoints. false (an isolated VPC): each API needs an entry in vpc_endpoints, or the plan fails
+   * naming the missing ones.
+   *
+   * @default false
+   */
+  readonly subnetsHaveEgress?: boolean | IResolvable;
+  /**
+   * The VPC endpoints the function calls AWS through, by the last label of the service name (secretsmanager):
+   * for an interface endpoint its security group id (the function gets HTTPS to it), for the S3 gateway endpoint
+   * its id. Their policies must pass those calls.
+   *
+   * @default {}
+   */
+  readonly vpcEndpoints?: { [key: string]: string };
 }
 
 /**
@@ -150,11 +167,15 @@ export class DatabaseRoleBootstrap extends KitModule {
         kmsKeyArn: 'kms_key_arn',
         logRetentionDays: 'log_retention_days',
         tags: 'tags',
+        subnetsHaveEgress: 'subnets_have_egress',
+        vpcEndpoints: 'vpc_endpoints',
       },
       ruleReads: {
         filename: { variable: 'filename', read: 'value' },
         s3Bucket: { variable: 's3_bucket', read: 'value' },
         s3Key: { variable: 's3_key', read: 'value' },
+        subnetsHaveEgress: { variable: 'subnets_have_egress', read: 'value', default: false },
+        vpcEndpoints: { variable: 'vpc_endpoints', read: 'value', default: {} },
       },
     });
   }

@@ -173,6 +173,23 @@ export interface LambdaConsumerProps extends KitModuleOptions {
    * @default {}
    */
   readonly tags?: { [key: string]: string };
+  /**
+   * Whether subnet_ids route to a NAT gateway or an internet gateway, so that the function (auth secret: its
+   * password secret's read) reaches AWS's APIs without VPC endpoints. false (an isolated VPC): each API needs an
+   * entry in vpc_endpoints, or the plan fails naming the missing ones.
+   *
+   * @default false
+   */
+  readonly subnetsHaveEgress?: boolean | IResolvable;
+  /**
+   * The VPC endpoints the function (auth secret) calls AWS through, by the last label of the service name
+   * (secretsmanager): for an interface endpoint its security group id (the function's HTTPS egress goes to it;
+   * the same as secrets_manager_security_group_id), for the S3 gateway endpoint its id. Their policies must pass
+   * those calls.
+   *
+   * @default {}
+   */
+  readonly vpcEndpoints?: { [key: string]: string };
 }
 
 /**
@@ -221,6 +238,8 @@ export class LambdaConsumer extends KitModule {
         createKmsKey: 'create_kms_key',
         kmsKeyArn: 'kms_key_arn',
         tags: 'tags',
+        subnetsHaveEgress: 'subnets_have_egress',
+        vpcEndpoints: 'vpc_endpoints',
       },
       ruleReads: {
         dbUser: { variable: 'db_user', read: 'value' },
@@ -240,6 +259,8 @@ export class LambdaConsumer extends KitModule {
         filename: { variable: 'filename', read: 'value' },
         s3Bucket: { variable: 's3_bucket', read: 'value' },
         s3Key: { variable: 's3_key', read: 'value' },
+        subnetsHaveEgress: { variable: 'subnets_have_egress', read: 'value', default: false },
+        vpcEndpoints: { variable: 'vpc_endpoints', read: 'value', default: {} },
       },
     });
   }

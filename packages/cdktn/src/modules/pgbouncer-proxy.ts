@@ -231,6 +231,23 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
    * @default {}
    */
   readonly tags?: { [key: string]: string };
+  /**
+   * Whether subnet_ids route to a NAT gateway or an internet gateway, so that the hosts reaches AWS's APIs
+   * without VPC endpoints. false (an isolated VPC): each API needs an entry in vpc_endpoints, or the plan fails
+   * naming the missing ones.
+   *
+   * @default false
+   */
+  readonly subnetsHaveEgress?: boolean | IResolvable;
+  /**
+   * The VPC endpoints the hosts calls AWS through, by the last label of the service name (s3, secretsmanager,
+   * monitoring, cloudformation, ssm, ssmmessages, ec2messages): for an interface endpoint its security group id
+   * (the hosts' HTTPS egress is set by s3_prefix_list_id and vpc_cidr_block), for the S3 gateway endpoint its
+   * id. Their policies must pass those calls.
+   *
+   * @default {}
+   */
+  readonly vpcEndpoints?: { [key: string]: string };
 }
 
 /**
@@ -286,6 +303,8 @@ export class PgBouncerProxy extends KitModule {
         endpoints: 'endpoints',
         hostsDependOn: 'hosts_depend_on',
         tags: 'tags',
+        subnetsHaveEgress: 'subnets_have_egress',
+        vpcEndpoints: 'vpc_endpoints',
       },
       ruleReads: {
         maxConnectionsPercent: { variable: 'max_connections_percent', read: 'value', default: 100 },
@@ -315,6 +334,8 @@ export class PgBouncerProxy extends KitModule {
         certificateFunction: { variable: 'certificate_function', read: 'value' },
         endpointName: { variable: 'endpoints', read: 'keys' },
         poolMode: { variable: 'endpoints', read: 'each', attribute: 'pool_mode', default: 'transaction' },
+        subnetsHaveEgress: { variable: 'subnets_have_egress', read: 'value', default: false },
+        vpcEndpoints: { variable: 'vpc_endpoints', read: 'value', default: {} },
       },
     });
   }
