@@ -113,7 +113,8 @@ function writeSeed(spec: BootedHostSpec): string {
 
 function run(program: string, args: ReadonlyArray<string>, timeoutMs: number): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(program, [...args], { timeout: timeoutMs, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    // SIGKILL on timeout: a command entered into a host that is shutting down can be left stopped, which SIGTERM does not end.
+    execFile(program, [...args], { timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       const status = err === null ? 0 : typeof (err as NodeJS.ErrnoException & { code?: unknown }).code === 'number' ? ((err as unknown as { code: number }).code) : 1;
       resolve({ status, stdout, stderr: err !== null && stderr === '' ? err.message : stderr });
     });
