@@ -128,7 +128,7 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
           { actions: [...MASTER_SECRET_READ_ACTIONS], resources: [cluster.masterSecret.secretArn] },
           ...(this.passwordSecretArns.length > 0 ? [{ actions: ['secretsmanager:GetSecretValue'], resources: this.passwordSecretArns }] : []),
         ],
-        purpose: 'Role bootstrap reads the master secret and the roles\' password secrets',
+        purpose: 'Role bootstrap reads the master secret and the password secrets of the roles',
       }),
     );
 

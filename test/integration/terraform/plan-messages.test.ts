@@ -85,6 +85,8 @@ describe('modules/pgbouncer-proxy', () => {
     tls_secret_arn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:messages-tls-AbCdEf',
     // A certificate made outside the module comes with its CA.
     tls_ca_certificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----',
+    // The hosts' routes to AWS's APIs (the pooler-api-route rule): the VPC's endpoints, as a user passes them.
+    vpc_endpoints: '{ s3 = "vpce-s3", secretsmanager = "sg-endpoints", monitoring = "sg-endpoints", ssm = "sg-endpoints", ssmmessages = "sg-endpoints", ec2messages = "sg-endpoints" }',
   };
   beforeAll(() => pooler.init());
   afterAll(() => pooler.dispose());

@@ -1,6 +1,6 @@
 """The reference deployment (bin/app.ts, lib/reference-app/reference-deployment.ts) written against the
-Python package: a data VPC with the Optimized Reads cluster, its RDS Proxy and the role bootstrap (and a
-Secrets Manager endpoint for it), a consumer VPC with a read-only and a read/write proxy endpoint and a
+Python package: a data VPC with the Optimized Reads cluster, its RDS Proxy and the role bootstrap (which makes
+the Secrets Manager endpoint it needs), a consumer VPC with a read-only and a read/write proxy endpoint and a
 Lambda consumer behind each, the dashboard and its alarms. The same construct ids, so the same logical
 ids: test/integration/package/python-package.test.ts compares this template with the TypeScript one.
 """
@@ -73,26 +73,7 @@ database_roles = DatabaseRoleBootstrap(
     encryption_key=log_key,
 )
 
-# The role bootstrap reads the master secret through an interface endpoint of the data VPC.
-endpoint_security_group = ec2.SecurityGroup(
-    stack, "SecretsManagerEndpointSecurityGroup", vpc=data_vpc, allow_all_outbound=False
-)
-secrets_endpoint = data_vpc.add_interface_endpoint(
-    "SecretsManager",
-    service=ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
-    private_dns_enabled=True,
-    open=False,
-    security_groups=[endpoint_security_group],
-)
-secrets_endpoint.connections.allow_default_port_from(database_roles)
-secrets_endpoint.add_to_policy(
-    iam.PolicyStatement(
-        principals=[database_roles.function.role],
-        actions=["secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue"],
-        resources=[database.master_secret.secret_arn],
-    )
-)
-database_roles.resource.node.add_dependency(secrets_endpoint)
+# The role bootstrap makes the data VPC's Secrets Manager endpoint it reads the master secret through (api_routes CREATE).
 
 read_only = proxy.add_read_only_endpoint("ReadOnly", vpc=consumer_vpc)
 read_write = proxy.add_read_write_endpoint("ReadWrite", vpc=consumer_vpc)
