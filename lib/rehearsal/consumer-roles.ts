@@ -5,11 +5,10 @@
  * role without a password (IAM tokens only, `rds_iam`), the rehearsal gives it a SCRAM verifier, which
  * the writer and PgBouncer's auth file share, and the consumers log in with the password.
  */
-import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { applyDatabaseRoles, RDS_IAM_ROLE, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
 import type { RehearsedDeployment } from './deployment';
-import { scramSha256Verifier } from './scram';
+import { newPassword, scramSha256Verifier } from './scram';
 import { clientConfig, sqlLiteral, type Target } from './sql';
 
 /** A consumer's login in the rehearsal: the deployment's user, a password standing in for its IAM token. */
@@ -33,7 +32,7 @@ export function roleBootstrapRequest(deployment: RehearsedDeployment): RoleBoots
 
 export function newConsumerLogins(deployment: RehearsedDeployment): ConsumerLogin[] {
   return roleBootstrapRequest(deployment).roles.map(({ name }) => {
-    const password = randomBytes(18).toString('base64url');
+    const password = newPassword();
     return { name, password, verifier: scramSha256Verifier(password) };
   });
 }

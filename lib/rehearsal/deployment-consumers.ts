@@ -6,10 +6,10 @@
  */
 import { consumerEnvironment, ENV_VARS, type EndpointRole } from '../../lambda/src/environment';
 import { RehearsalConfigError } from './errors';
-import { loadBalancerListeners } from './hosts/load-balancer';
+import { POOLER_LISTENER_PORTS } from '../model/pgbouncer-hosts';
 import type { HandlerName } from './lambda-harness';
 import { rehearsalProxyEndpoints } from './network/rehearsal-network';
-import type { Secrets } from './secrets';
+import { consumerPassword, type Secrets } from './secrets';
 import type { ResolvedSettings } from './settings';
 
 export interface RehearsedConsumerRun {
@@ -32,18 +32,18 @@ export function deploymentConsumers(settings: ResolvedSettings, secrets: Secrets
   return deployment.consumers.map((c) => {
     const endpoint = endpoints.find((e) => e.name === c.endpoint && !e.isDefault);
     if (endpoint?.namespace === undefined) throw new RehearsalConfigError([`consumer ${c.name}: endpoint ${c.endpoint} is not in a consumer VPC of this rehearsal`]);
-    const login = secrets.consumerLogins?.find((l) => l.name === c.user);
-    if (login === undefined) throw new RehearsalConfigError([`consumer ${c.name}: user ${c.user} has no login in this rehearsal's secrets`]);
+    const password = consumerPassword(secrets, c.user);
+    if (password === undefined) throw new RehearsalConfigError([`consumer ${c.name}: user ${c.user} has no login in this rehearsal's secrets`]);
     const serverName = c.tlsServerEndpoint === undefined ? undefined : endpoints.find((e) => e.name === c.tlsServerEndpoint)?.host;
     const env = {
       ...consumerEnvironment({
         host: endpoint.host,
         // The fleet's interface endpoints carry its load balancer's listener of the consumer's role.
-        port: deployment.fleet !== undefined ? fleetListenerPort(c.role) : settings.port,
+        port: deployment.fleet !== undefined ? POOLER_LISTENER_PORTS[c.role] : settings.port,
         database: c.database,
         user: c.user,
         endpointRole: c.role,
-        auth: { kind: 'password', password: login.password },
+        auth: { kind: 'password', password },
         tls: { mode: c.tlsMode, caFile, ...(serverName !== undefined ? { serverName } : {}) },
         connectionMode: c.connectionMode,
         logLevel: 'SILENT',
@@ -52,10 +52,4 @@ export function deploymentConsumers(settings: ResolvedSettings, secrets: Secrets
     };
     return { name: c.name, role: c.role, handler: c.role === 'READ_ONLY' ? 'read' : 'write', namespace: endpoint.namespace, endpointHost: endpoint.host, endpointAddress: endpoint.address, env };
   });
-}
-
-function fleetListenerPort(role: EndpointRole): number {
-  const listener = loadBalancerListeners().find((l) => l.role === role);
-  if (listener === undefined) throw new RehearsalConfigError([`the fleet's load balancer has no listener for ${role}`]);
-  return listener.port;
 }

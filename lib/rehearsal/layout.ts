@@ -57,6 +57,19 @@ export function tlsPaths(dir: string): TlsPaths {
   return { dir, caFile: join(dir, 'ca.crt'), certFile: join(dir, 'server.crt'), keyFile: join(dir, 'server.key') };
 }
 
+/** Where the PgBouncer engine's hosts keep what they share, each host's own files, and a deployment's fleet. */
+export interface PoolerFleetPaths {
+  /** What the fleet's hosts share: the user data's values, the emulator's pid, the hosts booted (pooler-host.ts). */
+  readonly file: string;
+  /** The AWS emulator's files and the packages object. */
+  readonly dir: string;
+  /** One directory per booted host. */
+  readonly hostsDir: string;
+  readonly loadBalancerDir: string;
+  /** A rehearsed deployment's fleet: hosts, load balancer, logins (pooler-fleet.ts). */
+  readonly deploymentFile: string;
+}
+
 export class WorkDirLayout {
   readonly stateFile: string;
   readonly secretsFile: string;
@@ -78,6 +91,8 @@ export class WorkDirLayout {
   readonly pgpool: PgpoolPaths;
   readonly healthCheckerLog: string;
   readonly healthSupervisorLog: string;
+  /** The PgBouncer engine's booted hosts (pooler-host.ts, pooler-fleet.ts): what a new `up` clears. */
+  readonly poolerFleet: PoolerFleetPaths;
 
   constructor(readonly workDir: string) {
     this.stateFile = join(workDir, 'state.json');
@@ -106,6 +121,13 @@ export class WorkDirLayout {
     };
     this.healthCheckerLog = this.log('health-checker');
     this.healthSupervisorLog = this.log('health-supervisor');
+    this.poolerFleet = {
+      file: join(workDir, 'pooler-fleet.json'),
+      dir: join(workDir, 'pooler-fleet'),
+      hostsDir: join(workDir, 'pooler-hosts'),
+      loadBalancerDir: join(workDir, 'pooler-load-balancer'),
+      deploymentFile: join(workDir, 'pooler-deployment.json'),
+    };
   }
 
   /** Log of a tracked process, by its name. */

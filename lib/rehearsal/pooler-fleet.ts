@@ -7,15 +7,15 @@
  *
  * What `drill` and `status` in another process need is written to the work dir (pooler-deployment.json).
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { EndpointRole } from '../../lambda/src/environment';
 import type { PoolerFleetSpec } from '../model/pgbouncer-fleet';
 import { RehearsalConfigError, RehearsalOperationError } from './errors';
 import { MAX_POOLER_HOSTS, rehearsalProxyEndpoints } from './network/rehearsal-network';
 import { startPoolerHost, startPoolerLoadBalancer, type PoolerHost, type PoolerHostLogin, type PoolerLoadBalancer } from './pooler-host';
 import type { RunningRehearsal } from './running';
+import { newPassword } from './scram';
+import { consumerPassword } from './secrets';
 
 /** The fleet as it runs: its hosts, its load balancer stand-in, the logins it serves. */
 export interface DeploymentFleet {
@@ -27,8 +27,6 @@ export interface DeploymentFleet {
   readonly spec: PoolerFleetSpec;
 }
 
-const fleetStateFile = (run: RunningRehearsal): string => join(run.layout.workDir, 'pooler-deployment.json');
-
 /** The hosts of the deployment's fleet, booted one after another, then the load balancer in front of them. */
 export async function startDeploymentFleet(run: RunningRehearsal, progress: (detail: string) => void = () => undefined): Promise<DeploymentFleet> {
   const s = run.state.settings;
@@ -39,16 +37,15 @@ export async function startDeploymentFleet(run: RunningRehearsal, progress: (det
   if (fleet.hosts > MAX_POOLER_HOSTS) throw new RehearsalConfigError([`--from ${d.from}: fleet ${fleet.sourceId} keeps ${fleet.hosts} hosts; the rehearsal's data VPC has room for ${MAX_POOLER_HOSTS}`]);
   const serverUser = fleet.values.ServerUser;
   if (serverUser === undefined) throw new RehearsalConfigError([`--from ${d.from}: the fleet's user data has no literal ServerUser`]);
-  const logins = run.secrets.consumerLogins ?? [];
   const consumers = d.consumers.map((c) => {
-    const login = logins.find((l) => l.name === c.user);
-    if (login === undefined) throw new RehearsalConfigError([`consumer ${c.name}: user ${c.user} has no login in this rehearsal's secrets`]);
-    return { username: c.user, password: login.password, access: c.role === EndpointRole.READ_ONLY ? ('READ_ONLY' as const) : ('READ_WRITE' as const) };
+    const password = consumerPassword(run.secrets, c.user);
+    if (password === undefined) throw new RehearsalConfigError([`consumer ${c.name}: user ${c.user} has no login in this rehearsal's secrets`]);
+    return { username: c.user, password, access: c.role === EndpointRole.READ_ONLY ? ('READ_ONLY' as const) : ('READ_WRITE' as const) };
   });
   const unique = [...new Map(consumers.map((c) => [c.username, c])).values()];
-  const server = { username: serverUser, password: randomBytes(18).toString('base64url') };
+  const server = { username: serverUser, password: newPassword() };
   // CloudFormation's stack (its name is the first part of a cdk.out id); Terraform's hosts signal nothing.
-  const stackName = d.fleet?.deployTime.SignalStack !== undefined ? fleet.sourceId.split('/')[0] : undefined;
+  const stackName = fleet.deployTime.SignalStack !== undefined ? fleet.sourceId.split('/')[0] : undefined;
   const hosts: PoolerHost[] = [];
   for (let i = 0; i < fleet.hosts; i++) {
     progress(`pooler host ${i + 1} of ${fleet.hosts}: Debian 13 booted with systemd, the deployment's user data run by cloud-init`);
@@ -75,14 +72,14 @@ export async function startDeploymentFleet(run: RunningRehearsal, progress: (det
     tcpIdleTimeoutSeconds: Number(values.TcpIdleTimeoutSeconds),
   };
   const result: DeploymentFleet = { hosts, loadBalancer, server, spec };
-  writeFileSync(fleetStateFile(run), JSON.stringify(result, null, 2), { mode: 0o600 });
+  writeFileSync(run.layout.poolerFleet.deploymentFile, JSON.stringify(result, null, 2), { mode: 0o600 });
   return result;
 }
 
 /** The fleet a rehearsal of a PgBouncer engine deployment runs (from its work dir); undefined without one. */
 export function readDeploymentFleet(run: RunningRehearsal): DeploymentFleet | undefined {
   if (run.state.settings.deployment?.fleet === undefined) return undefined;
-  const file = fleetStateFile(run);
+  const file = run.layout.poolerFleet.deploymentFile;
   if (!existsSync(file)) throw new RehearsalOperationError(`the deployment's fleet never came up (no ${file}): run \`rehearse down\`, then \`rehearse up --from ${run.state.settings.deployment.from}\``);
   return JSON.parse(readFileSync(file, 'utf8')) as DeploymentFleet;
 }

@@ -111,7 +111,7 @@ interface FleetFile {
   readonly hosts: number;
 }
 
-const fleetFile = (run: RunningRehearsal): string => join(run.layout.workDir, 'pooler-fleet.json');
+const fleetFile = (run: RunningRehearsal): string => run.layout.poolerFleet.file;
 
 function packagesArchitecture(): string {
   return execFileSync('dpkg', ['--print-architecture'], { encoding: 'utf8' }).trim();
@@ -130,7 +130,7 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
   const s = run.state.settings;
   const plan = rehearsalNetworkPlan(s);
   const tls = run.state.tls;
-  const work = join(run.layout.workDir, 'pooler-fleet');
+  const work = run.layout.poolerFleet.dir;
   mkdirSync(work, { recursive: true, mode: 0o700 });
   // The VPC's router: the data namespace relays between its hosts and the management link.
   execFileSync('ip', ['netns', 'exec', plan.dataNamespace, '/bin/sh', '-c', 'echo 1 > /proc/sys/net/ipv4/ip_forward']);
@@ -169,11 +169,9 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
   const names = rehearsalAwsNames(s);
   const replicas = run.state.nodes.filter((n) => n.name !== run.state.writerName);
   // The stack the hosts signal: the deployment's (CloudFormation), held by the emulator as something to signal.
-  const stackName = options.deployment?.stackName;
   const signalResource = deployed.SignalResource;
-  if (stackName !== undefined && signalResource !== undefined && signalResource !== '') {
-    await createStack(aws, tls.caFile, stackName, { Resources: { [signalResource]: { Type: 'AWS::CloudFormation::WaitConditionHandle' } } });
-  }
+  const stackName = signalResource !== undefined && signalResource !== '' ? options.deployment?.stackName : undefined;
+  if (stackName !== undefined) await createStack(aws, tls.caFile, stackName, { Resources: { [signalResource!]: { Type: 'AWS::CloudFormation::WaitConditionHandle' } } });
   const rehearsalValues: Record<string, string> = {
     ClusterEndpoint: names.clusterEndpoint(s.deployment?.clusterName ?? REHEARSAL_CLUSTER),
     ReaderEndpoints: replicas.map((n) => names.instanceEndpoint(n.name)).join(' '),
@@ -196,9 +194,9 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
     TlsSecretArn: arns[secretName('tls')]!,
     FleetName: options.fleetName ?? 'rehearsal-pooler',
     // No stack unless the deployment's: the hosts send no signal, as under Terraform.
-    SignalStack: stackName !== undefined && signalResource ? stackName : '',
+    SignalStack: stackName ?? '',
     SignalResource: '',
-    SignalRegion: stackName !== undefined && signalResource ? names.region : '',
+    SignalRegion: stackName !== undefined ? names.region : '',
     SessionListeners: sessionListenersValue(options.sessionRoles ?? []),
     SessionMaxConnectionsPercent: String(options.sessionMaxConnectionsPercent ?? DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT),
   };
@@ -262,7 +260,7 @@ async function fleetOf(run: RunningRehearsal, options: PoolerHostOptions): Promi
   const process = run.state.processes.find((p) => p.pid === fleet.emulatorPid && p.kind === 'aws-emulator');
   if (process === undefined || !isAlive(process.pid)) throw new RehearsalOperationError(`pooler hosts: the AWS emulator (pid ${fleet.emulatorPid}) is not running: restart the rehearsal`);
   const address = emulatorAddress(run);
-  return { fleet, aws: { spec: { namespace: rehearsalNetworkPlan(s).dataNamespace, address, region: rehearsalAwsNames(s).region, certFile: run.state.tls.certFile, keyFile: run.state.tls.keyFile, workDir: join(run.layout.workDir, 'pooler-fleet') }, process, endpoint: `https://${address}` } };
+  return { fleet, aws: { spec: { namespace: rehearsalNetworkPlan(s).dataNamespace, address, region: rehearsalAwsNames(s).region, certFile: run.state.tls.certFile, keyFile: run.state.tls.keyFile, workDir: run.layout.poolerFleet.dir }, process, endpoint: `https://${address}` } };
 }
 
 /** Boots the fleet's next host (pooler-<index>) from the user data substituted with `values`; its processes are tracked. */
@@ -287,7 +285,7 @@ async function bootNextHost(run: RunningRehearsal, prepared: { fleet: FleetFile;
     name,
     root: hostImageRoot(),
     namespace,
-    workDir: join(run.layout.workDir, 'pooler-hosts', name),
+    workDir: join(run.layout.poolerFleet.hostsDir, name),
     userData: substitutePlaceholders(prepared.fleet.userData, values),
     instanceId: `i-${createInstanceId(plan.prefix, index)}`,
     region: names.region,
@@ -402,7 +400,7 @@ export async function startPoolerLoadBalancer(run: RunningRehearsal, hosts: Read
   const program = onPath('haproxy');
   if (program === undefined) throw new RehearsalConfigError(['the pooler load balancer stand-in needs HAProxy: `apt-get install haproxy` (or `make system-deps`)']);
   const lb = startLoadBalancer(
-    { namespace: plan.dataNamespace, address, targets: hosts.map((h) => ({ name: h.name, address: h.host })), ...(options.endpointAddresses !== undefined ? { endpointAddresses: options.endpointAddresses } : {}), tcpIdleTimeoutSeconds: options.tcpIdleTimeoutSeconds ?? NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, dir: join(run.layout.workDir, 'pooler-load-balancer') },
+    { namespace: plan.dataNamespace, address, targets: hosts.map((h) => ({ name: h.name, address: h.host })), ...(options.endpointAddresses !== undefined ? { endpointAddresses: options.endpointAddresses } : {}), tcpIdleTimeoutSeconds: options.tcpIdleTimeoutSeconds ?? NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, dir: run.layout.poolerFleet.loadBalancerDir },
     program,
     run.user,
   );

@@ -28,7 +28,7 @@ import { assertAddressesFree, assertWorkDirUsable } from './preflight';
 import { launchNode, waitReady } from './postgres';
 import { isOurs, killProcess, stopProcess } from './processes';
 import { RunningRehearsal } from './running';
-import { newSecrets, readSecrets, writeSecrets } from './secrets';
+import { consumerPassword, newSecrets, readSecrets, writeSecrets } from './secrets';
 import { addressPlan, resolveSettings, validateSettings, type AddressPlan, type RehearsalSettings, type ResolvedSettings } from './settings';
 import { waitFor } from './sql';
 import { initialState, listeners, prepareWorkDir, startProcesses, type UpProgress } from './start';
@@ -124,7 +124,7 @@ export class Rehearsal {
 
   /** The password of a rehearsed deployment's consumer user (`up --from`); undefined for another user. */
   consumerLogin(user: string): string | undefined {
-    return this.run.secrets.consumerLogins?.find((l) => l.name === user)?.password;
+    return consumerPassword(this.run.secrets, user);
   }
 
   /** A PgBouncer engine deployment's fleet (`up --from`): its booted hosts and load balancer; undefined for RDS Proxy. */

@@ -1,5 +1,10 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 
+/** A fresh password for a rehearsal login: 18 random bytes, base64url. */
+export function newPassword(): string {
+  return randomBytes(18).toString('base64url');
+}
+
 /** PostgreSQL's default SCRAM iteration count (scram_iterations). */
 export const SCRAM_ITERATIONS = 4096;
 

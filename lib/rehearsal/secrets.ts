@@ -2,11 +2,10 @@
  * The rehearsal's credentials: made fresh by every `up`, kept in the work dir's secrets file (0600) so
  * `status`, `down`, drills and the health checker can log in from other processes.
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { newConsumerLogins, type ConsumerLogin } from './consumer-roles';
 import type { RehearsedDeployment } from './deployment';
-import { scramSha256Verifier } from './scram';
+import { newPassword, scramSha256Verifier } from './scram';
 import { writeAtomic } from './state';
 
 export interface Secrets {
@@ -31,22 +30,26 @@ export interface Secrets {
 
 const APP_DATABASE = 'kit';
 
+/** The password of a rehearsed deployment's consumer user; undefined for a user that has no login. */
+export function consumerPassword(secrets: Secrets, user: string): string | undefined {
+  return secrets.consumerLogins?.find((l) => l.name === user)?.password;
+}
+
 /** Fresh credentials; a rehearsed deployment brings its database name and its consumers' users. */
 export function newSecrets(deployment?: RehearsedDeployment): Secrets {
-  const pw = (): string => randomBytes(18).toString('base64url');
-  const appPassword = pw();
+  const appPassword = newPassword();
   return {
     database: deployment?.database ?? APP_DATABASE,
     adminUser: 'kit_admin',
-    adminPassword: pw(),
+    adminPassword: newPassword(),
     appUser: 'kit_app',
     appPassword,
     // The writer and PgBouncer's auth file both store this verifier.
     appPasswordVerifier: scramSha256Verifier(appPassword),
     replicationUser: 'kit_replicator',
-    replicationPassword: pw(),
+    replicationPassword: newPassword(),
     readOnlyServerUser: 'rehearsal_readonly',
-    readOnlyServerPassword: pw(),
+    readOnlyServerPassword: newPassword(),
     ...(deployment !== undefined ? { consumerLogins: newConsumerLogins(deployment) } : {}),
   };
 }

@@ -3,7 +3,6 @@
  * order (writer, replicas, PgBouncer endpoints, peers, the health checker's supervisor), each tracked by pid as soon
  * as it is spawned so a failed start can stop everything it started.
  */
-import { join } from 'node:path';
 import { chownSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { REHEARSAL_MAX_REPLICAS } from './rules';
 import { applyConsumerRoles } from './consumer-roles';
@@ -53,9 +52,9 @@ export function listeners(s: ResolvedSettings, plan: AddressPlan): Listener[] {
 /** Clears what a previous run left (logs included) and makes the directories the servers write to. */
 export function prepareWorkDir(layout: WorkDirLayout, user: OsUser | undefined): void {
   mkdirSync(layout.workDir, { recursive: true, mode: 0o755 });
-  for (const dir of [layout.nodesDir, layout.pgbouncerDir, layout.peersDir, layout.tls.dir, layout.logsDir, layout.healthFile, layout.healthSupervisorFile]) rmSync(dir, { recursive: true, force: true });
-  // A previous run's PgBouncer engine hosts (pooler-host.ts, pooler-fleet.ts): a fleet file naming its stopped emulator would be taken up.
-  for (const entry of ['pooler-fleet.json', 'pooler-fleet', 'pooler-hosts', 'pooler-load-balancer', 'pooler-deployment.json']) rmSync(join(layout.workDir, entry), { recursive: true, force: true });
+  // The PgBouncer engine's paths too: a previous run's fleet file naming its stopped emulator would be taken up.
+  const f = layout.poolerFleet;
+  for (const dir of [layout.nodesDir, layout.pgbouncerDir, layout.peersDir, layout.tls.dir, layout.logsDir, layout.healthFile, layout.healthSupervisorFile, f.file, f.dir, f.hostsDir, f.loadBalancerDir, f.deploymentFile]) rmSync(dir, { recursive: true, force: true });
   mkdirSync(layout.logsDir, { mode: 0o755 });
   // Traversable by the server user; what is private lives one level down.
   mkdirSync(layout.nodesDir, { mode: 0o755 });
