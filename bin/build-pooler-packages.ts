@@ -20,6 +20,7 @@
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { withFileLock } from '../lib/private/file-lock';
 import { buildPgBouncerDeb, checkArchitecture, checkDebBuild, readDebBuild } from '../lib/packaging/pgbouncer-build';
 import {
   PoolerPackagesError,
@@ -77,6 +78,7 @@ function apt(command: 'apt-get' | 'apt-cache', args: string[], cwd = work): stri
     'Dir::Cache': path.join(work, 'cache'),
     'APT::Architecture': arch,
     'APT::Architectures': arch,
+    // The build's own lock (withFileLock below) serialises builds; apt's would fail a second one at once.
     'Debug::NoLocking': '1',
     // The downloads go to the project's own directory, which apt's _apt user may not write.
     'APT::Sandbox::User': 'root',
@@ -117,7 +119,8 @@ function ssmAgentDeb(): string {
   return file;
 }
 
-try {
+/** The build, in the work directory it has to itself (see below). */
+function build(): void {
   for (const dir of ['lists/partial', 'cache/archives/partial', 'debs']) fs.mkdirSync(path.join(work, dir), { recursive: true });
   // The rehearsal's object: its CA as the RDS bundle (RDS_CA_BUNDLE, required) and the kit's stand-in for
   // the agent; everything else as the hosts' is built.
@@ -151,7 +154,12 @@ try {
   if (files.length !== fromDebian.length) throw new PoolerPackagesError(`apt-get download gave ${files.length} packages of ${fromDebian.length}`);
   writePoolerPackagesTar([...files, kitDeb], inputs.ssmAgentDeb, inputs.caBundle, outFile, arch, { ssmAgentStandIn: args.rehearsal });
   process.stdout.write(`${path.relative(ROOT, outFile)} ${fs.statSync(outFile).size} bytes\n`);
-} catch (err) {
-  process.stderr.write(`build-pooler-packages: ${(err as Error).message}\n`);
-  process.exit(1);
 }
+
+// One build per architecture at a time: apt's lists, cache and the debs directory are the work directory's,
+// and two rehearsals starting hosts at once would otherwise update the same lists under each other.
+const BUILD_WAIT_MS = 30 * 60_000;
+withFileLock(`${work}.lock`, BUILD_WAIT_MS, (file, ms) => `another build of the ${arch} packages held ${file} for more than ${ms / 60_000} minutes: wait for it, or find it with \`fuser ${file}\``, async () => build()).catch((err: Error) => {
+  process.stderr.write(`build-pooler-packages: ${err.message}\n`);
+  process.exit(1);
+});
