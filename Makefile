@@ -19,7 +19,7 @@ export npm_config_update_notifier=false
 # Debian packages the test suites run for real (PostgreSQL server and client, openssl for test certificates,
 # and the local rehearsal's peers: HAProxy, pgpool-II, and iproute2 for its namespaces; mmdebstrap and systemd-nspawn for
 # the Debian 13 hosts it boots; shellcheck and pyflakes for `make lint` of the hosts' software in host/). Its pooler,
-# PgBouncer 1.24.1, is built by `make pgbouncer`.
+# PgBouncer 1.25.2, is built by `make pgbouncer`.
 SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2 shellcheck python3-pyflakes mmdebstrap systemd-container
 
 .PHONY: help deps system-deps pgbouncer pgbouncer-deb host-tools node-deps scan-deps typecheck lint check unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
@@ -29,7 +29,7 @@ SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 ip
 help:
 	@sed -n 's/^## \([a-z-]*\): \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | awk -F'\t' '{ printf "make %-24s %s\n", $$1, $$2 }'
 
-## deps: install everything below needs (npm packages, scanner venv, Debian packages when root, PgBouncer 1.24.1, host tools, terraform-docs)
+## deps: install everything below needs (npm packages, scanner venv, Debian packages when root, PgBouncer 1.25.2, host tools, terraform-docs)
 deps: system-deps node-deps scan-deps pgbouncer host-tools terraform-docs
 
 # Installs missing Debian packages when root; otherwise says what to install.
@@ -48,19 +48,18 @@ system-deps:
 	  fi; \
 	fi
 
-# The kit's one PgBouncer, for the rehearsal and the hosts: Debian 13's source package 1.24.1-1+deb13u2 (upstream
-# 1.24.1 with Debian's backports of CVE-2025-12819 and of 1.25.2's CVE-2026-6664..6667) plus
-# tools/pgbouncer-patches/ (forced-user-scram-keys.patch, upstream #1612), fetched with a project-local apt.
-# Debian 12 ships 1.18; the rehearsal needs 1.24 (so_reuseport peering, prepared statements in transaction
-# pooling). Each build is skipped once built from the same source and patches.
-## pgbouncer: build PgBouncer 1.24.1-1+deb13u2 (CVE-2025-2291, CVE-2025-12819, CVE-2026-6664..6667 fixed) + forced-user-scram-keys.patch for the rehearsal into .cache/pgbouncer-1.24
+# The kit's one PgBouncer, for the rehearsal and the hosts: upstream 1.25.2 (CVE-2025-12819, CVE-2026-6664..6667
+# fixed), vendored in tools/pgbouncer-src/ with its SHA-256 pinned, plus tools/pgbouncer-patches/ (upstream #1612
+# and #1118, unfixed). Debian 12 ships 1.18; the rehearsal needs 1.24 or later (so_reuseport peering, prepared
+# statements in transaction pooling). Each build is skipped once built from the same source and patches.
+## pgbouncer: build PgBouncer 1.25.2 + the kit's patches for the rehearsal into .cache/pgbouncer
 pgbouncer:
 	@bash tools/build-pgbouncer.sh >/dev/null
 
 # The hosts' architecture unless given (amd64: for a rehearsal of booted Debian 13 hosts).
 POOLER_ARCH ?= arm64
-# Debian's pgbouncer package of the same version with the binary built from the rehearsal's source and patches
-# (cross-built against a trixie sysroot; installs gcc-aarch64-linux-gnu when root); version +apk1.
+# Debian 13's pgbouncer package with the binary built from the rehearsal's source and patches (cross-built
+# against a trixie sysroot; installs gcc-aarch64-linux-gnu when root); version 1.25.2-0+apk1.
 ## pgbouncer-deb: build the same PgBouncer as a Debian 13 package for POOLER_ARCH (arm64) into .cache/pgbouncer-deb
 pgbouncer-deb:
 	@bash tools/build-pgbouncer.sh --deb $(POOLER_ARCH) >/dev/null
@@ -190,7 +189,7 @@ lambda-zip: node-deps
 # PgBouncer package from `make pgbouncer-deb`, what it needs from Debian, AWS's SSM Agent, SHA256SUMS, the RDS CA
 # bundle), to upload where PgBouncerPackages points; RDS_CA_BUNDLE=<file> and SSM_AGENT_DEB=<file> where AWS
 # is not reachable (AWS_REGION: the Region whose amazon-ssm-<region> bucket the agent comes from).
-## pooler-packages: build dist/pooler-packages/debian-13-<arch>.tar (POOLER_ARCH, arm64) with the kit's pgbouncer 1.24.1-1+deb13u2+apk1 for the hosts
+## pooler-packages: build dist/pooler-packages/debian-13-<arch>.tar (POOLER_ARCH, arm64) with the kit's pgbouncer 1.25.2-0+apk1 for the hosts
 pooler-packages: node-deps pgbouncer-deb
 	npx ts-node --transpile-only bin/build-pooler-packages.ts --arch $(POOLER_ARCH)
 

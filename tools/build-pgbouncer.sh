@@ -1,30 +1,35 @@
 #!/usr/bin/env bash
-# Builds the kit's one PgBouncer: Debian 13 (trixie)'s source package pgbouncer 1.24.1-1+deb13u2 (upstream
-# 1.24.1 plus Debian's security backports: CVE-2025-12819 and the four fixes of upstream 1.25.2,
-# CVE-2026-6664..6667) plus the patches in tools/pgbouncer-patches/ (applied with patch -p1), for two uses:
+# Builds the kit's one PgBouncer: upstream PgBouncer 1.25.2 (CVE-2025-12819 and CVE-2026-6664..6667 fixed)
+# from the source vendored in tools/pgbouncer-src/, plus the patches in tools/pgbouncer-patches/ (applied
+# with patch -p1), for two uses:
 #
 #   tools/build-pgbouncer.sh              the local rehearsal's binary for this machine, installed into
-#                                         .cache/pgbouncer-1.24 (bin/pgbouncer); prints the binary's path.
+#                                         .cache/pgbouncer (bin/pgbouncer); prints the binary's path.
 #   tools/build-pgbouncer.sh --deb ARCH   a Debian 13 package for ARCH (arm64: the PgBouncer engine's
 #                                         hosts, cross-built; amd64), into .cache/pgbouncer-deb/ARCH; prints
 #                                         the .deb's path.
 #
-# The package is Debian's own binary package of the same version (its maintainer scripts, conffiles, units,
-# docs and dependencies) with /usr/sbin/pgbouncer replaced by the kit's build, configured as Debian's
-# debian/rules configures it (systemd notify, PAM, c-ares) and compiled against a trixie sysroot of that
-# architecture. Its version gets the suffix +apk<N>, so dpkg prefers it to Debian's; its control names the
-# source (`Source: pgbouncer (<version>)`) and the patches (`X-Apk-Patches: <name>=<sha256>,...`). The
-# rehearsal's build writes the same two fields into .cache/pgbouncer-1.24/BUILD-INFO, so the two can be
-# compared (lib/packaging/pgbouncer-build.ts).
+# The package is Debian 13's own binary package pgbouncer 1.24.1-1+deb13u2 (its maintainer scripts,
+# conffiles, units and dependencies) with /usr/sbin/pgbouncer replaced by the kit's build, configured as
+# Debian's debian/rules configures it (systemd notify, PAM, c-ares) and compiled against a trixie sysroot of
+# that architecture. Its version is 1.25.2-0+apk<N>, so dpkg prefers it to Debian's; its control names the
+# source (`Source: pgbouncer (1.25.2)`) and the patches (`X-Apk-Patches: <name>=<sha256>,...`). The
+# rehearsal's build writes the same two fields into .cache/pgbouncer/BUILD-INFO, so the two can be compared
+# (lib/packaging/pgbouncer-build.ts). The man pages stay Debian's 1.24.1 ones (upstream builds them with
+# pandoc, which the kit does not install); everything that runs is 1.25.2.
 #
-# Why 1.24.1-1+deb13u2 and not upstream 1.25.2 or later: Debian's mirror serves no source of a later
-# version (sid's index names 1.26.1 but its files are not served), and this backport closes the same CVEs.
-# Upstream has not fixed the forced-user SCRAM keys (#1612), so the patch stays.
+# Why vendored: no registry reachable from a build machine serves PgBouncer 1.25.2 or later (Debian's sid
+# index names 1.26.1 but its files are not served; trixie has 1.24.1 with backports). The tarball is
+# `git archive --prefix=pgbouncer-1.25.2/ pgbouncer_1_25_2 | gzip -n -9` of upstream's repository
+# (github.com/pgbouncer/pgbouncer, tag pgbouncer_1_25_2, commit 515b6284d273bfd62d1b7e3931ccdce41f9bfe7b);
+# its SHA-256 is pinned below and checked before every build. A git tree has no configure script: autoconf
+# makes it (autogen.sh), so the build needs autoconf, automake and libtool.
+# Upstream has not fixed the forced-user SCRAM keys (#1612) nor a failed Parse's name (#1118), so both
+# patches stay.
 #
-# The system's apt configuration is left untouched: apt reads sources lists, state and caches of its own
-# under .cache/pgbouncer-src. apt checks every download: InRelease signed by the Debian archive key
-# (debian-archive-keyring) -> the index's hash -> each file's hash; dpkg-source checks the source files
-# against the .dsc again before it unpacks and patches.
+# Debian's binary package and the sysroot come through apt, which reads sources lists, state and caches of
+# its own under .cache/pgbouncer-deb and checks every download: InRelease signed by the Debian archive key
+# (debian-archive-keyring) -> the index's hash -> each file's hash.
 #
 # Skipped when already built from the same source and patches. Progress goes to stderr.
 set -euo pipefail
@@ -32,16 +37,21 @@ set -euo pipefail
 export LC_ALL=C
 
 # The one pinned source; the +apk revision is bumped when the kit's packaging changes without a new source.
-SOURCE_VERSION=1.24.1-1+deb13u2
-UPSTREAM_VERSION=${SOURCE_VERSION%%-*}
+UPSTREAM_VERSION=1.25.2
+SOURCE_SHA256=8c33f6d7b150e2c5ddb4400fa85cc49a039e9d0c590912ab90e8c6af1833ddc6
+# The tag's commit time: the package's file dates, so the same inputs give the same package.
+SOURCE_EPOCH=1778258911
+# Debian's binary package whose files carry the build.
+DEBIAN_PACKAGING=1.24.1-1+deb13u2
 APK_REVISION=1
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="$root/.cache"
-prefix="$cache/pgbouncer-1.24"
+prefix="$cache/pgbouncer"
 binary="$prefix/bin/pgbouncer"
 build_info="$prefix/BUILD-INFO"
 src_cache="$cache/pgbouncer-src"
+source_tarball="$root/tools/pgbouncer-src/pgbouncer-$UPSTREAM_VERSION.tar.gz"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 security="${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -66,7 +76,7 @@ esac
 mkdir -p "$cache"
 # One build at a time (make -j, or a test and make, may run it together); the rehearsal's and the
 # packages' builds share the source download.
-exec 9>"$cache/pgbouncer-1.24.lock"
+exec 9>"$cache/pgbouncer.lock"
 flock 9
 
 # The patch set, as the package's control records it: name=sha256, in the order patch applies them.
@@ -79,7 +89,7 @@ for p in "${patch_files[@]}"; do
   patches_field+="${patches_field:+,}$(basename "$p")=$(sha256sum "$p" | cut -d' ' -f1)"
 done
 [ -n "$patches_field" ] || patches_field="none"
-source_field="pgbouncer ($SOURCE_VERSION)"
+source_field="pgbouncer ($UPSTREAM_VERSION)"
 
 # Installs the Debian 12 packages the build needs from the system's own sources (root), else says which.
 need_packages() {
@@ -124,47 +134,30 @@ project_apt() {
   fi
 }
 
-# The pinned source, downloaded once into $src_cache/download (kept: both builds unpack it).
-fetch_source() {
-  local download="$src_cache/download"
-  if [ -f "$download/pgbouncer_$SOURCE_VERSION.dsc" ]; then return 0; fi
-  [ -r "$keyring" ] || die "$keyring is missing; install it with: apt-get install -y debian-archive-keyring"
-  rm -rf "$src_cache"
-  mkdir -p "$download"
-  log "fetching trixie's source index from $mirror"
-  project_apt "$src_cache/apt" "deb-src [signed-by=$keyring] $mirror trixie main"$'\n'
-  local served
-  served="$(apt-cache "${apt_opts[@]}" showsrc pgbouncer | sed -n 's/^Version: //p' | sort -u | tr '\n' ' ')"
-  case " $served" in
-    *" $SOURCE_VERSION "*) ;;
-    *) die "trixie's pgbouncer source is '${served% }', not the pinned $SOURCE_VERSION: to move to it, change SOURCE_VERSION in tools/build-pgbouncer.sh, check tools/pgbouncer-patches/ against it and the CVEs in docs/PGBOUNCER-ENGINE.md" ;;
-  esac
-  log "downloading pgbouncer $SOURCE_VERSION (source)"
-  (cd "$download" && apt-get "${apt_opts[@]}" -qq source --download-only "pgbouncer=$SOURCE_VERSION" >&2)
-}
-
-# Unpacks the source into $1 (Debian's patches applied by dpkg-source), then the kit's patches.
+# Unpacks the vendored source into $1, checked against its pinned SHA-256, applies the kit's patches and
+# makes the configure script.
 prepare_source() {
   local dest="$1"
+  [ -f "$source_tarball" ] || die "$source_tarball is missing: it is part of the repository (git checkout -- tools/pgbouncer-src)"
+  local sum
+  sum="$(sha256sum "$source_tarball" | cut -d' ' -f1)"
+  [ "$sum" = "$SOURCE_SHA256" ] || die "$source_tarball has SHA-256 $sum, not the pinned $SOURCE_SHA256: restore it (git checkout -- tools/pgbouncer-src), or pin a new source on purpose in tools/build-pgbouncer.sh"
   rm -rf "$dest"
-  mkdir -p "$(dirname "$dest")"
-  # The .dsc's maintainer signature would need debian-keyring, which apt's chain above makes unnecessary
-  # (dpkg-source only warns that it cannot check it).
-  dpkg-source --no-copy -x -- "$src_cache/download/pgbouncer_$SOURCE_VERSION.dsc" "$dest" >"$dest.extract.log" 2>&1 \
-    || { tail -30 "$dest.extract.log" >&2; exit 1; }
+  mkdir -p "$dest"
+  tar -xzf "$source_tarball" -C "$dest" --strip-components=1
   local p
   for p in "${patch_files[@]}"; do
     log "applying $(basename "$p")"
     patch -d "$dest" -p1 --forward --quiet <"$p" >&2
   done
-  # The man pages ship pre-built; keep make from regenerating them (that needs pandoc).
-  touch "$dest"/doc/pgbouncer.1 "$dest"/doc/pgbouncer.5
+  (cd "$dest" && ./autogen.sh >"$dest.autogen.log" 2>&1) || { tail -30 "$dest.autogen.log" >&2; exit 1; }
 }
 
 # Runs configure (arguments) and make in the current directory, logs in $log_dir.
 configure_and_make() {
   ./configure "$@" >"$log_dir/configure.log" 2>&1 || { tail -30 "$log_dir/configure.log" >&2; exit 1; }
-  make -j"$(nproc)" >"$log_dir/make.log" 2>&1 || { tail -30 "$log_dir/make.log" >&2; exit 1; }
+  # The program only: the man pages need pandoc.
+  make -j"$(nproc)" pgbouncer >"$log_dir/make.log" 2>&1 || { tail -30 "$log_dir/make.log" >&2; exit 1; }
 }
 
 # --- the rehearsal's binary ---------------------------------------------------------------------------
@@ -180,8 +173,7 @@ build_rehearsal() {
     echo "$binary"
     return 0
   fi
-  need_packages gcc make dpkg-dev patch pkg-config libevent-dev libssl-dev libc-ares-dev
-  fetch_source
+  need_packages gcc make autoconf automake libtool patch pkg-config libevent-dev libssl-dev libc-ares-dev
   local src="$src_cache/rehearsal/src"
   log_dir="$src_cache/rehearsal"
   prepare_source "$src"
@@ -189,10 +181,10 @@ build_rehearsal() {
   rm -rf "$prefix"
   # Without systemd and PAM: the rehearsal supervises its processes itself and logs in with SCRAM only.
   local flags=(--prefix="$prefix" --with-cares --without-systemd --without-pam)
-  (cd "$src" && configure_and_make "${flags[@]}" && make install >>"$log_dir/make.log" 2>&1) \
-    || { tail -30 "$log_dir/make.log" >&2; exit 1; }
+  (cd "$src" && configure_and_make "${flags[@]}")
+  install -D -m 0755 "$src/pgbouncer" "$binary"
   reports_version || die "$binary does not report PgBouncer $UPSTREAM_VERSION: $("$binary" --version 2>&1 | head -1)"
-  printf 'Package: pgbouncer\nSource: %s\nX-Apk-Patches: %s\nX-Apk-Configure: %s\n' "$source_field" "$patches_field" "${flags[*]/#--prefix=*/--prefix=.cache/pgbouncer-1.24}" >"$build_info"
+  printf 'Package: pgbouncer\nSource: %s\nX-Apk-Patches: %s\nX-Apk-Configure: %s\n' "$source_field" "$patches_field" "${flags[*]/#--prefix=*/--prefix=.cache/pgbouncer}" >"$build_info"
   rm -rf "$src_cache/rehearsal"
   log "$("$binary" --version | head -1) ready"
   echo "$binary"
@@ -206,7 +198,7 @@ build_deb() {
     arm64) triplet=aarch64-linux-gnu ;;
     amd64) triplet=x86_64-linux-gnu ;;
   esac
-  local version="$SOURCE_VERSION+apk$APK_REVISION"
+  local version="$UPSTREAM_VERSION-0+apk$APK_REVISION"
   local out_dir="$cache/pgbouncer-deb/$arch"
   local deb="$out_dir/pgbouncer_${version}_$arch.deb"
   local stamp="$out_dir/.built"
@@ -217,19 +209,18 @@ build_deb() {
   fi
   # The compiler for the package's architecture (Debian 12's cross compiler for arm64), and the tools to
   # repack and check it.
-  local packages=(make dpkg-dev patch pkg-config file)
+  local packages=(make autoconf automake libtool dpkg-dev patch pkg-config file)
   if [ "$arch" = arm64 ]; then packages+=(gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu); else packages+=(gcc binutils-x86-64-linux-gnu); fi
   need_packages "${packages[@]}"
   cc="$triplet-gcc"
   strip_tool="$triplet-strip"
   [ -r "$keyring" ] || die "$keyring is missing; install it with: apt-get install -y debian-archive-keyring"
-  fetch_source
 
   local work="$out_dir/work"
   rm -rf "$out_dir"
   mkdir -p "$work/debs"
   log_dir="$work"
-  # trixie's binary packages for $arch: Debian's pgbouncer of the pinned version and the sysroot's libraries
+  # trixie's binary packages for $arch: Debian's pgbouncer whose files carry the build and the sysroot's libraries
   # (with their security updates, as the hosts install them).
   log "fetching trixie's $arch index from $mirror"
   local list="" suite
@@ -238,10 +229,10 @@ build_deb() {
   done
   project_apt "$work/apt" "$list" "$arch"
   local candidate
-  candidate="$(apt-cache "${apt_opts[@]}" show "pgbouncer=$SOURCE_VERSION" 2>/dev/null | sed -n 's/^Version: //p' | head -1)"
-  [ "$candidate" = "$SOURCE_VERSION" ] || die "trixie's indexes for $arch have no binary pgbouncer $SOURCE_VERSION to repackage (apt-cache show pgbouncer lists: $(apt-cache "${apt_opts[@]}" show pgbouncer 2>/dev/null | sed -n 's/^Version: //p' | tr '\n' ' '))"
-  log "downloading Debian's pgbouncer $SOURCE_VERSION ($arch) and a trixie $arch sysroot"
-  (cd "$work/debs" && apt-get "${apt_opts[@]}" -qq download "pgbouncer=$SOURCE_VERSION" >&2)
+  candidate="$(apt-cache "${apt_opts[@]}" show "pgbouncer=$DEBIAN_PACKAGING" 2>/dev/null | sed -n 's/^Version: //p' | head -1)"
+  [ "$candidate" = "$DEBIAN_PACKAGING" ] || die "trixie's indexes for $arch have no binary pgbouncer $DEBIAN_PACKAGING to repackage (apt-cache show pgbouncer lists: $(apt-cache "${apt_opts[@]}" show pgbouncer 2>/dev/null | sed -n 's/^Version: //p' | tr '\n' ' '))"
+  log "downloading Debian's pgbouncer $DEBIAN_PACKAGING ($arch) and a trixie $arch sysroot"
+  (cd "$work/debs" && apt-get "${apt_opts[@]}" -qq download "pgbouncer=$DEBIAN_PACKAGING" >&2)
   # The build dependencies debian/control names that the binary links (libpq and the test tools are not
   # linked), with their dependency closure: apt resolves it against an empty status, so nothing of this
   # machine's Debian 12 is taken for trixie's.
@@ -309,8 +300,7 @@ build_deb() {
     { print }
   ' "$work/control.orig" >"$pkg/DEBIAN/control"
   mkdir -p "$out_dir"
-  # The changelog's date, so the same inputs give the same package.
-  SOURCE_DATE_EPOCH="$(dpkg-parsechangelog -l "$src/debian/changelog" -S Timestamp)" \
+  SOURCE_DATE_EPOCH="$SOURCE_EPOCH" \
     dpkg-deb --root-owner-group -Zxz --build "$pkg" "$deb" >&2
   printf '%s\n' "$key" >"$stamp"
   rm -rf "$work"

@@ -47,7 +47,7 @@ function kitManifest(): { version: string; homepage?: string; repository?: { url
 function repositoryOnlyText(command: string): string {
   const url = (kitManifest().repository?.url ?? 'https://github.com/aurora-proxy-kit/aurora-proxy-kit.git').replace(/^git\+/, '');
   return (
-    `${command} runs from the kit's repository, not from the npm package: it starts PostgreSQL, PgBouncer 1.24, HAProxy and pgpool-II, which \`make deps\` installs there.\n` +
+    `${command} runs from the kit's repository, not from the npm package: it starts PostgreSQL, PgBouncer 1.25.2, HAProxy and pgpool-II, which \`make deps\` installs there.\n` +
     `  git clone ${url} && cd ${path.basename(url, '.git')} && make deps && npx ${TOOL} ${command} --help`
   );
 }

@@ -1,10 +1,11 @@
 /**
- * The kit's one PgBouncer (tools/build-pgbouncer.sh): Debian 13's source package pgbouncer
- * 1.24.1-1+deb13u2 plus the patches in tools/pgbouncer-patches/, built for the local rehearsal (this
+ * The kit's one PgBouncer (tools/build-pgbouncer.sh): upstream PgBouncer 1.25.2, vendored in
+ * tools/pgbouncer-src/, plus the patches in tools/pgbouncer-patches/, built for the local rehearsal (this
  * machine) and as a Debian 13 package for the hosts (arm64) or amd64. Both builds record the source and
  * the patch set in the same fields, `Source: pgbouncer (<version>)` and `X-Apk-Patches: <name>=<sha256>,...`:
- * the rehearsal's in .cache/pgbouncer-1.24/BUILD-INFO, the package's in its control file. `checkSameBuild`
- * compares them, with the patches in the repository, so the rehearsal and the hosts run the same PgBouncer.
+ * the rehearsal's in .cache/pgbouncer/BUILD-INFO, the package's in its control file. `checkSameBuild`
+ * compares them, with the patches in the repository, so the rehearsal and the hosts run the same PgBouncer,
+ * and both hold them to PGBOUNCER_MINIMUM_VERSION.
  */
 import { execFileSync } from 'child_process';
 import { createHash } from 'crypto';
@@ -17,7 +18,28 @@ const ROOT = path.join(__dirname, '..', '..');
 export const PGBOUNCER_BUILD_SCRIPT = path.join(ROOT, 'tools', 'build-pgbouncer.sh');
 export const PGBOUNCER_PATCHES_DIR = path.join(ROOT, 'tools', 'pgbouncer-patches');
 /** The rehearsal build's record of its source and patches (written by the script beside bin/pgbouncer). */
-export const PGBOUNCER_REHEARSAL_BUILD_INFO = path.join(ROOT, '.cache', 'pgbouncer-1.24', 'BUILD-INFO');
+export const PGBOUNCER_REHEARSAL_BUILD_INFO = path.join(ROOT, '.cache', 'pgbouncer', 'BUILD-INFO');
+/**
+ * The oldest PgBouncer the kit builds: 1.25.2 closes CVE-2026-6664 (a pre-authentication crash in SCRAM
+ * packet parsing), CVE-2026-6665, CVE-2026-6666 and CVE-2026-6667, and 1.25.1 CVE-2025-12819 (PgBouncer's
+ * NEWS.md, 1.25.1 and 1.25.2).
+ */
+export const PGBOUNCER_MINIMUM_VERSION = '1.25.2';
+
+/** True when dotted version `version` is `minimum` or later (numeric parts compared in order). */
+export function versionAtLeast(version: string, minimum: string): boolean {
+  const parts = (v: string): number[] => v.split('.').map((n) => Number.parseInt(n, 10));
+  const a = parts(version);
+  const b = parts(minimum);
+  if (a.some(Number.isNaN)) return false;
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] ?? 0;
+    const y = b[i] ?? 0;
+    if (x !== y) return x > y;
+  }
+  return true;
+}
+
 /** The architectures the script packages: the hosts' (Graviton), and amd64 for a rehearsal of booted hosts. */
 export const PGBOUNCER_DEB_ARCHITECTURES = ['arm64', 'amd64'] as const;
 export type PgBouncerDebArchitecture = (typeof PGBOUNCER_DEB_ARCHITECTURES)[number];
@@ -29,7 +51,7 @@ const ELF_MACHINE: Readonly<Record<PgBouncerDebArchitecture, number>> = { arm64:
 export interface PgBouncerBuild {
   /** Where it was read from, for messages. */
   readonly from: string;
-  /** `pgbouncer (<Debian source version>)`. */
+  /** `pgbouncer (<upstream version>)`. */
   readonly source: string;
   /** `<name>=<sha256>,...`, or `none`. */
   readonly patches: string;
@@ -69,7 +91,7 @@ function controlFields(text: string): Record<string, string> {
   return fields;
 }
 
-/** The upstream version in `pgbouncer (1.24.1-1+deb13u2)`: 1.24.1. */
+/** The upstream version in `pgbouncer (1.25.2)` (or a Debian source's `pgbouncer (1.24.1-1+deb13u2)`: 1.24.1). */
 function upstreamOf(source: string): string {
   return /^pgbouncer \(([^-)]+)/.exec(source)?.[1] ?? '';
 }
@@ -104,8 +126,9 @@ export function readDebBuild(deb: string): PgBouncerDebBuild {
 }
 
 /**
- * What is wrong with the kit's package for `architecture`: a source without the kit's +apk version, patches
- * other than those in `patchesDir`, or a package or binary for another architecture. Empty when nothing is.
+ * What is wrong with the kit's package for `architecture`: a source older than PGBOUNCER_MINIMUM_VERSION or
+ * without the kit's version (<source version>-0+apk<N>), patches other than those in `patchesDir`, or a
+ * package or binary for another architecture. Empty when nothing is.
  */
 export function debBuildProblems(deb: PgBouncerDebBuild, architecture: PgBouncerDebArchitecture, patchesDir: string = PGBOUNCER_PATCHES_DIR): string[] {
   const problems: string[] = [];
@@ -113,7 +136,8 @@ export function debBuildProblems(deb: PgBouncerDebBuild, architecture: PgBouncer
   if (deb.patches !== expected) problems.push(`${deb.from} has the patches '${deb.patches || '(none recorded)'}', ${patchesDir} '${expected}'`);
   if (deb.architecture !== architecture || deb.binaryArchitecture !== architecture) problems.push(`${deb.from} is for ${deb.architecture || '(no architecture)'} with a binary for ${deb.binaryArchitecture}, not ${architecture}`);
   const sourceVersion = /\((.*)\)/.exec(deb.source)?.[1];
-  if (sourceVersion === undefined || !deb.packageVersion.startsWith(`${sourceVersion}+apk`)) problems.push(`${deb.from} has the version ${deb.packageVersion || '(none)'} and the source '${deb.source || '(none)'}', not the kit's build of a source (<source version>+apk<N>)`);
+  if (sourceVersion === undefined || !deb.packageVersion.startsWith(`${sourceVersion}-0+apk`)) problems.push(`${deb.from} has the version ${deb.packageVersion || '(none)'} and the source '${deb.source || '(none)'}', not the kit's build of a source (<source version>-0+apk<N>)`);
+  else if (!versionAtLeast(deb.version, PGBOUNCER_MINIMUM_VERSION)) problems.push(`${deb.from} is PgBouncer ${deb.version}, older than ${PGBOUNCER_MINIMUM_VERSION} (CVE-2026-6664..6667)`);
   return problems;
 }
 

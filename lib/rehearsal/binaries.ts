@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { PGBOUNCER_MINIMUM_VERSION, versionAtLeast } from '../packaging/pgbouncer-build';
 import { MissingBinaryError } from './errors';
 
 export interface Binaries {
@@ -36,9 +37,9 @@ export function findPostgres15BinDir(): string {
 }
 
 /** Where `make pgbouncer` (tools/build-pgbouncer.sh) installs PgBouncer, relative to the kit's root. */
-export const PGBOUNCER_BUILD_PATH = join('.cache', 'pgbouncer-1.24', 'bin', 'pgbouncer');
+export const PGBOUNCER_BUILD_PATH = join('.cache', 'pgbouncer', 'bin', 'pgbouncer');
 
-/** The first `.cache/pgbouncer-1.24/bin/pgbouncer` in this file's directory or one above it (the kit's root). */
+/** The first `.cache/pgbouncer/bin/pgbouncer` in this file's directory or one above it (the kit's root). */
 function builtPgBouncer(): { found?: string; expected: string } {
   let dir = __dirname;
   let expected: string | undefined;
@@ -53,21 +54,23 @@ function builtPgBouncer(): { found?: string; expected: string } {
 }
 
 /**
- * PgBouncer 1.24, as `make pgbouncer` builds it from Debian 13's source package. Debian 12's own
- * pgbouncer (1.18) is not used: it has no peering of cancel requests across so_reuseport processes
- * and no prepared statements in transaction pooling.
+ * The kit's PgBouncer (PGBOUNCER_MINIMUM_VERSION or later), as `make pgbouncer` builds it, the same the
+ * hosts install. Debian 12's own pgbouncer (1.18) is not used: it has no peering of cancel requests across
+ * so_reuseport processes, no prepared statements in transaction pooling, and none of 1.25.2's CVE fixes.
  */
 export function findPgBouncer(): string {
   const { found, expected } = builtPgBouncer();
-  const hint = `build it with \`make pgbouncer\` (Debian trixie's source package into .cache/pgbouncer-1.24); Debian 12's pgbouncer package is 1.18, which lacks so_reuseport peering and prepared statements in transaction pooling`;
-  if (found === undefined) throw new MissingBinaryError(`PgBouncer 1.24 (${expected})`, hint);
+  const wanted = `PgBouncer ${PGBOUNCER_MINIMUM_VERSION} or later`;
+  const hint = `build it with \`make pgbouncer\` (the kit's source and patches into .cache/pgbouncer); Debian 12's pgbouncer package is 1.18, which lacks so_reuseport peering, prepared statements in transaction pooling and 1.25.2's CVE fixes`;
+  if (found === undefined) throw new MissingBinaryError(`${wanted} (${expected})`, hint);
   let version = '';
   try {
     version = execFileSync(found, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 5000 }).split('\n')[0] ?? '';
   } catch (err) {
     version = (err as Error).message;
   }
-  if (!/^PgBouncer 1\.24\./.test(version)) throw new MissingBinaryError(`PgBouncer 1.24 (${found} reports "${version.trim()}")`, hint);
+  const reported = /^PgBouncer (\S+)/.exec(version)?.[1];
+  if (reported === undefined || !versionAtLeast(reported, PGBOUNCER_MINIMUM_VERSION)) throw new MissingBinaryError(`${wanted} (${found} reports "${version.trim()}")`, hint);
   return found;
 }
 

@@ -57,7 +57,7 @@ const SUMMARIES: Record<RehearseCommand, readonly [string, string]> = {
 const NOTES: Partial<Record<RehearseCommand, string[]>> = {
   up: [
     'With --from, the deployment fixes the replicas, the pool settings, the port, the endpoints and the consumers; options given too apply on top. What cannot run locally (IAM tokens, KMS, CloudWatch) is listed with its stand-in.',
-    'Needs PostgreSQL 15, PgBouncer 1.24 (`make pgbouncer`), and for the peers HAProxy and pgpool-II (`make deps`). Run as root for namespaces and CPU budgets; without root it falls back to loopback and says so.',
+    'Needs PostgreSQL 15, PgBouncer 1.25.2 (`make pgbouncer`), and for the peers HAProxy and pgpool-II (`make deps`). Run as root for namespaces and CPU budgets; without root it falls back to loopback and says so.',
   ],
   drill: ['Exit code 1 also when an acknowledged write is missing after the failover.'],
 };

@@ -48,7 +48,7 @@ export function trackedProcesses(layout: WorkDirLayout, state: RehearsalState): 
 export interface PoolerContext {
   readonly layout: WorkDirLayout;
   readonly endpoints: Readonly<Record<PoolerEndpoint, PgBouncerEndpointSpec>>;
-  /** The PgBouncer 1.24 binary (binaries.ts). */
+  /** The PgBouncer 1.25.2 binary (binaries.ts). */
   readonly program: string;
   readonly secrets: Secrets;
   readonly user: OsUser | undefined;

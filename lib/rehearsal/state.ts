@@ -18,7 +18,7 @@ export interface NodeState extends NodePaths {
 
 /** The PgBouncer endpoints; which processes run them is in the pooler registry (poolers.ts). */
 export interface PgBouncerState {
-  /** The PgBouncer 1.24 binary the processes run (restarts and new groups use it too). */
+  /** The PgBouncer 1.25.2 binary the processes run (restarts and new groups use it too). */
   readonly program: string;
   readonly readWrite: PgBouncerEndpointSpec;
   readonly readOnly: PgBouncerEndpointSpec;

@@ -86,7 +86,7 @@ variable "max_connections" {
 }
 
 variable "packages_bucket" {
-  description = "The S3 bucket holding the packages object (make pooler-packages): a tar of the Debian 13 arm64 packages (PgBouncer 1.24, the libraries the image lacks and AWS's SSM Agent for Session Manager), their SHA256SUMS and rds-ca-bundle.pem."
+  description = "The S3 bucket holding the packages object (make pooler-packages): a tar of the Debian 13 arm64 packages (PgBouncer 1.25.2, the libraries the image lacks and AWS's SSM Agent for Session Manager), their SHA256SUMS and rds-ca-bundle.pem."
   type        = string
   nullable    = false
   # BEGIN generated pooler-packages-bucket by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)

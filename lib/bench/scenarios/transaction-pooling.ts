@@ -1,5 +1,5 @@
 /**
- * transaction_pooling: what PgBouncer 1.24 does in transaction pooling that RDS Proxy does not, the
+ * transaction_pooling: what PgBouncer 1.25.2 does in transaction pooling that RDS Proxy does not, the
  * reasons to choose the PgBouncer engine. RDS Proxy pins a client to one server connection for the
  * rest of its session once it prepares a statement (Aurora User Guide, rds-proxy-pinning), so every
  * client using named statements holds a database connection, as if it had connected directly.

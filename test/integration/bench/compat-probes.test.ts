@@ -1,5 +1,5 @@
 /**
- * The compatibility probes run for real (PostgreSQL 15 and the kit's PgBouncer 1.24 on 127.0.0.1, about
+ * The compatibility probes run for real (PostgreSQL 15 and the kit's PgBouncer 1.25.2 on 127.0.0.1, about
  * 10 s): every probe passes directly (its expectation is PostgreSQL's own behaviour), and what each
  * target does now is what the committed results file, and so the README's matrix, says.
  */

@@ -1,5 +1,5 @@
 /**
- * Live: PgBouncer 1.24 serving the certificate the pooler certificate function issues, on its loopback
+ * Live: PgBouncer 1.25.2 serving the certificate the pooler certificate function issues, on its loopback
  * block (SUITE_BLOCKS.poolerCertificateSuite), and node-postgres clients connecting as consumers do,
  * by an interface endpoint's name: verified against the kit's CA they log in; trusting another CA, or
  * naming another endpoint service, they are refused before any password is sent.

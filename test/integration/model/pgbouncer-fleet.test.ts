@@ -1,7 +1,7 @@
 /**
  * The PgBouncer engine's fleet plan and files (lib/model/pgbouncer-fleet.ts): processes and pool
  * shares, the rules with their messages, the placeholders both flavours substitute, and a real
- * PgBouncer 1.24 that starts on the rendered files (in a namespace of its own, as root).
+ * PgBouncer 1.25.2 that starts on the rendered files (in a namespace of its own, as root).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -158,7 +158,7 @@ describe('PgBouncer engine fleet plan', () => {
 
 const live = liveUnavailable === undefined ? describe : describe.skip;
 
-live('PgBouncer 1.24 on the rendered files', () => {
+live('PgBouncer 1.25.2 on the rendered files', () => {
   // The files listen on 0.0.0.0, as on a host: a namespace of the test's own keeps that off the machine's interfaces.
   const namespace = 'apk-fleet-files';
   let root: string;

@@ -9,6 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import {
+  PGBOUNCER_MINIMUM_VERSION,
   PGBOUNCER_PATCHES_DIR,
   PgBouncerBuild,
   PgBouncerDebBuild,
@@ -19,10 +20,11 @@ import {
   patchSet,
   readDebBuild,
   readRehearsalBuild,
+  versionAtLeast,
 } from '../../../lib/packaging/pgbouncer-build';
 import { PoolerPackagesError } from '../../../lib/packaging/pooler-packages';
 
-const PINNED_SOURCE = 'pgbouncer (1.24.1-1+deb13u2)';
+const PINNED_SOURCE = 'pgbouncer (1.25.2)';
 
 /** A copy of the repository's patches in a directory of the test's own. */
 function copyPatches(dir: string): string {
@@ -91,13 +93,15 @@ describe('the rehearsal\'s PgBouncer and the hosts\' package (tools/build-pgboun
     // THEN
     expect(rehearsal.source).toBe(PINNED_SOURCE);
     expect(hosts.source).toBe(PINNED_SOURCE);
-    expect(rehearsal.version).toBe('1.24.1');
+    expect(rehearsal.version).toBe('1.25.2');
+    expect(hosts.version).toBe(rehearsal.version);
+    expect(versionAtLeast(hosts.version, PGBOUNCER_MINIMUM_VERSION)).toBe(true);
     expect(hosts.patches).toBe(patchSet());
     // Every patch of the directory, the forced-user SCRAM fix among them.
     expect(hosts.patches).toMatch(/^[a-z0-9.-]+\.patch=[0-9a-f]{64}(,[a-z0-9.-]+\.patch=[0-9a-f]{64})*$/);
     expect(hosts.patches.split(',').map((p) => p.split('=')[0])).toContain('forced-user-scram-keys.patch');
-    expect(hosts).toMatchObject({ packageVersion: '1.24.1-1+deb13u2+apk1', architecture: 'arm64', binaryArchitecture: 'arm64' });
-    expect(path.basename(deb)).toBe('pgbouncer_1.24.1-1+deb13u2+apk1_arm64.deb');
+    expect(hosts).toMatchObject({ packageVersion: '1.25.2-0+apk1', architecture: 'arm64', binaryArchitecture: 'arm64' });
+    expect(path.basename(deb)).toBe('pgbouncer_1.25.2-0+apk1_arm64.deb');
   });
 
   test('GIVEN the package WHEN read THEN it is Debian\'s package of the source (units, conffiles, maintainer scripts, dependencies) with the binary for systemd\'s notify units', () => {
@@ -127,7 +131,7 @@ describe('the rehearsal\'s PgBouncer and the hosts\' package (tools/build-pgboun
     fs.writeFileSync(path.join(added, 'zz-another-fix.patch'), '--- a/src/client.c\n+++ b/src/client.c\n');
     const removed = fs.mkdtempSync(path.join(dir, 'patches-'));
     for (const patches of [edited, added, removed]) {
-      const message = /not the same build: .*BUILD-INFO has the patches '[^']*forced-user-scram-keys\.patch=[0-9a-f]{64}[^']*', .*patches-\w+ '.*'.*pgbouncer_1\.24\.1-1\+deb13u2\+apk1_arm64\.deb has the patches .*Rebuild both: make pgbouncer and make pooler-packages$/;
+      const message = /not the same build: .*BUILD-INFO has the patches '[^']*forced-user-scram-keys\.patch=[0-9a-f]{64}[^']*', .*patches-\w+ '.*'.*pgbouncer_1\.25\.2-0\+apk1_arm64\.deb has the patches .*Rebuild both: make pgbouncer and make pooler-packages$/;
       expect(() => checkSameBuild(rehearsal, hosts, 'arm64', patches)).toThrow(message);
     }
     expect(() => checkSameBuild(rehearsal, hosts, 'arm64', added)).toThrow(/zz-another-fix\.patch=/);
@@ -141,8 +145,8 @@ describe('the rehearsal\'s PgBouncer and the hosts\' package (tools/build-pgboun
   });
 
   test('GIVEN a package of another source WHEN compared THEN it fails naming both sources', () => {
-    const other = readDebBuild(repack(deb, dir, 'Source', 'pgbouncer (1.24.1-1+deb13u3)'));
-    expect(() => checkSameBuild(rehearsal, other, 'arm64')).toThrow(/the source differs: .*BUILD-INFO has 'pgbouncer \(1\.24\.1-1\+deb13u2\)', .*repack-\w+\.deb 'pgbouncer \(1\.24\.1-1\+deb13u3\)'/);
+    const other = readDebBuild(repack(deb, dir, 'Source', 'pgbouncer (1.25.3)'));
+    expect(() => checkSameBuild(rehearsal, other, 'arm64')).toThrow(/the source differs: .*BUILD-INFO has 'pgbouncer \(1\.25\.2\)', .*repack-\w+\.deb 'pgbouncer \(1\.25\.3\)'/);
   });
 
   test('GIVEN a package that claims amd64 but holds the arm64 binary, or is Debian\'s own version WHEN compared THEN it fails', () => {
@@ -153,6 +157,26 @@ describe('the rehearsal\'s PgBouncer and the hosts\' package (tools/build-pgboun
   });
 
   test('GIVEN a rehearsal binary that reports another version than its source WHEN compared THEN it fails', () => {
-    expect(() => checkSameBuild({ ...rehearsal, version: '1.18.0' }, hosts, 'arm64')).toThrow(/the rehearsal's binary reports PgBouncer 1\.18\.0, not 1\.24\.1 of its source/);
+    expect(() => checkSameBuild({ ...rehearsal, version: '1.18.0' }, hosts, 'arm64')).toThrow(/the rehearsal's binary reports PgBouncer 1\.18\.0, not 1\.25\.2 of its source/);
+  });
+
+  test('GIVEN a package of a source older than the minimum (Debian 13\'s 1.24.1, its backports aside) WHEN checked THEN it fails naming the version and the CVEs', () => {
+    const old = readDebBuild(repack(repack(deb, dir, 'Source', 'pgbouncer (1.24.1)'), dir, 'Version', '1.24.1-0+apk1'));
+    expect(() => checkSameBuild({ ...rehearsal, source: 'pgbouncer (1.24.1)', version: '1.24.1' }, old, 'arm64')).toThrow(/is PgBouncer 1\.24\.1, older than 1\.25\.2 \(CVE-2026-6664\.\.6667\)/);
+  });
+});
+
+describe('versionAtLeast', () => {
+  test.each([
+    ['1.25.2', '1.25.2', true],
+    ['1.26.0', '1.25.2', true],
+    ['1.25.10', '1.25.2', true],
+    ['2.0', '1.25.2', true],
+    ['1.25.1', '1.25.2', false],
+    ['1.24.99', '1.25.2', false],
+    ['1.25', '1.25.2', false],
+    ['', '1.25.2', false],
+  ])('GIVEN %s WHEN held to %s THEN %s', (version, minimum, expected) => {
+    expect(versionAtLeast(version, minimum)).toBe(expected);
   });
 });

@@ -266,7 +266,7 @@ describe('make pooler-packages refuses an SSM Agent before it reaches Debian\'s 
 });
 
 describe('make pooler-packages against Debian 13\'s arm64 archive', () => {
-  test('GIVEN the archive WHEN built THEN the object holds the kit\'s PgBouncer 1.24 for arm64, the rehearsal\'s build, the libraries it needs and the SSM Agent given, and passes the hosts\' check', () => {
+  test('GIVEN the archive WHEN built THEN the object holds the kit\'s PgBouncer 1.25.2 for arm64, the rehearsal\'s build, the libraries it needs and the SSM Agent given, and passes the hosts\' check', () => {
     // GIVEN stand-ins for the RDS CA bundle and the SSM Agent (AWS is not reachable from every build machine)
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'apk-pooler-packages-live-'));
     try {
@@ -285,7 +285,7 @@ describe('make pooler-packages against Debian 13\'s arm64 archive', () => {
       const fields = (deb: string) => execFileSync('dpkg-deb', ['-f', path.join(x, deb), 'Package', 'Version', 'Architecture'], { encoding: 'utf8' });
       const debs = fs.readdirSync(x).filter((f) => f.endsWith('.deb'));
       const pgbouncer = debs.find((f) => f.startsWith('pgbouncer_'))!;
-      expect(fields(pgbouncer)).toMatch(/^Package: pgbouncer\nVersion: 1\.24\.\d+-\S+\+apk\d+\nArchitecture: arm64\n$/);
+      expect(fields(pgbouncer)).toMatch(/^Package: pgbouncer\nVersion: 1\.25\.\d+-0\+apk\d+\nArchitecture: arm64\n$/);
       // the kit's package, of the rehearsal's source and patches (not Debian's unpatched one)
       buildRehearsalPgBouncer();
       expect(() => checkSameBuild(readRehearsalBuild(), readDebBuild(path.join(x, pgbouncer)), 'arm64')).not.toThrow();

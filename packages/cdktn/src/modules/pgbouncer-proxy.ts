@@ -71,7 +71,7 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
   readonly maxConnections: number;
   /**
    * The S3 bucket holding the packages object (make pooler-packages): a tar of the Debian 13 arm64 packages
-   * (PgBouncer 1.24, the libraries the image lacks and AWS's SSM Agent for Session Manager), their SHA256SUMS
+   * (PgBouncer 1.25.2, the libraries the image lacks and AWS's SSM Agent for Session Manager), their SHA256SUMS
    * and rds-ca-bundle.pem.
    */
   readonly packagesBucket: string;
