@@ -1,5 +1,6 @@
-import { PROPERTY_LOOKUPS, RULE_TABLES, type PoolSettings, type PropertyLookup, type Rule, type TerraformUse, terraformUse, terraformUses } from '../model';
+import { PROPERTY_LOOKUPS, RULE_TABLES, type PropertyLookup, type Rule, type TerraformUse, terraformUse, terraformUses } from '../model';
 import { GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES } from '../model/pgbouncer-hosts';
+import { POOL_VARIABLES } from './pool-variables';
 
 /**
  * The Terraform modules the generator writes into, and what it must know about each: its rules (the
@@ -68,13 +69,6 @@ function poolerInstanceType(vcpus: unknown): string {
   if (size === undefined) throw new Error(`no pooler instance type has ${String(vcpus)} vCPUs`);
   return `${POOLER_INSTANCE_FAMILIES[0]}.${size}`;
 }
-
-/** pgbouncer-proxy: the fleet's pool settings are its three pool variables. */
-const POOL_VARIABLES: Readonly<Record<keyof PoolSettings, string>> = {
-  maxConnectionsPercent: 'max_connections_percent',
-  maxIdleConnectionsPercent: 'max_idle_connections_percent',
-  connectionBorrowTimeoutSeconds: 'connection_borrow_timeout_seconds',
-};
 
 export const PROXY_ENDPOINT = { vpc_id: 'vpc-consumer', subnet_ids: ['subnet-c1', 'subnet-c2'] };
 
