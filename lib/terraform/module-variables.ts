@@ -91,19 +91,25 @@ export function moduleVariables(moduleDir: string, regions: ReadonlyArray<Region
     .readdirSync(moduleDir)
     .filter((f) => f.endsWith('.tf'))
     .sort()
-    .flatMap((f) => {
-      const text = handWritten(fs.readFileSync(path.join(moduleDir, f), 'utf8'));
-      const declared = [...text.matchAll(/^# region (\S+)$/gm)].flatMap((m) =>
-        regions.filter((r) => r.id === m[1]).flatMap((r) => parseVariables(r.lines.join('\n')).map((v) => ({ ...v, offset: m.index! }))),
-      );
-      return [...parseVariables(text), ...declared].sort((a, b) => a.offset - b.offset);
-    });
+    .flatMap((f) => variablesOf(handWritten(fs.readFileSync(path.join(moduleDir, f), 'utf8')), regions));
+}
+
+/**
+ * The variables of a file's hand-written text (generated regions replaced by `# region <id>`) and those its
+ * regions declare whole, in file order. A declared variable's validations are its rules' (listed by rule in
+ * the README), so none counts as hand-written.
+ */
+function variablesOf(text: string, regions: ReadonlyArray<Region>): VariableInfo[] {
+  const declared = [...text.matchAll(/^# region (\S+)$/gm)].flatMap((m) =>
+    regions.filter((r) => r.id === m[1]).flatMap((r) => parseVariables(r.lines.join('\n')).map((v) => ({ ...v, validations: 0, offset: m.index! }))),
+  );
+  return [...parseVariables(text), ...declared].sort((a, b) => a.offset - b.offset);
 }
 
 /** Literal defaults of a module's hand-written variables (strings, numbers, bools, empty or flat lists and maps). */
-export function variableDefaults(moduleDir: string): Record<string, unknown> {
+export function variableDefaults(moduleDir: string, regions: ReadonlyArray<Region> = []): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const v of parseVariables(handWritten(fs.readFileSync(path.join(moduleDir, 'variables.tf'), 'utf8')))) {
+  for (const v of variablesOf(handWritten(fs.readFileSync(path.join(moduleDir, 'variables.tf'), 'utf8')), regions)) {
     if (v.default === undefined) continue;
     try {
       out[v.name] = JSON.parse(v.default);

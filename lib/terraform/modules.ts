@@ -1,5 +1,6 @@
-import { PROPERTY_LOOKUPS, RULE_TABLES, type PoolSettings, type PropertyLookup, type Rule, type TerraformUse, terraformUse, terraformUses } from '../model';
+import { PROPERTY_LOOKUPS, RULE_TABLES, type PropertyLookup, type Rule, type TerraformUse, terraformUse, terraformUses } from '../model';
 import { GRAVITON_SIZE_VCPUS, POOLER_INSTANCE_FAMILIES } from '../model/pgbouncer-hosts';
+import { POOL_VARIABLES } from './pool-variables';
 
 /**
  * The Terraform modules the generator writes into, and what it must know about each: its rules (the
@@ -69,13 +70,6 @@ function poolerInstanceType(vcpus: unknown): string {
   return `${POOLER_INSTANCE_FAMILIES[0]}.${size}`;
 }
 
-/** pgbouncer-proxy: the fleet's pool settings are its three pool variables. */
-const POOL_VARIABLES: Readonly<Record<keyof PoolSettings, string>> = {
-  maxConnectionsPercent: 'max_connections_percent',
-  maxIdleConnectionsPercent: 'max_idle_connections_percent',
-  connectionBorrowTimeoutSeconds: 'connection_borrow_timeout_seconds',
-};
-
 export const PROXY_ENDPOINT = { vpc_id: 'vpc-consumer', subnet_ids: ['subnet-c1', 'subnet-c2'] };
 
 export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
@@ -131,8 +125,8 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
       'pooler-s3-egress-vpc-cidr': 'aws_security_group.hosts',
       // Consumers read the CA from this output: with a secret of the user's and no CA it would be null.
       'pooler-tls-certificate-pair': { address: 'output.client_ca_certificate', file: 'outputs.tf' },
-      // The function exists only without tls_secret_arn (count), so its precondition is checked only then.
-      'pooler-certificate-function': { address: 'aws_lambda_function.certificate', file: 'certificate.tf' },
+      // The function's policy exists only without tls_secret_arn (count), so its precondition is checked only then.
+      'pooler-certificate-function': { address: 'data.aws_iam_policy_document.certificate', file: 'certificate.tf' },
       // The hosts call these APIs from their first boot on.
       'pooler-api-route': 'aws_launch_template.this',
     },
@@ -169,7 +163,13 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
       // A consumer with auth secret reads its secret: a route to Secrets Manager, so that only the route vectors meet the route rule.
       subnets_have_egress: true,
     },
-    preconditions: { 'function-kms-key': 'aws_lambda_function.this', 'function-code-source': 'aws_lambda_function.this', 'consumer-credential': 'aws_lambda_function.this', 'consumer-api-route': 'aws_lambda_function.this' },
+    // The function is internal/handler-function's: its rules that span variables sit on the policy the module grants it.
+    preconditions: {
+      'function-kms-key': 'data.aws_iam_policy_document.function',
+      'function-code-source': 'data.aws_iam_policy_document.function',
+      'consumer-credential': 'data.aws_iam_policy_document.function',
+      'consumer-api-route': 'data.aws_iam_policy_document.function',
+    },
   },
   {
     module: 'database-role-bootstrap',
@@ -189,7 +189,8 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
       kms_key_arn: 'arn:aws:kms:us-east-1:123456789012:key/logs',
       subnets_have_egress: true,
     },
-    preconditions: { 'role-bootstrap-code-source': 'aws_lambda_function.this', 'role-bootstrap-api-route': 'aws_lambda_function.this' },
+    // As lambda-consumer's: on the policy the module grants internal/handler-function's function.
+    preconditions: { 'role-bootstrap-code-source': 'data.aws_iam_policy_document.function', 'role-bootstrap-api-route': 'data.aws_iam_policy_document.function' },
   },
   {
     module: 'dashboard',
@@ -208,7 +209,7 @@ export const MODULES = MODULE_SPECS.map((m) => m.module).filter((m) => !m.starts
 export const EXAMPLES: ReadonlyArray<string> = ['examples/complete', 'examples/complete-pgbouncer', 'examples/minimal'];
 
 /** Helpers of the modules, under modules/internal/: no rules of their own, a README with generated tables each. */
-export const INTERNAL_MODULES: ReadonlyArray<string> = ['internal/logs-kms-policy', 'internal/cluster-instances'];
+export const INTERNAL_MODULES: ReadonlyArray<string> = ['internal/logs-kms-policy', 'internal/cluster-instances', 'internal/handler-function'];
 
 /** The hashicorp/aws version every module and example requires at least. */
 export const AWS_PROVIDER_BASE_VERSION = '6.0';

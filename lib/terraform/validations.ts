@@ -18,6 +18,7 @@ import {
 import { GRAVITON_SIZE_VCPUS, GRAVITON_TYPE_PATTERN, POOLER_INSTANCE_FAMILIES } from '../model/pgbouncer-hosts';
 import { RESERVED_ROLE_PREFIXES, ROLE_NAME_PATTERN } from '../../lambda/src/role-bootstrap-request';
 import { consumerEnvironmentRegion } from './environment';
+import { POOL_SETTINGS_MODULES, POOL_VARIABLES, poolSettingsRegion } from './pool-variables';
 import type { Region } from './regions';
 import { hclString, hclTemplate, hclValue, slot } from './hcl';
 import { type ModuleRule, expressionOf, moduleSpec, preconditionOf, rulesOf, variableOf } from './modules';
@@ -429,8 +430,13 @@ function engineVersionOfferedRegion(): Region {
 export function moduleRegions(module: string): Region[] {
   const rules = rulesOf(module);
   const thresholdRules = rules.filter((r) => variableOf(r.terraform.names[r.properties[0]]) === 'thresholds');
+  // Both proxies' pool variables are declared whole (pool-variables.ts), with the validations of the rules that check only them.
+  const poolVariables = new Set<string>(POOL_SETTINGS_MODULES.includes(module) ? Object.values(POOL_VARIABLES) : []);
+  const poolRules = rules.filter((r): r is ValueRule => isValue(r) && !preconditionOf(module, r.id) && valueRuleBlocks(module, r).every((b) => poolVariables.has(b.variable)));
+  const poolValidations = (variable: string) => validationLines(poolRules.flatMap((r) => valueRuleBlocks(module, r)).filter((b) => b.variable === variable).map((b) => b.block));
   return [
-    ...rules.filter((r) => !thresholdRules.includes(r)).flatMap((r) => ruleRegions(module, r)),
+    ...(poolVariables.size > 0 ? [poolSettingsRegion(module, poolValidations)] : []),
+    ...rules.filter((r) => !thresholdRules.includes(r) && !(poolRules as ModuleRule[]).includes(r)).flatMap((r) => ruleRegions(module, r)),
     ...(thresholdRules.length > 0 ? [thresholdsRegion(thresholdRules)] : []),
     ...(module === 'aurora-optimized-reads' ? [engineVersionOfferedRegion()] : []),
     ...(module === 'lambda-consumer' ? [consumerEnvironmentRegion()] : []),

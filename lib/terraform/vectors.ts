@@ -4,6 +4,7 @@ import { OFFERED_ENGINE_VERSIONS, OPTIMIZED_READS_MIN_MAJOR, evaluateRules, pars
 import { alignedMap, generatedBy, hclString, hclValue } from './hcl';
 import { type ModuleRule, PROXY_ENDPOINT, derivedValue, derivedVariables, expressionOf, modulesOfRule, moduleSpec, preconditionOf, propertyNames, ruleVariable, rulesOf, variableOf } from './modules';
 import { variableDefaults } from './module-variables';
+import { moduleRegions } from './validations';
 
 /**
  * The shared validation vectors (test/vectors/validation-vectors.json) as `terraform test` runs, one
@@ -139,7 +140,7 @@ export function vectorExpectations(): VectorExpectation[] {
 }
 
 function expectation(module: string, vector: Vector): VectorExpectation {
-  const defaults = variableDefaults(path.join(ROOT, 'modules', module));
+  const defaults = variableDefaults(path.join(ROOT, 'modules', module), moduleRegions(module));
   // The properties the module derives from the vector's variables too (the fleet's pool from max_connections_percent).
   const input = { ...modelInput(module, { ...defaults, ...moduleSpec(module).fixture, ...vectorValues(module, vector.input) }), ...vector.input };
   const violations = evaluateRules(rulesOf(module), input);

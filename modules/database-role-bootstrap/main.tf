@@ -1,9 +1,7 @@
-data "aws_partition" "current" {}
 data "aws_region" "current" {}
 
 locals {
   postgres_port        = 5432
-  log_group_name       = "/aws/lambda/${var.function_name}"
   password_secret_arns = compact([for r in var.roles : r.password_secret_arn])
   # The Secrets Manager endpoint's security groups, from either input; the route rule reads local.vpc_endpoints.
   # (Counted by the inputs' shapes, known at plan, not by their ids, known only at apply.)
@@ -11,31 +9,10 @@ locals {
   vpc_endpoints                      = merge(length(var.secrets_manager_security_group_ids) > 0 ? { secretsmanager = var.secrets_manager_security_group_ids[0] } : {}, var.vpc_endpoints)
 }
 
-resource "aws_cloudwatch_log_group" "this" {
-  #checkov:skip=CKV_AWS_338:Retention is a setting (log_retention_days, default 30 days like the CDK construct)
-  name              = local.log_group_name
-  retention_in_days = var.log_retention_days
-  kms_key_id        = var.kms_key_arn
-  # Kept after terraform destroy, as the CDK construct retains its log group.
-  skip_destroy = true
-  tags         = var.tags
-}
-
 # --- Network: egress only to the cluster and to Secrets Manager; the cluster admits it ---------------
 
-resource "aws_security_group" "this" {
-  name_prefix = "${var.function_name}-"
-  description = "Database role bootstrap ${var.function_name}: egress only to the cluster and Secrets Manager"
-  vpc_id      = var.vpc_id
-  tags        = var.tags
-
-  lifecycle {
-    create_before_destroy = true
-  }
-}
-
 resource "aws_vpc_security_group_egress_rule" "to_cluster" {
-  security_group_id            = aws_security_group.this.id
+  security_group_id            = module.function.security_group.id
   referenced_security_group_id = var.cluster_security_group_id
   ip_protocol                  = "tcp"
   from_port                    = local.postgres_port
@@ -45,7 +22,7 @@ resource "aws_vpc_security_group_egress_rule" "to_cluster" {
 
 resource "aws_vpc_security_group_ingress_rule" "cluster_from_function" {
   security_group_id            = var.cluster_security_group_id
-  referenced_security_group_id = aws_security_group.this.id
+  referenced_security_group_id = module.function.security_group.id
   ip_protocol                  = "tcp"
   from_port                    = local.postgres_port
   to_port                      = local.postgres_port
@@ -55,7 +32,7 @@ resource "aws_vpc_security_group_ingress_rule" "cluster_from_function" {
 resource "aws_vpc_security_group_egress_rule" "to_secrets_manager" {
   count = length(var.secrets_manager_security_group_ids) + (contains(keys(var.vpc_endpoints), "secretsmanager") ? 1 : 0)
 
-  security_group_id            = aws_security_group.this.id
+  security_group_id            = module.function.security_group.id
   referenced_security_group_id = local.secrets_manager_security_group_ids[count.index]
   ip_protocol                  = "tcp"
   from_port                    = 443
@@ -63,35 +40,7 @@ resource "aws_vpc_security_group_egress_rule" "to_secrets_manager" {
   description                  = "Role bootstrap reads the master secret"
 }
 
-# --- IAM: logs, VPC interfaces, tracing, and a read of the master secret -----------------------------
-
-data "aws_iam_policy_document" "assume" {
-  statement {
-    actions = ["sts:AssumeRole"]
-    principals {
-      type        = "Service"
-      identifiers = ["lambda.amazonaws.com"]
-    }
-  }
-}
-
-resource "aws_iam_role" "this" {
-  name_prefix        = "${substr(var.function_name, 0, 37)}-"
-  assume_role_policy = data.aws_iam_policy_document.assume.json
-  tags               = var.tags
-}
-
-# AWS-maintained: writes the function's own logs; grants nothing on data.
-resource "aws_iam_role_policy_attachment" "basic" {
-  role       = aws_iam_role.this.name
-  policy_arn = "arn:${data.aws_partition.current.partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
-}
-
-# AWS-maintained: the network interfaces of a VPC function; EC2 offers no resource-level scoping for these actions.
-resource "aws_iam_role_policy_attachment" "vpc" {
-  role       = aws_iam_role.this.name
-  policy_arn = "arn:${data.aws_partition.current.partition}:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole"
-}
+# --- IAM: tracing, and a read of the master secret (and the roles' password secrets) ----------------
 
 data "aws_iam_policy_document" "function" {
   #checkov:skip=CKV_AWS_356:Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray supports only on Resource *; the secret read is scoped to the master secret
@@ -125,60 +74,8 @@ data "aws_iam_policy_document" "function" {
       values   = ["secretsmanager.${data.aws_region.current.region}.amazonaws.com"]
     }
   }
-}
 
-resource "aws_iam_role_policy" "function" {
-  name   = "tracing-and-master-secret"
-  role   = aws_iam_role.this.id
-  policy = data.aws_iam_policy_document.function.json
-}
-
-# --- The function, and its run at apply time ------------------------------------------------------
-
-resource "aws_lambda_function" "this" {
-  #checkov:skip=CKV_AWS_116:Invoked synchronously by aws_lambda_invocation at apply time; a dead-letter queue only applies to asynchronous invocations
-  #checkov:skip=CKV_AWS_115:Runs once per apply; reserving concurrency would only take it from the account
-  #checkov:skip=CKV_AWS_272:Code signing needs an AWS Signer profile the kit cannot assume; the zip is built reproducibly from lambda/ by the project's build
-  function_name     = var.function_name
-  description       = "aurora-proxy-kit database role bootstrap"
-  filename          = var.filename
-  s3_bucket         = var.s3_bucket
-  s3_key            = var.s3_key
-  s3_object_version = var.s3_object_version
-  source_code_hash  = var.source_code_hash != null ? var.source_code_hash : (var.filename != null ? filebase64sha256(var.filename) : null)
-  handler           = "index.handler"
-  runtime           = "nodejs24.x"
-  architectures     = ["arm64"]
-  memory_size       = 256
-  timeout           = 120
-  role              = aws_iam_role.this.arn
-  kms_key_arn       = var.kms_key_arn
-  tags              = var.tags
-
-  vpc_config {
-    subnet_ids         = var.subnet_ids
-    security_group_ids = [aws_security_group.this.id]
-  }
-
-  tracing_config {
-    mode = "Active"
-  }
-
-  logging_config {
-    log_format = "Text"
-    log_group  = aws_cloudwatch_log_group.this.name
-  }
-
-  environment {
-    variables = {
-      DB_HOST              = var.cluster_endpoint
-      DB_PORT              = tostring(local.postgres_port)
-      DB_MASTER_SECRET_ARN = var.master_user_secret_arn
-      # Node.js 20+ Lambda runtimes load the RDS certificate authorities only when asked (docs/AWS-RULES.md, lambda-node-rds-ca-bundle).
-      NODE_EXTRA_CA_CERTS = "/var/runtime/ca-cert.pem"
-    }
-  }
-
+  # The module's rules that span variables, checked where the function's grants are decided.
   lifecycle {
     # BEGIN generated role-bootstrap-code-source by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
     precondition {
@@ -205,14 +102,53 @@ resource "aws_lambda_function" "this" {
     }
     # END generated role-bootstrap-api-route
   }
+}
 
-  depends_on = [aws_iam_role_policy.function, aws_iam_role_policy_attachment.vpc, aws_iam_role_policy_attachment.basic]
+# --- The function, and its run at apply time ------------------------------------------------------
+
+module "function" {
+  source = "../internal/handler-function"
+
+  function_name = var.function_name
+  description   = "aurora-proxy-kit database role bootstrap"
+  code = {
+    filename          = var.filename
+    s3_bucket         = var.s3_bucket
+    s3_key            = var.s3_key
+    s3_object_version = var.s3_object_version
+    source_code_hash  = var.source_code_hash
+  }
+  memory_size = 256
+  timeout     = 120
+  environment = {
+    variables = {
+      DB_HOST              = var.cluster_endpoint
+      DB_PORT              = tostring(local.postgres_port)
+      DB_MASTER_SECRET_ARN = var.master_user_secret_arn
+      # Node.js 20+ Lambda runtimes load the RDS certificate authorities only when asked (docs/AWS-RULES.md, lambda-node-rds-ca-bundle).
+      NODE_EXTRA_CA_CERTS = "/var/runtime/ca-cert.pem"
+    }
+  }
+  vpc = {
+    vpc_id                     = var.vpc_id
+    subnet_ids                 = var.subnet_ids
+    security_group_description = "Database role bootstrap ${var.function_name}: egress only to the cluster and Secrets Manager"
+  }
+  role   = { name_prefix = "${substr(var.function_name, 0, 37)}-" }
+  policy = { name = "tracing-and-master-secret", json = data.aws_iam_policy_document.function.json }
+
+  log_retention_days = var.log_retention_days
+  # Kept after terraform destroy, as the CDK construct retains its log group.
+  log_group_skip_destroy = true
+  create_kms_key         = false
+  kms_key_arn            = var.kms_key_arn
+  tags                   = var.tags
 }
 
 # Runs the bootstrap once the function, its paths and the cluster's instances exist (cluster_identifier
 # is known only then), and again whenever the roles or the cluster change.
 resource "aws_lambda_invocation" "this" {
-  function_name = aws_lambda_function.this.function_name
+  function_name = module.function.function.function_name
   input         = jsonencode({ database = var.database_name, roles = [for r in var.roles : merge({ name = r.name, access = r.access }, r.password_secret_arn == null ? {} : { passwordSecretArn = r.password_secret_arn })] })
   triggers      = { cluster_identifier = var.cluster_identifier }
 

@@ -1,16 +1,16 @@
 output "function_name" {
   description = "Name of the bootstrap function."
-  value       = aws_lambda_function.this.function_name
+  value       = module.function.function.function_name
 }
 
 output "role_arn" {
   description = "The function's role (the only principal that reads the master secret)."
-  value       = aws_iam_role.this.arn
+  value       = module.function.role.arn
 }
 
 output "security_group_id" {
   description = "The function's security group (allow it into a Secrets Manager endpoint on 443)."
-  value       = aws_security_group.this.id
+  value       = module.function.security_group.id
 }
 
 output "roles" {

@@ -1,57 +1,14 @@
-data "aws_partition" "current" {}
-
 locals {
   # The Secrets Manager endpoint's security group, from either input; the route rule reads local.vpc_endpoints.
   secrets_manager_security_group_id = lookup(var.vpc_endpoints, "secretsmanager", var.secrets_manager_security_group_id)
   vpc_endpoints                     = merge(var.secrets_manager_security_group_id == null ? {} : { secretsmanager = var.secrets_manager_security_group_id }, var.vpc_endpoints)
   port                              = var.endpoint.port
-  kms_key_arn                       = var.create_kms_key ? aws_kms_key.this[0].arn : var.kms_key_arn
-  # Lambda's default log group name, created here first, encrypted and with retention.
-  log_group_name = "/aws/lambda/${var.function_name}"
-}
-
-# The function's log group is the only one CloudWatch Logs may encrypt with this key.
-module "key_policy" {
-  source = "../internal/logs-kms-policy"
-  count  = var.create_kms_key ? 1 : 0
-
-  log_group_names = [local.log_group_name]
-}
-
-resource "aws_kms_key" "this" {
-  count = var.create_kms_key ? 1 : 0
-
-  description             = "Encrypts the environment and logs of ${var.function_name}"
-  enable_key_rotation     = true
-  deletion_window_in_days = 30
-  policy                  = module.key_policy[0].json
-  tags                    = var.tags
-}
-
-resource "aws_cloudwatch_log_group" "this" {
-  name              = local.log_group_name
-  retention_in_days = var.log_retention_days
-  kms_key_id        = local.kms_key_arn
-  skip_destroy      = var.log_group_skip_destroy
-  tags              = var.tags
-  #checkov:skip=CKV_AWS_338:Retention is a setting (log_retention_days, default 30 days like the CDK construct); a year of function logs is a cost the user opts into
 }
 
 # --- Network: egress only to its proxy endpoint (and Secrets Manager), and the endpoint admits it -----
 
-resource "aws_security_group" "this" {
-  name_prefix = "${var.function_name}-"
-  description = "Lambda consumer ${var.function_name}: egress only to its proxy endpoint${var.auth == "secret" ? " and Secrets Manager" : ""}"
-  vpc_id      = var.vpc_id
-  tags        = var.tags
-
-  lifecycle {
-    create_before_destroy = true
-  }
-}
-
 resource "aws_vpc_security_group_egress_rule" "to_endpoint" {
-  security_group_id            = aws_security_group.this.id
+  security_group_id            = module.function.security_group.id
   referenced_security_group_id = var.endpoint.security_group_id
   ip_protocol                  = "tcp"
   from_port                    = local.port
@@ -61,7 +18,7 @@ resource "aws_vpc_security_group_egress_rule" "to_endpoint" {
 
 resource "aws_vpc_security_group_ingress_rule" "endpoint_from_function" {
   security_group_id            = var.endpoint.security_group_id
-  referenced_security_group_id = aws_security_group.this.id
+  referenced_security_group_id = module.function.security_group.id
   ip_protocol                  = "tcp"
   from_port                    = local.port
   to_port                      = local.port
@@ -74,7 +31,7 @@ resource "aws_vpc_security_group_ingress_rule" "endpoint_from_function" {
 resource "aws_vpc_security_group_egress_rule" "to_secrets_manager" {
   count = var.auth == "secret" ? 1 : 0
 
-  security_group_id            = aws_security_group.this.id
+  security_group_id            = module.function.security_group.id
   referenced_security_group_id = local.secrets_manager_security_group_id
   cidr_ipv4                    = local.secrets_manager_security_group_id == null ? "0.0.0.0/0" : null
   ip_protocol                  = "tcp"
@@ -83,35 +40,7 @@ resource "aws_vpc_security_group_egress_rule" "to_secrets_manager" {
   description                  = "reads its password secret from Secrets Manager"
 }
 
-# --- IAM: logs, VPC interfaces, tracing, and rds-db:connect as one user (or that user's secret) -------
-
-data "aws_iam_policy_document" "assume" {
-  statement {
-    actions = ["sts:AssumeRole"]
-    principals {
-      type        = "Service"
-      identifiers = ["lambda.amazonaws.com"]
-    }
-  }
-}
-
-resource "aws_iam_role" "this" {
-  name_prefix        = "${substr(var.function_name, 0, 37)}-"
-  assume_role_policy = data.aws_iam_policy_document.assume.json
-  tags               = var.tags
-}
-
-# AWS-maintained: writes the function's own logs; grants nothing on data.
-resource "aws_iam_role_policy_attachment" "basic" {
-  role       = aws_iam_role.this.name
-  policy_arn = "arn:${data.aws_partition.current.partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
-}
-
-# AWS-maintained: the network interfaces of a VPC function; EC2 offers no resource-level scoping for these actions.
-resource "aws_iam_role_policy_attachment" "vpc" {
-  role       = aws_iam_role.this.name
-  policy_arn = "arn:${data.aws_partition.current.partition}:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole"
-}
+# --- IAM: tracing, and rds-db:connect as one user (or that user's secret); the role is the function's ---
 
 data "aws_iam_policy_document" "function" {
   #checkov:skip=CKV_AWS_356:Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray supports only on Resource *; rds-db:connect (or the password secret) is scoped to the proxy and user
@@ -136,70 +65,8 @@ data "aws_iam_policy_document" "function" {
       resources = [statement.value]
     }
   }
-}
 
-resource "aws_iam_role_policy" "function" {
-  name   = "tracing-and-database-connect"
-  role   = aws_iam_role.this.id
-  policy = data.aws_iam_policy_document.function.json
-}
-
-# --- The function --------------------------------------------------------------------------------
-
-resource "aws_lambda_function" "this" {
-  #checkov:skip=CKV_AWS_116:Consumers are invoked synchronously (request/response); a dead-letter queue only applies to asynchronous invocations
-  #checkov:skip=CKV_AWS_115:Reserved concurrency is opt-in (reserved_concurrent_executions): reserving it by default can fail in accounts with a low concurrency quota; the proxy already caps server connections
-  #checkov:skip=CKV_AWS_272:Code signing needs an AWS Signer profile the kit cannot assume; the zip is built reproducibly from lambda/ by the project's build
-  function_name                  = var.function_name
-  description                    = "aurora-proxy-kit ${var.endpoint.target_role} consumer"
-  filename                       = var.filename
-  s3_bucket                      = var.s3_bucket
-  s3_key                         = var.s3_key
-  s3_object_version              = var.s3_object_version
-  source_code_hash               = var.source_code_hash != null ? var.source_code_hash : (var.filename != null ? filebase64sha256(var.filename) : null)
-  handler                        = var.handler
-  runtime                        = "nodejs24.x"
-  architectures                  = ["arm64"]
-  memory_size                    = var.memory_size
-  timeout                        = var.timeout
-  reserved_concurrent_executions = var.reserved_concurrent_executions == null ? -1 : var.reserved_concurrent_executions
-  role                           = aws_iam_role.this.arn
-  kms_key_arn                    = local.kms_key_arn
-  tags                           = var.tags
-
-  vpc_config {
-    subnet_ids         = var.subnet_ids
-    security_group_ids = [aws_security_group.this.id]
-  }
-
-  tracing_config {
-    mode = "Active"
-  }
-
-  logging_config {
-    log_format = "Text"
-    log_group  = aws_cloudwatch_log_group.this.name
-  }
-
-  environment {
-    # BEGIN generated consumer-environment by bin/generate-terraform.ts from lambda/src/environment.ts; edit there (make terraform-generate)
-    variables = merge(
-      {
-        DB_HOST                 = var.endpoint.endpoint
-        DB_PORT                 = tostring(var.endpoint.port)
-        DB_NAME                 = var.database_name
-        DB_USER                 = var.db_user
-        DB_AUTH                 = var.auth == "secret" ? "secret" : "iam"
-        DB_TLS                  = var.auth == "secret" ? "verify-full" : (var.endpoint.is_proxy_default_endpoint ? "verify-full" : "verify-proxy-domain")
-        DB_ENDPOINT_ROLE        = var.endpoint.target_role
-        CONNECTION_MODE         = var.connection_mode
-        POWERTOOLS_SERVICE_NAME = "aurora-proxy-kit"
-      },
-      var.auth == "secret" ? tomap({ DB_SECRET_ARN = var.password_secret_arn, DB_TLS_CA = var.endpoint.tls_ca_certificate }) : (var.endpoint.is_proxy_default_endpoint ? tomap({}) : tomap({ DB_TLS_SERVER_NAME = var.endpoint.proxy_default_endpoint })),
-    )
-    # END generated consumer-environment
-  }
-
+  # The module's rules that span variables, checked where the function's grants are decided.
   lifecycle {
     # BEGIN generated function-kms-key by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
     precondition {
@@ -254,10 +121,55 @@ resource "aws_lambda_function" "this" {
     }
     # END generated consumer-api-route
   }
+}
 
-  depends_on = [
-    aws_iam_role_policy_attachment.basic,
-    aws_iam_role_policy_attachment.vpc,
-    aws_iam_role_policy.function,
-  ]
+# --- The function --------------------------------------------------------------------------------
+
+module "function" {
+  source = "../internal/handler-function"
+
+  function_name = var.function_name
+  description   = "aurora-proxy-kit ${var.endpoint.target_role} consumer"
+  code = {
+    filename          = var.filename
+    s3_bucket         = var.s3_bucket
+    s3_key            = var.s3_key
+    s3_object_version = var.s3_object_version
+    source_code_hash  = var.source_code_hash
+  }
+  handler                        = var.handler
+  memory_size                    = var.memory_size
+  timeout                        = var.timeout
+  reserved_concurrent_executions = var.reserved_concurrent_executions == null ? -1 : var.reserved_concurrent_executions
+  environment = {
+    # BEGIN generated consumer-environment by bin/generate-terraform.ts from lambda/src/environment.ts; edit there (make terraform-generate)
+    variables = merge(
+      {
+        DB_HOST                 = var.endpoint.endpoint
+        DB_PORT                 = tostring(var.endpoint.port)
+        DB_NAME                 = var.database_name
+        DB_USER                 = var.db_user
+        DB_AUTH                 = var.auth == "secret" ? "secret" : "iam"
+        DB_TLS                  = var.auth == "secret" ? "verify-full" : (var.endpoint.is_proxy_default_endpoint ? "verify-full" : "verify-proxy-domain")
+        DB_ENDPOINT_ROLE        = var.endpoint.target_role
+        CONNECTION_MODE         = var.connection_mode
+        POWERTOOLS_SERVICE_NAME = "aurora-proxy-kit"
+      },
+      var.auth == "secret" ? tomap({ DB_SECRET_ARN = var.password_secret_arn, DB_TLS_CA = var.endpoint.tls_ca_certificate }) : (var.endpoint.is_proxy_default_endpoint ? tomap({}) : tomap({ DB_TLS_SERVER_NAME = var.endpoint.proxy_default_endpoint })),
+    )
+    # END generated consumer-environment
+  }
+  vpc = {
+    vpc_id                     = var.vpc_id
+    subnet_ids                 = var.subnet_ids
+    security_group_description = "Lambda consumer ${var.function_name}: egress only to its proxy endpoint${var.auth == "secret" ? " and Secrets Manager" : ""}"
+  }
+  role   = { name_prefix = "${substr(var.function_name, 0, 37)}-" }
+  policy = { name = "tracing-and-database-connect", json = data.aws_iam_policy_document.function.json }
+
+  log_retention_days     = var.log_retention_days
+  log_group_skip_destroy = var.log_group_skip_destroy
+  create_kms_key         = var.create_kms_key
+  kms_key_arn            = var.kms_key_arn
+  tags                   = var.tags
 }

@@ -37,61 +37,6 @@ resource "aws_secretsmanager_secret" "ca" {
   tags        = var.tags
 }
 
-module "certificate_key_policy" {
-  source = "../internal/logs-kms-policy"
-  count  = local.kit_certificate && var.certificate_kms_key_arn == null ? 1 : 0
-
-  log_group_names = ["/aws/lambda/${local.certificate_function}"]
-}
-
-resource "aws_kms_key" "certificate" {
-  count = local.kit_certificate && var.certificate_kms_key_arn == null ? 1 : 0
-
-  description             = "Encrypts the environment and logs of ${local.certificate_function}"
-  enable_key_rotation     = true
-  deletion_window_in_days = 30
-  policy                  = module.certificate_key_policy[0].json
-  tags                    = var.tags
-}
-
-resource "aws_cloudwatch_log_group" "certificate" {
-  #checkov:skip=CKV_AWS_338:One month, like the CDK construct's: the function runs once per apply
-  count = local.kit_certificate ? 1 : 0
-
-  name              = "/aws/lambda/${local.certificate_function}"
-  retention_in_days = 30
-  kms_key_id        = coalesce(var.certificate_kms_key_arn, try(aws_kms_key.certificate[0].arn, null))
-  tags              = var.tags
-}
-
-data "aws_iam_policy_document" "certificate_assume" {
-  statement {
-    actions = ["sts:AssumeRole"]
-    principals {
-      type        = "Service"
-      identifiers = ["lambda.amazonaws.com"]
-    }
-  }
-}
-
-resource "aws_iam_role" "certificate" {
-  count = local.kit_certificate ? 1 : 0
-
-  # name_prefix is at most 38 characters: 29 of the name and "-cert-".
-  name_prefix        = "${var.name}-cert-"
-  description        = "The PgBouncer listener certificate function of ${var.name}"
-  assume_role_policy = data.aws_iam_policy_document.certificate_assume.json
-  tags               = var.tags
-}
-
-# AWS-maintained: writes the function's own logs; grants nothing on data.
-resource "aws_iam_role_policy_attachment" "certificate_logs" {
-  count = local.kit_certificate ? 1 : 0
-
-  role       = aws_iam_role.certificate[0].name
-  policy_arn = "arn:${local.partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
-}
-
 # Least privilege: write the hosts' secret; read and write the CA's. Nothing else.
 data "aws_iam_policy_document" "certificate" {
   count = local.kit_certificate ? 1 : 0
@@ -112,48 +57,8 @@ data "aws_iam_policy_document" "certificate" {
     actions   = ["secretsmanager:GetSecretValue", "secretsmanager:PutSecretValue"]
     resources = [aws_secretsmanager_secret.ca[0].arn]
   }
-}
 
-resource "aws_iam_role_policy" "certificate" {
-  count = local.kit_certificate ? 1 : 0
-
-  name   = "tracing-and-certificate-secrets"
-  role   = aws_iam_role.certificate[0].id
-  policy = data.aws_iam_policy_document.certificate[0].json
-}
-
-resource "aws_lambda_function" "certificate" {
-  #checkov:skip=CKV_AWS_116:Invoked synchronously by aws_lambda_invocation at apply time; a dead-letter queue only applies to asynchronous invocations
-  #checkov:skip=CKV_AWS_115:Runs once per apply; reserving concurrency would only take it from the account
-  #checkov:skip=CKV_AWS_272:Code signing needs an AWS Signer profile the kit cannot assume; the zip is built reproducibly from lambda/ by the project's build
-  #checkov:skip=CKV_AWS_117:Calls only Secrets Manager, through its public endpoint; in a VPC it would need a Secrets Manager interface endpoint and gain no isolation (it reaches no resource in the VPC)
-  #checkov:skip=CKV_AWS_173:The function has no environment variables
-  count = local.kit_certificate ? 1 : 0
-
-  function_name    = local.certificate_function
-  description      = "aurora-proxy-kit PgBouncer listener certificate"
-  filename         = local.certificate_code.filename
-  s3_bucket        = local.certificate_code.s3_bucket
-  s3_key           = local.certificate_code.s3_key
-  source_code_hash = local.certificate_code.source_code_hash != null ? local.certificate_code.source_code_hash : (local.certificate_code.filename != null ? filebase64sha256(local.certificate_code.filename) : null)
-  handler          = "index.handler"
-  runtime          = "nodejs24.x"
-  architectures    = ["arm64"]
-  memory_size      = 256
-  timeout          = 60
-  role             = aws_iam_role.certificate[0].arn
-  kms_key_arn      = coalesce(var.certificate_kms_key_arn, try(aws_kms_key.certificate[0].arn, null))
-  tags             = var.tags
-
-  tracing_config {
-    mode = "Active"
-  }
-
-  logging_config {
-    log_format = "Text"
-    log_group  = aws_cloudwatch_log_group.certificate[0].name
-  }
-
+  # The function's code, checked where its grants are decided (the function exists only with them).
   lifecycle {
     # BEGIN generated pooler-certificate-function by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
     precondition {
@@ -170,8 +75,36 @@ resource "aws_lambda_function" "certificate" {
     }
     # END generated pooler-certificate-function
   }
+}
 
-  depends_on = [aws_iam_role_policy.certificate, aws_iam_role_policy_attachment.certificate_logs]
+# The function, its role, log group and key (unless certificate_kms_key_arn): the kit's Lambda function.
+module "certificate_function" {
+  source = "../internal/handler-function"
+  count  = local.kit_certificate ? 1 : 0
+
+  function_name = local.certificate_function
+  description   = "aurora-proxy-kit PgBouncer listener certificate"
+  code = {
+    filename         = local.certificate_code.filename
+    s3_bucket        = local.certificate_code.s3_bucket
+    s3_key           = local.certificate_code.s3_key
+    source_code_hash = local.certificate_code.source_code_hash
+  }
+  memory_size = 256
+  timeout     = 60
+  # No vpc: it calls only Secrets Manager, through its public endpoint, and reaches nothing in a VPC.
+  role = {
+    # name_prefix is at most 38 characters: 29 of the name and "-cert-".
+    name_prefix = "${var.name}-cert-"
+    description = "The PgBouncer listener certificate function of ${var.name}"
+  }
+  policy = { name = "tracing-and-certificate-secrets", json = data.aws_iam_policy_document.certificate[0].json }
+
+  # One month, like the CDK construct's: the function runs once per apply.
+  log_retention_days = 30
+  create_kms_key     = var.certificate_kms_key_arn == null
+  kms_key_arn        = var.certificate_kms_key_arn
+  tags               = var.tags
 }
 
 # Issues the certificate once the endpoint service exists, and again when its id, the secrets or the
@@ -179,7 +112,7 @@ resource "aws_lambda_function" "certificate" {
 resource "aws_lambda_invocation" "certificate" {
   count = local.kit_certificate ? 1 : 0
 
-  function_name = aws_lambda_function.certificate[0].function_name
+  function_name = module.certificate_function[0].function.function_name
   input = jsonencode({
     serviceId    = aws_vpc_endpoint_service.this.id
     region       = data.aws_region.current.region

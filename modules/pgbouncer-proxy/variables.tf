@@ -211,18 +211,17 @@ variable "instance_type" {
   # END generated pooler-instance-known
 }
 
+# BEGIN generated pool-settings by bin/generate-terraform.ts from lib/terraform/pool-variables.ts and lib/model (DEFAULT_POOL_SETTINGS, rules.ts); edit there (make terraform-generate)
 variable "max_connections_percent" {
   description = "Share of each target's max_connections the whole fleet may open (bounds: the max-connections-percent rule; see the Rules column of the module README); the fleet never takes the reserved connections."
   type        = number
   default     = 100
   nullable    = false
-  # BEGIN generated max-connections-percent by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.max_connections_percent) == var.max_connections_percent && var.max_connections_percent >= 1 && var.max_connections_percent <= 100
     error_message = "max_connections_percent ${var.max_connections_percent} is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)"
   }
-  # END generated max-connections-percent
 }
 
 variable "max_idle_connections_percent" {
@@ -230,14 +229,25 @@ variable "max_idle_connections_percent" {
   type        = number
   default     = 5
   nullable    = false
-  # BEGIN generated max-idle-connections-percent by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.max_idle_connections_percent) == var.max_idle_connections_percent && var.max_idle_connections_percent >= 0 && var.max_idle_connections_percent <= 100
     error_message = "max_idle_connections_percent ${var.max_idle_connections_percent} is out of range: set the share of max_connections kept open while idle (an integer from 0 to 100)"
   }
-  # END generated max-idle-connections-percent
 }
+
+variable "connection_borrow_timeout_seconds" {
+  description = "Seconds a client waits to borrow a pooled connection (bounds: the borrow-timeout rule; see the Rules column of the module README)."
+  type        = number
+  default     = 120
+  nullable    = false
+
+  validation {
+    condition     = floor(var.connection_borrow_timeout_seconds) == var.connection_borrow_timeout_seconds && var.connection_borrow_timeout_seconds >= 0 && var.connection_borrow_timeout_seconds <= 300
+    error_message = "connection_borrow_timeout_seconds ${var.connection_borrow_timeout_seconds} is out of range: set how long a client waits for a pooled connection (an integer from 0 to 300)"
+  }
+}
+# END generated pool-settings
 
 variable "session_max_connections_percent" {
   description = "Share of each target's pool budget the session-pooling listener of its role takes (bounds: the fleet-session-max-connections-percent rule; see the Rules column of the module README), where some endpoint of the role has pool_mode session; the transaction pools keep the rest."
@@ -251,20 +261,6 @@ variable "session_max_connections_percent" {
     error_message = "session_max_connections_percent ${var.session_max_connections_percent} is out of range: the session pools take 1 to 99 percent of each target's budget, the transaction pools keep the rest (an integer from 1 to 99)"
   }
   # END generated fleet-session-max-connections-percent
-}
-
-variable "connection_borrow_timeout_seconds" {
-  description = "Seconds a client waits to borrow a pooled connection (bounds: the borrow-timeout rule; see the Rules column of the module README)."
-  type        = number
-  default     = 120
-  nullable    = false
-  # BEGIN generated borrow-timeout by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
-
-  validation {
-    condition     = floor(var.connection_borrow_timeout_seconds) == var.connection_borrow_timeout_seconds && var.connection_borrow_timeout_seconds >= 0 && var.connection_borrow_timeout_seconds <= 300
-    error_message = "connection_borrow_timeout_seconds ${var.connection_borrow_timeout_seconds} is out of range: set how long a client waits for a pooled connection (an integer from 0 to 300)"
-  }
-  # END generated borrow-timeout
 }
 
 variable "tcp_idle_timeout_seconds" {

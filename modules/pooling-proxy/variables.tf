@@ -60,18 +60,17 @@ variable "max_connections" {
   default     = null
 }
 
+# BEGIN generated pool-settings by bin/generate-terraform.ts from lib/terraform/pool-variables.ts and lib/model (DEFAULT_POOL_SETTINGS, rules.ts); edit there (make terraform-generate)
 variable "max_connections_percent" {
   description = "Share of each target's max_connections the proxy may open (bounds: the max-connections-percent rule; see the Rules column of the module README); the proxy is given at most the share that leaves the reserved connections (99 on every catalog class)."
   type        = number
   default     = 100
   nullable    = false
-  # BEGIN generated max-connections-percent by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.max_connections_percent) == var.max_connections_percent && var.max_connections_percent >= 1 && var.max_connections_percent <= 100
     error_message = "max_connections_percent ${var.max_connections_percent} is out of range: set the share of the target's max_connections the proxy may use (an integer from 1 to 100)"
   }
-  # END generated max-connections-percent
 }
 
 variable "max_idle_connections_percent" {
@@ -79,13 +78,11 @@ variable "max_idle_connections_percent" {
   type        = number
   default     = 5
   nullable    = false
-  # BEGIN generated max-idle-connections-percent by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.max_idle_connections_percent) == var.max_idle_connections_percent && var.max_idle_connections_percent >= 0 && var.max_idle_connections_percent <= 100
     error_message = "max_idle_connections_percent ${var.max_idle_connections_percent} is out of range: set the share of max_connections kept open while idle (an integer from 0 to 100)"
   }
-  # END generated max-idle-connections-percent
 }
 
 variable "connection_borrow_timeout_seconds" {
@@ -93,14 +90,13 @@ variable "connection_borrow_timeout_seconds" {
   type        = number
   default     = 120
   nullable    = false
-  # BEGIN generated borrow-timeout by bin/generate-terraform.ts from lib/model/rules.ts; edit there (make terraform-generate)
 
   validation {
     condition     = floor(var.connection_borrow_timeout_seconds) == var.connection_borrow_timeout_seconds && var.connection_borrow_timeout_seconds >= 0 && var.connection_borrow_timeout_seconds <= 300
     error_message = "connection_borrow_timeout_seconds ${var.connection_borrow_timeout_seconds} is out of range: set how long a client waits for a pooled connection (an integer from 0 to 300)"
   }
-  # END generated borrow-timeout
 }
+# END generated pool-settings
 
 variable "idle_client_timeout_seconds" {
   description = "Seconds an idle client connection stays open (bounds: the idle-client-timeout rule; see the Rules column of the module README)."

@@ -7,6 +7,7 @@ import {
   MODULES,
   PROVIDER_ARGUMENT_FLOORS,
   ROOT,
+  moduleRegions,
   modulesOfRule,
   parseOutputs,
   parseVariables,
@@ -18,6 +19,7 @@ import {
 } from '../../lib/terraform';
 import { DEFAULT_ALARM_THRESHOLDS, DEFAULT_AUTO_MINOR_VERSION_UPGRADE, autoMinorVersionUpgradeWarning, DEFAULT_ENGINE_VERSION, DEFAULT_POOL_SETTINGS, RULE_TABLES, terraformUses, type Rule } from '../../lib/model';
 import { DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT } from '../../lib/model/pgbouncer-fleet';
+import { POOL_SETTINGS_MODULES, POOL_VARIABLES } from '../../lib/terraform/pool-variables';
 import { loadVectors } from '../helpers/vectors';
 
 /**
@@ -114,13 +116,25 @@ describe('module defaults are the model\'s', () => {
     expect(main).toContain(`condition     = !var.auto_minor_version_upgrade\n    error_message = "${message}"`);
   });
 
-  test('pool settings', () => {
-    const d = defaults('pooling-proxy');
+  test.each(POOL_SETTINGS_MODULES)('GIVEN %s WHEN its pool variables\' defaults are read THEN they are the model\'s', (m) => {
+    const d = variableDefaults(path.join(ROOT, 'modules', m), moduleRegions(m));
     expect({
       maxConnectionsPercent: d.max_connections_percent,
       maxIdleConnectionsPercent: d.max_idle_connections_percent,
       connectionBorrowTimeoutSeconds: d.connection_borrow_timeout_seconds,
     }).toEqual(DEFAULT_POOL_SETTINGS);
+  });
+
+  test('GIVEN both proxies WHEN their variables.tf are read THEN the pool variables are one generated declaration: same type, default and validations, worded for each engine', () => {
+    const declarations = POOL_SETTINGS_MODULES.map((m) => {
+      const text = fs.readFileSync(path.join(ROOT, 'modules', m, 'variables.tf'), 'utf8');
+      const region = /^# BEGIN generated pool-settings .*\n([\s\S]*?)^# END generated pool-settings$/m.exec(text)?.[1] ?? '';
+      // Everything but the description is the same text in both modules.
+      return { names: parseVariables(region).map((v) => v.name), body: region.replace(/^ {2}description = .*$/gm, '') };
+    });
+    expect(declarations[0]!.names).toEqual(Object.values(POOL_VARIABLES));
+    expect(declarations[1]).toEqual(declarations[0]);
+    expect(declarations[0]!.body.match(/validation \{/g)).toHaveLength(3);
   });
 
   test('the session listeners\' share of the budget', () => {

@@ -58,7 +58,7 @@ export class PlanNetwork {
     for (const path of NETWORK_ARGUMENTS[resource.type] ?? []) {
       const known = valueAt(resource.values, path);
       // A computed attribute (an endpoint's vpc_id) has no expression: nothing to follow at plan.
-      if (known === undefined && valueAt(resource.config?.expressions, path) === undefined) continue;
+      if (known === undefined && !this.tracer.hasArgument(resource, path)) continue;
       const found = known !== undefined && !containsNull(known) ? this.fromIds([known].flat(), depth) : this.fromTerminals(this.tracer.traceArgument(resource, path), depth);
       if (found.vpc !== undefined) return found;
       if (found.problem) problems.push(`${path.join('.')}: ${found.problem}`);

@@ -11,6 +11,16 @@ export type Terminal =
   | { readonly kind: 'value'; readonly value: unknown }
   | { readonly kind: 'dead-end'; readonly reason: string };
 
+/**
+ * Blocks a module writes as `dynamic` blocks, which plan JSON's configuration leaves out: by the module's
+ * source, the resource type, and for each block the module variable its content comes from. The kit's
+ * internal/handler-function writes its function's vpc_config and environment from `var.vpc` and
+ * `var.environment` (a function may have neither), so an argument inside them continues at that variable.
+ */
+const DYNAMIC_BLOCKS: ReadonlyArray<{ readonly source: RegExp; readonly type: string; readonly blocks: Readonly<Record<string, string>> }> = [
+  { source: /(^|\/)internal\/handler-function$/, type: 'aws_lambda_function', blocks: { vpc_config: 'vpc', environment: 'environment' } },
+];
+
 /** Guards against configurations whose outputs and inputs refer to each other in a loop. */
 const MAX_DEPTH = 24;
 
@@ -50,8 +60,23 @@ export class ReferenceTracer {
   /** The expression of a resource's argument at `path` (a nested block's argument: ['vpc_config', 0, 'subnet_ids']). */
   public traceArgument(resource: PlanResource, path: ReadonlyArray<string | number>): Terminal[] {
     const expression = valueAt(resource.config?.expressions, path) as ConfigExpression | undefined;
-    if (expression === undefined) return [{ kind: 'dead-end', reason: `${resource.address} has no ${path.join('.')} in the configuration` }];
-    return this.traceExpression(resource.modulePath, expression, 0, resource);
+    if (expression !== undefined) return this.traceExpression(resource.modulePath, expression, 0, resource);
+    const variable = this.dynamicBlockVariable(resource, path);
+    if (variable !== undefined) return this.traceReference(resource.modulePath, `var.${variable}`, 1, resource);
+    return [{ kind: 'dead-end', reason: `${resource.address} has no ${path.join('.')} in the configuration` }];
+  }
+
+  /** Whether the configuration says where the argument at `path` comes from (its own expression, or a dynamic block's variable). */
+  public hasArgument(resource: PlanResource, path: ReadonlyArray<string | number>): boolean {
+    return valueAt(resource.config?.expressions, path) !== undefined || this.dynamicBlockVariable(resource, path) !== undefined;
+  }
+
+  /** The module variable a dynamic block at `path` is written from (DYNAMIC_BLOCKS), when the resource's module writes one. */
+  private dynamicBlockVariable(resource: PlanResource, path: ReadonlyArray<string | number>): string | undefined {
+    const source = this.index.moduleCall(resource.modulePath)?.source;
+    const block = path[0];
+    if (source === undefined || typeof block !== 'string') return undefined;
+    return DYNAMIC_BLOCKS.find((d) => d.type === resource.type && d.source.test(source))?.blocks[block];
   }
 
   /** The planned instances a resource terminal stands for (every instance when the reference has no key). */

@@ -27,7 +27,7 @@ run "bootstrap_in_the_data_vpc" {
     error_message = "the invocation asks for the roles in the database"
   }
   assert {
-    condition     = aws_lambda_function.this.environment[0].variables.NODE_EXTRA_CA_CERTS == "/var/runtime/ca-cert.pem" && aws_lambda_function.this.environment[0].variables.DB_HOST == var.cluster_endpoint
+    condition     = module.function.function.environment[0].variables.NODE_EXTRA_CA_CERTS == "/var/runtime/ca-cert.pem" && module.function.function.environment[0].variables.DB_HOST == var.cluster_endpoint
     error_message = "connects to the writer with the RDS certificate authorities loaded"
   }
   assert {
@@ -55,7 +55,7 @@ run "secrets_manager_endpoint_in_vpc_endpoints" {
   }
 }
 
-# Neither an endpoint nor egress: the plan stops at the function, naming what is missing (the message: vectors.tftest.hcl).
+# Neither an endpoint nor egress: the plan stops at the function's policy, naming what is missing (the message: vectors.tftest.hcl).
 run "no_route_to_secrets_manager" {
   command = plan
 
@@ -63,7 +63,7 @@ run "no_route_to_secrets_manager" {
     secrets_manager_security_group_ids = []
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 run "master_user_like_names_refused" {
@@ -87,7 +87,7 @@ run "code_from_the_release_zip_in_s3" {
   }
 
   assert {
-    condition     = aws_lambda_function.this.filename == null && aws_lambda_function.this.s3_bucket == "kit-artifacts" && aws_lambda_function.this.s3_key == "aurora-proxy-kit/v0.1.0/role-bootstrap.zip"
+    condition     = module.function.function.filename == null && module.function.function.s3_bucket == "kit-artifacts" && module.function.function.s3_key == "aurora-proxy-kit/v0.1.0/role-bootstrap.zip"
     error_message = "the code is the S3 object"
   }
 }

@@ -54,7 +54,7 @@ run "v003_role_bootstrap_code_source_rejected" {
     filename = null
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # role-bootstrap-code-source {"filename":"dist/lambda/role-bootstrap.zip","s3Bucket":"kit-artifacts","s3Key":"v0.1.0/role-bootstrap.zip"}: rejected: filename is set with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both
@@ -67,7 +67,7 @@ run "v004_role_bootstrap_code_source_rejected" {
     s3_key    = "v0.1.0/role-bootstrap.zip"
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # role-bootstrap-code-source {"filename":null,"s3Bucket":"kit-artifacts"}: rejected: s3_key is not set: an S3 object is named by s3_bucket and s3_key
@@ -79,7 +79,7 @@ run "v005_role_bootstrap_code_source_rejected" {
     s3_bucket = "kit-artifacts"
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # role-bootstrap-code-source {"filename":null,"s3Key":"v0.1.0/role-bootstrap.zip"}: rejected: s3_bucket is not set: an S3 object is named by s3_bucket and s3_key
@@ -91,7 +91,7 @@ run "v006_role_bootstrap_code_source_rejected" {
     s3_key   = "v0.1.0/role-bootstrap.zip"
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # role-bootstrap-api-route {"subnetsHaveEgress":false,"vpcEndpoints":{}}: rejected: no route from the role bootstrap function to Secrets Manager (secretsmanager): the subnets have no egress (subnets_have_egress) and vpc_endpoints names no VPC endpoint of it; pass the VPC's endpoints in vpc_endpoints (secretsmanager), or subnets with a route to a NAT gateway or an internet gateway
@@ -103,7 +103,7 @@ run "v007_role_bootstrap_api_route_rejected" {
     vpc_endpoints       = {}
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # role-bootstrap-api-route {"subnetsHaveEgress":true,"vpcEndpoints":{}}: accepted

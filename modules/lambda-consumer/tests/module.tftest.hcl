@@ -18,23 +18,23 @@ run "vpc_function_wired_to_its_endpoint" {
   command = plan
 
   assert {
-    condition     = aws_lambda_function.this.runtime == "nodejs24.x" && aws_lambda_function.this.architectures == tolist(["arm64"])
+    condition     = module.function.function.runtime == "nodejs24.x" && module.function.function.architectures == tolist(["arm64"])
     error_message = "Node.js 24 on arm64"
   }
   assert {
-    condition     = one(aws_lambda_function.this.vpc_config).subnet_ids == toset(["subnet-c1", "subnet-c2"]) && aws_security_group.this.vpc_id == "vpc-consumer"
+    condition     = one(module.function.function.vpc_config).subnet_ids == toset(["subnet-c1", "subnet-c2"]) && module.function.security_group.vpc_id == "vpc-consumer"
     error_message = "the function sits in the endpoint's VPC"
   }
   assert {
-    condition     = one(aws_lambda_function.this.tracing_config).mode == "Active"
+    condition     = one(module.function.function.tracing_config).mode == "Active"
     error_message = "tracing active"
   }
   assert {
-    condition     = one(aws_lambda_function.this.environment).variables.DB_HOST == "kit-ro.endpoint.proxy-x.us-east-1.rds.amazonaws.com" && one(aws_lambda_function.this.environment).variables.DB_ENDPOINT_ROLE == "READ_ONLY" && one(aws_lambda_function.this.environment).variables.DB_AUTH == "iam"
+    condition     = one(module.function.function.environment).variables.DB_HOST == "kit-ro.endpoint.proxy-x.us-east-1.rds.amazonaws.com" && one(module.function.function.environment).variables.DB_ENDPOINT_ROLE == "READ_ONLY" && one(module.function.function.environment).variables.DB_AUTH == "iam"
     error_message = "environment from the endpoint"
   }
   assert {
-    condition     = one(aws_lambda_function.this.environment).variables.DB_TLS == "verify-proxy-domain" && one(aws_lambda_function.this.environment).variables.DB_TLS_SERVER_NAME == "kit.proxy-x.us-east-1.rds.amazonaws.com"
+    condition     = one(module.function.function.environment).variables.DB_TLS == "verify-proxy-domain" && one(module.function.function.environment).variables.DB_TLS_SERVER_NAME == "kit.proxy-x.us-east-1.rds.amazonaws.com"
     error_message = "a custom endpoint's certificate is checked against the proxy's default endpoint (verify-full works on the default endpoint only)"
   }
   assert {
@@ -46,11 +46,11 @@ run "vpc_function_wired_to_its_endpoint" {
     error_message = "rds-db:connect on the proxy and user only"
   }
   assert {
-    condition     = aws_cloudwatch_log_group.this.retention_in_days == 30 && aws_cloudwatch_log_group.this.name == "/aws/lambda/kit-reader"
+    condition     = module.function.log_group.retention_in_days == 30 && module.function.log_group.name == "/aws/lambda/kit-reader"
     error_message = "log group with retention"
   }
   assert {
-    condition     = aws_lambda_function.this.reserved_concurrent_executions == -1
+    condition     = module.function.function.reserved_concurrent_executions == -1
     error_message = "unreserved by default"
   }
 }
@@ -63,7 +63,7 @@ run "the_default_endpoint_is_verified_by_its_own_name" {
   }
 
   assert {
-    condition     = one(aws_lambda_function.this.environment).variables.DB_TLS == "verify-full" && !contains(keys(one(aws_lambda_function.this.environment).variables), "DB_TLS_SERVER_NAME")
+    condition     = one(module.function.function.environment).variables.DB_TLS == "verify-full" && !contains(keys(one(module.function.function.environment).variables), "DB_TLS_SERVER_NAME")
     error_message = "verify-full on the proxy's default endpoint, without a server name"
   }
 }
@@ -72,11 +72,11 @@ run "key_and_log_group_outlive_destroy_and_serve_this_function" {
   command = plan
 
   assert {
-    condition     = aws_kms_key.this[0].deletion_window_in_days == 30 && aws_cloudwatch_log_group.this.skip_destroy
+    condition     = module.function.kms_key.deletion_window_in_days == 30 && module.function.log_group.skip_destroy
     error_message = "a destroy schedules the key's deletion 30 days out and keeps the log group, as the CDK construct retains both"
   }
   assert {
-    condition     = module.key_policy[0].logs_condition.test == "ArnEquals" && length(module.key_policy[0].logs_condition.values) == 1 && endswith(module.key_policy[0].logs_condition.values[0], ":log-group:/aws/lambda/kit-reader")
+    condition     = module.function.kms_key_logs_condition.test == "ArnEquals" && length(module.function.kms_key_logs_condition.values) == 1 && endswith(module.function.kms_key_logs_condition.values[0], ":log-group:/aws/lambda/kit-reader")
     error_message = "CloudWatch Logs may use the function's key for its log group only"
   }
 }
@@ -94,11 +94,11 @@ run "code_from_the_release_zip_in_s3" {
   }
 
   assert {
-    condition     = aws_lambda_function.this.filename == null && aws_lambda_function.this.s3_bucket == "kit-artifacts" && aws_lambda_function.this.s3_key == "aurora-proxy-kit/v0.1.0/read-handler.zip" && aws_lambda_function.this.s3_object_version == "3HL4kqtJlcpXroDTDmJ"
+    condition     = module.function.function.filename == null && module.function.function.s3_bucket == "kit-artifacts" && module.function.function.s3_key == "aurora-proxy-kit/v0.1.0/read-handler.zip" && module.function.function.s3_object_version == "3HL4kqtJlcpXroDTDmJ"
     error_message = "the code is the S3 object"
   }
   assert {
-    condition     = aws_lambda_function.this.source_code_hash == "wHpCt9RT3U5TMVv+Lib5CrjKVqVB8ercSqGYi6Otsn8=" && aws_lambda_function.this.handler == "index.handler"
+    condition     = module.function.function.source_code_hash == "wHpCt9RT3U5TMVv+Lib5CrjKVqVB8ercSqGYi6Otsn8=" && module.function.function.handler == "index.handler"
     error_message = "the release's hash redeploys a changed zip; the handler is the bundle's"
   }
 }

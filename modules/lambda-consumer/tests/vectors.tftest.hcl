@@ -218,7 +218,7 @@ run "v020_function_kms_key_rejected" {
     create_kms_key = false
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # function-code-source {"filename":"dist/lambda/read-handler.zip"}: accepted
@@ -249,7 +249,7 @@ run "v023_function_code_source_rejected" {
     filename = null
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # function-code-source {"filename":"dist/lambda/read-handler.zip","s3Bucket":"kit-artifacts","s3Key":"v0.1.0/read-handler.zip"}: rejected: filename is set with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both
@@ -262,7 +262,7 @@ run "v024_function_code_source_rejected" {
     s3_key    = "v0.1.0/read-handler.zip"
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # function-code-source {"filename":null,"s3Bucket":"kit-artifacts"}: rejected: s3_key is not set: an S3 object is named by s3_bucket and s3_key
@@ -274,7 +274,7 @@ run "v025_function_code_source_rejected" {
     s3_bucket = "kit-artifacts"
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # function-code-source {"filename":null,"s3Key":"v0.1.0/read-handler.zip"}: rejected: s3_bucket is not set: an S3 object is named by s3_bucket and s3_key
@@ -286,7 +286,7 @@ run "v026_function_code_source_rejected" {
     s3_key   = "v0.1.0/read-handler.zip"
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # consumer-tls-server-name {"isProxyDefaultEndpoint":false,"proxyDefaultEndpoint":"kit.proxy-abc123.us-east-1.rds.amazonaws.com"}: accepted
@@ -392,7 +392,7 @@ run "v036_consumer_credential_rejected" {
     endpoint            = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false, tls_ca_certificate = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----" }
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # consumer-credential {"auth":"secret","passwordSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf","connectArnPrefix":null,"tlsCaCertificate":null}: rejected: endpoint.tls_ca_certificate is not set: a PgBouncer engine endpoint's consumers trust only the listeners' CA, so pass the pgbouncer-proxy module's endpoint, which carries it
@@ -406,7 +406,7 @@ run "v037_consumer_credential_rejected" {
     endpoint            = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false, tls_ca_certificate = null }
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # consumer-credential {"auth":"secret","passwordSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf","connectArnPrefix":"arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-vectors/","tlsCaCertificate":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"}: rejected: connect_arn_prefix is set with auth secret: a consumer logs in one way, so unset connect_arn_prefix
@@ -420,7 +420,7 @@ run "v038_consumer_credential_rejected" {
     endpoint            = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false, tls_ca_certificate = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----" }
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # consumer-credential {"auth":"iam","connectArnPrefix":null}: rejected: connect_arn_prefix is not set: auth iam logs in with an IAM token through RDS Proxy, so pass the pooling-proxy module's connect_arn_prefix
@@ -432,7 +432,7 @@ run "v039_consumer_credential_rejected" {
     connect_arn_prefix = null
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # consumer-credential {"auth":"iam","connectArnPrefix":"arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-vectors/","passwordSecretArn":"arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf"}: rejected: password_secret_arn is set with auth iam: a consumer logs in one way, so set auth to secret for a PgBouncer engine endpoint, or unset password_secret_arn
@@ -445,7 +445,7 @@ run "v040_consumer_credential_rejected" {
     password_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vectors-AbCdEf"
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # consumer-db-user {"dbUser":"report_reader"}: accepted
@@ -503,7 +503,7 @@ run "v045_consumer_api_route_rejected" {
     endpoint            = { endpoint = "vectors-ro.endpoint.proxy-vectors.us-east-1.rds.amazonaws.com", target_role = "READ_ONLY", security_group_id = "sg-endpoint", proxy_default_endpoint = "vectors.proxy-vectors.us-east-1.rds.amazonaws.com", is_proxy_default_endpoint = false, tls_ca_certificate = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----" }
   }
 
-  expect_failures = [aws_lambda_function.this]
+  expect_failures = [data.aws_iam_policy_document.function]
 }
 
 # consumer-api-route {"subnetsHaveEgress":false,"vpcEndpoints":{},"auth":"iam"}: accepted

@@ -61,11 +61,11 @@ run "kit_certificate_issued" {
     error_message = "a re-issued certificate is a new launch template version (the serial tags the hosts)"
   }
   assert {
-    condition     = length(aws_lambda_function.certificate[0].vpc_config) == 0 && aws_lambda_function.certificate[0].runtime == "nodejs24.x" && aws_lambda_function.certificate[0].s3_key == "pooler-certificate.zip"
+    condition     = length(module.certificate_function[0].function.vpc_config) == 0 && module.certificate_function[0].function.runtime == "nodejs24.x" && module.certificate_function[0].function.s3_key == "pooler-certificate.zip"
     error_message = "the function runs the release's zip on Node.js 24, outside any VPC"
   }
   assert {
-    condition     = aws_cloudwatch_log_group.certificate[0].kms_key_id == aws_kms_key.certificate[0].arn && aws_lambda_function.certificate[0].kms_key_arn == aws_kms_key.certificate[0].arn
+    condition     = module.certificate_function[0].log_group.kms_key_id == module.certificate_function[0].kms_key.arn && module.certificate_function[0].function.kms_key_arn == module.certificate_function[0].kms_key.arn
     error_message = "a key of its own encrypts the function's logs and environment"
   }
 }
@@ -82,7 +82,7 @@ run "user_certificate" {
     error_message = "the user's secret and CA"
   }
   assert {
-    condition     = length(aws_lambda_invocation.certificate) == 0 && length(aws_secretsmanager_secret.ca) == 0 && length(aws_kms_key.certificate) == 0
+    condition     = length(aws_lambda_invocation.certificate) == 0 && length(aws_secretsmanager_secret.ca) == 0 && length(module.certificate_function) == 0
     error_message = "no certificate is issued"
   }
 }

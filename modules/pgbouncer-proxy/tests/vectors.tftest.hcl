@@ -1373,7 +1373,7 @@ run "v119_pooler_certificate_function_rejected" {
     tls_ca_certificate   = null
   }
 
-  expect_failures = [aws_lambda_function.certificate]
+  expect_failures = [data.aws_iam_policy_document.certificate]
 }
 
 # pooler-certificate-function {"certificateFunction":{},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has neither filename nor s3_bucket and s3_key: without tls_secret_arn the module issues the listeners' certificate with the release's pooler-certificate.zip, so pass its path in filename, or the S3 object it was uploaded to in s3_bucket and s3_key
@@ -1386,7 +1386,7 @@ run "v120_pooler_certificate_function_rejected" {
     tls_ca_certificate   = null
   }
 
-  expect_failures = [aws_lambda_function.certificate]
+  expect_failures = [data.aws_iam_policy_document.certificate]
 }
 
 # pooler-certificate-function {"certificateFunction":{"filename":"pooler-certificate.zip","s3_bucket":"vectors-lambda","s3_key":"pooler-certificate.zip","source_code_hash":"aGFzaA=="},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has filename with s3_bucket or s3_key: a function's code comes from one place, so pass filename or s3_bucket and s3_key, not both
@@ -1399,7 +1399,7 @@ run "v121_pooler_certificate_function_rejected" {
     tls_ca_certificate   = null
   }
 
-  expect_failures = [aws_lambda_function.certificate]
+  expect_failures = [data.aws_iam_policy_document.certificate]
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_bucket":"vectors-lambda"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
@@ -1412,7 +1412,7 @@ run "v122_pooler_certificate_function_rejected" {
     tls_ca_certificate   = null
   }
 
-  expect_failures = [aws_lambda_function.certificate]
+  expect_failures = [data.aws_iam_policy_document.certificate]
 }
 
 # pooler-certificate-function {"certificateFunction":{"s3_key":"pooler-certificate.zip"},"tlsSecretArn":null,"tlsCaCertificate":null}: rejected: certificate_function has only one of s3_bucket and s3_key: an S3 object is named by both
@@ -1425,7 +1425,7 @@ run "v123_pooler_certificate_function_rejected" {
     tls_ca_certificate   = null
   }
 
-  expect_failures = [aws_lambda_function.certificate]
+  expect_failures = [data.aws_iam_policy_document.certificate]
 }
 
 # fleet-load-balancer-name-prefix {"loadBalancerName":"pg-fleet"}: accepted

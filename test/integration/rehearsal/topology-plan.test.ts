@@ -12,8 +12,8 @@ import { COMPLETE_EXAMPLE, planFile, removeFixtures, userRootModule } from '../.
 const RO = 'module.proxy.aws_db_proxy_endpoint.this["aurora-proxy-kit-ro"]';
 const RW = 'module.proxy.aws_db_proxy_endpoint.this["aurora-proxy-kit-rw"]';
 const DEFAULT = 'module.proxy.aws_db_proxy.this#default';
-const READER = 'module.reader.aws_lambda_function.this';
-const WRITER = 'module.writer.aws_lambda_function.this';
+const READER = 'module.reader.module.function.aws_lambda_function.this';
+const WRITER = 'module.writer.module.function.aws_lambda_function.this';
 const DATA_VPC = 'aws_vpc.this["data"]';
 const CONSUMER_VPC = 'aws_vpc.this["consumer"]';
 
@@ -203,7 +203,7 @@ module "reporter" {
     expect(t.vpcs.map((v) => v.id).sort()).toEqual([vpc('a'), vpc('b'), vpc('d')]);
     expect(t.vpcs.every((v) => v.cidr === undefined)).toBe(true);
     expect(t.consumers).toHaveLength(1);
-    expect(t.consumers[0]).toMatchObject({ id: 'module.reporter.aws_lambda_function.this', vpc: vpc('a'), endpoint: 'module.proxy.aws_db_proxy_endpoint.this["reports"]' });
+    expect(t.consumers[0]).toMatchObject({ id: 'module.reporter.module.function.aws_lambda_function.this', vpc: vpc('a'), endpoint: 'module.proxy.aws_db_proxy_endpoint.this["reports"]' });
     expect(t.proxy.pool).toMatchObject({ maxConnectionsPercent: 60, maxIdleConnectionsPercent: 10 });
     expect(t.notes.filter((n) => n.startsWith('VPC of'))).toEqual([]);
   }, 300_000);

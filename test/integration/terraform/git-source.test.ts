@@ -78,7 +78,7 @@ afterAll(() => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-const fn = (plan: PlanJson, module: string) => plan.resource_changes.find((r) => r.address === `module.${module}.aws_lambda_function.this`)!.change.after!;
+const fn = (plan: PlanJson, module: string) => plan.resource_changes.find((r) => r.address === `module.${module}.module.function.aws_lambda_function.this`)!.change.after!;
 
 test('the user\'s copy takes every module by git source at the tag, and is not inside the project', () => {
   const main = fs.readFileSync(path.join(userConfig, 'main.tf'), 'utf8');

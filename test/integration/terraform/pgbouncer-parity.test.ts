@@ -97,8 +97,8 @@ const ports = (from: unknown, to: unknown) => (from === to ? String(from) : `${S
 /** This account's root principal, however each flavour writes the account and partition. */
 const principal = (arn: string) => (/^arn:[^:]+:iam::[^:]+:root$/.test(arn) ? 'this account' : arn);
 const TEMPLATE = path.join(ROOT, 'modules/pgbouncer-proxy/templates/bootstrap.sh.tftpl');
-/** The kit CA's resources in the module (certificate.tf). */
-const CERTIFICATE_ADDRESS = /^module\.pooler\.(data\.)?[a-z0-9_]+\.(tls|ca|certificate|certificate_logs)(\[.*\])?$/;
+/** The kit CA's resources in the module (certificate.tf): its secrets and policy, and its function's module. */
+const CERTIFICATE_ADDRESS = /^module\.pooler\.((data\.)?[a-z0-9_]+\.(tls|ca|certificate)(\[.*\])?|module\.certificate_function\[0\]\..*)$/;
 
 /** A for_each instance's key (plan JSON's `index`). */
 const keyOf = (r: ResourceChange) => String((r as unknown as { index?: unknown }).index);
@@ -567,7 +567,7 @@ function terraformEndpointPolicies(plan: PlanJson): EndpointPolicies {
   // Each consumer's database user, as its function logs in.
   const dbUserOf = Object.fromEntries(
     plan.resource_changes
-      .filter((r) => /^module\.consumer\["\w+"\]\.aws_lambda_function\.this$/.test(r.address))
+      .filter((r) => /^module\.consumer\["\w+"\]\.module\.function\.aws_lambda_function\.this$/.test(r.address))
       .map((r) => [/\["(\w+)"\]/.exec(r.address)![1], (r.change.after!.environment as Array<{ variables: Record<string, string> }>)[0].variables.DB_USER]),
   );
   const knownLabels = new Map([[`arn:aws:s3:::${String(defaults.packages_bucket)}/${String(defaults.packages_key)}`, 'packages object']]);

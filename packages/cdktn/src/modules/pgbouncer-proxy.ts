@@ -155,6 +155,13 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
    */
   readonly maxIdleConnectionsPercent?: number;
   /**
+   * Seconds a client waits to borrow a pooled connection (bounds: the borrow-timeout rule; see the Rules column
+   * of the module README).
+   *
+   * @default 120
+   */
+  readonly connectionBorrowTimeoutSeconds?: number;
+  /**
    * Share of each target's pool budget the session-pooling listener of its role takes (bounds: the
    * fleet-session-max-connections-percent rule; see the Rules column of the module README), where some endpoint
    * of the role has pool_mode session; the transaction pools keep the rest.
@@ -162,13 +169,6 @@ export interface PgBouncerProxyProps extends KitModuleOptions {
    * @default 25
    */
   readonly sessionMaxConnectionsPercent?: number;
-  /**
-   * Seconds a client waits to borrow a pooled connection (bounds: the borrow-timeout rule; see the Rules column
-   * of the module README).
-   *
-   * @default 120
-   */
-  readonly connectionBorrowTimeoutSeconds?: number;
   /**
    * The listeners' TCP idle timeout (60..6000 s); PgBouncer's keepalives and client idle timeout follow it.
    *
@@ -293,8 +293,8 @@ export class PgBouncerProxy extends KitModule {
         instanceType: 'instance_type',
         maxConnectionsPercent: 'max_connections_percent',
         maxIdleConnectionsPercent: 'max_idle_connections_percent',
-        sessionMaxConnectionsPercent: 'session_max_connections_percent',
         connectionBorrowTimeoutSeconds: 'connection_borrow_timeout_seconds',
+        sessionMaxConnectionsPercent: 'session_max_connections_percent',
         tcpIdleTimeoutSeconds: 'tcp_idle_timeout_seconds',
         readOnlyServerUser: 'read_only_server_user',
         consumerUsers: 'consumer_users',
