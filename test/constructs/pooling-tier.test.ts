@@ -251,3 +251,45 @@ describe('what one engine has and the other refuses', () => {
     );
   });
 });
+
+describe('DatabaseRoleBootstrap with a pooling tier', () => {
+  /** The roles the bootstrap's custom resource is asked to make. */
+  const requestedRoles = (stack: Stack) => Object.values(Template.fromStack(stack).findResources('Custom::DatabaseRoles'))[0]!.Properties.Request.roles as Array<Record<string, unknown>>;
+
+  test('GIVEN a PgBouncer fleet WHEN the roles already list its server role, and one role brings its own secret THEN each is made once, as given', () => {
+    // GIVEN
+    const { stack, cluster, tier } = tierStack(ProxyEngine.PGBOUNCER);
+    const [serverRole] = tier.serverRoles;
+    const ownSecretArn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:migrator-AbCdEf';
+    // WHEN
+    new DatabaseRoleBootstrap(stack, 'Roles', {
+      cluster,
+      poolingTier: tier,
+      roles: [serverRole!, { name: 'migrator', access: EndpointRole.READ_WRITE, passwordSecretArn: ownSecretArn }],
+    });
+    // THEN
+    expect(requestedRoles(stack)).toEqual([stack.resolve(serverRole), { name: 'migrator', access: 'READ_WRITE', passwordSecretArn: ownSecretArn }]);
+    // The role with a secret of its own is not made a consumer of the fleet.
+    expect((tier as PgBouncerProxy).consumerUsers).toEqual([]);
+  });
+
+  test('GIVEN a PgBouncer fleet WHEN a role\'s name is one PostgreSQL refuses THEN the bootstrap says so, before the fleet makes a user of it', () => {
+    // GIVEN
+    const { stack, cluster, tier } = tierStack(ProxyEngine.PGBOUNCER);
+    // WHEN
+    const create = () => new DatabaseRoleBootstrap(stack, 'Roles', { cluster, poolingTier: tier, roles: [{ name: 'Report-Reader', access: EndpointRole.READ_ONLY }] });
+    // THEN the bootstrap's own message, and the fleet has no such consumer
+    expect(create).toThrow(/Stack\/Roles/);
+    expect((tier as PgBouncerProxy).consumerUsers).toEqual([]);
+  });
+
+  test('GIVEN RDS Proxy WHEN the roles are made through it THEN they are exactly the roles given (IAM logins, no role of the proxy\'s own)', () => {
+    // GIVEN
+    const { stack, cluster, tier } = tierStack(ProxyEngine.RDS_PROXY);
+    const roles = [{ name: 'app_reader', access: EndpointRole.READ_ONLY }];
+    // WHEN
+    new DatabaseRoleBootstrap(stack, 'Roles', { cluster, poolingTier: tier, roles });
+    // THEN
+    expect(requestedRoles(stack)).toEqual([{ name: 'app_reader', access: 'READ_ONLY' }]);
+  });
+});
