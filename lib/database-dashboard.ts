@@ -16,28 +16,22 @@ import {
   COMPARISON_SYMBOLS,
   DASHBOARD_RULES,
   DEFAULT_ALARM_THRESHOLDS,
-  DEFAULT_PROXY_ENDPOINT_NAME,
   InstanceSelection,
   METRIC_CATALOG,
   METRIC_PERIOD_SECONDS,
   MetricScope,
   MetricSpec,
   MetricSubject,
-  POOLER_LISTENER_SERIES,
-  TARGET_ROLE_SERIES,
   alarmArnPattern,
   alarmExpression,
   coversInstance,
   metricDimensions,
-  poolerTargetSeries,
   runRules,
   singleInput,
 } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
-import { PoolMode } from './model/pgbouncer-ini';
-import { PgBouncerProxy } from './pgbouncer-proxy';
-import { PoolingProxy } from './pooling-proxy';
-import { IPoolingTier, ProxyEngine } from './pooling-tier';
+import { IPoolingTier } from './pooling-tier';
+import type { Series, TierDashboard } from './private/tier-dashboard';
 import { throwIfInvalid } from './private/validation';
 
 /** Properties of a DatabaseDashboard. */
@@ -75,16 +69,6 @@ export interface DatabaseDashboardProps {
   readonly alarmTopic?: sns.ITopic;
 }
 
-/** One line of a scope: what it is labelled in graphs, how its alarms are named, and its dimensions' values. */
-interface Series {
-  readonly label: string;
-  /** The start of its alarms' names (WriterCpu); lines of a scope without alarms have none. */
-  readonly alarmName?: string;
-  /** Position among the cluster's instances, writer first (`instance` scope). */
-  readonly instanceIndex?: number;
-  readonly subject: MetricSubject;
-}
-
 /**
  * One CloudWatch dashboard for a deployment: every metric of the kit's catalog (Aurora and Optimized
  * Reads per instance; RDS Proxy per endpoint and per target role, or the PgBouncer engine per listener and
@@ -102,23 +86,22 @@ export class DatabaseDashboard extends Construct {
   /** What every alarm's name starts with: the dashboard's name (or a name unique to this construct) and a hyphen. */
   public readonly alarmNamePrefix: string;
   private readonly props: DatabaseDashboardProps;
-  private readonly rdsProxy?: PoolingProxy;
-  private readonly pgBouncer?: PgBouncerProxy;
+  /** The pooling tier's sections and lines, whichever its engine. */
+  private readonly tier?: TierDashboard;
 
   constructor(scope: Construct, id: string, props: DatabaseDashboardProps) {
     super(scope, id);
     this.props = props;
     this.thresholds = { ...DEFAULT_ALARM_THRESHOLDS, ...props.thresholds };
     const { proxy } = props;
-    // Each engine's widgets read the construct's own resources: a tier of another class has none to chart.
-    const known = proxy === undefined || (proxy.engine === ProxyEngine.RDS_PROXY ? proxy instanceof PoolingProxy : proxy.engine === ProxyEngine.PGBOUNCER && proxy instanceof PgBouncerProxy);
+    // Each engine's lines read the tier's own resources: a tier of another class has none to chart.
+    const known = proxy === undefined || typeof (proxy as Partial<IPoolingTier>)._dashboard === 'function';
     throwIfInvalid(this, [
       // One threshold at a time, so the messages come in the thresholds' order.
       ...(Object.keys(this.thresholds) as Array<keyof AlarmThresholds>).flatMap((name) => runRules(DASHBOARD_RULES, { [name]: this.thresholds[name] })),
       known ? undefined : `proxy ${proxy!.node.path} (engine ${proxy!.engine}) is neither a PoolingProxy (RDS_PROXY) nor a PgBouncerProxy (PGBOUNCER): pass one of the kit's pooling tiers`,
     ]);
-    if (proxy instanceof PoolingProxy) this.rdsProxy = proxy;
-    if (proxy instanceof PgBouncerProxy) this.pgBouncer = proxy;
+    this.tier = proxy?._dashboard();
     this.alarmNamePrefix = `${props.dashboardName ?? Names.uniqueResourceName(this, { maxLength: 128, separator: '-' })}-`;
 
     this.alarmTopic = props.alarmTopic ?? this.createTopic();
@@ -128,14 +111,7 @@ export class DatabaseDashboard extends Construct {
     });
 
     this.addSection('Aurora instances', 'instance');
-    if (this.rdsProxy) {
-      this.addSection('RDS Proxy endpoints (client side)', 'proxy-endpoint');
-      this.addSection('RDS Proxy target roles (database side)', 'proxy-target-role');
-    }
-    if (this.pgBouncer) {
-      this.addSection('PgBouncer listeners per pool target', 'pooler-target');
-      this.addSection('PgBouncer load balancer target groups', 'pooler-target-group');
-    }
+    for (const { title, scope } of this.tier?.sections ?? []) this.addSection(title, scope);
     if (props.functions && props.functions.length > 0) {
       this.addSection('Lambda consumers', 'function');
     }
@@ -165,7 +141,6 @@ export class DatabaseDashboard extends Construct {
   /** The lines of a scope; of the instances, those `instances` selects. */
   private seriesOf(scope: MetricScope, instances: InstanceSelection): Series[] {
     const { cluster, functions = [] } = this.props;
-    const { rdsProxy: proxy, pgBouncer } = this;
     switch (scope) {
       case 'instance':
         return cluster.instanceIdentifiers
@@ -176,38 +151,12 @@ export class DatabaseDashboard extends Construct {
             subject: { instanceIdentifier },
           }))
           .filter((s) => coversInstance(instances, s.instanceIndex));
-      case 'proxy-endpoint':
-        if (!proxy) return [];
-        return [
-          { label: DEFAULT_PROXY_ENDPOINT_NAME, subject: { proxyName: proxy.proxy.dbProxyName, endpointName: DEFAULT_PROXY_ENDPOINT_NAME } },
-          ...proxy.endpoints.map((e) => ({ label: `${e.node.id} (${e.role})`, subject: { proxyName: proxy.proxy.dbProxyName, endpointName: e.endpointName } })),
-        ];
-      case 'proxy-target-role':
-        if (!proxy) return [];
-        return TARGET_ROLE_SERIES.map(({ role, alarmName }) => ({ label: role, alarmName, subject: { proxyName: proxy.proxy.dbProxyName, targetRole: role } }));
-      case 'pooler-target':
-        if (!pgBouncer) return [];
-        return this.poolerListeners(pgBouncer).flatMap(({ role, session, listener }) =>
-          poolerTargetSeries(role, pgBouncer.poolTargets(role), session).map(({ label, alarmName, target }) => ({ label, alarmName, subject: { fleetName: pgBouncer.fleetName, listener, target } })),
-        );
-      case 'pooler-target-group':
-        if (!pgBouncer) return [];
-        return this.poolerListeners(pgBouncer).map(({ role, session, listener, targetGroupAlarmName }) => ({
-          label: listener,
-          alarmName: targetGroupAlarmName,
-          subject: { loadBalancer: pgBouncer.loadBalancer.loadBalancerFullName, targetGroup: pgBouncer.targetGroup(role, session ? PoolMode.SESSION : PoolMode.TRANSACTION).targetGroupFullName },
-        }));
       case 'function':
         return functions.map((f) => ({ label: this.functionName(f), alarmName: this.functionName(f), subject: { functionName: f.function.functionName } }));
+      default:
+        // The pooling tier's scopes: its own lines, none for the other engine's.
+        return this.tier?.series(scope) ?? [];
     }
-  }
-
-  /**
-   * The fleet's listeners: both transaction ones, and the session ones its endpoints added before this
-   * dashboard (their pools are a share of the same targets' budgets, charted and alarmed on their own).
-   */
-  private poolerListeners(pgBouncer: PgBouncerProxy): typeof POOLER_LISTENER_SERIES {
-    return POOLER_LISTENER_SERIES.filter((l) => !l.session || pgBouncer.sessionRoles.includes(l.role));
   }
 
   private addSection(title: string, scope: MetricScope): void {
@@ -240,7 +189,7 @@ export class DatabaseDashboard extends Construct {
     const threshold = this.thresholds[spec.threshold];
     const metric = spec.expression
       ? new cloudwatch.MathExpression({
-          expression: alarmExpression(spec, this.pgBouncer?.hosts),
+          expression: alarmExpression(spec, this.tier?.fleetHosts),
           usingMetrics: Object.fromEntries(Object.entries(spec.inputs).map(([name, input]) => [name, this.metricOf(input, spec.scope, series.subject)])),
           label: `${series.label} ${spec.expression.label}`,
           period: Duration.seconds(METRIC_PERIOD_SECONDS),

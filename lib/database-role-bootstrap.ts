@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { BOOTSTRAP_ENV, requestProblems, type DatabaseRoleSpec, type RoleBootstrapRequest } from '../lambda/src/role-bootstrap-request';
 import { MASTER_SECRET_READ_ACTIONS, POSTGRES_PORT, RDS_CA_BUNDLE_ENV, ROLE_BOOTSTRAP_APIS, ROLE_BOOTSTRAP_RULES, securityGroupDescription } from './model';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
+import type { IPoolingTier } from './pooling-tier';
 import { skipCheckov } from './private/checkov';
 import { BASIC_EXECUTION_ACKNOWLEDGEMENT, DEPLOY_TIME_FUNCTION_SKIPS, deployTimeResource } from './private/deploy-time-resource';
 import { handlerFunction } from './private/handler-function';
@@ -27,6 +28,15 @@ export interface DatabaseRoleBootstrapProps {
   readonly cluster: OptimizedReadsCluster;
   /** One role per consumer: READ_ONLY roles read, READ_WRITE roles also write and create tables. */
   readonly roles: DatabaseRoleSpec[];
+  /**
+   * The pooling tier the roles log in through, of either engine. Each role without a `passwordSecretArn`
+   * logs in as the tier's consumers do (the PgBouncer engine: with the password secret the tier makes for
+   * it; RDS Proxy: with IAM tokens), the tier's own roles (`serverRoles`) are made too, and what logs in as
+   * them waits for this bootstrap (`waitForDatabaseRoles`). List roles that do not log in through the tier
+   * in another bootstrap, or give them their `passwordSecretArn`.
+   * @default - the roles as given
+   */
+  readonly poolingTier?: IPoolingTier;
   /**
    * Subnets of the bootstrap function, in the cluster's VPC.
    * @default - the VPC's isolated subnets
@@ -69,11 +79,17 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
 
   constructor(scope: Construct, id: string, props: DatabaseRoleBootstrapProps) {
     super(scope, id);
-    const request: RoleBootstrapRequest = { database: props.cluster.databaseName, roles: props.roles };
     // A secret made in the same stack has an ARN known only at deploy: its form is CloudFormation's to check.
-    const checkable = { ...request, roles: request.roles.map((r) => (r.passwordSecretArn !== undefined && Token.isUnresolved(r.passwordSecretArn) ? { ...r, passwordSecretArn: DEPLOY_TIME_SECRET_ARN } : r)) };
-    throwIfInvalid(this, requestProblems(checkable, props.cluster.masterUsername));
-    this.roles = [...props.roles];
+    const checkable = (roles: DatabaseRoleSpec[]) => ({
+      database: props.cluster.databaseName,
+      roles: roles.map((r) => (r.passwordSecretArn !== undefined && Token.isUnresolved(r.passwordSecretArn) ? { ...r, passwordSecretArn: DEPLOY_TIME_SECRET_ARN } : r)),
+    });
+    // The roles as given first, so a bad name is refused here before the tier makes a secret for it.
+    throwIfInvalid(this, requestProblems(checkable(props.roles), props.cluster.masterUsername));
+    const roles = tierRoles(props.roles, props.poolingTier);
+    const request: RoleBootstrapRequest = { database: props.cluster.databaseName, roles };
+    if (roles !== props.roles) throwIfInvalid(this, requestProblems(checkable(roles), props.cluster.masterUsername));
+    this.roles = [...roles];
     const cluster = props.cluster;
 
     const key =
@@ -110,7 +126,7 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
     });
     cluster.masterSecret.grantRead(this.function);
     // A role with a password secret gets the verifier derived from it: the function reads those secrets too.
-    this.passwordSecretArns = props.roles.flatMap((r) => (r.passwordSecretArn === undefined ? [] : [r.passwordSecretArn]));
+    this.passwordSecretArns = roles.flatMap((r) => (r.passwordSecretArn === undefined ? [] : [r.passwordSecretArn]));
     if (this.passwordSecretArns.length > 0) {
       this.function.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: this.passwordSecretArns }));
     }
@@ -137,6 +153,7 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
     this.resource.node.addDependency(cluster.cluster);
     // It runs once the endpoint it reads the secrets through answers.
     for (const route of routes.values()) this.resource.node.addDependency(route.endpoint);
+    props.poolingTier?.waitForDatabaseRoles(this.resource);
     this.acknowledgeFindings();
   }
 
@@ -154,4 +171,17 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
     );
     skipCheckov(this.function, DEPLOY_TIME_FUNCTION_SKIPS);
   }
+}
+
+/** The roles with the tier's logins: a password secret where its consumers log in with one, and the tier's own roles not listed. */
+function tierRoles(roles: DatabaseRoleSpec[], tier: IPoolingTier | undefined): DatabaseRoleSpec[] {
+  if (tier === undefined) return roles;
+  const listed = new Set(roles.map((r) => r.name));
+  return [
+    ...roles.map((r) => {
+      const secret = r.passwordSecretArn === undefined ? tier.consumerPasswordSecret(r.name) : undefined;
+      return secret === undefined ? r : { ...r, passwordSecretArn: secret.secretArn };
+    }),
+    ...tier.serverRoles.filter((r) => !listed.has(r.name)),
+  ];
 }

@@ -25,7 +25,7 @@ export {
   type PgBouncerProxyEndpointProps,
 } from './pgbouncer-proxy-endpoint';
 export { PoolMode } from './model/pgbouncer-ini';
-export { ProxyEngine, type ConsumerConnection, type IPoolingTier, type IProxyEndpoint } from './pooling-tier';
+export { ProxyEngine, type ConsumerConnection, type IPoolingTier, type IProxyEndpoint, type PoolingMetricOptions, type ProxyEndpointOptions } from './pooling-tier';
 export { DatabaseConsumerFunction, type DatabaseConsumerFunctionProps } from './database-consumer-function';
 export { DatabaseDashboard, type DatabaseDashboardProps } from './database-dashboard';
 export { DatabaseRoleBootstrap, type DatabaseRoleBootstrapProps, type DatabaseRoleSpec } from './database-role-bootstrap';

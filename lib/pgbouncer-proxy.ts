@@ -5,8 +5,9 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { Construct } from 'constructs';
-import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, POOLER_HOST_APIS, POOLER_STACK_APIS, PROXY_RULES, PoolSettings, PoolSizing, type AwsApiName, evaluateRules, poolSizing, runRules } from './model';
+import { Construct, IDependable } from 'constructs';
+import type { DatabaseRoleSpec } from '../lambda/src/role-bootstrap-request';
+import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, POOLER_LISTENER_SERIES, poolerTargetSeries, POOLER_HOST_APIS, POOLER_STACK_APIS, PROXY_RULES, PoolSettings, PoolSizing, type AwsApiName, evaluateRules, poolSizing, runRules } from './model';
 import { POOLER_METRICS_NAMESPACE } from './model/pgbouncer-metrics';
 import { FLEET_SIGNAL_POLICY } from './model/pgbouncer-rollout';
 import { renderPoolerBootstrap, sessionListenersValue } from './model/pgbouncer-bootstrap';
@@ -18,11 +19,12 @@ import { PgBouncerMetricOptions, fleetMetric, poolTargetOf, targetGroupMetric } 
 import { PgBouncerCertificate, tlsCertificateProblems, type PgBouncerTlsCertificate } from './pgbouncer-certificate';
 import type { PgBouncerPackages } from './pgbouncer-packages';
 import { IPgBouncerProxy, PgBouncerProxyEndpoint, PgBouncerProxyEndpointOptions } from './pgbouncer-proxy-endpoint';
-import { IPoolingTier, ProxyEngine } from './pooling-tier';
+import { IPoolingTier, IProxyEndpoint, PoolingMetricOptions, ProxyEndpointOptions, ProxyEngine } from './pooling-tier';
 import { skipCheckov } from './private/checkov';
 import { addPgBouncerHostGroup } from './private/pgbouncer-host-group';
 import { addPgBouncerListener, addPgBouncerLoadBalancer } from './private/pgbouncer-load-balancer';
 import { kitSubnets } from './private/subnets';
+import { combinedMetric, type TierDashboard } from './private/tier-dashboard';
 import { throwIfInvalid } from './private/validation';
 import { ApiRoutes, routeApiCalls, type ApiRouteGrant, type VpcApiEndpoints } from './vpc-api-routes';
 
@@ -138,7 +140,7 @@ const known = (value: string): string | undefined => (Token.isUnresolved(value) 
  * size of Graviton hosts (Debian 13, IMDSv2 only, encrypted root volume, no public address, no SSH)
  * configured by the kit's bootstrap, behind an internal Network Load Balancer (read/write on 5432,
  * read-only on 5433) offered to consumer VPCs through a VPC endpoint service. Consumers log in with
- * passwords from the secrets `addConsumerUser` creates (SCRAM pass-through to Aurora).
+ * passwords from the secrets `grantConnect` makes for their users (SCRAM pass-through to Aurora).
  */
 export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPoolingTier {
   public readonly engine: ProxyEngine = ProxyEngine.PGBOUNCER;
@@ -333,6 +335,8 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
    * read (their auth file holds its SCRAM verifier). A user added after the proxy is constructed is
    * still in the hosts' user data of this deploy. The role on Aurora is made by the role bootstrap.
    * Each user is added once, and the hosts take at most 15 (`consumerUsers`: the rule pooler-consumer-users).
+   * @deprecated use `grantConnect(grantee, username)` (IPoolingTier), or `consumerPasswordSecret(username)`,
+   * which add the user on first use and, unlike this method, may be called again for the same user
    */
   public addConsumerUser(username: string): secretsmanager.Secret {
     throwIfInvalid(this, [
@@ -352,6 +356,29 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     return this.consumerSecrets.get(username) ?? this.addConsumerUser(username);
   }
 
+  /** The password secret of `dbUser`, added as a consumer user if it is not yet (IPoolingTier). */
+  public consumerPasswordSecret(dbUser: string): secretsmanager.ISecret | undefined {
+    return this.consumerUserSecret(dbUser);
+  }
+
+  /**
+   * Gives `grantee` read access to `dbUser`'s password secret, adding the user to the hosts if it is not
+   * yet. The network path is per endpoint: IProxyEndpoint.grantConnect gives the secret and ingress to the endpoint.
+   */
+  public grantConnect(grantee: iam.IGrantable, dbUser: string): iam.Grant {
+    return this.consumerUserSecret(dbUser).grantRead(grantee);
+  }
+
+  /** The read-only listener's server role, with its password secret: the role bootstrap makes it (DatabaseRoleBootstrap's `poolingTier`). */
+  public get serverRoles(): DatabaseRoleSpec[] {
+    return [{ name: this.readOnlyServerUser, access: EndpointRole.READ_ONLY, passwordSecretArn: this.readOnlyServerSecret.secretArn }];
+  }
+
+  /** The hosts start once `roles` exist: their auth file and the roles' verifiers come from the same secrets. */
+  public waitForDatabaseRoles(roles: IDependable): void {
+    this.autoScalingGroup.node.defaultChild!.node.addDependency(roles);
+  }
+
   /** Every user's password secret: the read-only server role's, then the consumers' added so far. */
   public get userSecrets(): secretsmanager.ISecret[] {
     return [this.readOnlyServerSecret, ...this.consumerSecrets.values()];
@@ -367,9 +394,34 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     return [...this.consumerSecrets.keys()];
   }
 
-  /** Adds a READ_WRITE or READ_ONLY endpoint in a consumer VPC (an interface endpoint of the endpoint service). */
+  /**
+   * Adds a READ_ONLY endpoint (a PgBouncerProxyEndpoint) in a consumer VPC: an interface endpoint of the endpoint
+   * service, to the read-only listener of `options.poolMode`. `endpointName` is refused: an interface endpoint has no name.
+   */
+  public addReadOnlyEndpoint(id: string, options: ProxyEndpointOptions): IProxyEndpoint {
+    return this.newEndpoint(id, EndpointRole.READ_ONLY, options);
+  }
+
+  /** Adds a READ_WRITE endpoint (a PgBouncerProxyEndpoint) in a consumer VPC, to the read/write listener of `options.poolMode`. */
+  public addReadWriteEndpoint(id: string, options: ProxyEndpointOptions): IProxyEndpoint {
+    return this.newEndpoint(id, EndpointRole.READ_WRITE, options);
+  }
+
+  /**
+   * Adds a READ_WRITE or READ_ONLY endpoint in a consumer VPC (an interface endpoint of the endpoint service).
+   * @deprecated use addReadOnlyEndpoint or addReadWriteEndpoint (IPoolingTier), which take `vpcSubnets` for `subnets`
+   */
   public addEndpoint(id: string, options: PgBouncerProxyEndpointOptions): PgBouncerProxyEndpoint {
     return new PgBouncerProxyEndpoint(this, id, { ...options, proxy: this });
+  }
+
+  private newEndpoint(id: string, role: EndpointRole, options: ProxyEndpointOptions): PgBouncerProxyEndpoint {
+    throwIfInvalid(this, [
+      options.endpointName === undefined
+        ? undefined
+        : `endpoint ${id}: endpointName ${options.endpointName} is RDS Proxy's; a PgBouncer endpoint is an interface VPC endpoint, which has no name: remove endpointName`,
+    ]);
+    return new PgBouncerProxyEndpoint(this, id, { vpc: options.vpc, role, subnets: options.vpcSubnets, poolMode: options.poolMode, proxy: this });
   }
 
   /**
@@ -415,14 +467,91 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     return fleetMetric(this, metricName, props);
   }
 
-  /** Client connections open (Sum over the hosts). */
-  public metricClientConnections(props?: PgBouncerMetricOptions): cloudwatch.Metric {
+  /**
+   * Client connections open on the role's side (Sum of ClientConnections over the hosts, the role's listeners
+   * and their pool targets). One listener's pool target: `metricPoolClientConnections`.
+   */
+  public metricClientConnections(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
+    const { role = EndpointRole.READ_WRITE, ...props } = options;
+    return combinedMetric({ lines: this.poolLines(role, 'ClientConnections', props), combine: 'SUM', label: `${role} client connections`, options: props });
+  }
+
+  /**
+   * Server connections held to the role's instances (Sum of ServerConnections over the hosts, the role's
+   * listeners and their pool targets). One listener's pool target: `metricPoolServerConnections`.
+   */
+  public metricServerConnections(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
+    const { role = EndpointRole.READ_WRITE, ...props } = options;
+    return combinedMetric({ lines: this.poolLines(role, 'ServerConnections', props), combine: 'SUM', label: `${role} server connections`, options: props });
+  }
+
+  /**
+   * The longest a client of the role's side still waiting has waited for a server connection, in milliseconds
+   * (MaxWait, Maximum over the hosts, listeners and pool targets, published in seconds).
+   */
+  public metricConnectionBorrowLatency(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
+    const { role = EndpointRole.READ_WRITE, ...props } = options;
+    return combinedMetric({ lines: this.poolLines(role, 'MaxWait', props), combine: 'MAX', factor: 1000, label: `${role} longest wait (ms)`, options: props });
+  }
+
+  /**
+   * Hosts passing the health checks of the role's listeners out of the fleet's hosts, in percent (the load
+   * balancer's HealthyHostCount, Minimum, the fewest over the role's target groups).
+   */
+  public metricAvailability(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
+    const { role = EndpointRole.READ_WRITE, ...props } = options;
+    const lines = this.listenerModes(role).map((mode) => targetGroupMetric(this.loadBalancer, this.targetGroup(role, mode), 'HealthyHostCount', props));
+    return combinedMetric({ lines, combine: 'MIN', factor: 100 / this.hosts, label: `${role} hosts available (%)`, options: props });
+  }
+
+  /** Client connections open on one listener's pool target (Sum over the hosts). */
+  public metricPoolClientConnections(props?: PgBouncerMetricOptions): cloudwatch.Metric {
     return fleetMetric(this, 'ClientConnections', props, true);
   }
 
-  /** Server connections held open to the target (Sum over the hosts). */
-  public metricServerConnections(props?: PgBouncerMetricOptions): cloudwatch.Metric {
+  /** Server connections held open to one listener's pool target (Sum over the hosts). */
+  public metricPoolServerConnections(props?: PgBouncerMetricOptions): cloudwatch.Metric {
     return fleetMetric(this, 'ServerConnections', props, true);
+  }
+
+  /** The pool modes of the role's listeners: transaction, and session once an endpoint of the role uses it. */
+  private listenerModes(role: EndpointRole): PoolMode[] {
+    return [PoolMode.TRANSACTION, ...(this.sessionTargetGroups.has(role) ? [PoolMode.SESSION] : [])];
+  }
+
+  /** A fleet metric of each of the role's listeners and pool targets, at the catalog's statistic. */
+  private poolLines(role: EndpointRole, metricName: string, props: cloudwatch.MetricOptions): cloudwatch.Metric[] {
+    return this.listenerModes(role).flatMap((poolMode) => this.poolTargets(role).map((target) => fleetMetric(this, metricName, { ...props, listener: role, poolMode, target }, true)));
+  }
+
+  /** @internal */
+  public _dashboard(): TierDashboard {
+    // Both transaction listeners, and the session ones its endpoints added before the dashboard (their pools
+    // are a share of the same targets' budgets, charted and alarmed on their own).
+    const listeners = POOLER_LISTENER_SERIES.filter((l) => !l.session || this.sessionRoles.includes(l.role));
+    return {
+      sections: [
+        { title: 'PgBouncer listeners per pool target', scope: 'pooler-target' },
+        { title: 'PgBouncer load balancer target groups', scope: 'pooler-target-group' },
+      ],
+      fleetHosts: this.hosts,
+      series: (scope) => {
+        switch (scope) {
+          case 'pooler-target':
+            return listeners.flatMap(({ role, session, listener }) =>
+              poolerTargetSeries(role, this.poolTargets(role), session).map(({ label, alarmName, target }) => ({ label, alarmName, subject: { fleetName: this.fleetName, listener, target } })),
+            );
+          case 'pooler-target-group':
+            return listeners.map(({ role, session, listener, targetGroupAlarmName }) => ({
+              label: listener,
+              alarmName: targetGroupAlarmName,
+              subject: { loadBalancer: this.loadBalancer.loadBalancerFullName, targetGroup: this.targetGroup(role, session ? PoolMode.SESSION : PoolMode.TRANSACTION).targetGroupFullName },
+            }));
+          default:
+            return [];
+        }
+      },
+    };
   }
 
   /** Clients waiting for a server connection (Sum over the hosts). */

@@ -3,9 +3,12 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as rds from 'aws-cdk-lib/aws-rds';
-import { Construct } from 'constructs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct, IDependable } from 'constructs';
+import type { DatabaseRoleSpec } from '../lambda/src/role-bootstrap-request';
 import {
   DEFAULT_POOL_SETTINGS,
+  DEFAULT_PROXY_ENDPOINT_NAME,
   EndpointRole,
   PROXY_RULES,
   PoolSettings,
@@ -17,11 +20,14 @@ import {
   proxyPoolSettings,
   runRules,
   securityGroupDescription,
+  TARGET_ROLE_SERIES,
 } from './model';
+import { PoolMode } from './model/pgbouncer-ini';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { IPoolingProxy, PoolingProxyEndpoint, PoolingProxyEndpointOptions } from './pooling-proxy-endpoint';
-import { IPoolingTier, ProxyEngine } from './pooling-tier';
+import { IPoolingTier, IProxyEndpoint, PoolingMetricOptions, ProxyEndpointOptions, ProxyEngine } from './pooling-tier';
 import { kitSubnets } from './private/subnets';
+import { combinedMetric, type TierDashboard } from './private/tier-dashboard';
 import { throwIfInvalid } from './private/validation';
 
 /** Properties of a PoolingProxy. */
@@ -92,6 +98,8 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
   public readonly poolSettings: PoolSettings;
   /** Server connections the pool may open per instance, from the cluster's default max_connections. */
   public readonly poolSizing: PoolSizing;
+  /** None: RDS Proxy logs in as each client's own user (end-to-end IAM authentication), with no role of its own. */
+  public readonly serverRoles: DatabaseRoleSpec[] = [];
   /** The role RDS Proxy assumes; it may log in to the cluster as each user granted through the proxy. */
   public readonly role: iam.Role;
   private readonly endpointList: PoolingProxyEndpoint[] = [];
@@ -166,16 +174,17 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
   }
 
   /**
-   * Adds a READ_ONLY endpoint in any VPC of the stack; reads spread over the readers. RDS Proxy endpoints have
-   * no pool mode (PgBouncerProxy.addEndpoint's `poolMode`): RDS Proxy multiplexes transactions and pins a
-   * client's session to a server connection when it uses session state (Aurora User Guide, rds-proxy-pinning).
+   * Adds a READ_ONLY endpoint (a PoolingProxyEndpoint) in any VPC of the stack; reads spread over the readers.
+   * RDS Proxy endpoints have no pool mode (`poolMode: PoolMode.SESSION` is refused): RDS Proxy multiplexes
+   * transactions and pins a client's session to a server connection when it uses session state (Aurora User
+   * Guide, rds-proxy-pinning). The endpoint's own metrics and name: `endpoints`, or cast to PoolingProxyEndpoint.
    */
-  public addReadOnlyEndpoint(id: string, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {
+  public addReadOnlyEndpoint(id: string, options: ProxyEndpointOptions): IProxyEndpoint {
     return this.addEndpoint(id, EndpointRole.READ_ONLY, options);
   }
 
-  /** Adds a READ_WRITE endpoint in any VPC of the stack; it reaches the writer. */
-  public addReadWriteEndpoint(id: string, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {
+  /** Adds a READ_WRITE endpoint (a PoolingProxyEndpoint) in any VPC of the stack; it reaches the writer. */
+  public addReadWriteEndpoint(id: string, options: ProxyEndpointOptions): IProxyEndpoint {
     return this.addEndpoint(id, EndpointRole.READ_WRITE, options);
   }
 
@@ -198,6 +207,14 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
     }
     return this.proxy.grantConnect(grantee, dbUser);
   }
+
+  /** Undefined: clients of RDS Proxy log in with IAM authentication tokens, not passwords. */
+  public consumerPasswordSecret(_dbUser: string): secretsmanager.ISecret | undefined {
+    return undefined;
+  }
+
+  /** Nothing waits: RDS Proxy logs in as a client's user only when that client connects. */
+  public waitForDatabaseRoles(_roles: IDependable): void {}
 
   /** Any AWS/RDS metric of this proxy, with extra dimensions. */
   public metric(metricName: string, dimensions: Record<string, string> = {}, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
@@ -246,12 +263,78 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
     return this.catalogMetricForTargetRole('AvailabilityPercentage', role, props);
   }
 
-  private addEndpoint(id: string, role: EndpointRole, options: PoolingProxyEndpointOptions): PoolingProxyEndpoint {
-    throwIfInvalid(
-      this,
-      runRules(PROXY_RULES, { endpoints: this.endpointList.length + 1, readers: this.cluster.readerInstanceIdentifiers.length, targetRole: role }),
+  /**
+   * Client connections open on the role's side (Sum of ClientConnections): over the endpoints of the role added
+   * so far, READ_WRITE with the default endpoint. RDS Proxy publishes it per proxy or per endpoint, not per role.
+   */
+  public metricClientConnections(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
+    const { role = EndpointRole.READ_WRITE, ...props } = options;
+    return combinedMetric({ lines: this.endpointLines(role, 'ClientConnections', 'Sum', props), combine: 'SUM', label: `${role} client connections`, options: props });
+  }
+
+  /** Server connections held for the role's instances (DatabaseConnections of the target role, Sum). */
+  public metricServerConnections(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
+    const { role = EndpointRole.READ_WRITE, ...props } = options;
+    return this.metricDatabaseConnections(role, props);
+  }
+
+  /**
+   * Time to borrow a pooled connection, in milliseconds: DatabaseConnectionsBorrowLatency (Average, published in
+   * microseconds) of the role's endpoints added so far, the worst of them.
+   */
+  public metricConnectionBorrowLatency(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
+    const { role = EndpointRole.READ_WRITE, ...props } = options;
+    return combinedMetric({ lines: this.endpointLines(role, 'DatabaseConnectionsBorrowLatency', 'Average', props), combine: 'MAX', factor: 0.001, label: `${role} borrow latency (ms)`, options: props });
+  }
+
+  /** Share of time the role's target was available, in percent (AvailabilityPercentage, Minimum). */
+  public metricAvailability(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
+    const { role = EndpointRole.READ_WRITE, ...props } = options;
+    return this.metricAvailabilityPercentage(role, props);
+  }
+
+  /** A client-side metric of each endpoint of `role` added so far (READ_WRITE: the default endpoint first). */
+  private endpointLines(role: EndpointRole, metricName: string, statistic: string, props: cloudwatch.MetricOptions): cloudwatch.Metric[] {
+    const names = [...(role === EndpointRole.READ_WRITE ? [DEFAULT_PROXY_ENDPOINT_NAME] : []), ...this.endpointList.filter((e) => e.role === role).map((e) => e.endpointName)];
+    throwIfInvalid(this, [names.length === 0 ? `${metricName} of role ${role}: the proxy has no ${role} endpoint yet; add one with addReadOnlyEndpoint before asking for its metrics` : undefined]);
+    return names.map((endpointName) =>
+      this.metric(metricName, {}, { ...props, statistic: props.statistic ?? statistic, dimensionsMap: metricDimensions('proxy-endpoint', { proxyName: this.proxy.dbProxyName, endpointName }) }),
     );
-    const endpoint = new PoolingProxyEndpoint(this, id, { ...options, proxy: this, role });
+  }
+
+  /** @internal */
+  public _dashboard(): TierDashboard {
+    const proxyName = this.proxy.dbProxyName;
+    return {
+      sections: [
+        { title: 'RDS Proxy endpoints (client side)', scope: 'proxy-endpoint' },
+        { title: 'RDS Proxy target roles (database side)', scope: 'proxy-target-role' },
+      ],
+      series: (scope) => {
+        switch (scope) {
+          case 'proxy-endpoint':
+            return [
+              { label: DEFAULT_PROXY_ENDPOINT_NAME, subject: { proxyName, endpointName: DEFAULT_PROXY_ENDPOINT_NAME } },
+              ...this.endpointList.map((e) => ({ label: `${e.node.id} (${e.role})`, subject: { proxyName, endpointName: e.endpointName } })),
+            ];
+          case 'proxy-target-role':
+            return TARGET_ROLE_SERIES.map(({ role, alarmName }) => ({ label: role, alarmName, subject: { proxyName, targetRole: role } }));
+          default:
+            return [];
+        }
+      },
+    };
+  }
+
+  private addEndpoint(id: string, role: EndpointRole, options: ProxyEndpointOptions): PoolingProxyEndpoint {
+    throwIfInvalid(this, [
+      ...runRules(PROXY_RULES, { endpoints: this.endpointList.length + 1, readers: this.cluster.readerInstanceIdentifiers.length, targetRole: role }),
+      options.poolMode === PoolMode.SESSION
+        ? `endpoint ${id}: poolMode ${options.poolMode} is the PgBouncer engine's; RDS Proxy endpoints have no pool mode (RDS Proxy pins a client's session to a server connection when it uses session state): remove poolMode, or use a PgBouncerProxy`
+        : undefined,
+    ]);
+    const endpointOptions: PoolingProxyEndpointOptions = { vpc: options.vpc, vpcSubnets: options.vpcSubnets, endpointName: options.endpointName };
+    const endpoint = new PoolingProxyEndpoint(this, id, { ...endpointOptions, proxy: this, role });
     // The target group waits for every instance of the cluster (aws-cdk-lib adds those dependencies);
     // an endpoint created before its targets are registered would have nothing to route to.
     endpoint.endpoint.node.addDependency(this.proxy.node.findChild('ProxyTargetGroup'));

@@ -1,12 +1,10 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { EndpointRole, KMS_DELETION_WINDOW_DAYS } from '../model';
+import { KMS_DELETION_WINDOW_DAYS } from '../model';
 import { OptimizedReadsCluster } from '../optimized-reads-cluster';
 import { PgBouncerProxy } from '../pgbouncer-proxy';
-import { PgBouncerProxyEndpoint } from '../pgbouncer-proxy-endpoint';
 import { skipCheckov } from '../private/checkov';
 
 /** Where the reference deployment expects the hosts' packages tar (PgBouncerPackages: the Debian 13 arm64 packages, the SSM Agent's among them, SHA256SUMS, the RDS CA bundle). */
@@ -14,22 +12,16 @@ export const POOLER_PACKAGES_KEY = 'pgbouncer/debian-13-arm64.tar';
 
 export interface PgBouncerTierProps {
   readonly cluster: OptimizedReadsCluster;
-  readonly dataVpc: ec2.Vpc;
-  readonly consumerVpc: ec2.Vpc;
   readonly maxConnectionsPercent?: number;
-  /** READ_ONLY endpoints in the consumer VPC. */
-  readonly readOnlyEndpoints: number;
 }
 
 /**
  * The reference deployment's PgBouncer engine: the fleet in the data VPC (its hosts make the VPC endpoints
- * they call, the data VPC having no NAT), a bucket for the packages, and the read/write and read-only
- * endpoints in the consumer VPC.
+ * they call, the data VPC having no NAT) and a bucket for the packages. Its endpoints are added through
+ * IPoolingTier, as RDS Proxy's are.
  */
 export class PgBouncerTier extends Construct {
   public readonly proxy: PgBouncerProxy;
-  public readonly readOnlyEndpoint: PgBouncerProxyEndpoint;
-  public readonly readWriteEndpoint: PgBouncerProxyEndpoint;
   public readonly packagesBucket: s3.Bucket;
 
   constructor(scope: Construct, id: string, props: PgBouncerTierProps) {
@@ -40,9 +32,6 @@ export class PgBouncerTier extends Construct {
       packages: { bucket: this.packagesBucket, key: POOLER_PACKAGES_KEY },
       maxConnectionsPercent: props.maxConnectionsPercent,
     });
-    this.readOnlyEndpoint = this.proxy.addEndpoint('ReadOnly', { vpc: props.consumerVpc, role: EndpointRole.READ_ONLY });
-    this.readWriteEndpoint = this.proxy.addEndpoint('ReadWrite', { vpc: props.consumerVpc, role: EndpointRole.READ_WRITE });
-    for (let i = 2; i <= props.readOnlyEndpoints; i++) this.proxy.addEndpoint(`ReadOnly${i}`, { vpc: props.consumerVpc, role: EndpointRole.READ_ONLY });
   }
 
   private newPackagesBucket(): s3.Bucket {

@@ -111,25 +111,18 @@ export class ReferenceDeployment extends Stack {
     const readOnlyEndpoints = props.readOnlyEndpoints ?? 1;
     throwIfInvalid(this, runRules(DEPLOYMENT_RULES, { readOnlyEndpoints }));
     this.proxyEngine = props.proxyEngine ?? ProxyEngine.RDS_PROXY;
+    // The one engine-specific step: which tier is built. Everything after it goes through IPoolingTier.
     if (this.proxyEngine === ProxyEngine.PGBOUNCER) {
-      this.pgBouncer = new PgBouncerTier(this, 'PgBouncer', {
-        cluster: this.database,
-        dataVpc: this.dataVpc,
-        consumerVpc: this.consumerVpc,
-        maxConnectionsPercent: props.maxConnectionsPercent,
-        readOnlyEndpoints,
-      });
+      this.pgBouncer = new PgBouncerTier(this, 'PgBouncer', { cluster: this.database, maxConnectionsPercent: props.maxConnectionsPercent });
       this.poolingTier = this.pgBouncer.proxy;
-      this.readOnlyEndpoint = this.pgBouncer.readOnlyEndpoint;
-      this.readWriteEndpoint = this.pgBouncer.readWriteEndpoint;
     } else {
-      const proxy = new PoolingProxy(this, 'Proxy', { cluster: this.database, maxConnectionsPercent: props.maxConnectionsPercent });
-      this.proxy = proxy;
-      this.poolingTier = proxy;
-      this.readOnlyEndpoint = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: this.consumerVpc });
-      this.readWriteEndpoint = proxy.addReadWriteEndpoint('ReadWrite', { vpc: this.consumerVpc });
-      for (let i = 2; i <= readOnlyEndpoints; i++) proxy.addReadOnlyEndpoint(`ReadOnly${i}`, { vpc: this.consumerVpc });
+      this.proxy = new PoolingProxy(this, 'Proxy', { cluster: this.database, maxConnectionsPercent: props.maxConnectionsPercent });
+      this.poolingTier = this.proxy;
     }
+    const tier = this.poolingTier;
+    this.readOnlyEndpoint = tier.addReadOnlyEndpoint('ReadOnly', { vpc: this.consumerVpc });
+    this.readWriteEndpoint = tier.addReadWriteEndpoint('ReadWrite', { vpc: this.consumerVpc });
+    for (let i = 2; i <= readOnlyEndpoints; i++) tier.addReadOnlyEndpoint(`ReadOnly${i}`, { vpc: this.consumerVpc });
 
     const consumerDefaults = {
       databaseName: this.database.databaseName,
@@ -138,24 +131,21 @@ export class ReferenceDeployment extends Stack {
     this.reader = new DatabaseConsumerFunction(this, 'Reader', { ...consumerDefaults, dbUser: READER_DB_USER, endpoint: this.readOnlyEndpoint });
     this.writer = new DatabaseConsumerFunction(this, 'Writer', { ...consumerDefaults, dbUser: WRITER_DB_USER, endpoint: this.readWriteEndpoint });
 
-    // Each consumer logs in as a role of its own, never as the master user. On the PgBouncer engine the
-    // roles log in with their secrets' passwords, and the read-only listener's server role is made too.
-    const pooler = this.pgBouncer?.proxy;
-    const passwordOf = (user: string) => (pooler ? { passwordSecretArn: pooler.consumerUserSecret(user).secretArn } : {});
+    // Each consumer logs in as a role of its own, never as the master user. The tier decides how the roles
+    // log in (IAM, or their password secrets) and adds its own (the PgBouncer engine's read-only server role);
+    // what logs in as them (the PgBouncer hosts) starts once they exist.
     this.databaseRoles = new DatabaseRoleBootstrap(this, 'DatabaseRoles', {
       cluster: this.database,
+      poolingTier: tier,
       roles: [
-        { name: READER_DB_USER, access: EndpointRole.READ_ONLY, ...passwordOf(READER_DB_USER) },
-        { name: WRITER_DB_USER, access: EndpointRole.READ_WRITE, ...passwordOf(WRITER_DB_USER) },
-        ...(pooler ? [{ name: pooler.readOnlyServerUser, access: EndpointRole.READ_ONLY, passwordSecretArn: pooler.readOnlyServerSecret.secretArn }] : []),
+        { name: READER_DB_USER, access: EndpointRole.READ_ONLY },
+        { name: WRITER_DB_USER, access: EndpointRole.READ_WRITE },
       ],
       encryptionKey: logKey,
     });
     // A consumer's first login needs its role: the functions (not their IAM roles, which the secrets'
     // key policy names) are created once the roles exist.
     for (const consumer of [this.reader, this.writer]) consumer.function.node.defaultChild!.node.addDependency(this.databaseRoles.resource);
-    // The hosts' auth file and the roles' verifiers come from the same secrets; the hosts start once the roles exist.
-    if (pooler) pooler.autoScalingGroup.node.defaultChild!.node.addDependency(this.databaseRoles.resource);
 
     this.dashboard = new DatabaseDashboard(this, 'Dashboard', {
       cluster: this.database,
@@ -190,7 +180,7 @@ export class ReferenceDeployment extends Stack {
     out('TieredCacheGiB', String(s.tieredCacheGiB), 'Optimized Reads tiered cache per instance (GiB)');
     out('TemporaryObjectsGiB', String(s.temporaryObjectsGiB), 'NVMe space for temporary objects per instance (GiB)');
     out('MaxConnections', String(s.maxConnections), `Aurora's default max_connections per instance (${s.maxConnectionsBasis})`);
-    const sizing = (this.proxy ?? this.pgBouncer!.proxy).poolSizing;
+    const sizing = this.poolingTier.poolSizing;
     out('ProxyEngine', this.proxyEngine, 'Engine of the pooling tier');
     out('ProxyMaxServerConnections', String(sizing.maxServerConnections), 'Server connections the proxy may open per instance, leaving the reserved connections');
     out('ReservedConnections', String(sizing.reservedConnections), 'Connections of each instance the pools leave to rdsadmin, AWS\'s automation, the master user and the role bootstrap');

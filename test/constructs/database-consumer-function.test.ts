@@ -27,8 +27,8 @@ function dataPath(stack: Stack) {
   const consumerVpc = isolatedVpc(stack, 'ConsumerVpc', '10.20.0.0/16');
   const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc, readers: 1 });
   const proxy = new PoolingProxy(stack, 'Proxy', { cluster });
-  const readOnly = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc });
-  const readWrite = proxy.addReadWriteEndpoint('ReadWrite', { vpc: consumerVpc });
+  const readOnly = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc }) as PoolingProxyEndpoint;
+  const readWrite = proxy.addReadWriteEndpoint('ReadWrite', { vpc: consumerVpc }) as PoolingProxyEndpoint;
   return { dataVpc, consumerVpc, cluster, proxy, readOnly, readWrite };
 }
 

@@ -64,8 +64,8 @@ describe('DatabaseDashboard over the whole data path', () => {
     const consumerVpc = isolatedVpc(stack, 'ConsumerVpc', '10.20.0.0/16');
     cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc, readers: 2 });
     proxy = new PoolingProxy(stack, 'Proxy', { cluster });
-    readOnly = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc, endpointName: 'consumer-ro' });
-    readWrite = proxy.addReadWriteEndpoint('ReadWrite', { vpc: consumerVpc, endpointName: 'consumer-rw' });
+    readOnly = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc, endpointName: 'consumer-ro' }) as PoolingProxyEndpoint;
+    readWrite = proxy.addReadWriteEndpoint('ReadWrite', { vpc: consumerVpc, endpointName: 'consumer-rw' }) as PoolingProxyEndpoint;
     functions = [
       new DatabaseConsumerFunction(stack, 'Reader', { endpoint: readOnly, dbUser: 'app', databaseName: 'app' }),
       new DatabaseConsumerFunction(stack, 'Writer', { endpoint: readWrite, dbUser: 'app', databaseName: 'app' }),

@@ -238,8 +238,8 @@ describe('PgBouncerProxy metrics', () => {
   test('GIVEN poolMode SESSION WHEN a metric is asked for THEN it is the session listener\'s pools (Listener READ_WRITE_SESSION), apart from the transaction pools of the same target', () => {
     const { stack, create } = fleetStack({ fleetName: 'kit-fleet' });
     const pooler = create();
-    const session = pooler.metricServerConnections({ poolMode: PoolMode.SESSION });
-    const transaction = pooler.metricServerConnections({ poolMode: PoolMode.TRANSACTION });
+    const session = pooler.metricPoolServerConnections({ poolMode: PoolMode.SESSION });
+    const transaction = pooler.metricPoolServerConnections({ poolMode: PoolMode.TRANSACTION });
     expect([stack.resolve(session.dimensions).Listener, stack.resolve(transaction.dimensions).Listener]).toEqual(['READ_WRITE_SESSION', 'READ_WRITE']);
     expect(stack.resolve(session.dimensions).Target).toEqual(stack.resolve(transaction.dimensions).Target);
   });
@@ -248,7 +248,7 @@ describe('PgBouncerProxy metrics', () => {
     // GIVEN
     const pooler = fleetStack().create();
     // WHEN / THEN
-    expect(() => pooler.metricClientConnections({ listener: EndpointRole.READ_ONLY })).toThrow(
+    expect(() => pooler.metricPoolClientConnections({ listener: EndpointRole.READ_ONLY })).toThrow(
       kitError('Stack/Pooler', 'target is missing for ClientConnections of the READ_ONLY listener, which pools for 3 instances: pass one of poolTargets(READ_ONLY)'),
     );
   });
@@ -276,7 +276,7 @@ describe('DatabaseDashboard proxy and PgBouncer thresholds', () => {
   test('a pooling tier that is neither of the kit\'s constructs is rejected', () => {
     // GIVEN a construct claiming an engine
     const { stack, cluster } = fleetStack();
-    const impostor: IPoolingTier = Object.assign(new Construct(stack, 'Impostor'), { engine: ProxyEngine.PGBOUNCER });
+    const impostor: IPoolingTier = Object.assign(new Construct(stack, 'Impostor'), { engine: ProxyEngine.PGBOUNCER }) as unknown as IPoolingTier;
     // WHEN / THEN
     expect(() => new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy: impostor })).toThrow(
       kitError('Stack/Dashboard', 'proxy Stack/Impostor (engine PGBOUNCER) is neither a PoolingProxy (RDS_PROXY) nor a PgBouncerProxy (PGBOUNCER): pass one of the kit\'s pooling tiers'),

@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_POOL_SETTINGS, MAX_PROXY_ENDPOINTS, RESERVED_CONNECTIONS, poolSizing } from '../../lib/model';
 import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
 import { PoolingProxy, PoolingProxyProps } from '../../lib/pooling-proxy';
+import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
 import { EndpointRole } from '../../lambda/src/environment';
@@ -42,8 +43,8 @@ describe('PoolingProxy', () => {
   let otherVpc: ec2.Vpc;
   let cluster: OptimizedReadsCluster;
   let proxy: PoolingProxy;
-  let readOnly: ReturnType<PoolingProxy['addReadOnlyEndpoint']>;
-  let readWrite: ReturnType<PoolingProxy['addReadWriteEndpoint']>;
+  let readOnly: PoolingProxyEndpoint;
+  let readWrite: PoolingProxyEndpoint;
   let client: Client;
   let template: Template;
 
@@ -51,8 +52,8 @@ describe('PoolingProxy', () => {
     // GIVEN
     ({ stack, dataVpc, otherVpc, cluster, proxy } = proxyStack());
     // WHEN
-    readOnly = proxy.addReadOnlyEndpoint('ReportingReadOnly', { vpc: otherVpc });
-    readWrite = proxy.addReadWriteEndpoint('ReportingReadWrite', { vpc: otherVpc, endpointName: 'reporting-rw' });
+    readOnly = proxy.addReadOnlyEndpoint('ReportingReadOnly', { vpc: otherVpc }) as PoolingProxyEndpoint;
+    readWrite = proxy.addReadWriteEndpoint('ReportingReadWrite', { vpc: otherVpc, endpointName: 'reporting-rw' }) as PoolingProxyEndpoint;
     client = new Client(stack, 'Client', otherVpc);
     readOnly.grantConnect(client, 'app_reader');
     template = Template.fromStack(stack);

@@ -48,6 +48,8 @@ const PUBLIC_API = [
   // The pooling tier of either engine
   'ConsumerConnection',
   'IProxyEndpoint',
+  'PoolingMetricOptions',
+  'ProxyEndpointOptions',
   'PoolMode',
   'PoolSettings',
   'PoolSizing',

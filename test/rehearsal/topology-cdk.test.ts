@@ -13,6 +13,7 @@ import { OptimizedReadsCluster, PoolingProxy } from '../../lib';
 import { consumerEndpointTls, DEFAULT_POOL_SETTINGS, POSTGRES_PORT } from '../../lib/model';
 import { READER_DB_USER, ReferenceDeployment, WRITER_DB_USER } from '../../lib/reference-app/reference-deployment';
 import { resolveSettings, settingsFromTopology, topologyFromCdkOut, validateSettings, type DeployedTopology } from '../../lib/rehearsal';
+import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
 import { removeFixtures, synthesize, synthesizeReferenceApp } from './topology-fixtures';
 
 /** The topology id of the CloudFormation resource a construct wraps: its default child, or the first under it of `type`. */
@@ -151,7 +152,7 @@ describe('topologyFromCdkOut: consumers in a stack of their own', () => {
       const consumerVpc = new ec2.Vpc(data, 'ConsumerVpc', { ipAddresses: ec2.IpAddresses.cidr('10.40.0.0/16'), natGateways: 0, maxAzs: 2 });
       const cluster = new OptimizedReadsCluster(data, 'Database', { vpc: dataVpc, readers: 1 });
       const proxy = new PoolingProxy(data, 'Proxy', { cluster, maxConnectionsPercent: 60, maxIdleConnectionsPercent: 20 });
-      const endpoint = proxy.addReadOnlyEndpoint('Reports', { vpc: consumerVpc });
+      const endpoint = proxy.addReadOnlyEndpoint('Reports', { vpc: consumerVpc }) as PoolingProxyEndpoint;
       const consumers = new Stack(app, 'Consumers');
       const fn = new lambda.Function(consumers, 'ReportReader', {
         runtime: lambda.Runtime.NODEJS_22_X,

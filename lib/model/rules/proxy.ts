@@ -171,6 +171,6 @@ export const ENDPOINT_RULES: ReadonlyArray<Rule<EndpointRuleInput>> = [
       { module: PROXY_MODULE, name: 'endpoints target_role' },
       { module: PGBOUNCER_MODULE, name: 'endpoints role' },
     ],
-    'CDK types the role (EndpointRole): RDS Proxy picks it by method (addReadOnlyEndpoint, addReadWriteEndpoint), PgBouncerProxy.addEndpoint takes it as an option',
+    'CDK types the role (EndpointRole): both engines pick it by method (IPoolingTier.addReadOnlyEndpoint, addReadWriteEndpoint); the deprecated PgBouncerProxy.addEndpoint takes it as an option',
   ),
 ];

@@ -1,0 +1,49 @@
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { Duration } from 'aws-cdk-lib';
+import type { MetricScope, MetricSubject } from '../model';
+
+/** One line of a scope: what it is labelled in graphs, how its alarms are named, and its dimensions' values. */
+export interface Series {
+  readonly label: string;
+  /** The start of its alarms' names (WriterCpu); lines of a scope without alarms have none. */
+  readonly alarmName?: string;
+  /** Position among the cluster's instances, writer first (`instance` scope). */
+  readonly instanceIndex?: number;
+  readonly subject: MetricSubject;
+}
+
+/** What a DatabaseDashboard charts of a pooling tier, whichever its engine. */
+export interface TierDashboard {
+  /** The tier's sections, in order: a title and the catalog scope charted under it. */
+  readonly sections: ReadonlyArray<{ readonly title: string; readonly scope: MetricScope }>;
+  /** The lines of a scope: none for a scope of the other engine. */
+  series(scope: MetricScope): Series[];
+  /** The fleet's host count, for the alarms that compare the healthy hosts with it (PgBouncer engine). */
+  readonly fleetHosts?: number;
+}
+
+/** How the lines of a named tier metric combine into one, and the factor to the unit the interface promises. */
+export interface CombinedMetric {
+  readonly lines: cloudwatch.Metric[];
+  /** The metric math function over the lines (a single line without a factor is returned as is). */
+  readonly combine: 'SUM' | 'MAX' | 'MIN';
+  /** What the combined value is multiplied by, e.g. `0.001` for microseconds to milliseconds. */
+  readonly factor?: number;
+  readonly label: string;
+  readonly options?: cloudwatch.MetricOptions;
+}
+
+/** One metric of a tier's named signal: the line itself, or metric math over the lines (and the unit's factor). */
+export function combinedMetric(m: CombinedMetric): cloudwatch.IMetric {
+  if (m.lines.length === 0) throw new Error(`${m.label}: no lines to combine`);
+  if (m.lines.length === 1 && m.factor === undefined) return m.lines[0]!;
+  const ids = m.lines.map((_, i) => `m${i}`);
+  const combined = ids.length === 1 ? ids[0]! : `${m.combine}([${ids.join(', ')}])`;
+  return new cloudwatch.MathExpression({
+    expression: m.factor === undefined ? combined : `${combined} * ${m.factor}`,
+    usingMetrics: Object.fromEntries(ids.map((id, i) => [id, m.lines[i]!])),
+    label: m.options?.label ?? m.label,
+    color: m.options?.color,
+    period: m.options?.period ?? Duration.minutes(1),
+  });
+}
