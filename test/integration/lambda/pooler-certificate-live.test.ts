@@ -121,7 +121,7 @@ async function connect(ssl: { ca: string; servername: string } | false): Promise
 
 test('GIVEN the kit\'s CA WHEN a client connects by a zonal or the Regional endpoint name with verify-full THEN it logs in over TLS to the issued certificate', async () => {
   for (const servername of [ZONAL, REGIONAL]) {
-    await expect(connect({ ca: listener.ca, servername })).resolves.toEqual({ version: expect.stringMatching(/^PgBouncer 1\.24\./), serial });
+    await expect(connect({ ca: listener.ca, servername })).resolves.toEqual({ version: expect.stringMatching(/^PgBouncer \d+\.\d+\.\d+$/), serial });
   }
 });
 
