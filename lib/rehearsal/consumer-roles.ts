@@ -1,6 +1,6 @@
 /**
- * The consumers' database roles in a rehearsal of a deployment, made by the same code the deployed role
- * bootstrap runs (lambda/src/role-bootstrap.ts: applyDatabaseRoles, on the writer, as the master user),
+ * The database roles of a rehearsal of a deployment: those its role bootstrap makes (none without one),
+ * made by the same code the deployed role bootstrap runs (lambda/src/role-bootstrap.ts: applyDatabaseRoles, on the writer, as the master user),
  * so its SQL is rehearsed too. What differs is the local stand-in for IAM: after the bootstrap leaves a
  * role without a password (IAM tokens only, `rds_iam`), the rehearsal gives it a SCRAM verifier, which
  * the writer and PgBouncer's auth file share, and the consumers log in with the password.
@@ -19,19 +19,15 @@ export interface ConsumerLogin {
   readonly verifier: string;
 }
 
-/** The bootstrap request the deployment implies: each consumer's user with its endpoint's role. */
+/** The request of the deployment's role bootstrap: its roles, none when the deployment has no bootstrap. */
 export function roleBootstrapRequest(deployment: RehearsedDeployment): RoleBootstrapRequest {
-  const roles = new Map<string, RoleBootstrapRequest['roles'][number]>();
-  for (const c of deployment.consumers) {
-    const known = roles.get(c.user);
-    // One user behind endpoints of both roles needs write access.
-    if (known === undefined || c.role === 'READ_WRITE') roles.set(c.user, { name: c.user, access: c.role });
-  }
-  return { database: deployment.database, roles: [...roles.values()] };
+  return { database: deployment.database, roles: deployment.databaseRoles.map((r) => ({ name: r.name, access: r.access })) };
 }
 
+/** A login for each consumer's user and each role made: a consumer whose role is not made still tries its login. */
 export function newConsumerLogins(deployment: RehearsedDeployment): ConsumerLogin[] {
-  return roleBootstrapRequest(deployment).roles.map(({ name }) => {
+  const names = new Set([...deployment.consumers.map((c) => c.user), ...deployment.databaseRoles.map((r) => r.name)]);
+  return [...names].map((name) => {
     const password = newPassword();
     return { name, password, verifier: scramSha256Verifier(password) };
   });
@@ -47,13 +43,17 @@ export async function ensureRdsIamRole(client: Client): Promise<void> {
  * stand-in), with RDS's `rds_iam` role made first as a plain role, then gives each login its verifier.
  */
 export async function applyConsumerRoles(admin: Target, deployment: RehearsedDeployment, logins: ReadonlyArray<ConsumerLogin>): Promise<void> {
+  const request = roleBootstrapRequest(deployment);
+  // No role bootstrap, nothing made: the consumers' logins fail as they would on AWS.
+  if (request.roles.length === 0) return;
+  const made = new Set(request.roles.map((r) => r.name));
   const client = new Client(clientConfig({ ...admin, database: deployment.database }, 10_000));
   client.on('error', () => undefined);
   await client.connect();
   try {
     await ensureRdsIamRole(client);
-    await applyDatabaseRoles(client, roleBootstrapRequest(deployment));
-    for (const login of logins) await client.query(`ALTER ROLE ${client.escapeIdentifier(login.name)} PASSWORD ${sqlLiteral(login.verifier)}`);
+    await applyDatabaseRoles(client, request);
+    for (const login of logins.filter((l) => made.has(l.name))) await client.query(`ALTER ROLE ${client.escapeIdentifier(login.name)} PASSWORD ${sqlLiteral(login.verifier)}`);
   } finally {
     await client.end().catch(() => undefined);
   }

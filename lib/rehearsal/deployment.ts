@@ -12,7 +12,8 @@ import { MAX_CONSUMER_VPCS, MAX_ENDPOINTS_PER_VPC } from './network/plan';
 import type { RehearsalSettings } from './settings-types';
 import type { RehearsedConsumer, RehearsedDeployment, RehearsedEndpoint, RehearsedFleet } from './rehearsed-deployment';
 import { loadTopology, settingsFromTopology, type DeployedTopology, type EnvValue, type NotReproducible } from './topology';
-import type { FleetTopology } from './topology/types';
+import type { FleetTopology, TopologyRole } from './topology/types';
+import { EndpointRole } from '../../lambda/src/environment';
 import { sessionPinning } from './topology/not-reproducible';
 
 /** The key of the data VPC: the proxy's own VPC, where the instances and the default endpoint live. */
@@ -123,8 +124,27 @@ export function deploymentFromTopology(t: DeployedTopology, from: string): Rehea
     consumerVpcs,
     consumers,
     ...(fleet !== undefined ? { fleet } : {}),
+    databaseRoles: databaseRoles(t, consumers),
+    roleBootstraps: t.roleBootstraps.map((b) => b.id),
     notReproducible: t.notReproducible,
   };
+}
+
+/**
+ * The roles the deployment's role bootstraps make, together (READ_WRITE where one makes a name READ_WRITE).
+ * A bootstrap whose roles the input does not say (known only at deploy time) makes the consumers' users,
+ * as the kit's wiring does; the topology's notes say so.
+ */
+function databaseRoles(t: DeployedTopology, consumers: ReadonlyArray<RehearsedConsumer>): TopologyRole[] {
+  const roles = new Map<string, TopologyRole>();
+  const add = (r: TopologyRole): void => {
+    if (roles.get(r.name)?.access !== EndpointRole.READ_WRITE) roles.set(r.name, r);
+  };
+  for (const b of t.roleBootstraps) {
+    if (b.roles !== undefined) b.roles.forEach(add);
+    else consumers.forEach((c) => add({ name: c.user, access: c.role }));
+  }
+  return [...roles.values()];
 }
 
 /** The fleet's user data and values, split into what the deployment fixes and what AWS fills at deploy time. */
@@ -153,7 +173,20 @@ export function formatNotReproduced(d: RehearsedDeployment): string {
   const endpoints = d.endpoints.map((e) => `${e.name} (${e.role}${e.isDefault ? ', default' : ''}, VPC ${e.vpc})`).join(', ');
   return [
     `rehearsing ${d.from}: proxy ${d.proxyName} with endpoints ${endpoints}; ${d.consumers.length} consumers; region ${d.region}`,
+    formatRoles(d),
     formatStandIns(d.notReproducible),
+  ].join('\n');
+}
+
+/** The roles the deployment makes, or why its consumers' logins will fail. */
+function formatRoles(d: RehearsedDeployment): string {
+  if (d.roleBootstraps.length === 0) {
+    return 'no role bootstrap in the deployment: no database role is made, so the consumers\' logins fail as they would on AWS (add a DatabaseRoleBootstrap, or the database-role-bootstrap module)';
+  }
+  const missing = [...new Set(d.consumers.map((c) => c.user))].filter((u) => !d.databaseRoles.some((r) => r.name === u));
+  return [
+    `database roles (${d.roleBootstraps.join(', ')}): ${d.databaseRoles.map((r) => `${r.name} (${r.access})`).join(', ') || 'none'}`,
+    ...(missing.length > 0 ? [`no role for the consumers' users ${missing.join(', ')}: their logins fail as they would on AWS`] : []),
   ].join('\n');
 }
 

@@ -3,7 +3,7 @@
  * carry it and the state file stores it, so it sits below both.
  */
 import type { ConnectionMode, DbTlsMode, EndpointRole } from '../../lambda/src/environment';
-import type { NotReproducible } from './topology/types';
+import type { NotReproducible, TopologyRole } from './topology/types';
 
 export interface RehearsedEndpoint {
   /** The endpoint's name as RDS would know it (lower case, as it appears in its DNS name). */
@@ -62,5 +62,12 @@ export interface RehearsedDeployment {
   readonly consumers: ReadonlyArray<RehearsedConsumer>;
   /** The PgBouncer engine's fleet, when the pooling tier is one (the endpoints are then its interface endpoints). */
   readonly fleet?: RehearsedFleet;
+  /**
+   * The database roles the deployment's role bootstrap makes, the only roles the rehearsal makes: none
+   * without a role bootstrap (the consumers' logins then fail, as on AWS).
+   */
+  readonly databaseRoles: ReadonlyArray<TopologyRole>;
+  /** The role bootstraps' ids in the input; empty when the deployment has none. */
+  readonly roleBootstraps: ReadonlyArray<string>;
   readonly notReproducible: ReadonlyArray<NotReproducible>;
 }

@@ -12,6 +12,7 @@ import { readCdkProxy } from './cdk-proxy';
 import { consumerWiringNotes } from './consumer-contract';
 import { isCdkFleet, readCdkFleet } from './cdk-fleet';
 import { notReproducible } from './not-reproducible';
+import { readCdkRoleBootstraps } from './role-bootstrap';
 import type { DeployedTopology, FleetTopology, ProxyEndpointTopology, ProxyTopology } from './types';
 
 export function topologyFromCdkOut(dir: string): DeployedTopology {
@@ -37,6 +38,7 @@ export function topologyFromCdkOut(dir: string): DeployedTopology {
     vpcs: assemblyVpcs(assembly),
     consumers,
     ...(tier.fleet !== undefined ? { fleet: tier.fleet } : {}),
+    roleBootstraps: readCdkRoleBootstraps(assembly, notes),
     notReproducible: notReproducible(evidence, {
       engine,
       proxyName: proxy.name,

@@ -13,6 +13,7 @@ import { PlanIndex, type PlanJson } from './plan-json';
 import { PlanNetwork } from './plan-network';
 import { readPlanProxy } from './plan-proxy';
 import { ReferenceTracer } from './plan-references';
+import { readPlanRoleBootstraps } from './role-bootstrap';
 import type { DeployedTopology } from './types';
 
 /** `file` names the plan in messages (default `plan.json`). */
@@ -41,6 +42,7 @@ export function topologyFromPlan(planJson: unknown, file = 'plan.json'): Deploye
     endpoints,
     vpcs: network.vpcs(),
     consumers,
+    roleBootstraps: readPlanRoleBootstraps(index, notes),
     notReproducible: notReproducible(planEvidence(index, clusterResource, proxyResource, consumers), {
       proxyName: planned.proxy.name,
       requireTls: planned.proxy.requireTls,

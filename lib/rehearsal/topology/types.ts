@@ -142,6 +142,20 @@ export interface FleetTopology {
   readonly values: Readonly<Record<string, EnvValue>>;
 }
 
+/** A database role the deployment's role bootstrap makes. */
+export interface TopologyRole {
+  readonly name: string;
+  readonly access: EndpointRole;
+}
+
+/** The deployment's role bootstrap: the only maker of database roles in a deployment of the kit. */
+export interface RoleBootstrapTopology {
+  readonly id: string;
+  readonly database?: string;
+  /** undefined when the input does not say them (known only at deploy time; see `notes`). */
+  readonly roles?: ReadonlyArray<TopologyRole>;
+}
+
 export interface DeployedTopology {
   readonly source: TopologySource;
   /** undefined when the input does not fix one (an environment-agnostic CDK stack). */
@@ -154,6 +168,8 @@ export interface DeployedTopology {
   readonly consumers: ReadonlyArray<ConsumerTopology>;
   /** Present when the pooling tier is the PgBouncer engine's fleet rather than an RDS Proxy. */
   readonly fleet?: FleetTopology;
+  /** The role bootstraps the deployment runs; empty when it makes no database roles. */
+  readonly roleBootstraps: ReadonlyArray<RoleBootstrapTopology>;
   readonly notReproducible: ReadonlyArray<NotReproducible>;
   /** How facts the input does not state outright were derived, and which stayed unknown. */
   readonly notes: ReadonlyArray<string>;
