@@ -6,10 +6,10 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { deploymentFromTopology, loadTopology, topologyFromPlan, TopologyInputError, type DeployedTopology } from '../../lib/rehearsal';
-import { renderTemplatefile } from '../../lib/rehearsal/terraform-templatefile';
-import { BOOTSTRAP_PLACEHOLDERS, substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
-import { COMPLETE_PGBOUNCER_EXAMPLE, planWithModules, removeFixtures, synthesizeReferenceApp } from './topology-fixtures';
+import { comparableTopology, deploymentFromTopology, loadTopology, topologyFromPlan, TopologyInputError, type DeployedTopology } from '../../../lib/rehearsal';
+import { renderTemplatefile } from '../../../lib/rehearsal/terraform-templatefile';
+import { BOOTSTRAP_PLACEHOLDERS, substitutePlaceholders } from '../../../lib/model/pgbouncer-bootstrap';
+import { COMPLETE_PGBOUNCER_EXAMPLE, planWithModules, removeFixtures, synthesizeReferenceApp } from '../../rehearsal/topology-fixtures';
 
 const TEMPLATE = path.join(COMPLETE_PGBOUNCER_EXAMPLE, '..', '..', 'pgbouncer-proxy', 'templates', 'bootstrap.sh.tftpl');
 /** The values of the template Terraform knows only after apply: the instances' endpoints and the module's secrets. */
@@ -17,6 +17,13 @@ const KNOWN_AFTER_APPLY = ['ClusterEndpoint', 'ConsumerSecretArns', 'ReaderEndpo
 
 let planned: ReturnType<typeof planWithModules>;
 let topology: DeployedTopology;
+let cdk: DeployedTopology | undefined;
+
+/** The reference app's cdk.out with the PgBouncer engine, read once. */
+function cdkTopology(): DeployedTopology {
+  cdk ??= loadTopology(synthesizeReferenceApp({ proxyEngine: 'pgbouncer' }).dir);
+  return cdk;
+}
 
 beforeAll(() => {
   // GIVEN a plan of complete-pgbouncer, with the module manifest of the init it was made after
@@ -93,13 +100,32 @@ describe('a plan of complete-pgbouncer', () => {
 
   test('WHEN Terraform renders the template with a host\'s values THEN it gives the bytes CloudFormation\'s Fn::Sub gives the CDK construct\'s', () => {
     const values = Object.fromEntries(Object.entries(topology.fleet!.values).map(([k, v]) => [k, v.kind === 'literal' ? v.value : `filled-${k.toLowerCase()} "quoted" \\back`]));
-    const cdk = loadTopology(synthesizeReferenceApp({ proxyEngine: 'pgbouncer' }).dir).fleet!;
+    const cdk = cdkTopology().fleet!;
     const scratch = fs.mkdtempSync(path.join(path.dirname(planned.file), 'render-'));
     const rendered = renderTemplatefile(topology.fleet!.userData, values, scratch);
     expect(rendered).toBe(substitutePlaceholders(cdk.userData, values));
     expect(rendered).toContain('export FLEET_NAME="apk-pgbouncer"\n');
     // The scratch root module goes with the render.
     expect(fs.readdirSync(scratch)).toEqual([]);
+  }, 120_000);
+});
+
+describe('the PgBouncer engine from cdk.out and from plan.json', () => {
+  test('GIVEN the reference app with the PgBouncer engine and complete-pgbouncer WHEN compared THEN the same cluster, tier, endpoints, VPCs and stand-ins', () => {
+    const fromCdk = comparableTopology(cdkTopology());
+    const fromPlan = comparableTopology(topology);
+    for (const key of ['cluster', 'proxy', 'endpoints', 'vpcs', 'notReproducible'] as const) expect([key, fromPlan[key]]).toEqual([key, fromCdk[key]]);
+    expect(fromPlan.endpoints).toEqual(['added READ_ONLY endpoint in 10.20.0.0/16', 'added READ_WRITE endpoint in 10.20.0.0/16', 'default READ_WRITE endpoint in 10.10.0.0/16']);
+  }, 120_000);
+
+  test('THEN the same consumers, but for what each flavour names a value known only at deploy by', () => {
+    // An unknown value's detail is the flavour's reference (Ref ... / known after apply), by design.
+    const plain = (t: DeployedTopology) => comparableTopology(t).consumers.map((c) => ({ ...c, environment: Object.fromEntries(Object.entries(c.environment).map(([k, v]) => [k, v.startsWith('unknown (') ? 'unknown' : v])) }));
+    expect(plain(topology)).toEqual(plain(cdkTopology()));
+    expect(plain(topology).map((c) => [c.endpoint, c.environment.DB_HOST, c.environment.DB_PORT])).toEqual([
+      ['added READ_ONLY endpoint in 10.20.0.0/16', 'host of the added READ_ONLY endpoint in 10.20.0.0/16', '5433'],
+      ['added READ_WRITE endpoint in 10.20.0.0/16', 'host of the added READ_WRITE endpoint in 10.20.0.0/16', '5432'],
+    ]);
   }, 120_000);
 });
 
