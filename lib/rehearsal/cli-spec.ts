@@ -25,6 +25,7 @@ const FROM_HINT = 'a cdk.out directory (or its manifest.json), or a plan\'s JSON
 export const REHEARSE_OPTIONS: ReadonlyArray<CliOption> = [
   { name: '--from', value: 'PATH', description: `rehearse what would be deployed: ${FROM_HINT}`, commands: ['up', 'topology'] },
   { name: '--work-dir', value: 'DIR', default: DEFAULT_WORK_DIR, description: 'directory the rehearsal owns: data, configs, logs, state', commands: ATTACHED },
+  { name: '--terraform-dir', value: 'DIR', default: 'the plan JSON\'s directory', description: 'with --from a plan: the root module\'s directory the plan was made in (its .terraform, or TF_DATA_DIR, locates the modules)', commands: ['up', 'topology'] },
   { name: '--replicas', value: 'N', default: String(DEFAULT_REPLICAS), description: 'streaming replicas behind the read-only endpoint', commands: ['up'] },
   { name: '--async', description: 'asynchronous replication (default: synchronous, a quorum of one replica, as Aurora acknowledges)', commands: ['up'] },
   { name: '--address-block', value: 'A.B.C', default: DEFAULT_ADDRESS_BLOCK, description: 'first three octets of the loopback block (127.0.<b> or 127.1.<b>); rehearsals on different blocks run side by side', commands: ['up'] },

@@ -15,7 +15,7 @@ import { poolerFailoverDrill } from './pooler-drills';
 import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalStateError } from './errors';
 import { Rehearsal, type UpProgress } from './rehearsal';
 import { formatUpStandIns, settingsFromDeployment } from './deployment';
-import { formatTopology, loadTopology, TopologyInputError } from './topology';
+import { formatTopology, loadTopology, TopologyInputError, type TerraformWorkingDir } from './topology';
 import { DEFAULT_WORK_DIR, type RehearsalNetwork, type RehearsalSettings, type ResolvedSettings } from './settings';
 import { formatStatus } from './status-format';
 import { EndpointRole } from '../../lambda/src/environment';
@@ -54,10 +54,17 @@ function numberFlag(p: ParsedArgs, name: string): number | undefined {
   return Number(v);
 }
 
+/** --terraform-dir with TF_DATA_DIR as Terraform reads it; undefined leaves both to their defaults. */
+function terraformDir(p: ParsedArgs): TerraformWorkingDir | undefined {
+  const dir = p.values.get('--terraform-dir');
+  const dataDir = process.env.TF_DATA_DIR;
+  return dir === undefined ? undefined : { dir, ...(dataDir !== undefined && dataDir !== '' ? { dataDir } : {}) };
+}
+
 export function settingsFrom(p: ParsedArgs): RehearsalSettings {
   const from = p.values.get('--from');
   // The deployment fixes replicas, pool, port, endpoints and consumers; flags given too go on top.
-  return { ...(from !== undefined ? settingsFromDeployment(from) : {}), ...flagSettings(p) };
+  return { ...(from !== undefined ? settingsFromDeployment(from, terraformDir(p)) : {}), ...flagSettings(p) };
 }
 
 function flagSettings(p: ParsedArgs): RehearsalSettings {
@@ -165,7 +172,7 @@ export async function runRehearseCommand(argv: string[], progress?: UpProgress):
       };
     }
     case 'topology': {
-      const topology = loadTopology(parsed.values.get('--from')!);
+      const topology = loadTopology(parsed.values.get('--from')!, terraformDir(parsed));
       return { output: parsed.flags.has('--json') ? JSON.stringify(topology, null, 2) : formatTopology(topology), failed: false };
     }
   }

@@ -11,7 +11,7 @@ import { RehearsalConfigError } from './errors';
 import { MAX_CONSUMER_VPCS, MAX_ENDPOINTS_PER_VPC } from './network/plan';
 import type { RehearsalSettings } from './settings-types';
 import type { RehearsedConsumer, RehearsedDeployment, RehearsedEndpoint, RehearsedFleet } from './rehearsed-deployment';
-import { loadTopology, settingsFromTopology, type DeployedTopology, type EnvValue, type NotReproducible } from './topology';
+import { loadTopology, settingsFromTopology, type DeployedTopology, type EnvValue, type NotReproducible, type TerraformWorkingDir } from './topology';
 import type { FleetTopology, TopologyRole } from './topology/types';
 import { EndpointRole } from '../../lambda/src/environment';
 import { sessionPinning } from './topology/not-reproducible';
@@ -155,16 +155,18 @@ function rehearsedFleet(f: FleetTopology): RehearsedFleet {
     if (value.kind === 'literal') values[key] = value.value;
     else deployTime[key] = value.kind === 'unknown' ? value.detail : value.endpoint;
   }
-  return { sourceId: f.id, hosts: f.hosts, userData: f.userData, values, deployTime };
+  return { sourceId: f.id, hosts: f.hosts, userData: f.userData, renderer: f.renderer, values, deployTime };
 }
 
 /**
  * The settings a rehearsal of the deployment at `from` (a cdk.out directory or a plan's JSON) runs with:
  * the topology's readers, pool and port, its endpoints and consumers, on network namespaces shaped like
  * its VPCs. The caller's own settings (work dir, address block, CPU, max_connections) go on top.
+ * `terraform`: where a plan was made (its root module's directory and data directory), for the PgBouncer
+ * engine's user data template (default: the plan file's directory and TF_DATA_DIR).
  */
-export function settingsFromDeployment(from: string): RehearsalSettings {
-  const topology = loadTopology(from);
+export function settingsFromDeployment(from: string, terraform?: TerraformWorkingDir): RehearsalSettings {
+  const topology = loadTopology(from, terraform);
   return { ...settingsFromTopology(topology), network: 'namespaces', coresPerVcpu: DEFAULT_CORES_PER_VCPU, deployment: deploymentFromTopology(topology, from) };
 }
 

@@ -53,7 +53,7 @@ export async function startDeploymentFleet(run: RunningRehearsal, progress: (det
       await startPoolerHost(run, {
         consumers: unique,
         server,
-        deployment: { userData: fleet.userData, values: fleet.values, ...(stackName !== undefined ? { stackName } : {}) },
+        deployment: { userData: fleet.userData, values: fleet.values, renderer: fleet.renderer, ...(stackName !== undefined ? { stackName } : {}) },
       }),
     );
   }

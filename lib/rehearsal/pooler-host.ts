@@ -31,6 +31,8 @@ import { onPath } from './binaries';
 import { POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
 import { ensureRdsIamRole } from './consumer-roles';
 import { RehearsalConfigError, RehearsalOperationError } from './errors';
+import { renderTemplatefile } from './terraform-templatefile';
+import type { FleetUserDataRenderer } from './topology/types';
 import { createStack, REHEARSAL_PACKAGES_BUCKET, seedAws, startAwsEmulator, type AwsEmulator } from './hosts/aws-emulator';
 import { bootHost, execInHost, waitForBoot, type BootedHost } from './hosts/booted-host';
 import { acceptsConnections, connectHost } from './hosts/host-network';
@@ -68,7 +70,16 @@ export interface PoolerHostOptions {
    * to signal) are the rehearsal's; so is MaxConnections, as the instances here are not of the deployment's class.
    * @default the kit's bootstrap with the rehearsal's values
    */
-  readonly deployment?: { readonly userData: string; readonly values: Readonly<Record<string, string>>; readonly stackName?: string };
+  readonly deployment?: {
+    readonly userData: string;
+    readonly values: Readonly<Record<string, string>>;
+    readonly stackName?: string;
+    /**
+     * What renders the user data with its values: Fn::Sub's substitution, or Terraform's templatefile (run by Terraform).
+     * @default 'cloudformation-sub'
+     */
+    readonly renderer?: FleetUserDataRenderer;
+  };
   /** The Fleet dimension of its metrics (default 'rehearsal-pooler'). */
   readonly fleetName?: string;
   /**
@@ -107,6 +118,7 @@ interface FleetFile {
   readonly values: Record<string, string>;
   /** The user data before substitution: the deployment's, or the kit's bootstrap. */
   readonly userData: string;
+  readonly renderer: FleetUserDataRenderer;
   readonly emulatorPid: number;
   readonly hosts: number;
 }
@@ -200,11 +212,13 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
     SessionListeners: sessionListenersValue(options.sessionRoles ?? []),
     SessionMaxConnectionsPercent: String(options.sessionMaxConnectionsPercent ?? DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT),
   };
-  // The deployment's own values win, but for what AWS fills at deploy time and the instance class's max_connections.
-  const fixed = Object.fromEntries(Object.entries(deployed).filter(([k]) => k !== 'MaxConnections' && !(k.startsWith('Signal') && deployed[k] === '')));
+  // The deployment's own values win, but for what AWS fills at deploy time, the instance class's max_connections
+  // and the bucket: the emulator serves the rehearsal's one, by its name in the data VPC's DNS (a Terraform
+  // deployment names its bucket at plan, a CloudFormation one at deploy time).
+  const fixed = Object.fromEntries(Object.entries(deployed).filter(([k]) => k !== 'MaxConnections' && k !== 'PackagesBucket' && !(k.startsWith('Signal') && deployed[k] === '')));
   const values = { ...rehearsalValues, ...fixed };
   const userData = options.deployment?.userData ?? renderPoolerBootstrap();
-  return { fleet: { values, userData, emulatorPid: aws.process.pid, hosts: 0 }, aws };
+  return { fleet: { values, userData, renderer: options.deployment?.renderer ?? 'cloudformation-sub', emulatorPid: aws.process.pid, hosts: 0 }, aws };
 }
 
 /**
@@ -263,6 +277,14 @@ async function fleetOf(run: RunningRehearsal, options: PoolerHostOptions): Promi
   return { fleet, aws: { spec: { namespace: rehearsalNetworkPlan(s).dataNamespace, address, region: rehearsalAwsNames(s).region, certFile: run.state.tls.certFile, keyFile: run.state.tls.keyFile, workDir: run.layout.poolerFleet.dir }, process, endpoint: `https://${address}` } };
 }
 
+/**
+ * The user data as the deployment's tool renders it: Fn::Sub's `${Name}` substitution (the kit's bootstrap has
+ * no other Fn::Sub syntax), or Terraform's templatefile, run by Terraform.
+ */
+function renderUserData(run: RunningRehearsal, fleet: FleetFile, values: Readonly<Record<string, string>>): string {
+  return fleet.renderer === 'terraform-templatefile' ? renderTemplatefile(fleet.userData, values, run.layout.poolerFleet.dir) : substitutePlaceholders(fleet.userData, values);
+}
+
 /** Boots the fleet's next host (pooler-<index>) from the user data substituted with `values`; its processes are tracked. */
 async function bootNextHost(run: RunningRehearsal, prepared: { fleet: FleetFile; aws: AwsEmulator }, values: Readonly<Record<string, string>>): Promise<BootingPoolerHost> {
   const s = run.state.settings;
@@ -286,7 +308,7 @@ async function bootNextHost(run: RunningRehearsal, prepared: { fleet: FleetFile;
     root: hostImageRoot(),
     namespace,
     workDir: join(run.layout.poolerFleet.hostsDir, name),
-    userData: substitutePlaceholders(prepared.fleet.userData, values),
+    userData: renderUserData(run, prepared.fleet, values),
     instanceId: `i-${createInstanceId(plan.prefix, index)}`,
     region: names.region,
     availabilityZone: `${names.region}${'abc'[(index - 1) % 3]}`,

@@ -3,7 +3,7 @@
  * carry it and the state file stores it, so it sits below both.
  */
 import type { ConnectionMode, DbTlsMode, EndpointRole } from '../../lambda/src/environment';
-import type { NotReproducible, TopologyRole } from './topology/types';
+import type { FleetUserDataRenderer, NotReproducible, TopologyRole } from './topology/types';
 
 export interface RehearsedEndpoint {
   /** The endpoint's name as RDS would know it (lower case, as it appears in its DNS name). */
@@ -40,6 +40,8 @@ export interface RehearsedFleet {
   readonly hosts: number;
   /** The user data before substitution, as the launch template carries it. */
   readonly userData: string;
+  /** What renders it: Fn::Sub (the rehearsal substitutes as CloudFormation does) or Terraform's templatefile (Terraform renders it). */
+  readonly renderer: FleetUserDataRenderer;
   /** The substitution values the deployment fixes. */
   readonly values: Readonly<Record<string, string>>;
   /** The values AWS fills in at deploy time, each with what the deployment refers to; the rehearsal fills its own. */

@@ -57,7 +57,29 @@ export function planFile(dir: string, vars: Record<string, string> = {}): { file
   }
 }
 
+/**
+ * A plan of `dir` as a user keeps it beside where it was made: the plan's JSON and the root module's
+ * directory with its data directory's module manifest (copied, as the data directory goes with the run),
+ * which is what `rehearse up --from` reads the PgBouncer engine's template through.
+ */
+export function planWithModules(dir: string, vars: Record<string, string> = {}): { file: string; plan: PlanJson; terraform: { dir: string; dataDir: string } } {
+  const terraform = new TerraformDir(dir);
+  try {
+    const plan = terraform.planJson(vars);
+    const out = tempDir('topology-plan-');
+    const file = path.join(out, 'plan.json');
+    fs.writeFileSync(file, JSON.stringify(plan));
+    const dataDir = path.join(out, 'tf-data');
+    fs.mkdirSync(path.join(dataDir, 'modules'), { recursive: true });
+    fs.copyFileSync(path.join(terraform.dataDir, 'modules', 'modules.json'), path.join(dataDir, 'modules', 'modules.json'));
+    return { file, plan, terraform: { dir, dataDir } };
+  } finally {
+    terraform.dispose();
+  }
+}
+
 export const COMPLETE_EXAMPLE = path.join(ROOT, 'modules', 'examples', 'complete');
+export const COMPLETE_PGBOUNCER_EXAMPLE = path.join(ROOT, 'modules', 'examples', 'complete-pgbouncer');
 
 /**
  * A root module of a user's own, in a temporary directory: `main.tf` is given the relative path to the

@@ -42,7 +42,8 @@ export interface TerraformRun {
 
 /** A working copy of one configuration: `terraform -chdir=<dir>` with a private TF_DATA_DIR. */
 export class TerraformDir {
-  private readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tf-data-'));
+  /** Its TF_DATA_DIR (`.terraform` of a plain run): providers, the module manifest. */
+  public readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tf-data-'));
   private initialized = false;
 
   /**

@@ -119,6 +119,6 @@ export function readCdkFleet(assembly: CloudAssemblyIndex, notes: string[]): { p
       pool: poolWithDefaults(given),
     },
     endpoints: [defaultEndpoint, ...endpoints],
-    fleet: { id: group.id, hosts, userData: userData.text, values },
+    fleet: { id: group.id, hosts, userData: userData.text, values, renderer: 'cloudformation-sub' },
   };
 }

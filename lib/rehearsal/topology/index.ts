@@ -2,7 +2,7 @@
 export * from './types';
 export { TopologyInputError } from './errors';
 export { topologyFromCdkOut } from './from-cdk-out';
-export { topologyFromPlan } from './from-plan';
+export { topologyFromPlan, type TerraformWorkingDir } from './from-plan';
 export { loadTopology } from './load';
 export { settingsFromTopology, type TopologySettings } from './settings-from-topology';
 export { comparableTopology, type ComparableTopology } from './projection';

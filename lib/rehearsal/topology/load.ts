@@ -6,13 +6,14 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { TopologyInputError } from './errors';
 import { topologyFromCdkOut } from './from-cdk-out';
-import { topologyFromPlan } from './from-plan';
+import { topologyFromPlan, type TerraformWorkingDir } from './from-plan';
 import type { DeployedTopology } from './types';
 
 /** A binary plan file is a zip archive. */
 const ZIP_MAGIC = 'PK\u0003\u0004';
 
-export function loadTopology(from: string): DeployedTopology {
+/** `terraform`: where a plan was made (see topologyFromPlan); unused for a cloud assembly. */
+export function loadTopology(from: string, terraform?: TerraformWorkingDir): DeployedTopology {
   if (!existsSync(from)) throw new TopologyInputError(from, 'does not exist', 'pass a cloud assembly directory (cdk.out) or `terraform show -json` output (plan.json)', (f, p) => `${f} ${p}`);
   if (statSync(from).isDirectory()) return topologyFromCdkOut(from);
   if (basename(from) === 'manifest.json') return topologyFromCdkOut(dirname(from));
@@ -24,5 +25,5 @@ export function loadTopology(from: string): DeployedTopology {
   } catch (err) {
     throw new TopologyInputError(from, `not JSON (${err instanceof Error ? err.message : String(err)})`, 'pass a cloud assembly directory (cdk.out) or `terraform show -json <planfile>` output');
   }
-  return topologyFromPlan(json, from);
+  return topologyFromPlan(json, from, terraform);
 }

@@ -22,6 +22,12 @@ interface Context {
   readonly proxy: ProxyTopology;
   readonly endpoints: ReadonlyArray<ProxyEndpointTopology>;
   readonly notes: string[];
+  /**
+   * The pooling tier: RDS Proxy's consumers reach a non-default endpoint with verify-proxy-domain; the PgBouncer
+   * engine's reach its interface endpoints (never its load balancer, in the data VPC) with verify-full.
+   * @default 'rds-proxy'
+   */
+  readonly engine?: 'rds-proxy' | 'pgbouncer';
 }
 
 /** The endpoint ids the function's environment expression reaches through the configuration. */
@@ -30,7 +36,7 @@ function referencedEndpoints(ctx: Context, fn: PlanResource): ProxyEndpointTopol
   for (const terminal of ctx.tracer.traceArgument(fn, ['environment', 0, 'variables'])) {
     for (const r of ctx.tracer.instancesOf(terminal)) {
       if (r.type === 'aws_db_proxy' && r.address === ctx.proxy.id) ids.add(defaultEndpointId(r.address));
-      if (r.type === 'aws_db_proxy_endpoint') ids.add(r.address);
+      if (r.type === 'aws_db_proxy_endpoint' || r.type === 'aws_vpc_endpoint') ids.add(r.address);
     }
   }
   return ctx.endpoints.filter((e) => ids.has(e.id));
@@ -39,13 +45,13 @@ function referencedEndpoints(ctx: Context, fn: PlanResource): ProxyEndpointTopol
 /** The endpoint whose host name is `host`, when the plan knows endpoint host names (after apply). */
 function endpointByHost(ctx: Context, host: string): ProxyEndpointTopology | undefined {
   const owner = ctx.index.resources.find((r) => (r.type === 'aws_db_proxy_endpoint' || r.type === 'aws_db_proxy') && r.values.endpoint === host);
-  if (!owner) return undefined;
+  if (!owner) return ctx.endpoints.find((e) => ctx.index.resources.some((r) => r.address === e.id && r.type === 'aws_vpc_endpoint' && valueAt(r.values, ['dns_entry', 0, 'dns_name']) === host));
   const id = owner.type === 'aws_db_proxy' ? defaultEndpointId(owner.address) : owner.address;
   return ctx.endpoints.find((e) => e.id === id);
 }
 
 function narrowHost(ctx: Context, fn: PlanResource, candidates: ProxyEndpointTopology[], role: string | undefined, tls: DbTlsMode | undefined, vpc: string | undefined): EnvValue {
-  const wantDefault = tls === undefined || tls === 'verify-full';
+  const wantDefault = ctx.engine !== 'pgbouncer' && (tls === undefined || tls === 'verify-full');
   const fitting = candidates.filter((e) => e.isDefault === wantDefault && e.role === role && (e.vpc === undefined || vpc === undefined || e.vpc === vpc));
   const listed = candidates.map((e) => e.id).join(', ') || 'no endpoint of the proxy';
   if (fitting.length === 1) {

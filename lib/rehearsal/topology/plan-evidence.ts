@@ -5,17 +5,17 @@ import { valueAt, type PlanIndex, type PlanResource } from './plan-json';
 import type { ReferenceTracer } from './plan-references';
 import type { ConsumerTopology } from './types';
 
-export function planEvidence(index: PlanIndex, cluster: PlanResource, proxy: PlanResource, consumers: ReadonlyArray<ConsumerTopology>): DeploymentEvidence {
+export function planEvidence(index: PlanIndex, cluster: PlanResource, proxy: PlanResource | undefined, consumers: ReadonlyArray<ConsumerTopology>): DeploymentEvidence {
   const e = emptyEvidence();
   const c = cluster.values;
   const n = (type: string): number => index.managed(type).length;
 
-  if (proxy.values.default_auth_scheme === 'IAM_AUTH') e.iamAuth.push('proxy default_auth_scheme IAM_AUTH');
+  if (proxy?.values.default_auth_scheme === 'IAM_AUTH') e.iamAuth.push('proxy default_auth_scheme IAM_AUTH');
   if (c.iam_database_authentication_enabled === true) e.iamAuth.push('cluster iam_database_authentication_enabled');
   e.iamAuth.push(...counted(consumers.filter((x) => x.connection.auth === 'iam').length, 'consumer', 'consumers', ` with ${ENV_VARS.auth}=iam`));
 
   if (c.manage_master_user_password === true) e.secretsManager.push('cluster manage_master_user_password (RDS-managed master secret)');
-  const auth = (Array.isArray(proxy.values.auth) ? proxy.values.auth : []) as Array<{ secret_arn?: unknown }>;
+  const auth = (Array.isArray(proxy?.values.auth) ? proxy.values.auth : []) as Array<{ secret_arn?: unknown }>;
   e.secretsManager.push(...counted(auth.filter((a) => a.secret_arn !== undefined && a.secret_arn !== null).length, 'proxy auth block', 'proxy auth blocks', ' reading a secret'));
   e.secretsManager.push(...counted(n('aws_secretsmanager_secret'), 'secret'));
   const endpoints = index.managed('aws_vpc_endpoint').filter((v) => typeof v.values.service_name === 'string' && v.values.service_name.endsWith('.secretsmanager'));

@@ -58,6 +58,8 @@ export interface PlanJson {
   readonly variables?: Readonly<Record<string, { readonly value?: unknown }>>;
   readonly resource_changes?: ReadonlyArray<ResourceChange>;
   readonly prior_state?: { readonly values?: { readonly root_module?: StateModule } };
+  /** The root module's outputs as planned: `after` holds what is known at plan, `after_unknown` marks the rest. */
+  readonly output_changes?: Readonly<Record<string, { readonly after?: unknown; readonly after_unknown?: unknown }>>;
   readonly values?: unknown;
   readonly configuration?: {
     readonly provider_config?: Readonly<Record<string, { readonly name?: string; readonly module_address?: string; readonly expressions?: Readonly<Record<string, ConfigExpression>> }>>;

@@ -126,6 +126,9 @@ export interface NotReproducible {
   readonly localStandIn: string;
 }
 
+/** Who renders the fleet's user data from its template and values. */
+export type FleetUserDataRenderer = 'cloudformation-sub' | 'terraform-templatefile';
+
 /**
  * The PgBouncer engine's fleet: an Auto Scaling group whose launch template's user data is the engine's
  * bootstrap, behind a VPC endpoint service. `proxy` and `endpoints` describe it in the engine-neutral terms
@@ -138,6 +141,11 @@ export interface FleetTopology {
   readonly hosts: number;
   /** The user data as deployed, before substitution: Fn::Sub's template, or the module's templatefile. */
   readonly userData: string;
+  /**
+   * What substitutes the values into it on deploy: CloudFormation's Fn::Sub, or Terraform's templatefile
+   * (the rehearsal then renders it with Terraform itself).
+   */
+  readonly renderer: FleetUserDataRenderer;
   /** Each substitution value: a literal, or one AWS fills in at deploy time (the rehearsal fills its own). */
   readonly values: Readonly<Record<string, EnvValue>>;
 }

@@ -13,7 +13,7 @@ import { budgetLeftovers, formatNotReproduced, isAlive, Rehearsal, WorkDirLayout
 import { SUITE_BLOCKS } from '../../support/loopback-blocks';
 import { liveUnavailable } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
-import { COMPLETE_EXAMPLE, planFile, removeFixtures, synthesizeReferenceApp } from '../../rehearsal/topology-fixtures';
+import { COMPLETE_EXAMPLE, COMPLETE_PGBOUNCER_EXAMPLE, planFile, planWithModules, removeFixtures, synthesizeReferenceApp } from '../../rehearsal/topology-fixtures';
 
 afterAll(() => removeFixtures());
 
@@ -109,12 +109,23 @@ live.each([
   }, 60_000);
 });
 
-live('rehearse up --from cdk.out of the reference app with the PgBouncer engine', () => {
+// One after the other on the suite's block: the cloud assembly's hosts boot from its Fn::Sub user data, the
+// plan's from the pgbouncer-proxy module's template rendered by Terraform.
+live.each([
+  ['cdk.out of the reference app with the PgBouncer engine', (): Parameters<typeof settingsFromDeployment> => [synthesizeReferenceApp({ proxyEngine: 'pgbouncer' }).dir]],
+  [
+    'the plan of examples/complete-pgbouncer',
+    (): Parameters<typeof settingsFromDeployment> => {
+      const { file, terraform } = planWithModules(COMPLETE_PGBOUNCER_EXAMPLE);
+      return [file, terraform];
+    },
+  ],
+])('rehearse up --from %s', (_label, source) => {
   let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
 
   beforeAll(async () => {
-    // The fleet boots its hosts from the template's user data: the packages object is built on the first boot.
-    started = await startRehearsal('fromDeploymentSuite', { ...settingsFromDeployment(synthesizeReferenceApp({ proxyEngine: 'pgbouncer' }).dir), peers: false, maxConnections: 60 });
+    // The fleet boots its hosts from the deployment's user data: the packages object is built on the first boot.
+    started = await startRehearsal('fromDeploymentSuite', { ...settingsFromDeployment(...source()), peers: false, maxConnections: 60 });
   }, 900_000);
 
   afterAll(async () => {

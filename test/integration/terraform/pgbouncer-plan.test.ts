@@ -254,8 +254,12 @@ describe('examples/complete-pgbouncer plan', () => {
     ]);
   });
 
-  test('rehearse --from says a plan leaves the hosts\' user data unknown, and that a cdk.out boots the engine', () => {
-    expect(() => topologyFromPlan(plan, 'plan.json')).toThrow(/^a PgBouncer engine deployment \(an Auto Scaling group behind a VPC endpoint service, no RDS Proxy\) in plan\.json: a plan leaves the hosts' user data unknown until apply .*rehearse --from boots the engine from a cdk\.out/);
+  test('rehearse --from reads the plan as the engine\'s fleet, its user data the template with the values the plan knows, where the plan was made', () => {
+    const fleet = topologyFromPlan(plan, 'plan.json', { dir: dir.dir, dataDir: dir.dataDir }).fleet!;
+    expect(fleet.userData).toBe(fs.readFileSync(TEMPLATE, 'utf8'));
+    expect(fleet.hosts).toBe(after('aws_autoscaling_group.this').desired_capacity);
+    // Elsewhere (no module manifest), it says where to run it.
+    expect(() => topologyFromPlan(plan, path.join(os.tmpdir(), 'plan.json'))).toThrow(/no module manifest .*modules\.json.*--terraform-dir/);
   });
 
   test('a secret with a generated password for the server role and each consumer user', () => {
