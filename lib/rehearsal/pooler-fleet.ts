@@ -16,6 +16,7 @@ import { startPoolerHost, startPoolerLoadBalancer, type PoolerHost, type PoolerH
 import type { RunningRehearsal } from './running';
 import { newPassword } from './scram';
 import { consumerPassword } from './secrets';
+import type { RehearsedDeployment } from './rehearsed-deployment';
 
 /** The fleet as it runs: its hosts, its load balancer stand-in, the logins it serves. */
 export interface DeploymentFleet {
@@ -25,6 +26,18 @@ export interface DeploymentFleet {
   readonly server: PoolerHostLogin;
   /** The layout the hosts derive from their values (what the drills check the pools against). */
   readonly spec: PoolerFleetSpec;
+}
+
+/**
+ * Fails unless the deployment's role bootstrap makes the hosts' read-only server role: on AWS the read-only
+ * listener would never log in, so the rehearsal says so before anything boots.
+ */
+export function checkFleetRoles(d: RehearsedDeployment, serverUser: string): void {
+  if (d.databaseRoles.some((r) => r.name === serverUser)) return;
+  const made = d.roleBootstraps.length === 0 ? 'it has no role bootstrap' : `${d.roleBootstraps.join(', ')} make ${d.databaseRoles.map((r) => r.name).join(', ') || 'no role'}`;
+  throw new RehearsalConfigError([
+    `--from ${d.from}: no role bootstrap of the deployment makes the hosts' read-only server role ${serverUser} (${made}): on AWS the read-only listener would never log in; give the DatabaseRoleBootstrap the tier (poolingTier), or list ${serverUser} READ_ONLY in the database-role-bootstrap module's roles`,
+  ]);
 }
 
 /** The hosts of the deployment's fleet, booted one after another, then the load balancer in front of them. */
@@ -37,6 +50,7 @@ export async function startDeploymentFleet(run: RunningRehearsal, progress: (det
   if (fleet.hosts > MAX_POOLER_HOSTS) throw new RehearsalConfigError([`--from ${d.from}: fleet ${fleet.sourceId} keeps ${fleet.hosts} hosts; the rehearsal's data VPC has room for ${MAX_POOLER_HOSTS}`]);
   const serverUser = fleet.values.ServerUser;
   if (serverUser === undefined) throw new RehearsalConfigError([`--from ${d.from}: the fleet's user data has no literal ServerUser`]);
+  checkFleetRoles(d, serverUser);
   const consumers = d.consumers.map((c) => {
     const password = consumerPassword(run.secrets, c.user);
     if (password === undefined) throw new RehearsalConfigError([`consumer ${c.name}: user ${c.user} has no login in this rehearsal's secrets`]);
@@ -53,6 +67,7 @@ export async function startDeploymentFleet(run: RunningRehearsal, progress: (det
       await startPoolerHost(run, {
         consumers: unique,
         server,
+        roles: d.databaseRoles,
         deployment: { userData: fleet.userData, values: fleet.values, renderer: fleet.renderer, ...(stackName !== undefined ? { stackName } : {}) },
       }),
     );

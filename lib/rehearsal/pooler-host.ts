@@ -60,6 +60,12 @@ export interface PoolerHostOptions {
   readonly consumers: ReadonlyArray<PoolerHostLogin & { readonly access: 'READ_ONLY' | 'READ_WRITE' }>;
   /** The read-only listener's server role (read-only privileges). */
   readonly server: PoolerHostLogin;
+  /**
+   * The roles the deployment's role bootstrap makes (`rehearse up --from`): only these are made; a login
+   * without one fails, as it would on AWS.
+   * @default a role for each login (the consumers' and the server's)
+   */
+  readonly roles?: ReadonlyArray<{ readonly name: string; readonly access: EndpointRole }>;
   /** PgBouncer processes per listener, as a host's vCPUs (default 2). */
   readonly vcpus?: number;
   /** The NLB idle timeout the host's keepalives derive from (default 350 s). */
@@ -238,7 +244,9 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
   const leader = containerLeader(booted.container.pid);
   if (leader === undefined) throw new RehearsalOperationError(`pooler host ${name}: its systemd is gone: ${logTail(booted.container.logFile)}`);
   const host: PoolerHost = { name, booted, root: `/proc/${leader}/root`, host: address, ports: { readWrite: FLEET_PORTS.readWrite, readOnly: FLEET_PORTS.readOnly }, healthPort: POOLER_HEALTH_PORT, values: prepared.fleet.values, aws: prepared.aws };
-  await waitListening(run, options.consumers[0] ?? options.server, host, Math.max(10_000, timeoutMs / 4));
+  // A login whose role is made (a consumer's, as on AWS a client's first login would be).
+  const made = new Set(madeRoles(options).map((r) => r.name));
+  await waitListening(run, options.consumers.find((c) => made.has(c.username)) ?? options.server, host, Math.max(10_000, timeoutMs / 4));
   return host;
 }
 
@@ -370,24 +378,39 @@ function hostPid(leader: number, nsPid: number): number | undefined {
 /**
  * The roles, made by the deployed role bootstrap's own code (applyDatabaseRoles) as it makes them for
  * this engine: each login with a password secret, so its password is the secret's derived verifier
- * (the one in the host's auth file); the read-only listener's server role as a READ_ONLY role.
+ * (the one in the host's auth file); the read-only listener's server role as a READ_ONLY role. With
+ * `roles` (a deployment's), those roles only.
  */
 async function makeRoles(run: RunningRehearsal, options: PoolerHostOptions, secretArns: ReadonlyMap<string, string>): Promise<void> {
   const writer = run.state.nodes.find((n) => n.name === run.state.writerName)!;
-  const logins = [...options.consumers, { ...options.server, access: 'READ_ONLY' as const }];
+  const logins = new Map(poolerLogins(options).map((l) => [l.username, l]));
+  const roles = madeRoles(options);
+  if (roles.length === 0) return;
   const request: RoleBootstrapRequest = {
     database: run.secrets.database,
-    roles: logins.map((l) => ({ name: l.username, access: l.access === 'READ_WRITE' ? EndpointRole.READ_WRITE : EndpointRole.READ_ONLY, passwordSecretArn: secretArns.get(l.username)! })),
+    // A role the hosts log in as has its password secret; any other the bootstrap makes logs in with IAM.
+    roles: roles.map((r) => ({ name: r.name, access: r.access, ...(logins.has(r.name) ? { passwordSecretArn: secretArns.get(r.name)! } : {}) })),
   };
+  const verifiers = new Map(roles.filter((r) => logins.has(r.name)).map((r) => [r.name, derivedScramVerifier(r.name, logins.get(r.name)!.password)]));
   const client = new Client(clientConfig({ ...run.adminEndpoint(writer), database: run.secrets.database }, 10_000));
   client.on('error', () => undefined);
   await client.connect();
   try {
     await ensureRdsIamRole(client);
-    await applyDatabaseRoles(client, request, new Map(logins.map((l) => [l.username, derivedScramVerifier(l.username, l.password)])));
+    await applyDatabaseRoles(client, request, verifiers);
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** The logins the hosts know: the consumers' and the read-only listener's server role. */
+function poolerLogins(options: PoolerHostOptions): Array<PoolerHostLogin & { readonly access: 'READ_ONLY' | 'READ_WRITE' }> {
+  return [...options.consumers, { ...options.server, access: 'READ_ONLY' as const }];
+}
+
+/** The roles made: the deployment's role bootstrap's, else one per login. */
+function madeRoles(options: PoolerHostOptions): ReadonlyArray<{ readonly name: string; readonly access: EndpointRole }> {
+  return options.roles ?? poolerLogins(options).map((l) => ({ name: l.username, access: l.access === 'READ_WRITE' ? EndpointRole.READ_WRITE : EndpointRole.READ_ONLY }));
 }
 
 /** Until a login through the host's read/write listener succeeds; a host that stops fails the start with its console. */

@@ -150,7 +150,9 @@ module "function" {
 resource "aws_lambda_invocation" "this" {
   function_name = module.function.function.function_name
   input         = jsonencode({ database = var.database_name, roles = [for r in var.roles : merge({ name = r.name, access = r.access }, r.password_secret_arn == null ? {} : { passwordSecretArn = r.password_secret_arn })] })
-  triggers      = { cluster_identifier = var.cluster_identifier }
+  # The roles as name:access, known at plan where the input is not (its secret ARNs exist only after apply),
+  # so a plan shows which roles a change makes.
+  triggers = { cluster_identifier = var.cluster_identifier, roles = join(",", [for r in var.roles : "${r.name}:${r.access}"]) }
 
   # And what the caller names (invocation_depends_on): the endpoint the function reads the secrets through.
   depends_on = [aws_vpc_security_group_egress_rule.to_cluster, aws_vpc_security_group_ingress_rule.cluster_from_function, aws_vpc_security_group_egress_rule.to_secrets_manager, var.invocation_depends_on]

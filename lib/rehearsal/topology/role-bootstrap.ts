@@ -81,6 +81,12 @@ export function readPlanRoleBootstraps(index: PlanIndex, notes: string[]): RoleB
         }
       }
       const literal = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+      // The input waits for the secrets' ARNs; the module's `roles` trigger (name:access,...) is known at plan.
+      const triggered = (r.values.triggers as Record<string, unknown> | null | undefined)?.roles;
+      if (request === undefined && typeof triggered === 'string') {
+        const roles = triggered === '' ? [] : triggered.split(',').map((pair) => ({ name: pair.slice(0, pair.lastIndexOf(':')), access: pair.slice(pair.lastIndexOf(':') + 1) }));
+        request = { roles };
+      }
       return requestRoles(r.address, request, literal, notes);
     });
 }

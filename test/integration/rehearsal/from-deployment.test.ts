@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { budgetLeftovers, formatNotReproduced, isAlive, Rehearsal, WorkDirLayout, type RehearsalState, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../../../lib/rehearsal';
+import { budgetLeftovers, formatNotReproduced, isAlive, Rehearsal, WorkDirLayout, type RehearsalState, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome, query } from '../../../lib/rehearsal';
 import { SUITE_BLOCKS } from '../../support/loopback-blocks';
 import { liveUnavailable } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
@@ -183,7 +183,12 @@ live('a failed up --from', () => {
     // GIVEN: a consumer logging in as a reserved name, which the bootstrap refuses once the writer runs
     const { dir } = synthesizeReferenceApp();
     const settings = settingsFromDeployment(dir);
-    const deployment = { ...settings.deployment!, consumers: settings.deployment!.consumers.map((c, i) => (i === 0 ? { ...c, user: 'pg_reader' } : c)) };
+    const reserved = <T extends { user?: string; name?: string }>(x: T, key: 'user' | 'name'): T => ({ ...x, [key]: 'pg_reader' });
+    const deployment = {
+      ...settings.deployment!,
+      consumers: settings.deployment!.consumers.map((c, i) => (i === 0 ? reserved(c, 'user') : c)),
+      databaseRoles: settings.deployment!.databaseRoles.map((r) => (r.name === settings.deployment!.consumers[0]!.user ? reserved(r, 'name') : r)),
+    };
     const workDir = mkdtempSync(join(tmpdir(), 'rehearsal-test-'));
     chmodSync(workDir, 0o755);
     const addressBlock = SUITE_BLOCKS.fromDeploymentSuite.block;
@@ -204,6 +209,27 @@ live('a failed up --from', () => {
       rmSync(workDir, { recursive: true, force: true });
     }
   }, 180_000);
+});
+
+live('up --from a deployment without a role bootstrap', () => {
+  test('GIVEN the reference app with its role bootstrap left out WHEN up runs and its consumers log in THEN no role is made and their logins fail, as on AWS', async () => {
+    // GIVEN: what the topology reader gives for a deployment with no Custom::DatabaseRoles (test/rehearsal/role-bootstraps.test.ts)
+    const settings = settingsFromDeployment(synthesizeReferenceApp().dir);
+    const deployment = { ...settings.deployment!, databaseRoles: [], roleBootstraps: [] };
+    expect(formatNotReproduced(deployment)).toContain('no role bootstrap in the deployment: no database role is made');
+    const started = await startRehearsal('fromDeploymentSuite', { ...settings, deployment, peers: false, maxConnections: 40 });
+    try {
+      // WHEN
+      const writer = started.rehearsal.consumers().find((c) => c.role === 'READ_WRITE')!;
+      const outcomes = await simulateInvocations({ handler: 'write', namespace: writer.namespace, env: writer.env, containers: 1, invocationsPerContainer: 1, event: () => ({ id: 4890, payload: { from: 'no-roles' } }) });
+      // THEN: the writer has no such role
+      expect(outcomes[0]!.error?.message).toMatch(/app_writer/);
+      const roles = await query<{ rolname: string }>(started.rehearsal.adminEndpoint('writer'), "SELECT rolname FROM pg_roles WHERE rolname IN ('app_reader', 'app_writer')", undefined, 10_000);
+      expect(roles).toEqual([]);
+    } finally {
+      await stopRehearsal(started);
+    }
+  }, 240_000);
 });
 
 /** Link names in the root namespace. */

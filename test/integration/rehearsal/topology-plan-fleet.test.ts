@@ -7,6 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { comparableTopology, deploymentFromTopology, loadTopology, topologyFromPlan, TopologyInputError, type DeployedTopology } from '../../../lib/rehearsal';
+import { checkFleetRoles } from '../../../lib/rehearsal/pooler-fleet';
 import { renderTemplatefile } from '../../../lib/rehearsal/terraform-templatefile';
 import { BOOTSTRAP_PLACEHOLDERS, substitutePlaceholders } from '../../../lib/model/pgbouncer-bootstrap';
 import { COMPLETE_PGBOUNCER_EXAMPLE, planWithModules, removeFixtures, synthesizeReferenceApp } from '../../rehearsal/topology-fixtures';
@@ -72,8 +73,8 @@ describe('a plan of complete-pgbouncer', () => {
       ['apk-pgbouncer-rw', 'READ_WRITE', false, 'aws_vpc.this["consumer"]'],
     ]);
     expect(topology.consumers.map((c) => [c.id, c.endpoint, c.connection.port, c.connection.tls.mode])).toEqual([
-      ['module.consumer["reader"].aws_lambda_function.this', 'module.pooler.aws_vpc_endpoint.this["apk-pgbouncer-ro"]', 5433, 'verify-full'],
-      ['module.consumer["writer"].aws_lambda_function.this', 'module.pooler.aws_vpc_endpoint.this["apk-pgbouncer-rw"]', 5432, 'verify-full'],
+      ['module.consumer["reader"].module.function.aws_lambda_function.this', 'module.pooler.aws_vpc_endpoint.this["apk-pgbouncer-ro"]', 5433, 'verify-full'],
+      ['module.consumer["writer"].module.function.aws_lambda_function.this', 'module.pooler.aws_vpc_endpoint.this["apk-pgbouncer-rw"]', 5432, 'verify-full'],
     ]);
     expect(topology.notReproducible.map((n) => n.id)).toEqual(expect.arrayContaining(['host-image', 'load-balancer', 'aws-apis']));
     expect(topology.notReproducible.map((n) => n.id)).not.toContain('session-pinning');
@@ -164,4 +165,33 @@ describe('the renderer', () => {
     const scratch = fs.mkdtempSync(path.join(path.dirname(planned.file), 'render-'));
     expect(() => renderTemplatefile('#!/bin/sh\necho ${Missing}\n', { Given: 'x' }, scratch)).toThrow(/terraform apply of the hosts' user data failed: .*Missing/s);
   }, 60_000);
+});
+
+describe('the role bootstrap of a plan', () => {
+  test('GIVEN complete-pgbouncer, whose bootstrap input waits for the secrets\' ARNs WHEN read THEN its roles come from the module\'s roles trigger, the hosts\' server role among them', () => {
+    const invocation = (planned.plan.resource_changes as ReadonlyArray<{ address: string; change: { after_unknown?: Record<string, unknown> } }>).find((r) => r.address === 'module.database_roles.aws_lambda_invocation.this')!;
+    expect(invocation.change.after_unknown!.input).toBe(true);
+    expect(topology.roleBootstraps).toEqual([
+      { id: 'module.database_roles.aws_lambda_invocation.this', roles: [{ name: 'app_reader', access: 'READ_ONLY' }, { name: 'app_writer', access: 'READ_WRITE' }, { name: 'apk_pooler_reader', access: 'READ_ONLY' }] },
+    ]);
+    expect(topology.fleet!.values.ServerUser).toEqual({ kind: 'literal', value: 'apk_pooler_reader' });
+  });
+
+  test('GIVEN the plan without the role-bootstrap module WHEN read THEN the deployment makes no role, and up refuses to boot hosts whose server role nothing makes', () => {
+    // GIVEN: every resource of module.database_roles gone, as from a root module that does not call it
+    const plan = editedPlan((p) => {
+      p.resource_changes = p.resource_changes.filter((r: AnyJson) => !String(r.address).startsWith('module.database_roles.'));
+    });
+    // WHEN
+    const without = topologyFromPlan(plan, planned.file, planned.terraform);
+    const deployment = deploymentFromTopology(without, planned.file);
+    // THEN
+    expect(without.roleBootstraps).toEqual([]);
+    expect(deployment.databaseRoles).toEqual([]);
+    expect(deployment.roleBootstraps).toEqual([]);
+    expect(() => checkFleetRoles(deployment, 'apk_pooler_reader')).toThrow(
+      /no role bootstrap of the deployment makes the hosts' read-only server role apk_pooler_reader \(it has no role bootstrap\): on AWS the read-only listener would never log in; give the DatabaseRoleBootstrap the tier \(poolingTier\), or list apk_pooler_reader READ_ONLY in the database-role-bootstrap module's roles$/,
+    );
+    expect(() => checkFleetRoles(deploymentFromTopology(topology, planned.file), 'apk_pooler_reader')).not.toThrow();
+  });
 });
