@@ -43,4 +43,11 @@ describe('module READMEs', () => {
     expect(set.filter((name) => !META_ARGUMENTS.includes(name) && !variables.some((v) => v.name === name))).toEqual([]);
     expect(variables.filter((v) => v.default === undefined && !set.includes(v.name)).map((v) => v.name)).toEqual([]);
   });
+
+  test('GIVEN every README under modules/ (modules, examples, internal helpers) WHEN read THEN each has a Usage section', () => {
+    const readmes = (fs.readdirSync(path.join(ROOT, 'modules'), { recursive: true }) as string[])
+      .filter((f) => path.basename(f) === 'README.md' && !f.split(path.sep).includes('.terraform'));
+    expect(readmes.length).toBeGreaterThan(MODULES.length);
+    expect(readmes.filter((f) => !/^## Usage$/m.test(fs.readFileSync(path.join(ROOT, 'modules', f), 'utf8'))).sort()).toEqual([]);
+  });
 });
