@@ -58,8 +58,9 @@ describe('README PgBouncerProxy example', () => {
     // and the hosts read the packages object the example names, and the output says where it goes
     template.hasOutput('PoolerPackages', { Value: 's3://my-pooler-packages/pgbouncer/debian-13-arm64.tar' });
     // and the role bootstrap makes the consumer's role and the fleet's read-only server role
-    const request = JSON.stringify(Object.values(resources).find((r) => r.Type === 'Custom::DatabaseRoles')!.Properties!.Request);
-    for (const role of ['report_reader', example.proxy.readOnlyServerUser]) expect([role, request.includes(`\"name\":\"${role}\"`) || request.includes(`"name":"${role}"`)]).toEqual([role, true]);
+    // (the request may be a JSON string holding tokens: compared without its escapes)
+    const request = JSON.stringify(Object.values(resources).find((r) => r.Type === 'Custom::DatabaseRoles')!.Properties!.Request).replace(/\\/g, '');
+    for (const role of ['report_reader', example.proxy.readOnlyServerUser]) expect([role, request.includes(`"name":"${role}"`)]).toEqual([role, true]);
     // and the hosts start once the roles exist
     const [groupId] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::AutoScaling::AutoScalingGroup')!;
     const [rolesId] = Object.entries(resources).find(([, r]) => r.Type === 'Custom::DatabaseRoles')!;
