@@ -23,7 +23,7 @@ function writeRunnableExample(code: string): void {
   fs.writeFileSync(GENERATED_FILE, `${code.replace(/from 'aurora-proxy-kit'/g, `from '${libPath}'`)}\nexport { app, stack, proxy };\n`);
 }
 
-type Resources = Record<string, { Type: string; Properties?: Record<string, unknown>; DependsOn?: string[] }>;
+type Resources = Record<string, { Type: string; Properties?: Record<string, unknown>; DependsOn?: string[]; DeletionPolicy?: string }>;
 
 describe('README PgBouncerProxy example', () => {
   beforeAll(() => writeRunnableExample(readmePgBouncerExample()));
@@ -65,6 +65,10 @@ describe('README PgBouncerProxy example', () => {
     const [groupId] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::AutoScaling::AutoScalingGroup')!;
     const [rolesId] = Object.entries(resources).find(([, r]) => r.Type === 'Custom::DatabaseRoles')!;
     expect(resources[groupId]!.DependsOn).toContain(rolesId);
+    // and what README's "Tearing down" says is kept: deletion protection, a final snapshot, every KMS key
+    template.hasResource('AWS::RDS::DBCluster', { DeletionPolicy: 'Snapshot', Properties: { DeletionProtection: true } });
+    expect(Object.values(resources).filter((r) => r.Type === 'AWS::KMS::Key').map((r) => r.DeletionPolicy)).toEqual(expect.arrayContaining(['Retain']));
+    expect(Object.values(resources).filter((r) => r.Type === 'AWS::KMS::Key' && r.DeletionPolicy !== 'Retain')).toEqual([]);
     // and the AMI parameter the README's deploy command passes is the template's
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const passed = /npx cdk deploy ReportingPgBouncer --parameters (\w+)=/.exec(readme)?.[1];
