@@ -172,7 +172,7 @@ TFLINT := $(CURDIR)/.cache/bin/tflint
 # Every terraform command below runs against the offline stand-in (or the registry when TF_REAL_PROVIDER=1).
 TF_ENV = if [ "$${TF_REAL_PROVIDER:-}" != 1 ]; then eval "$$(bash $(TF_PROVIDER_DIR)/install.sh 2>/dev/null)"; fi; \
   export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1; TF="$$(bash $(TF_PROVIDER_DIR)/install-terraform.sh)"
-.PHONY: lambda-zip package pooler-packages terraform-generate terraform-docs terraform-tools terraform-check terratest terraform-plan-summary
+.PHONY: lambda-zip package api-docs pooler-packages terraform-generate terraform-docs terraform-tools terraform-check terratest terraform-plan-summary
 
 # The Lambda zips the Terraform modules deploy (dist/lambda/{read,write}-handler.zip), esbuild from lambda/src.
 ## lambda-zip: build dist/lambda/*.zip for the Terraform modules
@@ -196,9 +196,16 @@ pooler-packages: node-deps pgbouncer-deb
 package: node-deps
 	mkdir -p dist && rm -f dist/aurora-proxy-kit-*.tgz
 	$(NPM) pack --pack-destination dist --loglevel=error
+	npx ts-node --transpile-only bin/build-api-docs.ts --check
 	npx ts-node --transpile-only bin/build-python.ts
 	npx ts-node --transpile-only bin/build-lambda.ts
 	cd dist/lambda && sha256sum -c SHA256SUMS
+
+# The API reference, API.md: jsii-docgen (pinned in package.json) renders the jsii assembly the npm package's
+# build makes (built first when stale, ~1 min). `make package` fails when the committed API.md is stale.
+## api-docs: write API.md, the API reference rendered by jsii-docgen from the jsii assembly
+api-docs: node-deps
+	npx ts-node --transpile-only bin/build-api-docs.ts
 
 # terraform-docs v0.20.0 into .cache/bin (or TERRAFORM_DOCS=<dir>/terraform-docs): the module READMEs' tables (.terraform-docs.yml).
 # Built from tools/terraform-docs/go.mod, which pins it and its dependencies (go.sum): `go install <module>@<version>`

@@ -20,3 +20,13 @@ export function readmePythonExample(): string {
   if (!match) throw new Error('README.md has no ```python block under "### Python"');
   return match[1];
 }
+
+/** The README's PgBouncer engine example: the first ```ts block under "### A PgBouncerProxy app", as a user copies it. */
+export function readmePgBouncerExample(): string {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('### A PgBouncerProxy app');
+  if (start < 0) throw new Error('README.md has no "### A PgBouncerProxy app" section');
+  const match = /```ts\n([\s\S]*?)```/.exec(readme.slice(start));
+  if (!match) throw new Error('README.md has no ```ts block under "### A PgBouncerProxy app"');
+  return match[1];
+}

@@ -43,4 +43,29 @@ describe('module READMEs', () => {
     expect(set.filter((name) => !META_ARGUMENTS.includes(name) && !variables.some((v) => v.name === name))).toEqual([]);
     expect(variables.filter((v) => v.default === undefined && !set.includes(v.name)).map((v) => v.name)).toEqual([]);
   });
+
+  test('GIVEN the root README\'s Terraform example WHEN its module blocks are read THEN each calls a module from the release, with every required variable and only its variables', () => {
+    // GIVEN the first ```hcl block under "### Terraform"
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const hcl = /```hcl\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('### Terraform\n')))?.[1] ?? '';
+    // WHEN it is split into its module blocks
+    const blocks = [...hcl.matchAll(/^module "[a-z_]+" \{\n([\s\S]*?)^\}/gm)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThan(1);
+    for (const block of blocks) {
+      const module = /\/\/modules\/([a-z-]+)\?ref=/.exec(block)?.[1] ?? '';
+      const set = [...block.matchAll(/^ {2}([a-z_]+)\s*=/gm)].map((m) => m[1]!);
+      const variables = moduleVariables(path.join(ROOT, 'modules', module), moduleRegions(module));
+      // THEN each calls a module of the kit at the release's tag with what it needs
+      expect([module, /^ {2}source\s*=\s*"([^"]+)"/m.exec(block)?.[1]]).toEqual([module, `git::https://github.com/aurora-proxy-kit/aurora-proxy-kit.git//modules/${module}?ref=v${VERSION}`]);
+      expect([module, set.filter((name) => !META_ARGUMENTS.includes(name) && !variables.some((v) => v.name === name))]).toEqual([module, []]);
+      expect([module, variables.filter((v) => v.default === undefined && !set.includes(v.name)).map((v) => v.name)]).toEqual([module, []]);
+    }
+  });
+
+  test('GIVEN every README under modules/ (modules, examples, internal helpers) WHEN read THEN each has a Usage section', () => {
+    const readmes = (fs.readdirSync(path.join(ROOT, 'modules'), { recursive: true }) as string[])
+      .filter((f) => path.basename(f) === 'README.md' && !f.split(path.sep).includes('.terraform'));
+    expect(readmes.length).toBeGreaterThan(MODULES.length);
+    expect(readmes.filter((f) => !/^## Usage$/m.test(fs.readFileSync(path.join(ROOT, 'modules', f), 'utf8'))).sort()).toEqual([]);
+  });
 });
