@@ -2,6 +2,7 @@
  * The consumer functions of a cloud assembly: every AWS::Lambda::Function whose environment follows the
  * consumers' contract, with DB_HOST and DB_TLS_SERVER_NAME resolved to the proxy endpoint they name.
  */
+import { dirname, resolve } from 'node:path';
 import { ENV_VARS } from '../../../lambda/src/environment';
 import type { CloudAssemblyIndex, StackTemplate } from './cdk-assembly';
 import { interfaceEndpointOfHost } from './cdk-fleet';
@@ -9,7 +10,7 @@ import { vpcOfSubnets } from './cdk-network';
 import { describeResolved, resolveValue } from './cfn-intrinsics';
 import { consumerConnection, contractEnvironment, isConsumerEnvironment } from './consumer-contract';
 import { defaultEndpointId } from './endpoint-ids';
-import type { ConsumerTopology, EnvValue, ProxyEndpointTopology, ProxyTopology } from './types';
+import type { ConsumerTopology, EnvValue, FunctionCode, ProxyEndpointTopology, ProxyTopology } from './types';
 
 /** A proxy's host name attribute (the same for a DBProxy and a DBProxyEndpoint). */
 const HOST_ATTRIBUTE = 'Endpoint';
@@ -28,6 +29,17 @@ function envValue(assembly: CloudAssemblyIndex, stack: StackTemplate, raw: unkno
   return { kind: 'unknown', detail: describeResolved(resolved) };
 }
 
+/**
+ * The function's bundle: the asset directory the CDK CLI uploads for Code, named by the resource's
+ * `aws:asset:path` metadata (relative to the template's directory; written unless asset metadata is turned off).
+ */
+function functionCode(fn: { stack: { file: string }; resource: { Properties?: Readonly<Record<string, unknown>>; Metadata?: Readonly<Record<string, unknown>> } }): FunctionCode | undefined {
+  const asset = fn.resource.Metadata?.['aws:asset:path'];
+  if (typeof asset !== 'string' || fn.resource.Metadata?.['aws:asset:property'] !== 'Code') return undefined;
+  const handler = fn.resource.Properties?.Handler;
+  return { path: resolve(dirname(fn.stack.file), asset), ...(typeof handler === 'string' ? { handler } : {}) };
+}
+
 export function readCdkConsumers(assembly: CloudAssemblyIndex, proxy: ProxyTopology, endpoints: ReadonlyArray<ProxyEndpointTopology>, notes: string[]): ConsumerTopology[] {
   return assembly.ofType('AWS::Lambda::Function').flatMap((fn): ConsumerTopology[] => {
     const props = fn.resource.Properties ?? {};
@@ -43,6 +55,8 @@ export function readCdkConsumers(assembly: CloudAssemblyIndex, proxy: ProxyTopol
     const network = vpcConfig ? vpcOfSubnets(assembly, fn.stack, vpcConfig.SubnetIds) : { problem: 'it has no VpcConfig' };
     if (network.problem) notes.push(`VPC of ${fn.id} unknown: ${network.problem}`);
     const functionName = resolveValue(assembly, fn.stack, props.FunctionName);
+    const code = functionCode(fn);
+    if (code === undefined) notes.push(`code of ${fn.id} unknown: it has no aws:asset:path metadata for Code (synthesize with asset metadata on, the CDK CLI's default)`);
     return [
       {
         id: fn.id,
@@ -51,6 +65,7 @@ export function readCdkConsumers(assembly: CloudAssemblyIndex, proxy: ProxyTopol
         ...(host?.kind === 'endpoint-host' ? { endpoint: host.endpoint } : {}),
         environment,
         connection,
+        ...(code !== undefined ? { code } : {}),
       },
     ];
   });

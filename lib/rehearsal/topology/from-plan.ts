@@ -3,6 +3,7 @@
  * where Terraform knows them at plan, and the configuration's references where it knows them only after
  * apply (VPC placement, endpoint host names). How each such fact was derived is written in `notes`.
  */
+import { dirname, resolve } from 'node:path';
 import { consumerWiringNotes } from './consumer-contract';
 import { pgBouncerEngineNotModelled } from './errors';
 import { notReproducible } from './not-reproducible';
@@ -28,7 +29,7 @@ export function topologyFromPlan(planJson: unknown, file = 'plan.json'): Deploye
   const proxyResource = exactlyOnePlanned(index, 'aws_db_proxy', 'a proxy (the pooling-proxy module)');
   const cluster = readPlanCluster(index, clusterResource, network, notes);
   const planned = readPlanProxy(index, proxyResource, cluster, network, notes);
-  const consumers = readPlanConsumers({ index, tracer, network, proxy: planned.proxy, endpoints: planned.endpoints, notes });
+  const consumers = readPlanConsumers({ index, tracer, network, proxy: planned.proxy, endpoints: planned.endpoints, notes, planDir: dirname(resolve(file)) });
   const endpoints = placeEndpointsByConsumers(planned.endpoints, consumers, planned.endpointVpcProblems, notes);
   notes.push(...consumerWiringNotes(consumers, endpoints));
   const region = planRegion(index, tracer);

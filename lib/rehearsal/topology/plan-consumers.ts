@@ -7,6 +7,8 @@
  * another one (verify-proxy-domain), and DB_TLS_SERVER_NAME is always the proxy's default endpoint.
  * A known host name (a plan of a deployment that exists) is matched directly.
  */
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import { ENV_VARS, type DbTlsMode } from '../../../lambda/src/environment';
 import { consumerConnection, contractEnvironment, isConsumerEnvironment } from './consumer-contract';
 import { defaultEndpointId } from './endpoint-ids';
@@ -22,6 +24,8 @@ interface Context {
   readonly proxy: ProxyTopology;
   readonly endpoints: ReadonlyArray<ProxyEndpointTopology>;
   readonly notes: string[];
+  /** Where relative paths of the plan (a function's filename) are resolved. */
+  readonly planDir: string;
 }
 
 /** The endpoint ids the function's environment expression reaches through the configuration. */
@@ -83,6 +87,13 @@ function readConsumer(ctx: Context, fn: PlanResource): ConsumerTopology | undefi
   ctx.notes.push(...notes);
   const host = environment[ENV_VARS.host];
   const functionName = fn.values.function_name;
+  // `filename` is as the configuration evaluated it, relative to the directory terraform ran in, which the plan
+  // does not record: the plan JSON's own directory (where `terraform show -json` is usually written), else this one.
+  const filename = fn.values.filename;
+  const handler = fn.values.handler;
+  const located = typeof filename !== 'string' ? undefined : (isAbsolute(filename) ? [filename] : [join(ctx.planDir, filename), resolve(filename)]).find((p) => existsSync(p));
+  const code = located === undefined ? undefined : { path: located, ...(typeof handler === 'string' ? { handler } : {}) };
+  if (code === undefined) ctx.notes.push(`code of ${fn.address} unknown: ${typeof filename === 'string' ? `its filename ${filename} is not found beside the plan or here (build the release zips with \`make lambda-zip\`)` : 'it has no filename (an S3 object or an image is not read here)'}`);
   return {
     id: fn.address,
     ...(typeof functionName === 'string' ? { functionName } : {}),
@@ -90,6 +101,7 @@ function readConsumer(ctx: Context, fn: PlanResource): ConsumerTopology | undefi
     ...(host?.kind === 'endpoint-host' ? { endpoint: host.endpoint } : {}),
     environment,
     connection,
+    ...(code !== undefined ? { code } : {}),
   };
 }
 
