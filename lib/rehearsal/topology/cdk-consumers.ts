@@ -2,6 +2,7 @@
  * The consumer functions of a cloud assembly: every AWS::Lambda::Function whose environment follows the
  * consumers' contract, with DB_HOST and DB_TLS_SERVER_NAME resolved to the proxy endpoint they name.
  */
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ENV_VARS } from '../../../lambda/src/environment';
 import type { CloudAssemblyIndex, StackTemplate } from './cdk-assembly';
@@ -31,13 +32,19 @@ function envValue(assembly: CloudAssemblyIndex, stack: StackTemplate, raw: unkno
 
 /**
  * The function's bundle: the asset directory the CDK CLI uploads for Code, named by the resource's
- * `aws:asset:path` metadata (relative to the template's directory; written unless asset metadata is turned off).
+ * `aws:asset:path` metadata (relative to the template's directory), else, when asset metadata is off (an app
+ * synthesized in-process), by the asset hash in Code.S3Key (`<hash>.zip`, staged as `asset.<hash>`).
  */
 function functionCode(fn: { stack: { file: string }; resource: { Properties?: Readonly<Record<string, unknown>>; Metadata?: Readonly<Record<string, unknown>> } }): FunctionCode | undefined {
-  const asset = fn.resource.Metadata?.['aws:asset:path'];
-  if (typeof asset !== 'string' || fn.resource.Metadata?.['aws:asset:property'] !== 'Code') return undefined;
+  const dir = dirname(fn.stack.file);
   const handler = fn.resource.Properties?.Handler;
-  return { path: resolve(dirname(fn.stack.file), asset), ...(typeof handler === 'string' ? { handler } : {}) };
+  const withHandler = (path: string): FunctionCode => ({ path, ...(typeof handler === 'string' ? { handler } : {}) });
+  const asset = fn.resource.Metadata?.['aws:asset:path'];
+  if (typeof asset === 'string' && fn.resource.Metadata?.['aws:asset:property'] === 'Code') return withHandler(resolve(dir, asset));
+  const key = (fn.resource.Properties?.Code as { S3Key?: unknown } | undefined)?.S3Key;
+  const hash = typeof key === 'string' ? /^([0-9a-f]{64})\.zip$/.exec(key)?.[1] : undefined;
+  const staged = hash === undefined ? undefined : resolve(dir, `asset.${hash}`);
+  return staged !== undefined && existsSync(staged) ? withHandler(staged) : undefined;
 }
 
 export function readCdkConsumers(assembly: CloudAssemblyIndex, proxy: ProxyTopology, endpoints: ReadonlyArray<ProxyEndpointTopology>, notes: string[]): ConsumerTopology[] {
@@ -56,7 +63,7 @@ export function readCdkConsumers(assembly: CloudAssemblyIndex, proxy: ProxyTopol
     if (network.problem) notes.push(`VPC of ${fn.id} unknown: ${network.problem}`);
     const functionName = resolveValue(assembly, fn.stack, props.FunctionName);
     const code = functionCode(fn);
-    if (code === undefined) notes.push(`code of ${fn.id} unknown: it has no aws:asset:path metadata for Code (synthesize with asset metadata on, the CDK CLI's default)`);
+    if (code === undefined) notes.push(`code of ${fn.id} unknown: neither aws:asset:path metadata nor an asset hash in Code.S3Key names a directory of the assembly (synthesize with \`cdk synth\`, which stages each asset beside the templates)`);
     return [
       {
         id: fn.id,

@@ -14,7 +14,9 @@ import { TABLE_NAME } from '../../../lambda/src/schema';
 import { findLambdaRuntime, listNamespaces, query, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../../../lib/rehearsal';
 import { liveUnavailable } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
-import { removeFixtures, synthesizeReferenceApp } from '../../rehearsal/topology-fixtures';
+import { readDeploymentContext } from '../../../lib/reference-app/app-context';
+import { ReferenceDeployment } from '../../../lib/reference-app/reference-deployment';
+import { removeFixtures, synthesize } from '../../rehearsal/topology-fixtures';
 
 const live = liveUnavailable === undefined ? describe : describe.skip;
 
@@ -55,7 +57,11 @@ live('the reference app\'s consumers under the Lambda runtime interface emulator
     // GIVEN a rehearsal of the reference app's cdk.out, in namespaces of 198.18.55.0/24
     for (const pid of runtimeProcesses()) before.add(pid);
     scratch = mkdtempSync(join(tmpdir(), 'lambda-rie-test-'));
-    cdkOut = synthesizeReferenceApp().dir;
+    // With its Lambda bundles built, as `cdk synth` builds them (the topology fixtures skip bundling).
+    cdkOut = synthesize((app) => {
+      const settings = readDeploymentContext(app);
+      new ReferenceDeployment(app, settings.stackName, settings);
+    }, { 'aws:cdk:bundling-stacks': ['**'] });
     started = await startRehearsal('lambdaRieSuite', { ...settingsFromDeployment(cdkOut), peers: false, maxConnections: 40 });
   }, 240_000);
 
@@ -96,7 +102,7 @@ live('the reference app\'s consumers under the Lambda runtime interface emulator
       [1, 1, false, true, true],
       [1, 2, false, true, true],
     ]);
-    const rows = await query<{ id: number }>(started!.rehearsal.endpoints.writer, `SELECT id FROM ${TABLE_NAME} WHERE id BETWEEN 5500 AND 5599 ORDER BY id`);
+    const rows = await query<{ id: number }>({ ...started!.rehearsal.adminEndpoint('writer'), database: writer.env.DB_NAME! }, `SELECT id FROM ${TABLE_NAME} WHERE id BETWEEN 5500 AND 5599 ORDER BY id`);
     expect(rows.map((r) => Number(r.id))).toEqual([5500, 5501, 5502, 5510, 5511, 5512]);
 
     const reads = await run(reader, (c, i) => ({ id: 5500 + c * 10 + i }));
