@@ -301,7 +301,7 @@ summary: node-deps
 	npx aurora-proxy-kit synth summary $(CDK_OUT)
 	npx aurora-proxy-kit synth summary $(CDK_OUT_PGBOUNCER)
 
-## demo: synthesize, summarize, run the rehearsal with the real handlers and a short bench, plan the Terraform example
+## demo: synthesize, summarize, run the rehearsal with the consumers' bundles under the Lambda runtime emulator and a short bench, plan the Terraform example
 demo: node-deps system-deps pgbouncer lambda-runtime synth summary
 	npx aurora-proxy-kit demo
 	@$(MAKE) --no-print-directory terraform-plan-summary

@@ -96,7 +96,7 @@ export async function runDemo(argv: string[], say: (line?: string) => void): Pro
   const scenarios = scenarioList(repeated.get('--scenario')).scenarios ?? DEMO_SCENARIOS;
   const live: string[] = [];
   for (const from of froms) {
-    say(`== live rehearsal of what was synthesized (${from}): the real Lambda handlers through each endpoint`);
+    say(`== live rehearsal of what was synthesized (${from}): the consumers' bundles under the Lambda runtime interface emulator on Node.js 24 through each endpoint, cold and warm`);
     const lines = await liveWorkload(from);
     for (const l of lines) say(`  ${l}`);
     live.push(...lines);
