@@ -93,7 +93,7 @@ const INVOKE_PATH = '/2015-03-31/functions/function/invocations';
 // The relay, one per container (argv: the task root, then the emulator's command). It takes free loopback
 // ports, starts the emulator on it in the task root, says `ready` with the emulator's pid once it listens,
 // then POSTs each event it is sent and replies with the status, body and time taken. It exits when the
-// emulator does; if its parent goes away it kills the emulator and the runtime under it first.
+// emulator does; if its parent goes away or stops it (SIGTERM) it kills the emulator and the runtime under it first.
 const RELAY_SOURCE = `
 const { spawn } = require('node:child_process');
 const { readFileSync } = require('node:fs');
@@ -135,6 +135,7 @@ process.on('message', ({ event }) => {
   req.end(body);
 });
 process.on('disconnect', () => { killAll(); process.exit(0); });
+process.on('SIGTERM', () => { killAll(); process.exit(0); });
 `;
 
 type RelayMessage =
