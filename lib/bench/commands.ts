@@ -54,7 +54,7 @@ export const DEMO_SCENARIOS: ScenarioName[] = ['read_only_endpoint', 'connect_ov
 /** `aurora-proxy-kit demo`: its options, which runDemo parses and `--help` prints. */
 export const DEMO_COMMAND: CliCommand = {
   name: 'demo',
-  summary: 'Rehearses what was synthesized (or planned) on its own loopback block: the deployment\'s consumers run the real Lambda handlers through each endpoint, then a short bench (--quick), the rehearsal down (always), and a summary. `make demo` synthesizes first and runs it.',
+  summary: 'Rehearses what was synthesized (or planned) on its own loopback block: the deployment\'s consumers run their shipped bundles under the Lambda runtime interface emulator on Node.js 24 through each endpoint (cold and warm invocations timed apart), then a short bench (--quick), the rehearsal down (always), and a summary. `make demo` synthesizes first and runs it.',
   options: [
     { name: '--from', value: 'PATH', default: 'cdk.out, then cdk.out/pgbouncer-engine when it exists', description: 'a cdk.out directory, or a plan\'s JSON (terraform show -json <planfile> > plan.json); repeatable: each is rehearsed in turn' },
     { name: '--out', value: 'DIR', default: 'bench-results/demo', description: 'where the bench reports are written' },

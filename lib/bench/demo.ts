@@ -35,8 +35,9 @@ async function deployedConsumers(r: Rehearsal, lines: string[]): Promise<void> {
   const event = (c: number, i: number): Record<string, unknown> => ({ id: 100 + c * 10 + i, payload: { demo: true } });
   // Writers first, so the readers find the rows.
   for (const c of [...consumers].sort((a, b) => (a.role === b.role ? 0 : a.role === 'READ_WRITE' ? -1 : 1))) {
-    const outcomes = await simulateInvocations({ handler: c.handler, namespace: c.namespace, env: c.env, containers: 4, invocationsPerContainer: 5, event });
-    lines.push(describe(`${c.name} (${c.role}, ${c.env.DB_USER}, ${c.env.DB_TLS}) from namespace ${c.namespace} via ${c.endpointHost} (4 containers x 5)`, outcomes));
+    const outcomes = await simulateInvocations({ handler: c.handler, namespace: c.namespace, env: c.env, containers: 4, invocationsPerContainer: 5, event, ...(c.code !== undefined ? { code: c.code } : {}), ...(c.functionHandler !== undefined ? { functionHandler: c.functionHandler } : {}) });
+    const code = c.code === undefined ? `the kit's ${c.handler} handler bundled from lambda/src` : `its shipped bundle ${c.code}`;
+    lines.push(describe(`${c.name} (${c.role}, ${c.env.DB_USER}, ${c.env.DB_TLS}) from namespace ${c.namespace} via ${c.endpointHost}, ${code} under the Lambda runtime emulator on Node.js 24 (4 containers x 5)`, outcomes));
     if (c.role === 'READ_ONLY') {
       const found = outcomes.filter((o) => (o.response?.event as unknown) !== null && o.response?.event !== undefined).length;
       lines.push(`  reads that found the row a writer consumer wrote: ${found}/${outcomes.length}`);
@@ -44,7 +45,7 @@ async function deployedConsumers(r: Rehearsal, lines: string[]): Promise<void> {
   }
 }
 
-/** Without namespaces (not root): the handlers in worker threads through the two PgBouncer endpoints. */
+/** Without namespaces (not root): the kit's handlers under the Lambda runtime emulator on loopback, through the two PgBouncer endpoints. */
 async function loopbackConsumers(r: Rehearsal, lines: string[]): Promise<void> {
   const e = r.endpoints;
   const writes = await simulateInvocations({ handler: 'write', env: lambdaEnvironment(e.readWrite, EndpointRole.READ_WRITE), containers: 4, invocationsPerContainer: 5, event: (c, i) => ({ id: 100 + c * 10 + i, payload: { demo: true } }) });
@@ -95,7 +96,7 @@ export async function runDemo(argv: string[], say: (line?: string) => void): Pro
   const scenarios = scenarioList(repeated.get('--scenario')).scenarios ?? DEMO_SCENARIOS;
   const live: string[] = [];
   for (const from of froms) {
-    say(`== live rehearsal of what was synthesized (${from}): the real Lambda handlers through each endpoint`);
+    say(`== live rehearsal of what was synthesized (${from}): the consumers' bundles under the Lambda runtime interface emulator on Node.js 24 through each endpoint, cold and warm`);
     const lines = await liveWorkload(from);
     for (const l of lines) say(`  ${l}`);
     live.push(...lines);

@@ -4,6 +4,7 @@
  * and server name the construct or module chose, its own database user), except for what cannot run
  * here: a password in place of an IAM token, and the rehearsal's CA in place of Amazon's roots.
  */
+import { existsSync } from 'node:fs';
 import { consumerEnvironment, ENV_VARS, type EndpointRole } from '../../lambda/src/environment';
 import { RehearsalConfigError } from './errors';
 import { POOLER_LISTENER_PORTS } from '../model/pgbouncer-hosts';
@@ -22,9 +23,13 @@ export interface RehearsedConsumerRun {
   readonly endpointHost: string;
   readonly endpointAddress: string;
   readonly env: Record<string, string>;
+  /** The code the function deploys (its cdk.out asset directory or release zip), for simulateInvocations({ code }). */
+  readonly code?: string;
+  /** Its handler setting, for simulateInvocations({ functionHandler }). */
+  readonly functionHandler?: string;
 }
 
-/** Every consumer of settings.deployment, ready for simulateInvocations({ namespace, env, handler }). */
+/** Every consumer of settings.deployment, ready for simulateInvocations({ namespace, env, handler, code, functionHandler }). */
 export function deploymentConsumers(settings: ResolvedSettings, secrets: Secrets, caFile: string): RehearsedConsumerRun[] {
   const deployment = settings.deployment;
   if (deployment === undefined) throw new RehearsalConfigError(['this rehearsal was not started from a deployment: start it with `rehearse up --from <cdk.out | plan.json>`']);
@@ -32,6 +37,9 @@ export function deploymentConsumers(settings: ResolvedSettings, secrets: Secrets
   return deployment.consumers.map((c) => {
     const endpoint = endpoints.find((e) => e.name === c.endpoint && !e.isDefault);
     if (endpoint?.namespace === undefined) throw new RehearsalConfigError([`consumer ${c.name}: endpoint ${c.endpoint} is not in a consumer VPC of this rehearsal`]);
+    if (c.code !== undefined && !existsSync(c.code)) {
+      throw new RehearsalConfigError([`consumer ${c.name}: its code ${c.code} is gone: ${c.code.endsWith('.zip') ? 'build the release zips with `make lambda-zip`' : 'synthesize the app again (`cdk synth`) so cdk.out holds its asset'}, then start the rehearsal again`]);
+    }
     const password = consumerPassword(secrets, c.user);
     if (password === undefined) throw new RehearsalConfigError([`consumer ${c.name}: user ${c.user} has no login in this rehearsal's secrets`]);
     const serverName = c.tlsServerEndpoint === undefined ? undefined : endpoints.find((e) => e.name === c.tlsServerEndpoint)?.host;
@@ -50,6 +58,16 @@ export function deploymentConsumers(settings: ResolvedSettings, secrets: Secrets
       }),
       [ENV_VARS.functionName]: c.name,
     };
-    return { name: c.name, role: c.role, handler: c.role === 'READ_ONLY' ? 'read' : 'write', namespace: endpoint.namespace, endpointHost: endpoint.host, endpointAddress: endpoint.address, env };
+    return {
+      name: c.name,
+      role: c.role,
+      handler: c.role === 'READ_ONLY' ? 'read' : 'write',
+      namespace: endpoint.namespace,
+      endpointHost: endpoint.host,
+      endpointAddress: endpoint.address,
+      env,
+      ...(c.code !== undefined ? { code: c.code } : {}),
+      ...(c.functionHandler !== undefined ? { functionHandler: c.functionHandler } : {}),
+    };
   });
 }

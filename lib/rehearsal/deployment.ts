@@ -98,6 +98,8 @@ export function deploymentFromTopology(t: DeployedTopology, from: string): Rehea
       tlsMode: c.connection.tls.mode,
       ...(server !== undefined ? { tlsServerEndpoint: server } : {}),
       connectionMode: c.connection.connectionMode,
+      ...(c.code !== undefined ? { code: c.code.path } : {}),
+      ...(c.code?.handler !== undefined ? { functionHandler: c.code.handler } : {}),
     });
   }
   const consumerVpcs = [...keys].map(([sourceId, key]) => ({ key, sourceId }));

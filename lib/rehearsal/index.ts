@@ -8,6 +8,7 @@ export { formatDownReport, type DownReport } from './down';
 export * from './status-format';
 export * from './drill';
 export * from './lambda-harness';
+export * from './lambda-runtime';
 export * from './loopback-blocks';
 export { WorkDirLayout, tlsPaths, type NodePaths, type PgBouncerPaths, type HaproxyPaths, type PgpoolPaths, type TlsPaths } from './layout';
 export { HealthChecker } from './health-checker';

@@ -31,6 +31,10 @@ export interface RehearsedConsumer {
   /** Name of the endpoint DB_TLS_SERVER_NAME names (verify-proxy-domain: the proxy's default endpoint). */
   readonly tlsServerEndpoint?: string;
   readonly connectionMode: ConnectionMode;
+  /** The code the function deploys (a cdk.out asset directory or a release zip), when the deployment names it. */
+  readonly code?: string;
+  /** The function's handler setting, when the deployment names it. */
+  readonly functionHandler?: string;
 }
 
 /** The PgBouncer engine's fleet as the rehearsal boots it: the deployment's own user data and values. */

@@ -21,6 +21,7 @@ export const SUITE_BLOCKS = {
   networkTlsSuite: { block: '127.0.39', user: 'test/integration/rehearsal/network-tls.test.ts', why: 'serves RDS-Proxy-shaped certificates in the namespaces of 198.18.39.0/24' },
   hostAgentSuite: { block: '127.0.51', user: 'test/integration/model/pgbouncer-host-agent.test.ts', why: 'a bootstrapped pooler host in namespaces (198.18.51.0/24) whose reader it stops and whose PgBouncer processes it kills under load' },
   bootstrapSuite: { block: '127.0.49', user: 'test/integration/model/pgbouncer-bootstrap.test.ts', why: 'a rehearsal in namespaces (198.18.49.0/24) whose data namespace a bootstrapped pooler host joins' },
+  lambdaRieSuite: { block: '127.0.55', user: 'test/integration/rehearsal/lambda-rie.test.ts', why: "the reference app's consumer bundles under the Lambda runtime emulator, in namespaces (198.18.55.0/24)" },
   poolerCertificateSuite: { block: '127.0.52', user: 'test/integration/lambda/pooler-certificate-live.test.ts', why: 'a PgBouncer serving the kit CA\'s listener certificate to node-postgres clients' },
   // Written in the Go test too (rehearsalAddressBlock); the block plan's test holds the two together.
   terratest: { block: '127.0.50', user: 'test/terratest/rehearsal_test.go TestRehearsalDataPath', why: 'the rehearsal as a deploy target, possibly left up between stages' },

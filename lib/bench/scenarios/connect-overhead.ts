@@ -183,7 +183,7 @@ export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioRes
     notes: [
       'msPerLoop = 1000 / pgbench tps (with -C pgbench includes the reconnection time in tps); each run follows a 100-loop warm-up.',
       `The client's own work per connection (node-postgres open+SELECT 1+close, its process CPU): through PgBouncer ${figures.clientWork.pooled.clientCpuMsPerConnection} ms of ${figures.clientWork.pooled.wallMsPerConnection} ms (${round(figures.clientWork.pooled.clientShareOfConnection * 100, 1)}%), of which SCRAM's PBKDF2 ${figures.clientWork.pooled.scramKeyDerivationMs} ms and TLS + protocol ${figures.clientWork.pooled.tlsAndProtocolMs} ms; direct ${figures.clientWork.direct.clientCpuMsPerConnection} ms of ${figures.clientWork.direct.wallMsPerConnection} ms.`,
-      'Lambda: the real read handler (lambda/src) in a worker thread, one warm container; mean/p50/p99 of the warm invocations.',
+      'Lambda: the read handler bundled from lambda/src under the Lambda runtime interface emulator on Node.js 24, one warm container; mean/p50/p99 of the warm invocations.',
     ],
   };
 }

@@ -10,6 +10,7 @@ export interface CfnResource {
   readonly Type: string;
   readonly Properties?: Readonly<Record<string, unknown>>;
   readonly DependsOn?: string | ReadonlyArray<string>;
+  readonly Metadata?: Readonly<Record<string, unknown>>;
 }
 
 export interface StackTemplate {

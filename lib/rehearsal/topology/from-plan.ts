@@ -34,7 +34,7 @@ export function topologyFromPlan(planJson: unknown, file = 'plan.json', terrafor
   const proxyResource = engine === 'rds-proxy' ? exactlyOnePlanned(index, 'aws_db_proxy', 'a proxy (the pooling-proxy module or the pgbouncer-proxy module)') : undefined;
   const cluster = readPlanCluster(index, clusterResource, network, notes);
   const tier: PlannedProxy & { fleet?: FleetTopology } = proxyResource !== undefined ? readPlanProxy(index, proxyResource, cluster, network, notes) : readPlanFleet(index, tracer, network, cluster, terraform ?? defaultWorkingDir(file), notes);
-  const consumers = readPlanConsumers({ index, tracer, network, proxy: tier.proxy, endpoints: tier.endpoints, notes, engine });
+  const consumers = readPlanConsumers({ index, tracer, network, proxy: tier.proxy, endpoints: tier.endpoints, notes, engine, planDir: dirname(resolve(file)) });
   const endpoints = placeEndpointsByConsumers(tier.endpoints, consumers, tier.endpointVpcProblems, notes);
   notes.push(...consumerWiringNotes(consumers, endpoints));
   const region = planRegion(index, tracer);

@@ -7,6 +7,8 @@
  * another one (verify-proxy-domain), and DB_TLS_SERVER_NAME is always the proxy's default endpoint.
  * A known host name (a plan of a deployment that exists) is matched directly.
  */
+import { existsSync } from 'node:fs';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { ENV_VARS, type DbTlsMode } from '../../../lambda/src/environment';
 import { consumerConnection, contractEnvironment, isConsumerEnvironment } from './consumer-contract';
 import { defaultEndpointId } from './endpoint-ids';
@@ -28,6 +30,8 @@ interface Context {
    * @default 'rds-proxy'
    */
   readonly engine?: 'rds-proxy' | 'pgbouncer';
+  /** Where relative paths of the plan (a function's filename) are resolved. */
+  readonly planDir: string;
 }
 
 /** The endpoint ids the function's environment expression reaches through the configuration. */
@@ -63,6 +67,29 @@ function narrowHost(ctx: Context, fn: PlanResource, candidates: ProxyEndpointTop
   return { kind: 'unknown', detail };
 }
 
+/** The kit's release zips, as `make lambda-zip` writes them. */
+const RELEASE_ZIP_DIR = join(__dirname, '..', '..', '..', 'dist', 'lambda');
+const RELEASE_ZIPS = ['read-handler.zip', 'write-handler.zip', 'role-bootstrap.zip', 'pooler-certificate.zip'];
+
+/**
+ * A function's `filename` on this machine. The plan holds it as the configuration evaluated it, relative to the
+ * root module terraform ran in, which the plan does not record: tried beside the plan JSON, then here, then, for
+ * one of the kit's release zips, where `make lambda-zip` writes it. Not found: beside the plan, so running it
+ * fails naming the path.
+ */
+function locateFilename(ctx: Context, fn: PlanResource, filename: string): string {
+  if (isAbsolute(filename)) return filename;
+  const found = [join(ctx.planDir, filename), resolve(filename)].find((p) => existsSync(p));
+  if (found !== undefined) return found;
+  const release = join(RELEASE_ZIP_DIR, basename(filename));
+  if (RELEASE_ZIPS.includes(basename(filename)) && existsSync(release)) {
+    ctx.notes.push(`code of ${fn.address}: ${filename} is relative to the directory terraform ran in, which the plan does not record; the kit's release zip ${release} is taken for it`);
+    return release;
+  }
+  ctx.notes.push(`code of ${fn.address}: ${filename} is found neither beside the plan nor here: build the release zips with \`make lambda-zip\`, or write the plan JSON in the directory terraform ran in`);
+  return join(ctx.planDir, filename);
+}
+
 function readConsumer(ctx: Context, fn: PlanResource): ConsumerTopology | undefined {
   const known = (valueAt(fn.values, ['environment', 0, 'variables']) ?? {}) as Record<string, unknown>;
   const later = (valueAt(fn.unknown, ['environment', 0, 'variables']) ?? {}) as Record<string, unknown>;
@@ -89,6 +116,10 @@ function readConsumer(ctx: Context, fn: PlanResource): ConsumerTopology | undefi
   ctx.notes.push(...notes);
   const host = environment[ENV_VARS.host];
   const functionName = fn.values.function_name;
+  const filename = fn.values.filename;
+  const handler = fn.values.handler;
+  const code = typeof filename === 'string' ? { path: locateFilename(ctx, fn, filename), ...(typeof handler === 'string' ? { handler } : {}) } : undefined;
+  if (code === undefined) ctx.notes.push(`code of ${fn.address} unknown: it has no filename (an S3 object or an image is not read here)`);
   return {
     id: fn.address,
     ...(typeof functionName === 'string' ? { functionName } : {}),
@@ -96,6 +127,7 @@ function readConsumer(ctx: Context, fn: PlanResource): ConsumerTopology | undefi
     ...(host?.kind === 'endpoint-host' ? { endpoint: host.endpoint } : {}),
     environment,
     connection,
+    ...(code !== undefined ? { code } : {}),
   };
 }
 

@@ -113,6 +113,15 @@ export interface ConsumerTopology {
   /** Every variable of the contract the function sets, references resolved. */
   readonly environment: Readonly<Record<string, EnvValue>>;
   readonly connection: ConsumerConnection;
+  /** The code the function deploys, when the input names it: a cdk.out asset directory or a zip file. */
+  readonly code?: FunctionCode;
+}
+
+export interface FunctionCode {
+  /** A bundle directory (cdk.out asset) or a .zip (the Terraform module's `filename`), as a path on this machine. */
+  readonly path: string;
+  /** The function's handler setting (`<file>.<export>`). */
+  readonly handler?: string;
 }
 
 /** A stable key per not-reproducible entry, so two flavours' lists compare without their wording. */
