@@ -171,8 +171,13 @@ export async function tearDownNetwork(plan: NetworkPlan, etc = NETNS_ETC): Promi
   if (rootLinkExists(plan.management.rootLink)) await ip(['link', 'del', plan.management.rootLink]);
   for (const ns of [...plan.namespaces].reverse()) if (present.has(ns)) await ip(['netns', 'del', ns]);
   for (const ns of plan.namespaces) rmSync(join(etc, ns), { recursive: true, force: true });
-  if (existsSync(etc) && readdirSync(etc).length === 0) rmdirSync(etc);
   await withRouteLock(async () => {
+    // Another rehearsal's setup or teardown may be at it too: gone already, or not empty, both are fine.
+    try {
+      rmdirSync(etc);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && (err as NodeJS.ErrnoException).code !== 'ENOTEMPTY') throw err;
+    }
     const kitNamespaces = (await listNamespaces()).filter((ns) => KIT_NAMESPACE.test(ns));
     if (kitNamespaces.length === 0 && (await hasUnreachableRange())) await ip(['route', 'del', 'unreachable', NETWORK_RANGE]);
   });
