@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { EndpointRole, PGBOUNCER_PROXY_RULES, runRules, securityGroupDescription } from './model';
 import { PoolMode } from './model/pgbouncer-ini';
 import { ConsumerConnection, IProxyEndpoint, ProxyEngine } from './pooling-tier';
+import { allowEndpointIngress } from './private/endpoint-ingress';
 import { throwIfInvalid } from './private/validation';
 
 /**
@@ -128,7 +129,7 @@ export class PgBouncerProxyEndpoint extends Construct implements IProxyEndpoint 
    * password secret (the user is added to the hosts if it is not yet) and ingress to this endpoint.
    */
   public grantConnect(consumer: iam.IGrantable & ec2.IConnectable, dbUser: string): iam.Grant {
-    this.connections.allowDefaultPortFrom(consumer, `${this.role} clients`);
+    allowEndpointIngress(this.securityGroup, this.connections, this.port, consumer, `${this.role} clients`);
     return this.proxy.consumerUserSecret(dbUser).grantRead(consumer);
   }
 }

@@ -6,6 +6,7 @@ import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
 import { ENDPOINT_RULES, EndpointRole, POSTGRES_PORT, consumerEndpointTls, metricDimensions, runRules, securityGroupDescription } from './model';
 import { ConsumerConnection, IProxyEndpoint, ProxyEngine } from './pooling-tier';
+import { allowEndpointIngress } from './private/endpoint-ingress';
 import { throwIfInvalid } from './private/validation';
 
 /**
@@ -120,7 +121,7 @@ export class PoolingProxyEndpoint extends Construct implements IProxyEndpoint {
    * the proxy and that user, and ingress to this endpoint's security group from the consumer's.
    */
   public grantConnect(consumer: iam.IGrantable & ec2.IConnectable, dbUser: string): iam.Grant {
-    this.connections.allowDefaultPortFrom(consumer, `${this.role} clients`);
+    allowEndpointIngress(this.securityGroup, this.connections, this.port, consumer, `${this.role} clients`);
     return this.proxy.grantConnect(consumer, dbUser);
   }
 
