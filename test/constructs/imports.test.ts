@@ -3,10 +3,13 @@
  * the pooling tier and its endpoints only by the values the data app exports. Nothing deploys offline: the
  * second app is synthesized and its wiring checked against the same consumers built in one app.
  */
+import * as fs from 'fs';
+import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as ts from 'typescript';
 import { EndpointRole, ENV_VARS } from '../../lambda/src/environment';
 import { DatabaseConsumerFunction } from '../../lib/database-consumer-function';
 import { DatabaseDashboard } from '../../lib/database-dashboard';
@@ -235,5 +238,44 @@ describe('GIVEN a second app that imports a PgBouncer endpoint and fleet by attr
     expect(() => new DatabaseRoleBootstrap(stack, 'Roles', { cluster, poolingTier: proxy, roles: [{ name: 'app_reader', access: EndpointRole.READ_ONLY }] })).toThrow(
       /an imported PgBouncerProxy's hosts cannot wait for database roles made in this app: make the roles its users log in as in the fleet's app/,
     );
+  });
+});
+
+describe('GIVEN the README\'s "Stacks and apps" example', () => {
+  test('WHEN it runs in a second app with the values a data app exports THEN its consumer and dashboard synthesize against the imports', () => {
+    // GIVEN the block as a user copies it, and the names it leaves to the user
+    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('### Stacks and apps')))![1]!;
+    const app = new App({ context: NO_BUNDLING });
+    const stack = new Stack(app, 'Consumers');
+    const given: Record<string, unknown> = {
+      OptimizedReadsCluster, PoolingProxy, PoolingProxyEndpoint, DatabaseConsumerFunction, DatabaseDashboard, EndpointRole,
+      dataVpc: importedVpc(stack, 'DataVpc', '1'),
+      consumerVpc: importedVpc(stack, 'ConsumerVpc', '2'),
+      clusterIdentifier: 'kit-cluster',
+      clusterEndpointHostname: 'kit-cluster.cluster-abc.us-east-1.rds.amazonaws.com',
+      clusterSecurityGroupId: CLUSTER_GROUP,
+      endpointSecurityGroupId: ENDPOINT_GROUP,
+      masterSecretArn: MASTER_SECRET_ARN,
+      encryptionKeyArn: KEY_ARN,
+      writerInstanceIdentifier: 'kit-writer',
+      readerInstanceIdentifiers: ['kit-reader-1'],
+      proxyName: 'kit-proxy',
+      proxyArn: 'arn:aws:rds:us-east-1:111111111111:db-proxy:prx-0123456789abcdef0',
+      defaultEndpoint: 'kit-proxy.proxy-abc.us-east-1.rds.amazonaws.com',
+      proxyDefaultEndpoint: 'kit-proxy.proxy-abc.us-east-1.rds.amazonaws.com',
+      readOnlyEndpointNames: ['kit-read-only'],
+      hostname: 'kit-read-only.endpoint.proxy-abc.us-east-1.rds.amazonaws.com',
+    };
+
+    // WHEN
+    const js = ts.transpileModule(block, { compilerOptions: { target: ts.ScriptTarget.ES2022 } }).outputText;
+    new Function(...Object.keys(given), js).call(stack, ...Object.values(given));
+    const template = Template.fromStack(stack);
+
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ [ENV_VARS.host]: given.hostname, [ENV_VARS.auth]: 'iam' }) } });
+    template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { GroupId: ENDPOINT_GROUP, FromPort: 5432 });
+    expect(JSON.stringify(template.findResources('AWS::CloudWatch::Dashboard'))).toContain('kit-read-only');
   });
 });
