@@ -29,15 +29,15 @@ import {
   runRules,
   singleInput,
 } from './model';
-import { OptimizedReadsCluster } from './optimized-reads-cluster';
+import { IOptimizedReadsCluster } from './optimized-reads-cluster';
 import { IPoolingTier } from './pooling-tier';
 import type { Series, TierDashboard } from './private/tier-dashboard';
 import { throwIfInvalid } from './private/validation';
 
 /** Properties of a DatabaseDashboard. */
 export interface DatabaseDashboardProps {
-  /** The cluster whose instances are charted. */
-  readonly cluster: OptimizedReadsCluster;
+  /** The cluster whose instances are charted: of this app, or imported (OptimizedReadsCluster.fromOptimizedReadsClusterAttributes). */
+  readonly cluster: IOptimizedReadsCluster;
   /**
    * The pooling tier charted, of either engine: a PoolingProxy (RDS Proxy: its endpoints and target
    * roles) or a PgBouncerProxy (its listeners' pool targets and the load balancer's target groups).

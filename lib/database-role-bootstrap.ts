@@ -7,7 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { BOOTSTRAP_ENV, requestProblems, type DatabaseRoleSpec, type RoleBootstrapRequest } from '../lambda/src/role-bootstrap-request';
 import { MASTER_SECRET_READ_ACTIONS, POSTGRES_PORT, RDS_CA_BUNDLE_ENV, ROLE_BOOTSTRAP_APIS, ROLE_BOOTSTRAP_RULES, securityGroupDescription } from './model';
-import { OptimizedReadsCluster } from './optimized-reads-cluster';
+import { IOptimizedReadsCluster, OptimizedReadsCluster } from './optimized-reads-cluster';
 import type { IPoolingTier } from './pooling-tier';
 import { skipCheckov } from './private/checkov';
 import { BASIC_EXECUTION_ACKNOWLEDGEMENT, DEPLOY_TIME_FUNCTION_SKIPS, deployTimeResource } from './private/deploy-time-resource';
@@ -24,8 +24,8 @@ const DEPLOY_TIME_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:se
 
 /** Properties of a DatabaseRoleBootstrap. */
 export interface DatabaseRoleBootstrapProps {
-  /** The cluster whose writer gets the roles. */
-  readonly cluster: OptimizedReadsCluster;
+  /** The cluster whose writer gets the roles: of this app, or imported (OptimizedReadsCluster.fromOptimizedReadsClusterAttributes). */
+  readonly cluster: IOptimizedReadsCluster;
   /** One role per consumer: READ_ONLY roles read, READ_WRITE roles also write and create tables. */
   readonly roles: DatabaseRoleSpec[];
   /**
@@ -100,7 +100,7 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
 
     const vpcSubnets = props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
-      vpc: cluster.cluster.vpc,
+      vpc: cluster.vpc,
       description: securityGroupDescription((p) => `Database role bootstrap ${p}: egress only to the cluster and Secrets Manager`, this.node.path),
       allowAllOutbound: false,
     });
@@ -110,21 +110,21 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
       architecture: lambda.Architecture.ARM_64,
       memorySize: 256,
       timeout: Duration.minutes(2),
-      vpc: cluster.cluster.vpc,
-      vpcSubnets: kitSubnets(this, cluster.cluster.vpc, props.vpcSubnets),
+      vpc: cluster.vpc,
+      vpcSubnets: kitSubnets(this, cluster.vpc, props.vpcSubnets),
       securityGroups: [securityGroup],
       tracing: lambda.Tracing.ACTIVE,
       logGroup,
       environmentEncryption: key,
       description: 'aurora-proxy-kit database role bootstrap',
       environment: {
-        [BOOTSTRAP_ENV.host]: cluster.cluster.clusterEndpoint.hostname,
+        [BOOTSTRAP_ENV.host]: cluster.clusterEndpointHostname,
         [BOOTSTRAP_ENV.port]: String(POSTGRES_PORT),
         [BOOTSTRAP_ENV.masterSecretArn]: cluster.masterSecret.secretArn,
         ...RDS_CA_BUNDLE_ENV,
       },
     });
-    cluster.masterSecret.grantRead(this.function);
+    cluster.grantMasterSecretRead(this.function);
     // A role with a password secret gets the verifier derived from it: the function reads those secrets too.
     this.passwordSecretArns = roles.flatMap((r) => (r.passwordSecretArn === undefined ? [] : [r.passwordSecretArn]));
     if (this.passwordSecretArns.length > 0) {
@@ -136,7 +136,7 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
     // The master secret and the password secrets, read from inside the VPC: the endpoint passes those reads only.
     const routes = routeApiCalls(
       this,
-      { apiRoutes: props.apiRoutes, vpcEndpoints: props.vpcEndpoints, vpc: cluster.cluster.vpc, vpcSubnets, connections: this.connections, apis: ROLE_BOOTSTRAP_APIS, rules: ROLE_BOOTSTRAP_RULES.filter((r) => r.id === 'role-bootstrap-api-route') },
+      { apiRoutes: props.apiRoutes, vpcEndpoints: props.vpcEndpoints, vpc: cluster.vpc, vpcSubnets, connections: this.connections, apis: ROLE_BOOTSTRAP_APIS, rules: ROLE_BOOTSTRAP_RULES.filter((r) => r.id === 'role-bootstrap-api-route') },
       () => ({
         caller: this,
         role: this.function.role!,
@@ -149,8 +149,8 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
     );
 
     this.resource = deployTimeResource(this, { onEventHandler: this.function, logGroup, resourceType: 'Custom::DatabaseRoles', properties: { Request: request }, what: 'the bootstrap function' });
-    // The writer must be up; CDK's cluster construct holds its instances.
-    this.resource.node.addDependency(cluster.cluster);
+    // The writer must be up; CDK's cluster construct holds its instances. An imported cluster is up already.
+    if (cluster instanceof OptimizedReadsCluster) this.resource.node.addDependency(cluster.cluster);
     // It runs once the endpoint it reads the secrets through answers.
     for (const route of routes.values()) this.resource.node.addDependency(route.endpoint);
     props.poolingTier?.waitForDatabaseRoles(this.resource);

@@ -6,21 +6,29 @@
  * tables, the rehearsal, internal helpers and the reference app stay internal;
  * test/docs/public-api.test.ts pins this list.
  */
-export { OptimizedReadsCluster, type OptimizedReadsClusterProps, type InstanceMetricOptions } from './optimized-reads-cluster';
-export { PoolingProxy, type PoolingProxyProps } from './pooling-proxy';
+export {
+  OptimizedReadsCluster,
+  type IOptimizedReadsCluster,
+  type OptimizedReadsClusterAttributes,
+  type OptimizedReadsClusterProps,
+  type InstanceMetricOptions,
+} from './optimized-reads-cluster';
+export { PoolingProxy, type PoolingProxyAttributes, type PoolingProxyProps } from './pooling-proxy';
 export {
   PoolingProxyEndpoint,
   type IPoolingProxy,
+  type PoolingProxyEndpointAttributes,
   type PoolingProxyEndpointOptions,
   type PoolingProxyEndpointProps,
 } from './pooling-proxy-endpoint';
-export { PgBouncerProxy, type PgBouncerProxyProps } from './pgbouncer-proxy';
+export { PgBouncerProxy, type PgBouncerProxyAttributes, type PgBouncerProxyProps } from './pgbouncer-proxy';
 export { type PgBouncerPackages } from './pgbouncer-packages';
 export { type PgBouncerMetricOptions } from './pgbouncer-metric-options';
 export { PgBouncerCertificate, type PgBouncerCertificateProps, type PgBouncerTlsCertificate } from './pgbouncer-certificate';
 export {
   PgBouncerProxyEndpoint,
   type IPgBouncerProxy,
+  type PgBouncerProxyEndpointAttributes,
   type PgBouncerProxyEndpointOptions,
   type PgBouncerProxyEndpointProps,
 } from './pgbouncer-proxy-endpoint';

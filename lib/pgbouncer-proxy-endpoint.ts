@@ -6,6 +6,8 @@ import { Construct } from 'constructs';
 import { EndpointRole, PGBOUNCER_PROXY_RULES, runRules, securityGroupDescription } from './model';
 import { PoolMode } from './model/pgbouncer-ini';
 import { ConsumerConnection, IProxyEndpoint, ProxyEngine } from './pooling-tier';
+import { allowEndpointIngress } from './private/endpoint-ingress';
+import { ImportedProxyEndpoint } from './private/imported-endpoint';
 import { throwIfInvalid } from './private/validation';
 
 /**
@@ -52,6 +54,30 @@ export interface PgBouncerProxyEndpointOptions {
   readonly poolMode?: PoolMode;
 }
 
+/**
+ * A PgBouncerProxyEndpoint of another stack or app (PgBouncerProxyEndpoint.fromPgBouncerProxyEndpointAttributes):
+ * the values its app exports, e.g. as stack outputs.
+ */
+export interface PgBouncerProxyEndpointAttributes {
+  /** READ_WRITE reaches the writer, READ_ONLY the readers. */
+  readonly role: EndpointRole;
+  /** The consumer VPC the interface endpoint is in; its consumers go in it too. */
+  readonly vpc: ec2.IVpc;
+  /** The endpoint's regional DNS name, which the listeners' certificate names. */
+  readonly hostname: string;
+  /** The listener's port (5432 read/write, 5433 read-only; in session pooling 5434, 5435). */
+  readonly port: number;
+  /** The endpoint's security group: each consumer is given ingress to it. */
+  readonly securityGroupId: string;
+  /** The CA certificate (PEM) the listeners' certificate chains to (PgBouncerProxy.clientCaCertificate). */
+  readonly clientCaCertificate: string;
+  /**
+   * The complete ARN of the password secret of each user that connects through this import, by user name:
+   * the secrets the proxy made for them in its app (PgBouncerProxy.consumerPasswordSecret), which its hosts know.
+   */
+  readonly consumerPasswordSecretArns: Record<string, string>;
+}
+
 /** Properties of a PgBouncerProxyEndpoint. */
 export interface PgBouncerProxyEndpointProps extends PgBouncerProxyEndpointOptions {
   readonly proxy: IPgBouncerProxy;
@@ -75,6 +101,37 @@ export class PgBouncerProxyEndpoint extends Construct implements IProxyEndpoint 
   /** Network access to the endpoint on the role's port: grant it to each client. */
   public readonly connections: ec2.Connections;
   private readonly proxy: IPgBouncerProxy;
+
+  /**
+   * An endpoint of a PgBouncerProxy of another stack or app, for consumers there: they connect through it with
+   * their password secret and are granted its read and ingress as in one app. The hosts know only the users the
+   * proxy's app added (PgBouncerProxy.consumerPasswordSecret, or the role bootstrap's roles): a user without a
+   * secret in `consumerPasswordSecretArns` is refused at synth.
+   */
+  public static fromPgBouncerProxyEndpointAttributes(scope: Construct, id: string, attrs: PgBouncerProxyEndpointAttributes): IProxyEndpoint {
+    const holder = new Construct(scope, id);
+    const secrets = new Map<string, secretsmanager.ISecret>();
+    const secretOf = (dbUser: string): secretsmanager.ISecret => {
+      const arn = attrs.consumerPasswordSecretArns[dbUser];
+      throwIfInvalid(holder, [
+        arn === undefined
+          ? `dbUser ${JSON.stringify(dbUser)} has no password secret in consumerPasswordSecretArns (users: ${Object.keys(attrs.consumerPasswordSecretArns).join(', ') || 'none'}): in the PgBouncerProxy's app, add the user (proxy.consumerPasswordSecret('${dbUser}'), and its role in the role bootstrap) and pass its secret's ARN here`
+          : undefined,
+      ]);
+      if (!secrets.has(dbUser)) secrets.set(dbUser, secretsmanager.Secret.fromSecretCompleteArn(holder, `Secret${secrets.size}`, arn!));
+      return secrets.get(dbUser)!;
+    };
+    return new ImportedProxyEndpoint(holder, 'Endpoint', {
+      engine: ProxyEngine.PGBOUNCER,
+      role: attrs.role,
+      vpc: attrs.vpc,
+      hostname: attrs.hostname,
+      port: attrs.port,
+      securityGroupId: attrs.securityGroupId,
+      consumerConnection: (dbUser) => ({ passwordSecret: secretOf(dbUser), tlsCaCertificate: attrs.clientCaCertificate }),
+      grantCredential: (grantee, dbUser) => secretOf(dbUser).grantRead(grantee),
+    });
+  }
 
   constructor(scope: Construct, id: string, props: PgBouncerProxyEndpointProps) {
     super(scope, id);
@@ -128,7 +185,7 @@ export class PgBouncerProxyEndpoint extends Construct implements IProxyEndpoint 
    * password secret (the user is added to the hosts if it is not yet) and ingress to this endpoint.
    */
   public grantConnect(consumer: iam.IGrantable & ec2.IConnectable, dbUser: string): iam.Grant {
-    this.connections.allowDefaultPortFrom(consumer, `${this.role} clients`);
+    allowEndpointIngress(this.securityGroup, this.connections, this.port, consumer, `${this.role} clients`);
     return this.proxy.consumerUserSecret(dbUser).grantRead(consumer);
   }
 }

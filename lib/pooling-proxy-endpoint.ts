@@ -6,6 +6,8 @@ import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
 import { ENDPOINT_RULES, EndpointRole, POSTGRES_PORT, consumerEndpointTls, metricDimensions, runRules, securityGroupDescription } from './model';
 import { ConsumerConnection, IProxyEndpoint, ProxyEngine } from './pooling-tier';
+import { allowEndpointIngress } from './private/endpoint-ingress';
+import { ImportedProxyEndpoint } from './private/imported-endpoint';
 import { throwIfInvalid } from './private/validation';
 
 /**
@@ -37,6 +39,27 @@ export interface PoolingProxyEndpointOptions {
   readonly endpointName?: string;
 }
 
+/**
+ * A PoolingProxyEndpoint of another stack or app (PoolingProxyEndpoint.fromPoolingProxyEndpointAttributes):
+ * the values its app exports, e.g. as stack outputs.
+ */
+export interface PoolingProxyEndpointAttributes {
+  /** READ_WRITE reaches the writer, READ_ONLY the readers. */
+  readonly role: EndpointRole;
+  /** The VPC the endpoint is in; its consumers go in it too. */
+  readonly vpc: ec2.IVpc;
+  /** The endpoint's DNS name. */
+  readonly hostname: string;
+  /** The endpoint's security group: each consumer is given ingress to it. */
+  readonly securityGroupId: string;
+  /** The ARN of the endpoint's RDS Proxy: `rds-db:connect` is scoped to it. */
+  readonly proxyArn: string;
+  /** The name of the endpoint's RDS Proxy. */
+  readonly proxyName: string;
+  /** The proxy's default endpoint host name, which a consumer checks the proxy's certificate against. */
+  readonly proxyDefaultEndpoint: string;
+}
+
 /** Properties of a PoolingProxyEndpoint. */
 export interface PoolingProxyEndpointProps extends PoolingProxyEndpointOptions {
   readonly proxy: IPoolingProxy;
@@ -58,6 +81,33 @@ export class PoolingProxyEndpoint extends Construct implements IProxyEndpoint {
   public readonly connections: ec2.Connections;
   public readonly securityGroup: ec2.ISecurityGroup;
   private readonly proxy: IPoolingProxy;
+
+  /**
+   * An endpoint of a PoolingProxy of another stack or app, for consumers there: they connect through it and are
+   * granted `rds-db:connect` and ingress as in one app. The proxy logs in to the cluster as each client's own
+   * user (end-to-end IAM): in the proxy's app, let it log in as each consumer's user with
+   * `PoolingProxy.allowDatabaseUser`, which `grantConnect` there does for consumers of that app.
+   */
+  public static fromPoolingProxyEndpointAttributes(scope: Construct, id: string, attrs: PoolingProxyEndpointAttributes): IProxyEndpoint {
+    // A scope of its own, so the proxy's and the endpoint's imports do not clash with the scope's other children.
+    const holder = new Construct(scope, id);
+    const proxy = rds.DatabaseProxy.fromDatabaseProxyAttributes(holder, 'Proxy', {
+      dbProxyArn: attrs.proxyArn,
+      dbProxyName: attrs.proxyName,
+      endpoint: attrs.proxyDefaultEndpoint,
+      securityGroups: [],
+    });
+    return new ImportedProxyEndpoint(holder, 'Endpoint', {
+      engine: ProxyEngine.RDS_PROXY,
+      role: attrs.role,
+      vpc: attrs.vpc,
+      hostname: attrs.hostname,
+      port: POSTGRES_PORT,
+      securityGroupId: attrs.securityGroupId,
+      consumerConnection: () => ({ tlsServerName: consumerEndpointTls({ isProxyDefaultEndpoint: false, proxyDefaultEndpoint: attrs.proxyDefaultEndpoint }).serverName }),
+      grantCredential: (grantee, dbUser) => proxy.grantConnect(grantee, dbUser),
+    });
+  }
 
   constructor(scope: Construct, id: string, props: PoolingProxyEndpointProps) {
     super(scope, id);
@@ -120,7 +170,7 @@ export class PoolingProxyEndpoint extends Construct implements IProxyEndpoint {
    * the proxy and that user, and ingress to this endpoint's security group from the consumer's.
    */
   public grantConnect(consumer: iam.IGrantable & ec2.IConnectable, dbUser: string): iam.Grant {
-    this.connections.allowDefaultPortFrom(consumer, `${this.role} clients`);
+    allowEndpointIngress(this.securityGroup, this.connections, this.port, consumer, `${this.role} clients`);
     return this.proxy.grantConnect(consumer, dbUser);
   }
 

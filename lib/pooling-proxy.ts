@@ -27,6 +27,7 @@ import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { IPoolingProxy, PoolingProxyEndpoint, PoolingProxyEndpointOptions } from './pooling-proxy-endpoint';
 import { IPoolingTier, IProxyEndpoint, PoolingMetricOptions, ProxyEndpointOptions, ProxyEngine } from './pooling-tier';
 import { kitSubnets } from './private/subnets';
+import { ImportedPoolingProxy } from './private/imported-tier';
 import { combinedMetric, type TierDashboard } from './private/tier-dashboard';
 import { throwIfInvalid } from './private/validation';
 
@@ -80,6 +81,34 @@ export interface PoolingProxyProps {
 }
 
 /**
+ * A PoolingProxy of another stack or app (PoolingProxy.fromPoolingProxyAttributes): the values its app
+ * exports, e.g. as stack outputs.
+ */
+export interface PoolingProxyAttributes {
+  /** The proxy's name (its metrics' ProxyName). */
+  readonly proxyName: string;
+  /** The proxy's ARN: `rds-db:connect` is scoped to it. */
+  readonly proxyArn: string;
+  /** The proxy's default endpoint host name. */
+  readonly defaultEndpoint: string;
+  /**
+   * Names of the proxy's READ_ONLY endpoints, charted and summed in the client-side metrics.
+   * @default - none: the client-side READ_ONLY metrics are refused
+   */
+  readonly readOnlyEndpointNames?: string[];
+  /**
+   * Names of the proxy's READ_WRITE endpoints besides the default one.
+   * @default - the default endpoint only
+   */
+  readonly readWriteEndpointNames?: string[];
+  /**
+   * The proxy's pool sizing (PoolingProxy.poolSizing in its app).
+   * @default - unknown: reading poolSizing fails with the fix
+   */
+  readonly poolSizing?: PoolSizing;
+}
+
+/**
  * An RDS Proxy in front of an OptimizedReadsCluster: TLS required, end-to-end IAM authentication
  * (clients and the proxy itself log in with IAM tokens, as each client's own database user; no secret), its own security group, and database ingress only
  * from the proxy. Endpoints (READ_ONLY or READ_WRITE) can be added in any VPC of the stack, each with
@@ -88,6 +117,16 @@ export interface PoolingProxyProps {
 export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTier {
   /** The kit's pool defaults: RDS Proxy's own default for maxConnectionsPercent, a 5% idle floor, a 120 s borrow timeout. */
   public static readonly DEFAULT_POOL_SETTINGS: PoolSettings = DEFAULT_POOL_SETTINGS;
+
+  /**
+   * A PoolingProxy of another stack or app, for consumers, a role bootstrap and a dashboard there: it grants
+   * `rds-db:connect` and gives the shared metrics. It cannot add endpoints (import them with
+   * PoolingProxyEndpoint.fromPoolingProxyEndpointAttributes), and the proxy's own login as each user is its
+   * app's (PoolingProxy.allowDatabaseUser).
+   */
+  public static fromPoolingProxyAttributes(scope: Construct, id: string, attrs: PoolingProxyAttributes): IPoolingTier {
+    return new ImportedPoolingProxy(scope, id, attrs);
+  }
 
   public readonly engine: ProxyEngine = ProxyEngine.RDS_PROXY;
 
@@ -194,18 +233,26 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
    * (PoolingProxyEndpoint.grantConnect).
    */
   public grantConnect(grantee: iam.IGrantable, dbUser: string): iam.Grant {
-    if (!this.databaseUsers.has(dbUser)) {
-      this.databaseUsers.add(dbUser);
-      // The cluster's database user ARN: rds-db:<region>:<account>:dbuser:<cluster resource id>/<user>.
-      const userArn = Stack.of(this).formatArn({
-        service: 'rds-db',
-        resource: 'dbuser',
-        resourceName: `${this.cluster.cluster.clusterResourceIdentifier}/${dbUser}`,
-        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-      });
-      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['rds-db:connect'], resources: [userArn] }));
-    }
+    this.allowDatabaseUser(dbUser);
     return this.proxy.grantConnect(grantee, dbUser);
+  }
+
+  /**
+   * Lets the proxy log in to the cluster as `dbUser` (`rds-db:connect` on the cluster for its role): the proxy's
+   * side of `grantConnect`, for a user whose consumers are in another app and import an endpoint
+   * (PoolingProxyEndpoint.fromPoolingProxyEndpointAttributes).
+   */
+  public allowDatabaseUser(dbUser: string): void {
+    if (this.databaseUsers.has(dbUser)) return;
+    this.databaseUsers.add(dbUser);
+    // The cluster's database user ARN: rds-db:<region>:<account>:dbuser:<cluster resource id>/<user>.
+    const userArn = Stack.of(this).formatArn({
+      service: 'rds-db',
+      resource: 'dbuser',
+      resourceName: `${this.cluster.cluster.clusterResourceIdentifier}/${dbUser}`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['rds-db:connect'], resources: [userArn] }));
   }
 
   /** Undefined: clients of RDS Proxy log in with IAM authentication tokens, not passwords. */

@@ -206,7 +206,7 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
 export const MODULES = MODULE_SPECS.map((m) => m.module).filter((m) => !m.startsWith('examples/'));
 
 /** The examples under modules/examples/, each a root configuration with a README. */
-export const EXAMPLES: ReadonlyArray<string> = ['examples/complete', 'examples/complete-pgbouncer', 'examples/minimal'];
+export const EXAMPLES: ReadonlyArray<string> = ['examples/complete', 'examples/complete-pgbouncer', 'examples/minimal', 'examples/split-consumers'];
 
 /** Helpers of the modules, under modules/internal/: no rules of their own, a README with generated tables each. */
 export const INTERNAL_MODULES: ReadonlyArray<string> = ['internal/logs-kms-policy', 'internal/cluster-instances', 'internal/handler-function'];

@@ -62,3 +62,18 @@ output "database_users" {
   description = "The roles the consumers log in as (made by the role bootstrap), and the proxy's own logins: the same users, never the master user."
   value       = { reader = local.db_users.reader, writer = local.db_users.writer, proxy = module.proxy.database_users }
 }
+
+output "consumer_inputs" {
+  description = "What a root of its own needs to add consumers and a dashboard to this deployment (examples/split-consumers reads it, e.g. through terraform_remote_state): the consumer VPC and subnets, the proxy's endpoints and connect ARN prefix, the database and the users the proxy may log in as, the instances, the proxy's name and the logs key."
+  value = {
+    vpc_id               = aws_vpc.this["consumer"].id
+    subnet_ids           = local.subnet_ids.consumer
+    endpoints            = module.proxy.endpoints
+    connect_arn_prefix   = module.proxy.connect_arn_prefix
+    database_name        = module.database.database_name
+    database_users       = module.proxy.database_users
+    instance_identifiers = module.database.instance_identifiers
+    proxy_name           = module.proxy.proxy_name
+    kms_key_arn          = aws_kms_key.logs.arn
+  }
+}
