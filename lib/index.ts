@@ -13,7 +13,8 @@ export {
   type OptimizedReadsClusterProps,
   type InstanceMetricOptions,
 } from './optimized-reads-cluster';
-export { PoolingProxy, type PoolingProxyAttributes, type PoolingProxyProps } from './pooling-proxy';
+export { PoolingProxy, type PoolingProxyProps } from './pooling-proxy';
+export { type PoolingProxyAttributes } from './pooling-proxy-attributes';
 export {
   PoolingProxyEndpoint,
   type IPoolingProxy,
@@ -21,7 +22,8 @@ export {
   type PoolingProxyEndpointOptions,
   type PoolingProxyEndpointProps,
 } from './pooling-proxy-endpoint';
-export { PgBouncerProxy, type PgBouncerProxyAttributes, type PgBouncerProxyProps } from './pgbouncer-proxy';
+export { PgBouncerProxy, type PgBouncerProxyProps } from './pgbouncer-proxy';
+export { type PgBouncerProxyAttributes } from './pgbouncer-proxy-attributes';
 export { type PgBouncerPackages } from './pgbouncer-packages';
 export { type PgBouncerMetricOptions } from './pgbouncer-metric-options';
 export { PgBouncerCertificate, type PgBouncerCertificateProps, type PgBouncerTlsCertificate } from './pgbouncer-certificate';

@@ -14,7 +14,7 @@ import { renderPoolerBootstrap, sessionListenersValue } from './model/pgbouncer-
 import { DEFAULT_FLEET_HOSTS, DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_RULES, fleetListenerOf, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
 import { PoolMode } from './model/pgbouncer-ini';
 import { DEFAULT_POOLER_INSTANCE_TYPE, DEFAULT_POOLER_READ_ONLY_SERVER_USER, POOLER_HOST_RULES, poolerInstanceVcpus, poolerListenerPort } from './model/pgbouncer-hosts';
-import { IOptimizedReadsCluster, OptimizedReadsCluster } from './optimized-reads-cluster';
+import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { PgBouncerMetricOptions, fleetMetric, poolTargetOf, targetGroupMetric } from './pgbouncer-metric-options';
 import { PgBouncerCertificate, tlsCertificateProblems, type PgBouncerTlsCertificate } from './pgbouncer-certificate';
 import type { PgBouncerPackages } from './pgbouncer-packages';
@@ -23,6 +23,7 @@ import { IPoolingTier, IProxyEndpoint, PoolingMetricOptions, ProxyEndpointOption
 import { skipCheckov } from './private/checkov';
 import { addPgBouncerHostGroup } from './private/pgbouncer-host-group';
 import { addPgBouncerListener, addPgBouncerLoadBalancer } from './private/pgbouncer-load-balancer';
+import type { PgBouncerProxyAttributes } from './pgbouncer-proxy-attributes';
 import { ImportedPgBouncerProxy } from './private/imported-tier';
 import { kitSubnets } from './private/subnets';
 import { combinedMetric, type TierDashboard } from './private/tier-dashboard';
@@ -136,35 +137,6 @@ export interface PgBouncerProxyProps {
 /** A value the rules can check at synth, or undefined for a token. */
 const known = (value: string): string | undefined => (Token.isUnresolved(value) ? undefined : value);
 
-/**
- * A PgBouncerProxy of another stack or app (PgBouncerProxy.fromPgBouncerProxyAttributes): the values its app
- * exports, e.g. as stack outputs.
- */
-export interface PgBouncerProxyAttributes {
-  /** The fleet's name (the FleetName dimension of its hosts' metrics). */
-  readonly fleetName: string;
-  /** The fleet's host count. */
-  readonly hosts: number;
-  /** The cluster the fleet pools for: its identifiers are the pools' Target dimension. */
-  readonly cluster: IOptimizedReadsCluster;
-  /** The Network Load Balancer's full name (its metrics' LoadBalancer dimension). */
-  readonly loadBalancerFullName: string;
-  /** The full name of the read/write transaction listener's target group. */
-  readonly readWriteTargetGroupFullName: string;
-  /** The full name of the read-only transaction listener's target group. */
-  readonly readOnlyTargetGroupFullName: string;
-  /**
-   * The complete ARN of the password secret of each user granted through this import, by user name: the
-   * secrets the fleet's app made (PgBouncerProxy.consumerPasswordSecret), which its hosts know.
-   * @default - none: every grant is refused with the fix
-   */
-  readonly consumerPasswordSecretArns?: Record<string, string>;
-  /**
-   * The fleet's pool sizing (PgBouncerProxy.poolSizing in its app).
-   * @default - unknown: reading poolSizing fails with the fix
-   */
-  readonly poolSizing?: PoolSizing;
-}
 
 /**
  * A self-managed PgBouncer fleet in front of an OptimizedReadsCluster: an Auto Scaling group of fixed

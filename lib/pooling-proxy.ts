@@ -27,6 +27,7 @@ import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { IPoolingProxy, PoolingProxyEndpoint, PoolingProxyEndpointOptions } from './pooling-proxy-endpoint';
 import { IPoolingTier, IProxyEndpoint, PoolingMetricOptions, ProxyEndpointOptions, ProxyEngine } from './pooling-tier';
 import { kitSubnets } from './private/subnets';
+import type { PoolingProxyAttributes } from './pooling-proxy-attributes';
 import { ImportedPoolingProxy } from './private/imported-tier';
 import { combinedMetric, type TierDashboard } from './private/tier-dashboard';
 import { throwIfInvalid } from './private/validation';
@@ -80,33 +81,6 @@ export interface PoolingProxyProps {
   readonly debugLogging?: boolean;
 }
 
-/**
- * A PoolingProxy of another stack or app (PoolingProxy.fromPoolingProxyAttributes): the values its app
- * exports, e.g. as stack outputs.
- */
-export interface PoolingProxyAttributes {
-  /** The proxy's name (its metrics' ProxyName). */
-  readonly proxyName: string;
-  /** The proxy's ARN: `rds-db:connect` is scoped to it. */
-  readonly proxyArn: string;
-  /** The proxy's default endpoint host name. */
-  readonly defaultEndpoint: string;
-  /**
-   * Names of the proxy's READ_ONLY endpoints, charted and summed in the client-side metrics.
-   * @default - none: the client-side READ_ONLY metrics are refused
-   */
-  readonly readOnlyEndpointNames?: string[];
-  /**
-   * Names of the proxy's READ_WRITE endpoints besides the default one.
-   * @default - the default endpoint only
-   */
-  readonly readWriteEndpointNames?: string[];
-  /**
-   * The proxy's pool sizing (PoolingProxy.poolSizing in its app).
-   * @default - unknown: reading poolSizing fails with the fix
-   */
-  readonly poolSizing?: PoolSizing;
-}
 
 /**
  * An RDS Proxy in front of an OptimizedReadsCluster: TLS required, end-to-end IAM authentication

@@ -9,8 +9,8 @@ import { DEFAULT_PROXY_ENDPOINT_NAME, EndpointRole, POOLER_LISTENER_SERIES, Pool
 import { PoolMode } from '../model/pgbouncer-ini';
 import type { IOptimizedReadsCluster } from '../optimized-reads-cluster';
 import { fleetMetric, poolTargetOf, poolerMetric } from '../pgbouncer-metric-options';
-import type { PgBouncerProxyAttributes } from '../pgbouncer-proxy';
-import type { PoolingProxyAttributes } from '../pooling-proxy';
+import type { PgBouncerProxyAttributes } from '../pgbouncer-proxy-attributes';
+import type { PoolingProxyAttributes } from '../pooling-proxy-attributes';
 import { IPoolingTier, IProxyEndpoint, PoolingMetricOptions, ProxyEndpointOptions, ProxyEngine } from '../pooling-tier';
 import { combinedMetric, type TierDashboard } from './tier-dashboard';
 import { throwIfInvalid } from './validation';
