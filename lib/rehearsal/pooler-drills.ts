@@ -50,6 +50,19 @@ async function close(c: Client): Promise<void> {
 }
 
 /** A consumer's TLS connection (verify-full against the rehearsal CA) to an address and port. */
+/** `fn` until it succeeds, every 250 ms for up to `ms`; then its last error. */
+async function retrying<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() >= deadline) throw err;
+      await sleep(250);
+    }
+  }
+}
+
 async function connectTo(r: Rehearsal, host: string, port: number, login: DrillLogin): Promise<Client> {
   const c = new Client({ host, port, user: login.username, password: login.password, database: r.endpoints.writer.database, ssl: { ca: readFileSync(r.endpoints.writer.caFile, 'utf8') }, connectionTimeoutMillis: 3000, query_timeout: 5000 });
   c.on('error', () => undefined);
@@ -200,14 +213,17 @@ export async function poolerFailoverDrill(r: Rehearsal, host: PoolerHost, login:
   const after = acks.filter((a) => a.at >= failoverAt);
   const times = [failoverAt, ...after.map((a) => a.at)];
   const writeDowntimeMs = Math.max(0, ...times.slice(1).map((t, i) => t - times[i]!));
-  const check = await connectTo(r, host.host, FLEET_PORTS.readWrite, login);
-  let lost: number;
-  try {
-    const present = new Set((await check.query<{ id: string }>('SELECT id::text FROM apk_failover_drill WHERE id >= $1', [String(acks[0]?.id ?? 0)])).rows.map((row) => Number(row.id)));
-    lost = acks.filter((a) => !present.has(a.id)).length;
-  } finally {
-    await check.end();
-  }
+  // Counted through the listener like any client, which retries: a process the load did not reach may still
+  // fail its first login fast for server_login_retry after the outage, then connect.
+  const present = await retrying(10_000, async () => {
+    const check = await connectTo(r, host.host, FLEET_PORTS.readWrite, login);
+    try {
+      return new Set((await check.query<{ id: string }>('SELECT id::text FROM apk_failover_drill WHERE id >= $1', [String(acks[0]?.id ?? 0)])).rows.map((row) => Number(row.id)));
+    } finally {
+      await close(check);
+    }
+  });
+  const lost = acks.filter((a) => !present.has(a.id)).length;
   const promotionAt = failoverAt + report.promotedAfterMs;
   return {
     promoted: report.newWriter,
