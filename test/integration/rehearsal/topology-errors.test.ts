@@ -127,7 +127,7 @@ module "database" {
 
   test('GIVEN a plan of a root module with the cluster module only WHEN read THEN the error names the plan and says a proxy is needed', () => {
     const { file, plan } = planFile(userRootModule(databaseOnly));
-    expect(() => topologyFromPlan(plan, file)).toThrow(`no aws_db_proxy in ${file}: rehearse needs a proxy (the pooling-proxy module)`);
+    expect(() => topologyFromPlan(plan, file)).toThrow(`no aws_db_proxy in ${file}: rehearse needs a proxy (the pooling-proxy module or the pgbouncer-proxy module)`);
   }, 300_000);
 
   test('GIVEN the binary plan file itself WHEN loaded THEN the error says how to turn it into JSON', () => {
