@@ -26,7 +26,7 @@ import { addPgBouncerListener, addPgBouncerLoadBalancer } from './private/pgboun
 import type { PgBouncerProxyAttributes } from './pgbouncer-proxy-attributes';
 import { ImportedPgBouncerProxy } from './private/imported-tier';
 import { kitSubnets } from './private/subnets';
-import { combinedMetric, type TierDashboard } from './private/tier-dashboard';
+import { combinedMetric, fleetPoolSignal, type TierDashboard } from './private/tier-dashboard';
 import { throwIfInvalid } from './private/validation';
 import { ApiRoutes, routeApiCalls, type ApiRouteGrant, type VpcApiEndpoints } from './vpc-api-routes';
 
@@ -485,8 +485,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
    * and their pool targets). One listener's pool target: `metricPoolClientConnections`.
    */
   public metricClientConnections(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
-    const { role = EndpointRole.READ_WRITE, ...props } = options;
-    return combinedMetric({ lines: this.poolLines(role, 'ClientConnections', props), combine: 'SUM', label: `${role} client connections`, options: props });
+    return fleetPoolSignal('clientConnections', options, (role, metricName, props) => this.poolLines(role, metricName, props));
   }
 
   /**
@@ -494,8 +493,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
    * listeners and their pool targets). One listener's pool target: `metricPoolServerConnections`.
    */
   public metricServerConnections(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
-    const { role = EndpointRole.READ_WRITE, ...props } = options;
-    return combinedMetric({ lines: this.poolLines(role, 'ServerConnections', props), combine: 'SUM', label: `${role} server connections`, options: props });
+    return fleetPoolSignal('serverConnections', options, (role, metricName, props) => this.poolLines(role, metricName, props));
   }
 
   /**
@@ -503,8 +501,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
    * (MaxWait, Maximum over the hosts, listeners and pool targets, published in seconds).
    */
   public metricConnectionBorrowLatency(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
-    const { role = EndpointRole.READ_WRITE, ...props } = options;
-    return combinedMetric({ lines: this.poolLines(role, 'MaxWait', props), combine: 'MAX', factor: 1000, label: `${role} longest wait (ms)`, options: props });
+    return fleetPoolSignal('borrowLatency', options, (role, metricName, props) => this.poolLines(role, metricName, props));
   }
 
   /**

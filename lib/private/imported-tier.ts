@@ -12,7 +12,7 @@ import { fleetMetric, poolTargetOf, poolerMetric } from '../pgbouncer-metric-opt
 import type { PgBouncerProxyAttributes } from '../pgbouncer-proxy-attributes';
 import type { PoolingProxyAttributes } from '../pooling-proxy-attributes';
 import { IPoolingTier, IProxyEndpoint, PoolingMetricOptions, ProxyEndpointOptions, ProxyEngine } from '../pooling-tier';
-import { combinedMetric, type TierDashboard } from './tier-dashboard';
+import { combinedMetric, fleetPoolSignal, type TierDashboard } from './tier-dashboard';
 import { throwIfInvalid } from './validation';
 
 /** What an imported tier of either engine cannot do, and why. */
@@ -193,18 +193,15 @@ export class ImportedPgBouncerProxy extends ImportedTier implements IPoolingTier
   }
 
   public metricClientConnections(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
-    const { role = EndpointRole.READ_WRITE, ...props } = options;
-    return combinedMetric({ lines: this.poolLines(role, 'ClientConnections', props), combine: 'SUM', label: `${role} client connections`, options: props });
+    return fleetPoolSignal('clientConnections', options, (role, metricName, props) => this.poolLines(role, metricName, props));
   }
 
   public metricServerConnections(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
-    const { role = EndpointRole.READ_WRITE, ...props } = options;
-    return combinedMetric({ lines: this.poolLines(role, 'ServerConnections', props), combine: 'SUM', label: `${role} server connections`, options: props });
+    return fleetPoolSignal('serverConnections', options, (role, metricName, props) => this.poolLines(role, metricName, props));
   }
 
   public metricConnectionBorrowLatency(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
-    const { role = EndpointRole.READ_WRITE, ...props } = options;
-    return combinedMetric({ lines: this.poolLines(role, 'MaxWait', props), combine: 'MAX', factor: 1000, label: `${role} longest wait (ms)`, options: props });
+    return fleetPoolSignal('borrowLatency', options, (role, metricName, props) => this.poolLines(role, metricName, props));
   }
 
   public metricAvailability(options: PoolingMetricOptions = {}): cloudwatch.IMetric {

@@ -1,6 +1,6 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Duration } from 'aws-cdk-lib';
-import type { MetricScope, MetricSubject } from '../model';
+import { EndpointRole, type MetricScope, type MetricSubject } from '../model';
 
 /** One line of a scope: what it is labelled in graphs, how its alarms are named, and its dimensions' values. */
 export interface Series {
@@ -46,4 +46,27 @@ export function combinedMetric(m: CombinedMetric): cloudwatch.IMetric {
     color: m.options?.color,
     period: m.options?.period ?? Duration.minutes(1),
   });
+}
+
+/**
+ * The PgBouncer engine's pooled signals, the same for a fleet and for one imported: the role's pool lines
+ * (the hosts' metric per listener and pool target) combined into the unit the interface promises.
+ */
+const FLEET_POOL_SIGNALS = {
+  clientConnections: { metricName: 'ClientConnections', combine: 'SUM', label: 'client connections' },
+  serverConnections: { metricName: 'ServerConnections', combine: 'SUM', label: 'server connections' },
+  // MaxWait is published in seconds; the interface promises milliseconds.
+  borrowLatency: { metricName: 'MaxWait', combine: 'MAX', factor: 1000, label: 'longest wait (ms)' },
+} as const satisfies Record<string, { metricName: string; combine: CombinedMetric['combine']; factor?: number; label: string }>;
+
+/** One of FLEET_POOL_SIGNALS for `options.role` (default READ_WRITE), from the tier's own pool lines. */
+export function fleetPoolSignal(
+  signal: keyof typeof FLEET_POOL_SIGNALS,
+  // PoolingMetricOptions's shape (pooling-tier.ts imports this file).
+  options: cloudwatch.MetricOptions & { readonly role?: EndpointRole },
+  poolLines: (role: EndpointRole, metricName: string, props: cloudwatch.MetricOptions) => cloudwatch.Metric[],
+): cloudwatch.IMetric {
+  const { role = EndpointRole.READ_WRITE, ...props } = options;
+  const s: { metricName: string; combine: CombinedMetric['combine']; factor?: number; label: string } = FLEET_POOL_SIGNALS[signal];
+  return combinedMetric({ lines: poolLines(role, s.metricName, props), combine: s.combine, ...(s.factor !== undefined ? { factor: s.factor } : {}), label: `${role} ${s.label}`, options: props });
 }
