@@ -196,4 +196,17 @@ export const AWS_FACTS: ReadonlyArray<AwsFact> = [
     consequence: 'the cost estimate counts each interface endpoint once per subnet (AZ) it is in, and names data processed with its unit price instead of guessing a volume',
     exercisedBy: 'test/model/cost-estimate.test.ts',
   },
+  {
+    id: 'aurora-failover-target-restarts',
+    constraint:
+      'In a failover Aurora restarts the writer DB instance and the failover target, the reader it promotes; with read availability (Aurora PostgreSQL 12.14, 13.10, 14.7, 15.2 and later) the other readers stay available, before it every instance restarted. An instance endpoint keeps naming its instance when the instance changes role',
+    sources: [
+      'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/aurora-mysql-survivable-replicas.html',
+      'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/Aurora.Overview.Endpoints.html',
+      'https://www.pgpool.net/docs/latest/en/html/example-aurora.html',
+    ],
+    consequence:
+      'no server connection of the PgBouncer engine\'s read-only pools lives through a promotion, and each new one runs READ_ONLY_ROLE_GUARD at login (connect_query), which ends it on a writer before a client gets it: no read reaches the writer through the read-only listener; the host agent then moves the promoted reader\'s pools to the former writer. The rehearsal\'s failover restarts the promoted replica as the writer (startPromoted)',
+    exercisedBy: 'test/integration/model/pgbouncer-bootstrap.test.ts',
+  },
 ];

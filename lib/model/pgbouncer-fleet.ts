@@ -168,9 +168,10 @@ export const FLEET_PLACEHOLDERS = {
  *   cluster endpoint and each reader's instance endpoint; while a reader's address is the writer's, that
  *   reader's pools point at the deploy-time writer's instance endpoint (now a reader), and back once it is a
  *   reader again, with a RELOAD of the process (PgBouncer then closes the old pool's connections).
- * What remains: a transaction that starts on a connection that finished its previous one less than
- * READ_ONLY_CHECK_DELAY_SECONDS before the promotion (it was checked then, as a reader) reads from the new
- * writer, once; the guard closes that connection after it. The demoted writer serves the read-only pools
+ * Neither part alone closes the window of the promotion itself: a connection the guard passed as a reader could
+ * carry one more transaction after it. Aurora closes it: it restarts the failover target (AWS_FACTS
+ * 'aurora-failover-target-restarts'), so no server connection to the reader lives through the promotion, and
+ * every connection opened after it meets the guard at login. The demoted writer serves the read-only pools
  * within intervalSeconds of the cluster endpoint's DNS name resolving to the new writer (its TTL is
  * AURORA_ENDPOINT_DNS_TTL_SECONDS) once it accepts connections again.
  */

@@ -1,12 +1,14 @@
 /**
  * Writer failover, as Aurora does it: the writer dies (SIGKILL to its process group), the most
- * up-to-date live replica is promoted, the other replicas follow it, quorum commit is restored, and
- * the health checker re-points the read/write endpoint.
+ * up-to-date live replica restarts as the writer (Aurora restarts its failover target, so no session of
+ * the reader outlives the promotion), the other replicas follow it, quorum commit is restored, and the
+ * health checker re-points the read/write endpoint.
  */
+import { findBinaries } from './binaries';
 import { RehearsalOperationError } from './errors';
 import { moveClusterEndpoint } from './network/rehearsal-network';
-import { adminTarget, follow, promote, setSynchronous, waitStreaming, type PostgresContext } from './postgres';
-import { isOurs, killProcess } from './processes';
+import { adminTarget, follow, setSynchronous, startPromoted, waitStreaming, type PostgresContext } from './postgres';
+import { isOurs, killProcess, stopProcess } from './processes';
 import type { RunningRehearsal } from './running';
 import { query, waitFor } from './sql';
 import type { NodeState } from './state';
@@ -36,7 +38,7 @@ async function walPositions(ctx: PostgresContext, replicas: ReadonlyArray<NodeSt
 
 /** Kills the writer, promotes a replica and waits until the read/write endpoint points at it. */
 export async function failover(run: RunningRehearsal, timeoutMs: number): Promise<FailoverReport> {
-  const ctx = run.ctx();
+  const ctx = run.ctx(findBinaries({ peers: run.state.settings.peers }).postgresBinDir);
   const old = run.writerNode;
   const started = Date.now();
   await killProcess(run.process(old.name));
@@ -46,7 +48,9 @@ export async function failover(run: RunningRehearsal, timeoutMs: number): Promis
   const chosen = live[0]?.node;
   if (chosen === undefined) throw new RehearsalOperationError(`failover: no live replica to promote after killing ${old.name}`);
 
-  await promote(ctx, chosen, Math.ceil(timeoutMs / 1000));
+  const left = await stopProcess(run.process(chosen.name));
+  if (left.length > 0) throw new RehearsalOperationError(`failover: ${chosen.name} did not stop to restart as the writer: still running ${left.join(', ')}`);
+  await startPromoted(ctx, chosen, (proc) => run.track(proc), timeoutMs);
   const promotedAfterMs = Date.now() - started;
   run.state.writerName = chosen.name;
   run.save();

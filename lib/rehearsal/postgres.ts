@@ -151,8 +151,9 @@ function serverSettings(ctx: PostgresContext, node: NodeState): Record<string, s
   };
 }
 
-export function launchNode(ctx: PostgresContext, node: NodeState): TrackedProcess {
-  const args = ['-D', node.dataDir, ...Object.entries(serverSettings(ctx, node)).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+/** Starts the instance's postmaster; `overrides` change settings for this start only. */
+export function launchNode(ctx: PostgresContext, node: NodeState, overrides: Readonly<Record<string, string>> = {}): TrackedProcess {
+  const args = ['-D', node.dataDir, ...Object.entries({ ...serverSettings(ctx, node), ...overrides }).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
   return spawnDaemon({ name: node.name, kind: 'postgres', program: join(ctx.binDir, 'postgres'), args, logFile: node.logFile, cwd: node.dir, user: ctx.user, namespace: namespaceOfAddress(node.address), cgroupProcsFiles: nodeBudgetFiles(ctx.settings, node.name) });
 }
 
@@ -208,9 +209,31 @@ export async function setSynchronous(ctx: PostgresContext, writer: NodeState, on
   await query(admin, 'SELECT pg_reload_conf()');
 }
 
-export async function promote(ctx: PostgresContext, node: NodeState, timeoutSeconds: number): Promise<void> {
-  const rows = await query<{ promoted: boolean }>(adminTarget(ctx, node), `SELECT pg_promote(true, ${Math.max(1, Math.round(timeoutSeconds))}) AS promoted`, undefined, timeoutSeconds * 1000);
-  if (rows[0]?.promoted !== true) throw new Error(`${node.name} did not finish promotion within ${timeoutSeconds} s`);
+/**
+ * Promotes a stopped replica the way Aurora promotes its failover target, which restarts
+ * (AWS_FACTS 'aurora-failover-target-restarts'): no session of the reader it was lives on, and it takes
+ * logins again only as the writer. It starts with hot standby off (logins refused while it recovers), is
+ * promoted with `pg_ctl promote` (retried until its startup process takes the request), and is ready once
+ * a login works. Returns the new postmaster, which `launched` records first, so a failure still stops it.
+ */
+export async function startPromoted(ctx: PostgresContext, node: NodeState, launched: (proc: TrackedProcess) => TrackedProcess, timeoutMs: number): Promise<TrackedProcess> {
+  const proc = launched(launchNode(ctx, node, { hot_standby: 'off' }));
+  const deadline = Date.now() + timeoutMs;
+  // pg_ctl refuses until the postmaster has written its pid file and the control file says "in archive recovery".
+  for (;;) {
+    if (!isAlive(proc.pid)) throw new RehearsalStartError(node.name, 'exited while starting to be promoted', logTail(node.logFile));
+    try {
+      await run(ctx, 'pg_ctl', ['promote', '-D', node.dataDir, '-w', '-t', String(Math.max(1, Math.ceil((deadline - Date.now()) / 1000)))], node.dir, Math.max(1000, deadline - Date.now()));
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  await waitReady(ctx, node, proc, Math.max(1000, deadline - Date.now()));
+  const rows = await query<{ r: boolean }>(adminTarget(ctx, node), 'SELECT pg_is_in_recovery() AS r', undefined, 5000);
+  if (rows[0]?.r !== false) throw new RehearsalStartError(node.name, 'is still in recovery after its promotion', logTail(node.logFile));
+  return proc;
 }
 
 /** Re-points a replica's WAL receiver at a new writer (primary_conninfo is reloadable since PG 13). */

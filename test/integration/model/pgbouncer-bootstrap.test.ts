@@ -18,7 +18,7 @@ import { hostFile } from '../../../lib/model/pgbouncer-host-files';
 import { AMAZON_TIME_SYNC, renderHostKitEnv } from '../../../lib/model/pgbouncer-host-kit';
 import { POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../../lib/model/pgbouncer-host-serve';
 import { FLEET_HOST_SERVE_WAIT_SECONDS, FLEET_HOST_SIGNAL_TIMEOUT_SECONDS } from '../../../lib/model/pgbouncer-rollout';
-import { FLEET_PATHS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_CHECK_DELAY_SECONDS, READ_ONLY_ROUTING, AURORA_ENDPOINT_DNS_TTL_SECONDS, type PoolerFleetSpec } from '../../../lib/model/pgbouncer-fleet';
+import { FLEET_PATHS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, READ_ONLY_ROUTING, AURORA_ENDPOINT_DNS_TTL_SECONDS, type PoolerFleetSpec } from '../../../lib/model/pgbouncer-fleet';
 import { derivedScramVerifier } from '../../../lib/model/scram-salt';
 import { execInHost, pgbouncerPid, poolerBootstrapFailureDrill, poolerFailoverDrill, poolerHostLostDrill, poolerProcessKillDrill, poolerReaderLostDrill, REHEARSAL_CLUSTER, rehearsalAwsNames, type PoolerHost } from '../../../lib/rehearsal';
 import { fleetValues, referenceFiles } from '../../support/pooler-fleet-values';
@@ -368,21 +368,21 @@ live('the bootstrap on a rehearsal host', () => {
     expect(f.replacementServedAfterMs).toBeDefined();
   }, 420_000);
 
-  test('GIVEN both listeners under load WHEN the writer fails over THEN writes resume on the promoted instance within seconds, no acknowledged write is lost, a read through the read-only listener reaches the writer only within a second of the promotion, and the promoted reader\'s pools move to the former writer\'s instance endpoint', async () => {
+  test('GIVEN both listeners under load WHEN the writer fails over THEN writes resume on the promoted instance within seconds, no acknowledged write is lost, no read through the read-only listener reaches the writer, and the promoted reader\'s pools move to the former writer\'s instance endpoint', async () => {
     const r = started!.rehearsal;
     const spec = bootedSpec();
     // WHEN
     const f = await poolerFailoverDrill(r, host!, consumer, spec);
-    process.stdout.write(`PgBouncer engine failover drill: promoted ${f.promoted}; writes stood still for ${f.writeDowntimeMs} ms at most; ${f.acknowledgedWrites} acknowledged, ${f.acknowledgedWritesLost} lost, ${f.writeErrors} client errors; read-only listener: ${f.reads} reads, ${f.readsFromWriter} served by the writer (${f.readsFromWriterAfterBound} later than ${READ_ONLY_CHECK_DELAY_SECONDS} s after the promotion), ${f.readErrors} client errors; the promoted reader's pools re-pointed ${f.repointedAfterMs} ms after the promotion\n`);
+    process.stdout.write(`PgBouncer engine failover drill: promoted ${f.promoted}; writes stood still for ${f.writeDowntimeMs} ms at most; ${f.acknowledgedWrites} acknowledged, ${f.acknowledgedWritesLost} lost, ${f.writeErrors} client errors; read-only listener: ${f.reads} reads, ${f.readsFromWriter} served by the writer, ${f.readErrors} client errors; the promoted reader's pools re-pointed ${f.repointedAfterMs} ms after the promotion\n`);
     // THEN
     expect(f.acknowledgedWritesLost).toBe(0);
     expect(f.writeDowntimeMs).toBeLessThan(20_000);
-    expect(f.readsFromWriterAfterBound).toBe(0);
-    // At most once per server connection of the promoted reader's pools (without the guard: every read until the re-point).
+    // AWS fact aurora-failover-target-restarts: the promoted reader restarts, so no read-only server connection
+    // outlives its promotion, and each new one is checked at login (without the guard: every read until the re-point).
+    expect(f.readsFromWriter).toBe(0);
     const promoted = rehearsalAwsNames(r.settings).instanceEndpoint(f.promoted);
     const homes = host!.values.ReaderEndpoints!.split(' ');
     const onPromoted = planFleetProcesses(spec).filter((p) => (p.listener === 'readOnly' || p.listener === 'readOnlySession') && homes[Number(p.target.slice('reader'.length)) - 1] === promoted);
-    expect(f.readsFromWriter).toBeLessThanOrEqual(onPromoted.reduce((sum, p) => sum + p.poolSize, 0));
     expect(f.reads).toBeGreaterThan(0);
     expect(f.repointedAfterMs).toBeDefined();
     expect(f.repointedAfterMs!).toBeLessThanOrEqual((READ_ONLY_ROUTING.intervalSeconds + AURORA_ENDPOINT_DNS_TTL_SECONDS + 5) * 1000);
