@@ -3,7 +3,9 @@
  * Optimized Reads sizing among its planned outputs, and the monthly cost estimate of what it creates
  * (the same estimate `synth summary` prints). Reads `terraform show -json <planfile>`.
  */
-import { type CostEstimateOptions, type DeploymentInventory, estimateCost, formatCostEstimate } from '../model/cost-estimate';
+import { estimateCost, formatCostEstimate } from '../model/cost-estimate';
+import type { DeploymentInventory } from '../model/cost-inventory';
+import type { CostEstimateOptions } from '../model/cost-pricing';
 
 type Attributes = Readonly<Record<string, unknown>>;
 
