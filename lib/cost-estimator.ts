@@ -1,4 +1,6 @@
-import { type CostEstimate, type CostEstimateOptions, type DeploymentInventory, estimateCost, formatCostEstimate } from './model/cost-estimate';
+import { type CostEstimate, estimateCost, formatCostEstimate } from './model/cost-estimate';
+import type { DeploymentInventory } from './model/cost-inventory';
+import type { CostEstimateOptions } from './model/cost-pricing';
 import { PRICES_READ_ON } from './model/prices';
 
 /**

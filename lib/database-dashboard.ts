@@ -29,7 +29,7 @@ import {
   runRules,
   singleInput,
 } from './model';
-import { IOptimizedReadsCluster } from './optimized-reads-cluster';
+import { IOptimizedReadsCluster } from './optimized-reads-cluster-attributes';
 import { IPoolingTier } from './pooling-tier';
 import type { Series, TierDashboard } from './private/tier-dashboard';
 import { throwIfInvalid } from './private/validation';

@@ -6,13 +6,8 @@
  * tables, the rehearsal, internal helpers and the reference app stay internal;
  * test/docs/public-api.test.ts pins this list.
  */
-export {
-  OptimizedReadsCluster,
-  type IOptimizedReadsCluster,
-  type OptimizedReadsClusterAttributes,
-  type OptimizedReadsClusterProps,
-  type InstanceMetricOptions,
-} from './optimized-reads-cluster';
+export { OptimizedReadsCluster, type OptimizedReadsClusterProps, type InstanceMetricOptions } from './optimized-reads-cluster';
+export { type IOptimizedReadsCluster, type OptimizedReadsClusterAttributes } from './optimized-reads-cluster-attributes';
 export { PoolingProxy, type PoolingProxyProps } from './pooling-proxy';
 export { type PoolingProxyAttributes } from './pooling-proxy-attributes';
 export {

@@ -1,4 +1,4 @@
-import { Annotations, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -6,12 +6,11 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as rds from 'aws-cdk-lib/aws-rds';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { Construct, IConstruct } from 'constructs';
+import { Construct } from 'constructs';
 import {
   CLUSTER_RULES,
   DEFAULT_AUTO_MINOR_VERSION_UPGRADE,
   DEFAULT_ENGINE_VERSION,
-  KMS_DELETION_WINDOW_DAYS,
   InstanceClassSpec,
   OFFERED_ENGINE_VERSIONS,
   OptimizedReadsSizing,
@@ -28,7 +27,10 @@ import {
   autoMinorVersionUpgradeWarning,
   unknownEngineVersionWarning,
 } from './model';
-import { allowLogsToUseKey } from './private/key-policies';
+import type { IOptimizedReadsCluster, OptimizedReadsClusterAttributes } from './optimized-reads-cluster-attributes';
+import { addClusterKey } from './private/cluster-key';
+import { kitClusterParameters } from './private/cluster-parameters';
+import { ImportedOptimizedReadsCluster } from './private/imported-cluster';
 import { kitSubnets } from './private/subnets';
 import { throwIfInvalid } from './private/validation';
 
@@ -130,73 +132,6 @@ export interface OptimizedReadsClusterProps {
 export type InstanceMetricOptions = cloudwatch.MetricOptions;
 
 /**
- * What the role bootstrap, consumers and dashboard use of a cluster: an OptimizedReadsCluster of this app, or
- * one of another app or stack imported with OptimizedReadsCluster.fromOptimizedReadsClusterAttributes.
- */
-export interface IOptimizedReadsCluster extends IConstruct, ec2.IConnectable {
-  /** The VPC the cluster's instances are in. */
-  readonly vpc: ec2.IVpc;
-  /** The cluster identifier. */
-  readonly clusterIdentifier: string;
-  /** The host name of the cluster (writer) endpoint. */
-  readonly clusterEndpointHostname: string;
-  /** The RDS-managed master user secret. */
-  readonly masterSecret: secretsmanager.ISecret;
-  /** The master user's name. */
-  readonly masterUsername: string;
-  /** The database created in the cluster. */
-  readonly databaseName: string;
-  /** The writer's DB instance identifier. */
-  readonly writerInstanceIdentifier: string;
-  /** The readers' DB instance identifiers, in order. */
-  readonly readerInstanceIdentifiers: string[];
-  /** Every instance identifier, writer first. */
-  readonly instanceIdentifiers: string[];
-  /** Lets `grantee` read the master secret, and decrypt it with the cluster's key through Secrets Manager. */
-  grantMasterSecretRead(grantee: iam.IGrantable): iam.Grant;
-}
-
-/**
- * An OptimizedReadsCluster of another stack or app (OptimizedReadsCluster.fromOptimizedReadsClusterAttributes):
- * the values its app exports, e.g. as stack outputs.
- */
-export interface OptimizedReadsClusterAttributes {
-  /** The VPC the cluster is in (e.g. ec2.Vpc.fromLookup or fromVpcAttributes). */
-  readonly vpc: ec2.IVpc;
-  /** The cluster identifier. */
-  readonly clusterIdentifier: string;
-  /** The host name of the cluster (writer) endpoint. */
-  readonly clusterEndpointHostname: string;
-  /** The cluster's security group: granted peers get ingress to it on the PostgreSQL port. */
-  readonly securityGroupId: string;
-  /** The complete ARN of the RDS-managed master user secret. */
-  readonly masterSecretArn: string;
-  /**
-   * The KMS key that encrypts the master secret (the cluster's `encryptionKey`): a reader of the secret gets
-   * kms:Decrypt on it.
-   * @default - no key grant: the secret is encrypted with the account's aws/secretsmanager key
-   */
-  readonly encryptionKeyArn?: string;
-  /**
-   * The master user's name.
-   * @default 'postgres'
-   */
-  readonly masterUsername?: string;
-  /**
-   * The database created in the cluster.
-   * @default 'app'
-   */
-  readonly databaseName?: string;
-  /** The writer's DB instance identifier. */
-  readonly writerInstanceIdentifier: string;
-  /**
-   * The readers' DB instance identifiers, in order.
-   * @default - none
-   */
-  readonly readerInstanceIdentifiers?: string[];
-}
-
-/**
  * An Aurora PostgreSQL cluster on Optimized Reads (NVMe) instances, with the kit's secure defaults:
  * I/O-Optimized storage (needed for the tiered cache), KMS encryption, IAM database authentication,
  * an RDS-managed and rotated master password, TLS forced by parameter, Performance Insights,
@@ -282,19 +217,7 @@ export class OptimizedReadsCluster extends Construct implements IOptimizedReadsC
       props.clusterIdentifier ?? Names.uniqueResourceName(this, { maxLength: 63, separator: '-' }).toLowerCase();
     const logGroupName = postgresLogGroupName(this.clusterIdentifier);
 
-    if (props.encryptionKey) {
-      this.encryptionKey = props.encryptionKey;
-    } else {
-      // Retained, and a deletion waits the longest window: it decrypts the final snapshot and backups.
-      const key = new kms.Key(this, 'Key', {
-        description: `Encrypts the ${this.node.path} Aurora cluster, its master secret, Performance Insights and its log`,
-        enableKeyRotation: true,
-        removalPolicy: RemovalPolicy.RETAIN,
-        pendingWindow: Duration.days(KMS_DELETION_WINDOW_DAYS),
-      });
-      allowLogsToUseKey(key, [logGroupName]);
-      this.encryptionKey = key;
-    }
+    this.encryptionKey = props.encryptionKey ?? addClusterKey(this, logGroupName);
 
     this.logGroup = new logs.LogGroup(this, 'PostgresLog', {
       logGroupName,
@@ -310,16 +233,7 @@ export class OptimizedReadsCluster extends Construct implements IOptimizedReadsC
     const parameterGroup = new rds.ParameterGroup(this, 'Parameters', {
       engine,
       description: `${parameterGroupFamily(engineVersion)} parameters of ${this.node.path}: TLS forced, pg_stat_statements loaded`,
-      parameters: {
-        // Connection churn is what the proxy tier removes; log it so the change is visible.
-        log_connections: '1',
-        log_disconnections: '1',
-        ...props.parameters,
-        // Every client, the proxy included, must use TLS (an override to 0 is rejected above).
-        'rds.force_ssl': '1',
-        // Libraries the user asks for are loaded beside pg_stat_statements, never instead of it.
-        shared_preload_libraries: preloadLibraries(props.parameters?.shared_preload_libraries),
-      },
+      parameters: kitClusterParameters(props.parameters),
     });
 
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
@@ -472,63 +386,4 @@ export class OptimizedReadsCluster extends Construct implements IOptimizedReadsC
   public metricOptimizedReadsCacheHitRatio(instanceIdentifier: string, props?: InstanceMetricOptions): cloudwatch.Metric {
     return this.catalogMetricForInstance(instanceIdentifier, 'AuroraOptimizedReadsCacheHitRatio', props);
   }
-}
-
-/** An imported cluster: its attributes, a secret and a security group of this stack's own naming. */
-class ImportedOptimizedReadsCluster extends Construct implements IOptimizedReadsCluster {
-  public readonly vpc: ec2.IVpc;
-  public readonly clusterIdentifier: string;
-  public readonly clusterEndpointHostname: string;
-  public readonly masterSecret: secretsmanager.ISecret;
-  public readonly masterUsername: string;
-  public readonly databaseName: string;
-  public readonly writerInstanceIdentifier: string;
-  public readonly readerInstanceIdentifiers: string[];
-  public readonly connections: ec2.Connections;
-  private readonly encryptionKeyArn?: string;
-
-  constructor(scope: Construct, id: string, attrs: OptimizedReadsClusterAttributes) {
-    super(scope, id);
-    this.encryptionKeyArn = attrs.encryptionKeyArn;
-    this.vpc = attrs.vpc;
-    this.clusterIdentifier = attrs.clusterIdentifier;
-    this.clusterEndpointHostname = attrs.clusterEndpointHostname;
-    this.masterUsername = attrs.masterUsername ?? 'postgres';
-    this.databaseName = attrs.databaseName ?? 'app';
-    this.writerInstanceIdentifier = attrs.writerInstanceIdentifier;
-    this.readerInstanceIdentifiers = [...(attrs.readerInstanceIdentifiers ?? [])];
-    this.masterSecret = secretsmanager.Secret.fromSecretAttributes(this, 'MasterSecret', {
-      secretCompleteArn: attrs.masterSecretArn,
-    });
-    // Rules granted here are made in this stack, on the cluster's group (mutable: that is what a grant is for).
-    const securityGroup = ec2.SecurityGroup.fromSecurityGroupId(this, 'SecurityGroup', attrs.securityGroupId, { allowAllOutbound: false });
-    this.connections = new ec2.Connections({ securityGroups: [securityGroup], defaultPort: ec2.Port.tcp(POSTGRES_PORT) });
-  }
-
-  public get instanceIdentifiers(): string[] {
-    return [this.writerInstanceIdentifier, ...this.readerInstanceIdentifiers];
-  }
-
-  /**
-   * The secret's read, and kms:Decrypt through Secrets Manager on the principal: an imported key's policy cannot
-   * be added to (aws-cdk-lib drops that grant), and the kit's key policy lets the account's IAM policies allow it.
-   */
-  public grantMasterSecretRead(grantee: iam.IGrantable): iam.Grant {
-    const grant = this.masterSecret.grantRead(grantee);
-    if (this.encryptionKeyArn === undefined) return grant;
-    return grant.combine(
-      iam.Grant.addToPrincipal({
-        grantee,
-        actions: ['kms:Decrypt'],
-        resourceArns: [this.encryptionKeyArn],
-        conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(this).region}.amazonaws.com` } },
-      }),
-    );
-  }
-}
-
-/** The user's preload libraries with pg_stat_statements added once. */
-function preloadLibraries(requested: string | undefined): string {
-  const libraries = (requested ?? '').split(',').map((l) => l.trim()).filter((l) => l.length > 0);
-  return [...new Set(['pg_stat_statements', ...libraries])].join(',');
 }

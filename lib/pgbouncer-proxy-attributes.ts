@@ -1,6 +1,6 @@
 /** What a PgBouncerProxy of another stack or app is imported by (its own file, so the import's implementation needs nothing of the construct's). */
 import type { PoolSizing } from './model';
-import type { IOptimizedReadsCluster } from './optimized-reads-cluster';
+import type { IOptimizedReadsCluster } from './optimized-reads-cluster-attributes';
 
 /**
  * A PgBouncerProxy of another stack or app (PgBouncerProxy.fromPgBouncerProxyAttributes): the values its app

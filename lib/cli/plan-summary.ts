@@ -3,22 +3,12 @@
  * Optimized Reads sizing among its planned outputs, and the monthly cost estimate of what it creates
  * (the same estimate `synth summary` prints). Reads `terraform show -json <planfile>`.
  */
-import { type CostEstimateOptions, type DeploymentInventory, estimateCost, formatCostEstimate } from '../model/cost-estimate';
+import { estimateCost, formatCostEstimate } from '../model/cost-estimate';
+import type { DeploymentInventory } from '../model/cost-inventory';
+import type { CostEstimateOptions } from '../model/cost-pricing';
+import type { PlanJson } from '../terraform/plan-json';
 
 type Attributes = Readonly<Record<string, unknown>>;
-
-export interface PlanResourceChange {
-  readonly mode: string;
-  readonly type: string;
-  readonly change: { readonly actions: ReadonlyArray<string>; readonly after?: Attributes | null; readonly after_unknown?: Attributes };
-}
-
-export interface PlanJson {
-  readonly resource_changes?: ReadonlyArray<PlanResourceChange>;
-  readonly planned_values?: { readonly outputs?: Record<string, { readonly value?: unknown }> };
-  readonly variables?: Record<string, { readonly value?: unknown }>;
-  readonly configuration?: { readonly provider_config?: Record<string, { readonly name?: string; readonly expressions?: Record<string, { readonly constant_value?: unknown }> }> };
-}
 
 /** The input is not a plan's JSON. */
 export class PlanInputError extends Error {

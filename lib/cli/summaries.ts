@@ -3,7 +3,8 @@
  * deploy. They read files only, so they run anywhere, the npm package's CLI included.
  */
 import * as fs from 'fs';
-import { CostOptionError, type CostEstimateOptions, DEFAULT_ESTIMATE_REGION, estimateCost } from '../model/cost-estimate';
+import { estimateCost } from '../model/cost-estimate';
+import { CostOptionError, type CostEstimateOptions, DEFAULT_ESTIMATE_REGION } from '../model/cost-pricing';
 import { PRICES_READ_ON, pricedRegions } from '../model/prices';
 import { AssemblyInputError, formatSummary, stackCost, summarizeAssembly } from '../reference-app/synth-summary';
 import { inventoryOfPlan, parsePlan, planCounts, PlanInputError, summarizePlan } from './plan-summary';

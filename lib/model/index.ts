@@ -10,4 +10,7 @@ export * from './catalog-checks';
 export * from './rules';
 export * from './aws-facts';
 export * from './prices';
+export * from './cost-inventory';
+export * from './cost-pricing';
+export * from './cost-comparisons';
 export * from './cost-estimate';

@@ -7,7 +7,7 @@ import { Construct, IDependable } from 'constructs';
 import type { DatabaseRoleSpec } from '../../lambda/src/role-bootstrap-request';
 import { DEFAULT_PROXY_ENDPOINT_NAME, EndpointRole, POOLER_LISTENER_SERIES, PoolSizing, TARGET_ROLE_SERIES, catalogMetric, metricDimensions, poolerTargetSeries } from '../model';
 import { PoolMode } from '../model/pgbouncer-ini';
-import type { IOptimizedReadsCluster } from '../optimized-reads-cluster';
+import type { IOptimizedReadsCluster } from '../optimized-reads-cluster-attributes';
 import { fleetMetric, poolTargetOf, poolerMetric } from '../pgbouncer-metric-options';
 import type { PgBouncerProxyAttributes } from '../pgbouncer-proxy-attributes';
 import type { PoolingProxyAttributes } from '../pooling-proxy-attributes';

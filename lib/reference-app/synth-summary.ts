@@ -1,6 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { type CostEstimate, type CostEstimateOptions, type DeploymentInventory, type InterfaceEndpointUse, estimateCost, formatCostEstimate } from '../model/cost-estimate';
+import { type CostEstimate, estimateCost, formatCostEstimate } from '../model/cost-estimate';
+import type { DeploymentInventory, InterfaceEndpointUse } from '../model/cost-inventory';
+import type { CostEstimateOptions } from '../model/cost-pricing';
 import { POOLER_LISTENER_PORTS, POOLER_SESSION_LISTENER_PORTS } from '../model/pgbouncer-hosts';
 
 /**

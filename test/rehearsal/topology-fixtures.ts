@@ -9,7 +9,8 @@ import * as path from 'path';
 import { App } from 'aws-cdk-lib';
 import { readDeploymentContext } from '../../lib/reference-app/app-context';
 import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
-import { PlanJson, ROOT, TerraformDir } from '../terraform/terraform-cli';
+import type { PlanOfResources } from '../../lib/terraform/plan-json';
+import { ROOT, TerraformDir } from '../terraform/terraform-cli';
 
 const CDK_CONTEXT = JSON.parse(fs.readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 
@@ -45,7 +46,7 @@ export function synthesizeReferenceApp(context: Record<string, string> = {}): { 
 }
 
 /** `terraform show -json` of a plan of `dir` with `-var`s, written to a file as a user would pass it. */
-export function planFile(dir: string, vars: Record<string, string> = {}): { file: string; plan: PlanJson } {
+export function planFile(dir: string, vars: Record<string, string> = {}): { file: string; plan: PlanOfResources } {
   const terraform = new TerraformDir(dir);
   try {
     const plan = terraform.planJson(vars);
@@ -62,7 +63,7 @@ export function planFile(dir: string, vars: Record<string, string> = {}): { file
  * directory with its data directory's module manifest (copied, as the data directory goes with the run),
  * which is what `rehearse up --from` reads the PgBouncer engine's template through.
  */
-export function planWithModules(dir: string, vars: Record<string, string> = {}): { file: string; plan: PlanJson; terraform: { dir: string; dataDir: string } } {
+export function planWithModules(dir: string, vars: Record<string, string> = {}): { file: string; plan: PlanOfResources; terraform: { dir: string; dataDir: string } } {
   const terraform = new TerraformDir(dir);
   try {
     const plan = terraform.planJson(vars);

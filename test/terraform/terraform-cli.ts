@@ -4,6 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { KIT_HANDLERS } from '../../lib/private/handler-function';
 import { buildLambdaZips, LAMBDA_ZIP_DIR } from '../../lib/packaging/handler-bundles';
+import type { PlanJson, PlanOfResources } from '../../lib/terraform/plan-json';
 
 /**
  * Runs Terraform against the offline stand-in provider (test/terraform/provider): builds it when its
@@ -88,15 +89,15 @@ export class TerraformDir {
       .map((m) => ({ summary: m.diagnostic!.summary, detail: m.diagnostic!.detail }));
   }
 
-  /** The planned changes as `terraform show -json` gives them. */
-  public planJson(vars: Record<string, string> = {}): PlanJson {
+  /** The planned changes as `terraform show -json` gives them (the kit's configurations have resources). */
+  public planJson(vars: Record<string, string> = {}): PlanOfResources {
     this.init();
     const planFile = path.join(this.dataDir, 'plan.tfplan');
     const plan = this.run(['plan', '-input=false', '-lock=false', '-no-color', `-out=${planFile}`, ...Object.entries(vars).flatMap(([k, v]) => ['-var', `${k}=${v}`])]);
     if (plan.status !== 0) throw new Error(`terraform plan failed in ${this.dir}:\n${plan.stdout}\n${plan.stderr}`);
     const show = this.run(['show', '-json', planFile]);
     if (show.status !== 0) throw new Error(`terraform show failed:\n${show.stderr}`);
-    return JSON.parse(show.stdout) as PlanJson;
+    return JSON.parse(show.stdout) as PlanOfResources;
   }
 
   /**
@@ -114,45 +115,11 @@ export class TerraformDir {
     if (plan.status !== 0) throw new Error(`terraform plan failed in ${this.dir}:\n${plan.stdout}\n${plan.stderr}`);
     const show = this.run(['show', '-json', planFile]);
     if (show.status !== 0) throw new Error(`terraform show failed:\n${show.stderr}`);
-    const changes = (JSON.parse(show.stdout) as { resource_changes: Array<{ address: string; previous_address?: string; change: { actions: string[] } }> }).resource_changes;
-    return changes.filter((c) => c.previous_address !== undefined).map((c): [string, string, string[]] => [c.previous_address!, c.address, c.change.actions]).sort();
+    const changes = (JSON.parse(show.stdout) as PlanJson).resource_changes ?? [];
+    return changes.filter((c) => c.previous_address !== undefined).map((c): [string, string, string[]] => [c.previous_address!, c.address, [...c.change.actions]]).sort();
   }
 
   public dispose(): void {
     fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
-}
-
-export interface ResourceChange {
-  readonly address: string;
-  readonly mode: string;
-  readonly type: string;
-  readonly change: { readonly after: Record<string, unknown> | null; readonly after_unknown?: Record<string, unknown> };
-}
-
-export interface PlanJson {
-  readonly resource_changes: ReadonlyArray<ResourceChange>;
-  /** The root module's outputs, as planned (`after` is null when known only after apply). */
-  readonly output_changes?: Readonly<Record<string, { readonly after: unknown }>>;
-  /** The root module's variables as planned with. */
-  readonly variables?: Readonly<Record<string, { readonly value: unknown }>>;
-  /** What plan read: the data sources whose arguments were known then (the others are reads in resource_changes). */
-  readonly prior_state?: { readonly values: { readonly root_module: { readonly resources?: ReadonlyArray<{ readonly address: string; readonly values: Record<string, unknown> }> } } };
-  /** The root module's configuration: each resource's argument expressions (constants, references). */
-  readonly configuration: {
-    readonly root_module: {
-      readonly resources: ReadonlyArray<{ readonly address: string; readonly type: string; readonly expressions: Record<string, unknown> }>;
-      /** Each module call by name: the source as written, its inputs' expressions and its depends_on. */
-      readonly module_calls?: Readonly<
-        Record<
-          string,
-          {
-            readonly source: string;
-            readonly expressions?: Readonly<Record<string, { readonly references?: string[]; readonly constant_value?: unknown }>>;
-            readonly depends_on?: ReadonlyArray<string>;
-          }
-        >
-      >;
-    };
-  };
 }

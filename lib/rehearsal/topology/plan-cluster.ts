@@ -1,7 +1,8 @@
 /** The Aurora cluster of a plan: its settings, VPC, writer and readers. */
 import { POSTGRES_PORT } from '../../model/vocabulary';
 import { TopologyInputError } from './errors';
-import { modulePrefix, type PlanIndex, type PlanResource } from './plan-json';
+import { modulePrefix } from '../../terraform/plan-json';
+import type { PlanIndex, PlanResource } from './plan-index';
 import type { PlanNetwork } from './plan-network';
 import type { ClusterTopology, InstanceTopology } from './types';
 import { splitWriter, type OrderedInstance } from './writer-order';

@@ -1,7 +1,8 @@
 /** Where a plan uses the services the rehearsal does not run (see not-reproducible.ts), and its region. */
 import { ENV_VARS } from '../../../lambda/src/environment';
 import { counted, emptyEvidence, type DeploymentEvidence } from './not-reproducible';
-import { valueAt, type PlanIndex, type PlanResource } from './plan-json';
+import { valueAt } from '../../terraform/plan-json';
+import type { PlanIndex, PlanResource } from './plan-index';
 import type { ReferenceTracer } from './plan-references';
 import type { ConsumerTopology } from './types';
 

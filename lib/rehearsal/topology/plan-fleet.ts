@@ -15,7 +15,7 @@ import { ENDPOINT_ROLES, EndpointRole } from '../../../lambda/src/environment';
 import { defaultEndpointId } from './endpoint-ids';
 import { TopologyInputError } from './errors';
 import { exactlyOnePlanned } from './plan-cluster';
-import type { PlanIndex, PlanResource } from './plan-json';
+import type { PlanIndex, PlanResource } from './plan-index';
 import type { PlanNetwork } from './plan-network';
 import type { ReferenceTracer } from './plan-references';
 import { poolWithDefaults } from './pool-defaults';

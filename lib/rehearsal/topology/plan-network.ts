@@ -3,8 +3,8 @@
  * network arguments (security groups, subnets, vpc_id) are followed: by known ids where there are some,
  * else through the configuration's references, until they reach an aws_vpc (or a VPC id given as a value).
  */
-import type { PlanIndex, PlanResource } from './plan-json';
-import { valueAt } from './plan-json';
+import { valueAt } from '../../terraform/plan-json';
+import type { PlanIndex, PlanResource } from './plan-index';
 import type { ReferenceTracer, Terminal } from './plan-references';
 import type { VpcTopology } from './types';
 

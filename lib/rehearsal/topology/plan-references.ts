@@ -4,7 +4,8 @@
  * let us see past (a local value, `each.value`). A child module's `var.x` continues at the module call's
  * argument `x`; `module.m.out` continues at that module's output `out`.
  */
-import { parseTraversal, valueAt, type ConfigExpression, type PlanIndex, type PlanResource, type TraversalStep } from './plan-json';
+import { parseTraversal, valueAt, type ConfigExpression, type TraversalStep } from '../../terraform/plan-json';
+import type { PlanIndex, PlanResource } from './plan-index';
 
 export type Terminal =
   | { readonly kind: 'resource'; readonly modulePath: ReadonlyArray<string>; readonly mode: 'managed' | 'data'; readonly type: string; readonly name: string; readonly key?: string | number }

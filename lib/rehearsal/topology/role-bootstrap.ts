@@ -7,7 +7,7 @@
 import { EndpointRole } from '../../../lambda/src/environment';
 import type { CloudAssemblyIndex } from './cdk-assembly';
 import { describeResolved, literalString, resolveValue } from './cfn-intrinsics';
-import type { PlanIndex } from './plan-json';
+import type { PlanIndex } from './plan-index';
 import type { RoleBootstrapTopology, TopologyRole } from './types';
 
 /** The custom resource type DatabaseRoleBootstrap makes (lib/database-role-bootstrap.ts). */

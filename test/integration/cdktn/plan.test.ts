@@ -3,7 +3,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { synthComplete } from '../../../packages/cdktn/examples/complete';
 import { synthCompletePgBouncer } from '../../../packages/cdktn/examples/complete-pgbouncer';
-import { EXAMPLE_POOLER_IMAGE_ID, PlanJson, ROOT, TerraformDir } from '../../terraform/terraform-cli';
+import type { PlanOfResources } from '../../../lib/terraform/plan-json';
+import { EXAMPLE_POOLER_IMAGE_ID, ROOT, TerraformDir } from '../../terraform/terraform-cli';
 
 /**
  * The CDK Terrain flavour: modules/examples/complete and complete-pgbouncer rebuilt as cdktn apps from the
@@ -18,7 +19,7 @@ const COMPLETE = path.join(ROOT, 'modules', 'examples', 'complete');
 const COMPLETE_PGBOUNCER = path.join(ROOT, 'modules', 'examples', 'complete-pgbouncer');
 
 
-function managedCounts(plan: PlanJson): Record<string, number> {
+function managedCounts(plan: PlanOfResources): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const r of plan.resource_changes.filter((c) => c.mode === 'managed')) counts[r.type] = (counts[r.type] ?? 0) + 1;
   return counts;
@@ -28,7 +29,7 @@ function managedCounts(plan: PlanJson): Record<string, number> {
  * What the modules plan, by address: the same addresses and values in both flavours (zip paths compared by
  * file). `rename` maps an HCL module instance to the cdktn app's module (a for_each instance to a construct).
  */
-function moduleResources(plan: PlanJson, rename: Readonly<Record<string, string>> = {}): Record<string, unknown> {
+function moduleResources(plan: PlanOfResources, rename: Readonly<Record<string, string>> = {}): Record<string, unknown> {
   return Object.fromEntries(
     plan.resource_changes
       .filter((c) => c.mode === 'managed' && c.address.startsWith('module.'))
@@ -89,8 +90,8 @@ const CDKTN_NAMING = (renames: ReadonlyArray<readonly [RegExp, string]>): Naming
   modules: {},
 });
 
-type Expression = { references?: string[]; constant_value?: unknown };
-type ModuleCall = NonNullable<PlanJson['configuration']['root_module']['module_calls']>[string];
+type Expression = { references?: ReadonlyArray<string>; constant_value?: unknown };
+type ModuleCall = NonNullable<PlanOfResources['configuration']['root_module']['module_calls']>[string];
 const isExpression = (e: unknown): e is Expression => e !== null && typeof e === 'object' && !Array.isArray(e) && ('references' in e || 'constant_value' in e);
 
 /**
@@ -157,7 +158,7 @@ function described(value: unknown, unknown: unknown, expression: unknown, naming
  * known only after apply by what it is made from. Data sources whose inputs are known are read at plan (prior
  * state), the others at apply (a planned read, with the statements of a policy document as far as known).
  */
-function rootResources(plan: PlanJson, naming: Naming): Record<string, unknown> {
+function rootResources(plan: PlanOfResources, naming: Naming): Record<string, unknown> {
   const configured = new Map(plan.configuration.root_module.resources.map((r) => [r.address, r.expressions]));
   const expressionsOf = (address: string) => configured.get(address.replace(/\[[^\]]*\]$/, ''));
   const out: Record<string, unknown> = {};
@@ -165,14 +166,14 @@ function rootResources(plan: PlanJson, naming: Naming): Record<string, unknown> 
     const eachKey = /\["([^"]+)"\]$/.exec(c.address)?.[1];
     out[naming.address(c.address)] = described(c.change.after, c.change.after_unknown ?? {}, expressionsOf(c.address), naming, eachKey);
   }
-  for (const r of plan.prior_state?.values.root_module.resources ?? []) {
+  for (const r of plan.prior_state?.values?.root_module?.resources ?? []) {
     if (!(naming.address(r.address) in out)) out[naming.address(r.address)] = r.values;
   }
   return out;
 }
 
 /** Each module call's instances by the cdktn app's module names: a for_each call's instances are calls of their own there. */
-function callInstances(plan: PlanJson, naming: Naming): Array<[string, string, ModuleCall]> {
+function callInstances(plan: PlanOfResources, naming: Naming): Array<[string, string, ModuleCall]> {
   return Object.entries(plan.configuration.root_module.module_calls ?? {}).flatMap(([call, config]) => {
     const instances = Object.entries(naming.modules)
       .filter(([m]) => m.startsWith(`module.${call}[`))
@@ -187,7 +188,7 @@ function callInstances(plan: PlanJson, naming: Naming): Array<[string, string, M
  * expression (`!var.x` also references var.x), so an input is a variable only where the example writes it as
  * `var.<name>` alone, at the top of the module block.
  */
-function statedInputs(plan: PlanJson, naming: Naming, exampleDir: string): Record<string, Record<string, unknown>> {
+function statedInputs(plan: PlanOfResources, naming: Naming, exampleDir: string): Record<string, Record<string, unknown>> {
   const writtenAsVariable: Record<string, Record<string, string>> = {};
   for (const file of fs.readdirSync(exampleDir).filter((f) => f.endsWith('.tf'))) {
     let call: string | undefined;
@@ -221,7 +222,7 @@ function statedInputs(plan: PlanJson, naming: Naming, exampleDir: string): Recor
  * example's locals, each.value) by the module outputs it reads; the values themselves reach the modules' planned
  * resources, compared on their own. The HCL example's stated values are statedInputs', laid over these.
  */
-function moduleInputs(plan: PlanJson, naming: Naming, stated: Readonly<Record<string, Readonly<Record<string, unknown>>>>): Record<string, Record<string, unknown>> {
+function moduleInputs(plan: PlanOfResources, naming: Naming, stated: Readonly<Record<string, Readonly<Record<string, unknown>>>>): Record<string, Record<string, unknown>> {
   return Object.fromEntries(
     callInstances(plan, naming).map(([name, , config]) => {
       const inputs: Record<string, unknown> = Object.fromEntries(
@@ -238,8 +239,8 @@ function moduleInputs(plan: PlanJson, naming: Naming, stated: Readonly<Record<st
 
 describe('the complete example as a cdktn app', () => {
   let outdir: string;
-  let cdktnPlan: PlanJson;
-  let hclPlan: PlanJson;
+  let cdktnPlan: PlanOfResources;
+  let hclPlan: PlanOfResources;
   const dirs: TerraformDir[] = [];
 
   beforeAll(() => {
@@ -295,8 +296,8 @@ describe('the complete example as a cdktn app', () => {
 
 describe('the complete-pgbouncer example as a cdktn app', () => {
   let outdir: string;
-  let cdktnPlan: PlanJson;
-  let hclPlan: PlanJson;
+  let cdktnPlan: PlanOfResources;
+  let hclPlan: PlanOfResources;
   let cdktn: TerraformDir;
   const dirs: TerraformDir[] = [];
 

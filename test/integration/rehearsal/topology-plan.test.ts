@@ -6,7 +6,8 @@
 import * as path from 'path';
 import { DEFAULT_POOL_SETTINGS, catalogMaxConnectionsPercentLeavingReserve } from '../../../lib/model';
 import { settingsFromTopology, topologyFromPlan, type DeployedTopology } from '../../../lib/rehearsal';
-import { ROOT, type PlanJson } from '../../terraform/terraform-cli';
+import type { PlanOfResources } from '../../../lib/terraform/plan-json';
+import { ROOT } from '../../terraform/terraform-cli';
 import { COMPLETE_EXAMPLE, planFile, removeFixtures, userRootModule } from '../../rehearsal/topology-fixtures';
 
 const RO = 'module.proxy.aws_db_proxy_endpoint.this["aurora-proxy-kit-ro"]';
@@ -21,7 +22,7 @@ afterAll(removeFixtures);
 
 describe('topologyFromPlan: modules/examples/complete, default variables', () => {
   let t: DeployedTopology;
-  let plan: PlanJson;
+  let plan: PlanOfResources;
 
   beforeAll(() => {
     // GIVEN the complete example planned offline and shown as JSON

@@ -4,7 +4,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { ARTIFACTS_FILE, CHECKSUMS_FILE, buildLambdaZips, type LambdaArtifact } from '../../../lib/packaging/handler-bundles';
 import { KIT_HANDLERS } from '../../../lib/private/handler-function';
-import { ROOT, TerraformDir, terraformEnv, type PlanJson } from '../../terraform/terraform-cli';
+import type { PlanOfResources } from '../../../lib/terraform/plan-json';
+import { ROOT, TerraformDir, terraformEnv } from '../../terraform/terraform-cli';
 
 /**
  * A Terraform user without Node.js: modules/examples/complete copied into a directory of its own, each
@@ -78,7 +79,7 @@ afterAll(() => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-const fn = (plan: PlanJson, module: string) => plan.resource_changes.find((r) => r.address === `module.${module}.module.function.aws_lambda_function.this`)!.change.after!;
+const fn = (plan: PlanOfResources, module: string) => plan.resource_changes.find((r) => r.address === `module.${module}.module.function.aws_lambda_function.this`)!.change.after!;
 
 test('the user\'s copy takes every module by git source at the tag, and is not inside the project', () => {
   const main = fs.readFileSync(path.join(userConfig, 'main.tf'), 'utf8');

@@ -10,7 +10,8 @@ import { PgBouncerProxy } from '../../../lib/pgbouncer-proxy';
 import { AlarmPath, TEST_ENV, judgeAlarmPath, templateAlarmPaths } from '../../helpers/alarm-permissions';
 import { isolatedVpc, joinIntrinsic, newStack } from '../../helpers/cdk';
 import { PolicyStatement } from '../../helpers/policy-evaluation';
-import { PlanJson, ROOT, TerraformDir } from '../../terraform/terraform-cli';
+import type { PlanOfResources } from '../../../lib/terraform/plan-json';
+import { ROOT, TerraformDir } from '../../terraform/terraform-cli';
 
 /**
  * Parity of the two flavours: the CDK reference app (bin/app.ts, synthesized here with its default
@@ -297,7 +298,7 @@ function cdkInventory(): Inventory {
   };
 }
 
-function terraformInventory(plan: PlanJson): Inventory {
+function terraformInventory(plan: PlanOfResources): Inventory {
   const managed = plan.resource_changes.filter((r) => r.mode === 'managed');
   const of = (type: string) => managed.filter((r) => r.type === type).map((r) => r.change.after as Props);
   const counts: Record<string, number> = {};
@@ -421,7 +422,7 @@ function terraformInventory(plan: PlanJson): Inventory {
  * alarm actions and the topic policy's Resource, are known only after apply), judged against the planned
  * topic policy statements and key policy.
  */
-function terraformAlarmPaths(plan: PlanJson): AlarmPath[] {
+function terraformAlarmPaths(plan: PlanOfResources): AlarmPath[] {
   const change = (address: string) => plan.resource_changes.find((r) => r.address === address)!.change;
   const { partition, region, account } = TEST_ENV;
   const topicArn = `arn:${partition}:sns:${region}:${account}:${(change('module.dashboard.aws_sns_topic.alarms[0]').after as Props).name as string}`;
@@ -559,7 +560,7 @@ describe('CDK DatabaseDashboard over a PgBouncerProxy and Terraform\'s dashboard
   const complete = new TerraformDir(path.join(ROOT, 'modules', 'examples', 'complete-pgbouncer'));
 
   /** The planned alarms; dimension values known only after apply (ARN suffixes, endpoint names) are in after_unknown, so their names are kept. */
-  const plannedAlarms = (plan: PlanJson) =>
+  const plannedAlarms = (plan: PlanOfResources) =>
     sorted(
       plan.resource_changes
         .filter((r) => r.type === 'aws_cloudwatch_metric_alarm')

@@ -15,7 +15,8 @@ import { READER_DB_USER, ReferenceDeployment, WRITER_DB_USER } from '../../../li
 import { variableDefaults } from '../../../lib/terraform';
 import { isolatedVpc, logicalIdOf, newStack, ref } from '../../helpers/cdk';
 import { FLEET_SIGNAL_POLICY } from '../../../lib/model/pgbouncer-rollout';
-import { EXAMPLE_POOLER_IMAGE_ID, PlanJson, ROOT, ResourceChange, TerraformDir } from '../../terraform/terraform-cli';
+import type { PlanOfResources, ResourceChange } from '../../../lib/terraform/plan-json';
+import { EXAMPLE_POOLER_IMAGE_ID, ROOT, TerraformDir } from '../../terraform/terraform-cli';
 
 /**
  * Parity of the PgBouncer engine's two flavours: the construct PgBouncerProxy, built the way
@@ -103,7 +104,7 @@ const CERTIFICATE_ADDRESS = /^module\.pooler\.((data\.)?[a-z0-9_]+\.(tls|ca|cert
 /** A for_each instance's key (plan JSON's `index`). */
 const keyOf = (r: ResourceChange) => String((r as unknown as { index?: unknown }).index);
 
-function terraformInventory(plan: PlanJson, unknownToCdk: ReadonlySet<string>): Inventory {
+function terraformInventory(plan: PlanOfResources, unknownToCdk: ReadonlySet<string>): Inventory {
   // The kit CA's resources (certificate.tf, PgBouncerCertificate) have tests of their own and are left out on both sides.
   const pooler = plan.resource_changes.filter((r) => r.address.startsWith('module.pooler.') && !CERTIFICATE_ADDRESS.test(r.address));
   const managed = pooler.filter((r) => r.mode === 'managed');
@@ -269,7 +270,7 @@ interface CdkSide {
 }
 
 /** The fleet the example deploys, as the CDK construct builds it, from the example's defaults and plan. */
-function cdkInventory(plan: PlanJson): CdkSide {
+function cdkInventory(plan: PlanOfResources): CdkSide {
   const defaults = variableDefaults(path.join(ROOT, 'modules/examples/complete-pgbouncer'));
   const endpoints = plan.output_changes!.endpoints.after as Record<string, { target_role: EndpointRole }>;
   const consumerUsers = plan.resource_changes.filter((r) => r.address.startsWith('module.pooler.aws_secretsmanager_secret.consumer[')).map(keyOf);
@@ -556,7 +557,7 @@ function cdkEndpoints(): { policies: EndpointPolicies; hostsWaitForRoles: boolea
 const hasUnknown = (value: unknown): boolean => value === true || (value !== null && typeof value === 'object' && Object.values(value).some(hasUnknown));
 
 /** The example's endpoints' policies, from its plan: a value known at plan as it is, one known only at apply by what its expression references. */
-function terraformEndpointPolicies(plan: PlanJson): EndpointPolicies {
+function terraformEndpointPolicies(plan: PlanOfResources): EndpointPolicies {
   type Expressions = Record<string, unknown>;
   const root = plan.configuration.root_module.resources as ReadonlyArray<{ address: string; expressions?: Expressions }>;
   const config = (address: string) => root.find((c) => c.address === address.replace(/\[.*\]$/, ''))!.expressions ?? {};
@@ -648,7 +649,7 @@ function signalled(values: Record<string, string>, flavour: 'cdk' | ''): Record<
 }
 
 describe('PgBouncerProxy and modules/pgbouncer-proxy (as examples/complete-pgbouncer calls it)', () => {
-  let plan: PlanJson;
+  let plan: PlanOfResources;
   let cdk: Inventory;
   let tf: Inventory;
   const example = new TerraformDir(path.join(ROOT, 'modules/examples/complete-pgbouncer'));

@@ -10,7 +10,8 @@ import { SESSION_MANAGER_INSTANCE_POLICY } from '../../../lib/model/pgbouncer-ho
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../../lib/model/pgbouncer-host-serve';
 import { POOLER_METRICS_NAMESPACE } from '../../../lib/model/pgbouncer-metrics';
 import { topologyFromPlan } from '../../../lib/rehearsal/topology/from-plan';
-import { EXAMPLE_POOLER_IMAGE_ID, PlanJson, ROOT, ResourceChange, TerraformDir } from '../../terraform/terraform-cli';
+import type { PlanOfResources, ResourceChange } from '../../../lib/terraform/plan-json';
+import { EXAMPLE_POOLER_IMAGE_ID, ROOT, TerraformDir } from '../../terraform/terraform-cli';
 
 /**
  * modules/examples/complete-pgbouncer planned offline with the stand-in provider: the PgBouncer fleet
@@ -24,7 +25,7 @@ const placeholders = (template: string): string[] => [...new Set([...template.ma
 
 describe('examples/complete-pgbouncer plan', () => {
   let dir: TerraformDir;
-  let plan: PlanJson;
+  let plan: PlanOfResources;
   let pooler: Array<{ address: string; expressions: Record<string, unknown> }>;
   const changes = (type: string): ResourceChange[] => plan.resource_changes.filter((r) => r.type === type && r.address.startsWith('module.pooler.') && r.mode === 'managed');
   /** The data sources read at plan (known inputs): they are in the prior state, not in resource_changes. */
@@ -224,7 +225,7 @@ describe('examples/complete-pgbouncer plan', () => {
   test('the data VPC\'s S3 gateway endpoint passes only the hosts\' GetObject of the packages object (Principal "*", the host role by aws:PrincipalArn)', () => {
     // The policy's values known at plan; the host role's ARN by its reference.
     const endpoint = plan.configuration.root_module.resources.find((r) => r.address === 'aws_vpc_endpoint.s3')!;
-    expect((endpoint.expressions.policy as { references: string[] }).references).toContain('data.aws_iam_policy_document.s3_endpoint');
+    expect((endpoint.expressions!.policy as { references: string[] }).references).toContain('data.aws_iam_policy_document.s3_endpoint');
     const document = plan.resource_changes.find((r) => r.address === 'data.aws_iam_policy_document.s3_endpoint')!.change.after as { statement: Array<Record<string, unknown>> };
     expect(document.statement).toEqual([
       expect.objectContaining({
