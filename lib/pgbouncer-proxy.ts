@@ -167,6 +167,12 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
   /** Hosts of the fleet: a fixed-size group (the dashboard's MissingHosts alarm compares the healthy hosts with it). */
   public readonly hosts: number;
   public readonly vcpusPerHost: number;
+  /**
+   * Where the hosts read their packages tar (`packages`) as `s3://<bucket>/<key>`, where to upload what `make pooler-packages` builds before they boot.
+   *
+   * A `CfnOutput` of it shows it after synth and deploy, for `aws s3 cp <tar> <url>`.
+   */
+  public readonly packagesUrl: string;
   /** The user data template (CloudFormation substitutes its `${Name}` placeholders). */
   public readonly userDataTemplate: string;
   public readonly autoScalingGroup: autoscaling.AutoScalingGroup;
@@ -239,6 +245,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     this.instanceType = instanceType;
     this.hosts = fleet.hosts;
     this.vcpusPerHost = fleet.vcpusPerHost;
+    this.packagesUrl = props.packages.bucket.s3UrlForObject(props.packages.key);
     this.userDataTemplate = template;
     this.fleetName = fleetName;
     this.fleet = fleet;

@@ -246,7 +246,7 @@ describe('GIVEN the README\'s "Stacks and apps" example', () => {
   test('WHEN it runs in a second app with the values a data app exports THEN its consumer and dashboard synthesize against the imports', () => {
     // GIVEN the block as a user copies it, and the names it leaves to the user
     const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
-    const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('### Stacks and apps')))![1]!;
+    const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('Consumers in another app')))![1]!;
     const app = new App({ context: NO_BUNDLING });
     const stack = new Stack(app, 'Consumers');
     const given: Record<string, unknown> = {

@@ -177,6 +177,10 @@ describe('PgBouncerProxy', () => {
     ]);
   });
 
+  test('packagesUrl names the object the hosts read, the one their role may get, for the user\'s upload', () => {
+    expect(stack.resolve(pooler.packagesUrl)).toBe(`s3://kit-packages/${PACKAGES_KEY}`);
+  });
+
   test('the generated secrets hold a username and a password without punctuation', () => {
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: { SecretStringTemplate: '{"username":"apk_pooler_reader"}', GenerateStringKey: 'password', ExcludePunctuation: true, PasswordLength: 32 },

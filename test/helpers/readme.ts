@@ -30,3 +30,13 @@ export function readmePgBouncerExample(): string {
   if (!match) throw new Error('README.md has no ```ts block under "### A PgBouncerProxy app"');
   return match[1];
 }
+
+/** The README's app of three stacks: the first ```ts block under "### Stacks and apps", as a user copies it. */
+export function readmeStacksExample(): string {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('### Stacks and apps');
+  if (start < 0) throw new Error('README.md has no "### Stacks and apps" section');
+  const match = /```ts\n([\s\S]*?)```/.exec(readme.slice(start));
+  if (!match) throw new Error('README.md has no ```ts block under "### Stacks and apps"');
+  return match[1];
+}

@@ -7,9 +7,10 @@ import * as path from 'path';
 import { CfnResource, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import { IConstruct } from 'constructs';
 import { consumerEnvironment } from '../../lambda/src/environment';
-import { OptimizedReadsCluster, PoolingProxy } from '../../lib';
+import { DatabaseConsumerFunction, OptimizedReadsCluster, PgBouncerProxy, PoolingProxy } from '../../lib';
 import { consumerEndpointTls, DEFAULT_POOL_SETTINGS, POSTGRES_PORT } from '../../lib/model';
 import { READER_DB_USER, ReferenceDeployment, WRITER_DB_USER } from '../../lib/reference-app/reference-deployment';
 import { resolveSettings, settingsFromTopology, topologyFromCdkOut, validateSettings, type DeployedTopology } from '../../lib/rehearsal';
@@ -183,5 +184,42 @@ describe('topologyFromCdkOut: consumers in a stack of their own', () => {
     expect(t.consumers[0]!.environment.DB_TLS_SERVER_NAME).toEqual({ kind: 'endpoint-host', endpoint: t.proxy.defaultEndpoint });
     expect(t.proxy.pool).toMatchObject({ maxConnectionsPercent: 60, maxIdleConnectionsPercent: 20 });
     expect(t.cluster.readers).toHaveLength(1);
+  });
+
+  test.each([
+    ['weak', 'Fn::GetStackOutput'],
+    ['strong', 'Fn::ImportValue'],
+  ])('GIVEN the PgBouncer engine\'s consumers in a stack of their own (cross-stack references %s) WHEN read THEN the DNS entries passed through %s lead to the interface endpoints, with their roles', (references, intrinsic) => {
+    // GIVEN a data stack (cluster, fleet, an interface endpoint per role in a consumer VPC) and the consumers in another stack
+    let ids: { readOnly: string; readWrite: string; reader: string; writer: string } | undefined;
+    const dir = synthesize((app) => {
+      const data = new Stack(app, 'Data');
+      const dataVpc = new ec2.Vpc(data, 'DataVpc', { ipAddresses: ec2.IpAddresses.cidr('10.30.0.0/16'), natGateways: 0, maxAzs: 2 });
+      const consumerVpc = new ec2.Vpc(data, 'ConsumerVpc', { ipAddresses: ec2.IpAddresses.cidr('10.40.0.0/16'), natGateways: 0, maxAzs: 2 });
+      const cluster = new OptimizedReadsCluster(data, 'Database', { vpc: dataVpc, readers: 1 });
+      const proxy = new PgBouncerProxy(data, 'Proxy', { cluster, packages: { bucket: s3.Bucket.fromBucketName(data, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' } });
+      const readOnly = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc });
+      const readWrite = proxy.addReadWriteEndpoint('ReadWrite', { vpc: consumerVpc });
+      const consumers = new Stack(app, 'Consumers');
+      const reader = new DatabaseConsumerFunction(consumers, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app' });
+      const writer = new DatabaseConsumerFunction(consumers, 'Writer', { endpoint: readWrite, dbUser: 'app_writer', databaseName: 'app' });
+      const endpointId = (e: typeof readOnly) => idOf(data, e, 'AWS::EC2::VPCEndpoint');
+      ids = { readOnly: endpointId(readOnly), readWrite: endpointId(readWrite), reader: idOf(consumers, reader.function), writer: idOf(consumers, writer.function) };
+    }, { '@aws-cdk/core:defaultCrossStackReferences': references });
+    const consumerTemplate = JSON.stringify(JSON.parse(fs.readFileSync(path.join(dir, 'Consumers.template.json'), 'utf8')).Resources);
+    expect(consumerTemplate).toContain(`"${intrinsic}"`);
+    // WHEN
+    const t = topologyFromCdkOut(dir);
+    // THEN each consumer reaches its interface endpoint, whose role is its consumer's
+    expect(t.consumers.map((c) => [c.id, c.endpoint, c.environment.DB_HOST])).toEqual([
+      [ids!.reader, ids!.readOnly, { kind: 'endpoint-host', endpoint: ids!.readOnly }],
+      [ids!.writer, ids!.readWrite, { kind: 'endpoint-host', endpoint: ids!.readWrite }],
+    ]);
+    expect(t.endpoints.filter((e) => !e.isDefault).map((e) => [e.id, e.role])).toEqual([
+      [ids!.readOnly, 'READ_ONLY'],
+      [ids!.readWrite, 'READ_WRITE'],
+    ]);
+    // and verify-full, the PgBouncer engine's TLS check on every endpoint, draws no note
+    expect(t.notes.filter((n) => / consumer |interface endpoint /.test(n))).toEqual([]);
   });
 });

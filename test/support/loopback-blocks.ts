@@ -23,6 +23,8 @@ export const SUITE_BLOCKS = {
   bootstrapSuite: { block: '127.0.49', user: 'test/integration/model/pgbouncer-bootstrap.test.ts', why: 'a rehearsal in namespaces (198.18.49.0/24) whose data namespace a bootstrapped pooler host joins' },
   lambdaRieSuite: { block: '127.0.55', user: 'test/integration/rehearsal/lambda-rie.test.ts', why: "the reference app's consumer bundles under the Lambda runtime emulator, in namespaces (198.18.55.0/24)" },
   poolerCertificateSuite: { block: '127.0.52', user: 'test/integration/lambda/pooler-certificate-live.test.ts', why: 'a PgBouncer serving the kit CA\'s listener certificate to node-postgres clients' },
+  scratchAppSuite: { block: '127.0.56', user: 'test/integration/package/scratch-app-rehearsal.test.ts', why: "the README's three-stack app, from the npm tarball, rehearsed from its cdk.out with RDS Proxy, in namespaces (198.18.56.0/24)" },
+  scratchAppFleetSuite: { block: '127.0.57', user: 'test/integration/package/scratch-app-rehearsal.test.ts', why: "the same app with the PgBouncer engine, its hosts booted, in namespaces (198.18.57.0/24)" },
   // Written in the Go test too (rehearsalAddressBlock); the block plan's test holds the two together.
   terratest: { block: '127.0.50', user: 'test/terratest/rehearsal_test.go TestRehearsalDataPath', why: 'the rehearsal as a deploy target, possibly left up between stages' },
 } as const satisfies Record<string, LoopbackBlock>;

@@ -18,8 +18,8 @@ const HOST_ATTRIBUTE = 'Endpoint';
 
 function envValue(assembly: CloudAssemblyIndex, stack: StackTemplate, raw: unknown, proxy: ProxyTopology, endpoints: ReadonlyArray<ProxyEndpointTopology>): EnvValue {
   // The PgBouncer engine's consumers name an interface endpoint of the fleet's endpoint service by its DNS entry.
-  const interfaceEndpoint = interfaceEndpointOfHost(raw);
-  const named = interfaceEndpoint === undefined ? undefined : endpoints.find((e) => e.id === `${stack.name}/${interfaceEndpoint}`);
+  const interfaceEndpoint = interfaceEndpointOfHost(assembly, stack, raw);
+  const named = interfaceEndpoint === undefined ? undefined : endpoints.find((e) => e.id === interfaceEndpoint.id);
   if (named !== undefined) return { kind: 'endpoint-host', endpoint: named.id };
   const resolved = resolveValue(assembly, stack, raw);
   if (resolved.kind === 'literal') return { kind: 'literal', value: String(resolved.value) };

@@ -5,7 +5,7 @@
  */
 import { ENDPOINT_ROLES, ENV_VARS, EndpointRole } from '../../../lambda/src/environment';
 import { BOOTSTRAP_PLACEHOLDERS } from '../../model/pgbouncer-bootstrap';
-import type { CloudAssemblyIndex, LocatedResource } from './cdk-assembly';
+import type { CloudAssemblyIndex, LocatedResource, StackTemplate } from './cdk-assembly';
 import { exactlyOne } from './cdk-cluster';
 import { vpcOfSubnets } from './cdk-network';
 import { describeResolved, literalString, resolveValue, resourceOfType } from './cfn-intrinsics';
@@ -19,24 +19,52 @@ export function isCdkFleet(assembly: CloudAssemblyIndex): boolean {
   return assembly.ofType('AWS::RDS::DBProxy').length === 0 && assembly.ofType('AWS::EC2::VPCEndpointService').length > 0 && assembly.ofType('AWS::AutoScaling::AutoScalingGroup').length > 0;
 }
 
+/** How CDK passes a list attribute to another stack: joined into one output value, split again where it is read. */
+const STRING_LIST_DELIMITER = '||';
+
 /**
- * The logical id of the interface endpoint a consumer's DB_HOST names: the host part of the endpoint's first
- * DNS entry, `Fn::Select [1, Fn::Split [":", Fn::Select [0, Fn::GetAtt [<endpoint>, DnsEntries]]]]` (CloudFormation's
- * DnsEntries are `<hosted zone id>:<dns name>`), as PgBouncerProxyEndpoint writes it.
+ * The interface endpoint a consumer's DB_HOST names: the host part of the endpoint's first DNS entry,
+ * `Fn::Select [1, Fn::Split [":", Fn::Select [0, <DnsEntries>]]]` (CloudFormation's DnsEntries are
+ * `<hosted zone id>:<dns name>`), as PgBouncerProxyEndpoint writes it. In the endpoint's own stack <DnsEntries>
+ * is `Fn::GetAtt [<endpoint>, DnsEntries]`; in a consumer's stack of its own, CDK passes the list through an
+ * output of the endpoint's stack, `Fn::Join ["||", Fn::GetAtt ...]`, read back as `Fn::Split ["||", Fn::ImportValue
+ * or Fn::GetStackOutput]`.
  */
-export function interfaceEndpointOfHost(raw: unknown): string | undefined {
-  const select = (value: unknown): [unknown, unknown] | undefined => {
-    const arg = (value as Record<string, unknown> | null)?.['Fn::Select'];
-    return Array.isArray(arg) && arg.length === 2 ? [arg[0], arg[1]] : undefined;
+export function interfaceEndpointOfHost(assembly: CloudAssemblyIndex, stack: StackTemplate, raw: unknown): LocatedResource | undefined {
+  const call = (value: unknown, fn: string): unknown[] | undefined => {
+    const arg = (value as Record<string, unknown> | null)?.[fn];
+    return Array.isArray(arg) && arg.length === 2 ? arg : undefined;
   };
-  const outer = select(raw);
+  const outer = call(raw, 'Fn::Select');
   if (outer === undefined || String(outer[0]) !== '1') return undefined;
-  const split = (outer[1] as Record<string, unknown> | null)?.['Fn::Split'];
-  if (!Array.isArray(split) || split[0] !== ':') return undefined;
-  const inner = select(split[1]);
+  const split = call(outer[1], 'Fn::Split');
+  if (split === undefined || split[0] !== ':') return undefined;
+  const inner = call(split[1], 'Fn::Select');
   if (inner === undefined || String(inner[0]) !== '0') return undefined;
-  const getAtt = (inner[1] as Record<string, unknown> | null)?.['Fn::GetAtt'];
-  return Array.isArray(getAtt) && getAtt[1] === 'DnsEntries' && typeof getAtt[0] === 'string' ? getAtt[0] : undefined;
+  let list = { stack, value: inner[1] };
+  const passed = call(list.value, 'Fn::Split');
+  if (passed !== undefined && passed[0] === STRING_LIST_DELIMITER) {
+    const output = stackOutputOf(assembly, stack, passed[1]);
+    const joined = output === undefined ? undefined : call(output.value, 'Fn::Join');
+    if (output === undefined || joined === undefined || joined[0] !== STRING_LIST_DELIMITER) return undefined;
+    list = { stack: output.stack, value: joined[1] };
+  }
+  const getAtt = call(list.value, 'Fn::GetAtt');
+  return getAtt !== undefined && getAtt[1] === 'DnsEntries' && typeof getAtt[0] === 'string' ? assembly.resource(list.stack, getAtt[0]) : undefined;
+}
+
+/** The output another stack of the assembly gives a value through (Fn::ImportValue or Fn::GetStackOutput), with its stack. */
+function stackOutputOf(assembly: CloudAssemblyIndex, stack: StackTemplate, value: unknown): { stack: StackTemplate; value: unknown } | undefined {
+  const fields = (value ?? {}) as Record<string, unknown>;
+  if ('Fn::ImportValue' in fields) {
+    const name = literalString(resolveValue(assembly, stack, fields['Fn::ImportValue']));
+    return name === undefined ? undefined : assembly.exported(name);
+  }
+  const spec = fields['Fn::GetStackOutput'] as { StackName?: unknown; OutputName?: unknown } | undefined;
+  if (spec === undefined) return undefined;
+  const stackName = literalString(resolveValue(assembly, stack, spec.StackName));
+  const outputName = literalString(resolveValue(assembly, stack, spec.OutputName));
+  return stackName === undefined || outputName === undefined ? undefined : assembly.stackOutput(stackName, outputName);
 }
 
 /** Fn::Base64 { Fn::Sub: [text, values] } (or a bare Fn::Sub), as the launch template carries the bootstrap. */
@@ -80,12 +108,12 @@ export function readCdkFleet(assembly: CloudAssemblyIndex, notes: string[]): { p
     .ofType('AWS::EC2::VPCEndpoint')
     .filter((e) => JSON.stringify(e.resource.Properties?.ServiceName ?? '').match(/"Ref":"([^"]+)"/g)?.some((ref) => services.has(ref.slice(7, -1))))
     .map((e): ProxyEndpointTopology => {
+      // Its consumers, in its stack or in another one of the assembly.
       const roles = new Set(
         functions
-          .filter((f) => f.stack === e.stack)
-          .map((f) => ((f.resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>)
-          .filter((vars) => interfaceEndpointOfHost(vars[ENV_VARS.host]) === e.logicalId)
-          .map((vars) => String(vars[ENV_VARS.endpointRole] ?? EndpointRole.READ_WRITE)),
+          .map((f) => ({ f, vars: ((f.resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown> }))
+          .filter(({ f, vars }) => interfaceEndpointOfHost(assembly, f.stack, vars[ENV_VARS.host])?.id === e.id)
+          .map(({ vars }) => String(vars[ENV_VARS.endpointRole] ?? EndpointRole.READ_WRITE)),
       );
       const role = roles.size === 1 ? [...roles][0]! : EndpointRole.READ_WRITE;
       if (roles.size !== 1) notes.push(`interface endpoint ${e.id}: ${roles.size === 0 ? 'no consumer reaches it' : `consumers reach it as ${[...roles].join(' and ')}`}; rehearsed as ${role}`);

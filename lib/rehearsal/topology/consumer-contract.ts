@@ -97,9 +97,10 @@ export function describeEnvValue(value: EnvValue): string {
 
 /**
  * Wiring the consumers' own checks would refuse at cold start: a DB_ENDPOINT_ROLE other than its
- * endpoint's role, or a TLS mode other than the one consumerEndpointTls picks for that endpoint.
+ * endpoint's role, or a TLS mode other than the one the engine's endpoints give: consumerEndpointTls's for
+ * RDS Proxy, verify-full on every endpoint of the PgBouncer engine (its listeners' certificate names them all).
  */
-export function consumerWiringNotes(consumers: ReadonlyArray<ConsumerTopology>, endpoints: ReadonlyArray<ProxyEndpointTopology>): string[] {
+export function consumerWiringNotes(consumers: ReadonlyArray<ConsumerTopology>, endpoints: ReadonlyArray<ProxyEndpointTopology>, engine: 'rds-proxy' | 'pgbouncer'): string[] {
   return consumers.flatMap((c) => {
     const endpoint = endpoints.find((e) => e.id === c.endpoint);
     if (!endpoint) return [];
@@ -107,7 +108,7 @@ export function consumerWiringNotes(consumers: ReadonlyArray<ConsumerTopology>, 
     if (endpoint.role !== c.connection.endpointRole) {
       notes.push(`consumer ${c.id}: ${ENV_VARS.endpointRole}=${c.connection.endpointRole} but its endpoint ${endpoint.id} is ${endpoint.role}; its handler refuses that at cold start`);
     }
-    const expected: DbTlsMode = endpoint.isDefault ? 'verify-full' : 'verify-proxy-domain';
+    const expected: DbTlsMode = endpoint.isDefault || engine === 'pgbouncer' ? 'verify-full' : 'verify-proxy-domain';
     if (c.connection.tls.mode !== expected) {
       notes.push(`consumer ${c.id}: ${ENV_VARS.tls}=${c.connection.tls.mode} on ${endpoint.isDefault ? 'the proxy\'s default endpoint' : 'an endpoint beside the default one'}, where the kit uses ${expected}`);
     }

@@ -25,7 +25,7 @@ export function topologyFromCdkOut(dir: string): DeployedTopology {
   const tier: { proxy: ProxyTopology; endpoints: ProxyEndpointTopology[]; fleet?: FleetTopology } = proxyResource !== undefined ? readCdkProxy(assembly, proxyResource, cluster, notes) : readCdkFleet(assembly, notes);
   const { proxy, endpoints } = tier;
   const consumers = readCdkConsumers(assembly, proxy, endpoints, notes);
-  notes.push(...consumerWiringNotes(consumers, endpoints));
+  notes.push(...consumerWiringNotes(consumers, endpoints, engine));
   const evidence = cdkEvidence(assembly, clusterResource, proxyResource, consumers);
   const region = regionOfEnvironment(clusterResource.stack.environment);
   if (region === undefined) notes.push(`region unknown: stack ${clusterResource.stack.name} is environment-agnostic`);

@@ -37,7 +37,7 @@ export function topologyFromPlan(planJson: unknown, file = 'plan.json', terrafor
   const tier: PlannedProxy & { fleet?: FleetTopology } = proxyResource !== undefined ? readPlanProxy(index, proxyResource, cluster, network, notes) : readPlanFleet(index, tracer, network, cluster, terraform ?? defaultWorkingDir(file), notes);
   const consumers = readPlanConsumers({ index, tracer, network, proxy: tier.proxy, endpoints: tier.endpoints, notes, engine, planDir: dirname(resolve(file)) });
   const endpoints = placeEndpointsByConsumers(tier.endpoints, consumers, tier.endpointVpcProblems, notes);
-  notes.push(...consumerWiringNotes(consumers, endpoints));
+  notes.push(...consumerWiringNotes(consumers, endpoints, engine));
   const region = planRegion(index, tracer);
   if (region === undefined) notes.push('region unknown: the aws provider\'s region is not known at plan');
   const fleet = tier.fleet;

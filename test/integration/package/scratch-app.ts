@@ -82,9 +82,9 @@ export class ScratchApp {
     });
   }
 
-  /** `node <name>.js` here, as the CDK CLI runs an app: CDK_OUTDIR and the context in the environment. */
-  public run(name: string, context: Record<string, unknown>): { status: number; stdout: string; stderr: string; outdir: string } {
-    const outdir = path.join(this.dir, `cdk.out.${name}`);
+  /** `node <name>.js` here, as the CDK CLI runs an app: CDK_OUTDIR (`output` under the app) and the context in the environment. */
+  public run(name: string, context: Record<string, unknown>, output = `cdk.out.${name}`): { status: number; stdout: string; stderr: string; outdir: string } {
+    const outdir = path.join(this.dir, output);
     const r = spawnSync(process.execPath, [`${name}.js`], {
       cwd: this.dir,
       env: cleanEnv({ CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify(context), NODE_PATH: '' }),
