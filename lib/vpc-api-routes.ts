@@ -238,7 +238,22 @@ export function subnetsHaveEgress(vpc: ec2.IVpc, selection: ec2.SubnetSelection)
   return selected.length > 0 && selected.every((s) => routed.has(s.subnetId));
 }
 
-/** Whether the app defines a VPC endpoint of the service in this VPC (its service name ends with `.<key>`). */
+/**
+ * Whether the app defines a VPC endpoint of the service in this VPC that is the user's: the kit's own endpoints
+ * (under a VpcApiRoutes) admit only the constructs that route through them, by security group and policy.
+ */
 function endpointInTree(vpc: ec2.IVpc, key: string): boolean {
-  return vpc.node.root.node.findAll().some((c) => c instanceof ec2.CfnVPCEndpoint && c.vpcId === vpc.vpcId && typeof c.serviceName === 'string' && c.serviceName.endsWith(`.${key}`));
+  return vpc.node.root.node.findAll().some((c) =>
+    c instanceof ec2.CfnVPCEndpoint && c.vpcId === vpc.vpcId && !c.node.scopes.some((s) => s instanceof VpcApiRoutes) && serviceNameText(c).endsWith(`.${key}`));
+}
+
+/**
+ * An endpoint's service name as text, the Region and other tokens as `*`: aws-cdk-lib's service names are
+ * Fn::Join of literals and tokens (com.amazonaws.<Region>.<service>, and an empty suffix of its own).
+ */
+function serviceNameText(c: ec2.CfnVPCEndpoint): string {
+  const resolved: unknown = Stack.of(c).resolve(c.serviceName);
+  if (typeof resolved === 'string') return resolved;
+  const join = (resolved as { 'Fn::Join'?: [string, unknown[]] } | undefined)?.['Fn::Join'];
+  return join === undefined ? '' : join[1].map((part) => (typeof part === 'string' ? part : '*')).join(join[0]);
 }

@@ -132,6 +132,20 @@ describe('DatabaseRoleBootstrap routes its Secrets Manager calls', () => {
     template.hasResourceProperties('AWS::EC2::SecurityGroupEgress', { GroupId: getAtt(databaseRoles.connections.securityGroups[0], 'GroupId'), FromPort: 443, DestinationSecurityGroupId: getAtt(group, 'GroupId') });
   });
 
+  test('GIVEN apiRoutes BRING_YOUR_OWN and the user\'s Secrets Manager endpoint made in the same VPC but not passed WHEN it synthesizes THEN it passes: the endpoint counts as the user\'s route', () => {
+    // GIVEN an endpoint of aws-cdk-lib's (its service name a join of the Region and a suffix token)
+    const app = new App();
+    const stack = new Stack(app, 'Reporting');
+    const vpc = isolatedVpc(stack, 'DataVpc', '10.0.0.0/16');
+    const database = new OptimizedReadsCluster(stack, 'Database', { vpc, readers: 1 });
+    new DatabaseRoleBootstrap(stack, 'DatabaseRoles', { cluster: database, roles: [{ name: 'report_reader', access: EndpointRole.READ_ONLY }], apiRoutes: ApiRoutes.BRING_YOUR_OWN });
+    vpc.addInterfaceEndpoint('Mine', { service: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER });
+
+    // WHEN / THEN
+    expect(() => app.synth()).not.toThrow();
+    Template.fromStack(stack).resourceCountIs('AWS::EC2::VPCEndpoint', 1);
+  });
+
   test('GIVEN the VPC in a network stack and the bootstrap in a data stack WHEN synthesized THEN the endpoint is in the data stack; a third stack asking for the same VPC\'s endpoint is refused with the fix', () => {
     // GIVEN
     const app = new App();
@@ -224,6 +238,20 @@ describe('PgBouncerProxy and its secret-auth consumers route their calls', () =>
     const hosts = rejectionMessage('pooler-api-route', { subnetsHaveEgress: false, vpcEndpoints: {} });
     const signal = rejectionMessage('pooler-signal-route', { subnetsHaveEgress: false, vpcEndpoints: {} });
     expect(() => app.synth()).toThrow(`[Pooling/Pooler] ${hosts}${CDK_FIX}\n  [Pooling/Pooler] ${signal}${CDK_FIX}`);
+  });
+
+  test('GIVEN the hosts\' own Secrets Manager endpoint in the data VPC WHEN a role bootstrap there brings its own routes and passes none THEN synth fails: the kit\'s endpoint admits only the constructs that route through it', () => {
+    // GIVEN: the PgBouncerProxy made the data VPC's Secrets Manager endpoint, for its hosts
+    const { app, stack, database, pooler } = pgBouncerApp();
+    new DatabaseRoleBootstrap(stack, 'DatabaseRoles', {
+      cluster: database,
+      roles: [{ name: 'app_reader', access: EndpointRole.READ_ONLY, passwordSecretArn: pooler.consumerUserSecret('app_reader').secretArn }],
+      apiRoutes: ApiRoutes.BRING_YOUR_OWN,
+    });
+
+    // WHEN / THEN: its security group and policy would refuse the bootstrap's calls on AWS
+    const message = rejectionMessage('role-bootstrap-api-route', { subnetsHaveEgress: false, vpcEndpoints: {} });
+    expect(() => app.synth()).toThrow(`[Pooling/DatabaseRoles] ${message}${CDK_FIX}`);
   });
 
   test('GIVEN a secret-auth consumer with apiRoutes BRING_YOUR_OWN in an isolated VPC WHEN it synthesizes THEN synth fails naming the consumer and Secrets Manager', () => {
