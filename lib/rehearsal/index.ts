@@ -73,7 +73,9 @@ export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-con
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';
 export { readPoolers, type PoolerRecord } from './poolers';
-export { addPoolerLoadBalancerTarget, pgbouncerPid, type BootingPoolerHost, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
+export { pgbouncerPid } from './pooler-host';
+export { type BootingPoolerHost, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions } from './pooler-host-types';
+export { addPoolerLoadBalancerTarget, type PoolerLoadBalancer } from './pooler-load-balancer';
 export { healthyTargets } from './hosts/load-balancer';
 export { type DrillLogin } from './pooler-drills/clients';
 export { poolerFailoverDrill, type FailoverDrillFigures } from './pooler-drills/failover';

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createStack, readSignals, seedAws, type EmulatedSignal } from '../hosts/aws-emulator';
-import type { PoolerHost, PoolerHostOptions } from '../pooler-host';
+import type { PoolerHost, PoolerHostOptions } from '../pooler-host-types';
 import { isAlive, killHost, logTail, stopProcess } from '../processes';
 import type { Rehearsal } from '../rehearsal';
 import { waitUntil } from './clients';

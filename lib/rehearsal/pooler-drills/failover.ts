@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { FLEET_PATHS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, type PoolerFleetSpec } from '../../model/pgbouncer-fleet';
 import { rehearsalAwsNames } from '../network/rehearsal-network';
-import type { PoolerHost } from '../pooler-host';
+import type { PoolerHost } from '../pooler-host-types';
 import type { Rehearsal } from '../rehearsal';
 import { sleep } from '../sql';
 import { close, connectTo, load, retrying, waitUntil, type DrillLogin } from './clients';

@@ -5,7 +5,8 @@
 import { EndpointRole } from '../../model/vocabulary';
 import { POOLER_HEALTH_CHECK } from '../../model/pgbouncer-host-serve';
 import { healthyTargets } from '../hosts/load-balancer';
-import { addPoolerLoadBalancerTarget, type PoolerHost, type PoolerLoadBalancer } from '../pooler-host';
+import type { PoolerHost } from '../pooler-host-types';
+import { addPoolerLoadBalancerTarget, type PoolerLoadBalancer } from '../pooler-load-balancer';
 import { killHost, killProcess } from '../processes';
 import type { Rehearsal } from '../rehearsal';
 import { sleep } from '../sql';

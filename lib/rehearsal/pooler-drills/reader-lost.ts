@@ -8,7 +8,7 @@ import { FLEET_LISTENER_SHORT, FLEET_PATHS, FLEET_PORTS, fleetPath } from '../..
 import { DEFAULT_SERVER_LOGIN_RETRY_SECONDS } from '../../model/pgbouncer-ini';
 import { RehearsalOperationError } from '../errors';
 import { execInHost } from '../hosts/booted-host';
-import type { PoolerHost } from '../pooler-host';
+import type { PoolerHost } from '../pooler-host-types';
 import type { Rehearsal } from '../rehearsal';
 import { sleep } from '../sql';
 import { connectTo, load, waitUntil, type DrillLogin } from './clients';
