@@ -4,7 +4,8 @@
  * moved to the former writer's instance endpoint (READ_ONLY_ROUTING).
  */
 import { readFileSync } from 'node:fs';
-import { FLEET_PATHS, FLEET_PORTS, fleetPath, fleetProcessName, planFleetProcesses, type PoolerFleetSpec } from '../../model/pgbouncer-fleet';
+import { FLEET_PATHS, FLEET_PORTS, fleetPath, type PoolerFleetSpec } from '../../model/pgbouncer-fleet';
+import { fleetProcessName, planFleetProcesses } from '../../model/pgbouncer-fleet-files';
 import { rehearsalAwsNames } from '../network/rehearsal-network';
 import type { PoolerHost } from '../pooler-host-types';
 import type { Rehearsal } from '../rehearsal';
