@@ -11,7 +11,8 @@ import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, POOLER_LIST
 import { POOLER_METRICS_NAMESPACE } from './model/pgbouncer-metrics';
 import { FLEET_SIGNAL_POLICY } from './model/pgbouncer-rollout';
 import { renderPoolerBootstrap, sessionListenersValue } from './model/pgbouncer-bootstrap';
-import { DEFAULT_FLEET_HOSTS, DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_RULES, fleetListenerOf, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
+import { DEFAULT_FLEET_HOSTS, DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, fleetListenerOf, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
+import { FLEET_RULES } from './model/pgbouncer-fleet-rules';
 import { PoolMode } from './model/pgbouncer-ini';
 import { DEFAULT_POOLER_INSTANCE_TYPE, DEFAULT_POOLER_READ_ONLY_SERVER_USER, POOLER_HOST_RULES, poolerInstanceVcpus, poolerListenerPort } from './model/pgbouncer-hosts';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';

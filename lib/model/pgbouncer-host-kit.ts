@@ -10,7 +10,8 @@
  * host's plan() on the same fleets and compare, file for file.
  */
 import { SCRAM_SALT_CONTEXT } from './scram-salt';
-import { COMMON_TEMPLATE_TOKENS, FLEET_LISTENER_SHORT, FLEET_LISTENERS, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetListenerPoolMode, fleetListenerRole, KEEPALIVE_MAX_IDLE_SECONDS, PROCESS_TEMPLATE_TOKENS, READ_ONLY_ROUTING, renderFleetCommonTemplate, renderFleetProcessTemplate, renderFleetRouteTemplate } from './pgbouncer-fleet';
+import { FLEET_LISTENER_SHORT, FLEET_LISTENERS, FLEET_PATHS, FLEET_PLACEHOLDERS, FLEET_PORTS, fleetListenerPoolMode, fleetListenerRole, KEEPALIVE_MAX_IDLE_SECONDS, READ_ONLY_ROUTING } from './pgbouncer-fleet';
+import { COMMON_TEMPLATE_TOKENS, PROCESS_TEMPLATE_TOKENS, renderFleetCommonTemplate, renderFleetProcessTemplate, renderFleetRouteTemplate } from './pgbouncer-fleet-files';
 import { PoolMode } from './pgbouncer-ini';
 import { POOLER_METRIC_LISTENERS, POOLER_METRICS, POOLER_METRICS_NAMESPACE, POOLER_METRICS_PERIOD_SECONDS } from './pgbouncer-metrics';
 import { FLEET_NAME_FILE, HEALTH_CACHE_SECONDS, HEALTH_CONNECT_TIMEOUT_SECONDS, HEALTH_EVIDENCE_SECONDS, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from './pgbouncer-host-serve';

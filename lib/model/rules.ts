@@ -1,5 +1,5 @@
 import { INSTANCE_CLASS_CATALOG } from './instance-classes';
-import { FLEET_RULES } from './pgbouncer-fleet';
+import { FLEET_RULES } from './pgbouncer-fleet-rules';
 import { POOLER_HOST_RULES, poolerInstanceVcpus } from './pgbouncer-hosts';
 import { CLUSTER_RULES } from './rules/cluster';
 import { DASHBOARD_RULES } from './rules/dashboard';

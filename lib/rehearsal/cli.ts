@@ -10,7 +10,7 @@ import { REHEARSE_COMMANDS, REHEARSE_OPTIONS, type RehearseCommand } from './cli
 import { formatDownReport } from './down';
 import { runFailoverDrill } from './drill';
 import type { DeploymentFleet } from './pooler-fleet';
-import { poolerFailoverDrill } from './pooler-drills';
+import { poolerFailoverDrill } from './pooler-drills/failover';
 import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalStateError } from './errors';
 import { Rehearsal, type UpProgress } from './rehearsal';
 import { formatUpStandIns, settingsFromDeployment } from './deployment';

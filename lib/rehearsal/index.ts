@@ -73,26 +73,15 @@ export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-con
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';
 export { readPoolers, type PoolerRecord } from './poolers';
-export { addPoolerLoadBalancerTarget, pgbouncerPid, type BootingPoolerHost, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions, type PoolerLoadBalancer } from './pooler-host';
+export { pgbouncerPid } from './pooler-host';
+export { type BootingPoolerHost, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions } from './pooler-host-types';
+export { addPoolerLoadBalancerTarget, type PoolerLoadBalancer } from './pooler-load-balancer';
 export { healthyTargets } from './hosts/load-balancer';
-export {
-  BOOTSTRAP_FAILURE_BOUND_MS,
-  loadBalancerDetectionWindowMs,
-  poolerBootstrapFailureDrill,
-  poolerFailoverDrill,
-  poolerHostLostDrill,
-  poolerProcessKillDrill,
-  poolerReaderLostDrill,
-  PROCESS_RESTART_ALLOWANCE_SECONDS,
-  processRestartBoundMs,
-  READER_LOST_GAP_BOUND_MS,
-  readerBackBoundMs,
-  type BootstrapFailureDrillFigures,
-  type DrillLogin,
-  type FailoverDrillFigures,
-  type HostLostDrillFigures,
-  type ProcessKillDrillFigures,
-  type ReaderLostDrillFigures,
-} from './pooler-drills';
+export { type DrillLogin } from './pooler-drills/clients';
+export { poolerFailoverDrill, type FailoverDrillFigures } from './pooler-drills/failover';
+export { loadBalancerDetectionWindowMs, poolerHostLostDrill, type HostLostDrillFigures } from './pooler-drills/host-lost';
+export { poolerProcessKillDrill, PROCESS_RESTART_ALLOWANCE_SECONDS, processRestartBoundMs, type ProcessKillDrillFigures } from './pooler-drills/process-kill';
+export { poolerReaderLostDrill, READER_LOST_GAP_BOUND_MS, readerBackBoundMs, type ReaderLostDrillFigures } from './pooler-drills/reader-lost';
+export { BOOTSTRAP_FAILURE_BOUND_MS, poolerBootstrapFailureDrill, type BootstrapFailureDrillFigures } from './pooler-drills/bootstrap-failure';
 export { execInHost, type BootedHost } from './hosts/booted-host';
 export { COMPAT_TARGET_TITLES, COMPAT_TARGETS, startCompatStand, type CompatStand, type CompatTarget } from './compat-stand';

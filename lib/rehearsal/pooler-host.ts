@@ -16,216 +16,30 @@
  *
  * The read/write pools reach the writer by the cluster endpoint's name, which the rehearsal moves at a
  * failover as Aurora's DNS does (the hosts' hosts files are rewritten in place), so the engine's failover
- * path is the one AWS runs.
+ * path is the one AWS runs. What the hosts share is made by the first start (pooler-host-setup.ts); the load
+ * balancer stand-in in front of them is pooler-load-balancer.ts.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { EndpointRole } from '../../lambda/src/environment';
-import { applyDatabaseRoles, type RoleBootstrapRequest } from '../../lambda/src/role-bootstrap';
-import { derivedScramVerifier } from '../../lambda/src/scram-salt';
-import { renderPoolerBootstrap, sessionListenersValue, substitutePlaceholders } from '../model/pgbouncer-bootstrap';
-import { DEFAULT_FLEET_HOSTS, DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_PATHS, FLEET_PORTS, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS } from '../model/pgbouncer-fleet';
-import { onPath } from './binaries';
+import { substitutePlaceholders } from '../model/pgbouncer-bootstrap';
+import { FLEET_PATHS, FLEET_PORTS } from '../model/pgbouncer-fleet';
 import { POOLER_HEALTH_PORT } from '../model/pgbouncer-host-serve';
-import { ensureRdsIamRole } from './consumer-roles';
 import { RehearsalConfigError, RehearsalOperationError } from './errors';
 import { renderTemplatefile } from './terraform-templatefile';
-import type { FleetUserDataRenderer } from './topology/types';
-import { createStack, REHEARSAL_PACKAGES_BUCKET, seedAws, startAwsEmulator, type AwsEmulator } from './hosts/aws-emulator';
+import type { AwsEmulator } from './hosts/aws-emulator';
 import { bootHost, execInHost, waitForBoot, type BootedHost } from './hosts/booted-host';
-import { acceptsConnections, connectHost } from './hosts/host-network';
-import { addLoadBalancerTarget, healthyTargets, loadBalancerListeners, startLoadBalancer, type LoadBalancer } from './hosts/load-balancer';
+import { connectHost } from './hosts/host-network';
 import { findImdsMock, hostImageRoot } from './hosts/host-tools';
-import { addressOf } from './network/plan';
 import { NETNS_ETC } from './network/setup';
-import { MAX_POOLER_HOSTS, POOLER_HOST_FIRST_NUMBER, REHEARSAL_CLUSTER, rehearsalAwsNames, rehearsalNetworkPlan } from './network/rehearsal-network';
+import { MAX_POOLER_HOSTS, POOLER_HOST_FIRST_NUMBER, rehearsalAwsNames, rehearsalNetworkPlan } from './network/rehearsal-network';
+import { fleetFile, fleetOf, madeRoles, type FleetFile } from './pooler-host-setup';
+import type { BootingPoolerHost, PoolerHost, PoolerHostLogin, PoolerHostOptions } from './pooler-host-types';
 import { containerLeader, isAlive, logTail } from './processes';
 import type { RunningRehearsal } from './running';
-import { clientConfig } from './sql';
 
 /** The instance profile's role the hosts' credentials are for. */
 export const REHEARSAL_INSTANCE_ROLE = 'apk-rehearsal-pooler-host';
-const KIT_ROOT = join(__dirname, '..', '..');
-
-/** A login of the engine: a consumer's or the read-only listener's server role. */
-export interface PoolerHostLogin {
-  readonly username: string;
-  readonly password: string;
-}
-
-export interface PoolerHostOptions {
-  /** The consumers' logins: each gets a role whose password is its secret's derived verifier, as the role bootstrap makes it. */
-  readonly consumers: ReadonlyArray<PoolerHostLogin & { readonly access: 'READ_ONLY' | 'READ_WRITE' }>;
-  /** The read-only listener's server role (read-only privileges). */
-  readonly server: PoolerHostLogin;
-  /**
-   * The roles the deployment's role bootstrap makes (`rehearse up --from`): only these are made; a login
-   * without one fails, as it would on AWS.
-   * @default a role for each login (the consumers' and the server's)
-   */
-  readonly roles?: ReadonlyArray<{ readonly name: string; readonly access: EndpointRole }>;
-  /** PgBouncer processes per listener, as a host's vCPUs (default 2). */
-  readonly vcpus?: number;
-  /** The NLB idle timeout the host's keepalives derive from (default 350 s). */
-  readonly tcpIdleTimeoutSeconds?: number;
-  /**
-   * A deployment's fleet (`rehearse up --from`): its user data as the launch template carries it and the values
-   * the deployment fixes. The values AWS fills in at deploy time (endpoints, the bucket, secret ARNs, the stack
-   * to signal) are the rehearsal's; so is MaxConnections, as the instances here are not of the deployment's class.
-   * @default the kit's bootstrap with the rehearsal's values
-   */
-  readonly deployment?: {
-    readonly userData: string;
-    readonly values: Readonly<Record<string, string>>;
-    readonly stackName?: string;
-    /**
-     * What renders the user data with its values: Fn::Sub's substitution, or Terraform's templatefile (run by Terraform).
-     * @default 'cloudformation-sub'
-     */
-    readonly renderer?: FleetUserDataRenderer;
-  };
-  /** The Fleet dimension of its metrics (default 'rehearsal-pooler'). */
-  readonly fleetName?: string;
-  /**
-   * The roles some endpoint of the deployment uses in session pooling: the host lays out their session
-   * listeners, as a deployed host does from the same values (default none).
-   */
-  readonly sessionRoles?: ReadonlyArray<EndpointRole>;
-  /** The session listeners' share of each target's budget (default DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT). */
-  readonly sessionMaxConnectionsPercent?: number;
-  /**
-   * The exporter's period, set on the host as an operator would (a drop-in for the agent's unit), default
-   * the unit's own (POOLER_METRICS_PERIOD_SECONDS).
-   */
-  readonly metricsPeriodSeconds?: number;
-}
-
-export interface PoolerHost {
-  /** Its name: pooler-<i>. */
-  readonly name: string;
-  /** The booted host: its container (systemd-nspawn) and its metadata service, both tracked by pid. */
-  readonly booted: BootedHost;
-  /** The host's / as seen from here (the container's root, through its PID 1): its files, its sockets. */
-  readonly root: string;
-  /** Its private address in the data VPC: where its listeners and health endpoint are reached. */
-  readonly host: string;
-  readonly ports: { readonly readWrite: number; readonly readOnly: number };
-  readonly healthPort: number;
-  /** The deploy-time values its user data was substituted with (what Fn::Sub / templatefile would take). */
-  readonly values: Readonly<Record<string, string>>;
-  /** The AWS emulator its AWS calls go to (its CloudWatch holds the exporter's metrics). */
-  readonly aws: AwsEmulator;
-}
-
-/** What the fleet's hosts share: made by the first host's start, read by the next ones'. */
-interface FleetFile {
-  readonly values: Record<string, string>;
-  /** The user data before substitution: the deployment's, or the kit's bootstrap. */
-  readonly userData: string;
-  readonly renderer: FleetUserDataRenderer;
-  readonly emulatorPid: number;
-  readonly hosts: number;
-}
-
-const fleetFile = (run: RunningRehearsal): string => run.layout.poolerFleet.file;
-
-function packagesArchitecture(): string {
-  return execFileSync('dpkg', ['--print-architecture'], { encoding: 'utf8' }).trim();
-}
-
-/** The emulator's address in the data VPC (its names are in every hosts file of the plan). */
-function emulatorAddress(run: RunningRehearsal): string {
-  return addressOf(rehearsalNetworkPlan(run.state.settings), 'aws-apis');
-}
-
-/**
- * The fleet's first start: the AWS emulator, the packages object, the roles, the secrets, and the values
- * the user data is substituted with.
- */
-async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): Promise<{ fleet: FleetFile; aws: AwsEmulator }> {
-  const s = run.state.settings;
-  const plan = rehearsalNetworkPlan(s);
-  const tls = run.state.tls;
-  const work = run.layout.poolerFleet.dir;
-  mkdirSync(work, { recursive: true, mode: 0o700 });
-  // The VPC's router: the data namespace relays between its hosts and the management link.
-  execFileSync('ip', ['netns', 'exec', plan.dataNamespace, '/bin/sh', '-c', 'echo 1 > /proc/sys/net/ipv4/ip_forward']);
-  const aws = await startAwsEmulator({ namespace: plan.dataNamespace, address: emulatorAddress(run), region: rehearsalAwsNames(s).region, certFile: tls.certFile, keyFile: tls.keyFile, workDir: work });
-  run.track(aws.process);
-
-  const arch = packagesArchitecture();
-  const deployed = options.deployment?.values ?? {};
-  const tar = join(work, `debian-13-${arch}.tar`);
-  try {
-    execFileSync('npx', ['ts-node', '--transpile-only', join(KIT_ROOT, 'bin', 'build-pooler-packages.ts'), '--arch', arch, '--rehearsal', tar], {
-      cwd: KIT_ROOT,
-      env: { ...process.env, RDS_CA_BUNDLE: tls.caFile },
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: 900_000,
-    });
-  } catch (err) {
-    throw new RehearsalOperationError(`pooler hosts: the packages object could not be built: ${String((err as { stderr?: unknown }).stderr ?? (err as Error).message).trim().split('\n').slice(-5).join(' | ')}`);
-  }
-  const login = (l: PoolerHostLogin): string => JSON.stringify({ username: l.username, password: l.password });
-  // Where the deployment's hosts look (its key names the hosts' architecture; the object here holds this machine's).
-  const key = deployed.PackagesKey ?? `pooler/debian-13-${arch}.tar`;
-  const secretName = (role: string): string => `rehearsal/pooler/${role}`;
-  const arns = await seedAws(aws, tls.caFile, {
-    buckets: [REHEARSAL_PACKAGES_BUCKET],
-    objects: [{ bucket: REHEARSAL_PACKAGES_BUCKET, key, file: tar }],
-    secrets: [
-      { name: secretName('server'), value: login(options.server) },
-      ...options.consumers.map((c, i) => ({ name: secretName(`consumer-${i + 1}`), value: login(c) })),
-      { name: secretName('tls'), value: JSON.stringify({ certificate: readFileSync(tls.certFile, 'utf8'), privateKey: readFileSync(tls.keyFile, 'utf8'), ca: readFileSync(tls.caFile, 'utf8') }) },
-    ],
-  });
-  const consumerArns = options.consumers.map((_, i) => arns[secretName(`consumer-${i + 1}`)]!);
-  await makeRoles(run, options, new Map([[options.server.username, arns[secretName('server')]!], ...options.consumers.map((c, i): [string, string] => [c.username, consumerArns[i]!])]));
-
-  const names = rehearsalAwsNames(s);
-  const replicas = run.state.nodes.filter((n) => n.name !== run.state.writerName);
-  // The stack the hosts signal: the deployment's (CloudFormation), held by the emulator as something to signal.
-  const signalResource = deployed.SignalResource;
-  const stackName = signalResource !== undefined && signalResource !== '' ? options.deployment?.stackName : undefined;
-  if (stackName !== undefined) await createStack(aws, tls.caFile, stackName, { Resources: { [signalResource!]: { Type: 'AWS::CloudFormation::WaitConditionHandle' } } });
-  const rehearsalValues: Record<string, string> = {
-    ClusterEndpoint: names.clusterEndpoint(s.deployment?.clusterName ?? REHEARSAL_CLUSTER),
-    ReaderEndpoints: replicas.map((n) => names.instanceEndpoint(n.name)).join(' '),
-    WriterInstanceEndpoint: names.instanceEndpoint(run.state.writerName),
-    DatabaseName: run.secrets.database,
-    ServerPort: String(s.port),
-    ServerUser: options.server.username,
-    Hosts: String(DEFAULT_FLEET_HOSTS),
-    Vcpus: String(options.vcpus ?? 2),
-    MaxConnections: String(s.sizingMaxConnections),
-    MaxConnectionsPercent: String(s.pool.maxConnectionsPercent),
-    MaxIdleConnectionsPercent: String(s.pool.maxIdleConnectionsPercent),
-    BorrowTimeoutSeconds: String(s.pool.connectionBorrowTimeoutSeconds),
-    MaxClientConnections: String(s.maxClientConnections),
-    TcpIdleTimeoutSeconds: String(options.tcpIdleTimeoutSeconds ?? 350),
-    PackagesBucket: REHEARSAL_PACKAGES_BUCKET,
-    PackagesKey: key,
-    ServerSecretArn: arns[secretName('server')]!,
-    ConsumerSecretArns: consumerArns.join(' '),
-    TlsSecretArn: arns[secretName('tls')]!,
-    FleetName: options.fleetName ?? 'rehearsal-pooler',
-    // No stack unless the deployment's: the hosts send no signal, as under Terraform.
-    SignalStack: stackName ?? '',
-    SignalResource: '',
-    SignalRegion: stackName !== undefined ? names.region : '',
-    SessionListeners: sessionListenersValue(options.sessionRoles ?? []),
-    SessionMaxConnectionsPercent: String(options.sessionMaxConnectionsPercent ?? DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT),
-  };
-  // The deployment's own values win, but for what AWS fills at deploy time, the instance class's max_connections
-  // and the bucket: the emulator serves the rehearsal's one, by its name in the data VPC's DNS (a Terraform
-  // deployment names its bucket at plan, a CloudFormation one at deploy time).
-  const fixed = Object.fromEntries(Object.entries(deployed).filter(([k]) => k !== 'MaxConnections' && k !== 'PackagesBucket' && !(k.startsWith('Signal') && deployed[k] === '')));
-  const values = { ...rehearsalValues, ...fixed };
-  const userData = options.deployment?.userData ?? renderPoolerBootstrap();
-  return { fleet: { values, userData, renderer: options.deployment?.renderer ?? 'cloudformation-sub', emulatorPid: aws.process.pid, hosts: 0 }, aws };
-}
 
 /**
  * Boots the next pooler host of the fleet (pooler-1, pooler-2, ...; each with its share of the budgets,
@@ -250,17 +64,6 @@ export async function startPoolerHost(run: RunningRehearsal, options: PoolerHost
   return host;
 }
 
-/** A pooler host booted and not waited for: its user data runs (or fails) on its own. */
-export interface BootingPoolerHost {
-  readonly name: string;
-  readonly booted: BootedHost;
-  /** Its private address in the data VPC. */
-  readonly host: string;
-  /** The values its user data was substituted with. */
-  readonly values: Readonly<Record<string, string>>;
-  readonly aws: AwsEmulator;
-}
-
 /**
  * Boots the fleet's next host with some of its user data's values replaced (`values`: a packages key, the
  * stack and resource to signal) and returns at once, without waiting for it to serve: for a host that is
@@ -271,18 +74,6 @@ export async function bootPoolerHost(run: RunningRehearsal, options: PoolerHostO
   const unknown = Object.keys(values).filter((k) => !(k in prepared.fleet.values));
   if (unknown.length > 0) throw new RehearsalConfigError(unknown.map((k) => `pooler host values: ${k} is not a value of the user data: use one of ${Object.keys(prepared.fleet.values).join(', ')}`));
   return bootNextHost(run, prepared, { ...prepared.fleet.values, ...values });
-}
-
-/** What the fleet's hosts share: read back when a host started before, made otherwise. */
-async function fleetOf(run: RunningRehearsal, options: PoolerHostOptions): Promise<{ fleet: FleetFile; aws: AwsEmulator }> {
-  const s = run.state.settings;
-  if (s.network !== 'namespaces') throw new RehearsalConfigError([`network ${s.network}: the pooler hosts are booted in namespaces of their own, joined to the data VPC's: use network namespaces (as root)`]);
-  if (!existsSync(fleetFile(run))) return prepareFleet(run, options);
-  const fleet = JSON.parse(readFileSync(fleetFile(run), 'utf8')) as FleetFile;
-  const process = run.state.processes.find((p) => p.pid === fleet.emulatorPid && p.kind === 'aws-emulator');
-  if (process === undefined || !isAlive(process.pid)) throw new RehearsalOperationError(`pooler hosts: the AWS emulator (pid ${fleet.emulatorPid}) is not running: restart the rehearsal`);
-  const address = emulatorAddress(run);
-  return { fleet, aws: { spec: { namespace: rehearsalNetworkPlan(s).dataNamespace, address, region: rehearsalAwsNames(s).region, certFile: run.state.tls.certFile, keyFile: run.state.tls.keyFile, workDir: run.layout.poolerFleet.dir }, process, endpoint: `https://${address}` } };
 }
 
 /**
@@ -375,44 +166,6 @@ function hostPid(leader: number, nsPid: number): number | undefined {
   return undefined;
 }
 
-/**
- * The roles, made by the deployed role bootstrap's own code (applyDatabaseRoles) as it makes them for
- * this engine: each login with a password secret, so its password is the secret's derived verifier
- * (the one in the host's auth file); the read-only listener's server role as a READ_ONLY role. With
- * `roles` (a deployment's), those roles only.
- */
-async function makeRoles(run: RunningRehearsal, options: PoolerHostOptions, secretArns: ReadonlyMap<string, string>): Promise<void> {
-  const writer = run.state.nodes.find((n) => n.name === run.state.writerName)!;
-  const logins = new Map(poolerLogins(options).map((l) => [l.username, l]));
-  const roles = madeRoles(options);
-  if (roles.length === 0) return;
-  const request: RoleBootstrapRequest = {
-    database: run.secrets.database,
-    // A role the hosts log in as has its password secret; any other the bootstrap makes logs in with IAM.
-    roles: roles.map((r) => ({ name: r.name, access: r.access, ...(logins.has(r.name) ? { passwordSecretArn: secretArns.get(r.name)! } : {}) })),
-  };
-  const verifiers = new Map(roles.filter((r) => logins.has(r.name)).map((r) => [r.name, derivedScramVerifier(r.name, logins.get(r.name)!.password)]));
-  const client = new Client(clientConfig({ ...run.adminEndpoint(writer), database: run.secrets.database }, 10_000));
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    await ensureRdsIamRole(client);
-    await applyDatabaseRoles(client, request, verifiers);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** The logins the hosts know: the consumers' and the read-only listener's server role. */
-function poolerLogins(options: PoolerHostOptions): Array<PoolerHostLogin & { readonly access: 'READ_ONLY' | 'READ_WRITE' }> {
-  return [...options.consumers, { ...options.server, access: 'READ_ONLY' as const }];
-}
-
-/** The roles made: the deployment's role bootstrap's, else one per login. */
-function madeRoles(options: PoolerHostOptions): ReadonlyArray<{ readonly name: string; readonly access: EndpointRole }> {
-  return options.roles ?? poolerLogins(options).map((l) => ({ name: l.username, access: l.access === 'READ_WRITE' ? EndpointRole.READ_WRITE : EndpointRole.READ_ONLY }));
-}
-
 /** Until a login through the host's read/write listener succeeds; a host that stops fails the start with its console. */
 async function waitListening(run: RunningRehearsal, login: PoolerHostLogin, host: PoolerHost, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -434,46 +187,3 @@ async function waitListening(run: RunningRehearsal, login: PoolerHostLogin, host
   const units = (await execInHost(host.booted, ['systemctl', 'status', '--no-pager', '--lines=5', 'apk-pgbouncer@*', 'apk-host.service'])).stdout;
   throw new RehearsalOperationError(`pooler host ${host.name}: no login through ${host.host}:${FLEET_PORTS.readWrite} within ${timeoutMs} ms (${last}); ${units}`);
 }
-
-/**
- * The fleet's load balancer stand-in (hosts/load-balancer.ts) in front of `hosts`, at its address in the data
- * VPC; a host started later joins with addPoolerLoadBalancerTarget, as the Auto Scaling group registers it.
- */
-export async function startPoolerLoadBalancer(run: RunningRehearsal, hosts: ReadonlyArray<PoolerHost>, options: { readonly tcpIdleTimeoutSeconds?: number; readonly endpointAddresses?: ReadonlyArray<string> } = {}): Promise<PoolerLoadBalancer> {
-  const plan = rehearsalNetworkPlan(run.state.settings);
-  const address = addressOf(plan, 'pooler-load-balancer');
-  const program = onPath('haproxy');
-  if (program === undefined) throw new RehearsalConfigError(['the pooler load balancer stand-in needs HAProxy: `apt-get install haproxy` (or `make system-deps`)']);
-  const lb = startLoadBalancer(
-    { namespace: plan.dataNamespace, address, targets: hosts.map((h) => ({ name: h.name, address: h.host })), ...(options.endpointAddresses !== undefined ? { endpointAddresses: options.endpointAddresses } : {}), tcpIdleTimeoutSeconds: options.tcpIdleTimeoutSeconds ?? NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, dir: run.layout.poolerFleet.loadBalancerDir },
-    program,
-    run.user,
-  );
-  run.track(lb.process);
-  const ports = Object.fromEntries(loadBalancerListeners().map((l) => [l.role, l.port])) as Record<EndpointRole, number>;
-  const result: PoolerLoadBalancer = { ...lb, address, ports };
-  // Listening, and its runtime API answering.
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (!isAlive(lb.process.pid)) throw new RehearsalOperationError(`the pooler load balancer stand-in stopped: ${logTail(lb.process.logFile)}`);
-    try {
-      await healthyTargets(lb);
-      if (await acceptsConnections(plan.dataNamespace, address, ports[EndpointRole.READ_WRITE])) return result;
-    } catch {
-      // Not yet.
-    }
-    if (Date.now() > deadline) throw new RehearsalOperationError(`the pooler load balancer stand-in did not listen on ${address} within 10 s: ${logTail(lb.process.logFile)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** The load balancer stand-in, where consumers reach it: its address in the data VPC and a port per role. */
-export interface PoolerLoadBalancer extends LoadBalancer {
-  readonly address: string;
-  readonly ports: Readonly<Record<EndpointRole, number>>;
-}
-
-export function addPoolerLoadBalancerTarget(lb: PoolerLoadBalancer, host: PoolerHost): Promise<void> {
-  return addLoadBalancerTarget(lb, { name: host.name, address: host.host });
-}
-

@@ -16,7 +16,7 @@ import {
   runRules,
   terraformUses,
 } from '../../lib/model';
-import { FLEET_RULES } from '../../lib/model/pgbouncer-fleet';
+import { FLEET_RULES } from '../../lib/model/pgbouncer-fleet-rules';
 import { POOLER_HOST_RULES } from '../../lib/model/pgbouncer-hosts';
 import { ValidationVector, loadVectors } from '../helpers/vectors';
 

@@ -4,7 +4,8 @@
  * (host/apk_host.py configure) is compared with.
  */
 import { sessionListenersValue, substitutePlaceholders } from '../../lib/model/pgbouncer-bootstrap';
-import { DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_PLACEHOLDERS, renderFleetFiles, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
+import { DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, FLEET_PLACEHOLDERS, type PoolerFleetSpec } from '../../lib/model/pgbouncer-fleet';
+import { renderFleetFiles } from '../../lib/model/pgbouncer-fleet-files';
 
 const placeholderName = (p: string): string => p.slice(2, -1);
 

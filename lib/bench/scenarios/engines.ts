@@ -9,8 +9,8 @@
  * connecting per transaction (open+query), 16 clients on open connections (throughput); each run in interleaved
  * rounds, the path order rotated every round, each figure the median of its rounds. Then one writer failover with
  * the same writers on both engines at once (each client's longest stretch without an acknowledged write, client
- * errors, acknowledged writes lost), during the engine's own failover drill (pooler-drills.ts). The hosts boot once
- * for all of it. Needs root and network namespaces; without them the scenario says so and measures nothing.
+ * errors, acknowledged writes lost), during the engine's own failover drill (pooler-drills/failover.ts). The hosts
+ * boot once for all of it. Needs root and network namespaces; without them the scenario says so and measures nothing.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

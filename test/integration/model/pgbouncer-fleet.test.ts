@@ -1,5 +1,5 @@
 /**
- * The PgBouncer engine's fleet plan and files (lib/model/pgbouncer-fleet.ts): processes and pool
+ * The PgBouncer engine's fleet plan and files (lib/model/pgbouncer-fleet*.ts): processes and pool
  * shares, the rules with their messages, the placeholders both flavours substitute, and a real
  * PgBouncer 1.25.2 that starts on the rendered files (in a namespace of its own, as root).
  */
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { DEFAULT_POOL_SETTINGS, EndpointRole, RESERVED_CONNECTIONS, findInstanceClass, optimizedReadsSizing, poolSizing } from '../../../lib/model';
-import { SERVER_RESET_QUERY, SESSION_SERVER_RESET_QUERY } from '../../../lib/model/pgbouncer-ini';
+import { renderPgBouncerUserlist, SERVER_RESET_QUERY, SESSION_SERVER_RESET_QUERY } from '../../../lib/model/pgbouncer-ini';
 import {
   DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT,
   FLEET_ADMIN_USER,
@@ -18,14 +18,11 @@ import {
   FLEET_PORTS,
   fleetKeepalive,
   fleetPath,
-  fleetProcessName,
-  planFleetProcesses,
   READ_ONLY_ROLE_GUARD,
-  renderFleetFiles,
-  renderPgBouncerUserlist,
-  validateFleet,
   type PoolerFleetSpec,
 } from '../../../lib/model/pgbouncer-fleet';
+import { validateFleet } from '../../../lib/model/pgbouncer-fleet-rules';
+import { fleetProcessName, planFleetProcesses, renderFleetFiles } from '../../../lib/model/pgbouncer-fleet-files';
 import { findPgBouncer, hostCommand, serverOsUser } from '../../../lib/rehearsal';
 import { liveUnavailable } from '../rehearsal/isolation';
 

@@ -1,6 +1,6 @@
 import * as path from 'path';
 import { DEFAULT_POOL_SETTINGS, EndpointRole, runRules } from '../../../lib/model';
-import { FLEET_RULES } from '../../../lib/model/pgbouncer-fleet';
+import { FLEET_RULES } from '../../../lib/model/pgbouncer-fleet-rules';
 import { moduleOfRule, rulesOf, terraformMessages } from '../../../lib/terraform';
 import { rejectionMessage } from '../../helpers/vectors';
 import { EXAMPLE_POOLER_IMAGE_ID, ROOT, TerraformDir } from '../../terraform/terraform-cli';
