@@ -17,7 +17,8 @@ export {
   type PoolingProxyEndpointOptions,
   type PoolingProxyEndpointProps,
 } from './pooling-proxy-endpoint';
-export { PgBouncerProxy, type PgBouncerProxyProps } from './pgbouncer-proxy';
+export { PgBouncerProxy } from './pgbouncer-proxy';
+export { type PgBouncerProxyProps } from './pgbouncer-proxy-props';
 export { type PgBouncerProxyAttributes } from './pgbouncer-proxy-attributes';
 export { type PgBouncerPackages } from './pgbouncer-packages';
 export { type PgBouncerMetricOptions } from './pgbouncer-metric-options';

@@ -1,4 +1,4 @@
-import { Aws, Duration, Lazy, Stack, Tags, Token, Validations } from 'aws-cdk-lib';
+import { Duration, Lazy, Tags } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -7,137 +7,29 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, IDependable } from 'constructs';
 import type { DatabaseRoleSpec } from '../lambda/src/role-bootstrap-request';
-import { DEFAULT_POOL_SETTINGS, EndpointRole, PGBOUNCER_PROXY_RULES, POOLER_LISTENER_SERIES, poolerTargetSeries, POOLER_HOST_APIS, POOLER_STACK_APIS, PROXY_RULES, PoolSettings, PoolSizing, type AwsApiName, evaluateRules, poolSizing, runRules } from './model';
-import { POOLER_METRICS_NAMESPACE } from './model/pgbouncer-metrics';
-import { FLEET_SIGNAL_POLICY } from './model/pgbouncer-rollout';
+import { EndpointRole, PGBOUNCER_PROXY_RULES, PoolSettings, PoolSizing, evaluateRules, poolSizing, runRules } from './model';
 import { renderPoolerBootstrap, sessionListenersValue } from './model/pgbouncer-bootstrap';
-import { DEFAULT_FLEET_HOSTS, DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT, fleetListenerOf, NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS, type PoolerFleetSpec } from './model/pgbouncer-fleet';
+import { fleetListenerOf, type PoolerFleetSpec } from './model/pgbouncer-fleet';
 import { FLEET_RULES } from './model/pgbouncer-fleet-rules';
 import { PoolMode } from './model/pgbouncer-ini';
-import { DEFAULT_POOLER_INSTANCE_TYPE, DEFAULT_POOLER_READ_ONLY_SERVER_USER, POOLER_HOST_RULES, poolerInstanceVcpus, poolerListenerPort } from './model/pgbouncer-hosts';
+import { POOLER_HOST_RULES, poolerListenerPort } from './model/pgbouncer-hosts';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
 import { PgBouncerMetricOptions, fleetMetric, poolTargetOf, targetGroupMetric } from './pgbouncer-metric-options';
-import { PgBouncerCertificate, tlsCertificateProblems, type PgBouncerTlsCertificate } from './pgbouncer-certificate';
-import type { PgBouncerPackages } from './pgbouncer-packages';
+import { PgBouncerCertificate } from './pgbouncer-certificate';
 import { IPgBouncerProxy, PgBouncerProxyEndpoint, PgBouncerProxyEndpointOptions } from './pgbouncer-proxy-endpoint';
+import type { PgBouncerProxyAttributes } from './pgbouncer-proxy-attributes';
+import type { PgBouncerProxyProps } from './pgbouncer-proxy-props';
 import { IPoolingTier, IProxyEndpoint, PoolingMetricOptions, ProxyEndpointOptions, ProxyEngine } from './pooling-tier';
-import { skipCheckov } from './private/checkov';
+import { ImportedPgBouncerProxy } from './private/imported-tier';
+import { fleetDashboard, fleetPoolLines, listenerModes } from './private/pgbouncer-fleet-metrics';
+import { pgBouncerFleetSettings } from './private/pgbouncer-fleet-settings';
+import { routePgBouncerHostApis } from './private/pgbouncer-host-apis';
 import { addPgBouncerHostGroup } from './private/pgbouncer-host-group';
 import { addPgBouncerListener, addPgBouncerLoadBalancer } from './private/pgbouncer-load-balancer';
-import type { PgBouncerProxyAttributes } from './pgbouncer-proxy-attributes';
-import { ImportedPgBouncerProxy } from './private/imported-tier';
+import { newPgBouncerUserSecret } from './private/pgbouncer-user-secret';
 import { kitSubnets } from './private/subnets';
 import { combinedMetric, fleetPoolSignal, type TierDashboard } from './private/tier-dashboard';
 import { throwIfInvalid } from './private/validation';
-import { ApiRoutes, routeApiCalls, type ApiRouteGrant, type VpcApiEndpoints } from './vpc-api-routes';
-
-/** Properties of a PgBouncerProxy. */
-export interface PgBouncerProxyProps {
-  /** The cluster the fleet pools connections to; the hosts run in its VPC. */
-  readonly cluster: OptimizedReadsCluster;
-  /** The packages the hosts install at boot (see PgBouncerPackages). */
-  readonly packages: PgBouncerPackages;
-  /**
-   * The listeners' TLS certificate, issued for the names consumers connect to (the interface endpoints'
-   * DNS names), and the CA consumers verify it against.
-   * @default - a certificate from a CA the kit manages (PgBouncerCertificate), for every interface endpoint of the endpoint service
-   */
-  readonly tlsCertificate?: PgBouncerTlsCertificate;
-  /**
-   * Hosts of the fleet (2..20). The group has a fixed size: each process's pool is a share of each
-   * target's budget, so a host added by scaling would overrun max_connections.
-   * @default 2
-   */
-  readonly hosts?: number;
-  /**
-   * Graviton instance type of the hosts; its vCPUs decide the PgBouncer processes per host.
-   * @default 'c7g.large'
-   */
-  readonly instanceType?: string;
-  /**
-   * The hosts' AMI (Debian 13 arm64), pinned: look it up once in the Region (`aws ssm get-parameter --name
-   * /aws/service/debian/release/13/latest/arm64`) and change it on purpose; a new id replaces every host,
-   * one at a time, each waiting on the new host's signal.
-   * @default - a CloudFormation parameter `<path>ImageId<hash>` of type AWS::EC2::Image::Id with no default: the first
-   * deploy must pass it (`cdk deploy --parameters ...`), later deploys keep it until another is passed
-   */
-  readonly imageId?: string;
-  /**
-   * Subnets of the hosts and the Network Load Balancer, in the cluster's VPC (at least two zones).
-   * @default - the VPC's isolated subnets
-   */
-  readonly vpcSubnets?: ec2.SubnetSelection;
-  /**
-   * How the hosts reach the AWS APIs they call from the VPC: S3 (the packages object), Secrets Manager (their
-   * secrets), CloudWatch (PutMetricData), CloudFormation (SignalResource) and SSM, SSM Messages and EC2 Messages
-   * (Session Manager). CREATE makes the VPC's endpoints of each (shared with the kit's other constructs in the
-   * VPC) with policies passing only the hosts' calls; BRING_YOUR_OWN uses `vpcEndpoints` or egress of
-   * `vpcSubnets`, and synth fails naming each API that has neither.
-   * @default ApiRoutes.CREATE
-   */
-  readonly apiRoutes?: ApiRoutes;
-  /**
-   * Your VPC endpoints (with `apiRoutes: ApiRoutes.BRING_YOUR_OWN`); their policies must pass the hosts' calls and their
-   * security groups admit HTTPS from the hosts (`connections`).
-   * @default - none: endpoints of the VPC made elsewhere in the app, or egress of `vpcSubnets`
-   */
-  readonly vpcEndpoints?: VpcApiEndpoints;
-  /**
-   * Share of each target's max_connections the whole fleet may open (bounds: the kit's `max-connections-percent` rule); the fleet never takes the
-   * connections the kit reserves on each instance (RESERVED_CONNECTIONS).
-   * @default 100
-   */
-  readonly maxConnectionsPercent?: number;
-  /**
-   * Share of max_connections the fleet keeps open while idle (0..maxConnectionsPercent): each process's
-   * min_pool_size, open at all times.
-   * @default 5
-   */
-  readonly maxIdleConnectionsPercent?: number;
-  /**
-   * Share of each target's pool budget (maxConnectionsPercent of max_connections, less the reserve) the
-   * session-pooling listener of its role takes (bounds: the kit's `fleet-session-max-connections-percent` rule),
-   * once an endpoint of that role is added with `poolMode: PoolMode.SESSION`; the transaction pools keep the
-   * rest, so both never exceed the budget. Each session client holds one of these connections for as long as it
-   * stays connected.
-   * @default 25
-   */
-  readonly sessionMaxConnectionsPercent?: number;
-  /**
-   * How long a client waits to borrow a pooled connection (bounds: the kit's `borrow-timeout` rule; a value
-   * outside them fails synth with the range).
-   * @default Duration.seconds(120)
-   */
-  readonly connectionBorrowTimeout?: Duration;
-  /**
-   * The listeners' TCP idle timeout (60..6000 s); PgBouncer's keepalives and client idle timeout follow it.
-   * @default Duration.seconds(350)
-   */
-  readonly tcpIdleTimeout?: Duration;
-  /**
-   * The read-only listener's server role on Aurora (a role without write privileges); its password is
-   * generated into `readOnlyServerSecret`.
-   * @default 'apk_pooler_reader'
-   */
-  readonly readOnlyServerUser?: string;
-  /**
-   * The id of the Region's S3 managed prefix list (`com.amazonaws.<region>.s3`), to narrow the hosts'
-   * HTTPS egress to S3 and the VPC. Without it the hosts may send HTTPS anywhere, which in an isolated
-   * VPC reaches only its endpoints.
-   * @default - HTTPS egress to any address
-   */
-  readonly s3PrefixListId?: string;
-  /**
-   * The fleet's name: the Fleet dimension of the metrics its hosts publish (1 to 255 letters, digits
-   * and `. _ / : -`).
-   * @default - the stack's name and the construct's path in it, e.g. `MyStack/Pooling/PgBouncer`
-   */
-  readonly fleetName?: string;
-}
-
-/** A value the rules can check at synth, or undefined for a token. */
-const known = (value: string): string | undefined => (Token.isUnresolved(value) ? undefined : value);
-
 
 /**
  * A self-managed PgBouncer fleet in front of an OptimizedReadsCluster: an Auto Scaling group of fixed
@@ -206,38 +98,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
 
   constructor(scope: Construct, id: string, props: PgBouncerProxyProps) {
     super(scope, id);
-    const pool: PoolSettings = {
-      maxConnectionsPercent: props.maxConnectionsPercent ?? DEFAULT_POOL_SETTINGS.maxConnectionsPercent,
-      maxIdleConnectionsPercent: props.maxIdleConnectionsPercent ?? DEFAULT_POOL_SETTINGS.maxIdleConnectionsPercent,
-      connectionBorrowTimeoutSeconds: props.connectionBorrowTimeout?.toSeconds() ?? DEFAULT_POOL_SETTINGS.connectionBorrowTimeoutSeconds,
-    };
-    const instanceType = props.instanceType ?? DEFAULT_POOLER_INSTANCE_TYPE;
-    const serverUser = props.readOnlyServerUser ?? DEFAULT_POOLER_READ_ONLY_SERVER_USER;
-    const spec = {
-      hosts: props.hosts ?? DEFAULT_FLEET_HOSTS,
-      vcpusPerHost: poolerInstanceVcpus(instanceType),
-      readers: props.cluster.readerInstanceIdentifiers.length,
-      maxConnections: props.cluster.sizing.maxConnections,
-      pool,
-      tcpIdleTimeoutSeconds: (props.tcpIdleTimeout ?? Duration.seconds(NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS)).toSeconds(),
-      sessionMaxConnectionsPercent: props.sessionMaxConnectionsPercent ?? DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT,
-    };
-    const stack = Stack.of(this);
-    const fleetName = props.fleetName ?? (Token.isUnresolved(stack.stackName) ? this.node.path : [stack.stackName, ...this.node.scopes.slice(this.node.scopes.indexOf(stack) + 1).map((c) => c.node.id)].join('/'));
-    throwIfInvalid(this, [
-      ...runRules(PROXY_RULES, pool),
-      // The packages object's names are checked where known at synth (a bucket made in the same stack has a token).
-      ...evaluateRules(
-        PGBOUNCER_PROXY_RULES,
-        { fleetName, packagesBucket: known(props.packages.bucket.bucketName), packagesKey: known(props.packages.key) },
-        (rule) => ({ ...rule.names, packagesBucket: 'packages.bucket', packagesKey: 'packages.key' }),
-      ).map((v) => v.message),
-      ...runRules(POOLER_HOST_RULES, { instanceType, readOnlyServerUser: serverUser, imageId: props.imageId === undefined ? undefined : known(props.imageId) }),
-      // Named as the props are: the fleet's vCPUs come from instanceType, its idle timeout is a Duration.
-      ...evaluateRules(FLEET_RULES, spec as PoolerFleetSpec, (rule) => ({ ...rule.names, tcpIdleTimeoutSeconds: 'tcpIdleTimeout' })).map((v) => v.message),
-      ...tlsCertificateProblems(props.tlsCertificate),
-    ]);
-    const fleet = spec as PoolerFleetSpec;
+    const { pool, instanceType, serverUser, fleet, fleetName } = pgBouncerFleetSettings(this, props);
     // One fixed text for every fleet (the same in Terraform): the fleet's values are its placeholders.
     const template = renderPoolerBootstrap();
     this.cluster = props.cluster;
@@ -257,7 +118,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     this.loadBalancerAvailabilityZones = vpc.selectSubnets(vpcSubnets).availabilityZones;
 
     this.readOnlyServerUser = serverUser;
-    this.readOnlyServerSecret = this.newUserSecret('ReadOnlyServerSecret', serverUser, 'the PgBouncer engine\'s read-only listener logs in to the readers as');
+    this.readOnlyServerSecret = newPgBouncerUserSecret(this, 'ReadOnlyServerSecret', serverUser, 'the PgBouncer engine\'s read-only listener logs in to the readers as');
 
     const hosts = addPgBouncerHostGroup(this, {
       cluster: props.cluster,
@@ -307,48 +168,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
       Tags.of(this.launchTemplate).add('aurora-proxy-kit:listener-certificate-serial', this.certificate.certificateSerial);
     }
 
-    const routes = routeApiCalls(
-      this,
-      {
-        apiRoutes: props.apiRoutes,
-        vpcEndpoints: props.vpcEndpoints,
-        vpc,
-        vpcSubnets,
-        connections: this.connections,
-        apis: [...POOLER_HOST_APIS, ...POOLER_STACK_APIS],
-        rules: PGBOUNCER_PROXY_RULES.filter((r) => r.id === 'pooler-api-route' || r.id === 'pooler-signal-route'),
-        // The hosts' HTTPS egress already reaches any endpoint of the VPC (s3PrefixListId); your endpoints'
-        // security groups are yours to open, as in Terraform.
-        connectToGiven: false,
-      },
-      (api) => this.hostGrant(api, props.packages, vpcSubnets),
-    );
-    this.hostSecretsStatement = routes.get('secretsManager')?.statements[0];
-    // The hosts boot once what they call answers: a host that cannot signal would fail the stack's creation.
-    for (const route of routes.values()) this.autoScalingGroup.node.defaultChild!.node.addDependency(route.endpoint);
-  }
-
-  /** What the hosts call through each endpoint, for its policy. */
-  private hostGrant(api: AwsApiName, packages: PgBouncerPackages, subnets: ec2.SubnetSelection): ApiRouteGrant {
-    const grant = (purpose: string, statements: ApiRouteGrant['statements']): ApiRouteGrant => ({ caller: this, role: this.hostRole, statements, purpose: `PgBouncer hosts: ${purpose}`, subnets });
-    switch (api) {
-      case 's3':
-        // The packages object is all the hosts read from S3 (they install from it, not from Debian's archive):
-        // nothing in the VPC reaches any other bucket through this endpoint, whatever credentials it holds.
-        return grant('the packages object', [{ actions: ['s3:GetObject'], resources: [packages.bucket.arnForObjects(packages.key)] }]);
-      case 'secretsManager':
-        // Consumers added later add their secrets to this statement (addConsumerUser).
-        return grant('their secrets', [{ actions: ['secretsmanager:GetSecretValue'], resources: this.hostSecrets.map((secret) => secret.secretArn) }]);
-      case 'monitoring':
-        return grant('the metrics exporter', [{ actions: ['cloudwatch:PutMetricData'], resources: ['*'], conditions: { StringEquals: { 'cloudwatch:namespace': POOLER_METRICS_NAMESPACE } } }]);
-      case 'cloudFormation':
-        // Each new host's SignalResource: the stack's creation and rolling updates wait for it (pgbouncer-rollout.ts).
-        return grant('SignalResource of new hosts', [{ actions: [...FLEET_SIGNAL_POLICY.actions], resources: [Aws.STACK_ID] }]);
-      default:
-        // Session Manager (shell access without SSH): the agent's three services keep the default policy (the
-        // security group admits the hosts only); what a session may do is the host role's and the user's.
-        return grant('Session Manager', []);
-    }
+    this.hostSecretsStatement = routePgBouncerHostApis(this, { apiRoutes: props.apiRoutes, vpcEndpoints: props.vpcEndpoints, packages: props.packages, vpc, vpcSubnets });
   }
 
   /**
@@ -365,7 +185,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
       // The users the hosts would take with this one: each once, as many as their user data has room for.
       ...runRules(PGBOUNCER_PROXY_RULES, { consumerUsers: [...this.consumerSecrets.keys(), username] }),
     ]);
-    const secret = this.newUserSecret(`Consumer-${username}`, username, 'a consumer of the PgBouncer engine logs in as');
+    const secret = newPgBouncerUserSecret(this, `Consumer-${username}`, username, 'a consumer of the PgBouncer engine logs in as');
     secret.grantRead(this.hostRole);
     this.hostSecretsStatement?.addResources(secret.secretArn);
     this.consumerSecrets.set(username, secret);
@@ -493,7 +313,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
    * and their pool targets). One listener's pool target: `metricPoolClientConnections`.
    */
   public metricClientConnections(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
-    return fleetPoolSignal('clientConnections', options, (role, metricName, props) => this.poolLines(role, metricName, props));
+    return fleetPoolSignal('clientConnections', options, (role, metricName, props) => fleetPoolLines(this, role, metricName, props));
   }
 
   /**
@@ -501,7 +321,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
    * listeners and their pool targets). One listener's pool target: `metricPoolServerConnections`.
    */
   public metricServerConnections(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
-    return fleetPoolSignal('serverConnections', options, (role, metricName, props) => this.poolLines(role, metricName, props));
+    return fleetPoolSignal('serverConnections', options, (role, metricName, props) => fleetPoolLines(this, role, metricName, props));
   }
 
   /**
@@ -509,7 +329,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
    * (MaxWait, Maximum over the hosts, listeners and pool targets, published in seconds).
    */
   public metricConnectionBorrowLatency(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
-    return fleetPoolSignal('borrowLatency', options, (role, metricName, props) => this.poolLines(role, metricName, props));
+    return fleetPoolSignal('borrowLatency', options, (role, metricName, props) => fleetPoolLines(this, role, metricName, props));
   }
 
   /**
@@ -518,7 +338,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
    */
   public metricAvailability(options: PoolingMetricOptions = {}): cloudwatch.IMetric {
     const { role = EndpointRole.READ_WRITE, ...props } = options;
-    const lines = this.listenerModes(role).map((mode) => targetGroupMetric(this.loadBalancer, this.targetGroup(role, mode), 'HealthyHostCount', props));
+    const lines = listenerModes(this, role).map((mode) => targetGroupMetric(this.loadBalancer, this.targetGroup(role, mode), 'HealthyHostCount', props));
     return combinedMetric({ lines, combine: 'MIN', factor: 100 / this.hosts, label: `${role} hosts available (%)`, options: props });
   }
 
@@ -532,44 +352,9 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
     return fleetMetric(this, 'ServerConnections', props, true);
   }
 
-  /** The pool modes of the role's listeners: transaction, and session once an endpoint of the role uses it. */
-  private listenerModes(role: EndpointRole): PoolMode[] {
-    return [PoolMode.TRANSACTION, ...(this.sessionTargetGroups.has(role) ? [PoolMode.SESSION] : [])];
-  }
-
-  /** A fleet metric of each of the role's listeners and pool targets, at the catalog's statistic. */
-  private poolLines(role: EndpointRole, metricName: string, props: cloudwatch.MetricOptions): cloudwatch.Metric[] {
-    return this.listenerModes(role).flatMap((poolMode) => this.poolTargets(role).map((target) => fleetMetric(this, metricName, { ...props, listener: role, poolMode, target }, true)));
-  }
-
   /** @internal */
   public _dashboard(): TierDashboard {
-    // Both transaction listeners, and the session ones its endpoints added before the dashboard (their pools
-    // are a share of the same targets' budgets, charted and alarmed on their own).
-    const listeners = POOLER_LISTENER_SERIES.filter((l) => !l.session || this.sessionRoles.includes(l.role));
-    return {
-      sections: [
-        { title: 'PgBouncer listeners per pool target', scope: 'pooler-target' },
-        { title: 'PgBouncer load balancer target groups', scope: 'pooler-target-group' },
-      ],
-      fleetHosts: this.hosts,
-      series: (scope) => {
-        switch (scope) {
-          case 'pooler-target':
-            return listeners.flatMap(({ role, session, listener }) =>
-              poolerTargetSeries(role, this.poolTargets(role), session).map(({ label, alarmName, target }) => ({ label, alarmName, subject: { fleetName: this.fleetName, listener, target } })),
-            );
-          case 'pooler-target-group':
-            return listeners.map(({ role, session, listener, targetGroupAlarmName }) => ({
-              label: listener,
-              alarmName: targetGroupAlarmName,
-              subject: { loadBalancer: this.loadBalancer.loadBalancerFullName, targetGroup: this.targetGroup(role, session ? PoolMode.SESSION : PoolMode.TRANSACTION).targetGroupFullName },
-            }));
-          default:
-            return [];
-        }
-      },
-    };
+    return fleetDashboard(this);
   }
 
   /** Clients waiting for a server connection (Sum over the hosts). */
@@ -600,22 +385,5 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
   /** Hosts failing a listener's health checks (AWS/NetworkELB, Maximum). */
   public metricUnHealthyHostCount(listener: EndpointRole, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return targetGroupMetric(this.loadBalancer, this.targetGroup(listener), 'UnHealthyHostCount', props);
-  }
-
-  private newUserSecret(id: string, username: string, what: string): secretsmanager.Secret {
-    const secret = new secretsmanager.Secret(this, id, {
-      description: `The password ${what}: ${username}`,
-      // Letters and digits only: the password is written into PgBouncer's auth file and SQL without quoting questions.
-      generateSecretString: { secretStringTemplate: JSON.stringify({ username }), generateStringKey: 'password', excludePunctuation: true, passwordLength: 32 },
-    });
-    Validations.of(secret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason: 'rotation must change the role\'s verifier on Aurora too; the role bootstrap will own that, the hosts already re-read the secret every 5 minutes',
-    });
-    skipCheckov(secret, [{
-      id: 'CKV_AWS_149',
-      comment: 'encrypted with the account\'s aws/secretsmanager key: readers need only the secret\'s own grant, and Secrets Manager decrypts on their behalf',
-    }]);
-    return secret;
   }
 }

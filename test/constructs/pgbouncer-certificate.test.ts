@@ -8,7 +8,8 @@ import { EndpointRole } from '../../lambda/src/environment';
 import { DEFAULT_SERVER_VALIDITY_DAYS } from '../../lambda/src/pooler-certificate-request';
 import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
 import { PgBouncerCertificate } from '../../lib/pgbouncer-certificate';
-import { PgBouncerProxy, PgBouncerProxyProps } from '../../lib/pgbouncer-proxy';
+import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
+import type { PgBouncerProxyProps } from '../../lib/pgbouncer-proxy-props';
 import { getAtt, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
 
 const USER_CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIBdzCCAR2gAwIBAgIUY2FwZW0=\n-----END CERTIFICATE-----\n';

@@ -8,7 +8,8 @@ import { DatabaseDashboard } from '../../lib/database-dashboard';
 import { DEFAULT_ALARM_THRESHOLDS, ENGINE_SCOPES, METRIC_CATALOG } from '../../lib/model';
 import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
-import { PgBouncerProxy, PgBouncerProxyProps } from '../../lib/pgbouncer-proxy';
+import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
+import type { PgBouncerProxyProps } from '../../lib/pgbouncer-proxy-props';
 import { IPoolingTier, ProxyEngine } from '../../lib/pooling-tier';
 import { getAtt, isolatedVpc, joinIntrinsic, kitError, newStack } from '../helpers/cdk';
 

@@ -11,7 +11,8 @@ import { renderPoolerBootstrap } from '../../lib/model/pgbouncer-bootstrap';
 import { POOLER_HEALTH_PORT } from '../../lib/model/pgbouncer-host-serve';
 import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
-import { PgBouncerProxy, PgBouncerProxyProps } from '../../lib/pgbouncer-proxy';
+import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
+import type { PgBouncerProxyProps } from '../../lib/pgbouncer-proxy-props';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, newStack, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
 
