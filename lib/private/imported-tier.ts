@@ -5,14 +5,14 @@ import * as rds from 'aws-cdk-lib/aws-rds';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, IDependable } from 'constructs';
 import type { DatabaseRoleSpec } from '../../lambda/src/role-bootstrap-request';
-import { DEFAULT_PROXY_ENDPOINT_NAME, EndpointRole, POOLER_LISTENER_SERIES, PoolSizing, TARGET_ROLE_SERIES, catalogMetric, metricDimensions, poolerTargetSeries } from '../model';
+import { DEFAULT_PROXY_ENDPOINT_NAME, EndpointRole, PoolSizing, TARGET_ROLE_SERIES, catalogMetric, metricDimensions } from '../model';
 import { PoolMode } from '../model/pgbouncer-ini';
 import type { IOptimizedReadsCluster } from '../optimized-reads-cluster-attributes';
 import { fleetMetric, poolTargetOf, poolerMetric } from '../pgbouncer-metric-options';
 import type { PgBouncerProxyAttributes } from '../pgbouncer-proxy-attributes';
 import type { PoolingProxyAttributes } from '../pooling-proxy-attributes';
 import { IPoolingTier, IProxyEndpoint, PoolingMetricOptions, ProxyEndpointOptions, ProxyEngine } from '../pooling-tier';
-import { combinedMetric, fleetPoolSignal, type TierDashboard } from './tier-dashboard';
+import { combinedMetric, fleetDashboardOf, fleetPoolSignal, type TierDashboard } from './tier-dashboard';
 import { throwIfInvalid } from './validation';
 
 /** What an imported tier of either engine cannot do, and why. */
@@ -212,26 +212,8 @@ export class ImportedPgBouncerProxy extends ImportedTier implements IPoolingTier
 
   /** @internal */
   public _dashboard(): TierDashboard {
-    const listeners = POOLER_LISTENER_SERIES.filter((l) => !l.session);
-    return {
-      sections: [
-        { title: 'PgBouncer listeners per pool target', scope: 'pooler-target' },
-        { title: 'PgBouncer load balancer target groups', scope: 'pooler-target-group' },
-      ],
-      fleetHosts: this.attrs.hosts,
-      series: (scope) => {
-        switch (scope) {
-          case 'pooler-target':
-            return listeners.flatMap(({ role, session, listener }) =>
-              poolerTargetSeries(role, this.poolTargets(role), session).map(({ label, alarmName, target }) => ({ label, alarmName, subject: { fleetName: this.fleetName, listener, target } })),
-            );
-          case 'pooler-target-group':
-            return listeners.map(({ role, listener, targetGroupAlarmName }) => ({ label: listener, alarmName: targetGroupAlarmName, subject: this.targetGroupSubject(role) }));
-          default:
-            return [];
-        }
-      },
-    };
+    // An import charts the transaction listeners only: its attributes name no session listener's target groups.
+    return fleetDashboardOf({ fleetName: this.fleetName, hosts: this.attrs.hosts, sessionRoles: [], poolTargets: (role) => this.poolTargets(role), targetGroupSubject: (role) => this.targetGroupSubject(role) });
   }
 
   private targetGroupSubject(role: EndpointRole) {

@@ -1,6 +1,6 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Duration } from 'aws-cdk-lib';
-import { EndpointRole, type MetricScope, type MetricSubject } from '../model';
+import { EndpointRole, POOLER_LISTENER_SERIES, poolerTargetSeries, type MetricScope, type MetricSubject } from '../model';
 
 /** One line of a scope: what it is labelled in graphs, how its alarms are named, and its dimensions' values. */
 export interface Series {
@@ -69,4 +69,42 @@ export function fleetPoolSignal(
   const { role = EndpointRole.READ_WRITE, ...props } = options;
   const s: { metricName: string; combine: CombinedMetric['combine']; factor?: number; label: string } = FLEET_POOL_SIGNALS[signal];
   return combinedMetric({ lines: poolLines(role, s.metricName, props), combine: s.combine, ...(s.factor !== undefined ? { factor: s.factor } : {}), label: `${role} ${s.label}`, options: props });
+}
+
+/** What a fleet's dashboard needs of the PgBouncer engine, built or imported. */
+export interface ChartedFleetSource {
+  /** The Fleet dimension of the hosts' metrics. */
+  readonly fleetName: string;
+  readonly hosts: number;
+  /** The roles with a session-pooling listener charted too. */
+  readonly sessionRoles: ReadonlyArray<EndpointRole>;
+  poolTargets(role: EndpointRole): string[];
+  /** The load balancer's and the listener's target group's full names. */
+  targetGroupSubject(role: EndpointRole, session: boolean): { readonly loadBalancer: string; readonly targetGroup: string };
+}
+
+/** What a DatabaseDashboard charts of a fleet: its listeners' pool targets and the load balancer's target groups. */
+export function fleetDashboardOf(fleet: ChartedFleetSource): TierDashboard {
+  // Both transaction listeners, and the session ones charted too (their pools are a share of the same targets'
+  // budgets, charted and alarmed on their own).
+  const listeners = POOLER_LISTENER_SERIES.filter((l) => !l.session || fleet.sessionRoles.includes(l.role));
+  return {
+    sections: [
+      { title: 'PgBouncer listeners per pool target', scope: 'pooler-target' },
+      { title: 'PgBouncer load balancer target groups', scope: 'pooler-target-group' },
+    ],
+    fleetHosts: fleet.hosts,
+    series: (scope) => {
+      switch (scope) {
+        case 'pooler-target':
+          return listeners.flatMap(({ role, session, listener }) =>
+            poolerTargetSeries(role, fleet.poolTargets(role), session).map(({ label, alarmName, target }) => ({ label, alarmName, subject: { fleetName: fleet.fleetName, listener, target } })),
+          );
+        case 'pooler-target-group':
+          return listeners.map(({ role, session, listener, targetGroupAlarmName }) => ({ label: listener, alarmName: targetGroupAlarmName, subject: fleet.targetGroupSubject(role, session) }));
+        default:
+          return [];
+      }
+    },
+  };
 }
