@@ -20,7 +20,6 @@ import {
   proxyPoolSettings,
   runRules,
   securityGroupDescription,
-  TARGET_ROLE_SERIES,
 } from './model';
 import { PoolMode } from './model/pgbouncer-ini';
 import { OptimizedReadsCluster } from './optimized-reads-cluster';
@@ -29,7 +28,7 @@ import { IPoolingTier, IProxyEndpoint, PoolingMetricOptions, ProxyEndpointOption
 import { kitSubnets } from './private/subnets';
 import type { PoolingProxyAttributes } from './pooling-proxy-attributes';
 import { ImportedPoolingProxy } from './private/imported-tier';
-import { combinedMetric, type TierDashboard } from './private/tier-dashboard';
+import { combinedMetric, proxyDashboardOf, type TierDashboard } from './private/tier-dashboard';
 import { throwIfInvalid } from './private/validation';
 
 /** Properties of a PoolingProxy. */
@@ -325,26 +324,7 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
 
   /** @internal */
   public _dashboard(): TierDashboard {
-    const proxyName = this.proxy.dbProxyName;
-    return {
-      sections: [
-        { title: 'RDS Proxy endpoints (client side)', scope: 'proxy-endpoint' },
-        { title: 'RDS Proxy target roles (database side)', scope: 'proxy-target-role' },
-      ],
-      series: (scope) => {
-        switch (scope) {
-          case 'proxy-endpoint':
-            return [
-              { label: DEFAULT_PROXY_ENDPOINT_NAME, subject: { proxyName, endpointName: DEFAULT_PROXY_ENDPOINT_NAME } },
-              ...this.endpointList.map((e) => ({ label: `${e.node.id} (${e.role})`, subject: { proxyName, endpointName: e.endpointName } })),
-            ];
-          case 'proxy-target-role':
-            return TARGET_ROLE_SERIES.map(({ role, alarmName }) => ({ label: role, alarmName, subject: { proxyName, targetRole: role } }));
-          default:
-            return [];
-        }
-      },
-    };
+    return proxyDashboardOf(this.proxy.dbProxyName, () => this.endpointList.map((e) => ({ label: `${e.node.id} (${e.role})`, endpointName: e.endpointName })));
   }
 
   private addEndpoint(id: string, role: EndpointRole, options: ProxyEndpointOptions): PoolingProxyEndpoint {

@@ -5,14 +5,14 @@ import * as rds from 'aws-cdk-lib/aws-rds';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, IDependable } from 'constructs';
 import type { DatabaseRoleSpec } from '../../lambda/src/role-bootstrap-request';
-import { DEFAULT_PROXY_ENDPOINT_NAME, EndpointRole, PoolSizing, TARGET_ROLE_SERIES, catalogMetric, metricDimensions } from '../model';
+import { DEFAULT_PROXY_ENDPOINT_NAME, EndpointRole, PoolSizing, catalogMetric, metricDimensions } from '../model';
 import { PoolMode } from '../model/pgbouncer-ini';
 import type { IOptimizedReadsCluster } from '../optimized-reads-cluster-attributes';
 import { fleetMetric, poolTargetOf, poolerMetric } from '../pgbouncer-metric-options';
 import type { PgBouncerProxyAttributes } from '../pgbouncer-proxy-attributes';
 import type { PoolingProxyAttributes } from '../pooling-proxy-attributes';
 import { IPoolingTier, IProxyEndpoint, PoolingMetricOptions, ProxyEndpointOptions, ProxyEngine } from '../pooling-tier';
-import { combinedMetric, fleetDashboardOf, fleetPoolSignal, type TierDashboard } from './tier-dashboard';
+import { combinedMetric, fleetDashboardOf, fleetPoolSignal, proxyDashboardOf, type TierDashboard } from './tier-dashboard';
 import { throwIfInvalid } from './validation';
 
 /** What an imported tier of either engine cannot do, and why. */
@@ -93,26 +93,7 @@ export class ImportedPoolingProxy extends ImportedTier implements IPoolingTier {
 
   /** @internal */
   public _dashboard(): TierDashboard {
-    const proxyName = this.attrs.proxyName;
-    return {
-      sections: [
-        { title: 'RDS Proxy endpoints (client side)', scope: 'proxy-endpoint' },
-        { title: 'RDS Proxy target roles (database side)', scope: 'proxy-target-role' },
-      ],
-      series: (scope) => {
-        switch (scope) {
-          case 'proxy-endpoint':
-            return [
-              { label: DEFAULT_PROXY_ENDPOINT_NAME, subject: { proxyName, endpointName: DEFAULT_PROXY_ENDPOINT_NAME } },
-              ...this.endpoints().map(({ name, role }) => ({ label: `${name} (${role})`, subject: { proxyName, endpointName: name } })),
-            ];
-          case 'proxy-target-role':
-            return TARGET_ROLE_SERIES.map(({ role, alarmName }) => ({ label: role, alarmName, subject: { proxyName, targetRole: role } }));
-          default:
-            return [];
-        }
-      },
-    };
+    return proxyDashboardOf(this.attrs.proxyName, () => this.endpoints().map(({ name, role }) => ({ label: `${name} (${role})`, endpointName: name })));
   }
 
   private endpoints(): Array<{ name: string; role: EndpointRole }> {

@@ -1,6 +1,6 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Duration } from 'aws-cdk-lib';
-import { EndpointRole, POOLER_LISTENER_SERIES, poolerTargetSeries, type MetricScope, type MetricSubject } from '../model';
+import { DEFAULT_PROXY_ENDPOINT_NAME, EndpointRole, POOLER_LISTENER_SERIES, TARGET_ROLE_SERIES, poolerTargetSeries, type MetricScope, type MetricSubject } from '../model';
 
 /** One line of a scope: what it is labelled in graphs, how its alarms are named, and its dimensions' values. */
 export interface Series {
@@ -102,6 +102,32 @@ export function fleetDashboardOf(fleet: ChartedFleetSource): TierDashboard {
           );
         case 'pooler-target-group':
           return listeners.map(({ role, session, listener, targetGroupAlarmName }) => ({ label: listener, alarmName: targetGroupAlarmName, subject: fleet.targetGroupSubject(role, session) }));
+        default:
+          return [];
+      }
+    },
+  };
+}
+
+/**
+ * What a DatabaseDashboard charts of RDS Proxy, built or imported: its default endpoint and `endpoints()` (read
+ * when the dashboard is drawn, so endpoints added after it count), and its target roles.
+ */
+export function proxyDashboardOf(proxyName: string, endpoints: () => ReadonlyArray<{ readonly label: string; readonly endpointName: string }>): TierDashboard {
+  return {
+    sections: [
+      { title: 'RDS Proxy endpoints (client side)', scope: 'proxy-endpoint' },
+      { title: 'RDS Proxy target roles (database side)', scope: 'proxy-target-role' },
+    ],
+    series: (scope) => {
+      switch (scope) {
+        case 'proxy-endpoint':
+          return [
+            { label: DEFAULT_PROXY_ENDPOINT_NAME, subject: { proxyName, endpointName: DEFAULT_PROXY_ENDPOINT_NAME } },
+            ...endpoints().map(({ label, endpointName }) => ({ label, subject: { proxyName, endpointName } })),
+          ];
+        case 'proxy-target-role':
+          return TARGET_ROLE_SERIES.map(({ role, alarmName }) => ({ label: role, alarmName, subject: { proxyName, targetRole: role } }));
         default:
           return [];
       }
