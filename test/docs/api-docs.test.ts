@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as ts from 'typescript';
+import { libIndexExports } from '../helpers/lib-exports';
 
 /**
  * API.md, without a jsii build: it documents exactly the names lib/index.ts exports, so a construct, prop
@@ -16,13 +17,8 @@ const ROOT = path.join(__dirname, '..', '..');
  * declaration is left out, as jsii does.
  */
 function assemblyTypeNames(): string[] {
-  const config = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
-  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
-  const entry = path.join(ROOT, 'lib', 'index.ts');
-  const program = ts.createProgram([entry], { ...parsed.options, noEmit: true });
-  const checker = program.getTypeChecker();
-  const module = checker.getSymbolAtLocation(program.getSourceFile(entry)!)!;
-  return checker.getExportsOfModule(module)
+  const { checker, exports } = libIndexExports();
+  return exports
     .filter((exported) => {
       const declarations = checker.getAliasedSymbol(exported).declarations ?? [];
       return declarations.some((d) => (ts.isClassDeclaration(d) || ts.isInterfaceDeclaration(d) || ts.isEnumDeclaration(d))
