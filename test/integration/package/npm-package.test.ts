@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { readmeUsageExample } from '../../helpers/readme';
-import { ROOT, ScratchApp, lockedVersion, packTarball } from './scratch-app';
+import { CDK_CONTEXT, ROOT, ScratchApp, packTarball } from './scratch-app';
 
 /**
  * The npm package as a CDK user gets it (slow: packs, installs aws-cdk-lib into a temporary app; about a
@@ -11,7 +11,6 @@ import { ROOT, ScratchApp, lockedVersion, packTarball } from './scratch-app';
  * at the versions the repository locks, compiles the README's usage example with TypeScript against the
  * installed package, and synthesizes it with cdk-nag's AwsSolutions checks.
  */
-const CDK_CONTEXT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
 const PACKAGE_DIR = 'node_modules/aurora-proxy-kit';
 
 /** The example, then what a user adds to run cdk-nag: the plugin, and the synth the CLI would do. */
@@ -51,7 +50,7 @@ describe('npm package', () => {
     // GIVEN the packed tarball, installed with its peers into an app outside the repository
     const packed = packTarball(packDir);
     files = packed.files;
-    app.install([packed.tarball, ...['aws-cdk-lib', 'constructs', 'cdk-nag', '@types/node'].map((name) => `${name}@${lockedVersion(name)}`)]);
+    app.installKit(packed.tarball, ['aws-cdk-lib', 'constructs', 'cdk-nag', '@types/node']);
     // WHEN the README's example is compiled there and run as `cdk synth` would
     compileErrors = app.compile('app', exampleWithCdkNag());
     run = app.run('app', CDK_CONTEXT);

@@ -7,7 +7,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { buildPythonPackage } from '../../../lib/packaging/python-package';
 import { ReferenceDeployment } from '../../../lib/reference-app/reference-deployment';
 import { readmePythonExample } from '../../helpers/readme';
-import { ROOT } from './scratch-app';
+import { CDK_CONTEXT, ROOT } from './scratch-app';
 
 /**
  * The Python package as a CDK user gets it (slow: builds the wheel when stale, about 40 s; downloads
@@ -20,7 +20,6 @@ import { ROOT } from './scratch-app';
 /** The wheels of the wheel's requirements, downloaded once: pip's own cache does not keep PyPI's files here. */
 const WHEELHOUSE = path.join(ROOT, '.cache', 'python-wheels');
 const REFERENCE_APP = path.join(__dirname, 'python', 'reference_app.py');
-const CDK_CONTEXT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
 
 interface Resource {
   readonly Type: string;

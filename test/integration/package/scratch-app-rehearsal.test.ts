@@ -16,9 +16,8 @@ import { budgetLeftovers, isAlive, listNamespaces, Rehearsal, rehearsalCgroupNam
 import { readmeStacksExample } from '../../helpers/readme';
 import { SUITE_BLOCKS, type SuiteBlockUser } from '../../support/loopback-blocks';
 import { liveUnavailable } from '../rehearsal/isolation';
-import { ROOT, ScratchApp, lockedVersion, packTarball } from './scratch-app';
+import { CDK_CONTEXT, ROOT, ScratchApp, packTarball } from './scratch-app';
 
-const CDK_CONTEXT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
 const ENGINES = [
   { engine: 'RDS Proxy', context: {}, block: 'scratchAppSuite' as SuiteBlockUser },
   { engine: 'PgBouncer', context: { engine: 'pgbouncer' }, block: 'scratchAppFleetSuite' as SuiteBlockUser },
@@ -55,7 +54,7 @@ const refused = new Map<string, ReturnType<ScratchApp['run']>>();
 beforeAll(() => {
   // GIVEN the packed tarball, installed with its peers at the versions the repository locks, in an app outside the repository
   const { tarball } = packTarball(packDir);
-  app.install([tarball, ...['aws-cdk-lib', 'constructs', '@types/node'].map((name) => `${name}@${lockedVersion(name)}`)]);
+  app.installKit(tarball, ['aws-cdk-lib', 'constructs', '@types/node']);
   // WHEN the README's app is compiled there and run as `cdk synth [-c engine=pgbouncer]` would, with and without the route
   compileErrors = app.compile('app', example);
   app.transpile('no-route', withoutSecretsManagerRoute(example));

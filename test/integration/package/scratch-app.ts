@@ -11,6 +11,9 @@ import * as ts from 'typescript';
  */
 export const ROOT = path.join(__dirname, '..', '..', '..');
 
+/** The repository's cdk.json context, which a scratch app runs with as the CDK CLI would. */
+export const CDK_CONTEXT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+
 /** The version package-lock.json pins for a package, so the scratch app runs what the repository tests. */
 export function lockedVersion(name: string): string {
   const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
@@ -53,6 +56,11 @@ export class ScratchApp {
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 300_000,
     });
+  }
+
+  /** The packed kit beside `peers` at the versions package-lock.json pins, so the app runs what the repository tests. */
+  public installKit(tarball: string, peers: ReadonlyArray<string>): void {
+    this.install([tarball, ...peers.map((name) => `${name}@${lockedVersion(name)}`)]);
   }
 
   /** `<name>.js` from TypeScript, without a type check. */
