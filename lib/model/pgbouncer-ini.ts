@@ -34,7 +34,9 @@ export const DEALLOCATE_SQL_PREPARED = "DO $reset$DECLARE s text; BEGIN FOR s IN
  * with DEALLOCATE ALL narrowed to DEALLOCATE_SQL_PREPARED, and without DISCARD PLANS (cached plans
  * are not session state a client can see). One simple query, one round trip.
  */
-export const SERVER_RESET_QUERY = `SET SESSION AUTHORIZATION DEFAULT; RESET ALL; CLOSE ALL; UNLISTEN *; SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES; ${DEALLOCATE_SQL_PREPARED}`;
+export const SERVER_RESET_STATEMENTS: ReadonlyArray<string> = ['SET SESSION AUTHORIZATION DEFAULT', 'RESET ALL', 'CLOSE ALL', 'UNLISTEN *', 'SELECT pg_advisory_unlock_all()', 'DISCARD TEMP', 'DISCARD SEQUENCES', DEALLOCATE_SQL_PREPARED];
+/** SERVER_RESET_STATEMENTS as the one simple query PgBouncer sends. */
+export const SERVER_RESET_QUERY = SERVER_RESET_STATEMENTS.join('; ');
 
 /**
  * Startup parameters PgBouncer accepts and drops. Only extra_float_digits: JDBC sends it, and since

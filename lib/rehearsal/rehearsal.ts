@@ -25,7 +25,8 @@ import { readDeploymentFleet, startDeploymentFleet, type DeploymentFleet } from 
 import { bootPoolerHost, startPoolerHost } from './pooler-host';
 import type { BootingPoolerHost, PoolerHost, PoolerHostOptions } from './pooler-host-types';
 import { startPoolerLoadBalancer, type PoolerLoadBalancer } from './pooler-load-balancer';
-import { readPoolers } from './poolers';
+import { consoleQuery } from './pgbouncer';
+import { readPoolers, type PoolerEndpoint } from './poolers';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
 import { launchNode, waitReady } from './postgres';
 import { isOurs, killProcess, stopProcess } from './processes';
@@ -213,6 +214,17 @@ export class Rehearsal {
   /** Adds a streaming replica while everything runs (add-replica.ts). */
   addReplica(timeoutMs = 60000): Promise<AddReplicaReport> {
     return addReplica(this.run, timeoutMs);
+  }
+
+  /**
+   * Runs one PgBouncer admin console command (SHOW STATS, or SET for a measurement) on every process of an
+   * endpoint, through each process's own Unix socket; the rows of each process, in the registry's order.
+   */
+  async poolerConsole(endpoint: PoolerEndpoint, command: string): Promise<Array<Array<Record<string, string>>>> {
+    const port = this.run.state.pgbouncer[endpoint].listenPort;
+    const records = readPoolers(this.run.layout).filter((r) => r.endpoint === endpoint && isOurs(r.process));
+    if (records.length === 0) throw new RehearsalOperationError(`poolerConsole(${endpoint}): no PgBouncer process of that endpoint is running`);
+    return Promise.all(records.map((r) => consoleQuery(this.run.layout.pgbouncer(r.process.name).socketDir, port, this.run.secrets, command)));
   }
 
   /** Pid of a tracked process that is still ours (postmasters for CPU accounting, ...). */

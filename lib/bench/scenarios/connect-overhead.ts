@@ -7,12 +7,17 @@
  * one warm container, the cold start excluded).
  */
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, type ClientConfig } from 'pg';
 import { clientConfig, lambdaEnvironment, SCRAM_ITERATIONS, simulateInvocations, type Endpoint, type Rehearsal } from '../../rehearsal';
 import { BENCH_BLOCKS } from '../blocks';
 import { CREATE_TABLE_SQL } from '../../../lambda/src/schema';
-import { atMost, fewerBy } from '../checks';
+import { fewerBy } from '../checks';
+import type { Comparison } from '../comparison';
+import { SERVER_RESET_STATEMENTS } from '../../model/pgbouncer-ini';
+import { treeCpuSeconds } from '../proc';
 import { runPgbench } from '../pgbench';
 import { preparePgbenchData, withRehearsal } from '../scope';
 import { SEED_FIGURES, SEED_SOURCES } from '../seed-figures';
@@ -26,20 +31,86 @@ interface LoopFigures {
   readonly msPerLoop: number;
   readonly pgbenchLatencyAvgMs: number;
   readonly connectAvgMs?: number;
+  /** The instance's PostgreSQL CPU (postmaster tree, /proc) per loop, when its postmaster was given. */
+  readonly dbCpuMsPerLoop?: number;
   readonly errors: number;
 }
 
-async function loops(endpoint: Endpoint, n: number, connect: boolean): Promise<LoopFigures> {
+interface LoopOptions {
+  readonly connect?: boolean;
+  /** pgbench script files instead of the built-in select-only. */
+  readonly scripts?: ReadonlyArray<string>;
+  /** The instance's postmaster, to count its CPU over the measured run. */
+  readonly postmaster?: number;
+}
+
+async function loops(endpoint: Endpoint, n: number, o: LoopOptions = {}): Promise<LoopFigures> {
+  const connect = o.connect ?? false;
+  const load = { endpoint, clients: 1, connectPerTransaction: connect, ...(o.scripts === undefined ? { builtin: 'select-only' } : { scripts: o.scripts }) };
   // A short warm-up (caches, the pool's first server connection), then the measured run.
-  await runPgbench({ endpoint, clients: 1, transactions: Math.min(100, n), connectPerTransaction: connect, builtin: 'select-only', killAfterMs: 60000 });
-  const r = await runPgbench({ endpoint, clients: 1, transactions: n, connectPerTransaction: connect, builtin: 'select-only', killAfterMs: 120000 });
+  await runPgbench({ ...load, transactions: Math.min(100, n), killAfterMs: 60000 });
+  const cpu0 = o.postmaster === undefined ? undefined : treeCpuSeconds(o.postmaster);
+  const r = await runPgbench({ ...load, transactions: n, killAfterMs: 120000 });
+  const cpu1 = o.postmaster === undefined ? undefined : treeCpuSeconds(o.postmaster);
   return {
     loops: r.transactions,
     msPerLoop: round(r.tps > 0 ? 1000 / r.tps : Number.NaN, 4),
     pgbenchLatencyAvgMs: r.latencyAvgMs,
     ...(r.connectAvgMs === undefined ? {} : { connectAvgMs: r.connectAvgMs }),
+    ...(cpu0 === undefined || cpu1 === undefined || r.transactions === 0 ? {} : { dbCpuMsPerLoop: round(((cpu1 - cpu0) * 1000) / r.transactions, 4) }),
     errors: r.abortedClients + r.failedTransactions + (r.exitCode !== 0 && r.abortedClients === 0 ? 1 : 0),
   };
+}
+
+/** Sums SHOW STATS columns over the read-only endpoint's processes. */
+async function readOnlyStats(r: Rehearsal): Promise<{ readonly xacts: number; readonly waitUs: number }> {
+  const rows = (await r.poolerConsole('readOnly', 'SHOW STATS')).flat();
+  const sum = (column: string): number => rows.reduce((t, row) => t + Number(row[column] ?? 0), 0);
+  return { xacts: sum('total_xact_count'), waitUs: sum('total_wait_time') };
+}
+
+interface PooledLoopFigures extends LoopFigures {
+  /** How long a transaction waited for a server connection, on average (SHOW STATS total_wait_time / total_xact_count). */
+  readonly waitMsPerTransaction: number;
+}
+
+/**
+ * Query loops through the read-only endpoint with its per-transaction reset on (as configured) or off
+ * (server_reset_query_always = 0 on every process through the admin console, put back afterwards): the
+ * price of session isolation between clients, beside the path without it.
+ */
+async function pooledLoops(r: Rehearsal, n: number, reset: boolean, postmaster: number | undefined): Promise<PooledLoopFigures> {
+  const configured = (await r.poolerConsole('readOnly', 'SHOW CONFIG')).flat().find((row) => row.key === 'server_reset_query_always')?.value ?? '1';
+  if (!reset) await r.poolerConsole('readOnly', 'SET server_reset_query_always = 0');
+  try {
+    const before = await readOnlyStats(r);
+    const figures = await loops(r.endpoints.readOnly, n, { postmaster });
+    const after = await readOnlyStats(r);
+    const xacts = after.xacts - before.xacts;
+    return { ...figures, waitMsPerTransaction: round(xacts > 0 ? (after.waitUs - before.waitUs) / xacts / 1000 : Number.NaN, 4) };
+  } finally {
+    if (!reset) await r.poolerConsole('readOnly', `SET server_reset_query_always = ${configured}`);
+  }
+}
+
+/**
+ * What each statement of the reset costs on its own: a loop of that statement alone against a loop of
+ * SELECT 1, each one statement per round trip on an open direct connection.
+ */
+async function resetStatementCosts(endpoint: Endpoint, n: number, dir: string): Promise<Array<{ readonly statement: string; readonly addedMs: number }>> {
+  mkdirSync(dir, { recursive: true });
+  const script = (name: string, sql: string): string => {
+    const file = join(dir, `reset-${name}.sql`);
+    writeFileSync(file, `${sql};\n`);
+    return file;
+  };
+  const baseline = await loops(endpoint, n, { scripts: [script('baseline', 'SELECT 1')] });
+  const out: Array<{ statement: string; addedMs: number }> = [];
+  for (const [i, statement] of SERVER_RESET_STATEMENTS.entries()) {
+    const f = await loops(endpoint, n, { scripts: [script(String(i), statement)] });
+    out.push({ statement, addedMs: round(f.msPerLoop - baseline.msPerLoop, 4) });
+  }
+  return out;
 }
 
 interface ClientWorkFigures {
@@ -142,11 +213,14 @@ export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioRes
     const direct = r.endpoints.replicas[0]!;
     const pooled = r.endpoints.readOnly;
     ctx.log(`  connect_overhead: ${n} query and ${n} connect+query loops, then ${lambdaN} read handler invocations per connection mode, each direct and through the read-only endpoint`);
+    const replicaPm = r.pidOf(direct.name);
     const out = {
-      directQuery: await loops(direct, n, false),
-      pooledQuery: await loops(pooled, n, false),
-      directOpenQuery: await loops(direct, n, true),
-      pooledOpenQuery: await loops(pooled, n, true),
+      directQuery: await loops(direct, n, { postmaster: replicaPm }),
+      pooledQuery: await pooledLoops(r, n, true, replicaPm),
+      pooledQueryIsolationOff: await pooledLoops(r, n, false, replicaPm),
+      resetStatements: await resetStatementCosts(direct, Math.max(200, Math.floor(n / 2)), ctx.scratchDir),
+      directOpenQuery: await loops(direct, n, { connect: true }),
+      pooledOpenQuery: await loops(pooled, n, { connect: true }),
       clientWork: { direct: await clientWork(direct, ctx.quick ? 50 : 200), pooled: await clientWork(pooled, ctx.quick ? 50 : 200) },
       lambda: {
         directPerInvocation: await lambdaRun(direct, ConnectionMode.PER_INVOCATION, lambdaN),
@@ -158,8 +232,10 @@ export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioRes
     return out;
   });
   const addedMs = round(figures.pooledQuery.msPerLoop - figures.directQuery.msPerLoop, 4);
+  const addedIsolationOffMs = round(figures.pooledQueryIsolationOff.msPerLoop - figures.directQuery.msPerLoop, 4);
   const ratios = {
     queryOnOpenConnection: round(ratio(figures.pooledQuery.msPerLoop, figures.directQuery.msPerLoop), 4),
+    queryOnOpenConnectionResetOff: round(ratio(figures.pooledQueryIsolationOff.msPerLoop, figures.directQuery.msPerLoop), 4),
     openPlusQuery: round(ratio(figures.pooledOpenQuery.msPerLoop, figures.directOpenQuery.msPerLoop), 4),
     clientCpuPerConnection: round(ratio(figures.clientWork.pooled.clientCpuMsPerConnection, figures.clientWork.direct.clientCpuMsPerConnection), 4),
     lambdaPerInvocation: round(ratio(figures.lambda.pooledPerInvocation.meanMs, figures.lambda.directPerInvocation.meanMs), 4),
@@ -167,9 +243,21 @@ export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioRes
   };
   const labels = { baselineLabel: 'direct (replica, TLS)', oursLabel: 'PgBouncer read-only (TLS)' };
   const checks = [
-    atMost({ id: 'co-added-per-query', metric: 'time the pooler adds per query on an open connection (1 client)', seed: SEED_FIGURES.coQuery.text, baselineLabel: 'direct query (replica, TLS)', oursLabel: `added by PgBouncer (pooled query ${figures.pooledQuery.msPerLoop} ms)`, baseline: figures.directQuery.msPerLoop, ours: addedMs, unit: 'ms', limit: 0.1 }),
     fewerBy({ id: 'co-open-query', metric: 'open+query per loop', seed: SEED_FIGURES.coOpen.text, ...labels, baseline: figures.directOpenQuery.msPerLoop, ours: figures.pooledOpenQuery.msPerLoop, unit: 'ms', factor: 1.5, word: 'faster' }),
   ];
+  const cpu = (f: LoopFigures): number | null => f.dbCpuMsPerLoop ?? null;
+  // The time added per query has no target: measured against 0.1 ms it was retired (docs/BENCH.md, "Retired targets").
+  const comparison: Comparison = {
+    columns: ['direct (replica, TLS)', 'PgBouncer, reset after every transaction (the default)', 'PgBouncer, reset off (server_reset_query_always = 0)'],
+    seedColumn: 'RDS Proxy (seed)',
+    rows: [
+      { metric: 'query on an open connection, 1 client', unit: 'ms', values: [figures.directQuery.msPerLoop, figures.pooledQuery.msPerLoop, figures.pooledQueryIsolationOff.msPerLoop], seed: '0.50 ms direct, 1.24 ms through RDS Proxy' },
+      { metric: 'time the pooler adds per query', unit: 'ms', values: [null, addedMs, addedIsolationOffMs], seed: SEED_FIGURES.coQuery.text },
+      { metric: "the instance's PostgreSQL CPU per query", unit: 'ms', values: [cpu(figures.directQuery), cpu(figures.pooledQuery), cpu(figures.pooledQueryIsolationOff)], seed: 'not published' },
+      { metric: 'wait for a server connection per transaction', unit: 'ms', values: [null, figures.pooledQuery.waitMsPerTransaction, figures.pooledQueryIsolationOff.waitMsPerTransaction], seed: 'not published' },
+      ...figures.resetStatements.map((r) => ({ metric: `reset statement alone, added to a SELECT 1 round trip: ${r.statement.length > 60 ? `${r.statement.slice(0, 57)}...` : r.statement}`, unit: 'ms', values: [r.addedMs, null, null], seed: 'none: the kit\'s reset' })),
+    ],
+  };
   return {
     name: 'connect_overhead',
     title: 'Connect overhead, direct vs pooled (seed 001)',
@@ -177,9 +265,10 @@ export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioRes
     startedAt: new Date(started).toISOString(),
     durationSeconds: round((Date.now() - started) / 1000, 1),
     environment: { ...ctx.environment, settings, load: { loops: n, lambdaInvocations: lambdaN, client: 'pgbench -c 1 -j 1 -t N --select-only [-C], TLS verify-full, SCRAM' }, scaling: ctx.environment.scaling.connect_overhead },
-    figures: { ...figures, pooledAddsPerQueryMs: addedMs, seedLambda: SEED_FIGURES.coLambda.text },
+    figures: { ...figures, pooledAddsPerQueryMs: addedMs, pooledAddsPerQueryIsolationOffMs: addedIsolationOffMs, seedLambda: SEED_FIGURES.coLambda.text },
     ratios,
     checks,
+    comparison,
     notes: [
       'msPerLoop = 1000 / pgbench tps (with -C pgbench includes the reconnection time in tps); each run follows a 100-loop warm-up.',
       `The client's own work per connection (node-postgres open+SELECT 1+close, its process CPU): through PgBouncer ${figures.clientWork.pooled.clientCpuMsPerConnection} ms of ${figures.clientWork.pooled.wallMsPerConnection} ms (${round(figures.clientWork.pooled.clientShareOfConnection * 100, 1)}%), of which SCRAM's PBKDF2 ${figures.clientWork.pooled.scramKeyDerivationMs} ms and TLS + protocol ${figures.clientWork.pooled.tlsAndProtocolMs} ms; direct ${figures.clientWork.direct.clientCpuMsPerConnection} ms of ${figures.clientWork.direct.wallMsPerConnection} ms.`,
