@@ -6,7 +6,8 @@ import * as fs from 'fs';
 import { estimateCost } from '../model/cost-estimate';
 import { CostOptionError, type CostEstimateOptions, DEFAULT_ESTIMATE_REGION } from '../model/cost-pricing';
 import { PRICES_READ_ON, pricedRegions } from '../model/prices';
-import { AssemblyInputError, formatSummary, stackCost, summarizeAssembly } from '../reference-app/synth-summary';
+import { AssemblyInputError } from '../cloud-assembly';
+import { formatSummary, stackCost, summarizeAssembly } from '../reference-app/synth-summary';
 import { inventoryOfPlan, parsePlan, planCounts, PlanInputError, summarizePlan } from './plan-summary';
 import { CliUsageError, parseOptions, type CliCommand, type CliOption, type ParsedOptions } from './spec';
 

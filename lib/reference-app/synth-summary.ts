@@ -1,16 +1,16 @@
-import * as fs from 'fs';
 import * as path from 'path';
+import { CloudAssemblyIndex, regionOfEnvironment, type StackTemplate } from '../cloud-assembly';
 import { type CostEstimate, estimateCost, formatCostEstimate } from '../model/cost-estimate';
 import type { DeploymentInventory, InterfaceEndpointUse } from '../model/cost-inventory';
 import type { CostEstimateOptions } from '../model/cost-pricing';
 import { POOLER_LISTENER_PORTS, POOLER_SESSION_LISTENER_PORTS } from '../model/pgbouncer-hosts';
 
 /**
- * Reads a cloud assembly (cdk.out) and summarizes what a deployment would create. It reads templates
- * only, so it works on any synthesized app of the kit, and on Terraform-side inventories later.
+ * Summarizes what a cloud assembly (cdk.out, read by lib/cloud-assembly) would create. It reads templates
+ * only, so it works on any synthesized app of the kit.
  */
 
-type Template = { Resources?: Record<string, { Type: string; Properties?: Record<string, unknown> }>; Outputs?: Record<string, { Value: unknown; Description?: string }> };
+type Template = { Resources?: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
 
 export interface StackSummary {
   readonly stackName: string;
@@ -23,36 +23,15 @@ export interface StackSummary {
   readonly inventory: DeploymentInventory;
 }
 
-/** The directory given holds no cloud assembly. */
-export class AssemblyInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AssemblyInputError';
-  }
-}
-
 export function summarizeAssembly(dir: string): StackSummary[] {
-  const manifestFile = path.join(dir, 'manifest.json');
-  if (!fs.existsSync(manifestFile)) {
-    throw new AssemblyInputError(`${manifestFile} not found: run \`npx cdk synth\` (or \`make synth\`) first`);
-  }
-  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as {
-    artifacts: Record<string, { type: string; environment?: string; properties?: { templateFile?: string } }>;
-  };
-  return Object.entries(manifest.artifacts)
-    .filter(([, a]) => a.type === 'aws:cloudformation:stack' && a.properties?.templateFile)
-    .map(([name, a]) => summarizeTemplate(name, path.join(dir, a.properties!.templateFile!), regionOfEnvironment(a.environment)));
+  return CloudAssemblyIndex.read(dir).stacks.map((stack) => summarizeTemplate(stack));
 }
 
-/** `aws://<account>/<region>`'s Region; undefined for an environment-agnostic stack. */
-function regionOfEnvironment(environment: string | undefined): string | undefined {
-  const region = /^aws:\/\/[^/]+\/(.+)$/.exec(environment ?? '')?.[1];
-  return region === undefined || region === 'unknown-region' ? undefined : region;
-}
-
-export function summarizeTemplate(stackName: string, templateFile: string, region?: string): StackSummary {
-  const template = JSON.parse(fs.readFileSync(templateFile, 'utf8')) as Template;
-  const resources = template.Resources ?? {};
+/** One stack of the assembly: what it deploys, its endpoints and its estimate in its Region (if it names one). */
+export function summarizeTemplate(stack: StackTemplate): StackSummary {
+  const stackName = stack.name;
+  const region = regionOfEnvironment(stack.environment);
+  const resources = stack.resources as NonNullable<Template['Resources']>;
   const resourceCounts: Record<string, number> = {};
   const instanceClasses: Record<string, number> = {};
   // Which VPC each subnet belongs to, to say where each endpoint sits.
@@ -97,10 +76,10 @@ export function summarizeTemplate(stackName: string, templateFile: string, regio
     endpoints.push({ logicalId: `${logicalId} (PgBouncer)`, role: (port !== undefined && roleOfPort.get(port)) || 'no client admitted yet', vpc: vpcsOf(r.Properties?.SubnetIds) });
   }
   const outputs: Record<string, string> = {};
-  for (const [key, o] of Object.entries(template.Outputs ?? {})) {
+  for (const [key, o] of Object.entries(stack.outputs)) {
     outputs[key] = typeof o.Value === 'string' ? o.Value : '(resolved at deploy)';
   }
-  return { stackName, templateFile, resourceCounts, instanceClasses, endpoints, outputs, inventory: inventoryOfTemplate(resources, region, services) };
+  return { stackName, templateFile: stack.file, resourceCounts, instanceClasses, endpoints, outputs, inventory: inventoryOfTemplate(resources, region, services) };
 }
 
 /** What a template runs that is billed by the hour (cost-estimate.ts prices it). */

@@ -14,7 +14,8 @@ import { poolerFailoverDrill } from './pooler-drills/failover';
 import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalStateError } from './errors';
 import { Rehearsal, type UpProgress } from './rehearsal';
 import { formatUpStandIns, settingsFromDeployment } from './deployment';
-import { formatTopology, loadTopology, TopologyInputError, type TerraformWorkingDir } from './topology';
+import { AssemblyInputError } from '../cloud-assembly';
+import { formatTopology, loadTopology, type TerraformWorkingDir } from './topology';
 import { DEFAULT_WORK_DIR, type RehearsalNetwork, type RehearsalSettings, type ResolvedSettings } from './settings';
 import { formatStatus } from './status-format';
 import { EndpointRole } from '../../lambda/src/environment';
@@ -177,9 +178,9 @@ export async function runRehearseCommand(argv: string[], progress?: UpProgress):
   }
 }
 
-/** Exit code 2 for what the user can fix before anything starts. */
+/** Exit code 2 for what the user can fix before anything starts (an AssemblyInputError covers the topology's TopologyInputError). */
 export function isUsageProblem(err: unknown): boolean {
-  return err instanceof UsageError || err instanceof RehearsalConfigError || err instanceof MissingBinaryError || err instanceof AddressInUseError || err instanceof RehearsalStateError || err instanceof TopologyInputError;
+  return err instanceof UsageError || err instanceof RehearsalConfigError || err instanceof MissingBinaryError || err instanceof AddressInUseError || err instanceof RehearsalStateError || err instanceof AssemblyInputError;
 }
 
 /**

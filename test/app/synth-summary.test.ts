@@ -53,7 +53,12 @@ describe('synth summary (make demo)', () => {
   });
 
   test('a missing assembly says how to make one', () => {
-    expect(() => summarizeAssembly(path.join(outdir, 'nope'))).toThrow(/manifest\.json not found: run `npx cdk synth`/);
+    const missing = path.join(outdir, 'nope');
+    expect(() => summarizeAssembly(missing)).toThrow(`${missing} is not a directory: pass the directory \`cdk synth\` writes: run \`npx cdk synth --quiet --output cdk.out\` (or \`make synth\`) first`);
+  });
+
+  test('a directory without a manifest says what a cloud assembly holds', () => {
+    expect(() => summarizeAssembly(os.tmpdir())).toThrow(`no manifest.json in ${os.tmpdir()}: pass the directory \`cdk synth\` writes: run \`npx cdk synth --quiet --output cdk.out\` (or \`make synth\`) first; a cloud assembly holds manifest.json beside the templates`);
   });
 });
 

@@ -276,6 +276,6 @@ describe('synth summary', () => {
 
   test('a directory without a cloud assembly: exit 2, says to synthesize', () => {
     const r = cli(['synth', 'summary', os.tmpdir()]);
-    expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(/manifest\.json not found: run `npx cdk synth`/)]);
+    expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(/no manifest\.json in .*: pass the directory `cdk synth` writes: run `npx cdk synth --quiet --output cdk\.out` \(or `make synth`\) first/)]);
   });
 });

@@ -2,8 +2,6 @@
  * The deployed topology read from a cloud assembly: bin/app.ts's reference deployment synthesized with
  * its default context and with `-c` variants, and an app whose consumers sit in a stack of their own.
  */
-import * as fs from 'fs';
-import * as path from 'path';
 import { CfnResource, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -16,6 +14,7 @@ import { READER_DB_USER, ReferenceDeployment, WRITER_DB_USER } from '../../lib/r
 import { resolveSettings, settingsFromTopology, topologyFromCdkOut, validateSettings, type DeployedTopology } from '../../lib/rehearsal';
 import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
 import { removeFixtures, synthesize, synthesizeReferenceApp } from './topology-fixtures';
+import { CloudAssemblyIndex } from '../../lib/cloud-assembly';
 
 /** The topology id of the CloudFormation resource a construct wraps: its default child, or the first under it of `type`. */
 function idOf(stack: Stack, construct: IConstruct, type?: string): string {
@@ -172,7 +171,7 @@ describe('topologyFromCdkOut: consumers in a stack of their own', () => {
       });
       ids = { endpoint: idOf(data, endpoint, ENDPOINT), consumerVpc: idOf(data, consumerVpc), fn: idOf(consumers, fn) };
     }, { '@aws-cdk/core:defaultCrossStackReferences': references });
-    const consumerTemplate = JSON.stringify(JSON.parse(fs.readFileSync(path.join(dir, 'Consumers.template.json'), 'utf8')).Resources);
+    const consumerTemplate = JSON.stringify(CloudAssemblyIndex.read(dir).stack('Consumers').resources);
     expect(consumerTemplate).toContain(`"${intrinsic}"`);
     // WHEN
     const t = topologyFromCdkOut(dir);
@@ -206,7 +205,7 @@ describe('topologyFromCdkOut: consumers in a stack of their own', () => {
       const endpointId = (e: typeof readOnly) => idOf(data, e, 'AWS::EC2::VPCEndpoint');
       ids = { readOnly: endpointId(readOnly), readWrite: endpointId(readWrite), reader: idOf(consumers, reader.function), writer: idOf(consumers, writer.function) };
     }, { '@aws-cdk/core:defaultCrossStackReferences': references });
-    const consumerTemplate = JSON.stringify(JSON.parse(fs.readFileSync(path.join(dir, 'Consumers.template.json'), 'utf8')).Resources);
+    const consumerTemplate = JSON.stringify(CloudAssemblyIndex.read(dir).stack('Consumers').resources);
     expect(consumerTemplate).toContain(`"${intrinsic}"`);
     // WHEN
     const t = topologyFromCdkOut(dir);

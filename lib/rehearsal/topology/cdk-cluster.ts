@@ -1,6 +1,6 @@
 /** The Aurora cluster of a cloud assembly: its settings, VPC, writer and readers. */
 import { POSTGRES_PORT } from '../../model/vocabulary';
-import type { CloudAssemblyIndex, LocatedResource } from './cdk-assembly';
+import type { CloudAssemblyIndex, LocatedResource } from '../../cloud-assembly';
 import { vpcOfSubnets } from './cdk-network';
 import { literalString, resolveValue, resourceOfType } from './cfn-intrinsics';
 import { TopologyInputError } from './errors';

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ENV_VARS } from '../../../lambda/src/environment';
-import type { CloudAssemblyIndex, StackTemplate } from './cdk-assembly';
+import type { CloudAssemblyIndex, StackTemplate } from '../../cloud-assembly';
 import { interfaceEndpointOfHost } from './cdk-fleet';
 import { vpcOfSubnets } from './cdk-network';
 import { describeResolved, resolveValue } from './cfn-intrinsics';

@@ -1,6 +1,6 @@
 /** Where a cloud assembly uses the services the rehearsal does not run (see not-reproducible.ts). */
 import { ENV_VARS } from '../../../lambda/src/environment';
-import type { CloudAssemblyIndex, LocatedResource } from './cdk-assembly';
+import type { CloudAssemblyIndex, LocatedResource } from '../../cloud-assembly';
 import { literalString, resolveValue, templateString } from './cfn-intrinsics';
 import { counted, emptyEvidence, type DeploymentEvidence } from './not-reproducible';
 import type { ConsumerTopology } from './types';

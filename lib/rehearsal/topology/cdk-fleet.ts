@@ -5,7 +5,7 @@
  */
 import { ENDPOINT_ROLES, ENV_VARS, EndpointRole } from '../../../lambda/src/environment';
 import { BOOTSTRAP_PLACEHOLDERS } from '../../model/pgbouncer-bootstrap';
-import type { CloudAssemblyIndex, LocatedResource, StackTemplate } from './cdk-assembly';
+import type { CloudAssemblyIndex, LocatedResource, StackTemplate } from '../../cloud-assembly';
 import { exactlyOne } from './cdk-cluster';
 import { vpcOfSubnets } from './cdk-network';
 import { describeResolved, literalString, resolveValue, resourceOfType } from './cfn-intrinsics';

@@ -2,7 +2,7 @@
  * The VPCs of a cloud assembly, and which VPC a list of subnets (a proxy's, an endpoint's, a function's,
  * a subnet group's) lies in: each subnet's VpcId, followed structurally to its AWS::EC2::VPC.
  */
-import type { CloudAssemblyIndex, StackTemplate } from './cdk-assembly';
+import type { CloudAssemblyIndex, StackTemplate } from '../../cloud-assembly';
 import { describeResolved, literalString, resolveList, resolveValue, resourceOfType } from './cfn-intrinsics';
 import type { VpcTopology } from './types';
 

@@ -1,7 +1,7 @@
 /** The RDS Proxy of a cloud assembly: its settings, pool, default endpoint and the endpoints beside it. */
 import { ENDPOINT_ROLES, EndpointRole } from '../../../lambda/src/environment';
 import type { PoolSettings } from '../../model/sizing';
-import type { CloudAssemblyIndex, LocatedResource } from './cdk-assembly';
+import type { CloudAssemblyIndex, LocatedResource } from '../../cloud-assembly';
 import { vpcOfSubnets } from './cdk-network';
 import { defaultEndpointId } from './endpoint-ids';
 import { literalString, resolveList, resolveValue, resourceOfType, type Resolved } from './cfn-intrinsics';

@@ -4,7 +4,7 @@
  * literals becomes a literal; Fn::Select of a literal list picks its element; Fn::ImportValue and
  * Fn::GetStackOutput continue in the stack of the assembly that exports (or outputs) the value.
  */
-import type { CloudAssemblyIndex, LocatedResource, StackTemplate } from './cdk-assembly';
+import type { CloudAssemblyIndex, LocatedResource, StackTemplate } from '../../cloud-assembly';
 
 export type Resolved =
   | { readonly kind: 'literal'; readonly value: string | number | boolean }

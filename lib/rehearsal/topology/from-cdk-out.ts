@@ -3,7 +3,7 @@
  * reference (Ref, Fn::GetAtt, Fn::Join, Fn::ImportValue across stacks) is followed structurally to the
  * resource it names.
  */
-import { CloudAssemblyIndex, regionOfEnvironment } from './cdk-assembly';
+import { CloudAssemblyIndex, regionOfEnvironment } from '../../cloud-assembly';
 import { exactlyOne, readCdkCluster } from './cdk-cluster';
 import { readCdkConsumers } from './cdk-consumers';
 import { cdkEvidence } from './cdk-evidence';

@@ -5,7 +5,7 @@
  * logins fail, as they would on AWS.
  */
 import { EndpointRole } from '../../../lambda/src/environment';
-import type { CloudAssemblyIndex } from './cdk-assembly';
+import type { CloudAssemblyIndex } from '../../cloud-assembly';
 import { describeResolved, literalString, resolveValue } from './cfn-intrinsics';
 import type { PlanIndex } from './plan-index';
 import type { RoleBootstrapTopology, TopologyRole } from './types';

@@ -3,6 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { readmeUsageExample } from '../../helpers/readme';
 import { CDK_CONTEXT, ROOT, ScratchApp, packTarball } from './scratch-app';
+import { CloudAssemblyIndex } from '../../../lib/cloud-assembly';
 
 /**
  * The npm package as a CDK user gets it (slow: packs, installs aws-cdk-lib into a temporary app; about a
@@ -150,18 +151,16 @@ describe('npm package', () => {
 
   test('the functions deploy the package\'s pre-bundled handlers, with the runtime, architecture and handler of the repository\'s synth', () => {
     // GIVEN
-    const template = JSON.parse(fs.readFileSync(path.join(run.outdir, 'Reporting.template.json'), 'utf8')) as {
-      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
-    };
-    const kitFunctions = Object.values(template.Resources).filter(
-      (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description ?? '').startsWith('aurora-proxy-kit '),
+    const resources = CloudAssemblyIndex.read(run.outdir).stack('Reporting').resources;
+    const kitFunctions = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties?.Description ?? '').startsWith('aurora-proxy-kit '),
     );
     // THEN the consumer and the role bootstrap
-    expect(kitFunctions.map((f) => f.Properties.Description).sort()).toEqual(['aurora-proxy-kit READ_ONLY consumer', 'aurora-proxy-kit database role bootstrap']);
+    expect(kitFunctions.map((f) => f.Properties?.Description).sort()).toEqual(['aurora-proxy-kit READ_ONLY consumer', 'aurora-proxy-kit database role bootstrap']);
     for (const fn of kitFunctions) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
       // and each asset is a copy of a pre-bundled handler of the installed package, not a new bundle
-      const assetHash = String((fn.Properties.Code as { S3Key: string }).S3Key).replace(/\.zip$/, '');
+      const assetHash = String((fn.Properties?.Code as { S3Key: string }).S3Key).replace(/\.zip$/, '');
       const asset = path.join(run.outdir, `asset.${assetHash}`, 'index.js');
       const bundled = ['read-handler', 'role-bootstrap'].map((h) => fs.readFileSync(path.join(app.dir, PACKAGE_DIR, 'dist/cdk/assets/lambda', h, 'index.js'), 'utf8'));
       expect(bundled).toContain(fs.readFileSync(asset, 'utf8'));

@@ -8,6 +8,7 @@ import { buildPythonPackage } from '../../../lib/packaging/python-package';
 import { ReferenceDeployment } from '../../../lib/reference-app/reference-deployment';
 import { readmePythonExample } from '../../helpers/readme';
 import { CDK_CONTEXT, ROOT } from './scratch-app';
+import { CloudAssemblyIndex } from '../../../lib/cloud-assembly';
 
 /**
  * The Python package as a CDK user gets it (slow: builds the wheel when stale, about 40 s; downloads
@@ -84,7 +85,7 @@ describe('Python package', () => {
       env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify(CDK_CONTEXT), JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION: process.versions.node.split('.')[0] },
       timeout: 300_000,
     });
-    return { output, outdir, template: JSON.parse(fs.readFileSync(path.join(outdir, `${stack}.template.json`), 'utf8')) as CfnTemplate };
+    return { output, outdir, template: { Resources: CloudAssemblyIndex.read(outdir).stack(stack).resources } as CfnTemplate };
   }
 
   beforeAll(() => {

@@ -17,6 +17,7 @@ import { readmeStacksExample } from '../../helpers/readme';
 import { SUITE_BLOCKS, type SuiteBlockUser } from '../../support/loopback-blocks';
 import { liveUnavailable } from '../rehearsal/isolation';
 import { CDK_CONTEXT, ROOT, ScratchApp, packTarball } from './scratch-app';
+import { CloudAssemblyIndex } from '../../../lib/cloud-assembly';
 
 const ENGINES = [
   { engine: 'RDS Proxy', context: {}, block: 'scratchAppSuite' as SuiteBlockUser },
@@ -80,10 +81,9 @@ describe('the README\'s three-stack app, from the npm tarball', () => {
     // THEN
     const run = synths.get(engine)!;
     expect([run.status, run.stderr]).toEqual([0, expect.any(String)]);
-    const manifest = JSON.parse(fs.readFileSync(path.join(run.outdir, 'manifest.json'), 'utf8')) as { artifacts: Record<string, { type: string; dependencies?: string[] }> };
-    const stacks = Object.entries(manifest.artifacts).filter(([, a]) => a.type === 'aws:cloudformation:stack');
-    const dependsOn = (name: string) => (manifest.artifacts[name]!.dependencies ?? []).filter((d) => !d.endsWith('.assets')).sort();
-    expect(stacks.map(([name]) => name).sort()).toEqual(['Consumers', 'Data', 'Network']);
+    const assembly = CloudAssemblyIndex.read(run.outdir);
+    const dependsOn = (name: string) => [...assembly.stack(name).dependencies].sort();
+    expect(assembly.stacks.map((s) => s.name).sort()).toEqual(['Consumers', 'Data', 'Network']);
     expect([dependsOn('Network'), dependsOn('Data'), dependsOn('Consumers')]).toEqual([[], ['Network'], ['Data', 'Network']]);
   });
 

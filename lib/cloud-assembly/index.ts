@@ -1,10 +1,27 @@
 /**
- * A CDK cloud assembly (the directory `cdk synth` writes) as the topology reader needs it: the stack
+ * A CDK cloud assembly (the directory `cdk synth` writes), read once for every reader of the kit: `synth
+ * summary` (lib/reference-app/synth-summary.ts) and the rehearsal's topology (lib/rehearsal/topology): the stack
  * artifacts its manifest lists, their templates, their environments, and the exports that link them.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { TopologyInputError } from './errors';
+
+/**
+ * The directory is not a cloud assembly, or part of it is missing or unreadable. Names the file, the problem
+ * and the fix; the readers raise it before anything starts.
+ */
+export class AssemblyInputError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+    readonly fix: string,
+    /** How the problem relates to the file, when "<problem> in <file>" does not read right. */
+    phrasing: (file: string, problem: string) => string = (f, p) => `${p} in ${f}`,
+  ) {
+    super(`${phrasing(file, problem)}: ${fix}`);
+    this.name = 'AssemblyInputError';
+  }
+}
 
 export interface CfnResource {
   readonly Type: string;
@@ -22,6 +39,8 @@ export interface StackTemplate {
   readonly file: string;
   /** aws://account/region of the artifact; account and region are `unknown-*` for an environment-agnostic stack. */
   readonly environment?: string;
+  /** The stack artifacts it depends on (by id; the assets' manifests left out). */
+  readonly dependencies: ReadonlyArray<string>;
   readonly resources: Readonly<Record<string, CfnResource>>;
   readonly outputs: Readonly<Record<string, { readonly Value: unknown; readonly Export?: { readonly Name?: unknown } }>>;
 }
@@ -35,7 +54,7 @@ export interface LocatedResource {
 }
 
 interface Manifest {
-  readonly artifacts?: Record<string, { readonly type?: string; readonly environment?: string; readonly properties?: { readonly templateFile?: string; readonly stackName?: string } }>;
+  readonly artifacts?: Record<string, { readonly type?: string; readonly environment?: string; readonly dependencies?: ReadonlyArray<string>; readonly properties?: { readonly templateFile?: string; readonly stackName?: string } }>;
 }
 
 const SYNTH_FIX = 'pass the directory `cdk synth` writes: run `npx cdk synth --quiet --output cdk.out` (or `make synth`) first';
@@ -44,7 +63,7 @@ function readJson(file: string, what: string): unknown {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new TopologyInputError(file, `${what} is not readable JSON (${err instanceof Error ? err.message : String(err)})`, SYNTH_FIX);
+    throw new AssemblyInputError(file, `${what} is not readable JSON (${err instanceof Error ? err.message : String(err)})`, SYNTH_FIX);
   }
 }
 
@@ -52,18 +71,19 @@ export class CloudAssemblyIndex {
   /** Reads `<dir>/manifest.json` and every CloudFormation stack artifact's template. */
   public static read(dir: string): CloudAssemblyIndex {
     const manifestFile = join(dir, 'manifest.json');
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new TopologyInputError(dir, 'is not a directory', SYNTH_FIX, (f, p) => `${f} ${p}`);
-    if (!existsSync(manifestFile)) throw new TopologyInputError(dir, 'no manifest.json', `${SYNTH_FIX}; a cloud assembly holds manifest.json beside the templates`);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new AssemblyInputError(dir, 'is not a directory', SYNTH_FIX, (f, p) => `${f} ${p}`);
+    if (!existsSync(manifestFile)) throw new AssemblyInputError(dir, 'no manifest.json', `${SYNTH_FIX}; a cloud assembly holds manifest.json beside the templates`);
     const manifest = readJson(manifestFile, 'the manifest') as Manifest;
     const stacks = Object.entries(manifest.artifacts ?? {})
       .filter(([, a]) => a.type === 'aws:cloudformation:stack' && a.properties?.templateFile !== undefined)
       .map(([name, a]): StackTemplate => {
         const file = join(dir, a.properties!.templateFile!);
-        if (!existsSync(file)) throw new TopologyInputError(file, `the template of stack ${name} is missing`, SYNTH_FIX);
+        if (!existsSync(file)) throw new AssemblyInputError(file, `the template of stack ${name} is missing`, SYNTH_FIX);
         const template = readJson(file, `the template of stack ${name}`) as { Resources?: StackTemplate['resources']; Outputs?: StackTemplate['outputs'] };
-        return { name, stackName: a.properties?.stackName ?? name, file, environment: a.environment, resources: template.Resources ?? {}, outputs: template.Outputs ?? {} };
+        const dependencies = (a.dependencies ?? []).filter((d) => manifest.artifacts?.[d]?.type === 'aws:cloudformation:stack');
+        return { name, stackName: a.properties?.stackName ?? name, file, environment: a.environment, dependencies, resources: template.Resources ?? {}, outputs: template.Outputs ?? {} };
       });
-    if (stacks.length === 0) throw new TopologyInputError(manifestFile, 'no CloudFormation stack artifact', `${SYNTH_FIX}; the app must define at least one stack`);
+    if (stacks.length === 0) throw new AssemblyInputError(manifestFile, 'no CloudFormation stack artifact', `${SYNTH_FIX}; the app must define at least one stack`);
     return new CloudAssemblyIndex(dir, stacks);
   }
 
@@ -71,6 +91,13 @@ export class CloudAssemblyIndex {
     public readonly dir: string,
     public readonly stacks: ReadonlyArray<StackTemplate>,
   ) {}
+
+  /** The stack artifact `name`; an AssemblyInputError naming the stacks there are when it is not one. */
+  public stack(name: string): StackTemplate {
+    const stack = this.stacks.find((s) => s.name === name);
+    if (stack === undefined) throw new AssemblyInputError(join(this.dir, 'manifest.json'), `no stack ${name}`, `pass one of ${this.stacks.map((s) => s.name).join(', ')}`);
+    return stack;
+  }
 
   /** The template files, for messages about the whole assembly. */
   public get files(): string {
