@@ -23,7 +23,7 @@ export npm_config_update_notifier=false
 SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2 shellcheck python3-pyflakes mmdebstrap systemd-container \
   cmake g++ make unzip
 
-.PHONY: help deps system-deps pgbouncer pgbouncer-deb host-tools node-deps scan-deps typecheck lint check unit synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
+.PHONY: help deps system-deps pgbouncer pgbouncer-deb host-tools node-deps scan-deps typecheck lint check unit integration synth scan summary demo test clean rehearse-up rehearse-status rehearse-down \
   terraform-provider terraform-cli terraform-selftest terraform-schema terraform-schema-check lambda-runtime
 
 # Every target documented by the `## <target>: <what it does>` line above it.
@@ -123,15 +123,18 @@ lint: node-deps
 	shellcheck --shell=bash $(HOST_SHELL)
 	/usr/bin/python3 -m pyflakes $(HOST_PYTHON)
 
-# The fast loop: needs `npm install`, Go for terraform-docs (built into .cache/bin), shellcheck and pyflakes, and no
-# root, PostgreSQL, PgBouncer build, namespaces or Terraform; jest.config.js declares which suites are in it (all but test/integration/).
-## check: typecheck, lint and the jest unit project (model, constructs, app, generator, Lambda logic, cdktn synth)
-check: typecheck lint terraform-docs
+# The fast loop: `npm install` (the kit's and packages/cdktn's) is all it needs: no root, PostgreSQL, PgBouncer build,
+# namespaces, Terraform or terraform-docs; jest.config.js declares which suites are in it (all but test/integration/).
+## unit: the jest unit project (model, constructs, app, generator, Lambda logic, cdktn synth)
+unit: node-deps cdktn-deps
 	npx jest --ci --selectProjects unit
 
-## unit: jest, both projects: unit, and integration (test/integration/: real PostgreSQL/PgBouncer, namespaces, Terraform, npm and Python packages)
-unit: node-deps system-deps cdktn-deps pgbouncer pgbouncer-deb host-tools lambda-runtime terraform-docs
-	npx jest --ci
+## check: typecheck, lint (with shellcheck and pyflakes) and make unit
+check: typecheck lint unit
+
+## integration: the jest integration project (test/integration/: real PostgreSQL/PgBouncer, namespaces, Terraform, terraform-docs, npm and Python packages)
+integration: node-deps system-deps cdktn-deps pgbouncer pgbouncer-deb host-tools lambda-runtime terraform-docs
+	npx jest --ci --selectProjects integration
 
 # The reference app, synthesized offline (cdk-nag AwsSolutions runs as a validation plugin during synth).
 ## synth: synthesize the reference app into cdk.out (cdk-nag runs during synth)
@@ -314,7 +317,7 @@ demo: node-deps system-deps pgbouncer lambda-runtime synth summary
 	@$(MAKE) --no-print-directory terraform-plan-summary
 
 ## test: every suite and scanner (what CI runs)
-test: deps typecheck lint unit synth scan terraform-selftest terraform-check terratest
+test: deps typecheck lint unit integration synth scan terraform-selftest terraform-check terratest
 	@echo "make test: all suites passed"
 
 # The local rehearsal (PostgreSQL writer + replicas, PgBouncer endpoints, HAProxy, pgpool-II) in .rehearsal/.

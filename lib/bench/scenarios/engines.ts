@@ -35,8 +35,6 @@ const SERVER = { username: 'bench_engines_ro', password: 'bench-engines-server-p
 const FAILOVER_TABLE = 'apk_engines_failover';
 /** Clients of the throughput load, the same on every path. */
 const THROUGHPUT_CLIENTS = 16;
-/** The issue's bound on the time a pooler adds per query (issue 20, item 4; RDS Proxy adds ~0.7 ms per seed 001). */
-const ADDED_PER_QUERY_LIMIT_MS = 0.1;
 
 type PathKey = 'direct' | 'analog' | 'engine' | 'engineHost';
 
@@ -292,10 +290,11 @@ export async function engines(ctx: ScenarioContext): Promise<ScenarioResult> {
     failoverDowntimeP50EngineVsAnalog: round(ratio(f.engine.downtimeP50Ms, f.analog.downtimeP50Ms), 4),
   };
   const failoverSeed = SEED_FIGURES.engFailover.text;
+  // The time each engine adds per query has no target: the 0.1 ms bound was retired (docs/BENCH.md, "Retired
+  // targets"); the side-by-side table reports it beside RDS Proxy's.
   const checks: TargetCheck[] = [
     atMost({ id: 'engines-failover-writes-lost-analog', metric: 'acknowledged writes lost at a writer failover, RDS Proxy analog', seed: failoverSeed, baselineLabel: 'bound', oursLabel: `RDS Proxy analog (${f.analog.acknowledgedWrites} acknowledged)`, baseline: 0, ours: f.analog.acknowledgedWritesLost, unit: 'writes', limit: 0 }),
     atMost({ id: 'engines-failover-writes-lost-engine', metric: 'acknowledged writes lost at a writer failover, PgBouncer engine (NLB stand-in)', seed: failoverSeed, baselineLabel: 'bound', oursLabel: `PgBouncer engine (${f.engine.acknowledgedWrites} acknowledged)`, baseline: 0, ours: f.engine.acknowledgedWritesLost, unit: 'writes', limit: 0 }),
-    atMost({ id: 'engines-added-per-query-engine', metric: 'time the PgBouncer engine adds per query through the NLB stand-in (1 client, vs direct)', seed: SEED_FIGURES.coQuery.text, baselineLabel: 'direct query (writer, TLS)', oursLabel: `added by the engine (its query ${med('engine', 'queryMs')} ms)`, baseline: med('direct', 'queryMs'), ours: added('engine'), unit: 'ms', limit: ADDED_PER_QUERY_LIMIT_MS }),
   ];
   return {
     ...base,

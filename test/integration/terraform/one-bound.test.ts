@@ -1,8 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import * as model from '../../lib/model';
-import { PROXY_RULES } from '../../lib/model';
-import { renderAll } from '../../lib/terraform';
+import * as model from '../../../lib/model';
+import { PROXY_RULES } from '../../../lib/model';
+import { renderAll } from '../../../lib/terraform';
 
 /**
  * A bound lives in its rule row and in generated copies only: the borrow timeout's range is stated by the
@@ -10,7 +10,7 @@ import { renderAll } from '../../lib/terraform';
  * cdktn constructs; the hand-written JSDoc and variable descriptions name the rule instead of restating it,
  * for the borrow timeout and every other integer range of the tables.
  */
-const ROOT = path.join(__dirname, '..', '..');
+const ROOT = path.join(__dirname, '..', '..', '..');
 const row = PROXY_RULES.find((r) => r.id === 'borrow-timeout') as { min: number; max: number } | undefined;
 
 /** Lines about the borrow timeout that state `min..max`, `min to max` or `<= max`, by file. */
@@ -29,13 +29,13 @@ function handWritten(dir: string, ext: string): Map<string, string> {
 function renderWithBorrowTimeoutMax(max: number): Map<string, string> {
   let files: Map<string, string> | undefined;
   jest.isolateModules(() => {
-    jest.doMock('../../lib/model/rule-table', () => {
-      const actual = jest.requireActual<typeof import('../../lib/model/rule-table')>('../../lib/model/rule-table');
+    jest.doMock('../../../lib/model/rule-table', () => {
+      const actual = jest.requireActual<typeof import('../../../lib/model/rule-table')>('../../../lib/model/rule-table');
       return { ...actual, integerRange: (r: Parameters<typeof actual.integerRange>[0]) => actual.integerRange(r.id === 'borrow-timeout' ? { ...r, max } : r) };
     });
-    files = (jest.requireActual<typeof import('../../lib/terraform')>('../../lib/terraform')).renderAll();
+    files = (jest.requireActual<typeof import('../../../lib/terraform')>('../../../lib/terraform')).renderAll();
   });
-  jest.dontMock('../../lib/model/rule-table');
+  jest.dontMock('../../../lib/model/rule-table');
   return files!;
 }
 

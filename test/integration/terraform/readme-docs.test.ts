@@ -1,9 +1,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ROOT } from '../../lib/terraform';
-import { renderReadme } from '../../lib/terraform/readme';
-import { moduleRegions } from '../../lib/terraform/validations';
+import { ROOT } from '../../../lib/terraform';
+import { renderReadme } from '../../../lib/terraform/readme';
+import { moduleRegions } from '../../../lib/terraform/validations';
 
 /**
  * The module READMEs' tables are terraform-docs' (.terraform-docs.yml), run by bin/generate-terraform.ts on
@@ -70,7 +70,7 @@ describe('module README tables by terraform-docs', () => {
     process.env.TERRAFORM_DOCS = path.join(dir, 'missing', 'terraform-docs');
     try {
       jest.isolateModules(() => {
-        const { renderReadme: render } = jest.requireActual<typeof import('../../lib/terraform/readme')>('../../lib/terraform/readme');
+        const { renderReadme: render } = jest.requireActual<typeof import('../../../lib/terraform/readme')>('../../../lib/terraform/readme');
         expect(() => render(MODULE, dir, moduleRegions(MODULE))).toThrow(/does not run; install terraform-docs v0\.20\.0 with make terraform-docs/);
       });
     } finally {
