@@ -4,14 +4,11 @@
  * nothing running.
  */
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runRules } from '../../lib/model/rule-table';
 import { DEFAULT_POOL_SETTINGS, poolSizing } from '../../lib/model/sizing';
 import {
-  AddressInUseError,
-  addressPlan,
   parseArgs,
   pgBouncerPoolSizes,
   primaryConninfo,
@@ -23,7 +20,6 @@ import {
   renderPgpoolHba,
   renderPgBouncerIni,
   renderPgBouncerUserlist,
-  resolveSettings,
   settingsFrom,
   WorkDirLayout,
   SERVER_RESET_QUERY,
@@ -167,24 +163,6 @@ describe('refusals before anything starts', () => {
     await expect(up).rejects.toThrow(RehearsalConfigError);
     await expect(up).rejects.toThrow(/replicas 0 is out of range[\s\S]*pool size 40 .* exceeds the replicas' maxConnections 10 less the 10 connections reserved/);
     expect(existsSync(join(workDir, 'r'))).toBe(false);
-  });
-
-  test('GIVEN the read-only endpoint address is taken WHEN up THEN AddressInUseError names it and nothing starts', async () => {
-    // GIVEN
-    const plan = addressPlan(resolveSettings({ addressBlock }));
-    const squatter: Server = createServer();
-    await new Promise<void>((resolve) => squatter.listen({ host: plan.readOnly, port: 5432 }, resolve));
-    try {
-      // WHEN
-      const up = Rehearsal.up({ workDir: join(workDir, 'r'), addressBlock });
-
-      // THEN
-      await expect(up).rejects.toThrow(AddressInUseError);
-      await expect(up).rejects.toThrow(new RegExp(`read-only endpoint address ${plan.readOnly.replace(/\./g, '\\.')}:5432 is busy \\(EADDRINUSE\\)`));
-      expect(existsSync(new WorkDirLayout(join(workDir, 'r')).stateFile)).toBe(false);
-    } finally {
-      await new Promise<void>((resolve) => squatter.close(() => resolve()));
-    }
   });
 });
 

@@ -7,7 +7,7 @@
 import type { LoopbackBlock } from '../../lib/rehearsal';
 
 export const SUITE_BLOCKS = {
-  configSuite: { block: '127.0.30', user: 'test/rehearsal/config.test.ts', why: 'refusals before start: it squats an endpoint address, so nothing else may use the block' },
+  configSuite: { block: '127.0.30', user: 'test/rehearsal/config.test.ts, test/integration/rehearsal/address-in-use.test.ts', why: 'refusals before start: it squats an endpoint address, so nothing else may use the block' },
   endpointsSuite: { block: '127.0.31', user: 'test/integration/rehearsal/endpoints.test.ts', why: 'a live rehearsal whose replica it kills' },
   failoverSuite: { block: '127.0.32', user: 'test/integration/rehearsal/failover.test.ts', why: 'a live rehearsal whose writer it kills' },
   addReplicaSuite: { block: '127.0.33', user: 'test/integration/rehearsal/add-replica.test.ts', why: 'a live rehearsal that grows to a third replica (.5)' },
