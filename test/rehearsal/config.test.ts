@@ -3,8 +3,7 @@
  * the kit's pool settings, the rule table, and refusals (bad settings, busy address) that must leave
  * nothing running.
  */
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runRules } from '../../lib/model/rule-table';
 import { DEFAULT_POOL_SETTINGS, poolSizing } from '../../lib/model/sizing';
@@ -29,6 +28,7 @@ import {
   type PoolerProcessSpec,
 } from '../../lib/rehearsal';
 import { SUITE_BLOCKS } from '../support/loopback-blocks';
+import { scratchDirPerTest } from '../helpers/scratch-dir';
 
 const spec: PgBouncerEndpointSpec = {
   name: 'read-only',
@@ -148,21 +148,16 @@ describe('rehearsal rules', () => {
 
 describe('refusals before anything starts', () => {
   const addressBlock = SUITE_BLOCKS.configSuite.block;
-  let workDir: string;
-  beforeEach(() => {
-    workDir = mkdtempSync(join(tmpdir(), 'rehearsal-config-'));
-    chmodSync(workDir, 0o755);
-  });
-  afterEach(() => rmSync(workDir, { recursive: true, force: true }));
+  const workDir = scratchDirPerTest('rehearsal-config-');
 
   test('GIVEN zero replicas and an oversized pool WHEN up THEN RehearsalConfigError lists both and nothing is created', async () => {
     // WHEN
-    const up = Rehearsal.up({ workDir: join(workDir, 'r'), replicas: 0, maxConnections: 10, sizingMaxConnections: 50, addressBlock });
+    const up = Rehearsal.up({ workDir: join(workDir(), 'r'), replicas: 0, maxConnections: 10, sizingMaxConnections: 50, addressBlock });
 
     // THEN
     await expect(up).rejects.toThrow(RehearsalConfigError);
     await expect(up).rejects.toThrow(/replicas 0 is out of range[\s\S]*pool size 40 .* exceeds the replicas' maxConnections 10 less the 10 connections reserved/);
-    expect(existsSync(join(workDir, 'r'))).toBe(false);
+    expect(existsSync(join(workDir(), 'r'))).toBe(false);
   });
 });
 
