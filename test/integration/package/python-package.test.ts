@@ -85,7 +85,8 @@ describe('Python package', () => {
       env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify(CDK_CONTEXT), JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION: process.versions.node.split('.')[0] },
       timeout: 300_000,
     });
-    return { output, outdir, template: { Resources: CloudAssemblyIndex.read(outdir).stack(stack).resources } as CfnTemplate };
+    const synthesized = CloudAssemblyIndex.read(outdir).stack(stack);
+    return { output, outdir, template: { Resources: synthesized.resources, Outputs: synthesized.outputs } as CfnTemplate };
   }
 
   beforeAll(() => {
