@@ -10,7 +10,7 @@ import { POOLER_LISTENER_PORTS, POOLER_SESSION_LISTENER_PORTS } from '../model/p
  * only, so it works on any synthesized app of the kit.
  */
 
-type Template = { Resources?: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
+type Resources = StackTemplate['resources'];
 
 export interface StackSummary {
   readonly stackName: string;
@@ -31,7 +31,7 @@ export function summarizeAssembly(dir: string): StackSummary[] {
 export function summarizeTemplate(stack: StackTemplate): StackSummary {
   const stackName = stack.name;
   const region = regionOfEnvironment(stack.environment);
-  const resources = stack.resources as NonNullable<Template['Resources']>;
+  const resources: Resources = stack.resources;
   const resourceCounts: Record<string, number> = {};
   const instanceClasses: Record<string, number> = {};
   // Which VPC each subnet belongs to, to say where each endpoint sits.
@@ -83,7 +83,7 @@ export function summarizeTemplate(stack: StackTemplate): StackSummary {
 }
 
 /** What a template runs that is billed by the hour (cost-estimate.ts prices it). */
-export function inventoryOfTemplate(resources: NonNullable<Template['Resources']>, region: string | undefined, endpointServices: ReadonlySet<string>): DeploymentInventory {
+export function inventoryOfTemplate(resources: Resources, region: string | undefined, endpointServices: ReadonlySet<string>): DeploymentInventory {
   const all = Object.values(resources);
   const ofType = (type: string): Array<{ Type: string; Properties?: Record<string, unknown> }> => all.filter((r) => r.Type === type);
   const cluster = ofType('AWS::RDS::DBCluster')[0];

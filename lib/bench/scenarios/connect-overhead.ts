@@ -80,8 +80,9 @@ interface PooledLoopFigures extends LoopFigures {
  * price of session isolation between clients, beside the path without it.
  */
 async function pooledLoops(r: Rehearsal, n: number, reset: boolean, postmaster: number | undefined): Promise<PooledLoopFigures> {
-  const configured = (await r.poolerConsole('readOnly', 'SHOW CONFIG')).flat().find((row) => row.key === 'server_reset_query_always')?.value ?? '1';
-  if (!reset) await r.poolerConsole('readOnly', 'SET server_reset_query_always = 0');
+  // Off: the configured value (the processes share one ini) is put back afterwards.
+  const configured = reset ? undefined : ((await r.poolerConsole('readOnly', 'SHOW CONFIG')).flat().find((row) => row.key === 'server_reset_query_always')?.value ?? '1');
+  if (configured !== undefined) await r.poolerConsole('readOnly', 'SET server_reset_query_always = 0');
   try {
     const before = await readOnlyStats(r);
     const figures = await loops(r.endpoints.readOnly, n, { postmaster });
@@ -89,7 +90,7 @@ async function pooledLoops(r: Rehearsal, n: number, reset: boolean, postmaster: 
     const xacts = after.xacts - before.xacts;
     return { ...figures, waitMsPerTransaction: round(xacts > 0 ? (after.waitUs - before.waitUs) / xacts / 1000 : Number.NaN, 4) };
   } finally {
-    if (!reset) await r.poolerConsole('readOnly', `SET server_reset_query_always = ${configured}`);
+    if (configured !== undefined) await r.poolerConsole('readOnly', `SET server_reset_query_always = ${configured}`);
   }
 }
 
