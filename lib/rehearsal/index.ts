@@ -15,7 +15,7 @@ export { HealthChecker } from './health-checker';
 export { DEFAULT_RESTART_POLICY, launchHealthSupervisor, readSupervisorReport, restartDelay, type RestartPolicy, type SupervisorReport } from './health-supervisor';
 export { assessHealthChecker, healthStaleAfterMs, type HealthEvidence } from './health-status';
 export { renderHaproxyConfig, renderPgpoolConfig, renderPgpoolHba } from './peers';
-export * from './pgbouncer-config';
+export { endpointListener, pgBouncerPoolSizes, standInFiles, standInProcess, type PgBouncerEndpointSpec, type PgBouncerPoolSizes, type StandInValues } from './pgbouncer';
 export * from './scram';
 export type { HealthReport, NodeState, RehearsalState } from './state';
 export type { Secrets } from './secrets';

@@ -4,7 +4,7 @@
  */
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { WorkDirLayout, type NodePaths } from './layout';
-import type { PgBouncerEndpointSpec } from './pgbouncer-config';
+import type { PgBouncerEndpointSpec } from './pgbouncer';
 import type { TrackedProcess } from './processes';
 import type { AddressPlan, ResolvedSettings } from './settings';
 import type { TlsFiles } from './tls';
