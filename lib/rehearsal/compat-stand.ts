@@ -14,17 +14,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fleetProcessName } from '../model/pgbouncer-fleet-files';
 import { PoolMode } from '../model/pgbouncer-ini';
+import { EndpointRole } from '../model/vocabulary';
 import { findPgBouncer, findPostgres15BinDir } from './binaries';
 import { WorkDirLayout } from './layout';
 import { serverOsUser } from './os-user';
-import { EndpointRole } from '../model/vocabulary';
-import { installPgBouncer, launchPooler, standInFiles, standInProcess, stopPooler, waitPoolerReady, writeStandInFiles, writeStandInSecrets, type PgBouncerEndpointSpec } from './pgbouncer';
+import { installPgBouncer, launchPooler, standInFiles, standInProcess, stopPooler, waitPoolerReady, writeStandInFiles, writeStandInSecrets } from './pgbouncer';
 import { adminTarget, bootstrapWriter, initWriter, launchNode, nodeState, waitReady, type PostgresContext } from './postgres';
 import { stopProcess, type TrackedProcess } from './processes';
 import { newSecrets } from './secrets';
 import { resolveSettings } from './settings';
 import { query, type Target } from './sql';
 import { pgBouncerEndpointSpec, prepareWorkDir } from './start';
+import type { PgBouncerEndpointSpec } from './state';
 import { generateTls } from './tls';
 
 /** The three ways the probes reach the database. */

@@ -11,11 +11,11 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
-import { poolSizing, RDS_PROXY_DEFAULT_IDLE_CLIENT_TIMEOUT_SECONDS, type PoolSettings } from '../model';
+import { poolSizing, RDS_PROXY_DEFAULT_IDLE_CLIENT_TIMEOUT_SECONDS } from '../model';
 import { substitutePlaceholders } from '../model/pgbouncer-bootstrap';
 import { FLEET_PATHS, fleetListenerOf, fleetListenerRole, fleetPath, type FleetListener } from '../model/pgbouncer-fleet';
 import { fleetPeersFile, fleetProcessName, renderFleetCommonIni, renderFleetPeersIni, renderFleetProcessIni, renderFleetRouteIni, type FleetHostPlacement, type FleetProcess } from '../model/pgbouncer-fleet-files';
-import { iniValue, PGBOUNCER_MAX_PEER_ID, PoolMode, renderPgBouncerUserlist, shareOf } from '../model/pgbouncer-ini';
+import { iniValue, PGBOUNCER_MAX_PEER_ID, renderPgBouncerUserlist, shareOf } from '../model/pgbouncer-ini';
 import { EndpointRole } from '../model/vocabulary';
 import type { PgBouncerPaths, WorkDirLayout } from './layout';
 import { namespaceOfAddress } from './network/plan';
@@ -23,33 +23,8 @@ import { chownTo, type OsUser } from './os-user';
 import { isAlive, isOurs, logTail, spawnDaemon, stopProcess, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
 import { GiveUp, waitFor } from './sql';
+import type { PgBouncerEndpointSpec } from './state';
 import type { TlsFiles } from './tls';
-
-/** An endpoint of the stand-in, sized from the settings that size the AWS proxy. */
-export interface PgBouncerEndpointSpec {
-  /** Endpoint name, e.g. read-write or read-only (used in log lines). */
-  readonly name: string;
-  /** The read-only endpoint pools as the server role without write privileges, as the fleet's read-only listener. */
-  readonly role: EndpointRole;
-  readonly listenAddress: string;
-  /** More addresses the endpoint listens on, same port (a custom proxy endpoint's ENI in a consumer VPC). */
-  readonly extraListenAddresses?: ReadonlyArray<string>;
-  readonly listenPort: number;
-  /** Database name clients ask for; PgBouncer forwards it to the same name on the servers. */
-  readonly database: string;
-  readonly serverPort: number;
-  /** max_connections each target's budget is sized against (RDS Proxy applies it per target). */
-  readonly maxConnections: number;
-  readonly pool: PoolSettings;
-  /** Client connections each process accepts (RDS Proxy's client side is effectively unbounded). */
-  readonly maxClientConnections: number;
-  /** PgBouncer processes per target server, sharing the endpoint's listener (so_reuseport). */
-  readonly processesPerTarget: number;
-  /** User allowed on PgBouncer's admin console (SHOW POOLS, RELOAD). */
-  readonly adminUser: string;
-  /** @default PoolMode.TRANSACTION */
-  readonly poolMode?: PoolMode;
-}
 
 export interface PgBouncerPoolSizes {
   /** Server connections: poolSizing(...).maxServerConnections. */

@@ -13,10 +13,10 @@ import type { PgBouncerPaths, WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { fleetProcessName } from '../model/pgbouncer-fleet-files';
 import { PGBOUNCER_MAX_PEER_ID } from '../model/pgbouncer-ini';
-import { endpointListener, launchPooler, reloadPooler, restartPooler, standInFiles, standInProcess, stopPooler, waitPoolerReady, writeStandInFiles, type PgBouncerEndpointSpec, type PoolerLaunch } from './pgbouncer';
+import { endpointListener, launchPooler, reloadPooler, restartPooler, standInFiles, standInProcess, stopPooler, waitPoolerReady, writeStandInFiles, type PoolerLaunch } from './pgbouncer';
 import { isOurs, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
-import { writeAtomic, type RehearsalState } from './state';
+import { writeAtomic, type PgBouncerEndpointSpec, type RehearsalState } from './state';
 
 export type PoolerEndpoint = 'readWrite' | 'readOnly';
 

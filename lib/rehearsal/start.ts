@@ -4,6 +4,7 @@
  * as it is spawned so a failed start can stop everything it started.
  */
 import { chownSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { EndpointRole } from '../model/vocabulary';
 import { REHEARSAL_MAX_REPLICAS } from './rules';
 import { applyConsumerRoles } from './consumer-roles';
 import type { Binaries } from './binaries';
@@ -13,8 +14,7 @@ import { launchHealthSupervisor, readSupervisorReport } from './health-superviso
 import type { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { launchHaproxy, launchPgpool, pgpoolSocketFile } from './peers';
-import { EndpointRole } from '../model/vocabulary';
-import { installPgBouncer, writeStandInSecrets, type PgBouncerEndpointSpec } from './pgbouncer';
+import { installPgBouncer, writeStandInSecrets } from './pgbouncer';
 import { poolerContext, Poolers } from './poolers';
 import { adminTarget, bootstrapWriter, cloneReplica, initWriter, launchNode, nodeState, setSynchronous, waitReady, waitStreaming } from './postgres';
 import { certificateNames, withConsumerEndpoint } from './network/rehearsal-network';
@@ -24,7 +24,7 @@ import type { RunningRehearsal } from './running';
 import type { Secrets } from './secrets';
 import { addressPlan, type AddressPlan, type ResolvedSettings } from './settings';
 import { GiveUp, query, waitFor } from './sql';
-import type { NodeState, RehearsalState } from './state';
+import type { NodeState, PgBouncerEndpointSpec, RehearsalState } from './state';
 import { generateTls } from './tls';
 import type { Endpoint } from './types';
 
