@@ -86,6 +86,23 @@ export function fleetProcessName(p: Pick<FleetProcess, 'listener' | 'peerId'>): 
   return `${FLEET_LISTENER_SHORT[p.listener]}-${p.peerId}`;
 }
 
+/**
+ * A host that is not one of the fleet's: the rehearsal's RDS Proxy stand-in runs the fleet's processes on one
+ * host with no load balancer in front (RDS Proxy has none), so each listener takes its clients on its endpoint's
+ * own addresses and port, and the console admits the rehearsal's admin. Absent: a deployed host (FLEET_PORTS on
+ * every address, FLEET_ADMIN_USER).
+ */
+export interface FleetHostPlacement {
+  /** Each listener's addresses and port. */
+  readonly listen: Partial<Record<FleetListener, { readonly addresses: ReadonlyArray<string>; readonly port: number }>>;
+  readonly adminUser: string;
+}
+
+/** The port a listener's processes take: the placement's, or the fleet's. */
+export function fleetListenerPort(listener: FleetListener, placement?: FleetHostPlacement): number {
+  return placement?.listen[listener]?.port ?? FLEET_PORTS[listener];
+}
+
 interface CommonIniValues {
   readonly maxClientConnections: number | string;
   readonly borrowTimeoutSeconds: number | string;
@@ -93,7 +110,7 @@ interface CommonIniValues {
   readonly clientIdleTimeoutSeconds: number | string;
 }
 
-function commonIni(v: CommonIniValues, root: string): string {
+function commonIni(v: CommonIniValues, root: string, adminUser: string = FLEET_ADMIN_USER): string {
   const keepalive = fleetKeepalive(NLB_DEFAULT_TCP_IDLE_TIMEOUT_SECONDS);
   const settings: IniSetting[] = [
     ['listen_addr', '0.0.0.0'],
@@ -102,7 +119,7 @@ function commonIni(v: CommonIniValues, root: string): string {
       maxClientConnections: v.maxClientConnections,
       connectionBorrowTimeoutSeconds: v.borrowTimeoutSeconds,
       authFile: fleetPath(root, FLEET_PATHS.authFile),
-      adminUser: FLEET_ADMIN_USER,
+      adminUser,
       clientTls: { certFile: fleetPath(root, FLEET_PATHS.tlsCertFile), keyFile: fleetPath(root, FLEET_PATHS.tlsKeyFile), caFile: fleetPath(root, FLEET_PATHS.tlsCaFile) },
       serverCaFile: fleetPath(root, FLEET_PATHS.rdsCaBundle),
     }),
@@ -123,7 +140,7 @@ function commonIni(v: CommonIniValues, root: string): string {
 }
 
 /** The [pgbouncer] settings every process of the fleet shares. */
-export function renderFleetCommonIni(spec: PoolerFleetSpec, root: string = ''): string {
+export function renderFleetCommonIni(spec: PoolerFleetSpec, root: string = '', placement?: FleetHostPlacement): string {
   return commonIni(
     {
       maxClientConnections: spec.maxClientConnections ?? DEFAULT_FLEET_MAX_CLIENT_CONNECTIONS,
@@ -132,6 +149,7 @@ export function renderFleetCommonIni(spec: PoolerFleetSpec, root: string = ''): 
       clientIdleTimeoutSeconds: spec.tcpIdleTimeoutSeconds,
     },
     root,
+    placement?.adminUser,
   );
 }
 
@@ -142,9 +160,14 @@ export function renderFleetCommonTemplate(root: string = ''): string {
   return commonIni(COMMON_TEMPLATE_TOKENS, root);
 }
 
+/** A listener's [peers] file, FLEET_PATHS-relative: every process of the listener includes it. */
+export function fleetPeersFile(listener: FleetListener): string {
+  return `${FLEET_PATHS.dir}/${FLEET_LISTENER_SHORT[listener]}-peers.ini`;
+}
+
 /** A listener's [peers]: every process of the listener on the host, by its Unix socket (same port). */
-export function renderFleetPeersIni(listener: FleetListener, processes: ReadonlyArray<FleetProcess>, root: string = ''): string {
-  const port = FLEET_PORTS[listener];
+export function renderFleetPeersIni(listener: FleetListener, processes: ReadonlyArray<FleetProcess>, root: string = '', placement?: FleetHostPlacement): string {
+  const port = fleetListenerPort(listener, placement);
   const mine = processes.filter((p) => p.listener === listener);
   return ['[peers]', ...mine.map((p) => `${p.peerId} = ${iniValue('[peers]', `host=${connValue(fleetPath(root, `${FLEET_PATHS.runDir}/${fleetProcessName(p)}`))} port=${port}`)}`), ''].join('\n');
 }
@@ -176,12 +199,15 @@ function routeIni(v: ProcessIniValues): string {
   return [routeHeader({ name: v.name, target: v.target, home: v.serverHost }), '[databases]', poolEntry(v), ''].join('\n');
 }
 
-function processIni(v: ProcessIniValues, root: string): string {
+function processIni(v: ProcessIniValues, root: string, placement?: FleetHostPlacement): string {
   const run = fleetPath(root, `${FLEET_PATHS.runDir}/${v.name}`);
   const readOnly = fleetListenerRole(v.listener) === EndpointRole.READ_ONLY;
   const mode = fleetListenerPoolMode(v.listener);
+  const addresses = placement?.listen[v.listener]?.addresses;
   const own: IniSetting[] = [
-    ['listen_port', FLEET_PORTS[v.listener]],
+    // Over common.ini's 0.0.0.0: a host with no load balancer in front listens where its endpoint is.
+    ...(addresses === undefined ? [] : ([['listen_addr', addresses.join(',')]] as IniSetting[])),
+    ['listen_port', fleetListenerPort(v.listener, placement)],
     ['peer_id', v.peerId],
     ['unix_socket_dir', run],
     ['pidfile', `${run}/pgbouncer.pid`],
@@ -202,7 +228,7 @@ function processIni(v: ProcessIniValues, root: string): string {
     `; ${v.name} (${v.target}): lib/model/pgbouncer-fleet.ts`,
     // A read-only process's pool is in its route file, which the host agent may re-point.
     ...(readOnly ? [`%include ${fleetPath(root, `${FLEET_PATHS.routesDir}/${v.name}.ini`)}`] : ['[databases]', poolEntry(v)]),
-    `%include ${fleetPath(root, `${FLEET_PATHS.dir}/${FLEET_LISTENER_SHORT[v.listener]}-peers.ini`)}`,
+    `%include ${fleetPath(root, fleetPeersFile(v.listener))}`,
     '[pgbouncer]',
     // First: PgBouncer 1.24 takes the included file's [pgbouncer] header as the section starting over,
     // dropping what came before it in the section (checked: a unix_socket_dir set above was lost).
@@ -216,8 +242,8 @@ function processIni(v: ProcessIniValues, root: string): string {
  * One process's own file: its database, its listener's peers and the shared settings (both
  * included, so each file stays a few lines), then its port, id and pool.
  */
-export function renderFleetProcessIni(proc: FleetProcess, root: string = ''): string {
-  return processIni({ listener: proc.listener, name: fleetProcessName(proc), target: proc.target, serverHost: proc.serverHost, peerId: proc.peerId, poolSize: proc.poolSize, minPoolSize: proc.minPoolSize }, root);
+export function renderFleetProcessIni(proc: FleetProcess, root: string = '', placement?: FleetHostPlacement): string {
+  return processIni({ listener: proc.listener, name: fleetProcessName(proc), target: proc.target, serverHost: proc.serverHost, peerId: proc.peerId, poolSize: proc.poolSize, minPoolSize: proc.minPoolSize }, root, placement);
 }
 
 /**
@@ -251,7 +277,7 @@ export function renderFleetFiles(spec: PoolerFleetSpec, root: string = ''): Map<
   const processes = planFleetProcesses(spec);
   const files = new Map<string, string>([
     [FLEET_PATHS.commonIni, renderFleetCommonIni(spec, root)],
-    ...fleetListeners(spec).map((l): [string, string] => [`${FLEET_PATHS.dir}/${FLEET_LISTENER_SHORT[l]}-peers.ini`, renderFleetPeersIni(l, processes, root)]),
+    ...fleetListeners(spec).map((l): [string, string] => [fleetPeersFile(l), renderFleetPeersIni(l, processes, root)]),
   ]);
   for (const p of processes) {
     files.set(`${FLEET_PATHS.dir}/${fleetProcessName(p)}.ini`, renderFleetProcessIni(p, root));

@@ -1,6 +1,6 @@
 /**
- * What every PgBouncer the kit runs has in common, the rehearsal's pooler processes
- * (lib/rehearsal/pgbouncer-config.ts) and the PgBouncer engine's fleet on AWS (pgbouncer-fleet.ts):
+ * What every PgBouncer the kit runs has in common, the PgBouncer engine's fleet on AWS (pgbouncer-fleet.ts)
+ * and the rehearsal's RDS Proxy stand-in (one host of the same fleet model, lib/rehearsal/pgbouncer.ts):
  * transaction pooling, the reset that keeps one client's session state from the next, prepared
  * statements, the startup parameters carried or refused (never dropped), TLS on both sides, the budget split over processes, and the ini/auth_file syntax.
  * Pure (settings in, text out), so both are unit-tested without a PgBouncer.

@@ -3,27 +3,29 @@
  * front of it, one in transaction pooling (the kit's endpoints) and one in session pooling, on
  * 127.0.0.1 with ports of their own. Built from the rehearsal's pieces: its initdb and server settings,
  * its roles, its TLS (clients verify-full against its CA, PgBouncer verify-full towards the server),
- * and its read/write endpoint's ini (pgBouncerEndpointSpec + renderPgBouncerIni), so the probes measure
- * the ini the rehearsal and the kit's hosts run. Session pooling is that ini with the model's session
- * settings (poolModeSettings: pool_mode and its reset), as the PgBouncer engine's session listeners run.
+ * and its read/write endpoint's files (pgBouncerEndpointSpec + standInFiles: the fleet model's), so the probes
+ * measure the ini the rehearsal and the kit's hosts run. Session pooling is the fleet's read/write session
+ * listener (pool_mode and its reset), as the PgBouncer engine's session listeners run.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fleetProcessName } from '../model/pgbouncer-fleet-files';
 import { PoolMode } from '../model/pgbouncer-ini';
+import { EndpointRole } from '../model/vocabulary';
 import { findPgBouncer, findPostgres15BinDir } from './binaries';
 import { WorkDirLayout } from './layout';
 import { serverOsUser } from './os-user';
-import { installPgBouncer, stopPooler, waitPoolerReady, writePgBouncerAuthFile, writePoolerConfig } from './pgbouncer';
-import type { PgBouncerEndpointSpec } from './pgbouncer-config';
+import { installPgBouncer, launchPooler, standInFiles, standInProcess, stopPooler, waitPoolerReady, writeStandInFiles, writeStandInSecrets } from './pgbouncer';
 import { adminTarget, bootstrapWriter, initWriter, launchNode, nodeState, waitReady, type PostgresContext } from './postgres';
-import { spawnDaemon, stopProcess, type TrackedProcess } from './processes';
+import { stopProcess, type TrackedProcess } from './processes';
 import { newSecrets } from './secrets';
 import { resolveSettings } from './settings';
 import { query, type Target } from './sql';
 import { pgBouncerEndpointSpec, prepareWorkDir } from './start';
+import type { PgBouncerEndpointSpec } from './state';
 import { generateTls } from './tls';
 
 /** The three ways the probes reach the database. */
@@ -106,19 +108,17 @@ export async function startCompatStand(timeoutMs = 30000): Promise<CompatStand> 
     const admin = adminTarget(ctx, node, secrets.database);
     // What the probes share: a sequence (currval) and a table COPY writes into, owned by the application.
     await query(admin, `CREATE SEQUENCE compat_seq; CREATE TABLE compat_copy (target text NOT NULL, n int NOT NULL); ALTER SEQUENCE compat_seq OWNER TO ${secrets.appUser}; ALTER TABLE compat_copy OWNER TO ${secrets.appUser}`);
-    writePgBouncerAuthFile(layout.pgbouncerAuthFile, secrets, user);
+    writeStandInSecrets(layout.pgbouncerDir, secrets, tls, user);
     const program = installPgBouncer(findPgBouncer(), layout);
     const app = (port: number): Target => ({ host: HOST, port, user: secrets.appUser, password: secrets.appPassword, database: secrets.database, caFile: tls.caFile });
     const poolers: Partial<Record<CompatTarget, Target>> = {};
     for (const mode of [PoolMode.TRANSACTION, PoolMode.SESSION]) {
-      const spec: PgBouncerEndpointSpec = { ...pgBouncerEndpointSpec(settings, layout, secrets, tls, `compat-${mode}`, HOST), listenPort: await freePort(), poolMode: mode };
-      const name = `pgbouncer-compat-${mode}`;
-      const paths = layout.pgbouncer(name);
-      const proc = { peerId: 1, host: HOST, slot: 0, pidFile: paths.pidFile, unixSocketDir: paths.socketDir };
-      const peers = [{ peerId: 1, unixSocketDir: paths.socketDir }];
-      // The rehearsal's own writer of the ini (its socket directory, owner and mode), with the pool mode's settings.
-      writePoolerConfig({ spec, proc, peers, paths, user });
-      const pooler = spawnDaemon({ name, kind: 'pgbouncer', program, args: [paths.configFile], logFile: paths.logFile, cwd: workDir, user });
+      const spec: PgBouncerEndpointSpec = { ...pgBouncerEndpointSpec(settings, secrets, `compat-${mode}`, EndpointRole.READ_WRITE, HOST), listenPort: await freePort(), poolMode: mode };
+      const proc = standInProcess(spec, 1, HOST, 0);
+      const paths = layout.pgbouncer(fleetProcessName(proc));
+      // The rehearsal's own files (owner and mode): the fleet's read/write listener of the pool mode.
+      writeStandInFiles(layout.pgbouncerDir, standInFiles(spec, [proc], layout.pgbouncerDir, { serverUser: secrets.readOnlyServerUser, writer: HOST }), user);
+      const pooler = launchPooler({ spec, paths, name: `pgbouncer-compat-${mode}`, program, cwd: workDir, user });
       procs.push(pooler);
       runningGroups.add(pooler.pid);
       await waitPoolerReady(pooler, paths.socketDir, spec.listenPort, secrets, timeoutMs);

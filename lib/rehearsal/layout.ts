@@ -4,12 +4,13 @@
  *
  *   <workDir>/state.json, secrets.json, health.json, health-supervisor.json
  *   <workDir>/nodes/<node>/{data,socket}          one PostgreSQL instance each
- *   <workDir>/pgbouncer/<process>.{ini,pid,sock}, userlist.txt, poolers.json   pgbouncer-rw-1, pgbouncer-ro-3, ...
+ *   <workDir>/pgbouncer/ (a fleet host's FLEET_PATHS below it), poolers.json   processes rw-1, ro-3, ...
  *   <workDir>/peers/haproxy/, peers/pgpool/
  *   <workDir>/tls/{ca.crt,server.crt,server.key}
  *   <workDir>/logs/<process>.log                 kept by `down`
  */
 import { join } from 'node:path';
+import { FLEET_PATHS, fleetPath } from '../model/pgbouncer-fleet';
 
 export interface NodePaths {
   readonly dir: string;
@@ -78,8 +79,6 @@ export class WorkDirLayout {
   readonly healthSupervisorFile: string;
   readonly nodesDir: string;
   readonly pgbouncerDir: string;
-  /** PgBouncer's auth file, shared by both endpoints. */
-  readonly pgbouncerAuthFile: string;
   /** Which PgBouncer processes run, by pid (poolers.ts); the health checker updates it. */
   readonly poolersFile: string;
   readonly peersDir: string;
@@ -101,7 +100,6 @@ export class WorkDirLayout {
     this.healthSupervisorFile = join(workDir, 'health-supervisor.json');
     this.nodesDir = join(workDir, 'nodes');
     this.pgbouncerDir = join(workDir, 'pgbouncer');
-    this.pgbouncerAuthFile = join(this.pgbouncerDir, 'userlist.txt');
     this.poolersFile = join(this.pgbouncerDir, 'poolers.json');
     this.peersDir = join(workDir, 'peers');
     this.logsDir = join(workDir, 'logs');
@@ -140,12 +138,14 @@ export class WorkDirLayout {
     return { dir, dataDir: join(dir, 'data'), socketDir: join(dir, 'socket'), passwordFile: join(dir, 'pwfile'), logFile: this.log(name) };
   }
 
-  pgbouncer(processName: string): PgBouncerPaths {
+  /** A PgBouncer process by its fleet name (fleetProcessName: rw-1): where the fleet's files put it below pgbouncerDir. */
+  pgbouncer(fleetName: string): PgBouncerPaths {
+    const run = fleetPath(this.pgbouncerDir, `${FLEET_PATHS.runDir}/${fleetName}`);
     return {
-      configFile: join(this.pgbouncerDir, `${processName}.ini`),
-      pidFile: join(this.pgbouncerDir, `${processName}.pid`),
-      socketDir: join(this.pgbouncerDir, `${processName}.sock`),
-      logFile: this.log(processName),
+      configFile: fleetPath(this.pgbouncerDir, `${FLEET_PATHS.dir}/${fleetName}.ini`),
+      pidFile: join(run, 'pgbouncer.pid'),
+      socketDir: run,
+      logFile: this.log(`pgbouncer-${fleetName}`),
     };
   }
 

@@ -1,28 +1,91 @@
 /**
- * PgBouncer processes, one at a time: their files, launch, stop, restart, and the admin console.
- * The endpoint's processes share one TCP address:port (so_reuseport), so a TCP connection reaches
- * whichever the kernel picks; each process is addressed through its own Unix socket instead
- * (plain, local, the server user's 0700 directory) for RELOAD and SHOW POOLS.
- * poolers.ts groups them into endpoints.
+ * The RDS Proxy stand-in's PgBouncer processes, one at a time: their files, launch, stop, restart, and the
+ * admin console. Their files are the PgBouncer engine's (lib/model/pgbouncer-fleet-files.ts): the stand-in is
+ * one host of the fleet model below the work dir, with no load balancer in front (each listener on its
+ * endpoint's own addresses and port), RDS Proxy's own sizing (each target's whole poolSizing() budget split
+ * over its processes) and the values a deployed host's Fn::Sub fills in set to the rehearsal's. The endpoint's
+ * processes share one TCP address:port (so_reuseport), so each is addressed through its own Unix socket
+ * (plain, local, the server user's 0700 directory) for RELOAD and SHOW POOLS. poolers.ts groups them into
+ * endpoints.
  */
-import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Client } from 'pg';
+import { poolSizing, RDS_PROXY_DEFAULT_IDLE_CLIENT_TIMEOUT_SECONDS } from '../model';
+import { substitutePlaceholders } from '../model/pgbouncer-bootstrap';
+import { FLEET_PATHS, fleetListenerOf, fleetListenerRole, fleetPath, type FleetListener } from '../model/pgbouncer-fleet';
+import { fleetPeersFile, fleetProcessName, renderFleetCommonIni, renderFleetPeersIni, renderFleetProcessIni, renderFleetRouteIni, type FleetHostPlacement, type FleetProcess } from '../model/pgbouncer-fleet-files';
+import { iniValue, PGBOUNCER_MAX_PEER_ID, renderPgBouncerUserlist, shareOf } from '../model/pgbouncer-ini';
+import { EndpointRole } from '../model/vocabulary';
 import type { PgBouncerPaths, WorkDirLayout } from './layout';
 import { namespaceOfAddress } from './network/plan';
 import { chownTo, type OsUser } from './os-user';
-import { renderPgBouncerIni, renderPgBouncerUserlist, type PgBouncerEndpointSpec, type PoolerPeer, type PoolerProcessSpec } from './pgbouncer-config';
 import { isAlive, isOurs, logTail, spawnDaemon, stopProcess, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
 import { GiveUp, waitFor } from './sql';
+import type { PgBouncerEndpointSpec } from './state';
+import type { TlsFiles } from './tls';
 
-export function userlistFor(secrets: Secrets): string {
-  return renderPgBouncerUserlist([
-    // The SCRAM verifier spares PgBouncer the PBKDF2 rounds of a plain-text password at every login.
-    { name: secrets.appUser, password: secrets.appPasswordVerifier ?? secrets.appPassword },
-    { name: secrets.adminUser, password: secrets.adminPassword },
-    ...(secrets.consumerLogins ?? []).map((login) => ({ name: login.name, password: login.verifier })),
+export interface PgBouncerPoolSizes {
+  /** Server connections: poolSizing(...).maxServerConnections. */
+  readonly poolSize: number;
+  /** Server connections kept open while idle: poolSizing(...).maxIdleServerConnections. */
+  readonly minPoolSize: number;
+}
+
+/** One target's budget (the writer's, or each replica's): poolSizing() of its max_connections. */
+export function pgBouncerPoolSizes(spec: Pick<PgBouncerEndpointSpec, 'maxConnections' | 'pool'>): PgBouncerPoolSizes {
+  const sizing = poolSizing(spec.maxConnections, spec.pool);
+  return { poolSize: sizing.maxServerConnections, minPoolSize: Math.min(sizing.maxIdleServerConnections, sizing.maxServerConnections) };
+}
+
+/** The fleet model's listener an endpoint's processes are. */
+export function endpointListener(spec: Pick<PgBouncerEndpointSpec, 'role' | 'poolMode'>): FleetListener {
+  return fleetListenerOf(spec.role, spec.poolMode);
+}
+
+/**
+ * A process of an endpoint as the fleet model's process, pooling for `host` with slot `slot`'s share of the
+ * target's budget (shareOf: the shares add up to RDS Proxy's whole budget, where the fleet's even split over
+ * every host rounds down).
+ */
+export function standInProcess(spec: PgBouncerEndpointSpec, peerId: number, host: string, slot: number): FleetProcess {
+  const budget = pgBouncerPoolSizes(spec);
+  const poolSize = shareOf(budget.poolSize, spec.processesPerTarget, slot);
+  // PgBouncer reads a pool_size of 0 as "unlimited": a process must have at least one connection.
+  if (poolSize < 1) throw new Error(`pgbouncer endpoint ${spec.name}: slot ${slot} of ${spec.processesPerTarget} processes gets no server connection of a budget of ${budget.poolSize}`);
+  if (!Number.isInteger(peerId) || peerId < 1 || peerId > PGBOUNCER_MAX_PEER_ID) throw new Error(`pgbouncer endpoint ${spec.name}: peer_id ${peerId} is outside 1..${PGBOUNCER_MAX_PEER_ID}`);
+  return { listener: endpointListener(spec), peerId, target: host, serverHost: host, poolSize, minPoolSize: shareOf(budget.minPoolSize, spec.processesPerTarget, slot) };
+}
+
+/** The deploy-time values of the fleet's files, as the rehearsal has them. */
+export interface StandInValues {
+  /** The read-only listener's server role (Secrets.readOnlyServerUser). */
+  readonly serverUser: string;
+  /** The writer's address: the route files' header names it. */
+  readonly writer: string;
+}
+
+/**
+ * Every file of an endpoint's processes (all of its listener's), by FLEET_PATHS-relative path: the fleet
+ * model's, placed on the endpoint's addresses and port and substituted as a deployed host's are.
+ */
+export function standInFiles(spec: PgBouncerEndpointSpec, processes: ReadonlyArray<FleetProcess>, root: string, values: StandInValues): Map<string, string> {
+  const listener = endpointListener(spec);
+  const placement: FleetHostPlacement = { listen: { [listener]: { addresses: [spec.listenAddress, ...(spec.extraListenAddresses ?? [])], port: spec.listenPort } }, adminUser: spec.adminUser };
+  const fleet = { hosts: 1, vcpusPerHost: spec.processesPerTarget, readers: 1, maxConnections: spec.maxConnections, pool: spec.pool, maxClientConnections: spec.maxClientConnections, tcpIdleTimeoutSeconds: RDS_PROXY_DEFAULT_IDLE_CLIENT_TIMEOUT_SECONDS };
+  // Checked as the renderers check theirs: a line break would start a section of its own.
+  const deployTime = Object.fromEntries(Object.entries({ ServerPort: String(spec.serverPort), DatabaseName: spec.database, ServerUser: values.serverUser, ClusterEndpoint: values.writer, WriterInstanceEndpoint: values.writer }).map(([k, v]) => [k, iniValue(k, v)]));
+  const sub = (text: string): string => substitutePlaceholders(text, deployTime);
+  const files = new Map<string, string>([
+    [FLEET_PATHS.commonIni, renderFleetCommonIni(fleet, root, placement)],
+    [fleetPeersFile(listener), renderFleetPeersIni(listener, processes, root, placement)],
   ]);
+  for (const p of processes) {
+    files.set(`${FLEET_PATHS.dir}/${fleetProcessName(p)}.ini`, sub(renderFleetProcessIni(p, root, placement)));
+    if (fleetListenerRole(listener) === EndpointRole.READ_ONLY) files.set(`${FLEET_PATHS.routesDir}/${fleetProcessName(p)}.ini`, sub(renderFleetRouteIni(p)));
+  }
+  return files;
 }
 
 function writeOwned(file: string, text: string, user: OsUser | undefined): void {
@@ -31,35 +94,60 @@ function writeOwned(file: string, text: string, user: OsUser | undefined): void 
   chownTo(user, file);
 }
 
-/** The auth file every process of both endpoints reads. */
-export function writePgBouncerAuthFile(path: string, secrets: Secrets, user: OsUser | undefined): void {
-  writeOwned(path, userlistFor(secrets), user);
+/** `dir` and the parents it lacks, each the server user's and private to it (as systemd's RuntimeDirectory). */
+function makeOwnedDir(dir: string, user: OsUser | undefined): void {
+  if (existsSync(dir)) return;
+  makeOwnedDir(dirname(dir), user);
+  mkdirSync(dir, { mode: 0o700 });
+  chownTo(user, dir);
 }
 
-/** Everything one process needs to run: its endpoint, its own place in it, its peers, its files. */
+/** Writes files by their FLEET_PATHS-relative path below `root`, readable only by the server user. */
+export function writeStandInFiles(root: string, files: ReadonlyMap<string, string>, user: OsUser | undefined): void {
+  for (const [relative, text] of files) {
+    makeOwnedDir(dirname(fleetPath(root, relative)), user);
+    writeOwned(fleetPath(root, relative), text, user);
+  }
+}
+
+/**
+ * What every process below `root` reads besides its ini: the auth file (the read-only listener's server role
+ * with its password, as a deployed host's, and every client login as its SCRAM verifier, which spares
+ * PgBouncer the PBKDF2 rounds at every login) and the TLS files, the rehearsal CA as the RDS bundle.
+ */
+export function writeStandInSecrets(root: string, secrets: Secrets, tls: Pick<TlsFiles, 'certFile' | 'keyFile' | 'caFile'>, user: OsUser | undefined): void {
+  const users = [
+    { name: secrets.appUser, password: secrets.appPasswordVerifier ?? secrets.appPassword },
+    { name: secrets.adminUser, password: secrets.adminPassword },
+    { name: secrets.readOnlyServerUser, password: secrets.readOnlyServerPassword },
+    ...(secrets.consumerLogins ?? []).map((login) => ({ name: login.name, password: login.verifier })),
+  ];
+  const files = new Map([
+    [FLEET_PATHS.authFile, renderPgBouncerUserlist(users)],
+    [FLEET_PATHS.tlsCertFile, readFileSync(tls.certFile, 'utf8')],
+    [FLEET_PATHS.tlsKeyFile, readFileSync(tls.keyFile, 'utf8')],
+    [FLEET_PATHS.tlsCaFile, readFileSync(tls.caFile, 'utf8')],
+    [FLEET_PATHS.rdsCaBundle, readFileSync(tls.caFile, 'utf8')],
+  ]);
+  writeStandInFiles(root, files, user);
+}
+
+/** Everything one process needs to run, its files written. */
 export interface PoolerLaunch {
   readonly spec: PgBouncerEndpointSpec;
-  readonly proc: PoolerProcessSpec;
-  readonly peers: ReadonlyArray<PoolerPeer>;
   readonly paths: PgBouncerPaths;
   readonly name: string;
   readonly program: string;
   readonly cwd: string;
   readonly user: OsUser | undefined;
   /** The pooler host's CPU budget the process joins. */
-  readonly cgroupProcsFiles: ReadonlyArray<string>;
-}
-
-/** (Re)writes the process's ini, readable only by the server user, and makes its socket directory. */
-export function writePoolerConfig(p: Pick<PoolerLaunch, 'spec' | 'proc' | 'peers' | 'paths' | 'user'>): void {
-  mkdirSync(p.proc.unixSocketDir, { recursive: true, mode: 0o700 });
-  chownTo(p.user, p.proc.unixSocketDir);
-  writeOwned(p.paths.configFile, renderPgBouncerIni(p.spec, p.proc, p.peers), p.user);
+  readonly cgroupProcsFiles?: ReadonlyArray<string>;
 }
 
 export function launchPooler(p: PoolerLaunch): TrackedProcess {
-  writePoolerConfig(p);
-  return spawnDaemon({ name: p.name, kind: 'pgbouncer', program: p.program, args: [p.paths.configFile], logFile: p.paths.logFile, cwd: p.cwd, user: p.user, namespace: namespaceOfAddress(p.spec.listenAddress), cgroupProcsFiles: p.cgroupProcsFiles });
+  // Its socket directory, as systemd's RuntimeDirectory makes it on a deployed host.
+  makeOwnedDir(p.paths.socketDir, p.user);
+  return spawnDaemon({ name: p.name, kind: 'pgbouncer', program: p.program, args: [p.paths.configFile], logFile: p.paths.logFile, cwd: p.cwd, user: p.user, namespace: namespaceOfAddress(p.spec.listenAddress), cgroupProcsFiles: p.cgroupProcsFiles ?? [] });
 }
 
 /** One statement on a process's admin console, through its Unix socket. */
@@ -105,7 +193,7 @@ export async function restartPooler(p: PoolerLaunch, secrets: Secrets, timeoutMs
   const proc = launchPooler(p);
   // The caller records the pid before the wait, so a process that never gets ready is still stopped by pid.
   onSpawn(proc);
-  await waitPoolerReady(proc, p.proc.unixSocketDir, p.spec.listenPort, secrets, timeoutMs);
+  await waitPoolerReady(proc, p.paths.socketDir, p.spec.listenPort, secrets, timeoutMs);
   return proc;
 }
 

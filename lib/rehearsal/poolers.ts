@@ -9,13 +9,14 @@
  * and `status` read the registry alongside the state.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import type { WorkDirLayout } from './layout';
+import type { PgBouncerPaths, WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
-import { PGBOUNCER_MAX_PEER_ID, type PgBouncerEndpointSpec, type PoolerPeer, type PoolerProcessSpec } from './pgbouncer-config';
-import { launchPooler, reloadPooler, restartPooler, stopPooler, waitPoolerReady, writePoolerConfig, type PoolerLaunch } from './pgbouncer';
+import { fleetProcessName } from '../model/pgbouncer-fleet-files';
+import { PGBOUNCER_MAX_PEER_ID } from '../model/pgbouncer-ini';
+import { endpointListener, launchPooler, reloadPooler, restartPooler, standInFiles, standInProcess, stopPooler, waitPoolerReady, writeStandInFiles, type PoolerLaunch } from './pgbouncer';
 import { isOurs, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
-import { writeAtomic, type RehearsalState } from './state';
+import { writeAtomic, type PgBouncerEndpointSpec, type RehearsalState } from './state';
 
 export type PoolerEndpoint = 'readWrite' | 'readOnly';
 
@@ -65,6 +66,11 @@ export function poolerName(endpoint: PoolerEndpoint, peerId: number): string {
   return `pgbouncer-${endpoint === 'readWrite' ? 'rw' : 'ro'}-${peerId}`;
 }
 
+/** A process's files, by its name in the fleet model (its endpoint's listener, its peer id). */
+export function poolerPaths(layout: WorkDirLayout, spec: PgBouncerEndpointSpec, peerId: number): PgBouncerPaths {
+  return layout.pgbouncer(fleetProcessName({ listener: endpointListener(spec), peerId }));
+}
+
 /** Distinct values in first-seen order. */
 const distinct = (values: ReadonlyArray<string>): string[] => [...new Set(values)];
 
@@ -93,31 +99,34 @@ export class Poolers {
   }
 
   private socketDir(endpoint: PoolerEndpoint, peerId: number): string {
-    return this.ctx.layout.pgbouncer(poolerName(endpoint, peerId)).socketDir;
+    return poolerPaths(this.ctx.layout, this.ctx.endpoints[endpoint], peerId).socketDir;
   }
 
-  /** A process's launch: by default its peers are the endpoint's processes in the registry. */
-  private launchOf(record: Omit<PoolerRecord, 'process'>, peerIds: ReadonlyArray<number> = this.of(record.endpoint).map((r) => r.peerId)): PoolerLaunch {
-    const name = poolerName(record.endpoint, record.peerId);
-    const paths = this.ctx.layout.pgbouncer(name);
-    const proc: PoolerProcessSpec = { peerId: record.peerId, host: record.host, slot: record.slot, pidFile: paths.pidFile, unixSocketDir: paths.socketDir };
-    const peers: PoolerPeer[] = peerIds.map((peerId) => ({ peerId, unixSocketDir: this.socketDir(record.endpoint, peerId) }));
-    return { spec: this.ctx.endpoints[record.endpoint], proc, peers, paths, name, program: this.ctx.program, cwd: this.ctx.layout.pgbouncerDir, user: this.ctx.user, cgroupProcsFiles: this.ctx.cgroupProcsFiles };
+  private launchOf(record: Omit<PoolerRecord, 'process'>): PoolerLaunch {
+    const paths = poolerPaths(this.ctx.layout, this.ctx.endpoints[record.endpoint], record.peerId);
+    return { spec: this.ctx.endpoints[record.endpoint], paths, name: poolerName(record.endpoint, record.peerId), program: this.ctx.program, cwd: this.ctx.layout.pgbouncerDir, user: this.ctx.user, cgroupProcsFiles: this.ctx.cgroupProcsFiles };
   }
 
   private port(endpoint: PoolerEndpoint): number {
     return this.ctx.endpoints[endpoint].listenPort;
   }
 
-  /** Rewrites every ini of the endpoint (host, peers) and RELOADs the live processes; all are tried. */
+  /** (Re)writes the endpoint's files from the records: its processes' pools, their [peers]. */
+  private writeFiles(endpoint: PoolerEndpoint, records: ReadonlyArray<Omit<PoolerRecord, 'process'>> = this.of(endpoint)): void {
+    const spec = this.ctx.endpoints[endpoint];
+    const processes = records.map((r) => standInProcess(spec, r.peerId, r.host, r.slot));
+    const writer = this.hosts('readWrite')[0] ?? records[0]?.host ?? spec.listenAddress;
+    writeStandInFiles(this.ctx.layout.pgbouncerDir, standInFiles(spec, processes, this.ctx.layout.pgbouncerDir, { serverUser: this.ctx.secrets.readOnlyServerUser, writer }), this.ctx.user);
+  }
+
+  /** Rewrites the endpoint's files (host, peers) and RELOADs its live processes; all are tried. */
   private async refresh(endpoint: PoolerEndpoint, skip: ReadonlySet<number> = new Set()): Promise<void> {
+    this.writeFiles(endpoint);
     const failures: string[] = [];
     for (const r of this.of(endpoint)) {
-      if (skip.has(r.peerId)) continue;
-      const launch = this.launchOf(r);
-      writePoolerConfig(launch);
-      if (!isOurs(r.process)) continue; // restartDead() starts it with the new ini
-      await reloadPooler(launch.proc.unixSocketDir, this.port(endpoint), this.ctx.secrets).catch((err: Error) => failures.push(`${launch.name}: ${err.message}`));
+      // restartDead() starts a dead one with the new files.
+      if (skip.has(r.peerId) || !isOurs(r.process)) continue;
+      await reloadPooler(this.socketDir(endpoint, r.peerId), this.port(endpoint), this.ctx.secrets).catch((err: Error) => failures.push(`${r.process.name}: ${err.message}`));
     }
     if (failures.length > 0) throw new Error(`RELOAD failed: ${failures.join('; ')}`);
   }
@@ -131,12 +140,12 @@ export class Poolers {
       if (id > PGBOUNCER_MAX_PEER_ID) throw new Error(`no free peer_id left on the ${endpoint} endpoint`);
       if (!used.has(id)) fresh.push({ endpoint, peerId: id, host, slot: fresh.length });
     }
-    // Each new process's [peers] names the whole endpoint, itself and the rest of its group included.
-    const peerIds = [...used, ...fresh.map((f) => f.peerId)];
+    // The listener's [peers] names the whole endpoint, the new group included; the others RELOAD it below.
+    this.writeFiles(endpoint, [...this.of(endpoint), ...fresh]);
     const started: PoolerRecord[] = [];
     try {
       for (const f of fresh) {
-        const record = { ...f, process: launchPooler(this.launchOf(f, peerIds)) };
+        const record = { ...f, process: launchPooler(this.launchOf(f)) };
         this.records.push(record);
         started.push(record);
         // Tracked by pid at once: whoever stops the rehearsal finds it even if this round dies here.
@@ -148,6 +157,7 @@ export class Poolers {
       const ids = new Set(fresh.map((f) => f.peerId));
       this.records = this.records.filter((r) => !(r.endpoint === endpoint && ids.has(r.peerId)));
       this.save();
+      this.writeFiles(endpoint);
       throw err;
     }
     await this.refresh(endpoint, new Set(fresh.map((f) => f.peerId)));

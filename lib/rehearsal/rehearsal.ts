@@ -26,7 +26,7 @@ import { bootPoolerHost, startPoolerHost } from './pooler-host';
 import type { BootingPoolerHost, PoolerHost, PoolerHostOptions } from './pooler-host-types';
 import { startPoolerLoadBalancer, type PoolerLoadBalancer } from './pooler-load-balancer';
 import { consoleQuery } from './pgbouncer';
-import { readPoolers, type PoolerEndpoint } from './poolers';
+import { poolerPaths, readPoolers, type PoolerEndpoint } from './poolers';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
 import { launchNode, waitReady } from './postgres';
 import { isOurs, killProcess, stopProcess } from './processes';
@@ -224,7 +224,7 @@ export class Rehearsal {
     const port = this.run.state.pgbouncer[endpoint].listenPort;
     const records = readPoolers(this.run.layout).filter((r) => r.endpoint === endpoint && isOurs(r.process));
     if (records.length === 0) throw new RehearsalOperationError(`poolerConsole(${endpoint}): no PgBouncer process of that endpoint is running`);
-    return Promise.all(records.map((r) => consoleQuery(this.run.layout.pgbouncer(r.process.name).socketDir, port, this.run.secrets, command)));
+    return Promise.all(records.map((r) => consoleQuery(poolerPaths(this.run.layout, this.run.state.pgbouncer[endpoint], r.peerId).socketDir, port, this.run.secrets, command)));
   }
 
   /** Pid of a tracked process that is still ours (postmasters for CPU accounting, ...). */

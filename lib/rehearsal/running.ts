@@ -6,7 +6,7 @@
 import { RehearsalOperationError, RehearsalStateError } from './errors';
 import { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
-import { pgBouncerPoolSizes } from './pgbouncer-config';
+import { pgBouncerPoolSizes } from './pgbouncer';
 import { trackedProcesses } from './poolers';
 import { adminTarget, type PostgresContext } from './postgres';
 import { isOurs, type TrackedProcess } from './processes';

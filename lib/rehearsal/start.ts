@@ -4,6 +4,7 @@
  * as it is spawned so a failed start can stop everything it started.
  */
 import { chownSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { EndpointRole } from '../model/vocabulary';
 import { REHEARSAL_MAX_REPLICAS } from './rules';
 import { applyConsumerRoles } from './consumer-roles';
 import type { Binaries } from './binaries';
@@ -13,8 +14,7 @@ import { launchHealthSupervisor, readSupervisorReport } from './health-superviso
 import type { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { launchHaproxy, launchPgpool, pgpoolSocketFile } from './peers';
-import { installPgBouncer, writePgBouncerAuthFile } from './pgbouncer';
-import type { PgBouncerEndpointSpec } from './pgbouncer-config';
+import { installPgBouncer, writeStandInSecrets } from './pgbouncer';
 import { poolerContext, Poolers } from './poolers';
 import { adminTarget, bootstrapWriter, cloneReplica, initWriter, launchNode, nodeState, setSynchronous, waitReady, waitStreaming } from './postgres';
 import { certificateNames, withConsumerEndpoint } from './network/rehearsal-network';
@@ -24,8 +24,8 @@ import type { RunningRehearsal } from './running';
 import type { Secrets } from './secrets';
 import { addressPlan, type AddressPlan, type ResolvedSettings } from './settings';
 import { GiveUp, query, waitFor } from './sql';
-import type { NodeState, RehearsalState } from './state';
-import { generateTls, type TlsFiles } from './tls';
+import type { NodeState, PgBouncerEndpointSpec, RehearsalState } from './state';
+import { generateTls } from './tls';
 import type { Endpoint } from './types';
 
 /**
@@ -71,9 +71,10 @@ export function prepareWorkDir(layout: WorkDirLayout, user: OsUser | undefined):
  * One endpoint's PgBouncer settings as the rehearsal runs them (the compatibility probes start a pooler
  * from the same spec, so what they measure is the rehearsal's ini).
  */
-export function pgBouncerEndpointSpec(settings: ResolvedSettings, layout: WorkDirLayout, secrets: Secrets, tls: Pick<TlsFiles, 'certFile' | 'keyFile' | 'caFile'>, name: string, listenAddress: string, serverLogin?: PgBouncerEndpointSpec['serverLogin']): PgBouncerEndpointSpec {
+export function pgBouncerEndpointSpec(settings: ResolvedSettings, secrets: Secrets, name: string, role: EndpointRole, listenAddress: string): PgBouncerEndpointSpec {
   return {
     name,
+    role,
     listenAddress,
     listenPort: settings.port,
     database: secrets.database,
@@ -83,8 +84,6 @@ export function pgBouncerEndpointSpec(settings: ResolvedSettings, layout: WorkDi
     maxClientConnections: settings.maxClientConnections,
     processesPerTarget: settings.poolerProcesses,
     adminUser: secrets.adminUser,
-    files: { authFile: layout.pgbouncerAuthFile, tlsCertFile: tls.certFile, tlsKeyFile: tls.keyFile, tlsCaFile: tls.caFile },
-    ...(serverLogin === undefined ? {} : { serverLogin }),
   };
 }
 
@@ -95,7 +94,6 @@ export async function initialState(settings: ResolvedSettings, layout: WorkDirLa
   // Every replica address the block can hold, so a replica added later (addReplica) is covered too.
   const spareReplicas = addressPlan({ ...settings, replicas: REHEARSAL_MAX_REPLICAS }).replicas;
   const tls = await generateTls(layout.tls.dir, [plan.writer, ...spareReplicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool, ...certificateNames(settings)], user, bin.openssl);
-  const pgbouncer = (name: string, listenAddress: string, serverLogin?: PgBouncerEndpointSpec['serverLogin']): PgBouncerEndpointSpec => pgBouncerEndpointSpec(settings, layout, secrets, tls, name, listenAddress, serverLogin);
   return {
     version: 1,
     startedAt: new Date().toISOString(),
@@ -107,8 +105,8 @@ export async function initialState(settings: ResolvedSettings, layout: WorkDirLa
     writerName: 'writer',
     pgbouncer: {
       program: installPgBouncer(bin.pgbouncer, layout),
-      readWrite: withConsumerEndpoint(settings, pgbouncer('read-write', plan.readWrite), 'readWrite'),
-      readOnly: withConsumerEndpoint(settings, pgbouncer('read-only', plan.readOnly, { user: secrets.readOnlyServerUser, password: secrets.readOnlyServerPassword }), 'readOnly'),
+      readWrite: withConsumerEndpoint(settings, pgBouncerEndpointSpec(settings, secrets, 'read-write', EndpointRole.READ_WRITE, plan.readWrite), 'readWrite'),
+      readOnly: withConsumerEndpoint(settings, pgBouncerEndpointSpec(settings, secrets, 'read-only', EndpointRole.READ_ONLY, plan.readOnly), 'readOnly'),
       cgroupProcsFiles: poolerBudgetFiles(settings, 'pgbouncer'),
     },
     processes: [],
@@ -167,7 +165,7 @@ async function startHealthChecker(run: RunningRehearsal, timeoutMs: number): Pro
 
 /** The read/write endpoint's processes for the writer, the read-only endpoint's for each replica (poolers.ts). */
 async function startPoolers(run: RunningRehearsal, writer: NodeState, replicas: ReadonlyArray<NodeState>, timeoutMs: () => number): Promise<void> {
-  writePgBouncerAuthFile(run.layout.pgbouncerAuthFile, run.secrets, run.user);
+  writeStandInSecrets(run.layout.pgbouncerDir, run.secrets, run.state.tls, run.user);
   const poolers = new Poolers(poolerContext(run.state, run.layout, run.secrets, run.user));
   try {
     await poolers.startGroup('readWrite', writer.address, timeoutMs());

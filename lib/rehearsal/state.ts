@@ -3,11 +3,39 @@
  * `down` read it from a fresh process, so it is written after every change, atomically.
  */
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { PoolMode } from '../model/pgbouncer-ini';
+import type { PoolSettings } from '../model/sizing';
+import type { EndpointRole } from '../model/vocabulary';
 import { WorkDirLayout, type NodePaths } from './layout';
-import type { PgBouncerEndpointSpec } from './pgbouncer-config';
 import type { TrackedProcess } from './processes';
 import type { AddressPlan, ResolvedSettings } from './settings';
 import type { TlsFiles } from './tls';
+
+/** An endpoint of the RDS Proxy stand-in (pgbouncer.ts renders its files), sized from the settings that size the AWS proxy. */
+export interface PgBouncerEndpointSpec {
+  /** Endpoint name, e.g. read-write or read-only (used in log lines). */
+  readonly name: string;
+  /** The read-only endpoint pools as the server role without write privileges, as the fleet's read-only listener. */
+  readonly role: EndpointRole;
+  readonly listenAddress: string;
+  /** More addresses the endpoint listens on, same port (a custom proxy endpoint's ENI in a consumer VPC). */
+  readonly extraListenAddresses?: ReadonlyArray<string>;
+  readonly listenPort: number;
+  /** Database name clients ask for; PgBouncer forwards it to the same name on the servers. */
+  readonly database: string;
+  readonly serverPort: number;
+  /** max_connections each target's budget is sized against (RDS Proxy applies it per target). */
+  readonly maxConnections: number;
+  readonly pool: PoolSettings;
+  /** Client connections each process accepts (RDS Proxy's client side is effectively unbounded). */
+  readonly maxClientConnections: number;
+  /** PgBouncer processes per target server, sharing the endpoint's listener (so_reuseport). */
+  readonly processesPerTarget: number;
+  /** User allowed on PgBouncer's admin console (SHOW POOLS, RELOAD). */
+  readonly adminUser: string;
+  /** @default PoolMode.TRANSACTION */
+  readonly poolMode?: PoolMode;
+}
 
 export interface NodeState extends NodePaths {
   /** writer, replica1, replica2, ... (the name a node started with; its role can change by failover). */

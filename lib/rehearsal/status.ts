@@ -1,7 +1,7 @@
 /** `status`: each instance's role as it answers now, replication as the writer sees it, the pools. */
 import { healthCheckerStatus } from './health-status';
 import { showPools, type PoolRow } from './pgbouncer';
-import { readPoolers } from './poolers';
+import { poolerPaths, readPoolers } from './poolers';
 import { adminTarget } from './postgres';
 import { isOurs } from './processes';
 import type { RunningRehearsal } from './running';
@@ -47,7 +47,7 @@ async function pools(run: RunningRehearsal, which: 'readWrite' | 'readOnly'): Pr
   const processes = readPoolers(run.layout).filter((r) => r.endpoint === which);
   const answers = await Promise.all(
     processes.map((r) =>
-      showPools(r.process.name, run.layout.pgbouncer(r.process.name).socketDir, port, run.secrets).catch((err: Error) => `${r.process.name}: ${err.message}`),
+      showPools(r.process.name, poolerPaths(run.layout, run.state.pgbouncer[which], r.peerId).socketDir, port, run.secrets).catch((err: Error) => `${r.process.name}: ${err.message}`),
     ),
   );
   const failures = answers.filter((a): a is string => typeof a === 'string');

@@ -9,7 +9,8 @@ import { COMPAT_REGENERATE, pinningGaps, readCompatResults, readmeWithSection, R
 import { classify, COMPAT_PROBES, type CompatFeature } from '../../lib/bench/compat/probes';
 import { RDS_PROXY_BEHAVIOUR } from '../../lib/bench/compat/rds-proxy';
 import { PoolMode, SESSION_SERVER_RESET_QUERY } from '../../lib/model/pgbouncer-ini';
-import { renderPgBouncerIni } from '../../lib/rehearsal';
+import { EndpointRole } from '../../lib/model/vocabulary';
+import { standInFiles, standInProcess } from '../../lib/rehearsal';
 import { DEFAULT_POOL_SETTINGS } from '../../lib/model/sizing';
 
 const ROOT = join(__dirname, '..', '..');
@@ -63,17 +64,17 @@ describe('a probe\'s verdict', () => {
 
 describe('session pooling from the rehearsal\'s ini', () => {
   const spec = {
-    name: 'read-write', listenAddress: '127.0.0.1', listenPort: 6432, database: 'kit', serverPort: 5432, maxConnections: 100, pool: DEFAULT_POOL_SETTINGS,
-    maxClientConnections: 1000, processesPerTarget: 1, adminUser: 'kit_admin', files: { authFile: '/a', tlsCertFile: '/c', tlsKeyFile: '/k', tlsCaFile: '/ca' },
+    name: 'read-write', role: EndpointRole.READ_WRITE, listenAddress: '127.0.0.1', listenPort: 6432, database: 'kit', serverPort: 5432, maxConnections: 100, pool: DEFAULT_POOL_SETTINGS,
+    maxClientConnections: 1000, processesPerTarget: 1, adminUser: 'kit_admin',
   };
-  const proc = { peerId: 1, host: '127.0.0.1', slot: 0, pidFile: '/p', unixSocketDir: '/s' };
-  const ini = renderPgBouncerIni(spec, proc, [{ peerId: 1, unixSocketDir: '/s' }]);
+  const render = (poolMode?: PoolMode): Map<string, string> => standInFiles({ ...spec, ...(poolMode === undefined ? {} : { poolMode }) }, [standInProcess({ ...spec, ...(poolMode === undefined ? {} : { poolMode }) }, 1, '127.0.0.1', 0)], '/w', { serverUser: 'ro', writer: '127.0.0.1' });
 
-  test('GIVEN the rendered ini in session pooling THEN it is the transaction ini with the session listeners\' settings after it: pool_mode and a reset with DEALLOCATE ALL', () => {
-    const session = renderPgBouncerIni({ ...spec, poolMode: PoolMode.SESSION }, proc, [{ peerId: 1, unixSocketDir: '/s' }]);
-    const lines = session.split('\n');
-    expect(lines.slice(0, ini.split('\n').length - 1)).toEqual(ini.split('\n').slice(0, -1));
-    expect(lines.slice(ini.split('\n').length - 1)).toEqual(['pool_mode = session', `server_reset_query = ${SESSION_SERVER_RESET_QUERY}`, '']);
-    expect(renderPgBouncerIni({ ...spec, poolMode: PoolMode.TRANSACTION }, proc, [{ peerId: 1, unixSocketDir: '/s' }])).toBe(ini);
+  test('GIVEN the rendered files in session pooling THEN they are the fleet\'s read/write session listener: the transaction files\' settings, then pool_mode and a reset with DEALLOCATE ALL', () => {
+    const transaction = render().get('etc/pgbouncer/rw-1.ini')!.split('\n');
+    const session = render(PoolMode.SESSION).get('etc/pgbouncer/sw-1.ini')!.split('\n');
+    expect(session.slice(1, transaction.length - 1)).toEqual(transaction.slice(1, -1).map((l) => l.replace('rw-', 'sw-')));
+    expect(session.slice(transaction.length - 1)).toEqual(['pool_mode = session', `server_reset_query = ${SESSION_SERVER_RESET_QUERY}`, '']);
+    expect(render(PoolMode.SESSION).get('etc/pgbouncer/common.ini')).toBe(render().get('etc/pgbouncer/common.ini'));
+    expect(render(PoolMode.TRANSACTION)).toEqual(render());
   });
 });

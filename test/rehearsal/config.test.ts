@@ -7,6 +7,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runRules } from '../../lib/model/rule-table';
 import { DEFAULT_POOL_SETTINGS, poolSizing } from '../../lib/model/sizing';
+import { FLEET_PATHS, READ_ONLY_ROLE_GUARD } from '../../lib/model/pgbouncer-fleet';
+import { renderPgBouncerUserlist, SERVER_RESET_QUERY, shareOf } from '../../lib/model/pgbouncer-ini';
+import { EndpointRole } from '../../lib/model/vocabulary';
 import {
   parseArgs,
   pgBouncerPoolSizes,
@@ -17,52 +20,52 @@ import {
   renderHaproxyConfig,
   renderPgpoolConfig,
   renderPgpoolHba,
-  renderPgBouncerIni,
-  renderPgBouncerUserlist,
   settingsFrom,
+  standInFiles,
+  standInProcess,
   WorkDirLayout,
-  SERVER_RESET_QUERY,
-  shareOf,
   type PgBouncerEndpointSpec,
-  type PoolerPeer,
-  type PoolerProcessSpec,
 } from '../../lib/rehearsal';
 import { SUITE_BLOCKS } from '../support/loopback-blocks';
 import { scratchDirPerTest } from '../helpers/scratch-dir';
 
 const spec: PgBouncerEndpointSpec = {
   name: 'read-only',
+  role: EndpointRole.READ_ONLY,
   listenAddress: '127.0.10.102',
+  extraListenAddresses: ['198.19.0.7'],
   listenPort: 5432,
   database: 'kit',
-  serverPort: 5432,
+  serverPort: 5433,
   maxConnections: 40,
   pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 25, connectionBorrowTimeoutSeconds: 30 },
   maxClientConnections: 1000,
   processesPerTarget: 3,
   adminUser: 'kit_admin',
-  files: { authFile: '/w/userlist.txt', tlsCertFile: '/w/server.crt', tlsKeyFile: '/w/server.key', tlsCaFile: '/w/ca.crt' },
-  serverLogin: { user: 'rehearsal_readonly', password: "it's secret" },
 };
-const proc = (peerId: number, slot: number, host = '127.0.10.3'): PoolerProcessSpec => ({ peerId, host, slot, pidFile: `/w/ro-${peerId}.pid`, unixSocketDir: `/w/ro-${peerId}.sock` });
-const peers: PoolerPeer[] = [1, 2, 3, 4, 5, 6].map((peerId) => ({ peerId, unixSocketDir: `/w/ro-${peerId}.sock` }));
+const values = { serverUser: 'rehearsal_readonly', writer: '127.0.10.1' };
+/** The files of the endpoint's processes 1..3 (one replica), below /w. */
+const files = (s: PgBouncerEndpointSpec = spec): Map<string, string> =>
+  standInFiles(s, [0, 1, 2].map((slot) => standInProcess(s, slot + 1, '127.0.10.3', slot)), '/w', values);
 
-describe('PgBouncer configuration from the kit pool settings', () => {
+describe('the RDS Proxy stand-in\'s PgBouncer files: the fleet model\'s, sized as RDS Proxy', () => {
   test('GIVEN a budget split over processes WHEN rendering each THEN the pool sizes add up to poolSizing() of max_connections, never more', () => {
     // GIVEN poolSizing(40, 50% / 25%) = 20 server connections, 10 idle, over 3 processes
     const sizing = poolSizing(40, spec.pool);
     expect(pgBouncerPoolSizes(spec)).toEqual({ poolSize: sizing.maxServerConnections, minPoolSize: sizing.maxIdleServerConnections });
 
     // WHEN
-    const inis = [0, 1, 2].map((slot) => renderPgBouncerIni(spec, proc(slot + 1, slot), peers));
+    const f = files();
+    const routes = [1, 2, 3].map((i) => f.get(`${FLEET_PATHS.routesDir}/ro-${i}.ini`)!);
 
-    // THEN shares 7 + 7 + 6 = 20 and 4 + 3 + 3 = 10
-    expect(inis.map((ini) => Number(/^kit = .* pool_size=(\d+) /m.exec(ini)?.[1]))).toEqual([7, 7, 6]);
-    expect(inis.map((ini) => Number(/ min_pool_size=(\d+) /.exec(ini)?.[1]))).toEqual([4, 3, 3]);
-    expect(inis[0]).toContain("kit = host=127.0.10.3 port=5432 dbname=kit user=rehearsal_readonly password='it\\'s secret' pool_size=7 min_pool_size=4 max_db_connections=7");
-    expect(inis[0]).toMatch(/^default_pool_size = 7$/m);
-    expect(inis[0]).toMatch(/^reserve_pool_size = 0$/m);
-    expect(inis[0]).toMatch(/^query_wait_timeout = 30$/m);
+    // THEN shares 7 + 7 + 6 = 20 and 4 + 3 + 3 = 10, where the fleet's even split would round down to 6 each
+    expect(routes.map((ini) => Number(/^kit = .* pool_size=(\d+) /m.exec(ini)?.[1]))).toEqual([7, 7, 6]);
+    expect(routes.map((ini) => Number(/ min_pool_size=(\d+) /.exec(ini)?.[1]))).toEqual([4, 3, 3]);
+    // The read-only server role, its password in the auth file, and the fleet's read-only guard on every connection.
+    expect(routes[0]).toContain(`kit = host=127.0.10.3 port=5433 dbname=kit user=rehearsal_readonly connect_query='${READ_ONLY_ROLE_GUARD}' pool_size=7 min_pool_size=4 max_db_connections=7`);
+    expect(f.get('etc/pgbouncer/ro-1.ini')).toMatch(/^default_pool_size = 7$/m);
+    expect(f.get(FLEET_PATHS.commonIni)).toMatch(/^reserve_pool_size = 0$/m);
+    expect(f.get(FLEET_PATHS.commonIni)).toMatch(/^query_wait_timeout = 30$/m);
   });
 
   test.each([
@@ -77,45 +80,51 @@ describe('PgBouncer configuration from the kit pool settings', () => {
     expect(Math.max(...shares) - Math.min(...shares)).toBeLessThanOrEqual(1);
   });
 
-  test('GIVEN a process WHEN rendering THEN it shares the port (so_reuseport), forwards cancels to its peers, keeps prepared statements and resets sessions', () => {
-    const ini = renderPgBouncerIni(spec, proc(2, 1), peers.slice(0, 3));
-    expect(ini).toMatch(/^so_reuseport = 1$/m);
+  test('GIVEN a process WHEN rendering THEN it listens on the endpoint itself (no load balancer), shares the port, forwards cancels to its peers and resets sessions', () => {
+    const f = files();
+    const ini = f.get('etc/pgbouncer/ro-2.ini')!;
+    // Its own settings come after the shared ones, so the endpoint's addresses win over common.ini's 0.0.0.0.
+    expect(ini.indexOf('listen_addr = 127.0.10.102,198.19.0.7')).toBeGreaterThan(ini.indexOf('%include /w/etc/pgbouncer/common.ini'));
+    expect(ini).toMatch(/^listen_port = 5432$/m);
     expect(ini).toMatch(/^peer_id = 2$/m);
-    expect(ini).toMatch(/^unix_socket_dir = \/w\/ro-2\.sock$/m);
-    expect(ini).toMatch(/^pidfile = \/w\/ro-2\.pid$/m);
-    expect(ini).toMatch(/\[peers\]\n1 = host=\/w\/ro-1\.sock port=5432\n2 = host=\/w\/ro-2\.sock port=5432\n3 = host=\/w\/ro-3\.sock port=5432\n/);
-    expect(ini).toMatch(/^max_prepared_statements = 200$/m);
-    expect(ini).toContain(`server_reset_query = ${SERVER_RESET_QUERY}\n`);
-    expect(ini).toMatch(/^server_reset_query_always = 1$/m);
-    expect(SERVER_RESET_QUERY).toContain('RESET ALL');
-    // SQL-level statements go, PgBouncer's own (protocol-level) stay: no DEALLOCATE ALL, no DISCARD ALL.
-    expect(SERVER_RESET_QUERY).toContain("FROM pg_catalog.pg_prepared_statements WHERE from_sql LOOP EXECUTE pg_catalog.format('DEALLOCATE %I', s)");
-    expect(SERVER_RESET_QUERY).not.toMatch(/DEALLOCATE ALL|DISCARD ALL/);
+    expect(ini).toMatch(/^unix_socket_dir = \/w\/run\/pgbouncer\/ro-2$/m);
+    expect(ini).toMatch(/^pidfile = \/w\/run\/pgbouncer\/ro-2\/pgbouncer\.pid$/m);
+    expect(ini).toContain('%include /w/var/lib/apk-pgbouncer/routes/ro-2.ini');
+    expect(f.get('etc/pgbouncer/ro-peers.ini')).toBe('[peers]\n1 = host=/w/run/pgbouncer/ro-1 port=5432\n2 = host=/w/run/pgbouncer/ro-2 port=5432\n3 = host=/w/run/pgbouncer/ro-3 port=5432\n');
+    const common = f.get(FLEET_PATHS.commonIni)!;
+    expect(common).toMatch(/^so_reuseport = 1$/m);
+    expect(common).toMatch(/^max_prepared_statements = 200$/m);
+    expect(common).toContain(`server_reset_query = ${SERVER_RESET_QUERY}\n`);
+    expect(common).toMatch(/^server_reset_query_always = 1$/m);
+    // The console is the rehearsal's admin's; an idle client goes after RDS Proxy's IdleClientTimeout.
+    expect(common).toMatch(/^admin_users = kit_admin$/m);
+    expect(common).toMatch(/^client_idle_timeout = 1800$/m);
+    // Every deploy-time value is filled in.
+    for (const [path, text] of f) expect([path, text.includes('${')]).toEqual([path, false]);
   });
 
-  test('GIVEN an endpoint WHEN rendering THEN startup options are not dropped: only extra_float_digits is ignored', () => {
-    const ini = renderPgBouncerIni(spec, proc(1, 0), peers);
-    expect(ini).toMatch(/^ignore_startup_parameters = extra_float_digits$/m);
-  });
-
-  test('GIVEN an endpoint WHEN rendering THEN clients must use TLS and scram, servers are verified by name', () => {
-    const ini = renderPgBouncerIni({ ...spec, serverLogin: undefined }, proc(1, 0), peers);
-    expect(ini).toMatch(/^client_tls_sslmode = require$/m);
-    expect(ini).toMatch(/^auth_type = scram-sha-256$/m);
-    expect(ini).toMatch(/^server_tls_sslmode = verify-full$/m);
-    expect(ini).toMatch(/^pool_mode = transaction$/m);
-    expect(ini).toMatch(/^listen_addr = 127\.0\.10\.102$/m);
-    expect(ini).not.toMatch(/ user=/);
+  test('GIVEN an endpoint WHEN rendering THEN clients must use TLS and scram, servers are verified by name against the rehearsal CA as the RDS bundle', () => {
+    const f = files({ ...spec, role: EndpointRole.READ_WRITE });
+    const common = f.get(FLEET_PATHS.commonIni)!;
+    expect(common).toMatch(/^ignore_startup_parameters = extra_float_digits$/m);
+    expect(common).toMatch(/^client_tls_sslmode = require$/m);
+    expect(common).toMatch(/^auth_type = scram-sha-256$/m);
+    expect(common).toMatch(/^auth_file = \/w\/etc\/pgbouncer\/userlist\.txt$/m);
+    expect(common).toMatch(/^server_tls_sslmode = verify-full$/m);
+    expect(common).toMatch(/^server_tls_ca_file = \/w\/etc\/pgbouncer\/tls\/rds-ca-bundle\.pem$/m);
+    expect(common).toMatch(/^pool_mode = transaction$/m);
+    // The read/write endpoint: the client's own login, its pool inline (no route file).
+    expect(f.get('etc/pgbouncer/rw-1.ini')).toContain('kit = host=127.0.10.3 port=5433 dbname=kit pool_size=7 ');
+    expect([...f.keys()].filter((k) => k.startsWith(FLEET_PATHS.routesDir))).toEqual([]);
   });
 
   test('GIVEN values with quotes or line breaks, or a process without a place WHEN rendering THEN they are escaped or refused', () => {
     expect(renderPgBouncerUserlist([{ name: 'kit_app', password: 'a"b' }])).toBe('"kit_app" "a""b"\n');
     expect(() => renderPgBouncerUserlist([{ name: 'x', password: 'a\nb' }])).toThrow(/line breaks/);
-    expect(() => renderPgBouncerIni({ ...spec, database: 'kit\n[pgbouncer]' }, proc(1, 0), peers)).toThrow(/line break/);
-    expect(() => renderPgBouncerIni(spec, proc(9, 0), peers)).toThrow(/peer 9 is missing from its own \[peers\] list/);
-    expect(() => renderPgBouncerIni(spec, proc(0, 0), peers)).toThrow(/peer_id 0 is outside 1\.\.16383/);
+    expect(() => files({ ...spec, database: 'kit\n[pgbouncer]' })).toThrow(/DatabaseName contains a line break/);
+    expect(() => standInProcess(spec, 0, '127.0.10.3', 0)).toThrow(/peer_id 0 is outside 1\.\.16383/);
     // A budget of 2 (50% of 12 would be 6, but 10 of the 12 are reserved) over 3 processes would leave one with pool_size 0, which PgBouncer reads as unlimited.
-    expect(() => renderPgBouncerIni({ ...spec, maxConnections: 12 }, proc(3, 2), peers)).toThrow(/slot 2 of 3 processes gets no server connection of a budget of 2/);
+    expect(() => standInProcess({ ...spec, maxConnections: 12 }, 3, '127.0.10.3', 2)).toThrow(/slot 2 of 3 processes gets no server connection of a budget of 2/);
   });
 });
 

@@ -18,7 +18,7 @@ import { EndpointRole } from '../../../lambda/src/environment';
 import type { RehearsedDeployment } from '../deployment';
 import { REHEARSAL_MAX_REPLICAS } from '../rules';
 import { addressPlan, type ResolvedSettings } from '../settings';
-import type { PgBouncerEndpointSpec } from '../pgbouncer-config';
+import type { PgBouncerEndpointSpec } from '../state';
 import { addressOf, consumerOf, networkPrefix, planNetwork, type NetworkPlan } from './plan';
 import { networkNamespacesUnavailable, rewriteHostsFiles, setUpNetwork, tearDownNetwork } from './setup';
 import { awsApiNames, REHEARSAL_DNS_SUFFIX, REHEARSAL_PACKAGES_BUCKET } from '../hosts/aws-emulator';
