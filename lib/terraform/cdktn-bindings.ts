@@ -95,7 +95,7 @@ const OUTPUT_KINDS: Readonly<Record<string, Readonly<Record<string, OutputKind>>
     temporary_objects_gib: 'number',
     max_connections: 'number',
   },
-  'pooling-proxy': { endpoints: 'any', pool_settings: 'any', max_server_connections: 'number', reserved_connections: 'number' },
+  'rds-proxy': { endpoints: 'any', pool_settings: 'any', max_server_connections: 'number', reserved_connections: 'number' },
   'pgbouncer-proxy': {
     endpoints: 'any',
     ports: 'numberMap',

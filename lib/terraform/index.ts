@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { renderAwsRulesDoc } from './aws-rules-doc';
 import { renderCdktnPackage } from './cdktn';
-import { renderClusterCatalog, renderMetricCatalog, renderPoolingProxyCatalog } from './catalogs';
+import { renderClusterCatalog, renderMetricCatalog, renderRdsProxyCatalog } from './catalogs';
 import { generatedBy } from './hcl';
 import { EXAMPLES, INTERNAL_MODULES, MODULE_SPECS } from './modules';
 import { PGBOUNCER_BOOTSTRAP_FILE, PGBOUNCER_MODULE, renderPgBouncerBootstrapTemplate, renderPgBouncerCatalog } from './pgbouncer';
@@ -44,7 +44,7 @@ export function renderAll(): Map<string, string> {
   files.set('modules/aurora-optimized-reads/catalog.tf', renderClusterCatalog());
   files.set('modules/dashboard/metrics.tf', renderMetricCatalog());
   files.set(`modules/${PGBOUNCER_MODULE}/catalog.tf`, renderPgBouncerCatalog());
-  files.set('modules/pooling-proxy/catalog.tf', renderPoolingProxyCatalog());
+  files.set('modules/rds-proxy/catalog.tf', renderRdsProxyCatalog());
   files.set(PGBOUNCER_BOOTSTRAP_FILE, renderPgBouncerBootstrapTemplate());
   files.set('docs/AWS-RULES.md', renderAwsRulesDoc(loadVectors(), generatedBy('lib/model/rules.ts and lib/model/aws-facts.ts')));
   const expectations = vectorExpectations();

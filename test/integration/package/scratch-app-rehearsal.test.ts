@@ -31,7 +31,7 @@ const ENGINES = [
 function withoutSecretsManagerRoute(example: string): string {
   let changed = example.replace(/^(import \{\n)/m, '$1  ApiRoutes,\n');
   changed = changed.replace(/(new DatabaseRoleBootstrap\(data, 'DatabaseRoles', \{\n)/, '$1  apiRoutes: ApiRoutes.BRING_YOUR_OWN,\n');
-  changed = changed.replace(/(new DatabaseConsumerFunction\(consumers, '(?:Reader|Writer)', \{ )/g, '$1apiRoutes: ApiRoutes.BRING_YOUR_OWN, ');
+  changed = changed.replace(/(new LambdaConsumer\(consumers, '(?:Reader|Writer)', \{ )/g, '$1apiRoutes: ApiRoutes.BRING_YOUR_OWN, ');
   if ((changed.match(/ApiRoutes\.BRING_YOUR_OWN/g) ?? []).length !== 3) throw new Error('the README\'s three-stack example no longer has the role bootstrap and two consumers this test turns the route off on: update it');
   return changed;
 }
