@@ -3,6 +3,7 @@ import * as path from 'path';
 import { renderAwsRulesDoc } from './aws-rules-doc';
 import { renderCdktnPackage } from './cdktn';
 import { renderClusterCatalog, renderMetricCatalog, renderRdsProxyCatalog } from './catalogs';
+import { DEPRECATED_MODULES, moduleTfFiles, renderDeprecatedModule } from './deprecated-modules';
 import { generatedBy } from './hcl';
 import { EXAMPLES, INTERNAL_MODULES, MODULE_SPECS } from './modules';
 import { PGBOUNCER_BOOTSTRAP_FILE, PGBOUNCER_MODULE, renderPgBouncerBootstrapTemplate, renderPgBouncerCatalog } from './pgbouncer';
@@ -27,6 +28,7 @@ export { awsRuleRows } from './aws-rules-doc';
 export { PGBOUNCER_BOOTSTRAP_FILE } from './pgbouncer';
 export { CDKTN_PACKAGE, CDKTN_SOURCE_REPOSITORY, renderCdktnPackage } from './cdktn';
 export { CDKTN_MODULES, camelCase, moduleBinding } from './cdktn-bindings';
+export { DEPRECATED_MODULES, managedResources, type DeprecatedModule } from './deprecated-modules';
 export { loadVectors, terraformMessages, vectorExpectations, vectorValues, vectorVariables, type Vector, type VectorExpectation } from './vectors';
 export { moduleRegions } from './validations';
 export { type Region } from './regions';
@@ -62,6 +64,11 @@ export function renderAll(): Map<string, string> {
   for (const module of [...INTERNAL_MODULES, ...EXAMPLES.filter((e) => !MODULE_SPECS.some((m) => m.module === e))]) {
     const dir = path.join('modules', module);
     files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), [], renderedTf(files, dir)));
+  }
+  // Former module directories: wrappers of the renamed modules as just rendered.
+  for (const d of DEPRECATED_MODULES) {
+    const replacement = new Map([...moduleTfFiles(ROOT, d.replacement), ...renderedTf(files, path.join('modules', d.replacement))]);
+    for (const [rel, content] of renderDeprecatedModule(d, replacement)) files.set(rel, content);
   }
   for (const [rel, content] of renderCdktnPackage(ROOT)) files.set(rel, content);
   return files;
