@@ -241,3 +241,14 @@ export class RdsProxy extends KitModule {
     return this.getList('database_users');
   }
 }
+
+/** @deprecated use RdsProxyEndpointsElement */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the former name of the same type
+export interface PoolingProxyEndpointsElement extends RdsProxyEndpointsElement {}
+
+/** @deprecated use RdsProxyProps */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the former name of the same type
+export interface PoolingProxyProps extends RdsProxyProps {}
+
+/** @deprecated use RdsProxy: the module is modules/rds-proxy (docs/DECISIONS.md, "One name per thing"). */
+export class PoolingProxy extends RdsProxy {}
