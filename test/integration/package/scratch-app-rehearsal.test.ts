@@ -125,7 +125,7 @@ live.each(ENGINES)('the README\'s three-stack app with $engine, rehearsed from i
     if (run.status !== 0) throw new Error(`the app did not synthesize: ${run.stderr}`);
     // WHEN the repository's command rehearses it (the servers, hosts and budgets outlive the command, as they do for a user)
     const started = Date.now();
-    upOutput = rehearse(['up', '--from', run.outdir, '--address-block', addressBlock, '--work-dir', workDir, '--no-peers', '--max-connections', '60'], 900_000);
+    upOutput = rehearse(['up', '--from', run.outdir, '--address-block', addressBlock, '--work-dir', workDir, '--no-comparison-proxies', '--max-connections', '60'], 900_000);
     upSeconds = (Date.now() - started) / 1000;
     rehearsal = Rehearsal.attach(workDir);
   }, 960_000);
