@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { CDKTN_SOURCE_REPOSITORY } from './cdktn';
 import { alignedMap, generatedBy } from './hcl';
 import { blockBodyFrom, parseOutputs, parseVariables } from './module-variables';
 
@@ -53,9 +54,10 @@ function passThroughVariables(text: string): string {
 
 /**
  * The wrapper's files, by path relative to the repository. `replacementFiles` holds the renamed module's .tf
- * files as rendered (generated regions filled), by file name; its versions.tf is the wrapper's too.
+ * files as rendered (generated regions filled), by file name; its versions.tf is the wrapper's too. `version` is
+ * the kit's, whose release tag the README's Usage names.
  */
-export function renderDeprecatedModule(d: DeprecatedModule, replacementFiles: ReadonlyMap<string, string>): Map<string, string> {
+export function renderDeprecatedModule(d: DeprecatedModule, replacementFiles: ReadonlyMap<string, string>, version: string): Map<string, string> {
   const dir = path.join('modules', d.module);
   const header = `# ${generatedBy(`modules/${d.replacement}`)}`;
   const variablesTf = replacementFiles.get('variables.tf')!;
@@ -98,9 +100,18 @@ export function renderDeprecatedModule(d: DeprecatedModule, replacementFiles: Re
       `still plans: \`moved\` blocks carry each resource to \`module.${d.call}\` inside it, updated in place, none`,
       'replaced. It goes in the next major version.',
       '',
-      '## Moving to the new name',
+      '## Usage',
       '',
-      `Change \`source\` from \`.../modules/${d.module}\` to \`.../modules/${d.replacement}\` and run \`terraform init\`.`,
+      `Change \`source\` to \`modules/${d.replacement}\`, keep the inputs, and run \`terraform init\`:`,
+      '',
+      '```hcl',
+      'module "proxy" {',
+      `  source = "${CDKTN_SOURCE_REPOSITORY}//modules/${d.replacement}?ref=v${version}" # was modules/${d.module}`,
+      '',
+      '  # the same inputs as before',
+      '}',
+      '```',
+      '',
       'Addresses come from the module call\'s name, not its source: a state made by the former module plans no move',
       `and no replacement. A state that went through this wrapper has its resources in \`module.${d.call}\` inside the`,
       'call: move each back with `terraform state mv` before changing `source`, e.g.',

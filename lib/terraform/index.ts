@@ -68,7 +68,8 @@ export function renderAll(): Map<string, string> {
   // Former module directories: wrappers of the renamed modules as just rendered.
   for (const d of DEPRECATED_MODULES) {
     const replacement = new Map([...moduleTfFiles(ROOT, d.replacement), ...renderedTf(files, path.join('modules', d.replacement))]);
-    for (const [rel, content] of renderDeprecatedModule(d, replacement)) files.set(rel, content);
+    const version = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    for (const [rel, content] of renderDeprecatedModule(d, replacement, version)) files.set(rel, content);
   }
   for (const [rel, content] of renderCdktnPackage(ROOT)) files.set(rel, content);
   return files;
