@@ -17,7 +17,7 @@ export npm_config_audit=false
 export npm_config_update_notifier=false
 
 # Debian packages the test suites run for real (PostgreSQL server and client, openssl for test certificates,
-# and the local rehearsal's peers: HAProxy, pgpool-II, and iproute2 for its namespaces; mmdebstrap and systemd-nspawn for
+# and the local rehearsal's comparison proxies: HAProxy, pgpool-II, and iproute2 for its namespaces; mmdebstrap and systemd-nspawn for
 # the Debian 13 hosts it boots; shellcheck and pyflakes for `make lint` of the hosts' software in host/). Its pooler,
 # PgBouncer 1.25.2, is built by `make pgbouncer`.
 SYSTEM_PACKAGES := postgresql-15 postgresql-client-15 openssl haproxy pgpool2 iproute2 shellcheck python3-pyflakes mmdebstrap systemd-container \

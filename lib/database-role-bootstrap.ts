@@ -7,8 +7,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { BOOTSTRAP_ENV, requestProblems, type DatabaseRoleSpec, type RoleBootstrapRequest } from '../lambda/src/role-bootstrap-request';
 import { MASTER_SECRET_READ_ACTIONS, POSTGRES_PORT, RDS_CA_BUNDLE_ENV, ROLE_BOOTSTRAP_APIS, ROLE_BOOTSTRAP_RULES, securityGroupDescription } from './model';
-import { OptimizedReadsCluster } from './optimized-reads-cluster';
-import { IOptimizedReadsCluster } from './optimized-reads-cluster-attributes';
+import { AuroraOptimizedReads } from './aurora-optimized-reads';
+import { IAuroraOptimizedReads } from './aurora-optimized-reads-attributes';
 import type { IPoolingTier } from './pooling-tier';
 import { skipCheckov } from './private/checkov';
 import { BASIC_EXECUTION_ACKNOWLEDGEMENT, DEPLOY_TIME_FUNCTION_SKIPS, deployTimeResource } from './private/deploy-time-resource';
@@ -25,8 +25,8 @@ const DEPLOY_TIME_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:se
 
 /** Properties of a DatabaseRoleBootstrap. */
 export interface DatabaseRoleBootstrapProps {
-  /** The cluster whose writer gets the roles: of this app, or imported (OptimizedReadsCluster.fromOptimizedReadsClusterAttributes). */
-  readonly cluster: IOptimizedReadsCluster;
+  /** The cluster whose writer gets the roles: of this app, or imported (AuroraOptimizedReads.fromAuroraOptimizedReadsAttributes). */
+  readonly cluster: IAuroraOptimizedReads;
   /** One role per consumer: READ_ONLY roles read, READ_WRITE roles also write and create tables. */
   readonly roles: DatabaseRoleSpec[];
   /**
@@ -151,7 +151,7 @@ export class DatabaseRoleBootstrap extends Construct implements ec2.IConnectable
 
     this.resource = deployTimeResource(this, { onEventHandler: this.function, logGroup, resourceType: 'Custom::DatabaseRoles', properties: { Request: request }, what: 'the bootstrap function' });
     // The writer must be up; CDK's cluster construct holds its instances. An imported cluster is up already.
-    if (cluster instanceof OptimizedReadsCluster) this.resource.node.addDependency(cluster.cluster);
+    if (cluster instanceof AuroraOptimizedReads) this.resource.node.addDependency(cluster.cluster);
     // It runs once the endpoint it reads the secrets through answers.
     for (const route of routes.values()) this.resource.node.addDependency(route.endpoint);
     props.poolingTier?.waitForDatabaseRoles(this.resource);

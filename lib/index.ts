@@ -6,17 +6,17 @@
  * tables, the rehearsal, internal helpers and the reference app stay internal;
  * test/docs/public-api.test.ts pins this list.
  */
-export { OptimizedReadsCluster, type OptimizedReadsClusterProps, type InstanceMetricOptions } from './optimized-reads-cluster';
-export { type IOptimizedReadsCluster, type OptimizedReadsClusterAttributes } from './optimized-reads-cluster-attributes';
-export { PoolingProxy, type PoolingProxyProps } from './pooling-proxy';
-export { type PoolingProxyAttributes } from './pooling-proxy-attributes';
+export { AuroraOptimizedReads, type AuroraOptimizedReadsProps, type InstanceMetricOptions } from './aurora-optimized-reads';
+export { type IAuroraOptimizedReads, type AuroraOptimizedReadsAttributes } from './aurora-optimized-reads-attributes';
+export { RdsProxy, type RdsProxyProps } from './rds-proxy';
+export { type RdsProxyAttributes } from './rds-proxy-attributes';
 export {
-  PoolingProxyEndpoint,
-  type IPoolingProxy,
-  type PoolingProxyEndpointAttributes,
-  type PoolingProxyEndpointOptions,
-  type PoolingProxyEndpointProps,
-} from './pooling-proxy-endpoint';
+  RdsProxyEndpoint,
+  type IRdsProxy,
+  type RdsProxyEndpointAttributes,
+  type RdsProxyEndpointOptions,
+  type RdsProxyEndpointProps,
+} from './rds-proxy-endpoint';
 export { PgBouncerProxy } from './pgbouncer-proxy';
 export { type PgBouncerProxyProps } from './pgbouncer-proxy-props';
 export { type PgBouncerProxyAttributes } from './pgbouncer-proxy-attributes';
@@ -32,18 +32,37 @@ export {
 } from './pgbouncer-proxy-endpoint';
 export { PoolMode } from './model/pgbouncer-ini';
 export { ProxyEngine, type ConsumerConnection, type IPoolingTier, type IProxyEndpoint, type PoolingMetricOptions, type ProxyEndpointOptions } from './pooling-tier';
-export { DatabaseConsumerFunction, type DatabaseConsumerFunctionProps } from './database-consumer-function';
-export { DatabaseDashboard, type DatabaseDashboardProps } from './database-dashboard';
+export { LambdaConsumer, type LambdaConsumerProps } from './lambda-consumer';
+export { Dashboard, type DashboardProps } from './dashboard';
 export { DatabaseRoleBootstrap, type DatabaseRoleBootstrapProps, type DatabaseRoleSpec } from './database-role-bootstrap';
 export { ApiRoutes, type VpcApiEndpoints } from './vpc-api-routes';
 export { OptimizedReadsCatalog } from './optimized-reads-catalog';
 export { KitValidationError } from './private/validation';
 export { CostEstimator } from './cost-estimator';
+// The names the constructs had before they took their Terraform modules' (docs/DECISIONS.md), deprecated
+export {
+  OptimizedReadsCluster,
+  type OptimizedReadsClusterProps,
+  type OptimizedReadsClusterAttributes,
+  type IOptimizedReadsCluster,
+  PoolingProxy,
+  type PoolingProxyProps,
+  type PoolingProxyAttributes,
+  PoolingProxyEndpoint,
+  type IPoolingProxy,
+  type PoolingProxyEndpointAttributes,
+  type PoolingProxyEndpointOptions,
+  type PoolingProxyEndpointProps,
+  DatabaseConsumerFunction,
+  type DatabaseConsumerFunctionProps,
+  DatabaseDashboard,
+  type DatabaseDashboardProps,
+} from './deprecated-names';
 export {
   // Vocabulary
   ConnectionMode,
   EndpointRole,
-  // The Optimized Reads catalog and sizing (their functions and defaults: OptimizedReadsCatalog, PoolingProxy, DatabaseDashboard)
+  // The Optimized Reads catalog and sizing (their functions and defaults: OptimizedReadsCatalog, RdsProxy, Dashboard)
   type Architecture,
   type InstanceClassSpec,
   type OptimizedReadsFamily,

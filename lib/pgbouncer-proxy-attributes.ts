@@ -1,6 +1,6 @@
 /** What a PgBouncerProxy of another stack or app is imported by (its own file, so the import's implementation needs nothing of the construct's). */
 import type { PoolSizing } from './model';
-import type { IOptimizedReadsCluster } from './optimized-reads-cluster-attributes';
+import type { IAuroraOptimizedReads } from './aurora-optimized-reads-attributes';
 
 /**
  * A PgBouncerProxy of another stack or app (PgBouncerProxy.fromPgBouncerProxyAttributes): the values its app
@@ -12,7 +12,7 @@ export interface PgBouncerProxyAttributes {
   /** The fleet's host count. */
   readonly hosts: number;
   /** The cluster the fleet pools for: its identifiers are the pools' Target dimension. */
-  readonly cluster: IOptimizedReadsCluster;
+  readonly cluster: IAuroraOptimizedReads;
   /** The Network Load Balancer's full name (its metrics' LoadBalancer dimension). */
   readonly loadBalancerFullName: string;
   /** The full name of the read/write transaction listener's target group. */

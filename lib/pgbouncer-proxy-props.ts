@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import type { OptimizedReadsCluster } from './optimized-reads-cluster';
+import type { AuroraOptimizedReads } from './aurora-optimized-reads';
 import type { PgBouncerTlsCertificate } from './pgbouncer-certificate';
 import type { PgBouncerPackages } from './pgbouncer-packages';
 import type { ApiRoutes, VpcApiEndpoints } from './vpc-api-routes';
@@ -8,7 +8,7 @@ import type { ApiRoutes, VpcApiEndpoints } from './vpc-api-routes';
 /** Properties of a PgBouncerProxy. */
 export interface PgBouncerProxyProps {
   /** The cluster the fleet pools connections to; the hosts run in its VPC. */
-  readonly cluster: OptimizedReadsCluster;
+  readonly cluster: AuroraOptimizedReads;
   /** The packages the hosts install at boot (see PgBouncerPackages). */
   readonly packages: PgBouncerPackages;
   /**

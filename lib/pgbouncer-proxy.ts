@@ -13,7 +13,7 @@ import { fleetListenerOf, type PoolerFleetSpec } from './model/pgbouncer-fleet';
 import { FLEET_RULES } from './model/pgbouncer-fleet-rules';
 import { PoolMode } from './model/pgbouncer-ini';
 import { POOLER_HOST_RULES, poolerListenerPort } from './model/pgbouncer-hosts';
-import { OptimizedReadsCluster } from './optimized-reads-cluster';
+import { AuroraOptimizedReads } from './aurora-optimized-reads';
 import { PgBouncerMetricOptions, fleetMetric, poolTargetOf, targetGroupMetric } from './pgbouncer-metric-options';
 import { PgBouncerCertificate } from './pgbouncer-certificate';
 import { IPgBouncerProxy, PgBouncerProxyEndpoint, PgBouncerProxyEndpointOptions } from './pgbouncer-proxy-endpoint';
@@ -32,7 +32,7 @@ import { combinedMetric, fleetPoolSignal, type TierDashboard } from './private/t
 import { throwIfInvalid } from './private/validation';
 
 /**
- * A self-managed PgBouncer fleet in front of an OptimizedReadsCluster: an Auto Scaling group of fixed
+ * A self-managed PgBouncer fleet in front of an AuroraOptimizedReads: an Auto Scaling group of fixed
  * size of Graviton hosts (Debian 13, IMDSv2 only, encrypted root volume, no public address, no SSH)
  * configured by the kit's bootstrap, behind an internal Network Load Balancer (read/write on 5432,
  * read-only on 5433) offered to consumer VPCs through a VPC endpoint service. Consumers log in with
@@ -52,7 +52,7 @@ export class PgBouncerProxy extends Construct implements IPgBouncerProxy, IPooli
   public readonly engine: ProxyEngine = ProxyEngine.PGBOUNCER;
   /** The Fleet dimension of the hosts' metrics. */
   public readonly fleetName: string;
-  public readonly cluster: OptimizedReadsCluster;
+  public readonly cluster: AuroraOptimizedReads;
   public readonly poolSettings: PoolSettings;
   /** Server connections the whole fleet may open per instance. */
   public readonly poolSizing: PoolSizing;

@@ -10,7 +10,7 @@ import type { TierDashboard } from './private/tier-dashboard';
 
 /** The engine of a pooling tier. */
 export enum ProxyEngine {
-  /** Amazon RDS Proxy (PoolingProxy): managed, IAM authentication end to end. */
+  /** Amazon RDS Proxy (RdsProxy): managed, IAM authentication end to end. */
   RDS_PROXY = 'RDS_PROXY',
   /** A self-managed PgBouncer fleet (PgBouncerProxy): SCRAM passwords from Secrets Manager. */
   PGBOUNCER = 'PGBOUNCER',
@@ -52,7 +52,7 @@ export interface PoolingMetricOptions extends cloudwatch.MetricOptions {
 
 /**
  * A pooling tier of either engine: what consumers, the role bootstrap and the dashboard use, so an app
- * switches engines by constructing the other class. PoolingProxy (RDS Proxy) and PgBouncerProxy (a
+ * switches engines by constructing the other class. RdsProxy (RDS Proxy) and PgBouncerProxy (a
  * PgBouncer fleet) implement it.
  *
  * What stays on the concrete classes, because the other engine has no counterpart: RDS Proxy's session
@@ -126,7 +126,7 @@ export interface IPoolingTier extends IConstruct {
   metricAvailability(options?: PoolingMetricOptions): cloudwatch.IMetric;
 
   /**
-   * What a DatabaseDashboard charts of this tier: its sections and lines.
+   * What a Dashboard charts of this tier: its sections and lines.
    * @internal
    */
   _dashboard(): TierDashboard;
@@ -146,7 +146,7 @@ export interface ConsumerConnection {
   readonly tlsCaCertificate?: string;
   /**
    * The name the endpoint's certificate is checked against instead of its host name (RDS Proxy's
-   * custom endpoints: the proxy's default endpoint, see DatabaseConsumerFunction).
+   * custom endpoints: the proxy's default endpoint, see LambdaConsumer).
    * @default - the endpoint's host name
    */
   readonly tlsServerName?: string;
@@ -154,7 +154,7 @@ export interface ConsumerConnection {
 
 /**
  * A READ_WRITE or READ_ONLY endpoint of either engine in a consumer VPC: the connection details
- * DatabaseConsumerFunction needs to place, configure and authorize a consumer. PoolingProxyEndpoint and
+ * LambdaConsumer needs to place, configure and authorize a consumer. RdsProxyEndpoint and
  * PgBouncerProxyEndpoint implement it; IPoolingTier.addReadOnlyEndpoint and addReadWriteEndpoint return it.
  */
 export interface IProxyEndpoint extends IConstruct, ec2.IConnectable {

@@ -63,7 +63,7 @@ async function liveWorkload(from: string): Promise<string[]> {
   let r: Rehearsal | undefined;
   try {
     const t0 = Date.now();
-    r = await Rehearsal.up({ ...settingsFromDeployment(from), workDir, addressBlock: BENCH_BLOCKS.demo.block, maxConnections: 60, peers: false });
+    r = await Rehearsal.up({ ...settingsFromDeployment(from), workDir, addressBlock: BENCH_BLOCKS.demo.block, maxConnections: 60, comparisonProxies: false });
     const e = r.endpoints;
     const s = r.settings;
     lines.push(`rehearsal of ${from} up in ${round((Date.now() - t0) / 1000, 1)} s on network ${s.network}: writer ${e.writer.host}, replicas ${e.replicas.map((x) => x.host).join(', ')}; pool ${s.pool.maxConnectionsPercent}% of max_connections ${s.sizingMaxConnections}`);

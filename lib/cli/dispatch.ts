@@ -101,7 +101,7 @@ function subcommandOf(group: string, description: string, subcommands: ReadonlyA
   return name;
 }
 
-const REHEARSE_DESCRIPTION = 'The local rehearsal of the data path on this machine, from real parts: PostgreSQL writer and replicas, PgBouncer endpoints sized like RDS Proxy, HAProxy and pgpool-II peers.';
+const REHEARSE_DESCRIPTION = 'The local rehearsal of the data path on this machine, from real parts: PostgreSQL writer and replicas, PgBouncer endpoints sized like RDS Proxy, the HAProxy and pgpool-II comparison proxies.';
 
 async function rehearse(argv: string[], io: CliIo): Promise<number> {
   const spec = repositoryModule<RehearseSpecModule>('rehearsal/cli-spec');

@@ -5,7 +5,7 @@ import { POOLER_METRIC_LISTENERS } from './pgbouncer-metrics';
 
 /**
  * The alarm set of the dashboard: which alarms exist, on which metric, in which direction, against which
- * threshold and per which line (instance, target role, function). DatabaseDashboard creates these and the
+ * threshold and per which line (instance, target role, function). Dashboard creates these and the
  * Terraform generator renders them into modules/dashboard/metrics.tf, so neither flavour restates them.
  * An alarm's statistic is its metric's first charted one (METRIC_CATALOG).
  */

@@ -78,7 +78,7 @@ export const AWS_FACTS: ReadonlyArray<AwsFact> = [
     sources: [PROXY_IAM_SETUP, DB_PROXY_API],
     consequence:
       'the proxy reads no secret (no Secrets Manager grant or endpoint for it); its role gets rds-db:connect on dbuser:<cluster resource id>/<user> for each consumer user, and nothing for the master user',
-    exercisedBy: 'test/constructs/pooling-proxy.test.ts',
+    exercisedBy: 'test/constructs/rds-proxy.test.ts',
   },
   {
     id: 'rds-iam-role-iam-only-login',
@@ -161,7 +161,7 @@ export const AWS_FACTS: ReadonlyArray<AwsFact> = [
     constraint:
       'hashicorp/aws added the default_auth_scheme argument of aws_db_proxy (RDS Proxy\'s DefaultAuthScheme, end-to-end IAM authentication) in 6.15.0 (CHANGELOG 6.15.0, October 2, 2025: "Add default_auth_scheme argument", #44309); an earlier 6.x refuses the argument',
     sources: ['https://github.com/hashicorp/terraform-provider-aws/blob/main/CHANGELOG.md#6150-october-2-2025', 'https://github.com/hashicorp/terraform-provider-aws/pull/44309'],
-    consequence: 'modules/pooling-proxy, and the examples that call it, require hashicorp/aws >= 6.15 (PROVIDER_ARGUMENT_FLOORS); the other modules keep >= 6.0',
+    consequence: 'modules/rds-proxy, and the examples that call it, require hashicorp/aws >= 6.15 (PROVIDER_ARGUMENT_FLOORS); the other modules keep >= 6.0',
     exercisedBy: 'test/terraform/generated.test.ts',
   },
   {
@@ -178,7 +178,7 @@ export const AWS_FACTS: ReadonlyArray<AwsFact> = [
       'Aurora PostgreSQL Optimized Reads\' tiered cache (pages evicted from the buffer pool kept on the instance\'s NVMe) is available only on Aurora I/O-Optimized clusters; temporary objects on NVMe are available on both storage configurations',
     sources: ['https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/AuroraPostgreSQL.optimized.reads.html', 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/Aurora.Overview.StorageReliability.html#aurora-storage-type'],
     consequence:
-      'the cluster is always aurora-iopt1 (OptimizedReadsCluster, modules/aurora-optimized-reads); the cost estimate prices Standard only as a comparison and names the tiered cache it would lose',
+      'the cluster is always aurora-iopt1 (AuroraOptimizedReads, modules/aurora-optimized-reads); the cost estimate prices Standard only as a comparison and names the tiered cache it would lose',
     exercisedBy: 'test/model/cost-estimate.test.ts',
   },
   {

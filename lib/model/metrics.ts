@@ -261,7 +261,7 @@ export function metricDimensions(scope: MetricScope, subject: MetricSubject): Re
 /** The name RDS Proxy gives its default endpoint, the EndpointName of its metrics. */
 export const DEFAULT_PROXY_ENDPOINT_NAME = 'default';
 
-/** Alarm thresholds the dashboard sets by default; each is a prop of DatabaseDashboard. */
+/** Alarm thresholds the dashboard sets by default; each is a prop of Dashboard. */
 export interface AlarmThresholds {
   /** Instance CPUUtilization (Average, percent) at or above which to alarm. */
   readonly cpuUtilizationPercent: number;
@@ -293,7 +293,7 @@ export interface AlarmThresholds {
 }
 
 /**
- * AlarmThresholds with every threshold optional: what a DatabaseDashboard is given, each threshold left
+ * AlarmThresholds with every threshold optional: what a Dashboard is given, each threshold left
  * out taking its default. Spelled out rather than `Partial<AlarmThresholds>`, which jsii cannot carry
  * to other languages; ALARM_THRESHOLD_OPTIONS_MATCH keeps the two in step.
  */

@@ -20,7 +20,7 @@ export type Naming = Readonly<Record<string, string>>;
 
 /** Where a Terraform module states a rule: the module, and the HCL name of each property the rule reads. */
 export interface TerraformUse {
-  /** The module directory under modules/, e.g. `pooling-proxy` or `examples/complete`. */
+  /** The module directory under modules/, e.g. `rds-proxy` or `examples/complete`. */
   readonly module: string;
   /** Model property -> the variable (or a path into one, e.g. `endpoint.target_role`) messages name. */
   readonly names: Naming;
@@ -38,7 +38,7 @@ interface RuleBase<I> {
   readonly names?: Naming;
   /**
    * The Terraform modules that state the rule, if any: one, or several when modules share an input
-   * (the pool settings of pooling-proxy and pgbouncer-proxy), each naming its own variables.
+   * (the pool settings of rds-proxy and pgbouncer-proxy), each naming its own variables.
    */
   readonly terraform?: TerraformUse | ReadonlyArray<TerraformUse>;
   /** Why the rule exists in Terraform only (the CDK construct has no equivalent prop). */

@@ -5,7 +5,7 @@ import { KMS_DELETION_WINDOW_DAYS } from '../model';
 import { allowLogsToUseKey } from './key-policies';
 
 /**
- * The key an OptimizedReadsCluster makes when given none (id `Key` in the cluster's scope), serving CloudWatch
+ * The key an AuroraOptimizedReads makes when given none (id `Key` in the cluster's scope), serving CloudWatch
  * Logs for its PostgreSQL log group only. Retained, and a deletion waits the longest window: it decrypts the
  * final snapshot and backups.
  */

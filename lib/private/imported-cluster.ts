@@ -4,10 +4,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { POSTGRES_PORT } from '../model';
-import type { IOptimizedReadsCluster, OptimizedReadsClusterAttributes } from '../optimized-reads-cluster-attributes';
+import type { IAuroraOptimizedReads, AuroraOptimizedReadsAttributes } from '../aurora-optimized-reads-attributes';
 
 /** An imported cluster: its attributes, a secret and a security group of this stack's own naming. */
-export class ImportedOptimizedReadsCluster extends Construct implements IOptimizedReadsCluster {
+export class ImportedAuroraOptimizedReads extends Construct implements IAuroraOptimizedReads {
   public readonly vpc: ec2.IVpc;
   public readonly clusterIdentifier: string;
   public readonly clusterEndpointHostname: string;
@@ -19,7 +19,7 @@ export class ImportedOptimizedReadsCluster extends Construct implements IOptimiz
   public readonly connections: ec2.Connections;
   private readonly encryptionKeyArn?: string;
 
-  constructor(scope: Construct, id: string, attrs: OptimizedReadsClusterAttributes) {
+  constructor(scope: Construct, id: string, attrs: AuroraOptimizedReadsAttributes) {
     super(scope, id);
     this.encryptionKeyArn = attrs.encryptionKeyArn;
     this.vpc = attrs.vpc;

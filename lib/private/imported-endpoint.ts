@@ -20,7 +20,7 @@ export interface ImportedEndpointProps {
 }
 
 /**
- * An endpoint of another stack or app (PoolingProxyEndpoint.fromPoolingProxyEndpointAttributes,
+ * An endpoint of another stack or app (RdsProxyEndpoint.fromRdsProxyEndpointAttributes,
  * PgBouncerProxyEndpoint.fromPgBouncerProxyEndpointAttributes): its security group imported by id, so the
  * ingress a consumer is granted is made in the consumer's stack.
  */

@@ -7,10 +7,10 @@ import { Construct, IDependable } from 'constructs';
 import type { DatabaseRoleSpec } from '../../lambda/src/role-bootstrap-request';
 import { DEFAULT_PROXY_ENDPOINT_NAME, EndpointRole, PoolSizing, catalogMetric, metricDimensions } from '../model';
 import { PoolMode } from '../model/pgbouncer-ini';
-import type { IOptimizedReadsCluster } from '../optimized-reads-cluster-attributes';
+import type { IAuroraOptimizedReads } from '../aurora-optimized-reads-attributes';
 import { fleetMetric, poolTargetOf, poolerMetric } from '../pgbouncer-metric-options';
 import type { PgBouncerProxyAttributes } from '../pgbouncer-proxy-attributes';
-import type { PoolingProxyAttributes } from '../pooling-proxy-attributes';
+import type { RdsProxyAttributes } from '../rds-proxy-attributes';
 import { IPoolingTier, IProxyEndpoint, PoolingMetricOptions, ProxyEndpointOptions, ProxyEngine } from '../pooling-tier';
 import { combinedMetric, fleetDashboardOf, fleetPoolSignal, proxyDashboardOf, type TierDashboard } from './tier-dashboard';
 import { throwIfInvalid } from './validation';
@@ -39,27 +39,27 @@ abstract class ImportedTier extends Construct {
 
   private refuseEndpoint(id: string, role: EndpointRole): never {
     throwIfInvalid(this, [
-      `endpoint ${id}: an imported pooling tier cannot add endpoints (its app owns its resources and limits): add the ${role} endpoint in the tier's app and import it here with fromPoolingProxyEndpointAttributes or fromPgBouncerProxyEndpointAttributes`,
+      `endpoint ${id}: an imported pooling tier cannot add endpoints (its app owns its resources and limits): add the ${role} endpoint in the tier's app and import it here with fromRdsProxyEndpointAttributes or fromPgBouncerProxyEndpointAttributes`,
     ]);
     throw new Error('unreachable');
   }
 }
 
-/** An RDS Proxy of another stack or app (PoolingProxy.fromPoolingProxyAttributes). */
-export class ImportedPoolingProxy extends ImportedTier implements IPoolingTier {
+/** An RDS Proxy of another stack or app (RdsProxy.fromRdsProxyAttributes). */
+export class ImportedRdsProxy extends ImportedTier implements IPoolingTier {
   public readonly engine: ProxyEngine = ProxyEngine.RDS_PROXY;
   /** None: RDS Proxy logs in as each client's own user. */
   public readonly serverRoles: DatabaseRoleSpec[] = [];
-  private readonly attrs: PoolingProxyAttributes;
+  private readonly attrs: RdsProxyAttributes;
   private readonly proxy: rds.IDatabaseProxy;
 
-  constructor(scope: Construct, id: string, attrs: PoolingProxyAttributes) {
+  constructor(scope: Construct, id: string, attrs: RdsProxyAttributes) {
     super(scope, id, attrs.poolSizing);
     this.attrs = attrs;
     this.proxy = rds.DatabaseProxy.fromDatabaseProxyAttributes(this, 'Proxy', { dbProxyArn: attrs.proxyArn, dbProxyName: attrs.proxyName, endpoint: attrs.defaultEndpoint, securityGroups: [] });
   }
 
-  /** `rds-db:connect` through the proxy as `dbUser`; the proxy's own login as that user is its app's (PoolingProxy.allowDatabaseUser). */
+  /** `rds-db:connect` through the proxy as `dbUser`; the proxy's own login as that user is its app's (RdsProxy.allowDatabaseUser). */
   public grantConnect(grantee: iam.IGrantable, dbUser: string): iam.Grant {
     return this.proxy.grantConnect(grantee, dbUser);
   }
@@ -137,7 +137,7 @@ export class ImportedPgBouncerProxy extends ImportedTier implements IPoolingTier
   public readonly serverRoles: DatabaseRoleSpec[] = [];
   public readonly fleetName: string;
   private readonly attrs: PgBouncerProxyAttributes;
-  private readonly cluster: IOptimizedReadsCluster;
+  private readonly cluster: IAuroraOptimizedReads;
   private readonly secrets = new Map<string, secretsmanager.ISecret>();
 
   constructor(scope: Construct, id: string, attrs: PgBouncerProxyAttributes) {

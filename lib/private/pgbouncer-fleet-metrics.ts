@@ -28,7 +28,7 @@ export function fleetPoolLines(fleet: ChartedFleet, role: EndpointRole, metricNa
   return listenerModes(fleet, role).flatMap((poolMode) => fleet.poolTargets(role).map((target) => fleetMetric(fleet, metricName, { ...props, listener: role, poolMode, target }, true)));
 }
 
-/** What a DatabaseDashboard charts of the fleet, with the session listeners its endpoints added before the dashboard. */
+/** What a Dashboard charts of the fleet, with the session listeners its endpoints added before the dashboard. */
 export function fleetDashboard(fleet: ChartedFleet): TierDashboard {
   return fleetDashboardOf({
     fleetName: fleet.fleetName,

@@ -10,13 +10,13 @@ import { securityGroupDescription } from '../model/aws-facts';
 import { POOLER_IMAGE_LOOKUP, SESSION_MANAGER_INSTANCE_POLICY } from '../model/pgbouncer-hosts';
 import { POOLER_METRICS_NAMESPACE, POOLER_METRICS_POLICY } from '../model/pgbouncer-metrics';
 import { FLEET_HOST_SIGNAL_TIMEOUT_SECONDS, FLEET_SIGNAL_POLICY } from '../model/pgbouncer-rollout';
-import type { OptimizedReadsCluster } from '../optimized-reads-cluster';
+import type { AuroraOptimizedReads } from '../aurora-optimized-reads';
 import type { PgBouncerPackages } from '../pgbouncer-packages';
 import { skipCheckov } from './checkov';
 
 /** What a PgBouncerProxy's hosts are made from: its props, validated and with their defaults. */
 export interface PgBouncerHostGroupProps {
-  readonly cluster: OptimizedReadsCluster;
+  readonly cluster: AuroraOptimizedReads;
   readonly packages: PgBouncerPackages;
   readonly vpcSubnets: ec2.SubnetSelection;
   readonly instanceType: string;

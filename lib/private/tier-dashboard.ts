@@ -12,7 +12,7 @@ export interface Series {
   readonly subject: MetricSubject;
 }
 
-/** What a DatabaseDashboard charts of a pooling tier, whichever its engine. */
+/** What a Dashboard charts of a pooling tier, whichever its engine. */
 export interface TierDashboard {
   /** The tier's sections, in order: a title and the catalog scope charted under it. */
   readonly sections: ReadonlyArray<{ readonly title: string; readonly scope: MetricScope }>;
@@ -83,7 +83,7 @@ export interface ChartedFleetSource {
   targetGroupSubject(role: EndpointRole, session: boolean): { readonly loadBalancer: string; readonly targetGroup: string };
 }
 
-/** What a DatabaseDashboard charts of a fleet: its listeners' pool targets and the load balancer's target groups. */
+/** What a Dashboard charts of a fleet: its listeners' pool targets and the load balancer's target groups. */
 export function fleetDashboardOf(fleet: ChartedFleetSource): TierDashboard {
   // Both transaction listeners, and the session ones charted too (their pools are a share of the same targets'
   // budgets, charted and alarmed on their own).
@@ -110,7 +110,7 @@ export function fleetDashboardOf(fleet: ChartedFleetSource): TierDashboard {
 }
 
 /**
- * What a DatabaseDashboard charts of RDS Proxy, built or imported: its default endpoint and `endpoints()` (read
+ * What a Dashboard charts of RDS Proxy, built or imported: its default endpoint and `endpoints()` (read
  * when the dashboard is drawn, so endpoints added after it count), and its target roles.
  */
 export function proxyDashboardOf(proxyName: string, endpoints: () => ReadonlyArray<{ readonly label: string; readonly endpointName: string }>): TierDashboard {

@@ -3,7 +3,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { KMS_DELETION_WINDOW_DAYS } from '../model';
-import { OptimizedReadsCluster } from '../optimized-reads-cluster';
+import { AuroraOptimizedReads } from '../aurora-optimized-reads';
 import { PgBouncerProxy } from '../pgbouncer-proxy';
 import { skipCheckov } from '../private/checkov';
 
@@ -11,7 +11,7 @@ import { skipCheckov } from '../private/checkov';
 export const POOLER_PACKAGES_KEY = 'pgbouncer/debian-13-arm64.tar';
 
 export interface PgBouncerTierProps {
-  readonly cluster: OptimizedReadsCluster;
+  readonly cluster: AuroraOptimizedReads;
   readonly maxConnectionsPercent?: number;
 }
 

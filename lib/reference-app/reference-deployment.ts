@@ -3,13 +3,13 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DatabaseConsumerFunction } from '../database-consumer-function';
-import { DatabaseDashboard } from '../database-dashboard';
+import { LambdaConsumer } from '../lambda-consumer';
+import { Dashboard } from '../dashboard';
 import { DatabaseRoleBootstrap } from '../database-role-bootstrap';
 import { skipCheckov } from '../private/checkov';
 import { allowLogsToUseKey, stackLogGroupPattern } from '../private/key-policies';
-import { OptimizedReadsCluster } from '../optimized-reads-cluster';
-import { PoolingProxy } from '../pooling-proxy';
+import { AuroraOptimizedReads } from '../aurora-optimized-reads';
+import { RdsProxy } from '../rds-proxy';
 import { DEPLOYMENT_RULES, KMS_DELETION_WINDOW_DAYS, runRules } from '../model';
 import { IPoolingTier, IProxyEndpoint, ProxyEngine } from '../pooling-tier';
 import { throwIfInvalid } from '../private/validation';
@@ -71,19 +71,19 @@ export interface ReferenceDeploymentProps extends StackProps {
 export class ReferenceDeployment extends Stack {
   public readonly dataVpc: ec2.Vpc;
   public readonly consumerVpc: ec2.Vpc;
-  public readonly database: OptimizedReadsCluster;
+  public readonly database: AuroraOptimizedReads;
   public readonly proxyEngine: ProxyEngine;
   /** The pooling tier: `proxy` or `pgBouncer.proxy`, whichever the engine is. */
   public readonly poolingTier: IPoolingTier;
   /** The RDS Proxy (engine RDS_PROXY). */
-  public readonly proxy?: PoolingProxy;
+  public readonly proxy?: RdsProxy;
   /** The PgBouncer fleet and what its hosts and consumers need (engine PGBOUNCER). */
   public readonly pgBouncer?: PgBouncerTier;
   public readonly readOnlyEndpoint: IProxyEndpoint;
   public readonly readWriteEndpoint: IProxyEndpoint;
-  public readonly reader: DatabaseConsumerFunction;
-  public readonly writer: DatabaseConsumerFunction;
-  public readonly dashboard: DatabaseDashboard;
+  public readonly reader: LambdaConsumer;
+  public readonly writer: LambdaConsumer;
+  public readonly dashboard: Dashboard;
   public readonly databaseRoles: DatabaseRoleBootstrap;
 
   constructor(scope: Construct, id: string, props: ReferenceDeploymentProps = {}) {
@@ -101,7 +101,7 @@ export class ReferenceDeployment extends Stack {
     this.dataVpc = this.isolatedVpc('DataVpc', '10.10.0.0/16', logKey);
     this.consumerVpc = this.isolatedVpc('ConsumerVpc', '10.20.0.0/16', logKey);
 
-    this.database = new OptimizedReadsCluster(this, 'Database', {
+    this.database = new AuroraOptimizedReads(this, 'Database', {
       vpc: this.dataVpc,
       instanceClass: props.instanceClass,
       readers: props.readers,
@@ -116,7 +116,7 @@ export class ReferenceDeployment extends Stack {
       this.pgBouncer = new PgBouncerTier(this, 'PgBouncer', { cluster: this.database, maxConnectionsPercent: props.maxConnectionsPercent });
       this.poolingTier = this.pgBouncer.proxy;
     } else {
-      this.proxy = new PoolingProxy(this, 'Proxy', { cluster: this.database, maxConnectionsPercent: props.maxConnectionsPercent });
+      this.proxy = new RdsProxy(this, 'Proxy', { cluster: this.database, maxConnectionsPercent: props.maxConnectionsPercent });
       this.poolingTier = this.proxy;
     }
     const tier = this.poolingTier;
@@ -128,8 +128,8 @@ export class ReferenceDeployment extends Stack {
       databaseName: this.database.databaseName,
       encryptionKey: logKey,
     };
-    this.reader = new DatabaseConsumerFunction(this, 'Reader', { ...consumerDefaults, dbUser: READER_DB_USER, endpoint: this.readOnlyEndpoint });
-    this.writer = new DatabaseConsumerFunction(this, 'Writer', { ...consumerDefaults, dbUser: WRITER_DB_USER, endpoint: this.readWriteEndpoint });
+    this.reader = new LambdaConsumer(this, 'Reader', { ...consumerDefaults, dbUser: READER_DB_USER, endpoint: this.readOnlyEndpoint });
+    this.writer = new LambdaConsumer(this, 'Writer', { ...consumerDefaults, dbUser: WRITER_DB_USER, endpoint: this.readWriteEndpoint });
 
     // Each consumer logs in as a role of its own, never as the master user. The tier decides how the roles
     // log in (IAM, or their password secrets) and adds its own (the PgBouncer engine's read-only server role);
@@ -147,7 +147,7 @@ export class ReferenceDeployment extends Stack {
     // key policy names) are created once the roles exist.
     for (const consumer of [this.reader, this.writer]) consumer.function.node.defaultChild!.node.addDependency(this.databaseRoles.resource);
 
-    this.dashboard = new DatabaseDashboard(this, 'Dashboard', {
+    this.dashboard = new Dashboard(this, 'Dashboard', {
       cluster: this.database,
       proxy: this.poolingTier,
       functions: [this.reader, this.writer],

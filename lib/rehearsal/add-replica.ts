@@ -6,7 +6,7 @@
  */
 import { findBinaries } from './binaries';
 import { RehearsalOperationError } from './errors';
-import { haproxyAddServer } from './peers';
+import { haproxyAddServer } from './comparison-proxies';
 import { cloneReplica, launchNode, nodeState, waitReady, waitStreaming } from './postgres';
 import { assertAddressesFree } from './preflight';
 import { stopProcess } from './processes';
@@ -33,7 +33,7 @@ export async function addReplica(run: RunningRehearsal, timeoutMs: number): Prom
   const name = freeReplicaName(run, count);
   // In namespaces the address exists only inside the data namespace, where nothing but the rehearsal runs.
   if (s.network !== 'namespaces') await assertAddressesFree([{ role: name, address, port: s.port }]);
-  const ctx = run.ctx(findBinaries({ peers: s.peers }).postgresBinDir);
+  const ctx = run.ctx(findBinaries({ comparisonProxies: s.comparisonProxies }).postgresBinDir);
   const writer = run.writerNode;
   const node = nodeState(run.layout, name, address, s.port);
   await cloneReplica(ctx, node, writer, left());

@@ -74,7 +74,7 @@ export function findPgBouncer(): string {
   return found;
 }
 
-export function findBinaries(options: { peers: boolean }): Binaries {
+export function findBinaries(options: { comparisonProxies: boolean }): Binaries {
   const need = (program: string, pkg: string): string => {
     const path = onPath(program);
     if (path === undefined) throw new MissingBinaryError(program, `${APT} ${pkg}\` (or \`make system-deps\`)`);
@@ -85,6 +85,6 @@ export function findBinaries(options: { peers: boolean }): Binaries {
     postgresBinDir,
     pgbouncer: findPgBouncer(),
     openssl: need('openssl', 'openssl'),
-    ...(options.peers ? { haproxy: need('haproxy', 'haproxy'), pgpool: need('pgpool', 'pgpool2') } : {}),
+    ...(options.comparisonProxies ? { haproxy: need('haproxy', 'haproxy'), pgpool: need('pgpool', 'pgpool2') } : {}),
   };
 }

@@ -41,13 +41,14 @@ export const REHEARSE_OPTIONS: ReadonlyArray<CliOption> = [
   { name: '--cores-per-vcpu', value: 'C', default: `0 = no CPU budgets; ${DEFAULT_CORES_PER_VCPU} with --from`, description: 'cores of this machine per vCPU of an instance\'s class (each instance\'s CPU budget)', commands: ['up'] },
   { name: '--pooler-vcpus', value: 'N', default: String(REHEARSAL_POOLER_VCPUS), description: 'vCPUs of the pooler host, under CPU budgets', commands: ['up'] },
   { name: '--fsync', description: 'fsync on the instances (default: off, the data is throwaway)', commands: ['up'] },
-  { name: '--no-peers', description: 'skip the HAProxy and pgpool-II peers (default: started)', commands: ['up'] },
+  { name: '--no-comparison-proxies', description: 'skip the comparison proxies, HAProxy and pgpool-II (default: started)', commands: ['up'] },
+  { name: '--no-peers', description: 'deprecated: --no-comparison-proxies', commands: ['up'] },
   { name: '--json', description: 'print JSON (outputs: always JSON)', commands: ['status', 'outputs', 'topology'] },
 ];
 
 /** Per subcommand: a line for `rehearse --help`, then what its own help says. */
 const SUMMARIES: Record<RehearseCommand, readonly [string, string]> = {
-  up: ['start the local rehearsal', 'a PostgreSQL writer and streaming replicas, PgBouncer read/write and read-only endpoints, HAProxy and pgpool-II peers, a supervised health checker. Progress goes to stderr, the status to stdout.'],
+  up: ['start the local rehearsal', 'a PostgreSQL writer and streaming replicas, PgBouncer read/write and read-only endpoints, the HAProxy and pgpool-II comparison proxies, a supervised health checker. Progress goes to stderr, the status to stdout.'],
   status: ['the running rehearsal\'s status', 'its endpoints, processes, replication, PgBouncer pools and health checker; --json adds `aws`, the AWS-shaped names and namespaces to connect by (null on loopback).'],
   outputs: ['the endpoints as JSON', 'like `terraform output -json`: read_write and read_only, each with host, port, database, user, password, ca_file; with network namespaces, `aws`: the Region, the cluster\'s and the proxy\'s AWS-shaped endpoints and each proxy endpoint\'s name, role, VPC, namespace, host and port (the deployment\'s after `up --from`; null on loopback).'],
   down: ['stop the rehearsal', 'every process by pid, checking nothing is left. Idempotent: "nothing to stop" when nothing runs there.'],
@@ -58,7 +59,7 @@ const SUMMARIES: Record<RehearseCommand, readonly [string, string]> = {
 const NOTES: Partial<Record<RehearseCommand, string[]>> = {
   up: [
     'With --from, the deployment fixes the replicas, the pool settings, the port, the endpoints and the consumers; options given too apply on top. What cannot run locally (IAM tokens, KMS, CloudWatch) is listed with its stand-in.',
-    'Needs PostgreSQL 15, PgBouncer 1.25.2 (`make pgbouncer`), and for the peers HAProxy and pgpool-II (`make deps`). Run as root for namespaces and CPU budgets; without root it falls back to loopback and says so.',
+    'Needs PostgreSQL 15, PgBouncer 1.25.2 (`make pgbouncer`), and for the comparison proxies HAProxy and pgpool-II (`make deps`). Run as root for namespaces and CPU budgets; without root it falls back to loopback and says so.',
   ],
   drill: ['Exit code 1 also when an acknowledged write is missing after the failover.'],
 };

@@ -87,7 +87,7 @@ function flagSettings(p: ParsedArgs): RehearsalSettings {
     ...optional('poolerVcpus', numberFlag(p, '--pooler-vcpus')),
     ...(p.flags.has('--async') ? { synchronous: false } : {}),
     ...(p.flags.has('--fsync') ? { fsync: true } : {}),
-    ...(p.flags.has('--no-peers') ? { peers: false } : {}),
+    ...(p.flags.has('--no-comparison-proxies') || p.flags.has('--no-peers') ? { comparisonProxies: false } : {}),
     ...(percent ?? idle ?? borrow) !== undefined
       ? {
           pool: {

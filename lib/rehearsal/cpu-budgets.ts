@@ -4,7 +4,7 @@
  * vCPU), so a connection storm or a read-heavy load saturates that instance's budget as it saturated
  * the seeds' instances, not the whole machine. The class is the deployment's (`up --from`), else
  * REHEARSAL_INSTANCE_CLASS. The pooling tier is a host too: PgBouncer's processes (both endpoints, all
- * their groups) share one budget of settings.poolerVcpus, and each comparison peer (HAProxy, pgpool-II)
+ * their groups) share one budget of settings.poolerVcpus, and each comparison proxy (HAProxy, pgpool-II)
  * has one of the same size, so a pooler cannot borrow the CPU an instance is held to. Budgets are named by the rehearsal's block, so `down` in another process
  * finds and removes them once the processes are stopped. coresPerVcpu 0 means no budgets.
  */
@@ -17,7 +17,7 @@ export const REHEARSAL_INSTANCE_CLASS = 'db.r6gd.xlarge';
 
 type BudgetSettings = Pick<ResolvedSettings, 'addressBlock' | 'coresPerVcpu' | 'deployment'>;
 
-/** The pooler hosts: every PgBouncer process of the rehearsal, and each peer. */
+/** The pooler hosts: every PgBouncer process of the rehearsal, and each comparison proxy. */
 export type PoolerBudgetHost = 'pgbouncer' | 'haproxy' | 'pgpool';
 
 /** The cgroup directory name of the rehearsal: its block, e.g. rh-127-0-31. */

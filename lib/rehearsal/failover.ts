@@ -38,7 +38,7 @@ async function walPositions(ctx: PostgresContext, replicas: ReadonlyArray<NodeSt
 
 /** Kills the writer, promotes a replica and waits until the read/write endpoint points at it. */
 export async function failover(run: RunningRehearsal, timeoutMs: number): Promise<FailoverReport> {
-  const ctx = run.ctx(findBinaries({ peers: run.state.settings.peers }).postgresBinDir);
+  const ctx = run.ctx(findBinaries({ comparisonProxies: run.state.settings.comparisonProxies }).postgresBinDir);
   const old = run.writerNode;
   const started = Date.now();
   await killProcess(run.process(old.name));

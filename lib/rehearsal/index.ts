@@ -14,7 +14,7 @@ export { WorkDirLayout, tlsPaths, type NodePaths, type PgBouncerPaths, type Hapr
 export { HealthChecker } from './health-checker';
 export { DEFAULT_RESTART_POLICY, launchHealthSupervisor, readSupervisorReport, restartDelay, type RestartPolicy, type SupervisorReport } from './health-supervisor';
 export { assessHealthChecker, healthStaleAfterMs, type HealthEvidence } from './health-status';
-export { renderHaproxyConfig, renderPgpoolConfig, renderPgpoolHba } from './peers';
+export { renderHaproxyConfig, renderPgpoolConfig, renderPgpoolHba } from './comparison-proxies';
 export { endpointListener, pgBouncerPoolSizes, standInFiles, standInProcess, type PgBouncerPoolSizes, type StandInValues } from './pgbouncer';
 export * from './scram';
 export type { HealthReport, NodeState, PgBouncerEndpointSpec, RehearsalState } from './state';

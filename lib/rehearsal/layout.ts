@@ -5,7 +5,7 @@
  *   <workDir>/state.json, secrets.json, health.json, health-supervisor.json
  *   <workDir>/nodes/<node>/{data,socket}          one PostgreSQL instance each
  *   <workDir>/pgbouncer/ (a fleet host's FLEET_PATHS below it), poolers.json   processes rw-1, ro-3, ...
- *   <workDir>/peers/haproxy/, peers/pgpool/
+ *   <workDir>/comparison/haproxy/, comparison/pgpool/ (the comparison proxies)
  *   <workDir>/tls/{ca.crt,server.crt,server.key}
  *   <workDir>/logs/<process>.log                 kept by `down`
  */
@@ -81,7 +81,7 @@ export class WorkDirLayout {
   readonly pgbouncerDir: string;
   /** Which PgBouncer processes run, by pid (poolers.ts); the health checker updates it. */
   readonly poolersFile: string;
-  readonly peersDir: string;
+  readonly comparisonProxiesDir: string;
   readonly logsDir: string;
   /** Programs the servers run from here, not from the checkout (see installPgBouncer). */
   readonly binDir: string;
@@ -101,13 +101,13 @@ export class WorkDirLayout {
     this.nodesDir = join(workDir, 'nodes');
     this.pgbouncerDir = join(workDir, 'pgbouncer');
     this.poolersFile = join(this.pgbouncerDir, 'poolers.json');
-    this.peersDir = join(workDir, 'peers');
+    this.comparisonProxiesDir = join(workDir, 'comparison');
     this.logsDir = join(workDir, 'logs');
     this.binDir = join(workDir, 'bin');
     this.tls = tlsPaths(join(workDir, 'tls'));
-    const haproxyDir = join(this.peersDir, 'haproxy');
+    const haproxyDir = join(this.comparisonProxiesDir, 'haproxy');
     this.haproxy = { dir: haproxyDir, configFile: join(haproxyDir, 'haproxy.cfg'), adminSocket: join(haproxyDir, 'admin.sock'), logFile: this.log('haproxy') };
-    const pgpoolDir = join(this.peersDir, 'pgpool');
+    const pgpoolDir = join(this.comparisonProxiesDir, 'pgpool');
     this.pgpool = {
       dir: pgpoolDir,
       configFile: join(pgpoolDir, 'pgpool.conf'),
@@ -151,6 +151,6 @@ export class WorkDirLayout {
 
   /** What `down` removes; logs stay for a post-mortem. */
   get disposable(): ReadonlyArray<string> {
-    return [this.binDir, this.nodesDir, this.pgbouncerDir, this.peersDir, this.tls.dir, this.secretsFile, this.healthFile, this.healthSupervisorFile, this.stateFile];
+    return [this.binDir, this.nodesDir, this.pgbouncerDir, this.comparisonProxiesDir, this.tls.dir, this.secretsFile, this.healthFile, this.healthSupervisorFile, this.stateFile];
   }
 }

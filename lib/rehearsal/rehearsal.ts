@@ -1,7 +1,7 @@
 /**
  * A local rehearsal of the deployed data path on one machine, from real parts: a PostgreSQL 15 writer
  * and streaming replicas (each its own loopback "host"), PgBouncer read/write and read-only endpoints
- * sized like the AWS proxy, a supervised health checker that re-points them, and HAProxy / pgpool-II peers.
+ * sized like the AWS proxy, a supervised health checker that re-points them, and the HAProxy and pgpool-II comparison proxies.
  *
  *   const r = await Rehearsal.up({ replicas: 2 });   // validated first; a failed start stops what it started
  *   r.endpoints.readOnly ...; await r.status(); await r.killReplica(0); await r.failover();
@@ -70,7 +70,7 @@ export class Rehearsal {
     const resolved = resolveSettings(input);
     validateSettings(resolved);
     const settings = effectiveNetwork(resolved);
-    const binaries = findBinaries({ peers: settings.peers });
+    const binaries = findBinaries({ comparisonProxies: settings.comparisonProxies });
     const user = serverOsUser();
     assertWorkDirUsable(settings.workDir, user);
     const previous = readState(settings.workDir);
@@ -202,7 +202,7 @@ export class Rehearsal {
     const node = this.run.state.nodes.find((n) => n.name === name);
     if (node === undefined) throw new RehearsalOperationError(`startInstance(${name}): no node of that name`);
     if (this.pidOf(name) !== undefined) throw new RehearsalOperationError(`startInstance(${name}): it is running`);
-    const ctx = this.run.ctx(findBinaries({ peers: this.settings.peers }).postgresBinDir);
+    const ctx = this.run.ctx(findBinaries({ comparisonProxies: this.settings.comparisonProxies }).postgresBinDir);
     await waitReady(ctx, node, this.run.track(launchNode(ctx, node)), timeoutMs);
   }
 

@@ -84,11 +84,11 @@ export class RunningRehearsal {
 
   get endpoints(): Endpoints {
     const p = this.state.plan;
-    const withPeers = this.state.processes.some((x) => x.kind === 'haproxy');
+    const withComparisonProxies = this.state.processes.some((x) => x.kind === 'haproxy');
     return {
       readWrite: this.endpoint('read-write', p.readWrite),
       readOnly: this.endpoint('read-only', p.readOnly),
-      ...(withPeers ? { haproxy: this.endpoint('haproxy', p.haproxy), pgpool: this.endpoint('pgpool', p.pgpool) } : {}),
+      ...(withComparisonProxies ? { haproxy: this.endpoint('haproxy', p.haproxy), pgpool: this.endpoint('pgpool', p.pgpool) } : {}),
       writer: this.endpoint(this.writerNode.name, this.writerNode.address),
       replicas: this.replicaNodes.map((n) => this.endpoint(n.name, n.address)),
     };

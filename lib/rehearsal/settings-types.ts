@@ -41,7 +41,9 @@ export interface RehearsalSettings {
   readonly poolerProcesses?: number;
   /** fsync on the instances (default false: throwaway data; replication still acknowledges). */
   readonly fsync?: boolean;
-  /** Start the HAProxy and pgpool-II peers (default true). */
+  /** Start the comparison proxies, HAProxy and pgpool-II (default true). */
+  readonly comparisonProxies?: boolean;
+  /** @deprecated use comparisonProxies */
   readonly peers?: boolean;
   /** Health-check interval of the checker that re-points the PgBouncer pools (default 500 ms). */
   readonly healthCheckIntervalMs?: number;
@@ -68,4 +70,4 @@ export interface RehearsalSettings {
 }
 
 /** Every setting with its default; `deployment` stays optional (none = the fixed layout). */
-export type ResolvedSettings = Required<Omit<RehearsalSettings, 'deployment'>> & Pick<RehearsalSettings, 'deployment'>;
+export type ResolvedSettings = Required<Omit<RehearsalSettings, 'deployment' | 'peers'>> & Pick<RehearsalSettings, 'deployment'>;

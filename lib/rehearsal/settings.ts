@@ -42,7 +42,7 @@ export function resolveSettings(settings: RehearsalSettings = {}, cwd = process.
     maxClientConnections: settings.maxClientConnections ?? DEFAULT_MAX_CLIENT_CONNECTIONS,
     poolerProcesses: settings.poolerProcesses ?? DEFAULT_POOLER_PROCESSES,
     fsync: settings.fsync ?? false,
-    peers: settings.peers ?? true,
+    comparisonProxies: settings.comparisonProxies ?? settings.peers ?? true,
     healthCheckIntervalMs: settings.healthCheckIntervalMs ?? 500,
     startTimeoutMs: settings.startTimeoutMs ?? 90000,
     network: settings.network ?? 'loopback',

@@ -1,6 +1,6 @@
 /**
  * Bringing a rehearsal up, after the checks: the work dir, the initial state, then the processes in
- * order (writer, replicas, PgBouncer endpoints, peers, the health checker's supervisor), each tracked by pid as soon
+ * order (writer, replicas, PgBouncer endpoints, comparison proxies, the health checker's supervisor), each tracked by pid as soon
  * as it is spawned so a failed start can stop everything it started.
  */
 import { chownSync, existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { poolerBudgetFiles } from './cpu-budgets';
 import { launchHealthSupervisor, readSupervisorReport } from './health-supervisor';
 import type { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
-import { launchHaproxy, launchPgpool, pgpoolSocketFile } from './peers';
+import { launchHaproxy, launchPgpool, pgpoolSocketFile } from './comparison-proxies';
 import { installPgBouncer, writeStandInSecrets } from './pgbouncer';
 import { poolerContext, Poolers } from './poolers';
 import { adminTarget, bootstrapWriter, cloneReplica, initWriter, launchNode, nodeState, setSynchronous, waitReady, waitStreaming } from './postgres';
@@ -32,7 +32,7 @@ import type { Endpoint } from './types';
  * The steps of `up`, in order, as a progress display names them (`network` only with namespaces, `consumer roles` only with --from,
  * `pooler hosts` only with --from a PgBouncer engine deployment).
  */
-export const UP_PHASES = ['checks', 'network', 'instances', 'consumer roles', 'replication', 'poolers', 'peers', 'health checker', 'pooler hosts'] as const;
+export const UP_PHASES = ['checks', 'network', 'instances', 'consumer roles', 'replication', 'poolers', 'comparison proxies', 'health checker', 'pooler hosts'] as const;
 export type UpPhase = (typeof UP_PHASES)[number];
 /** Hears each step of `up` as it begins: the phase and what it does. */
 export type UpProgress = (phase: UpPhase, detail: string) => void;
@@ -45,7 +45,7 @@ export function listeners(s: ResolvedSettings, plan: AddressPlan): Listener[] {
     ...plan.replicas.map((a, i) => at(`replica${i + 1}`, a)),
     at('read/write endpoint', plan.readWrite),
     at('read-only endpoint', plan.readOnly),
-    ...(s.peers ? [at('haproxy', plan.haproxy), at('pgpool', plan.pgpool), at('pgpool pcp', plan.pgpool, s.port + 1)] : []),
+    ...(s.comparisonProxies ? [at('haproxy', plan.haproxy), at('pgpool', plan.pgpool), at('pgpool pcp', plan.pgpool, s.port + 1)] : []),
   ];
 }
 
@@ -54,11 +54,11 @@ export function prepareWorkDir(layout: WorkDirLayout, user: OsUser | undefined):
   mkdirSync(layout.workDir, { recursive: true, mode: 0o755 });
   // The PgBouncer engine's paths too: a previous run's fleet file naming its stopped emulator would be taken up.
   const f = layout.poolerFleet;
-  for (const dir of [layout.nodesDir, layout.pgbouncerDir, layout.peersDir, layout.tls.dir, layout.logsDir, layout.healthFile, layout.healthSupervisorFile, f.file, f.dir, f.hostsDir, f.loadBalancerDir, f.deploymentFile]) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [layout.nodesDir, layout.pgbouncerDir, layout.comparisonProxiesDir, layout.tls.dir, layout.logsDir, layout.healthFile, layout.healthSupervisorFile, f.file, f.dir, f.hostsDir, f.loadBalancerDir, f.deploymentFile]) rmSync(dir, { recursive: true, force: true });
   mkdirSync(layout.logsDir, { mode: 0o755 });
   // Traversable by the server user; what is private lives one level down.
   mkdirSync(layout.nodesDir, { mode: 0o755 });
-  mkdirSync(layout.peersDir, { mode: 0o755 });
+  mkdirSync(layout.comparisonProxiesDir, { mode: 0o755 });
   mkdirSync(layout.pgbouncerDir, { mode: 0o700 });
   if (user !== undefined) {
     // The servers write their logs and pgbouncer files there.
@@ -127,7 +127,7 @@ async function waitEndpoint(run: RunningRehearsal, endpoint: Endpoint, proc: Tra
   }
 }
 
-async function startPeers(run: RunningRehearsal, bin: Required<Binaries>, writer: NodeState, replicas: ReadonlyArray<NodeState>, timeoutMs: () => number): Promise<void> {
+async function startComparisonProxies(run: RunningRehearsal, bin: Required<Binaries>, writer: NodeState, replicas: ReadonlyArray<NodeState>, timeoutMs: () => number): Promise<void> {
   const s = run.state.settings;
   const plan = run.state.plan;
   const backends = replicas.map((r) => ({ name: r.name, address: r.address, port: r.port }));
@@ -205,8 +205,8 @@ export async function startProcesses(run: RunningRehearsal, bin: Binaries, progr
   progress('poolers', `PgBouncer, ${s.poolerProcesses} process${s.poolerProcesses === 1 ? '' : 'es'} per target: read/write endpoint ${plan.readWrite}, read-only endpoint ${plan.readOnly}`);
   await startPoolers(run, writer, replicas, left);
 
-  if (s.peers && bin.haproxy !== undefined && bin.pgpool !== undefined) progress('peers', `HAProxy ${plan.haproxy} (reader endpoint analog), pgpool-II ${plan.pgpool}`);
-  if (s.peers && bin.haproxy !== undefined && bin.pgpool !== undefined) await startPeers(run, { ...bin, haproxy: bin.haproxy, pgpool: bin.pgpool }, writer, replicas, left);
+  if (s.comparisonProxies && bin.haproxy !== undefined && bin.pgpool !== undefined) progress('comparison proxies', `HAProxy ${plan.haproxy} (reader endpoint analog), pgpool-II ${plan.pgpool}`);
+  if (s.comparisonProxies && bin.haproxy !== undefined && bin.pgpool !== undefined) await startComparisonProxies(run, { ...bin, haproxy: bin.haproxy, pgpool: bin.pgpool }, writer, replicas, left);
   progress('health checker', 'its supervisor, then the first health report');
   await startHealthChecker(run, left());
   run.state.phase = 'up';

@@ -20,9 +20,9 @@ export interface Endpoints {
   readonly readWrite: Endpoint;
   /** PgBouncer read-only endpoint over the live replicas (RDS Proxy READ_ONLY endpoint). */
   readonly readOnly: Endpoint;
-  /** HAProxy TCP round-robin over the replicas (Aurora reader endpoint analog); absent without peers. */
+  /** HAProxy TCP round-robin over the replicas (Aurora reader endpoint analog); absent without the comparison proxies. */
   readonly haproxy?: Endpoint;
-  /** pgpool-II read/write split (ProxySQL analog); absent without peers. */
+  /** pgpool-II read/write split (ProxySQL analog); absent without the comparison proxies. */
   readonly pgpool?: Endpoint;
   /** The current writer, directly. */
   readonly writer: Endpoint;

@@ -114,8 +114,8 @@ export function poolBudgetLocals(options: { readonly proxyPercent: boolean }): s
   ];
 }
 
-/** What modules/pooling-proxy restates: the connection budget. */
-export function renderPoolingProxyCatalog(): string {
+/** What modules/rds-proxy restates: the connection budget. */
+export function renderRdsProxyCatalog(): string {
   return [`# ${generatedBy('lib/model/sizing.ts')}`, '', 'locals {', ...poolBudgetLocals({ proxyPercent: true }), '}', ''].join('\n');
 }
 

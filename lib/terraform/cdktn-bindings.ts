@@ -69,6 +69,8 @@ export interface ModuleBinding {
   /** Directory under modules/. */
   readonly module: string;
   readonly className: string;
+  /** The class's former name, kept as a deprecated subclass (docs/DECISIONS.md, "One name per thing"). */
+  readonly formerClassName?: string;
   /** The first paragraph of the module's README. */
   readonly summary: string;
   readonly variables: ReadonlyArray<BindingVariable>;
@@ -95,7 +97,7 @@ const OUTPUT_KINDS: Readonly<Record<string, Readonly<Record<string, OutputKind>>
     temporary_objects_gib: 'number',
     max_connections: 'number',
   },
-  'pooling-proxy': { endpoints: 'any', pool_settings: 'any', max_server_connections: 'number', reserved_connections: 'number' },
+  'rds-proxy': { endpoints: 'any', pool_settings: 'any', max_server_connections: 'number', reserved_connections: 'number' },
   'pgbouncer-proxy': {
     endpoints: 'any',
     ports: 'numberMap',
@@ -112,6 +114,9 @@ const OUTPUT_KINDS: Readonly<Record<string, Readonly<Record<string, OutputKind>>
 
 /** Class names that are not the module's directory in PascalCase: PgBouncer's own spelling, as the CDK construct has it. */
 const CLASS_NAMES: Readonly<Record<string, string>> = { 'pgbouncer-proxy': 'PgBouncerProxy' };
+
+/** Class names a module's construct had before its module was renamed: cdktn users may have them, so they stay, deprecated. */
+const FORMER_CLASS_NAMES: Readonly<Record<string, string>> = { 'rds-proxy': 'PoolingProxy' };
 
 /** Members of cdktn's TerraformHclModule (and the construct's own options) that a prop or getter must not shadow. */
 export const RESERVED_MEMBERS: ReadonlySet<string> = new Set([
@@ -244,5 +249,6 @@ export function moduleBinding(root: string, module: string): ModuleBinding {
   for (const listed of Object.keys(OUTPUT_KINDS[module] ?? {})) {
     if (!outputs.some((o) => o.name === listed)) throw new Error(`modules/${module}: OUTPUT_KINDS lists ${listed}, which the module does not output`);
   }
-  return { module, className, summary: readmeSummary(moduleDir), variables, outputs, ruleReads: ruleReads(module, variables) };
+  const formerClassName = FORMER_CLASS_NAMES[module];
+  return { module, className, ...(formerClassName ? { formerClassName } : {}), summary: readmeSummary(moduleDir), variables, outputs, ruleReads: ruleReads(module, variables) };
 }

@@ -165,6 +165,7 @@ export function renderModuleClass(binding: ModuleBinding, version: string): stri
     ]),
     '}',
   ];
+  body.push(...formerNames(binding));
   const text = body.join('\n');
   const imports = [
     "import type { Construct } from 'constructs';",
@@ -173,6 +174,27 @@ export function renderModuleClass(binding: ModuleBinding, version: string): stri
   ];
   const sources = `modules/${binding.module} (variables.tf, outputs.tf, README.md) and lib/model/rules.ts`;
   return `${[header(sources), ...imports, ...body].join('\n')}\n`;
+}
+
+/**
+ * The class's former name and its types', each the new one under the old name: a subclass (the module block's
+ * address is the construct id, so state does not move) and interfaces that extend the new ones.
+ */
+function formerNames(binding: ModuleBinding): string[] {
+  const former = binding.formerClassName;
+  if (!former) return [];
+  const types = [...binding.variables.filter((v) => objectOf(v.type)).map((v) => elementName(binding, v)), `${binding.className}Props`];
+  return [
+    ...types.flatMap((t) => [
+      '',
+      `/** @deprecated use ${t} */`,
+      '// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the former name of the same type',
+      `export interface ${former}${t.slice(binding.className.length)} extends ${t} {}`,
+    ]),
+    '',
+    ...jsdoc('', [`@deprecated use ${binding.className}: the module is modules/${binding.module} (docs/DECISIONS.md, "One name per thing").`]),
+    `export class ${former} extends ${binding.className} {}`,
+  ];
 }
 
 function fileName(module: string): string {

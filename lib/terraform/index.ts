@@ -2,7 +2,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { renderAwsRulesDoc } from './aws-rules-doc';
 import { renderCdktnPackage } from './cdktn';
-import { renderClusterCatalog, renderMetricCatalog, renderPoolingProxyCatalog } from './catalogs';
+import { renderClusterCatalog, renderMetricCatalog, renderRdsProxyCatalog } from './catalogs';
+import { DEPRECATED_MODULES, moduleTfFiles, renderDeprecatedModule } from './deprecated-modules';
 import { generatedBy } from './hcl';
 import { EXAMPLES, INTERNAL_MODULES, MODULE_SPECS } from './modules';
 import { PGBOUNCER_BOOTSTRAP_FILE, PGBOUNCER_MODULE, renderPgBouncerBootstrapTemplate, renderPgBouncerCatalog } from './pgbouncer';
@@ -27,6 +28,7 @@ export { awsRuleRows } from './aws-rules-doc';
 export { PGBOUNCER_BOOTSTRAP_FILE } from './pgbouncer';
 export { CDKTN_PACKAGE, CDKTN_SOURCE_REPOSITORY, renderCdktnPackage } from './cdktn';
 export { CDKTN_MODULES, camelCase, moduleBinding } from './cdktn-bindings';
+export { DEPRECATED_MODULES, managedResources, type DeprecatedModule } from './deprecated-modules';
 export { loadVectors, terraformMessages, vectorExpectations, vectorValues, vectorVariables, type Vector, type VectorExpectation } from './vectors';
 export { moduleRegions } from './validations';
 export { type Region } from './regions';
@@ -44,7 +46,7 @@ export function renderAll(): Map<string, string> {
   files.set('modules/aurora-optimized-reads/catalog.tf', renderClusterCatalog());
   files.set('modules/dashboard/metrics.tf', renderMetricCatalog());
   files.set(`modules/${PGBOUNCER_MODULE}/catalog.tf`, renderPgBouncerCatalog());
-  files.set('modules/pooling-proxy/catalog.tf', renderPoolingProxyCatalog());
+  files.set('modules/rds-proxy/catalog.tf', renderRdsProxyCatalog());
   files.set(PGBOUNCER_BOOTSTRAP_FILE, renderPgBouncerBootstrapTemplate());
   files.set('docs/AWS-RULES.md', renderAwsRulesDoc(loadVectors(), generatedBy('lib/model/rules.ts and lib/model/aws-facts.ts')));
   const expectations = vectorExpectations();
@@ -62,6 +64,12 @@ export function renderAll(): Map<string, string> {
   for (const module of [...INTERNAL_MODULES, ...EXAMPLES.filter((e) => !MODULE_SPECS.some((m) => m.module === e))]) {
     const dir = path.join('modules', module);
     files.set(path.join(dir, 'README.md'), renderReadme(module, path.join(ROOT, dir), [], renderedTf(files, dir)));
+  }
+  // Former module directories: wrappers of the renamed modules as just rendered.
+  for (const d of DEPRECATED_MODULES) {
+    const replacement = new Map([...moduleTfFiles(ROOT, d.replacement), ...renderedTf(files, path.join('modules', d.replacement))]);
+    const version = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    for (const [rel, content] of renderDeprecatedModule(d, replacement, version)) files.set(rel, content);
   }
   for (const [rel, content] of renderCdktnPackage(ROOT)) files.set(rel, content);
   return files;

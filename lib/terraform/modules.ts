@@ -79,7 +79,7 @@ export const MODULE_SPECS: ReadonlyArray<ModuleSpec> = [
     preconditions: { 'cluster-kms-key': 'aws_rds_cluster.this' },
   },
   {
-    module: 'pooling-proxy',
+    module: 'rds-proxy',
     fixture: {
       name: 'vectors',
       cluster_identifier: 'vectors',

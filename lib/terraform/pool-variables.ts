@@ -4,7 +4,7 @@ import type { Region } from './regions';
 
 /**
  * The pool settings both proxies take: the same variables, types and defaults (DEFAULT_POOL_SETTINGS) in
- * pooling-proxy (RDS Proxy) and pgbouncer-proxy (the PgBouncer fleet), declared once here, each module's
+ * rds-proxy (RDS Proxy) and pgbouncer-proxy (the PgBouncer fleet), declared once here, each module's
  * copy worded for its engine. The generator writes them whole, their rules' validations inside.
  */
 export const POOL_VARIABLES: Readonly<Record<keyof PoolSettings, string>> = {
@@ -24,7 +24,7 @@ interface EngineWording {
 }
 
 const WORDING: Readonly<Record<string, EngineWording>> = {
-  'pooling-proxy': {
+  'rds-proxy': {
     opener: 'the proxy',
     reserve: 'the proxy is given at most the share that leaves the reserved connections (99 on every catalog class)',
     idle: 'kept open while idle',

@@ -11,10 +11,10 @@ locals {
   pgbouncer_missing = [for name, value in local.pgbouncer_inputs : name if value == null]
   pgbouncer         = var.pgbouncer_fleet_name != null
   # The fleet's listeners: both transaction ones, and each session-pooling one it has a target group for (the
-  # map's keys are known at plan), as DatabaseDashboard charts those its proxy's endpoints added.
+  # map's keys are known at plan), as Dashboard charts those its proxy's endpoints added.
   pooler_listeners = [for l in local.pooler_listener_series : l if !l.session || contains(try(keys(var.pgbouncer_target_group_arn_suffixes), []), lower(l.listener))]
 
-  # The lines of each scope, as DatabaseDashboard draws them: one per instance, endpoint, target role or
+  # The lines of each scope, as Dashboard draws them: one per instance, endpoint, target role or
   # function, with its label, the start of its alarms' names, the instance selections it falls under
   # (metric_catalog and alarm_catalog's `instances`), and the values of its dimensions (scope_dimensions).
   series = {

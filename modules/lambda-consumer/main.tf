@@ -107,7 +107,7 @@ data "aws_iam_policy_document" "function" {
     }
     precondition {
       condition     = var.auth == "secret" || var.connect_arn_prefix != null
-      error_message = "connect_arn_prefix is not set: auth iam logs in with an IAM token through RDS Proxy, so pass the pooling-proxy module's connect_arn_prefix"
+      error_message = "connect_arn_prefix is not set: auth iam logs in with an IAM token through RDS Proxy, so pass the rds-proxy module's connect_arn_prefix"
     }
     precondition {
       condition     = var.auth == "secret" || var.password_secret_arn == null

@@ -54,7 +54,7 @@ variable "subnet_ids" {
 }
 
 variable "endpoint" {
-  description = "The endpoint the function connects through, an element of the pooling-proxy or the pgbouncer-proxy module's endpoints output: host name, port, target role, security group, and how its certificate is checked. RDS Proxy's certificate names the default endpoint only, so a consumer of another endpoint checks it against proxy_default_endpoint (DB_TLS=verify-proxy-domain); set is_proxy_default_endpoint for the default endpoint itself (DB_TLS=verify-full). A PgBouncer engine endpoint gives tls_ca_certificate, the only CA its consumers trust (DB_TLS=verify-full with DB_TLS_CA)."
+  description = "The endpoint the function connects through, an element of the rds-proxy or the pgbouncer-proxy module's endpoints output: host name, port, target role, security group, and how its certificate is checked. RDS Proxy's certificate names the default endpoint only, so a consumer of another endpoint checks it against proxy_default_endpoint (DB_TLS=verify-proxy-domain); set is_proxy_default_endpoint for the default endpoint itself (DB_TLS=verify-full). A PgBouncer engine endpoint gives tls_ca_certificate, the only CA its consumers trust (DB_TLS=verify-full with DB_TLS_CA)."
   type = object({
     endpoint                  = string
     target_role               = string
@@ -82,7 +82,7 @@ variable "endpoint" {
 }
 
 variable "connect_arn_prefix" {
-  description = "The pooling-proxy module's connect_arn_prefix; the function gets rds-db:connect on <prefix><db_user> only. null for a PgBouncer engine endpoint (password_secret_arn)."
+  description = "The rds-proxy module's connect_arn_prefix; the function gets rds-db:connect on <prefix><db_user> only. null for a PgBouncer engine endpoint (password_secret_arn)."
   type        = string
   default     = null
 }

@@ -10,7 +10,7 @@ import { CONTEXT_KEYS, readDeploymentContext } from '../../lib/reference-app/app
 import { READER_DB_USER, ReferenceDeployment, WRITER_DB_USER } from '../../lib/reference-app/reference-deployment';
 import { getAtt, isolatedSubnetRefs, joinIntrinsic, kitError, logicalIdOf, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
-import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
+import { RdsProxyEndpoint } from '../../lib/rds-proxy-endpoint';
 import { ProxyEngine } from '../../lib/pooling-tier';
 
 /** The feature flags of cdk.json, so the test app behaves like `cdk synth`. */
@@ -342,8 +342,8 @@ describe('ReferenceDeployment', () => {
     // The proxy leaves the documented reserve: floor(3479 * 0.99) = 3444 of 3479, 10 reserved.
     expect(stack.proxy!.poolSizing.maxServerConnections).toBe(3444);
     template.hasOutput('ReservedConnections', { Value: '10' });
-    template.hasOutput('ReadOnlyEndpoint', { Value: getAtt((stack.readOnlyEndpoint as PoolingProxyEndpoint).endpoint, 'Endpoint') });
-    template.hasOutput('ReadWriteEndpoint', { Value: getAtt((stack.readWriteEndpoint as PoolingProxyEndpoint).endpoint, 'Endpoint') });
+    template.hasOutput('ReadOnlyEndpoint', { Value: getAtt((stack.readOnlyEndpoint as RdsProxyEndpoint).endpoint, 'Endpoint') });
+    template.hasOutput('ReadWriteEndpoint', { Value: getAtt((stack.readWriteEndpoint as RdsProxyEndpoint).endpoint, 'Endpoint') });
   });
 
   test('the consumers share the stack key for their environment and logs', () => {

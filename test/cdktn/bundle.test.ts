@@ -25,11 +25,11 @@ describe('the cdktn bundle', () => {
     expect(text).toContain('is out of range');
 
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { PoolingProxy } = require(bundle) as { PoolingProxy: new (scope: TerraformStack, id: string, props: object) => unknown };
+    const { RdsProxy } = require(bundle) as { RdsProxy: new (scope: TerraformStack, id: string, props: object) => unknown };
     const stack = new TerraformStack(new App({ outdir }), 'Orders');
     expect(
       () =>
-        new PoolingProxy(stack, 'Proxy', {
+        new RdsProxy(stack, 'Proxy', {
           name: 'orders',
           clusterIdentifier: 'orders',
           readers: 2,

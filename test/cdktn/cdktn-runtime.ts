@@ -3,4 +3,4 @@
  * range is >=10.6 <10.8) while the repository root pins 10.8.1 for aws-cdk-lib, so the tests take cdktn
  * from the package's own node_modules, the same copy the package's sources resolve.
  */
-export { App, TerraformStack, Token } from '../../packages/cdktn/node_modules/cdktn';
+export { App, TerraformStack, Testing, Token } from '../../packages/cdktn/node_modules/cdktn';

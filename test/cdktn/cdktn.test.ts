@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { synthComplete } from '../../packages/cdktn/examples/complete';
-import { type KitValidationError, LambdaConsumer, PgBouncerProxy, type PgBouncerProxyProps, PoolingProxy } from '../../packages/cdktn/src';
+import { type KitValidationError, LambdaConsumer, PgBouncerProxy, type PgBouncerProxyProps, RdsProxy } from '../../packages/cdktn/src';
 import { App, TerraformStack, Token } from './cdktn-runtime';
 
 /**
@@ -39,11 +39,11 @@ describe('the kit\'s rules at construction', () => {
     }
   });
 
-  test('GIVEN maxConnectionsPercent 150 THEN PoolingProxy throws KitValidationError with the kit\'s message', () => {
+  test('GIVEN maxConnectionsPercent 150 THEN RdsProxy throws KitValidationError with the kit\'s message', () => {
     const stack = ordersStack();
     let error: unknown;
     try {
-      new PoolingProxy(stack, 'Proxy', { ...proxyProps, maxConnectionsPercent: 150 });
+      new RdsProxy(stack, 'Proxy', { ...proxyProps, maxConnectionsPercent: 150 });
     } catch (e) {
       error = e;
     }
@@ -56,7 +56,7 @@ describe('the kit\'s rules at construction', () => {
 
   test('GIVEN maxConnectionsPercent 4 and the idle share left out THEN the module\'s default (5) breaks idle <= max, as plan would', () => {
     const stack = ordersStack();
-    expect(() => new PoolingProxy(stack, 'Proxy', { ...proxyProps, maxConnectionsPercent: 4 })).toThrow(
+    expect(() => new RdsProxy(stack, 'Proxy', { ...proxyProps, maxConnectionsPercent: 4 })).toThrow(
       'Orders/Proxy: maxIdleConnectionsPercent 5 exceeds maxConnectionsPercent 4: set it to 4 or less',
     );
   });
@@ -64,7 +64,7 @@ describe('the kit\'s rules at construction', () => {
   test('GIVEN bad endpoints THEN each endpoint is checked: its name, its role, a READ_ONLY one on a writer-only cluster', () => {
     const stack = ordersStack();
     expect(() =>
-      new PoolingProxy(stack, 'Proxy', { ...proxyProps, readers: 0, endpoints: { Reports: { ...endpoint, target_role: 'READ_WRITE' }, reports: endpoint } }),
+      new RdsProxy(stack, 'Proxy', { ...proxyProps, readers: 0, endpoints: { Reports: { ...endpoint, target_role: 'READ_WRITE' }, reports: endpoint } }),
     ).toThrow(
       [
         'Orders/Proxy: readers 0 leaves a READ_ONLY endpoint (endpoints target_role) without a target: RDS Proxy refuses READ_ONLY endpoints for a cluster with only a writer; add a reader or use a READ_WRITE endpoint',
@@ -77,8 +77,8 @@ describe('the kit\'s rules at construction', () => {
     const stack = ordersStack();
     const unknownNumber = Token.asNumber({ resolve: () => '${var.readers}' });
     // An unknown reader count with a READ_ONLY endpoint, and an unknown endpoint map: decided at plan.
-    expect(() => new PoolingProxy(stack, 'A', { ...proxyProps, readers: unknownNumber, endpoints: { reports: endpoint } })).not.toThrow();
-    expect(() => new PoolingProxy(stack, 'B', { ...proxyProps, endpoints: Token.asAny('${var.endpoints}') })).not.toThrow();
+    expect(() => new RdsProxy(stack, 'A', { ...proxyProps, readers: unknownNumber, endpoints: { reports: endpoint } })).not.toThrow();
+    expect(() => new RdsProxy(stack, 'B', { ...proxyProps, endpoints: Token.asAny('${var.endpoints}') })).not.toThrow();
     // A key ARN from another resource is set, though unknown: the KMS switch rule holds.
     const consumer = {
       functionName: 'reports',
@@ -187,8 +187,8 @@ describe('the kit\'s rules at construction', () => {
 
   test('GIVEN a prop the module does not have (from JavaScript) THEN the error names it and lists the inputs', () => {
     const stack = ordersStack();
-    expect(() => new PoolingProxy(stack, 'Proxy', { ...proxyProps, maxConnectionPercent: 80 } as never)).toThrow(
-      /^maxConnectionPercent is not an input of modules\/pooling-proxy: use one of name, clusterIdentifier, /,
+    expect(() => new RdsProxy(stack, 'Proxy', { ...proxyProps, maxConnectionPercent: 80 } as never)).toThrow(
+      /^maxConnectionPercent is not an input of modules\/rds-proxy: use one of name, clusterIdentifier, /,
     );
   });
 });

@@ -40,10 +40,10 @@ describe('generated cdktn constructs', () => {
     const root = scratchRoot();
     try {
       fs.appendFileSync(
-        path.join(root, 'modules', 'pooling-proxy', 'variables.tf'),
+        path.join(root, 'modules', 'rds-proxy', 'variables.tf'),
         '\nvariable "require_client_certificates" {\n  description = "Whether clients present certificates."\n  type        = bool\n  default     = false\n}\n',
       );
-      const rel = path.join(CDKTN_PACKAGE, 'src', 'modules', 'pooling-proxy.ts');
+      const rel = path.join(CDKTN_PACKAGE, 'src', 'modules', 'rds-proxy.ts');
       const rendered = renderCdktnPackage(root).get(rel)!;
       expect(rendered).toContain('  readonly requireClientCertificates?: boolean | IResolvable;');
       expect(rendered).toContain("        requireClientCertificates: 'require_client_certificates',");

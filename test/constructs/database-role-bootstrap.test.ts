@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { DatabaseRoleBootstrap, type DatabaseRoleSpec } from '../../lib/database-role-bootstrap';
 import { MASTER_SECRET_READ_ACTIONS, RDS_CA_BUNDLE_ENV } from '../../lib/model';
-import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
+import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
 import { BOOTSTRAP_ENV } from '../../lambda/src/role-bootstrap';
 import { EndpointRole } from '../../lambda/src/environment';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack } from '../helpers/cdk';
@@ -9,7 +9,7 @@ import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStac
 function bootstrapStack(roles: DatabaseRoleSpec[] = [{ name: 'app_reader', access: EndpointRole.READ_ONLY }, { name: 'app_writer', access: EndpointRole.READ_WRITE }]) {
   const { stack } = newStack();
   const vpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
-  const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc });
+  const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc });
   const bootstrap = new DatabaseRoleBootstrap(stack, 'Roles', { cluster, roles });
   return { stack, vpc, cluster, bootstrap };
 }

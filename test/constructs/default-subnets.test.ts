@@ -3,9 +3,9 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { EndpointRole } from '../../lambda/src/environment';
 import { DatabaseRoleBootstrap } from '../../lib/database-role-bootstrap';
-import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
+import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
 import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
-import { PoolingProxy } from '../../lib/pooling-proxy';
+import { RdsProxy } from '../../lib/rds-proxy';
 import { kitError, newStack } from '../helpers/cdk';
 
 /**
@@ -35,21 +35,21 @@ describe('default subnets in a VPC without isolated subnets', () => {
   test('GIVEN no vpcSubnets WHEN the cluster is built THEN it fails naming its path, vpcSubnets and the fix', () => {
     const { stack } = newStack();
     const vpc = vpcWithoutIsolatedSubnets(stack);
-    expect(() => new OptimizedReadsCluster(stack, 'Cluster', { vpc })).toThrow(kitError('Stack/Cluster', fix('Stack/Vpc')));
+    expect(() => new AuroraOptimizedReads(stack, 'Cluster', { vpc })).toThrow(kitError('Stack/Cluster', fix('Stack/Vpc')));
   });
 
   test.each([
-    ['PoolingProxy', 'Stack/Proxy'],
+    ['RdsProxy', 'Stack/Proxy'],
     ['DatabaseRoleBootstrap', 'Stack/Roles'],
     ['PgBouncerProxy', 'Stack/Pooler'],
   ])('GIVEN a cluster placed with vpcSubnets WHEN a %s is built without them THEN it fails naming %s', (kind, path) => {
     // GIVEN
     const { stack } = newStack();
     const vpc = vpcWithoutIsolatedSubnets(stack);
-    const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc, vpcSubnets: WITH_EGRESS });
+    const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc, vpcSubnets: WITH_EGRESS });
     // WHEN
     const build = () => {
-      if (kind === 'PoolingProxy') return new PoolingProxy(stack, 'Proxy', { cluster });
+      if (kind === 'RdsProxy') return new RdsProxy(stack, 'Proxy', { cluster });
       if (kind === 'DatabaseRoleBootstrap') return new DatabaseRoleBootstrap(stack, 'Roles', { cluster, roles: [{ name: 'app_reader', access: EndpointRole.READ_ONLY }] });
       return new PgBouncerProxy(stack, 'Pooler', { cluster, packages: { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' } });
     };
@@ -60,8 +60,8 @@ describe('default subnets in a VPC without isolated subnets', () => {
   test('GIVEN vpcSubnets on each WHEN built THEN they are placed there', () => {
     const { stack } = newStack();
     const vpc = vpcWithoutIsolatedSubnets(stack);
-    const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc, vpcSubnets: WITH_EGRESS });
-    expect(() => new PoolingProxy(stack, 'Proxy', { cluster, vpcSubnets: WITH_EGRESS })).not.toThrow();
+    const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc, vpcSubnets: WITH_EGRESS });
+    expect(() => new RdsProxy(stack, 'Proxy', { cluster, vpcSubnets: WITH_EGRESS })).not.toThrow();
     expect(() => new DatabaseRoleBootstrap(stack, 'Roles', { cluster, vpcSubnets: WITH_EGRESS, roles: [{ name: 'app_reader', access: EndpointRole.READ_ONLY }] })).not.toThrow();
   });
 });

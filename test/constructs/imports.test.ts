@@ -11,15 +11,15 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as ts from 'typescript';
 import { EndpointRole, ENV_VARS } from '../../lambda/src/environment';
-import { DatabaseConsumerFunction } from '../../lib/database-consumer-function';
-import { DatabaseDashboard } from '../../lib/database-dashboard';
+import { LambdaConsumer } from '../../lib/lambda-consumer';
+import { Dashboard } from '../../lib/dashboard';
 import { DatabaseRoleBootstrap } from '../../lib/database-role-bootstrap';
-import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
-import { IOptimizedReadsCluster } from '../../lib/optimized-reads-cluster-attributes';
+import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
+import { IAuroraOptimizedReads } from '../../lib/aurora-optimized-reads-attributes';
 import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
 import { PgBouncerProxyEndpoint } from '../../lib/pgbouncer-proxy-endpoint';
-import { PoolingProxy } from '../../lib/pooling-proxy';
-import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
+import { RdsProxy } from '../../lib/rds-proxy';
+import { RdsProxyEndpoint } from '../../lib/rds-proxy-endpoint';
 import { IProxyEndpoint, ProxyEngine } from '../../lib/pooling-tier';
 import { isolatedVpc, kitError, logicalIdOf } from '../helpers/cdk';
 
@@ -42,8 +42,8 @@ function importedVpc(stack: Stack, id: string, digit: string): ec2.IVpc {
   });
 }
 
-function importedCluster(stack: Stack): IOptimizedReadsCluster {
-  return OptimizedReadsCluster.fromOptimizedReadsClusterAttributes(stack, 'Cluster', {
+function importedCluster(stack: Stack): IAuroraOptimizedReads {
+  return AuroraOptimizedReads.fromAuroraOptimizedReadsAttributes(stack, 'Cluster', {
     vpc: importedVpc(stack, 'DataVpc', '1'),
     clusterIdentifier: 'kit-cluster',
     clusterEndpointHostname: 'kit-cluster.cluster-abc.us-east-1.rds.amazonaws.com',
@@ -69,14 +69,14 @@ function wiringOf(template: Template) {
 function oneAppReader(engine: ProxyEngine) {
   const app = new App({ context: NO_BUNDLING });
   const data = new Stack(app, 'Data');
-  const cluster = new OptimizedReadsCluster(data, 'Cluster', { vpc: isolatedVpc(data, 'DataVpc', '10.10.0.0/16'), readers: 2 });
+  const cluster = new AuroraOptimizedReads(data, 'Cluster', { vpc: isolatedVpc(data, 'DataVpc', '10.10.0.0/16'), readers: 2 });
   const tier =
     engine === ProxyEngine.PGBOUNCER
       ? new PgBouncerProxy(data, 'Tier', { cluster, packages: { bucket: s3.Bucket.fromBucketName(data, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' } })
-      : new PoolingProxy(data, 'Tier', { cluster });
+      : new RdsProxy(data, 'Tier', { cluster });
   const consumers = new Stack(app, 'Consumers');
   const endpoint = tier.addReadOnlyEndpoint('ReadOnly', { vpc: isolatedVpc(data, 'ConsumerVpc', '10.20.0.0/16') });
-  new DatabaseConsumerFunction(consumers, 'Reader', { endpoint, dbUser: 'app_reader', databaseName: 'app' });
+  new LambdaConsumer(consumers, 'Reader', { endpoint, dbUser: 'app_reader', databaseName: 'app' });
   return Template.fromStack(consumers);
 }
 
@@ -85,13 +85,13 @@ describe('GIVEN a second app that imports an RDS Proxy endpoint, the proxy and t
     const app = new App({ context: NO_BUNDLING });
     const stack = new Stack(app, 'Consumers');
     const cluster = importedCluster(stack);
-    const proxy = PoolingProxy.fromPoolingProxyAttributes(stack, 'Proxy', {
+    const proxy = RdsProxy.fromRdsProxyAttributes(stack, 'Proxy', {
       proxyName: 'kit-proxy',
       proxyArn: 'arn:aws:rds:us-east-1:111111111111:db-proxy:prx-0123456789abcdef0',
       defaultEndpoint: 'kit-proxy.proxy-abc.us-east-1.rds.amazonaws.com',
       readOnlyEndpointNames: ['kit-read-only'],
     });
-    const endpoint = PoolingProxyEndpoint.fromPoolingProxyEndpointAttributes(stack, 'ReadOnly', {
+    const endpoint = RdsProxyEndpoint.fromRdsProxyEndpointAttributes(stack, 'ReadOnly', {
       role: EndpointRole.READ_ONLY,
       vpc: importedVpc(stack, 'ConsumerVpc', '2'),
       hostname: 'kit-read-only.endpoint.proxy-abc.us-east-1.rds.amazonaws.com',
@@ -100,8 +100,8 @@ describe('GIVEN a second app that imports an RDS Proxy endpoint, the proxy and t
       proxyName: 'kit-proxy',
       proxyDefaultEndpoint: 'kit-proxy.proxy-abc.us-east-1.rds.amazonaws.com',
     });
-    const reader = new DatabaseConsumerFunction(stack, 'Reader', { endpoint, dbUser: 'app_reader', databaseName: 'app' });
-    const dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy, functions: [reader] });
+    const reader = new LambdaConsumer(stack, 'Reader', { endpoint, dbUser: 'app_reader', databaseName: 'app' });
+    const dashboard = new Dashboard(stack, 'Dashboard', { cluster, proxy, functions: [reader] });
     return { app, stack, cluster, proxy, endpoint, reader, dashboard };
   }
 
@@ -152,7 +152,7 @@ describe('GIVEN a second app that imports an RDS Proxy endpoint, the proxy and t
   test('WHEN it asks the imported proxy for an endpoint or its pool sizing THEN each is refused with the fix', () => {
     const { proxy, cluster } = secondApp();
     expect(() => proxy.addReadWriteEndpoint('More', { vpc: cluster.vpc })).toThrow(
-      kitError('Consumers/Proxy', 'endpoint More: an imported pooling tier cannot add endpoints (its app owns its resources and limits): add the READ_WRITE endpoint in the tier\'s app and import it here with fromPoolingProxyEndpointAttributes or fromPgBouncerProxyEndpointAttributes'),
+      kitError('Consumers/Proxy', 'endpoint More: an imported pooling tier cannot add endpoints (its app owns its resources and limits): add the READ_WRITE endpoint in the tier\'s app and import it here with fromRdsProxyEndpointAttributes or fromPgBouncerProxyEndpointAttributes'),
     );
     expect(() => proxy.poolSizing).toThrow(/poolSizing of an imported pooling tier is unknown: pass poolSizing in its attributes/);
   });
@@ -202,8 +202,8 @@ describe('GIVEN a second app that imports a PgBouncer endpoint and fleet by attr
   test('WHEN its consumer synthesizes THEN it connects and is granted as in one app: its password secret, the fleet\'s CA, ingress to the endpoint on the read-only port', () => {
     // GIVEN
     const { stack, endpoint, proxy, cluster } = secondApp();
-    const reader = new DatabaseConsumerFunction(stack, 'Reader', { endpoint, dbUser: 'app_reader', databaseName: 'app' });
-    new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy, functions: [reader] });
+    const reader = new LambdaConsumer(stack, 'Reader', { endpoint, dbUser: 'app_reader', databaseName: 'app' });
+    new Dashboard(stack, 'Dashboard', { cluster, proxy, functions: [reader] });
 
     // WHEN
     const template = Template.fromStack(stack);
@@ -228,7 +228,7 @@ describe('GIVEN a second app that imports a PgBouncer endpoint and fleet by attr
 
   test('WHEN a consumer logs in as a user the fleet\'s app did not export THEN synth fails naming the user and the fix', () => {
     const { stack, endpoint, proxy } = secondApp();
-    expect(() => new DatabaseConsumerFunction(stack, 'Writer', { endpoint, dbUser: 'app_writer', databaseName: 'app' })).toThrow(
+    expect(() => new LambdaConsumer(stack, 'Writer', { endpoint, dbUser: 'app_writer', databaseName: 'app' })).toThrow(
       kitError('Consumers/ReadOnly', 'dbUser "app_writer" has no password secret in consumerPasswordSecretArns (users: app_reader): in the PgBouncerProxy\'s app, add the user (proxy.consumerPasswordSecret(\'app_writer\'), and its role in the role bootstrap) and pass its secret\'s ARN here'),
     );
     expect(() => proxy.grantConnect(stack.node.findChild('ReadOnly') as never, 'app_writer')).toThrow(/dbUser "app_writer" has no password secret in consumerPasswordSecretArns/);
@@ -250,7 +250,7 @@ describe('GIVEN the README\'s "Stacks and apps" example', () => {
     const app = new App({ context: NO_BUNDLING });
     const stack = new Stack(app, 'Consumers');
     const given: Record<string, unknown> = {
-      OptimizedReadsCluster, PoolingProxy, PoolingProxyEndpoint, DatabaseConsumerFunction, DatabaseDashboard, EndpointRole,
+      AuroraOptimizedReads, RdsProxy, RdsProxyEndpoint, LambdaConsumer, Dashboard, EndpointRole,
       dataVpc: importedVpc(stack, 'DataVpc', '1'),
       consumerVpc: importedVpc(stack, 'ConsumerVpc', '2'),
       clusterIdentifier: 'kit-cluster',

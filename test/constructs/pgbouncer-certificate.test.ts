@@ -6,7 +6,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { EndpointRole } from '../../lambda/src/environment';
 import { DEFAULT_SERVER_VALIDITY_DAYS } from '../../lambda/src/pooler-certificate-request';
-import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
+import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
 import { PgBouncerCertificate } from '../../lib/pgbouncer-certificate';
 import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
 import type { PgBouncerProxyProps } from '../../lib/pgbouncer-proxy-props';
@@ -18,7 +18,7 @@ const SERIAL_TAG = 'aurora-proxy-kit:listener-certificate-serial';
 function pooler(props: Partial<PgBouncerProxyProps> = {}) {
   const { app, stack } = newStack();
   const vpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
-  const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc });
+  const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc });
   const proxy = new PgBouncerProxy(stack, 'Pooler', { cluster, packages: { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' }, ...props });
   return { app, stack, proxy };
 }
@@ -102,7 +102,7 @@ describe('PgBouncerProxy with tlsCertificate', () => {
     const secret = secretsmanager.Secret.fromSecretNameV2(stack, 'Tls', 'pooler-tls');
     const { proxy } = (() => {
       const vpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
-      const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc });
+      const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc });
       return { proxy: new PgBouncerProxy(stack, 'Pooler', { cluster, packages: { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: 'k' }, tlsCertificate: { secret, caCertificatePem: USER_CA_PEM } }) };
     })();
     const template = Template.fromStack(stack);
@@ -115,7 +115,7 @@ describe('PgBouncerProxy with tlsCertificate', () => {
   test('GIVEN a CA that is not one PEM certificate WHEN the proxy is made THEN it is refused, naming the prop', () => {
     const { stack } = newStack();
     const secret = secretsmanager.Secret.fromSecretNameV2(stack, 'Tls', 'pooler-tls');
-    const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: isolatedVpc(stack, 'DataVpc', '10.10.0.0/16') });
+    const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc: isolatedVpc(stack, 'DataVpc', '10.10.0.0/16') });
     const create = () => new PgBouncerProxy(stack, 'Pooler', { cluster, packages: { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: 'k' }, tlsCertificate: { secret, caCertificatePem: 'arn:aws:acm:...' } });
     expect(create).toThrow(kitError('Stack/Pooler', 'tlsCertificate.caCertificatePem "arn:aws:acm:..." is not one PEM certificate: pass the CA certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----) that consumers verify the listeners against'));
   });

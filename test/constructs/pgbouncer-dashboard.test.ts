@@ -4,10 +4,10 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { PoolMode } from '../../lib';
 import { EndpointRole } from '../../lambda/src/environment';
-import { DatabaseDashboard } from '../../lib/database-dashboard';
+import { Dashboard } from '../../lib/dashboard';
 import { DEFAULT_ALARM_THRESHOLDS, ENGINE_SCOPES, METRIC_CATALOG } from '../../lib/model';
 import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
-import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
+import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
 import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
 import type { PgBouncerProxyProps } from '../../lib/pgbouncer-proxy-props';
 import { IPoolingTier, ProxyEngine } from '../../lib/pooling-tier';
@@ -17,7 +17,7 @@ import { getAtt, isolatedVpc, joinIntrinsic, kitError, newStack } from '../helpe
 function fleetStack(props: Partial<PgBouncerProxyProps> = {}, readers = 2) {
   const { stack } = newStack();
   const vpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
-  const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc, readers });
+  const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc, readers });
   const packages = { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' };
   const create = () => new PgBouncerProxy(stack, 'Pooler', { cluster, packages, ...props });
   return { stack, cluster, create };
@@ -31,11 +31,11 @@ const dimensions = (entries: Record<string, unknown>) => Object.entries(entries)
 
 const PGBOUNCER_CATALOG = METRIC_CATALOG.filter((m) => ENGINE_SCOPES.PGBOUNCER.includes(m.scope));
 
-describe('DatabaseDashboard over a PgBouncer fleet', () => {
+describe('Dashboard over a PgBouncer fleet', () => {
   let stack: Stack;
-  let cluster: OptimizedReadsCluster;
+  let cluster: AuroraOptimizedReads;
   let pooler: PgBouncerProxy;
-  let dashboard: DatabaseDashboard;
+  let dashboard: Dashboard;
   let template: Template;
   let lines: unknown[][];
 
@@ -45,7 +45,7 @@ describe('DatabaseDashboard over a PgBouncer fleet', () => {
     ({ stack, cluster, create } = fleetStack({ fleetName: 'kit-fleet' }));
     pooler = create();
     // WHEN it is charted with two thresholds of its own
-    dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy: pooler, thresholds: { poolerClientsWaiting: 25, poolerMaxWaitSeconds: 2 } });
+    dashboard = new Dashboard(stack, 'Dashboard', { cluster, proxy: pooler, thresholds: { poolerClientsWaiting: 25, poolerMaxWaitSeconds: 2 } });
     template = Template.fromStack(stack);
     const body = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0].Properties.DashboardBody;
     lines = (JSON.parse(joinIntrinsic(body)) as { widgets: Array<{ properties: { metrics?: unknown[][] } }> }).widgets.flatMap((w) => w.properties.metrics ?? []);
@@ -156,7 +156,7 @@ describe('DatabaseDashboard over a PgBouncer fleet', () => {
     // GIVEN
     const { stack: other, cluster: otherCluster, create: createOther } = fleetStack({ hosts: 3 });
     // WHEN
-    new DatabaseDashboard(other, 'Dashboard', { cluster: otherCluster, proxy: createOther(), thresholds: { poolerMissingHosts: 2 } });
+    new Dashboard(other, 'Dashboard', { cluster: otherCluster, proxy: createOther(), thresholds: { poolerMissingHosts: 2 } });
     // THEN
     const missing = Object.values(Template.fromStack(other).findResources('AWS::CloudWatch::Alarm')).filter((a) => String(a.Properties.AlarmName).endsWith('MissingHosts'));
     expect(missing.map((a) => [(a.Properties.Metrics as Array<{ Expression?: string }>)[0].Expression, a.Properties.Threshold])).toEqual([
@@ -176,7 +176,7 @@ describe('DatabaseDashboard over a PgBouncer fleet', () => {
   });
 });
 
-describe('DatabaseDashboard over a PgBouncer fleet with a session-pooling endpoint', () => {
+describe('Dashboard over a PgBouncer fleet with a session-pooling endpoint', () => {
   test('GIVEN a READ_WRITE endpoint in session pooling added before the dashboard WHEN charted THEN its listener\'s pools and target group have lines and alarms of their own (Listener READ_WRITE_SESSION), and no read-only session listener is charted', () => {
     // GIVEN
     const { stack, cluster, create } = fleetStack({ fleetName: 'kit-fleet' });
@@ -184,7 +184,7 @@ describe('DatabaseDashboard over a PgBouncer fleet with a session-pooling endpoi
     const vpc = isolatedVpc(stack, 'ConsumerVpc', '10.30.0.0/16');
     pooler.addEndpoint('Locks', { vpc, role: EndpointRole.READ_WRITE, poolMode: PoolMode.SESSION });
     // WHEN
-    const dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy: pooler });
+    const dashboard = new Dashboard(stack, 'Dashboard', { cluster, proxy: pooler });
     const template = Template.fromStack(stack);
     // THEN
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -263,13 +263,13 @@ describe('PgBouncerProxy metrics', () => {
   });
 });
 
-describe('DatabaseDashboard proxy and PgBouncer thresholds', () => {
+describe('Dashboard proxy and PgBouncer thresholds', () => {
   test('a negative PgBouncer threshold is rejected, named as the prop is', () => {
     // GIVEN
     const { stack, cluster, create } = fleetStack();
     const proxy = create();
     // WHEN / THEN
-    expect(() => new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy, thresholds: { poolerMaxWaitSeconds: -1 } })).toThrow(
+    expect(() => new Dashboard(stack, 'Dashboard', { cluster, proxy, thresholds: { poolerMaxWaitSeconds: -1 } })).toThrow(
       kitError('Stack/Dashboard', 'poolerMaxWaitSeconds -1 is negative: use 0 or more'),
     );
   });
@@ -279,8 +279,8 @@ describe('DatabaseDashboard proxy and PgBouncer thresholds', () => {
     const { stack, cluster } = fleetStack();
     const impostor: IPoolingTier = Object.assign(new Construct(stack, 'Impostor'), { engine: ProxyEngine.PGBOUNCER }) as unknown as IPoolingTier;
     // WHEN / THEN
-    expect(() => new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy: impostor })).toThrow(
-      kitError('Stack/Dashboard', 'proxy Stack/Impostor (engine PGBOUNCER) is neither a PoolingProxy (RDS_PROXY) nor a PgBouncerProxy (PGBOUNCER): pass one of the kit\'s pooling tiers'),
+    expect(() => new Dashboard(stack, 'Dashboard', { cluster, proxy: impostor })).toThrow(
+      kitError('Stack/Dashboard', 'proxy Stack/Impostor (engine PGBOUNCER) is neither an RdsProxy (RDS_PROXY) nor a PgBouncerProxy (PGBOUNCER): pass one of the kit\'s pooling tiers'),
     );
   });
 });

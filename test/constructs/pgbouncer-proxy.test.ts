@@ -10,7 +10,7 @@ import { DEFAULT_POOL_SETTINGS } from '../../lib/model';
 import { renderPoolerBootstrap } from '../../lib/model/pgbouncer-bootstrap';
 import { POOLER_HEALTH_PORT } from '../../lib/model/pgbouncer-host-serve';
 import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
-import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
+import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
 import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
 import type { PgBouncerProxyProps } from '../../lib/pgbouncer-proxy-props';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, newStack, ref } from '../helpers/cdk';
@@ -24,7 +24,7 @@ function poolerStack(props: Partial<PgBouncerProxyProps> = {}, readers?: number)
   const { app, stack } = newStack();
   const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
   const consumerVpc = isolatedVpc(stack, 'ConsumerVpc', '10.30.0.0/16');
-  const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc, readers });
+  const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc: dataVpc, readers });
   const bucket = s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages');
   const tls = secretsmanager.Secret.fromSecretNameV2(stack, 'Tls', 'pooler-tls');
   const create = () => new PgBouncerProxy(stack, 'Pooler', { cluster, packages: { bucket, key: PACKAGES_KEY }, tlsCertificate: { secret: tls, caCertificatePem: USER_CA_PEM }, ...props });
@@ -42,7 +42,7 @@ describe('PgBouncerProxy', () => {
   let stack: Stack;
   let dataVpc: ec2.Vpc;
   let consumerVpc: ec2.Vpc;
-  let cluster: OptimizedReadsCluster;
+  let cluster: AuroraOptimizedReads;
   let tls: secretsmanager.ISecret;
   let pooler: PgBouncerProxy;
   let consumer: secretsmanager.Secret;
@@ -457,7 +457,7 @@ describe('PgBouncerProxy validation', () => {
     const stack = new Stack(app, 'Stack', { env: { account: '111122223333', region: 'us-east-1' } });
     const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
     const consumerVpc = new ec2.Vpc(stack, 'ConsumerVpc', { maxAzs: 3, natGateways: 0, subnetConfiguration: [{ name: 'isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
-    const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc });
+    const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc: dataVpc });
     const pooler = new PgBouncerProxy(stack, 'Pooler', {
       cluster,
       packages: { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: PACKAGES_KEY },

@@ -10,16 +10,16 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { EndpointRole } from '../../lambda/src/environment';
-import { DatabaseConsumerFunction } from '../../lib/database-consumer-function';
-import { DatabaseDashboard } from '../../lib/database-dashboard';
+import { LambdaConsumer } from '../../lib/lambda-consumer';
+import { Dashboard } from '../../lib/dashboard';
 import { DatabaseRoleBootstrap } from '../../lib/database-role-bootstrap';
 import { POOLER_METRICS_NAMESPACE } from '../../lib/model/pgbouncer-metrics';
 import { PoolMode } from '../../lib/model/pgbouncer-ini';
-import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
+import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
 import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
 import { PgBouncerProxyEndpoint } from '../../lib/pgbouncer-proxy-endpoint';
-import { PoolingProxy } from '../../lib/pooling-proxy';
-import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
+import { RdsProxy } from '../../lib/rds-proxy';
+import { RdsProxyEndpoint } from '../../lib/rds-proxy-endpoint';
 import { IPoolingTier, IProxyEndpoint, ProxyEngine } from '../../lib/pooling-tier';
 import { isolatedVpc, joinIntrinsic, kitError, logicalIdOf, newStack } from '../helpers/cdk';
 
@@ -33,20 +33,20 @@ function tierStack(engine: ProxyEngine) {
   const { stack } = newStack();
   const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
   const consumerVpc = isolatedVpc(stack, 'ConsumerVpc', '10.20.0.0/16');
-  const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc, readers: 2 });
+  const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc: dataVpc, readers: 2 });
   const tier: IPoolingTier =
     engine === ProxyEngine.PGBOUNCER
       ? new PgBouncerProxy(stack, 'Tier', { cluster, packages: { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' } })
-      : new PoolingProxy(stack, 'Tier', { cluster });
+      : new RdsProxy(stack, 'Tier', { cluster });
   return { stack, cluster, consumerVpc, tier };
 }
 
 /** The app code under test: it knows the tier only as IPoolingTier. */
-function consumersAndDashboard(stack: Stack, cluster: OptimizedReadsCluster, consumerVpc: ec2.IVpc, tier: IPoolingTier) {
+function consumersAndDashboard(stack: Stack, cluster: AuroraOptimizedReads, consumerVpc: ec2.IVpc, tier: IPoolingTier) {
   const readOnly = tier.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc });
   const readWrite = tier.addReadWriteEndpoint('ReadWrite', { vpc: consumerVpc });
-  const reader = new DatabaseConsumerFunction(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app' });
-  const writer = new DatabaseConsumerFunction(stack, 'Writer', { endpoint: readWrite, dbUser: 'app_writer', databaseName: 'app' });
+  const reader = new LambdaConsumer(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app' });
+  const writer = new LambdaConsumer(stack, 'Writer', { endpoint: readWrite, dbUser: 'app_writer', databaseName: 'app' });
   const roles = new DatabaseRoleBootstrap(stack, 'Roles', {
     cluster,
     poolingTier: tier,
@@ -55,7 +55,7 @@ function consumersAndDashboard(stack: Stack, cluster: OptimizedReadsCluster, con
       { name: 'app_writer', access: EndpointRole.READ_WRITE },
     ],
   });
-  const dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy: tier, functions: [reader, writer] });
+  const dashboard = new Dashboard(stack, 'Dashboard', { cluster, proxy: tier, functions: [reader, writer] });
   // An alarm of the app's own on a shared signal, the same threshold on either engine.
   new cloudwatch.Alarm(stack, 'SlowBorrow', { metric: tier.metricConnectionBorrowLatency({ role: EndpointRole.READ_ONLY }), threshold: 500, evaluationPeriods: 3 });
   return { readOnly, readWrite, reader, writer, roles, dashboard };
@@ -88,7 +88,7 @@ describe.each(ENGINES)('the same consumers, roles and dashboard over %s', (_name
 
   beforeAll(() => {
     // GIVEN a tier of the engine
-    let cluster: OptimizedReadsCluster;
+    let cluster: AuroraOptimizedReads;
     ({ stack, cluster, consumerVpc, tier } = tierStack(engine));
     // WHEN the app's code builds on it through the interface
     built = consumersAndDashboard(stack, cluster, consumerVpc, tier);
@@ -97,7 +97,7 @@ describe.each(ENGINES)('the same consumers, roles and dashboard over %s', (_name
 
   test('the endpoints are the engine\'s, in the consumer VPC, one per role', () => {
     // THEN
-    const endpointClass = engine === ProxyEngine.PGBOUNCER ? PgBouncerProxyEndpoint : PoolingProxyEndpoint;
+    const endpointClass = engine === ProxyEngine.PGBOUNCER ? PgBouncerProxyEndpoint : RdsProxyEndpoint;
     for (const [endpoint, role] of [[built.readOnly, EndpointRole.READ_ONLY], [built.readWrite, EndpointRole.READ_WRITE]] as Array<[IProxyEndpoint, EndpointRole]>) {
       expect(endpoint).toBeInstanceOf(endpointClass);
       expect([endpoint.engine, endpoint.role, endpoint.node.path]).toEqual([engine, role, `Stack/Tier/${role === EndpointRole.READ_ONLY ? 'ReadOnly' : 'ReadWrite'}`]);
@@ -108,7 +108,7 @@ describe.each(ENGINES)('the same consumers, roles and dashboard over %s', (_name
 
   test('each consumer logs in the engine\'s way: IAM tokens on RDS Proxy, its password secret on PgBouncer', () => {
     // THEN
-    const env = (fn: DatabaseConsumerFunction) => template.toJSON().Resources[logicalIdOf(fn.function)].Properties.Environment.Variables;
+    const env = (fn: LambdaConsumer) => template.toJSON().Resources[logicalIdOf(fn.function)].Properties.Environment.Variables;
     for (const [fn, user] of [[built.reader, 'app_reader'], [built.writer, 'app_writer']] as const) {
       const secret = tier.consumerPasswordSecret(user);
       if (engine === ProxyEngine.PGBOUNCER) {

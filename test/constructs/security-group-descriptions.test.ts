@@ -3,13 +3,13 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { EndpointRole } from '../../lambda/src/environment';
-import { DatabaseConsumerFunction } from '../../lib/database-consumer-function';
+import { LambdaConsumer } from '../../lib/lambda-consumer';
 import { DatabaseRoleBootstrap } from '../../lib/database-role-bootstrap';
 import { SECURITY_GROUP_DESCRIPTION_MAX_LENGTH, SECURITY_GROUP_DESCRIPTION_PATTERN, securityGroupDescription } from '../../lib/model';
 import { PoolMode } from '../../lib/model/pgbouncer-ini';
-import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
+import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
 import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
-import { PoolingProxy } from '../../lib/pooling-proxy';
+import { RdsProxy } from '../../lib/rds-proxy';
 import { isolatedVpc, newStack } from '../helpers/cdk';
 
 /**
@@ -41,10 +41,10 @@ describe('security group descriptions (ec2-security-group-description)', () => {
     const scope = new Construct(stack, `Report's "${'Deep'.repeat(75)}" <tier>`);
     const dataVpc = isolatedVpc(scope, 'DataVpc', '10.10.0.0/16');
     const consumerVpc = isolatedVpc(scope, 'ConsumerVpc', '10.20.0.0/16');
-    const cluster = new OptimizedReadsCluster(scope, 'Cluster', { vpc: dataVpc, readers: 1 });
-    const proxy = new PoolingProxy(scope, 'Proxy', { cluster });
+    const cluster = new AuroraOptimizedReads(scope, 'Cluster', { vpc: dataVpc, readers: 1 });
+    const proxy = new RdsProxy(scope, 'Proxy', { cluster });
     const readOnly = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc });
-    new DatabaseConsumerFunction(scope, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app' });
+    new LambdaConsumer(scope, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app' });
     new DatabaseRoleBootstrap(scope, 'Roles', { cluster, roles: [{ name: 'app_reader', access: EndpointRole.READ_ONLY }] });
     const pooler = new PgBouncerProxy(scope, 'Pooler', {
       cluster,

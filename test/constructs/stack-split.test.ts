@@ -7,12 +7,12 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { EndpointRole } from '../../lambda/src/environment';
-import { DatabaseConsumerFunction } from '../../lib/database-consumer-function';
-import { DatabaseDashboard } from '../../lib/database-dashboard';
+import { LambdaConsumer } from '../../lib/lambda-consumer';
+import { Dashboard } from '../../lib/dashboard';
 import { DatabaseRoleBootstrap } from '../../lib/database-role-bootstrap';
-import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
+import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
 import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
-import { PoolingProxy } from '../../lib/pooling-proxy';
+import { RdsProxy } from '../../lib/rds-proxy';
 import { IPoolingTier, ProxyEngine } from '../../lib/pooling-tier';
 import { isolatedVpc, logicalIdOf } from '../helpers/cdk';
 
@@ -29,11 +29,11 @@ function threeStacks(engine: ProxyEngine) {
   const consumers = new Stack(app, 'Consumers');
   const dataVpc = isolatedVpc(network, 'DataVpc', '10.10.0.0/16');
   const consumerVpc = isolatedVpc(network, 'ConsumerVpc', '10.20.0.0/16');
-  const cluster = new OptimizedReadsCluster(data, 'Cluster', { vpc: dataVpc, readers: 2 });
+  const cluster = new AuroraOptimizedReads(data, 'Cluster', { vpc: dataVpc, readers: 2 });
   const tier: IPoolingTier =
     engine === ProxyEngine.PGBOUNCER
       ? new PgBouncerProxy(data, 'Tier', { cluster, packages: { bucket: s3.Bucket.fromBucketName(data, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' } })
-      : new PoolingProxy(data, 'Tier', { cluster });
+      : new RdsProxy(data, 'Tier', { cluster });
   const readOnly = tier.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc });
   const readWrite = tier.addReadWriteEndpoint('ReadWrite', { vpc: consumerVpc });
   new DatabaseRoleBootstrap(data, 'Roles', {
@@ -44,9 +44,9 @@ function threeStacks(engine: ProxyEngine) {
       { name: 'app_writer', access: EndpointRole.READ_WRITE },
     ],
   });
-  const reader = new DatabaseConsumerFunction(consumers, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app' });
-  const writer = new DatabaseConsumerFunction(consumers, 'Writer', { endpoint: readWrite, dbUser: 'app_writer', databaseName: 'app' });
-  new DatabaseDashboard(consumers, 'Dashboard', { cluster, proxy: tier, functions: [reader, writer] });
+  const reader = new LambdaConsumer(consumers, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app' });
+  const writer = new LambdaConsumer(consumers, 'Writer', { endpoint: readWrite, dbUser: 'app_writer', databaseName: 'app' });
+  new Dashboard(consumers, 'Dashboard', { cluster, proxy: tier, functions: [reader, writer] });
   return { app, network, data, consumers, readOnly, readWrite, reader, writer };
 }
 

@@ -9,12 +9,12 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { DatabaseConsumerFunction } from '../../lib/database-consumer-function';
+import { LambdaConsumer } from '../../lib/lambda-consumer';
 import { DatabaseRoleBootstrap } from '../../lib/database-role-bootstrap';
 import { EndpointRole, MASTER_SECRET_READ_ACTIONS } from '../../lib/model';
-import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
+import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
 import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
-import { PoolingProxy } from '../../lib/pooling-proxy';
+import { RdsProxy } from '../../lib/rds-proxy';
 import { ApiRoutes, VpcApiRoutes, type VpcApiEndpoints } from '../../lib/vpc-api-routes';
 import { getAtt, isolatedVpc, logicalIdOf } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
@@ -52,8 +52,8 @@ function readmeApp(options: ReadmeAppOptions = {}) {
       })
     : new ec2.Vpc(stack, 'DataVpc', { natGateways: 0, maxAzs: 2 });
   const reportingVpc = new ec2.Vpc(stack, 'ReportingVpc', { ipAddresses: ec2.IpAddresses.cidr('10.1.0.0/16'), natGateways: 0, maxAzs: 2 });
-  const database = new OptimizedReadsCluster(stack, 'Database', { vpc: dataVpc, readers: 1 });
-  const proxy = new PoolingProxy(stack, 'Proxy', { cluster: database });
+  const database = new AuroraOptimizedReads(stack, 'Database', { vpc: dataVpc, readers: 1 });
+  const proxy = new RdsProxy(stack, 'Proxy', { cluster: database });
   const reports = proxy.addReadOnlyEndpoint('Reports', { vpc: reportingVpc });
   const databaseRoles = new DatabaseRoleBootstrap(stack, 'DatabaseRoles', {
     cluster: database,
@@ -62,7 +62,7 @@ function readmeApp(options: ReadmeAppOptions = {}) {
     vpcEndpoints: options.vpcEndpoints,
     vpcSubnets: options.egress ? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS } : undefined,
   });
-  const reader = new DatabaseConsumerFunction(stack, 'ReportReader', { endpoint: reports, dbUser: 'report_reader', databaseName: database.databaseName });
+  const reader = new LambdaConsumer(stack, 'ReportReader', { endpoint: reports, dbUser: 'report_reader', databaseName: database.databaseName });
   return { app, stack, dataVpc, reportingVpc, database, databaseRoles, reader };
 }
 
@@ -118,7 +118,7 @@ describe('DatabaseRoleBootstrap routes its Secrets Manager calls', () => {
     const app = new App();
     const stack = new Stack(app, 'Reporting');
     const vpc = isolatedVpc(stack, 'DataVpc', '10.0.0.0/16');
-    const database = new OptimizedReadsCluster(stack, 'Database', { vpc, readers: 1 });
+    const database = new AuroraOptimizedReads(stack, 'Database', { vpc, readers: 1 });
     const group = new ec2.SecurityGroup(stack, 'Mine', { vpc, allowAllOutbound: false });
     const mine = vpc.addInterfaceEndpoint('Mine', { service: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER, securityGroups: [group], open: false });
     const databaseRoles = new DatabaseRoleBootstrap(stack, 'DatabaseRoles', { cluster: database, roles: [{ name: 'report_reader', access: EndpointRole.READ_ONLY }], apiRoutes: ApiRoutes.BRING_YOUR_OWN, vpcEndpoints: { secretsManager: mine } });
@@ -137,7 +137,7 @@ describe('DatabaseRoleBootstrap routes its Secrets Manager calls', () => {
     const app = new App();
     const stack = new Stack(app, 'Reporting');
     const vpc = isolatedVpc(stack, 'DataVpc', '10.0.0.0/16');
-    const database = new OptimizedReadsCluster(stack, 'Database', { vpc, readers: 1 });
+    const database = new AuroraOptimizedReads(stack, 'Database', { vpc, readers: 1 });
     new DatabaseRoleBootstrap(stack, 'DatabaseRoles', { cluster: database, roles: [{ name: 'report_reader', access: EndpointRole.READ_ONLY }], apiRoutes: ApiRoutes.BRING_YOUR_OWN });
     vpc.addInterfaceEndpoint('Mine', { service: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER });
 
@@ -153,7 +153,7 @@ describe('DatabaseRoleBootstrap routes its Secrets Manager calls', () => {
     const data = new Stack(app, 'Data');
     const more = new Stack(app, 'More');
     const vpc = isolatedVpc(network, 'DataVpc', '10.0.0.0/16');
-    const database = new OptimizedReadsCluster(data, 'Database', { vpc, readers: 1 });
+    const database = new AuroraOptimizedReads(data, 'Database', { vpc, readers: 1 });
     const roles = [{ name: 'report_reader', access: EndpointRole.READ_ONLY }];
 
     // WHEN
@@ -171,7 +171,7 @@ describe('DatabaseRoleBootstrap routes its Secrets Manager calls', () => {
     const app = new App();
     const stack = new Stack(app, 'Reporting');
     const vpc = isolatedVpc(stack, 'DataVpc', '10.0.0.0/16');
-    const database = new OptimizedReadsCluster(stack, 'Database', { vpc, readers: 1 });
+    const database = new AuroraOptimizedReads(stack, 'Database', { vpc, readers: 1 });
     const mine = vpc.addInterfaceEndpoint('Mine', { service: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER });
     expect(() => new DatabaseRoleBootstrap(stack, 'DatabaseRoles', { cluster: database, roles: [{ name: 'report_reader', access: EndpointRole.READ_ONLY }], vpcEndpoints: { secretsManager: mine } })).toThrow(
       'Reporting/DatabaseRoles: vpcEndpoints is set with apiRoutes CREATE: the construct would make a second endpoint of a service beside yours; set apiRoutes to ApiRoutes.BRING_YOUR_OWN to use yours',
@@ -185,7 +185,7 @@ describe('PgBouncerProxy and its secret-auth consumers route their calls', () =>
     const stack = new Stack(app, 'Pooling');
     const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
     const consumerVpc = isolatedVpc(stack, 'ConsumerVpc', '10.20.0.0/16');
-    const database = new OptimizedReadsCluster(stack, 'Database', { vpc: dataVpc, readers: 1 });
+    const database = new AuroraOptimizedReads(stack, 'Database', { vpc: dataVpc, readers: 1 });
     const pooler = new PgBouncerProxy(stack, 'Pooler', {
       cluster: database,
       packages: { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' },
@@ -199,7 +199,7 @@ describe('PgBouncerProxy and its secret-auth consumers route their calls', () =>
     // GIVEN
     const { app, stack, dataVpc, consumerVpc, database, pooler, readOnly } = pgBouncerApp();
     const databaseRoles = new DatabaseRoleBootstrap(stack, 'DatabaseRoles', { cluster: database, roles: [{ name: 'app_reader', access: EndpointRole.READ_ONLY, passwordSecretArn: pooler.consumerUserSecret('app_reader').secretArn }] });
-    const reader = new DatabaseConsumerFunction(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app' });
+    const reader = new LambdaConsumer(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app' });
 
     // WHEN
     app.synth();
@@ -257,7 +257,7 @@ describe('PgBouncerProxy and its secret-auth consumers route their calls', () =>
   test('GIVEN a secret-auth consumer with apiRoutes BRING_YOUR_OWN in an isolated VPC WHEN it synthesizes THEN synth fails naming the consumer and Secrets Manager', () => {
     // GIVEN
     const { app, stack, readOnly } = pgBouncerApp();
-    new DatabaseConsumerFunction(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app', apiRoutes: ApiRoutes.BRING_YOUR_OWN });
+    new LambdaConsumer(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app', apiRoutes: ApiRoutes.BRING_YOUR_OWN });
 
     // WHEN / THEN
     const message = rejectionMessage('consumer-api-route', {

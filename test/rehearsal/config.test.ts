@@ -26,6 +26,7 @@ import {
   WorkDirLayout,
   type PgBouncerEndpointSpec,
 } from '../../lib/rehearsal';
+import { resolveSettings } from '../../lib/rehearsal/settings';
 import { SUITE_BLOCKS } from '../support/loopback-blocks';
 import { scratchDirPerTest } from '../helpers/scratch-dir';
 
@@ -170,7 +171,7 @@ describe('refusals before anything starts', () => {
   });
 });
 
-describe('CLI arguments and peer configs', () => {
+describe('CLI arguments and the comparison proxies\' configs', () => {
   test('GIVEN CLI flags WHEN parsed THEN they become rehearsal settings', () => {
     const settings = settingsFrom(parseArgs(['up', '--replicas', '3', '--async', '--work-dir=/tmp/x', '--max-connections-percent', '50', '--pooler-processes', '3', '--pooler-vcpus', '2']));
     expect(settings).toEqual({ replicas: 3, synchronous: false, workDir: '/tmp/x', poolerProcesses: 3, poolerVcpus: 2, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } });
@@ -178,13 +179,23 @@ describe('CLI arguments and peer configs', () => {
     expect(() => parseArgs(['launch'])).toThrow(/unknown command launch/);
   });
 
+  test('GIVEN --no-comparison-proxies, or the deprecated --no-peers or peers setting WHEN resolved THEN the comparison proxies are off; by default on', () => {
+    // GIVEN / WHEN
+    const off = [parseArgs(['up', '--no-comparison-proxies']), parseArgs(['up', '--no-peers'])].map((p) => settingsFrom(p));
+    // THEN
+    expect(off).toEqual([{ comparisonProxies: false }, { comparisonProxies: false }]);
+    expect(resolveSettings({ peers: false }).comparisonProxies).toBe(false);
+    expect(resolveSettings({ peers: true, comparisonProxies: false }).comparisonProxies).toBe(false);
+    expect(resolveSettings({}).comparisonProxies).toBe(true);
+  });
+
   test('GIVEN pgpool paths WHEN rendering pgpool-II THEN every socket stays in its directory, clients need TLS and backends are verified', () => {
     const paths = new WorkDirLayout('/w').pgpool;
     const secrets = { database: 'kit', adminUser: 'kit_admin', adminPassword: 'a', appUser: 'kit_app', appPassword: 'b', replicationUser: 'kit_replicator', replicationPassword: 'c', readOnlyServerUser: 'rehearsal_readonly', readOnlyServerPassword: 'd' };
     const backend = { name: 'writer', address: '127.0.10.2', port: 5432 };
     const cfg = renderPgpoolConfig({ listenAddress: '127.0.10.104', listenPort: 5432, paths, writer: backend, replicas: [], secrets, tls: { caFile: '/w/tls/ca.crt', certFile: '/w/tls/server.crt', keyFile: '/w/tls/server.key' }, children: 4 });
-    for (const key of ['socket_dir', 'pcp_socket_dir', 'wd_ipc_socket_dir']) expect(cfg).toMatch(new RegExp(`^${key} = '/w/peers/pgpool'$`, 'm'));
-    expect(cfg).toMatch(/^memqcache_oiddir = '\/w\/peers\/pgpool\/oiddir'$/m);
+    for (const key of ['socket_dir', 'pcp_socket_dir', 'wd_ipc_socket_dir']) expect(cfg).toMatch(new RegExp(`^${key} = '/w/comparison/pgpool'$`, 'm'));
+    expect(cfg).toMatch(/^memqcache_oiddir = '\/w\/comparison\/pgpool\/oiddir'$/m);
     expect(cfg).not.toMatch(/\/var\/run|\/tmp/);
     expect(cfg).toMatch(/^enable_pool_hba = 'on'$/m);
     expect(cfg).toMatch(/^ssl_ca_cert = '\/w\/tls\/ca\.crt'$/m);

@@ -5,7 +5,7 @@
  */
 import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { DatabaseConsumerFunction, OptimizedReadsCluster, PoolingProxy } from '../../lib';
+import { LambdaConsumer, AuroraOptimizedReads, RdsProxy } from '../../lib';
 import { deploymentFromTopology, formatNotReproduced, topologyFromCdkOut } from '../../lib/rehearsal';
 import { newConsumerLogins, roleBootstrapRequest } from '../../lib/rehearsal/consumer-roles';
 import { removeFixtures, synthesize, synthesizeReferenceApp } from './topology-fixtures';
@@ -42,10 +42,10 @@ describe('the role bootstraps of a cloud assembly', () => {
       const stack = new Stack(app, 'NoRoles');
       const vpc = new ec2.Vpc(stack, 'DataVpc', { ipAddresses: ec2.IpAddresses.cidr('10.30.0.0/16'), natGateways: 0, maxAzs: 2 });
       const consumerVpc = new ec2.Vpc(stack, 'ConsumerVpc', { ipAddresses: ec2.IpAddresses.cidr('10.40.0.0/16'), natGateways: 0, maxAzs: 2 });
-      const cluster = new OptimizedReadsCluster(stack, 'Database', { vpc, readers: 1 });
-      const proxy = new PoolingProxy(stack, 'Proxy', { cluster });
+      const cluster = new AuroraOptimizedReads(stack, 'Database', { vpc, readers: 1 });
+      const proxy = new RdsProxy(stack, 'Proxy', { cluster });
       const endpoint = proxy.addReadOnlyEndpoint('Reports', { vpc: consumerVpc });
-      new DatabaseConsumerFunction(stack, 'Reader', { endpoint, dbUser: 'report_reader', databaseName: cluster.databaseName });
+      new LambdaConsumer(stack, 'Reader', { endpoint, dbUser: 'report_reader', databaseName: cluster.databaseName });
     });
 
     // WHEN

@@ -8,11 +8,11 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { IConstruct } from 'constructs';
 import { consumerEnvironment } from '../../lambda/src/environment';
-import { DatabaseConsumerFunction, OptimizedReadsCluster, PgBouncerProxy, PoolingProxy } from '../../lib';
+import { LambdaConsumer, AuroraOptimizedReads, PgBouncerProxy, RdsProxy } from '../../lib';
 import { consumerEndpointTls, DEFAULT_POOL_SETTINGS, POSTGRES_PORT } from '../../lib/model';
 import { READER_DB_USER, ReferenceDeployment, WRITER_DB_USER } from '../../lib/reference-app/reference-deployment';
 import { resolveSettings, settingsFromTopology, topologyFromCdkOut, validateSettings, type DeployedTopology } from '../../lib/rehearsal';
-import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
+import { RdsProxyEndpoint } from '../../lib/rds-proxy-endpoint';
 import { removeFixtures, synthesize, synthesizeReferenceApp } from './topology-fixtures';
 import { CloudAssemblyIndex } from '../../lib/cloud-assembly';
 
@@ -150,9 +150,9 @@ describe('topologyFromCdkOut: consumers in a stack of their own', () => {
       const data = new Stack(app, 'Data');
       const dataVpc = new ec2.Vpc(data, 'DataVpc', { ipAddresses: ec2.IpAddresses.cidr('10.30.0.0/16'), natGateways: 0, maxAzs: 2 });
       const consumerVpc = new ec2.Vpc(data, 'ConsumerVpc', { ipAddresses: ec2.IpAddresses.cidr('10.40.0.0/16'), natGateways: 0, maxAzs: 2 });
-      const cluster = new OptimizedReadsCluster(data, 'Database', { vpc: dataVpc, readers: 1 });
-      const proxy = new PoolingProxy(data, 'Proxy', { cluster, maxConnectionsPercent: 60, maxIdleConnectionsPercent: 20 });
-      const endpoint = proxy.addReadOnlyEndpoint('Reports', { vpc: consumerVpc }) as PoolingProxyEndpoint;
+      const cluster = new AuroraOptimizedReads(data, 'Database', { vpc: dataVpc, readers: 1 });
+      const proxy = new RdsProxy(data, 'Proxy', { cluster, maxConnectionsPercent: 60, maxIdleConnectionsPercent: 20 });
+      const endpoint = proxy.addReadOnlyEndpoint('Reports', { vpc: consumerVpc }) as RdsProxyEndpoint;
       const consumers = new Stack(app, 'Consumers');
       const fn = new lambda.Function(consumers, 'ReportReader', {
         runtime: lambda.Runtime.NODEJS_22_X,
@@ -195,13 +195,13 @@ describe('topologyFromCdkOut: consumers in a stack of their own', () => {
       const data = new Stack(app, 'Data');
       const dataVpc = new ec2.Vpc(data, 'DataVpc', { ipAddresses: ec2.IpAddresses.cidr('10.30.0.0/16'), natGateways: 0, maxAzs: 2 });
       const consumerVpc = new ec2.Vpc(data, 'ConsumerVpc', { ipAddresses: ec2.IpAddresses.cidr('10.40.0.0/16'), natGateways: 0, maxAzs: 2 });
-      const cluster = new OptimizedReadsCluster(data, 'Database', { vpc: dataVpc, readers: 1 });
+      const cluster = new AuroraOptimizedReads(data, 'Database', { vpc: dataVpc, readers: 1 });
       const proxy = new PgBouncerProxy(data, 'Proxy', { cluster, packages: { bucket: s3.Bucket.fromBucketName(data, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' } });
       const readOnly = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc });
       const readWrite = proxy.addReadWriteEndpoint('ReadWrite', { vpc: consumerVpc });
       const consumers = new Stack(app, 'Consumers');
-      const reader = new DatabaseConsumerFunction(consumers, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app' });
-      const writer = new DatabaseConsumerFunction(consumers, 'Writer', { endpoint: readWrite, dbUser: 'app_writer', databaseName: 'app' });
+      const reader = new LambdaConsumer(consumers, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app' });
+      const writer = new LambdaConsumer(consumers, 'Writer', { endpoint: readWrite, dbUser: 'app_writer', databaseName: 'app' });
       const endpointId = (e: typeof readOnly) => idOf(data, e, 'AWS::EC2::VPCEndpoint');
       ids = { readOnly: endpointId(readOnly), readWrite: endpointId(readWrite), reader: idOf(consumers, reader.function), writer: idOf(consumers, writer.function) };
     }, { '@aws-cdk/core:defaultCrossStackReferences': references });

@@ -33,9 +33,9 @@ describe('the model\'s rules in Terraform', () => {
   });
 
   test('the pool settings are stated by both engines\' modules, with the same messages', () => {
-    for (const id of ['max-connections-percent', 'max-idle-connections-percent', 'idle-within-max', 'borrow-timeout']) expect([id, modulesOfRule(id)]).toEqual([id, ['pooling-proxy', 'pgbouncer-proxy']]);
+    for (const id of ['max-connections-percent', 'max-idle-connections-percent', 'idle-within-max', 'borrow-timeout']) expect([id, modulesOfRule(id)]).toEqual([id, ['rds-proxy', 'pgbouncer-proxy']]);
     const input = { maxIdleConnectionsPercent: 60, maxConnectionsPercent: 50 };
-    expect(terraformMessages('pgbouncer-proxy', input)).toEqual(terraformMessages('pooling-proxy', input));
+    expect(terraformMessages('pgbouncer-proxy', input)).toEqual(terraformMessages('rds-proxy', input));
     expect(terraformMessages('pgbouncer-proxy', input)).toEqual(['max_idle_connections_percent 60 exceeds max_connections_percent 50: set it to 50 or less']);
   });
 
@@ -44,9 +44,9 @@ describe('the model\'s rules in Terraform', () => {
   });
 
   test('Terraform messages name the module\'s variables, CDK messages the props', () => {
-    const messages = terraformMessages('pooling-proxy', { maxConnectionsPercent: 150 });
+    const messages = terraformMessages('rds-proxy', { maxConnectionsPercent: 150 });
     expect(messages).toEqual(['max_connections_percent 150 is out of range: set the share of the target\'s max_connections the proxy may use (an integer from 1 to 100)']);
-    expect(fs.readFileSync(path.join(ROOT, 'modules/pooling-proxy/variables.tf'), 'utf8')).toContain(
+    expect(fs.readFileSync(path.join(ROOT, 'modules/rds-proxy/variables.tf'), 'utf8')).toContain(
       'error_message = "max_connections_percent ${var.max_connections_percent} is out of range: set the share of the target\'s max_connections the proxy may use (an integer from 1 to 100)"',
     );
   });
@@ -68,7 +68,7 @@ describe('shared vectors in terraform test', () => {
     const differing = expectations.filter((e) => (e.vector.accepted ? e.messages.length > 0 : !e.messages.includes(e.vector.message!)));
     expect(differing.map((e) => `${e.module}: ${e.vector.rule} ${JSON.stringify(e.vector.input)}`)).toEqual([
       'aurora-optimized-reads: engine-version {"engineVersion":"14.6"}',
-      'pooling-proxy: max-connections-percent {"maxConnectionsPercent":1}',
+      'rds-proxy: max-connections-percent {"maxConnectionsPercent":1}',
       'pgbouncer-proxy: max-connections-percent {"maxConnectionsPercent":1}',
     ]);
   });
@@ -157,7 +157,7 @@ describe('hashicorp/aws floors (aws-provider-db-proxy-default-auth-scheme)', () 
   test('GIVEN the provider arguments newer than the base WHEN the modules are read THEN the RDS Proxy module and the examples that call it need 6.15, the other modules the base', () => {
     const floors = Object.fromEntries([...MODULES, ...INTERNAL_MODULES, ...EXAMPLES].map((m) => [m, providerFloor(path.join(ROOT, 'modules', m))]));
     expect(Object.entries(floors).filter(([, v]) => v !== AWS_PROVIDER_BASE_VERSION)).toEqual([
-      ['pooling-proxy', '6.15'],
+      ['rds-proxy', '6.15'],
       ['examples/complete', '6.15'],
       ['examples/minimal', '6.15'],
     ]);

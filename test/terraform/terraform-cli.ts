@@ -107,6 +107,14 @@ export class TerraformDir {
    * stand-in provider has no such objects.
    */
   public movesFrom(resources: ReadonlyArray<Record<string, unknown>>): Array<[string, string, string[]]> {
+    return this.changesFrom(resources)
+      .filter((c) => c.from !== undefined)
+      .map((c): [string, string, string[]] => [c.from!, c.address, c.actions])
+      .sort();
+  }
+
+  /** Every change plan makes with a state holding `resources`, as movesFrom plans it: its address, where it came from, its actions. */
+  public changesFrom(resources: ReadonlyArray<Record<string, unknown>>): Array<{ address: string; from?: string; actions: string[] }> {
     this.init();
     const stateFile = path.join(this.dataDir, 'moves.tfstate');
     fs.writeFileSync(stateFile, JSON.stringify({ version: 4, serial: 1, lineage: 'moves', outputs: {}, resources }));
@@ -116,7 +124,7 @@ export class TerraformDir {
     const show = this.run(['show', '-json', planFile]);
     if (show.status !== 0) throw new Error(`terraform show failed:\n${show.stderr}`);
     const changes = (JSON.parse(show.stdout) as PlanJson).resource_changes ?? [];
-    return changes.filter((c) => c.previous_address !== undefined).map((c): [string, string, string[]] => [c.previous_address!, c.address, [...c.change.actions]]).sort();
+    return changes.map((c) => ({ address: c.address, ...(c.previous_address !== undefined ? { from: c.previous_address } : {}), actions: [...c.change.actions] }));
   }
 
   public dispose(): void {

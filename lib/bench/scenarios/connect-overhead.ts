@@ -207,7 +207,7 @@ export async function connectOverhead(ctx: ScenarioContext): Promise<ScenarioRes
   const started = Date.now();
   const n = ctx.quick ? 300 : 1000;
   const lambdaN = ctx.quick ? 50 : 200;
-  const settings = { addressBlock: BENCH_BLOCKS.connectOverhead.block, replicas: 1, maxConnections: 100, peers: false, pool: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 120 } };
+  const settings = { addressBlock: BENCH_BLOCKS.connectOverhead.block, replicas: 1, maxConnections: 100, comparisonProxies: false, pool: { maxConnectionsPercent: 100, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 120 } };
   const figures = await withRehearsal(settings, ctx.outDir, async (r) => {
     await preparePgbenchData(r);
     await seedEvent(r);

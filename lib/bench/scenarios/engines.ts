@@ -194,7 +194,7 @@ export async function engines(ctx: ScenarioContext): Promise<ScenarioResult> {
   // Two engines on one cluster: after the failover the promoted replica serves both engines' read/write pools and
   // the read-only pools that pointed at it, each sized from the same percentage; at 20% of 200 they fit together
   // (4 x 40 < 197), where 40% of 100 ran the new writer out of connection slots. 16 clients fit every pool.
-  const settings = { addressBlock: BENCH_BLOCKS.engines.block, network: 'namespaces' as const, replicas: 2, peers: false, maxConnections: 200, pool: { maxConnectionsPercent: 20, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 30 } };
+  const settings = { addressBlock: BENCH_BLOCKS.engines.block, network: 'namespaces' as const, replicas: 2, comparisonProxies: false, maxConnections: 200, pool: { maxConnectionsPercent: 20, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 30 } };
   const measured = await withRehearsal(settings, ctx.outDir, async (r) => {
     await preparePgbenchData(r);
     await query(r.endpoints.writer, `CREATE TABLE IF NOT EXISTS ${FAILOVER_TABLE} (id bigint PRIMARY KEY, side text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())`);

@@ -38,7 +38,7 @@ export async function pgbouncerEngine(ctx: ScenarioContext): Promise<ScenarioRes
   if (unavailable !== undefined) {
     return { ...base, durationSeconds: 0, environment: { ...ctx.environment, scaling: ctx.environment.scaling.pgbouncer_engine }, figures: {}, ratios: {}, checks: [], notes: [`not run: the hosts boot with systemd-nspawn in network namespaces of their own, which need root (${unavailable})`] };
   }
-  const settings = { addressBlock: BENCH_BLOCKS.pgbouncerEngine.block, network: 'namespaces' as const, replicas: 2, peers: false, maxConnections: 100, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 30 } };
+  const settings = { addressBlock: BENCH_BLOCKS.pgbouncerEngine.block, network: 'namespaces' as const, replicas: 2, comparisonProxies: false, maxConnections: 100, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 30 } };
   const figures = await withRehearsal(settings, ctx.outDir, async (r) => {
     const login = { consumers: [{ ...CONSUMER, access: 'READ_WRITE' as const }], server: SERVER };
     ctx.log('  pgbouncer_engine: booting two hosts');

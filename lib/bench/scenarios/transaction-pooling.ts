@@ -167,7 +167,7 @@ export async function transactionPooling(ctx: ScenarioContext): Promise<Scenario
   const queries = ctx.quick ? 50 : 200;
   const attempts = ctx.quick ? 4 : 12;
   // A pool of 10 server connections per replica (maxConnectionsPercent 10 of 100), split over 2 processes.
-  const settings = { addressBlock: BENCH_BLOCKS.transactionPooling.block, replicas: 1, maxConnections: 100, peers: false, pool: { maxConnectionsPercent: 10, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } };
+  const settings = { addressBlock: BENCH_BLOCKS.transactionPooling.block, replicas: 1, maxConnections: 100, comparisonProxies: false, pool: { maxConnectionsPercent: 10, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } };
   const figures = await withRehearsal(settings, ctx.outDir, async (r) => {
     const direct = r.endpoints.replicas[0]!;
     // The read-only endpoint logs in to the servers as its own role, not as the client.

@@ -1,4 +1,4 @@
-/** Rules of the Aurora cluster (OptimizedReadsCluster; modules/aurora-optimized-reads). */
+/** Rules of the Aurora cluster (AuroraOptimizedReads; modules/aurora-optimized-reads). */
 import { checkEngineVersion, checkInstanceClass } from '../catalog-checks';
 import { OPTIMIZED_READS_MIN_MAJOR } from '../engine-versions';
 import { OPTIMIZED_READS_FAMILIES } from '../instance-classes';

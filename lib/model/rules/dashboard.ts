@@ -1,4 +1,4 @@
-/** Rules of the dashboard and its alarms (DatabaseDashboard; modules/dashboard). */
+/** Rules of the dashboard and its alarms (Dashboard; modules/dashboard). */
 import { ALARM_THRESHOLD_UNITS, type AlarmThresholds } from '../metrics';
 import { type Rule, custom, nonNegative, percentage } from '../rule-table';
 
@@ -27,7 +27,7 @@ export const DASHBOARD_RULES: ReadonlyArray<Rule<DashboardRuleInput>> = [
     id: 'instance-identifiers',
     properties: ['instanceIdentifiers'],
     terraform: { module: DASHBOARD_MODULE, names: { instanceIdentifiers: 'instance_identifiers' } },
-    terraformOnly: 'CDK reads the instances from the OptimizedReadsCluster construct',
+    terraformOnly: 'CDK reads the instances from the AuroraOptimizedReads construct',
     summary: 'at least one (the writer first)',
     check: (i, n) => (i.instanceIdentifiers!.length === 0 ? `${n('instanceIdentifiers')} is empty: pass the writer first, then the readers` : undefined),
   }),

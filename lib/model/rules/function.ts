@@ -1,4 +1,4 @@
-/** Rules of the consumer functions (DatabaseConsumerFunction; modules/lambda-consumer). */
+/** Rules of the consumer functions (LambdaConsumer; modules/lambda-consumer). */
 import { RESERVED_ROLE_PREFIXES, ROLE_NAME_PATTERN } from '../../../lambda/src/role-bootstrap-request';
 import { CONNECTION_MODES } from '../vocabulary';
 import { type Rule, custom, integerRange, oneOf } from '../rule-table';
@@ -20,7 +20,7 @@ export interface FunctionRuleInput extends LambdaCodeInput, ApiRouteRuleInput {
   readonly tlsCaCertificate?: string | null;
   /** The password secret the function logs in with (PgBouncer engine); absent: IAM through RDS Proxy. */
   readonly passwordSecretArn?: string | null;
-  /** The pooling-proxy module's connect_arn_prefix (RDS Proxy's IAM authentication). */
+  /** The rds-proxy module's connect_arn_prefix (RDS Proxy's IAM authentication). */
   readonly connectArnPrefix?: string | null;
   /** How the function logs in: `iam` (RDS Proxy) or `secret` (PgBouncer engine). */
   readonly auth?: string;
@@ -99,7 +99,7 @@ export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
   endpointRoleRule(
     'consumer-target-role',
     { module: FUNCTION_MODULE, name: 'endpoint.target_role' },
-    'CDK reads the role from the PoolingProxyEndpoint construct the function is given',
+    'CDK reads the role from the RdsProxyEndpoint construct the function is given',
   ),
   custom({
     id: 'consumer-tls-server-name',
@@ -112,7 +112,7 @@ export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
         tlsCaCertificate: 'endpoint.tls_ca_certificate',
       },
     },
-    terraformOnly: 'CDK reads the proxy\'s default endpoint from the PoolingProxyEndpoint construct the function is given',
+    terraformOnly: 'CDK reads the proxy\'s default endpoint from the RdsProxyEndpoint construct the function is given',
     summary: 'a custom endpoint needs the proxy\'s default endpoint, the name its TLS certificate is checked against',
     aws: {
       constraint:
@@ -153,7 +153,7 @@ export const FUNCTION_RULES: ReadonlyArray<Rule<FunctionRuleInput>> = [
         if (set(i.connectArnPrefix)) return `${n('connectArnPrefix')} is set with auth secret: a consumer logs in one way, so unset connect_arn_prefix`;
         return undefined;
       }
-      if (!set(i.connectArnPrefix)) return `${n('connectArnPrefix')} is not set: auth iam logs in with an IAM token through RDS Proxy, so pass the pooling-proxy module's connect_arn_prefix`;
+      if (!set(i.connectArnPrefix)) return `${n('connectArnPrefix')} is not set: auth iam logs in with an IAM token through RDS Proxy, so pass the rds-proxy module's connect_arn_prefix`;
       if (set(i.passwordSecretArn)) return `${n('passwordSecretArn')} is set with auth iam: a consumer logs in one way, so set auth to secret for a PgBouncer engine endpoint, or unset password_secret_arn`;
       return undefined;
     },

@@ -1,4 +1,4 @@
-/** Rules of the proxy and its endpoints (PoolingProxy, PoolingProxyEndpoint; modules/pooling-proxy). */
+/** Rules of the proxy and its endpoints (RdsProxy, RdsProxyEndpoint; modules/rds-proxy). */
 import { type AwsSource, type Rule, type TerraformUse, custom, integerRange, pattern } from '../rule-table';
 import { endpointRoleRule } from './shared';
 
@@ -34,7 +34,7 @@ const RDS_PROXY_IDENTIFIER: AwsSource = {
 /** RDS Proxy quota: user-defined endpoints per proxy. */
 export const MAX_PROXY_ENDPOINTS = 20;
 
-const PROXY_MODULE = 'pooling-proxy';
+const PROXY_MODULE = 'rds-proxy';
 /** The PgBouncer engine's module takes the same pool settings, under the same names. */
 const PGBOUNCER_MODULE = 'pgbouncer-proxy';
 

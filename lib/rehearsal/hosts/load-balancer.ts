@@ -21,7 +21,7 @@ import { FLEET_PORTS, type FleetListener } from '../../model/pgbouncer-fleet';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../model/pgbouncer-host-serve';
 import { POOLER_LISTENER_PORTS } from '../../model/pgbouncer-hosts';
 import { chownTo, type OsUser } from '../os-user';
-import { haproxyCommand } from '../peers';
+import { haproxyCommand } from '../comparison-proxies';
 import { spawnDaemon, type TrackedProcess } from '../processes';
 
 export interface LoadBalancerTarget {

@@ -18,9 +18,9 @@ import type { DeployedTopology, FleetTopology, ProxyEndpointTopology, ProxyTopol
 export function topologyFromCdkOut(dir: string): DeployedTopology {
   const assembly = CloudAssemblyIndex.read(dir);
   const notes: string[] = [];
-  const clusterResource = exactlyOne(assembly, 'AWS::RDS::DBCluster', 'an Aurora cluster (an OptimizedReadsCluster)');
+  const clusterResource = exactlyOne(assembly, 'AWS::RDS::DBCluster', 'an Aurora cluster (an AuroraOptimizedReads)');
   const engine = isCdkFleet(assembly) ? 'pgbouncer' : 'rds-proxy';
-  const proxyResource = engine === 'rds-proxy' ? exactlyOne(assembly, 'AWS::RDS::DBProxy', 'a proxy (a PoolingProxy or a PgBouncerProxy)') : undefined;
+  const proxyResource = engine === 'rds-proxy' ? exactlyOne(assembly, 'AWS::RDS::DBProxy', 'a proxy (an RdsProxy or a PgBouncerProxy)') : undefined;
   const cluster = readCdkCluster(assembly, clusterResource, notes);
   const tier: { proxy: ProxyTopology; endpoints: ProxyEndpointTopology[]; fleet?: FleetTopology } = proxyResource !== undefined ? readCdkProxy(assembly, proxyResource, cluster, notes) : readCdkFleet(assembly, notes);
   const { proxy, endpoints } = tier;

@@ -32,7 +32,7 @@ export function topologyFromPlan(planJson: unknown, file = 'plan.json', terrafor
   const notes: string[] = [];
   const clusterResource = exactlyOnePlanned(index, 'aws_rds_cluster', 'an Aurora cluster (the aurora-optimized-reads module)');
   const engine = isPlanFleet(index) ? 'pgbouncer' : 'rds-proxy';
-  const proxyResource = engine === 'rds-proxy' ? exactlyOnePlanned(index, 'aws_db_proxy', 'a proxy (the pooling-proxy module or the pgbouncer-proxy module)') : undefined;
+  const proxyResource = engine === 'rds-proxy' ? exactlyOnePlanned(index, 'aws_db_proxy', 'a proxy (the rds-proxy module or the pgbouncer-proxy module)') : undefined;
   const cluster = readPlanCluster(index, clusterResource, network, notes);
   const tier: PlannedProxy & { fleet?: FleetTopology } = proxyResource !== undefined ? readPlanProxy(index, proxyResource, cluster, network, notes) : readPlanFleet(index, tracer, network, cluster, terraform ?? defaultWorkingDir(file), notes);
   const consumers = readPlanConsumers({ index, tracer, network, proxy: tier.proxy, endpoints: tier.endpoints, notes, engine, planDir: dirname(resolve(file)) });

@@ -2,7 +2,7 @@
  * The consumer functions of a plan: every aws_lambda_function whose environment follows the consumers'
  * contract. Endpoint host names are known only after apply, so DB_HOST and DB_TLS_SERVER_NAME are
  * resolved through the configuration: the environment's references lead to the proxy's endpoints (the
- * lambda-consumer module reads them from the pooling-proxy module's `endpoints` output), and the contract
+ * lambda-consumer module reads them from the rds-proxy module's `endpoints` output), and the contract
  * narrows them: DB_ENDPOINT_ROLE is the endpoint's role, DB_TLS says default endpoint (verify-full) or
  * another one (verify-proxy-domain), and DB_TLS_SERVER_NAME is always the proxy's default endpoint.
  * A known host name (a plan of a deployment that exists) is matched directly.

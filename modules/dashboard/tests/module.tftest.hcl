@@ -25,7 +25,7 @@ run "every_catalog_metric_and_the_cdk_alarm_set" {
   }
   assert {
     condition     = length(aws_cloudwatch_metric_alarm.metric) == 17 && length(aws_cloudwatch_metric_alarm.expression) == 2
-    error_message = "19 alarms as DatabaseDashboard: 3 per instance + lag per reader, 2 per proxy role (pool utilization an expression), 2 per function"
+    error_message = "19 alarms as Dashboard: 3 per instance + lag per reader, 2 per proxy role (pool utilization an expression), 2 per function"
   }
   assert {
     condition     = aws_cloudwatch_metric_alarm.metric["WriterCpu"].threshold == 80 && aws_cloudwatch_metric_alarm.metric["Reader1ReplicaLag"].threshold == 1000 && aws_cloudwatch_metric_alarm.expression["ProxyReadOnlyPoolUtilization"].threshold == 90

@@ -206,7 +206,7 @@ module "database" {
 }
 
 module "proxy" {
-  source = "../../pooling-proxy"
+  source = "../../rds-proxy"
 
   name                      = var.name
   cluster_identifier        = module.database.cluster_identifier

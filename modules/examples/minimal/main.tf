@@ -8,7 +8,7 @@ terraform {
   required_version = ">= 1.5"
 
   required_providers {
-    # 6.15: aws_db_proxy's default_auth_scheme (end-to-end IAM authentication, in modules/pooling-proxy).
+    # 6.15: aws_db_proxy's default_auth_scheme (end-to-end IAM authentication, in modules/rds-proxy).
     aws = {
       source  = "hashicorp/aws"
       version = ">= 6.15"
@@ -48,7 +48,7 @@ module "database" {
 }
 
 module "proxy" {
-  source = "../../pooling-proxy"
+  source = "../../rds-proxy"
 
   name                      = "minimal"
   cluster_identifier        = module.database.cluster_identifier

@@ -423,7 +423,7 @@ run "v038_consumer_credential_rejected" {
   expect_failures = [data.aws_iam_policy_document.function]
 }
 
-# consumer-credential {"auth":"iam","connectArnPrefix":null}: rejected: connect_arn_prefix is not set: auth iam logs in with an IAM token through RDS Proxy, so pass the pooling-proxy module's connect_arn_prefix
+# consumer-credential {"auth":"iam","connectArnPrefix":null}: rejected: connect_arn_prefix is not set: auth iam logs in with an IAM token through RDS Proxy, so pass the rds-proxy module's connect_arn_prefix
 run "v039_consumer_credential_rejected" {
   command = plan
 

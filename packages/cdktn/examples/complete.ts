@@ -1,7 +1,7 @@
 import * as path from 'path';
 import { App, Fn, Lazy, LocalBackend, TerraformOutput, TerraformStack } from 'cdktn';
 import type { Construct } from 'constructs';
-import { AuroraOptimizedReads, Dashboard, DatabaseRoleBootstrap, LambdaConsumer, LogsKmsPolicy, PoolingProxy, type KitModuleOptions } from '../src';
+import { AuroraOptimizedReads, Dashboard, DatabaseRoleBootstrap, LambdaConsumer, LogsKmsPolicy, RdsProxy, type KitModuleOptions } from '../src';
 import { isolatedVpcs } from './isolated-vpcs';
 import { AwsData, AwsProvider, AwsResource } from './raw-aws';
 
@@ -44,7 +44,7 @@ const REPOSITORY = path.join(__dirname, '..', '..', '..');
 
 export class CompleteStack extends TerraformStack {
   public readonly database: AuroraOptimizedReads;
-  public readonly proxy: PoolingProxy;
+  public readonly proxy: RdsProxy;
   public readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: CompleteStackProps = {}) {
@@ -125,8 +125,8 @@ export class CompleteStack extends TerraformStack {
       [`${name}-rw`]: endpoint('READ_WRITE'),
       ...Object.fromEntries(Array.from({ length: (props.readOnlyEndpoints ?? 1) - 1 }, (_, i) => [`${name}-ro${i + 2}`, endpoint('READ_ONLY')])),
     };
-    this.proxy = new PoolingProxy(this, 'proxy', {
-      ...module('pooling-proxy'),
+    this.proxy = new RdsProxy(this, 'proxy', {
+      ...module('rds-proxy'),
       name,
       clusterIdentifier: this.database.clusterIdentifier,
       // The number itself (HCL passes length(reader_instance_identifiers), the same value), so the

@@ -4,7 +4,7 @@
 export { KitModule, type KitModuleOptions } from './kit-module';
 export { KitValidationError } from './validation-error';
 export * from './modules/aurora-optimized-reads';
-export * from './modules/pooling-proxy';
+export * from './modules/rds-proxy';
 export * from './modules/pgbouncer-proxy';
 export * from './modules/lambda-consumer';
 export * from './modules/database-role-bootstrap';

@@ -265,7 +265,7 @@ describe('the complete example as a cdktn app', () => {
     };
     expect(Object.keys(config.module).sort()).toEqual(['dashboard', 'database', 'database_roles', 'log_key_policy', 'proxy', 'reader', 'writer']);
     expect(config.module.proxy).toMatchObject({
-      source: path.relative(path.join(outdir, 'stacks', 'complete'), path.join(ROOT, 'modules', 'pooling-proxy')),
+      source: path.relative(path.join(outdir, 'stacks', 'complete'), path.join(ROOT, 'modules', 'rds-proxy')),
       cluster_identifier: '${module.database.cluster_identifier}',
       max_connections_percent: 100,
       readers: 2,

@@ -139,7 +139,7 @@ live('the bootstrap on a rehearsal host', () => {
   };
 
   beforeAll(async () => {
-    started = await startRehearsal('bootstrapSuite', { network: 'namespaces', peers: false, maxConnections: 40 });
+    started = await startRehearsal('bootstrapSuite', { network: 'namespaces', comparisonProxies: false, maxConnections: 40 });
   }, 120_000);
 
   // The booted host and its metadata service are the rehearsal's: down stops them by pid, and stopRehearsal checks.

@@ -123,7 +123,7 @@ live('the host agent on a rehearsal pooler host', () => {
   };
 
   beforeAll(async () => {
-    started = await startRehearsal('hostAgentSuite', { network: 'namespaces', peers: false, maxConnections: 40 });
+    started = await startRehearsal('hostAgentSuite', { network: 'namespaces', comparisonProxies: false, maxConnections: 40 });
     host = await started.rehearsal.startPoolerHost({ consumers: [{ ...consumer, access: 'READ_WRITE' }], server: { username: 'agent_ro_server', password: 'agent-server-password-0123456789' }, metricsPeriodSeconds: PERIOD_SECONDS, fleetName: 'agent-suite/Pooler' });
     started.pids.push(host.booted.container.pid, host.booted.imds.pid);
   }, 300_000);

@@ -31,7 +31,7 @@ const ENGINES = [
 function withoutSecretsManagerRoute(example: string): string {
   let changed = example.replace(/^(import \{\n)/m, '$1  ApiRoutes,\n');
   changed = changed.replace(/(new DatabaseRoleBootstrap\(data, 'DatabaseRoles', \{\n)/, '$1  apiRoutes: ApiRoutes.BRING_YOUR_OWN,\n');
-  changed = changed.replace(/(new DatabaseConsumerFunction\(consumers, '(?:Reader|Writer)', \{ )/g, '$1apiRoutes: ApiRoutes.BRING_YOUR_OWN, ');
+  changed = changed.replace(/(new LambdaConsumer\(consumers, '(?:Reader|Writer)', \{ )/g, '$1apiRoutes: ApiRoutes.BRING_YOUR_OWN, ');
   if ((changed.match(/ApiRoutes\.BRING_YOUR_OWN/g) ?? []).length !== 3) throw new Error('the README\'s three-stack example no longer has the role bootstrap and two consumers this test turns the route off on: update it');
   return changed;
 }
@@ -125,7 +125,7 @@ live.each(ENGINES)('the README\'s three-stack app with $engine, rehearsed from i
     if (run.status !== 0) throw new Error(`the app did not synthesize: ${run.stderr}`);
     // WHEN the repository's command rehearses it (the servers, hosts and budgets outlive the command, as they do for a user)
     const started = Date.now();
-    upOutput = rehearse(['up', '--from', run.outdir, '--address-block', addressBlock, '--work-dir', workDir, '--no-peers', '--max-connections', '60'], 900_000);
+    upOutput = rehearse(['up', '--from', run.outdir, '--address-block', addressBlock, '--work-dir', workDir, '--no-comparison-proxies', '--max-connections', '60'], 900_000);
     upSeconds = (Date.now() - started) / 1000;
     rehearsal = Rehearsal.attach(workDir);
   }, 960_000);

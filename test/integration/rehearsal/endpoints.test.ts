@@ -124,7 +124,7 @@ describe('the read-only endpoint', () => {
   });
 });
 
-describe('the comparison peers', () => {
+describe('the comparison proxies', () => {
   test('GIVEN HAProxy and pgpool-II WHEN reading through them THEN both answer over TLS, HAProxy from a replica', async () => {
     const viaHaproxy = await query<Served>(rehearsal.endpoints.haproxy!, SERVED_SQL);
     const viaPgpool = await query<{ one: number }>(rehearsal.endpoints.pgpool!, 'SELECT 1 AS one');

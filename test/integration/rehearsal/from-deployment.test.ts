@@ -65,7 +65,7 @@ live.each([
   let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
 
   beforeAll(async () => {
-    started = await startRehearsal('fromDeploymentSuite', { ...settingsFromDeployment(source()), peers: false, maxConnections: 40 });
+    started = await startRehearsal('fromDeploymentSuite', { ...settingsFromDeployment(source()), comparisonProxies: false, maxConnections: 40 });
   }, 180_000);
 
   afterAll(async () => {
@@ -125,7 +125,7 @@ live.each([
 
   beforeAll(async () => {
     // The fleet boots its hosts from the deployment's user data: the packages object is built on the first boot.
-    started = await startRehearsal('fromDeploymentSuite', { ...settingsFromDeployment(...source()), peers: false, maxConnections: 60 });
+    started = await startRehearsal('fromDeploymentSuite', { ...settingsFromDeployment(...source()), comparisonProxies: false, maxConnections: 60 });
   }, 900_000);
 
   afterAll(async () => {
@@ -194,7 +194,7 @@ live('a failed up --from', () => {
     const addressBlock = SUITE_BLOCKS.fromDeploymentSuite.block;
     try {
       // WHEN
-      await expect(Rehearsal.up({ ...settings, deployment, workDir, addressBlock, replicas: 1, peers: false, maxConnections: 40 })).rejects.toThrow(/pg_reader starts with pg_ or rds/);
+      await expect(Rehearsal.up({ ...settings, deployment, workDir, addressBlock, replicas: 1, comparisonProxies: false, maxConnections: 40 })).rejects.toThrow(/pg_reader starts with pg_ or rds/);
 
       // THEN
       const state = JSON.parse(readFileSync(new WorkDirLayout(workDir).stateFile, 'utf8')) as RehearsalState;
@@ -217,7 +217,7 @@ live('up --from a deployment without a role bootstrap', () => {
     const settings = settingsFromDeployment(synthesizeReferenceApp().dir);
     const deployment = { ...settings.deployment!, databaseRoles: [], roleBootstraps: [] };
     expect(formatNotReproduced(deployment)).toContain('no role bootstrap in the deployment: no database role is made');
-    const started = await startRehearsal('fromDeploymentSuite', { ...settings, deployment, peers: false, maxConnections: 40 });
+    const started = await startRehearsal('fromDeploymentSuite', { ...settings, deployment, comparisonProxies: false, maxConnections: 40 });
     try {
       // WHEN
       const writer = started.rehearsal.consumers().find((c) => c.role === 'READ_WRITE')!;

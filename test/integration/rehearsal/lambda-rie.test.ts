@@ -62,7 +62,7 @@ live('the reference app\'s consumers under the Lambda runtime interface emulator
       const settings = readDeploymentContext(app);
       new ReferenceDeployment(app, settings.stackName, settings);
     }, { 'aws:cdk:bundling-stacks': ['**'] });
-    started = await startRehearsal('lambdaRieSuite', { ...settingsFromDeployment(cdkOut), peers: false, maxConnections: 40 });
+    started = await startRehearsal('lambdaRieSuite', { ...settingsFromDeployment(cdkOut), comparisonProxies: false, maxConnections: 40 });
   }, 240_000);
 
   afterAll(async () => {

@@ -28,7 +28,7 @@ live("a rehearsal with network 'namespaces'", () => {
   let status: RehearsalStatus;
 
   beforeAll(async () => {
-    started = await startRehearsal('namespacesSuite', { network: 'namespaces', peers: false, coresPerVcpu: cpuBudgetsUnavailable() === undefined ? 0.1 : 0 });
+    started = await startRehearsal('namespacesSuite', { network: 'namespaces', comparisonProxies: false, coresPerVcpu: cpuBudgetsUnavailable() === undefined ? 0.1 : 0 });
     status = await started.rehearsal.status();
   }, 120_000);
 

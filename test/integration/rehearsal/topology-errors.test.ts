@@ -8,7 +8,7 @@ import * as path from 'path';
 import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { OptimizedReadsCluster, PoolingProxy } from '../../../lib';
+import { AuroraOptimizedReads, RdsProxy } from '../../../lib';
 import { renderPoolerBootstrap } from '../../../lib/model/pgbouncer-bootstrap';
 import {
   isUsageProblem,
@@ -41,11 +41,11 @@ describe('cloud assemblies without the needed pieces', () => {
   test('GIVEN an app with a cluster and no proxy WHEN read THEN the error names the template and says a proxy is needed', () => {
     const dir = synthesize((app) => {
       const stack = new Stack(app, 'NoProxy');
-      new OptimizedReadsCluster(stack, 'Database', { vpc: isolatedVpc(stack, 'Vpc') });
+      new AuroraOptimizedReads(stack, 'Database', { vpc: isolatedVpc(stack, 'Vpc') });
     });
     const err = thrown(() => topologyFromCdkOut(dir));
     expect(err).toBeInstanceOf(TopologyInputError);
-    expect(err.message).toBe(`no AWS::RDS::DBProxy in ${path.join(dir, 'NoProxy.template.json')}: rehearse needs a proxy (a PoolingProxy or a PgBouncerProxy)`);
+    expect(err.message).toBe(`no AWS::RDS::DBProxy in ${path.join(dir, 'NoProxy.template.json')}: rehearse needs a proxy (an RdsProxy or a PgBouncerProxy)`);
   });
 
   test('GIVEN the reference app with the PgBouncer engine WHEN read THEN the fleet, its user data as deployed and its interface endpoints are the pooling tier', () => {
@@ -69,25 +69,25 @@ describe('cloud assemblies without the needed pieces', () => {
 
   test('GIVEN an app with only a VPC WHEN read THEN the error says an Aurora cluster is needed', () => {
     const dir = synthesize((app) => isolatedVpc(new Stack(app, 'OnlyVpc'), 'Vpc'));
-    expect(() => topologyFromCdkOut(dir)).toThrow(`no AWS::RDS::DBCluster in ${path.join(dir, 'OnlyVpc.template.json')}: rehearse needs an Aurora cluster (an OptimizedReadsCluster)`);
+    expect(() => topologyFromCdkOut(dir)).toThrow(`no AWS::RDS::DBCluster in ${path.join(dir, 'OnlyVpc.template.json')}: rehearse needs an Aurora cluster (an AuroraOptimizedReads)`);
   });
 
   test('GIVEN two proxies in front of the cluster WHEN read THEN the error lists both and says the rehearsal models one', () => {
     const dir = synthesize((app) => {
       const stack = new Stack(app, 'TwoProxies');
-      const cluster = new OptimizedReadsCluster(stack, 'Database', { vpc: isolatedVpc(stack, 'Vpc') });
-      new PoolingProxy(stack, 'First', { cluster });
-      new PoolingProxy(stack, 'Second', { cluster });
+      const cluster = new AuroraOptimizedReads(stack, 'Database', { vpc: isolatedVpc(stack, 'Vpc') });
+      new RdsProxy(stack, 'First', { cluster });
+      new RdsProxy(stack, 'Second', { cluster });
     });
-    expect(() => topologyFromCdkOut(dir)).toThrow(/^2 AWS::RDS::DBProxy \(TwoProxies\/First\w+, TwoProxies\/Second\w+\) in .*TwoProxies\.template\.json: rehearse models one; synthesize an app with a proxy \(a PoolingProxy or a PgBouncerProxy\) only$/);
+    expect(() => topologyFromCdkOut(dir)).toThrow(/^2 AWS::RDS::DBProxy \(TwoProxies\/First\w+, TwoProxies\/Second\w+\) in .*TwoProxies\.template\.json: rehearse models one; synthesize an app with a proxy \(an RdsProxy or a PgBouncerProxy\) only$/);
   });
 
   test('GIVEN a consumer whose DB_ENDPOINT_ROLE is not a role WHEN read THEN the error names the function, the variable, the value and the roles', () => {
     const dir = synthesize((app) => {
       const stack = new Stack(app, 'BadConsumer');
       const vpc = isolatedVpc(stack, 'Vpc');
-      const cluster = new OptimizedReadsCluster(stack, 'Database', { vpc, readers: 1 });
-      const proxy = new PoolingProxy(stack, 'Proxy', { cluster });
+      const cluster = new AuroraOptimizedReads(stack, 'Database', { vpc, readers: 1 });
+      const proxy = new RdsProxy(stack, 'Proxy', { cluster });
       const endpoint = proxy.addReadOnlyEndpoint('Reports', { vpc });
       new lambda.Function(stack, 'Reporter', {
         runtime: lambda.Runtime.NODEJS_22_X,
@@ -127,7 +127,7 @@ module "database" {
 
   test('GIVEN a plan of a root module with the cluster module only WHEN read THEN the error names the plan and says a proxy is needed', () => {
     const { file, plan } = planFile(userRootModule(databaseOnly));
-    expect(() => topologyFromPlan(plan, file)).toThrow(`no aws_db_proxy in ${file}: rehearse needs a proxy (the pooling-proxy module or the pgbouncer-proxy module)`);
+    expect(() => topologyFromPlan(plan, file)).toThrow(`no aws_db_proxy in ${file}: rehearse needs a proxy (the rds-proxy module or the pgbouncer-proxy module)`);
   }, 300_000);
 
   test('GIVEN the binary plan file itself WHEN loaded THEN the error says how to turn it into JSON', () => {

@@ -160,7 +160,7 @@ module "database" {
 }
 
 module "proxy" {
-  source                    = "@MODULES@/pooling-proxy"
+  source                    = "@MODULES@/rds-proxy"
   name                      = "orders"
   cluster_identifier        = module.database.cluster_identifier
   readers                   = 1

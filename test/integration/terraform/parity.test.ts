@@ -2,10 +2,10 @@ import * as path from 'path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { DatabaseDashboard } from '../../../lib/database-dashboard';
+import { Dashboard } from '../../../lib/dashboard';
 import { ReferenceDeployment } from '../../../lib/reference-app/reference-deployment';
 import { DEFAULT_AUTO_MINOR_VERSION_UPGRADE, ENGINE_SCOPES, KMS_DELETION_WINDOW_DAYS, METRIC_CATALOG, MASTER_SECRET_READ_ACTIONS, postgresLogGroupName } from '../../../lib/model';
-import { OptimizedReadsCluster } from '../../../lib/optimized-reads-cluster';
+import { AuroraOptimizedReads } from '../../../lib/aurora-optimized-reads';
 import { PgBouncerProxy } from '../../../lib/pgbouncer-proxy';
 import { AlarmPath, TEST_ENV, judgeAlarmPath, templateAlarmPaths } from '../../helpers/alarm-permissions';
 import { isolatedVpc, joinIntrinsic, newStack } from '../../helpers/cdk';
@@ -547,12 +547,12 @@ const metricKeys = (specs: typeof METRIC_CATALOG) => [...new Set(specs.map((m) =
 const chartedMetrics = (body: string) => metricKeys(METRIC_CATALOG).filter((k) => body.includes(JSON.stringify(k.split(' ')).slice(1, -1)));
 
 /**
- * The PgBouncer engine's dashboard: DatabaseDashboard over a PgBouncerProxy (the example's cluster of a
+ * The PgBouncer engine's dashboard: Dashboard over a PgBouncerProxy (the example's cluster of a
  * writer and two readers, no consumer functions) against the dashboard module, planned with known inputs
  * (the example's are known only after apply, so its dashboard body is too) and as the planned
  * modules/examples/complete-pgbouncer wires it.
  */
-describe('CDK DatabaseDashboard over a PgBouncerProxy and Terraform\'s dashboard module and complete-pgbouncer', () => {
+describe('CDK Dashboard over a PgBouncerProxy and Terraform\'s dashboard module and complete-pgbouncer', () => {
   let cdk: { metrics: string[]; lines: string[]; alarms: Props[] };
   let tf: typeof cdk;
   let example: Props[];
@@ -599,11 +599,11 @@ describe('CDK DatabaseDashboard over a PgBouncerProxy and Terraform\'s dashboard
     example = plannedAlarms(complete.planJson());
 
     const { stack } = newStack();
-    const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: isolatedVpc(stack, 'DataVpc', '10.10.0.0/16'), readers: 2 });
+    const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc: isolatedVpc(stack, 'DataVpc', '10.10.0.0/16'), readers: 2 });
     const packages = { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' };
     const proxy = new PgBouncerProxy(stack, 'Pooler', { cluster, packages });
     // WHEN the construct is charted
-    new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy });
+    new Dashboard(stack, 'Dashboard', { cluster, proxy });
     const template = Template.fromStack(stack);
     const cdkBody = joinIntrinsic(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0].Properties.DashboardBody);
     cdk = { metrics: chartedMetrics(cdkBody), lines: dashboardLines(cdkBody), alarms: sorted(Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => cdkAlarm(a.Properties as Props))) };

@@ -6,7 +6,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { EndpointRole } from '../../../lib/model';
 import { substitutePlaceholders } from '../../../lib/model/pgbouncer-bootstrap';
-import { OptimizedReadsCluster } from '../../../lib/optimized-reads-cluster';
+import { AuroraOptimizedReads } from '../../../lib/aurora-optimized-reads';
 import { PgBouncerProxy } from '../../../lib/pgbouncer-proxy';
 import { ApiRoutes } from '../../../lib/vpc-api-routes';
 import { readDeploymentContext } from '../../../lib/reference-app/app-context';
@@ -279,7 +279,7 @@ function cdkInventory(plan: PlanOfResources): CdkSide {
   const { stack } = newStack('PgBouncerParity');
   const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
   const consumerVpc = isolatedVpc(stack, 'ConsumerVpc', '10.20.0.0/16');
-  const cluster = new OptimizedReadsCluster(stack, 'Database', { vpc: dataVpc, readers: defaults.readers as number });
+  const cluster = new AuroraOptimizedReads(stack, 'Database', { vpc: dataVpc, readers: defaults.readers as number });
   const pooler = new PgBouncerProxy(stack, 'Pooler', {
     cluster,
     packages: { bucket: s3.Bucket.fromBucketName(stack, 'Packages', defaults.packages_bucket as string), key: defaults.packages_key as string },

@@ -44,7 +44,7 @@ test('the acceptance case: db.r6g.xlarge is refused as an invalid variable value
 
 test('readers = 0 fails plan at the READ_ONLY endpoint, with the rule\'s message naming the module\'s variables', () => {
   // RDS Proxy refuses a READ_ONLY endpoint for a cluster with only a writer; the apply would fail.
-  const [message] = terraformMessages('pooling-proxy', { readers: 0, targetRole: 'READ_ONLY' });
+  const [message] = terraformMessages('rds-proxy', { readers: 0, targetRole: 'READ_ONLY' });
   expect(message).toBe(rejectionMessage('read-only-endpoint-readers', { readers: 0, targetRole: 'READ_ONLY' }).replace('(addReadOnlyEndpoint)', '(endpoints target_role)'));
   const errors = complete.planErrors({ readers: '0' });
   expect(errors.map((e) => [e.summary, e.detail.split('\n\n')[0]])).toEqual([['Resource precondition failed', message]]);

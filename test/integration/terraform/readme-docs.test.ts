@@ -10,7 +10,7 @@ import { moduleRegions } from '../../../lib/terraform/validations';
  * the .tf files of the same render, with the kit's Rules table below them: a changed variable or output
  * changes the README, so `--check` fails until `make terraform-generate` writes it.
  */
-const MODULE = 'pooling-proxy';
+const MODULE = 'rds-proxy';
 
 function copyOfModule(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readme-docs-'));

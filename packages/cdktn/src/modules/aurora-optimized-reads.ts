@@ -135,7 +135,7 @@ export interface AuroraOptimizedReadsProps extends KitModuleOptions {
 
 /**
  * modules/aurora-optimized-reads as a cdktn construct. Aurora PostgreSQL on Optimized Reads (NVMe) instances
- * with the kit's secure defaults, the Terraform twin of the CDK construct `OptimizedReadsCluster`: a writer and
+ * with the kit's secure defaults, the Terraform twin of the CDK construct `AuroraOptimizedReads`: a writer and
  * 0..15 readers of one `db.r6gd.*`, `db.r6id.*` or `db.r8gd.*` class (promotion tiers 0, 1, 2...),
  * `aurora-iopt1` storage (the tiered cache needs it), KMS encryption (a new rotating key unless you pass one),
  * IAM database authentication, an RDS-managed master password in Secrets Manager, Performance Insights, enhanced

@@ -136,12 +136,12 @@ export interface DashboardProps extends KitModuleOptions {
 
 /**
  * modules/dashboard as a cdktn construct. One CloudWatch dashboard and the alarms of a deployment, the Terraform
- * twin of `DatabaseDashboard`: every metric of the kit's catalog (`lib/model/metrics.ts`, rendered into
- * `metrics.tf`) with one line per instance, proxy endpoint, proxy target role and function; alarms on CPU,
- * freeable memory, free local (NVMe) storage and replica lag per instance, pool utilization and pinned
- * connections per proxy target role, errors and throttles per function, with the model's default thresholds; all
- * notify an SNS topic encrypted with a rotating KMS key that only CloudWatch alarms of this account may use,
- * with TLS-only publishing.
+ * twin of `Dashboard`: every metric of the kit's catalog (`lib/model/metrics.ts`, rendered into `metrics.tf`)
+ * with one line per instance, proxy endpoint, proxy target role and function; alarms on CPU, freeable memory,
+ * free local (NVMe) storage and replica lag per instance, pool utilization and pinned connections per proxy
+ * target role, errors and throttles per function, with the model's default thresholds; all notify an SNS topic
+ * encrypted with a rotating KMS key that only CloudWatch alarms of this account may use, with TLS-only
+ * publishing.
  *
  * The kit's rules run when it is constructed: bad input throws KitValidationError naming the prop, the value and
  * the fix. Outputs are the getters.

@@ -67,7 +67,7 @@ export interface LambdaConsumerProps extends KitModuleOptions {
   /** Subnets of the function, in the endpoint's VPC. */
   readonly subnetIds: string[];
   /**
-   * The endpoint the function connects through, an element of the pooling-proxy or the pgbouncer-proxy module's
+   * The endpoint the function connects through, an element of the rds-proxy or the pgbouncer-proxy module's
    * endpoints output: host name, port, target role, security group, and how its certificate is checked. RDS
    * Proxy's certificate names the default endpoint only, so a consumer of another endpoint checks it against
    * proxy_default_endpoint (DB_TLS=verify-proxy-domain); set is_proxy_default_endpoint for the default endpoint
@@ -76,8 +76,8 @@ export interface LambdaConsumerProps extends KitModuleOptions {
    */
   readonly endpoint: LambdaConsumerEndpoint | IResolvable;
   /**
-   * The pooling-proxy module's connect_arn_prefix; the function gets rds-db:connect on <prefix><db_user> only.
-   * null for a PgBouncer engine endpoint (password_secret_arn).
+   * The rds-proxy module's connect_arn_prefix; the function gets rds-db:connect on <prefix><db_user> only. null
+   * for a PgBouncer engine endpoint (password_secret_arn).
    *
    * @default null
    */
@@ -194,12 +194,12 @@ export interface LambdaConsumerProps extends KitModuleOptions {
 
 /**
  * modules/lambda-consumer as a cdktn construct. A Lambda function that reaches the database only through one
- * proxy endpoint, the Terraform twin of `DatabaseConsumerFunction`: the release's `read-handler.zip` for a
- * READ_ONLY endpoint, `write-handler.zip` for READ_WRITE (built from `lambda/` by esbuild for Node.js 24 on
- * arm64; `make lambda-zip` in a checkout writes them to `dist/lambda/`), placed in the endpoint's VPC with a
- * security group whose only egress is the endpoint (and the endpoint's ingress from it), `rds-db:connect` for
- * one database user through the proxy, the environment the handler validates at cold start (IAM auth,
- * `verify-full` TLS), active tracing, and an encrypted log group with retention.
+ * proxy endpoint, the Terraform twin of `LambdaConsumer`: the release's `read-handler.zip` for a READ_ONLY
+ * endpoint, `write-handler.zip` for READ_WRITE (built from `lambda/` by esbuild for Node.js 24 on arm64; `make
+ * lambda-zip` in a checkout writes them to `dist/lambda/`), placed in the endpoint's VPC with a security group
+ * whose only egress is the endpoint (and the endpoint's ingress from it), `rds-db:connect` for one database user
+ * through the proxy, the environment the handler validates at cold start (IAM auth, `verify-full` TLS), active
+ * tracing, and an encrypted log group with retention.
  *
  * The kit's rules run when it is constructed: bad input throws KitValidationError naming the prop, the value and
  * the fix. Outputs are the getters.

@@ -7,13 +7,13 @@ ids: test/integration/package/python-package.test.ts compares this template with
 import aws_cdk as cdk
 from aws_cdk import aws_ec2 as ec2, aws_iam as iam, aws_kms as kms, aws_logs as logs
 from aurora_proxy_kit import (
-    DatabaseConsumerFunction,
-    DatabaseDashboard,
+    LambdaConsumer,
+    Dashboard,
     DatabaseRoleBootstrap,
     DatabaseRoleSpec,
     EndpointRole,
-    OptimizedReadsCluster,
-    PoolingProxy,
+    AuroraOptimizedReads,
+    RdsProxy,
 )
 
 app = cdk.App()
@@ -58,8 +58,8 @@ def isolated_vpc(id: str, cidr: str) -> ec2.Vpc:
 data_vpc = isolated_vpc("DataVpc", "10.10.0.0/16")
 consumer_vpc = isolated_vpc("ConsumerVpc", "10.20.0.0/16")
 
-database = OptimizedReadsCluster(stack, "Database", vpc=data_vpc)
-proxy = PoolingProxy(stack, "Proxy", cluster=database)
+database = AuroraOptimizedReads(stack, "Database", vpc=data_vpc)
+proxy = RdsProxy(stack, "Proxy", cluster=database)
 
 # Each consumer logs in as a role of its own, never as the master user.
 database_roles = DatabaseRoleBootstrap(
@@ -78,16 +78,16 @@ database_roles = DatabaseRoleBootstrap(
 read_only = proxy.add_read_only_endpoint("ReadOnly", vpc=consumer_vpc)
 read_write = proxy.add_read_write_endpoint("ReadWrite", vpc=consumer_vpc)
 
-reader = DatabaseConsumerFunction(
+reader = LambdaConsumer(
     stack, "Reader", endpoint=read_only, db_user="app_reader", database_name=database.database_name, encryption_key=log_key
 )
-writer = DatabaseConsumerFunction(
+writer = LambdaConsumer(
     stack, "Writer", endpoint=read_write, db_user="app_writer", database_name=database.database_name, encryption_key=log_key
 )
 for consumer in (reader, writer):
     consumer.node.add_dependency(database_roles)
 
-dashboard = DatabaseDashboard(stack, "Dashboard", cluster=database, proxy=proxy, functions=[reader, writer])
+dashboard = Dashboard(stack, "Dashboard", cluster=database, proxy=proxy, functions=[reader, writer])
 
 
 

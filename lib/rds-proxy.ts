@@ -22,19 +22,19 @@ import {
   securityGroupDescription,
 } from './model';
 import { PoolMode } from './model/pgbouncer-ini';
-import { OptimizedReadsCluster } from './optimized-reads-cluster';
-import { IPoolingProxy, PoolingProxyEndpoint, PoolingProxyEndpointOptions } from './pooling-proxy-endpoint';
+import { AuroraOptimizedReads } from './aurora-optimized-reads';
+import { IRdsProxy, RdsProxyEndpoint, RdsProxyEndpointOptions } from './rds-proxy-endpoint';
 import { IPoolingTier, IProxyEndpoint, PoolingMetricOptions, ProxyEndpointOptions, ProxyEngine } from './pooling-tier';
 import { kitSubnets } from './private/subnets';
-import type { PoolingProxyAttributes } from './pooling-proxy-attributes';
-import { ImportedPoolingProxy } from './private/imported-tier';
+import type { RdsProxyAttributes } from './rds-proxy-attributes';
+import { ImportedRdsProxy } from './private/imported-tier';
 import { combinedMetric, proxyDashboardOf, type TierDashboard } from './private/tier-dashboard';
 import { throwIfInvalid } from './private/validation';
 
-/** Properties of a PoolingProxy. */
-export interface PoolingProxyProps {
+/** Properties of an RdsProxy. */
+export interface RdsProxyProps {
   /** The cluster the proxy pools connections to. */
-  readonly cluster: OptimizedReadsCluster;
+  readonly cluster: AuroraOptimizedReads;
   /**
    * Subnets of the proxy's default endpoint, in the cluster's VPC.
    * @default - the VPC's isolated subnets
@@ -82,23 +82,23 @@ export interface PoolingProxyProps {
 
 
 /**
- * An RDS Proxy in front of an OptimizedReadsCluster: TLS required, end-to-end IAM authentication
+ * An RDS Proxy in front of an AuroraOptimizedReads: TLS required, end-to-end IAM authentication
  * (clients and the proxy itself log in with IAM tokens, as each client's own database user; no secret), its own security group, and database ingress only
  * from the proxy. Endpoints (READ_ONLY or READ_WRITE) can be added in any VPC of the stack, each with
  * its own security group, up to RDS Proxy's limit of 20.
  */
-export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTier {
+export class RdsProxy extends Construct implements IRdsProxy, IPoolingTier {
   /** The kit's pool defaults: RDS Proxy's own default for maxConnectionsPercent, a 5% idle floor, a 120 s borrow timeout. */
   public static readonly DEFAULT_POOL_SETTINGS: PoolSettings = DEFAULT_POOL_SETTINGS;
 
   /**
-   * A PoolingProxy of another stack or app, for consumers, a role bootstrap and a dashboard there: it grants
+   * An RdsProxy of another stack or app, for consumers, a role bootstrap and a dashboard there: it grants
    * `rds-db:connect` and gives the shared metrics. It cannot add endpoints (import them with
-   * PoolingProxyEndpoint.fromPoolingProxyEndpointAttributes), and the proxy's own login as each user is its
-   * app's (PoolingProxy.allowDatabaseUser).
+   * RdsProxyEndpoint.fromRdsProxyEndpointAttributes), and the proxy's own login as each user is its
+   * app's (RdsProxy.allowDatabaseUser).
    */
-  public static fromPoolingProxyAttributes(scope: Construct, id: string, attrs: PoolingProxyAttributes): IPoolingTier {
-    return new ImportedPoolingProxy(scope, id, attrs);
+  public static fromRdsProxyAttributes(scope: Construct, id: string, attrs: RdsProxyAttributes): IPoolingTier {
+    return new ImportedRdsProxy(scope, id, attrs);
   }
 
   public readonly engine: ProxyEngine = ProxyEngine.RDS_PROXY;
@@ -106,7 +106,7 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
   public readonly proxy: rds.DatabaseProxy;
   /** Network access to the proxy's default endpoint. */
   public readonly connections: ec2.Connections;
-  public readonly cluster: OptimizedReadsCluster;
+  public readonly cluster: AuroraOptimizedReads;
   public readonly poolSettings: PoolSettings;
   /** Server connections the pool may open per instance, from the cluster's default max_connections. */
   public readonly poolSizing: PoolSizing;
@@ -114,10 +114,10 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
   public readonly serverRoles: DatabaseRoleSpec[] = [];
   /** The role RDS Proxy assumes; it may log in to the cluster as each user granted through the proxy. */
   public readonly role: iam.Role;
-  private readonly endpointList: PoolingProxyEndpoint[] = [];
+  private readonly endpointList: RdsProxyEndpoint[] = [];
   private readonly databaseUsers = new Set<string>();
 
-  constructor(scope: Construct, id: string, props: PoolingProxyProps) {
+  constructor(scope: Construct, id: string, props: RdsProxyProps) {
     super(scope, id);
 
     const pool: PoolSettings = {
@@ -181,21 +181,21 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
   }
 
   /** The endpoints added so far, in order. */
-  public get endpoints(): PoolingProxyEndpoint[] {
+  public get endpoints(): RdsProxyEndpoint[] {
     return [...this.endpointList];
   }
 
   /**
-   * Adds a READ_ONLY endpoint (a PoolingProxyEndpoint) in any VPC of the stack; reads spread over the readers.
+   * Adds a READ_ONLY endpoint (an RdsProxyEndpoint) in any VPC of the stack; reads spread over the readers.
    * RDS Proxy endpoints have no pool mode (`poolMode: PoolMode.SESSION` is refused): RDS Proxy multiplexes
    * transactions and pins a client's session to a server connection when it uses session state (Aurora User
-   * Guide, rds-proxy-pinning). The endpoint's own metrics and name: `endpoints`, or cast to PoolingProxyEndpoint.
+   * Guide, rds-proxy-pinning). The endpoint's own metrics and name: `endpoints`, or cast to RdsProxyEndpoint.
    */
   public addReadOnlyEndpoint(id: string, options: ProxyEndpointOptions): IProxyEndpoint {
     return this.addEndpoint(id, EndpointRole.READ_ONLY, options);
   }
 
-  /** Adds a READ_WRITE endpoint (a PoolingProxyEndpoint) in any VPC of the stack; it reaches the writer. */
+  /** Adds a READ_WRITE endpoint (an RdsProxyEndpoint) in any VPC of the stack; it reaches the writer. */
   public addReadWriteEndpoint(id: string, options: ProxyEndpointOptions): IProxyEndpoint {
     return this.addEndpoint(id, EndpointRole.READ_WRITE, options);
   }
@@ -203,7 +203,7 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
   /**
    * Grants IAM authentication through the proxy as `dbUser` (`rds-db:connect` on this proxy and user),
    * and lets the proxy log in to the cluster as that user. Network access is granted per endpoint
-   * (PoolingProxyEndpoint.grantConnect).
+   * (RdsProxyEndpoint.grantConnect).
    */
   public grantConnect(grantee: iam.IGrantable, dbUser: string): iam.Grant {
     this.allowDatabaseUser(dbUser);
@@ -213,7 +213,7 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
   /**
    * Lets the proxy log in to the cluster as `dbUser` (`rds-db:connect` on the cluster for its role): the proxy's
    * side of `grantConnect`, for a user whose consumers are in another app and import an endpoint
-   * (PoolingProxyEndpoint.fromPoolingProxyEndpointAttributes).
+   * (RdsProxyEndpoint.fromRdsProxyEndpointAttributes).
    */
   public allowDatabaseUser(dbUser: string): void {
     if (this.databaseUsers.has(dbUser)) return;
@@ -327,15 +327,15 @@ export class PoolingProxy extends Construct implements IPoolingProxy, IPoolingTi
     return proxyDashboardOf(this.proxy.dbProxyName, () => this.endpointList.map((e) => ({ label: `${e.node.id} (${e.role})`, endpointName: e.endpointName })));
   }
 
-  private addEndpoint(id: string, role: EndpointRole, options: ProxyEndpointOptions): PoolingProxyEndpoint {
+  private addEndpoint(id: string, role: EndpointRole, options: ProxyEndpointOptions): RdsProxyEndpoint {
     throwIfInvalid(this, [
       ...runRules(PROXY_RULES, { endpoints: this.endpointList.length + 1, readers: this.cluster.readerInstanceIdentifiers.length, targetRole: role }),
       options.poolMode === PoolMode.SESSION
         ? `endpoint ${id}: poolMode ${options.poolMode} is the PgBouncer engine's; RDS Proxy endpoints have no pool mode (RDS Proxy pins a client's session to a server connection when it uses session state): remove poolMode, or use a PgBouncerProxy`
         : undefined,
     ]);
-    const endpointOptions: PoolingProxyEndpointOptions = { vpc: options.vpc, vpcSubnets: options.vpcSubnets, endpointName: options.endpointName };
-    const endpoint = new PoolingProxyEndpoint(this, id, { ...endpointOptions, proxy: this, role });
+    const endpointOptions: RdsProxyEndpointOptions = { vpc: options.vpc, vpcSubnets: options.vpcSubnets, endpointName: options.endpointName };
+    const endpoint = new RdsProxyEndpoint(this, id, { ...endpointOptions, proxy: this, role });
     // The target group waits for every instance of the cluster (aws-cdk-lib adds those dependencies);
     // an endpoint created before its targets are registered would have nothing to route to.
     endpoint.endpoint.node.addDependency(this.proxy.node.findChild('ProxyTargetGroup'));

@@ -11,10 +11,10 @@ import { ImportedProxyEndpoint } from './private/imported-endpoint';
 import { throwIfInvalid } from './private/validation';
 
 /**
- * What an endpoint needs of its proxy. PoolingProxy implements it; depending on this interface rather
- * than on PoolingProxy keeps the endpoint free of the proxy's module, which creates endpoints.
+ * What an endpoint needs of its proxy. RdsProxy implements it; depending on this interface rather
+ * than on RdsProxy keeps the endpoint free of the proxy's module, which creates endpoints.
  */
-export interface IPoolingProxy {
+export interface IRdsProxy {
   /** The RDS Proxy the endpoint belongs to. */
   readonly proxy: rds.DatabaseProxy;
   /** The proxy's default endpoint host name: the name its wildcard certificate is issued for. */
@@ -23,8 +23,8 @@ export interface IPoolingProxy {
   grantConnect(grantee: iam.IGrantable, dbUser: string): iam.Grant;
 }
 
-/** Where and how to place an endpoint of a PoolingProxy. */
-export interface PoolingProxyEndpointOptions {
+/** Where and how to place an endpoint of an RdsProxy. */
+export interface RdsProxyEndpointOptions {
   /** The VPC holding the endpoint; any VPC of the stack, e.g. a consumer or reporting VPC. */
   readonly vpc: ec2.IVpc;
   /**
@@ -40,10 +40,10 @@ export interface PoolingProxyEndpointOptions {
 }
 
 /**
- * A PoolingProxyEndpoint of another stack or app (PoolingProxyEndpoint.fromPoolingProxyEndpointAttributes):
+ * An RdsProxyEndpoint of another stack or app (RdsProxyEndpoint.fromRdsProxyEndpointAttributes):
  * the values its app exports, e.g. as stack outputs.
  */
-export interface PoolingProxyEndpointAttributes {
+export interface RdsProxyEndpointAttributes {
   /** READ_WRITE reaches the writer, READ_ONLY the readers. */
   readonly role: EndpointRole;
   /** The VPC the endpoint is in; its consumers go in it too. */
@@ -60,17 +60,17 @@ export interface PoolingProxyEndpointAttributes {
   readonly proxyDefaultEndpoint: string;
 }
 
-/** Properties of a PoolingProxyEndpoint. */
-export interface PoolingProxyEndpointProps extends PoolingProxyEndpointOptions {
-  readonly proxy: IPoolingProxy;
+/** Properties of an RdsProxyEndpoint. */
+export interface RdsProxyEndpointProps extends RdsProxyEndpointOptions {
+  readonly proxy: IRdsProxy;
   readonly role: EndpointRole;
 }
 
 /**
- * A READ_ONLY or READ_WRITE endpoint of a PoolingProxy, in any VPC, with a security group of its own
+ * A READ_ONLY or READ_WRITE endpoint of an RdsProxy, in any VPC, with a security group of its own
  * (an endpoint without one would fall back to the VPC's default security group).
  */
-export class PoolingProxyEndpoint extends Construct implements IProxyEndpoint {
+export class RdsProxyEndpoint extends Construct implements IProxyEndpoint {
   public readonly engine = ProxyEngine.RDS_PROXY;
   public readonly endpoint: rds.DatabaseProxyEndpoint;
   /** RDS Proxy endpoints listen on PostgreSQL's port. */
@@ -80,15 +80,15 @@ export class PoolingProxyEndpoint extends Construct implements IProxyEndpoint {
   /** Network access to the endpoint: grant it to each client. */
   public readonly connections: ec2.Connections;
   public readonly securityGroup: ec2.ISecurityGroup;
-  private readonly proxy: IPoolingProxy;
+  private readonly proxy: IRdsProxy;
 
   /**
-   * An endpoint of a PoolingProxy of another stack or app, for consumers there: they connect through it and are
+   * An endpoint of an RdsProxy of another stack or app, for consumers there: they connect through it and are
    * granted `rds-db:connect` and ingress as in one app. The proxy logs in to the cluster as each client's own
    * user (end-to-end IAM): in the proxy's app, let it log in as each consumer's user with
-   * `PoolingProxy.allowDatabaseUser`, which `grantConnect` there does for consumers of that app.
+   * `RdsProxy.allowDatabaseUser`, which `grantConnect` there does for consumers of that app.
    */
-  public static fromPoolingProxyEndpointAttributes(scope: Construct, id: string, attrs: PoolingProxyEndpointAttributes): IProxyEndpoint {
+  public static fromRdsProxyEndpointAttributes(scope: Construct, id: string, attrs: RdsProxyEndpointAttributes): IProxyEndpoint {
     // A scope of its own, so the proxy's and the endpoint's imports do not clash with the scope's other children.
     const holder = new Construct(scope, id);
     const proxy = rds.DatabaseProxy.fromDatabaseProxyAttributes(holder, 'Proxy', {
@@ -109,7 +109,7 @@ export class PoolingProxyEndpoint extends Construct implements IProxyEndpoint {
     });
   }
 
-  constructor(scope: Construct, id: string, props: PoolingProxyEndpointProps) {
+  constructor(scope: Construct, id: string, props: RdsProxyEndpointProps) {
     super(scope, id);
     throwIfInvalid(this, runRules(ENDPOINT_RULES, { endpointName: props.endpointName }));
     this.role = props.role;
@@ -144,7 +144,7 @@ export class PoolingProxyEndpoint extends Construct implements IProxyEndpoint {
   /**
    * The proxy's default endpoint host name. A consumer of this endpoint checks the proxy's certificate
    * against it: the certificate is a wildcard for the proxy's domain, which does not cover this endpoint's
-   * own name (see DatabaseConsumerFunction).
+   * own name (see LambdaConsumer).
    */
   public get proxyDefaultEndpoint(): string {
     return this.proxy.defaultEndpoint;
@@ -161,7 +161,7 @@ export class PoolingProxyEndpoint extends Construct implements IProxyEndpoint {
    * beside the default one (rule consumer-tls-server-name).
    */
   public consumerConnection(_dbUser: string): ConsumerConnection {
-    // A PoolingProxyEndpoint is never the proxy's default endpoint.
+    // An RdsProxyEndpoint is never the proxy's default endpoint.
     return { tlsServerName: consumerEndpointTls({ isProxyDefaultEndpoint: false, proxyDefaultEndpoint: this.proxyDefaultEndpoint }).serverName };
   }
 

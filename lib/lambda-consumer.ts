@@ -15,10 +15,10 @@ import { ConsumerConnection, IProxyEndpoint } from './pooling-tier';
 import { throwIfInvalid } from './private/validation';
 import { ApiRoutes, routeApiCalls, type VpcApiEndpoints } from './vpc-api-routes';
 
-/** Properties of a DatabaseConsumerFunction. */
-export interface DatabaseConsumerFunctionProps {
+/** Properties of a LambdaConsumer. */
+export interface LambdaConsumerProps {
   /**
-   * The endpoint the function connects through, of either engine (a PoolingProxyEndpoint or a
+   * The endpoint the function connects through, of either engine (an RdsProxyEndpoint or a
    * PgBouncerProxyEndpoint); the function goes in that endpoint's VPC.
    */
   readonly endpoint: IProxyEndpoint;
@@ -92,14 +92,14 @@ export interface DatabaseConsumerFunctionProps {
  * on arm64 with the newest Node.js runtime, tracing active. The kit's handlers come pre-bundled in
  * the npm package (no esbuild or Docker needed); in the kit's repository esbuild bundles them at synth.
  */
-export class DatabaseConsumerFunction extends Construct implements iam.IGrantable, ec2.IConnectable {
+export class LambdaConsumer extends Construct implements iam.IGrantable, ec2.IConnectable {
   public readonly function: lambda.Function;
   public readonly grantPrincipal: iam.IPrincipal;
   public readonly connections: ec2.Connections;
   public readonly logGroup: logs.LogGroup;
   public readonly endpoint: IProxyEndpoint;
 
-  constructor(scope: Construct, id: string, props: DatabaseConsumerFunctionProps) {
+  constructor(scope: Construct, id: string, props: LambdaConsumerProps) {
     super(scope, id);
     const memorySize = props.memorySize ?? 512;
     const timeout = props.timeout ?? Duration.seconds(30);

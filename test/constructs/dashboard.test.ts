@@ -2,12 +2,12 @@ import { App, Names, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { DatabaseConsumerFunction } from '../../lib/database-consumer-function';
-import { DatabaseDashboard, DatabaseDashboardProps } from '../../lib/database-dashboard';
+import { LambdaConsumer } from '../../lib/lambda-consumer';
+import { Dashboard, DashboardProps } from '../../lib/dashboard';
 import { DEFAULT_ALARM_THRESHOLDS, ENGINE_SCOPES, METRIC_CATALOG } from '../../lib/model';
-import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
-import { PoolingProxy } from '../../lib/pooling-proxy';
-import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
+import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
+import { RdsProxy } from '../../lib/rds-proxy';
+import { RdsProxyEndpoint } from '../../lib/rds-proxy-endpoint';
 import { getAtt, isolatedVpc, joinIntrinsic, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
 
 /** A metric line of a graph widget: [namespace, metricName, dim1, value1, ..., options?]. */
@@ -46,14 +46,14 @@ const RDS_PROXY_CATALOG = METRIC_CATALOG.filter((m) => !ENGINE_SCOPES.PGBOUNCER.
 /** How a `{ Ref }` appears inside the joined dashboard body. */
 const refText = (construct: Parameters<typeof logicalIdOf>[0]) => `{{Ref:${logicalIdOf(construct)}}}`;
 
-describe('DatabaseDashboard over the whole data path', () => {
+describe('Dashboard over the whole data path', () => {
   let stack: Stack;
-  let cluster: OptimizedReadsCluster;
-  let proxy: PoolingProxy;
-  let readOnly: PoolingProxyEndpoint;
-  let readWrite: PoolingProxyEndpoint;
-  let functions: DatabaseConsumerFunction[];
-  let dashboard: DatabaseDashboard;
+  let cluster: AuroraOptimizedReads;
+  let proxy: RdsProxy;
+  let readOnly: RdsProxyEndpoint;
+  let readWrite: RdsProxyEndpoint;
+  let functions: LambdaConsumer[];
+  let dashboard: Dashboard;
   let template: Template;
   let widgets: Widget[];
 
@@ -62,16 +62,16 @@ describe('DatabaseDashboard over the whole data path', () => {
     ({ stack } = newStack());
     const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
     const consumerVpc = isolatedVpc(stack, 'ConsumerVpc', '10.20.0.0/16');
-    cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc, readers: 2 });
-    proxy = new PoolingProxy(stack, 'Proxy', { cluster });
-    readOnly = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc, endpointName: 'consumer-ro' }) as PoolingProxyEndpoint;
-    readWrite = proxy.addReadWriteEndpoint('ReadWrite', { vpc: consumerVpc, endpointName: 'consumer-rw' }) as PoolingProxyEndpoint;
+    cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc: dataVpc, readers: 2 });
+    proxy = new RdsProxy(stack, 'Proxy', { cluster });
+    readOnly = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc, endpointName: 'consumer-ro' }) as RdsProxyEndpoint;
+    readWrite = proxy.addReadWriteEndpoint('ReadWrite', { vpc: consumerVpc, endpointName: 'consumer-rw' }) as RdsProxyEndpoint;
     functions = [
-      new DatabaseConsumerFunction(stack, 'Reader', { endpoint: readOnly, dbUser: 'app', databaseName: 'app' }),
-      new DatabaseConsumerFunction(stack, 'Writer', { endpoint: readWrite, dbUser: 'app', databaseName: 'app' }),
+      new LambdaConsumer(stack, 'Reader', { endpoint: readOnly, dbUser: 'app', databaseName: 'app' }),
+      new LambdaConsumer(stack, 'Writer', { endpoint: readWrite, dbUser: 'app', databaseName: 'app' }),
     ];
     // WHEN
-    dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy, functions });
+    dashboard = new Dashboard(stack, 'Dashboard', { cluster, proxy, functions });
     template = Template.fromStack(stack);
     widgets = dashboardWidgets(template);
   });
@@ -269,12 +269,12 @@ describe('DatabaseDashboard over the whole data path', () => {
   });
 });
 
-describe('DatabaseDashboard options', () => {
-  function clusterOnly(props: Partial<DatabaseDashboardProps> = {}) {
+describe('Dashboard options', () => {
+  function clusterOnly(props: Partial<DashboardProps> = {}) {
     const { stack } = newStack();
     const vpc = isolatedVpc(stack, 'Vpc', '10.10.0.0/16');
-    const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc, readers: 1 });
-    return { stack, cluster, build: () => new DatabaseDashboard(stack, 'Dashboard', { cluster, ...props }) };
+    const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc, readers: 1 });
+    return { stack, cluster, build: () => new Dashboard(stack, 'Dashboard', { cluster, ...props }) };
   }
 
   test('overridden thresholds apply; the others keep their defaults', () => {
@@ -306,7 +306,7 @@ describe('DatabaseDashboard options', () => {
     const { stack, cluster } = clusterOnly();
     const topic = new sns.Topic(stack, 'OpsTopic');
     // WHEN
-    const dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, alarmTopic: topic });
+    const dashboard = new Dashboard(stack, 'Dashboard', { cluster, alarmTopic: topic });
     // THEN
     const template = Template.fromStack(stack);
     expect(dashboard.alarmTopic).toBe(topic);
@@ -320,14 +320,14 @@ describe('DatabaseDashboard options', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new Stack(app, 'Stack');
     const vpc = isolatedVpc(stack, 'Vpc', '10.10.0.0/16');
-    const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc, readers: 1 });
-    const proxy = new PoolingProxy(stack, 'Proxy', { cluster });
+    const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc, readers: 1 });
+    const proxy = new RdsProxy(stack, 'Proxy', { cluster });
     const endpoint = proxy.addReadOnlyEndpoint('ReadOnly', { vpc });
     const functions = ['TeamA', 'TeamB'].map(
-      (team) => new DatabaseConsumerFunction(new Construct(stack, team), 'Reader', { endpoint, dbUser: team.toLowerCase(), databaseName: 'app' }),
+      (team) => new LambdaConsumer(new Construct(stack, team), 'Reader', { endpoint, dbUser: team.toLowerCase(), databaseName: 'app' }),
     );
     // WHEN
-    const dashboard = new DatabaseDashboard(stack, 'Dashboard', { cluster, proxy, functions });
+    const dashboard = new Dashboard(stack, 'Dashboard', { cluster, proxy, functions });
     // THEN
     const errorAlarms = dashboard.alarms.filter((a) => a.node.id.endsWith('ErrorsAlarm')).map((a) => a.node.id);
     expect(errorAlarms).toHaveLength(2);

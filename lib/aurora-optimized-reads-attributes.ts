@@ -1,14 +1,14 @@
-/** What an OptimizedReadsCluster is used and imported by (its own file, so the import's implementation needs nothing of the construct's). */
+/** What an AuroraOptimizedReads is used and imported by (its own file, so the import's implementation needs nothing of the construct's). */
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { IConstruct } from 'constructs';
 
 /**
- * What the role bootstrap, consumers and dashboard use of a cluster: an OptimizedReadsCluster of this app, or
- * one of another app or stack imported with OptimizedReadsCluster.fromOptimizedReadsClusterAttributes.
+ * What the role bootstrap, consumers and dashboard use of a cluster: an AuroraOptimizedReads of this app, or
+ * one of another app or stack imported with AuroraOptimizedReads.fromAuroraOptimizedReadsAttributes.
  */
-export interface IOptimizedReadsCluster extends IConstruct, ec2.IConnectable {
+export interface IAuroraOptimizedReads extends IConstruct, ec2.IConnectable {
   /** The VPC the cluster's instances are in. */
   readonly vpc: ec2.IVpc;
   /** The cluster identifier. */
@@ -32,10 +32,10 @@ export interface IOptimizedReadsCluster extends IConstruct, ec2.IConnectable {
 }
 
 /**
- * An OptimizedReadsCluster of another stack or app (OptimizedReadsCluster.fromOptimizedReadsClusterAttributes):
+ * An AuroraOptimizedReads of another stack or app (AuroraOptimizedReads.fromAuroraOptimizedReadsAttributes):
  * the values its app exports, e.g. as stack outputs.
  */
-export interface OptimizedReadsClusterAttributes {
+export interface AuroraOptimizedReadsAttributes {
   /** The VPC the cluster is in (e.g. ec2.Vpc.fromLookup or fromVpcAttributes). */
   readonly vpc: ec2.IVpc;
   /** The cluster identifier. */

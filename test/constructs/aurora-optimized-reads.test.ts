@@ -13,21 +13,21 @@ import {
   findInstanceClass,
   optimizedReadsSizing,
 } from '../../lib/model';
-import { OptimizedReadsCluster, OptimizedReadsClusterProps } from '../../lib/optimized-reads-cluster';
+import { AuroraOptimizedReads, AuroraOptimizedReadsProps } from '../../lib/aurora-optimized-reads';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
 
-function clusterStack(props: Partial<OptimizedReadsClusterProps> = {}) {
+function clusterStack(props: Partial<AuroraOptimizedReadsProps> = {}) {
   const { app, stack } = newStack();
   const vpc = isolatedVpc(stack, 'Vpc', '10.0.0.0/16');
-  const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc, ...props });
+  const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc, ...props });
   return { app, stack, vpc, cluster };
 }
 
-describe('OptimizedReadsCluster with defaults', () => {
+describe('AuroraOptimizedReads with defaults', () => {
   let stack: Stack;
   let vpc: ec2.Vpc;
-  let cluster: OptimizedReadsCluster;
+  let cluster: AuroraOptimizedReads;
   let template: Template;
   let key: ReturnType<typeof getAtt>;
   let instances: ReturnType<Template['findResources']>;
@@ -213,7 +213,7 @@ describe('OptimizedReadsCluster with defaults', () => {
   });
 });
 
-describe('OptimizedReadsCluster with options', () => {
+describe('AuroraOptimizedReads with options', () => {
   test('instance class and reader count apply to every instance; tiers past the first reader are 2', () => {
     // GIVEN
     const { stack } = clusterStack({ instanceClass: 'db.r8gd.2xlarge', readers: 3, engineVersion: '16.13' });
@@ -239,7 +239,7 @@ describe('OptimizedReadsCluster with options', () => {
     const vpc = isolatedVpc(stack, 'Vpc', '10.0.0.0/16');
     const key = new kms.Key(stack, 'MyKey', { enableKeyRotation: true });
     // WHEN
-    new OptimizedReadsCluster(stack, 'Cluster', {
+    new AuroraOptimizedReads(stack, 'Cluster', {
       vpc,
       deletionProtection: false,
       backupRetentionDays: 35,
@@ -310,8 +310,8 @@ describe('OptimizedReadsCluster with options', () => {
   });
 });
 
-describe('OptimizedReadsCluster validation', () => {
-  const build = (props: Partial<OptimizedReadsClusterProps>) => () => clusterStack(props);
+describe('AuroraOptimizedReads validation', () => {
+  const build = (props: Partial<AuroraOptimizedReadsProps>) => () => clusterStack(props);
 
   test('instanceClass without NVMe names the class and the Optimized Reads families', () => {
     expect(build({ instanceClass: 'db.r6g.xlarge' })).toThrow(
@@ -387,7 +387,7 @@ describe('OptimizedReadsCluster validation', () => {
     const vpc = isolatedVpc(stack, 'Vpc', '10.0.0.0/16');
     const data = new Construct(stack, 'Data');
     // WHEN / THEN
-    expect(() => new OptimizedReadsCluster(data, 'Orders', { vpc, readers: 16 })).toThrow(
+    expect(() => new AuroraOptimizedReads(data, 'Orders', { vpc, readers: 16 })).toThrow(
       kitError('Prod/Data/Orders', rejectionMessage('readers', { readers: 16 })),
     );
   });

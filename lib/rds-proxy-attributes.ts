@@ -1,11 +1,11 @@
-/** What a PoolingProxy of another stack or app is imported by (its own file, so the import's implementation needs nothing of the construct's). */
+/** What an RdsProxy of another stack or app is imported by (its own file, so the import's implementation needs nothing of the construct's). */
 import type { PoolSizing } from './model';
 
 /**
- * A PoolingProxy of another stack or app (PoolingProxy.fromPoolingProxyAttributes): the values its app
+ * An RdsProxy of another stack or app (RdsProxy.fromRdsProxyAttributes): the values its app
  * exports, e.g. as stack outputs.
  */
-export interface PoolingProxyAttributes {
+export interface RdsProxyAttributes {
   /** The proxy's name (its metrics' ProxyName). */
   readonly proxyName: string;
   /** The proxy's ARN: `rds-db:connect` is scoped to it. */
@@ -23,7 +23,7 @@ export interface PoolingProxyAttributes {
    */
   readonly readWriteEndpointNames?: string[];
   /**
-   * The proxy's pool sizing (PoolingProxy.poolSizing in its app).
+   * The proxy's pool sizing (RdsProxy.poolSizing in its app).
    * @default - unknown: reading poolSizing fails with the fix
    */
   readonly poolSizing?: PoolSizing;

@@ -1,5 +1,5 @@
 /**
- * The comparison peers, both run for real:
+ * The comparison proxies, beside PgBouncer for the bench's comparisons, both run for real:
  * - HAProxy in TCP mode round-robin over the replicas: the analog of Aurora's reader endpoint
  *   (connection-level balancing, no pooling; TLS passes through to the replicas).
  * - pgpool-II in streaming-replication mode, reads load-balanced to the replicas: the analog of
@@ -33,7 +33,7 @@ export interface HaproxySpec {
 
 export function renderHaproxyConfig(spec: HaproxySpec): string {
   return [
-    '# HAProxy reader endpoint, rendered by aurora-proxy-kit lib/rehearsal/peers.ts; do not edit.',
+    '# HAProxy reader endpoint, rendered by aurora-proxy-kit lib/rehearsal/comparison-proxies.ts; do not edit.',
     'global',
     `  maxconn ${spec.maxClientConnections}`,
     ...(spec.adminSocket === undefined ? [] : [`  stats socket ${spec.adminSocket} mode 600 level admin`]),
@@ -123,7 +123,7 @@ export function renderPgpoolConfig(spec: PgpoolSpec): string {
       [`backend_application_name${i}`, b.name],
     ]),
   ];
-  return ['# pgpool-II, rendered by aurora-proxy-kit lib/rehearsal/peers.ts; do not edit.', ...settings.map(([k, v]) => `${k} = ${q(v)}`), ''].join('\n');
+  return ['# pgpool-II, rendered by aurora-proxy-kit lib/rehearsal/comparison-proxies.ts; do not edit.', ...settings.map(([k, v]) => `${k} = ${q(v)}`), ''].join('\n');
 }
 
 /**
@@ -131,7 +131,7 @@ export function renderPgpoolConfig(spec: PgpoolSpec): string {
  * its Unix socket accepts no login either; a plain TCP client matches no line and is refused.
  */
 export function renderPgpoolHba(): string {
-  return ['# pgpool-II client authentication, rendered by aurora-proxy-kit lib/rehearsal/peers.ts; do not edit.', 'hostssl all all 127.0.0.0/8 scram-sha-256', 'hostssl all all 198.18.0.0/15 scram-sha-256', ''].join('\n');
+  return ['# pgpool-II client authentication, rendered by aurora-proxy-kit lib/rehearsal/comparison-proxies.ts; do not edit.', 'hostssl all all 127.0.0.0/8 scram-sha-256', 'hostssl all all 198.18.0.0/15 scram-sha-256', ''].join('\n');
 }
 
 /** pgpool-II's client socket, by which the start checks that the socket went where it was told. */

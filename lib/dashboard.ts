@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { DatabaseConsumerFunction } from './database-consumer-function';
+import { LambdaConsumer } from './lambda-consumer';
 import {
   ALARM_CATALOG,
   ALARM_TOPIC_ACCESS,
@@ -29,17 +29,17 @@ import {
   runRules,
   singleInput,
 } from './model';
-import { IOptimizedReadsCluster } from './optimized-reads-cluster-attributes';
+import { IAuroraOptimizedReads } from './aurora-optimized-reads-attributes';
 import { IPoolingTier } from './pooling-tier';
 import type { Series, TierDashboard } from './private/tier-dashboard';
 import { throwIfInvalid } from './private/validation';
 
-/** Properties of a DatabaseDashboard. */
-export interface DatabaseDashboardProps {
-  /** The cluster whose instances are charted: of this app, or imported (OptimizedReadsCluster.fromOptimizedReadsClusterAttributes). */
-  readonly cluster: IOptimizedReadsCluster;
+/** Properties of a Dashboard. */
+export interface DashboardProps {
+  /** The cluster whose instances are charted: of this app, or imported (AuroraOptimizedReads.fromAuroraOptimizedReadsAttributes). */
+  readonly cluster: IAuroraOptimizedReads;
   /**
-   * The pooling tier charted, of either engine: a PoolingProxy (RDS Proxy: its endpoints and target
+   * The pooling tier charted, of either engine: an RdsProxy (RDS Proxy: its endpoints and target
    * roles) or a PgBouncerProxy (its listeners' pool targets and the load balancer's target groups).
    * @default - no proxy widgets or alarms
    */
@@ -48,7 +48,7 @@ export interface DatabaseDashboardProps {
    * The consumer functions charted.
    * @default - no Lambda widgets or alarms
    */
-  readonly functions?: DatabaseConsumerFunction[];
+  readonly functions?: LambdaConsumer[];
   /**
    * Name of the dashboard. Every alarm's name starts with it and a hyphen, so the alarm topic's
    * policies can admit exactly these alarms.
@@ -56,8 +56,8 @@ export interface DatabaseDashboardProps {
    */
   readonly dashboardName?: string;
   /**
-   * Alarm thresholds; any left out take the kit's defaults (DatabaseDashboard.DEFAULT_THRESHOLDS).
-   * @default DatabaseDashboard.DEFAULT_THRESHOLDS
+   * Alarm thresholds; any left out take the kit's defaults (Dashboard.DEFAULT_THRESHOLDS).
+   * @default Dashboard.DEFAULT_THRESHOLDS
    */
   readonly thresholds?: AlarmThresholdOptions;
   /**
@@ -75,7 +75,7 @@ export interface DatabaseDashboardProps {
  * pool target and per load balancer target group; Lambda per function), and the alarms of
  * the kit's alarm catalog with configurable thresholds, notifying an encrypted SNS topic.
  */
-export class DatabaseDashboard extends Construct {
+export class Dashboard extends Construct {
   /** The thresholds a dashboard's alarms take when its props leave them out. */
   public static readonly DEFAULT_THRESHOLDS: AlarmThresholds = DEFAULT_ALARM_THRESHOLDS;
 
@@ -85,11 +85,11 @@ export class DatabaseDashboard extends Construct {
   public readonly thresholds: AlarmThresholds;
   /** What every alarm's name starts with: the dashboard's name (or a name unique to this construct) and a hyphen. */
   public readonly alarmNamePrefix: string;
-  private readonly props: DatabaseDashboardProps;
+  private readonly props: DashboardProps;
   /** The pooling tier's sections and lines, whichever its engine. */
   private readonly tier?: TierDashboard;
 
-  constructor(scope: Construct, id: string, props: DatabaseDashboardProps) {
+  constructor(scope: Construct, id: string, props: DashboardProps) {
     super(scope, id);
     this.props = props;
     this.thresholds = { ...DEFAULT_ALARM_THRESHOLDS, ...props.thresholds };
@@ -99,7 +99,7 @@ export class DatabaseDashboard extends Construct {
     throwIfInvalid(this, [
       // One threshold at a time, so the messages come in the thresholds' order.
       ...(Object.keys(this.thresholds) as Array<keyof AlarmThresholds>).flatMap((name) => runRules(DASHBOARD_RULES, { [name]: this.thresholds[name] })),
-      known ? undefined : `proxy ${proxy!.node.path} (engine ${proxy!.engine}) is neither a PoolingProxy (RDS_PROXY) nor a PgBouncerProxy (PGBOUNCER): pass one of the kit's pooling tiers`,
+      known ? undefined : `proxy ${proxy!.node.path} (engine ${proxy!.engine}) is neither an RdsProxy (RDS_PROXY) nor a PgBouncerProxy (PGBOUNCER): pass one of the kit's pooling tiers`,
     ]);
     this.tier = proxy?._dashboard();
     this.alarmNamePrefix = `${props.dashboardName ?? Names.uniqueResourceName(this, { maxLength: 128, separator: '-' })}-`;
@@ -178,7 +178,7 @@ export class DatabaseDashboard extends Construct {
    * A function's name in alarm ids and graph labels: its construct id, or, when another charted
    * function has the same id (e.g. two `Reader`s under different parents), its path-unique id.
    */
-  private functionName(fn: DatabaseConsumerFunction): string {
+  private functionName(fn: LambdaConsumer): string {
     const clash = (this.props.functions ?? []).some((other) => other !== fn && other.node.id === fn.node.id);
     return clash ? Names.uniqueId(fn) : fn.node.id;
   }

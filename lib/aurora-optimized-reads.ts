@@ -27,15 +27,15 @@ import {
   autoMinorVersionUpgradeWarning,
   unknownEngineVersionWarning,
 } from './model';
-import type { IOptimizedReadsCluster, OptimizedReadsClusterAttributes } from './optimized-reads-cluster-attributes';
+import type { IAuroraOptimizedReads, AuroraOptimizedReadsAttributes } from './aurora-optimized-reads-attributes';
 import { addClusterKey } from './private/cluster-key';
 import { kitClusterParameters } from './private/cluster-parameters';
-import { ImportedOptimizedReadsCluster } from './private/imported-cluster';
+import { ImportedAuroraOptimizedReads } from './private/imported-cluster';
 import { kitSubnets } from './private/subnets';
 import { throwIfInvalid } from './private/validation';
 
-/** Properties of an OptimizedReadsCluster. */
-export interface OptimizedReadsClusterProps {
+/** Properties of an AuroraOptimizedReads. */
+export interface AuroraOptimizedReadsProps {
   /** The VPC the cluster's instances are placed in. */
   readonly vpc: ec2.IVpc;
   /**
@@ -140,7 +140,7 @@ export type InstanceMetricOptions = cloudwatch.MetricOptions;
  * It validates the instance class and engine version against the kit's catalog at synth time, and
  * exposes the Optimized Reads sizing (tiered cache, temporary objects) of its instance class.
  */
-export class OptimizedReadsCluster extends Construct implements IOptimizedReadsCluster {
+export class AuroraOptimizedReads extends Construct implements IAuroraOptimizedReads {
   /** The PostgreSQL port the cluster, its proxy and the proxy's endpoints listen on. */
   public static readonly PORT: number = POSTGRES_PORT;
 
@@ -148,8 +148,8 @@ export class OptimizedReadsCluster extends Construct implements IOptimizedReadsC
    * A cluster of another stack or app, for a role bootstrap, consumers or a dashboard there. A proxy needs the
    * cluster itself (its instance class sizes the pools, its instances are the targets): put it in the cluster's app.
    */
-  public static fromOptimizedReadsClusterAttributes(scope: Construct, id: string, attrs: OptimizedReadsClusterAttributes): IOptimizedReadsCluster {
-    return new ImportedOptimizedReadsCluster(scope, id, attrs);
+  public static fromAuroraOptimizedReadsAttributes(scope: Construct, id: string, attrs: AuroraOptimizedReadsAttributes): IAuroraOptimizedReads {
+    return new ImportedAuroraOptimizedReads(scope, id, attrs);
   }
 
   /** The underlying cluster. */
@@ -176,7 +176,7 @@ export class OptimizedReadsCluster extends Construct implements IOptimizedReadsC
   /** The exported PostgreSQL log. */
   public readonly logGroup: logs.LogGroup;
 
-  constructor(scope: Construct, id: string, props: OptimizedReadsClusterProps) {
+  constructor(scope: Construct, id: string, props: AuroraOptimizedReadsProps) {
     super(scope, id);
 
     const instanceClass = props.instanceClass ?? 'db.r6gd.xlarge';

@@ -5,9 +5,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
 import { DEFAULT_POOL_SETTINGS, MAX_PROXY_ENDPOINTS, RESERVED_CONNECTIONS, poolSizing } from '../../lib/model';
-import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
-import { PoolingProxy, PoolingProxyProps } from '../../lib/pooling-proxy';
-import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
+import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
+import { RdsProxy, RdsProxyProps } from '../../lib/rds-proxy';
+import { RdsProxyEndpoint } from '../../lib/rds-proxy-endpoint';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
 import { EndpointRole } from '../../lambda/src/environment';
@@ -28,23 +28,23 @@ class Client extends Construct implements iam.IGrantable, ec2.IConnectable {
   }
 }
 
-function proxyStack(props: Partial<PoolingProxyProps> = {}) {
+function proxyStack(props: Partial<RdsProxyProps> = {}) {
   const { app, stack } = newStack();
   const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
   const otherVpc = isolatedVpc(stack, 'ReportingVpc', '10.30.0.0/16');
-  const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc });
-  const proxy = new PoolingProxy(stack, 'Proxy', { cluster, ...props });
+  const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc: dataVpc });
+  const proxy = new RdsProxy(stack, 'Proxy', { cluster, ...props });
   return { app, stack, dataVpc, otherVpc, cluster, proxy };
 }
 
-describe('PoolingProxy', () => {
+describe('RdsProxy', () => {
   let stack: Stack;
   let dataVpc: ec2.Vpc;
   let otherVpc: ec2.Vpc;
-  let cluster: OptimizedReadsCluster;
-  let proxy: PoolingProxy;
-  let readOnly: PoolingProxyEndpoint;
-  let readWrite: PoolingProxyEndpoint;
+  let cluster: AuroraOptimizedReads;
+  let proxy: RdsProxy;
+  let readOnly: RdsProxyEndpoint;
+  let readWrite: RdsProxyEndpoint;
   let client: Client;
   let template: Template;
 
@@ -52,8 +52,8 @@ describe('PoolingProxy', () => {
     // GIVEN
     ({ stack, dataVpc, otherVpc, cluster, proxy } = proxyStack());
     // WHEN
-    readOnly = proxy.addReadOnlyEndpoint('ReportingReadOnly', { vpc: otherVpc }) as PoolingProxyEndpoint;
-    readWrite = proxy.addReadWriteEndpoint('ReportingReadWrite', { vpc: otherVpc, endpointName: 'reporting-rw' }) as PoolingProxyEndpoint;
+    readOnly = proxy.addReadOnlyEndpoint('ReportingReadOnly', { vpc: otherVpc }) as RdsProxyEndpoint;
+    readWrite = proxy.addReadWriteEndpoint('ReportingReadWrite', { vpc: otherVpc, endpointName: 'reporting-rw' }) as RdsProxyEndpoint;
     client = new Client(stack, 'Client', otherVpc);
     readOnly.grantConnect(client, 'app_reader');
     template = Template.fromStack(stack);
@@ -273,7 +273,7 @@ describe('PoolingProxy', () => {
   });
 });
 
-describe('PoolingProxy options', () => {
+describe('RdsProxy options', () => {
   test('pool settings, idle client timeout and debug logging reach the template', () => {
     // GIVEN
     const { stack, proxy } = proxyStack({
@@ -320,7 +320,7 @@ describe('PoolingProxy options', () => {
     },
   );
 
-  test('PoolingProxy.grantConnect grants IAM only; network access is per endpoint', () => {
+  test('RdsProxy.grantConnect grants IAM only; network access is per endpoint', () => {
     // GIVEN
     const { stack, proxy, otherVpc } = proxyStack();
     const client = new Client(stack, 'Client', otherVpc);
@@ -335,8 +335,8 @@ describe('PoolingProxy options', () => {
   });
 });
 
-describe('PoolingProxy validation', () => {
-  const build = (props: Partial<PoolingProxyProps>) => () => proxyStack(props);
+describe('RdsProxy validation', () => {
+  const build = (props: Partial<RdsProxyProps>) => () => proxyStack(props);
 
   test.each([150, 0])('maxConnectionsPercent %s', (maxConnectionsPercent) => {
     // maxIdle defaults to 50; keep it within max so only the range rule fires.
@@ -378,7 +378,7 @@ describe('PoolingProxy validation', () => {
     // GIVEN
     const { stack } = newStack();
     const vpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
-    const writerOnly = new PoolingProxy(stack, 'Proxy', { cluster: new OptimizedReadsCluster(stack, 'Cluster', { vpc, readers: 0 }) });
+    const writerOnly = new RdsProxy(stack, 'Proxy', { cluster: new AuroraOptimizedReads(stack, 'Cluster', { vpc, readers: 0 }) });
     // THEN
     expect(() => writerOnly.addReadWriteEndpoint('ReadWrite', { vpc })).not.toThrow();
     expect(() => writerOnly.addReadOnlyEndpoint('ReadOnly', { vpc })).toThrow(

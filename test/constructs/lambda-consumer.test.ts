@@ -10,11 +10,11 @@ import { PgBouncerProxy } from '../../lib/pgbouncer-proxy';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { allowLogsToUseKey, stackLogGroupPattern } from '../../lib/private/key-policies';
-import { DatabaseConsumerFunction, DatabaseConsumerFunctionProps } from '../../lib/database-consumer-function';
+import { LambdaConsumer, LambdaConsumerProps } from '../../lib/lambda-consumer';
 import { LAMBDA_SOURCE_DIR } from '../../lib/private/handler-function';
-import { OptimizedReadsCluster } from '../../lib/optimized-reads-cluster';
-import { PoolingProxy } from '../../lib/pooling-proxy';
-import { PoolingProxyEndpoint } from '../../lib/pooling-proxy-endpoint';
+import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
+import { RdsProxy } from '../../lib/rds-proxy';
+import { RdsProxyEndpoint } from '../../lib/rds-proxy-endpoint';
 import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
 import { requestProblems } from '../../lambda/src/role-bootstrap-request';
@@ -25,27 +25,27 @@ import { ConnectionMode, EndpointRole } from '../../lambda/src/environment';
 function dataPath(stack: Stack) {
   const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
   const consumerVpc = isolatedVpc(stack, 'ConsumerVpc', '10.20.0.0/16');
-  const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc, readers: 1 });
-  const proxy = new PoolingProxy(stack, 'Proxy', { cluster });
-  const readOnly = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc }) as PoolingProxyEndpoint;
-  const readWrite = proxy.addReadWriteEndpoint('ReadWrite', { vpc: consumerVpc }) as PoolingProxyEndpoint;
+  const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc: dataVpc, readers: 1 });
+  const proxy = new RdsProxy(stack, 'Proxy', { cluster });
+  const readOnly = proxy.addReadOnlyEndpoint('ReadOnly', { vpc: consumerVpc }) as RdsProxyEndpoint;
+  const readWrite = proxy.addReadWriteEndpoint('ReadWrite', { vpc: consumerVpc }) as RdsProxyEndpoint;
   return { dataVpc, consumerVpc, cluster, proxy, readOnly, readWrite };
 }
 
 /** The source files an esbuild bundle was built from, read from its source map. */
-function bundledSources(app: App, template: Template, fn: DatabaseConsumerFunction): string[] {
+function bundledSources(app: App, template: Template, fn: LambdaConsumer): string[] {
   const code = template.findResources('AWS::Lambda::Function')[logicalIdOf(fn.function)].Properties.Code;
   const assetHash = String(code.S3Key).replace(/\.zip$/, '');
   const map = JSON.parse(fs.readFileSync(path.join(app.outdir, `asset.${assetHash}`, 'index.js.map'), 'utf8')) as { sources: string[] };
   return map.sources.map((s) => path.resolve(app.outdir, `asset.${assetHash}`, s));
 }
 
-describe('DatabaseConsumerFunction', () => {
+describe('LambdaConsumer', () => {
   let app: App;
   let stack: Stack;
   let net: ReturnType<typeof dataPath>;
-  let reader: DatabaseConsumerFunction;
-  let writer: DatabaseConsumerFunction;
+  let reader: LambdaConsumer;
+  let writer: LambdaConsumer;
   let template: Template;
   let functions: ReturnType<Template['findResources']>;
 
@@ -54,8 +54,8 @@ describe('DatabaseConsumerFunction', () => {
     ({ app, stack } = newStack());
     net = dataPath(stack);
     // WHEN
-    reader = new DatabaseConsumerFunction(stack, 'Reader', { endpoint: net.readOnly, dbUser: 'app_reader', databaseName: 'app' });
-    writer = new DatabaseConsumerFunction(stack, 'Writer', {
+    reader = new LambdaConsumer(stack, 'Reader', { endpoint: net.readOnly, dbUser: 'app_reader', databaseName: 'app' });
+    writer = new LambdaConsumer(stack, 'Writer', {
       endpoint: net.readWrite,
       dbUser: 'app_writer',
       databaseName: 'orders',
@@ -69,7 +69,7 @@ describe('DatabaseConsumerFunction', () => {
     functions = template.findResources('AWS::Lambda::Function');
   });
 
-  const props = (fn: DatabaseConsumerFunction) => functions[logicalIdOf(fn.function)].Properties;
+  const props = (fn: LambdaConsumer) => functions[logicalIdOf(fn.function)].Properties;
 
   test('Node.js 24 on arm64, tracing active, environment encrypted with its key', () => {
     for (const fn of [reader, writer]) {
@@ -166,7 +166,7 @@ describe('DatabaseConsumerFunction', () => {
     for (const [fn, endpoint] of [
       [reader, net.readOnly],
       [writer, net.readWrite],
-    ] as Array<[DatabaseConsumerFunction, PoolingProxyEndpoint]>) {
+    ] as Array<[LambdaConsumer, RdsProxyEndpoint]>) {
       const fnSg = getAtt(fn.connections.securityGroups[0], 'GroupId');
       const endpointSg = getAtt(endpoint.securityGroup, 'GroupId');
       template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
@@ -213,13 +213,13 @@ describe('DatabaseConsumerFunction', () => {
   });
 });
 
-describe('DatabaseConsumerFunction validation', () => {
-  function build(props: Partial<DatabaseConsumerFunctionProps>) {
+describe('LambdaConsumer validation', () => {
+  function build(props: Partial<LambdaConsumerProps>) {
     return () => {
       const { stack } = newStack();
       const { readOnly } = dataPath(stack);
       // Validation runs before anything is bundled.
-      return new DatabaseConsumerFunction(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app', ...props });
+      return new LambdaConsumer(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app', ...props });
     };
   }
 
@@ -238,7 +238,7 @@ describe('DatabaseConsumerFunction validation', () => {
   });
 
   test('a connectionMode from plain JavaScript that is not a mode', () => {
-    expect(build({ connectionMode: 'pooled' as DatabaseConsumerFunctionProps['connectionMode'] })).toThrow(
+    expect(build({ connectionMode: 'pooled' as LambdaConsumerProps['connectionMode'] })).toThrow(
       kitError('Stack/Reader', rejectionMessage('connection-mode', { connectionMode: 'pooled' })),
     );
   });
@@ -272,7 +272,7 @@ describe('DatabaseConsumerFunction validation', () => {
   });
 });
 
-describe('DatabaseConsumerFunction with a shared key', () => {
+describe('LambdaConsumer with a shared key', () => {
   test('uses the given key for the environment and the log group', () => {
     // GIVEN
     const { stack } = newStack();
@@ -280,7 +280,7 @@ describe('DatabaseConsumerFunction with a shared key', () => {
     const key = new kms.Key(stack, 'SharedKey', { enableKeyRotation: true });
     allowLogsToUseKey(key, [stackLogGroupPattern(stack)]);
     // WHEN
-    const fn = new DatabaseConsumerFunction(stack, 'Reader', {
+    const fn = new LambdaConsumer(stack, 'Reader', {
       endpoint: readOnly,
       dbUser: 'app_reader',
       databaseName: 'app',
@@ -296,13 +296,13 @@ describe('DatabaseConsumerFunction with a shared key', () => {
   });
 });
 
-describe('DatabaseConsumerFunction on a PgBouncer engine endpoint', () => {
+describe('LambdaConsumer on a PgBouncer engine endpoint', () => {
   test('GIVEN a read-only PgBouncerProxyEndpoint and a Secrets Manager endpoint WHEN a consumer is added THEN it logs in with its user\'s secret over verify-full against the proxy\'s CA only, on the listener\'s port, with egress to the endpoint and Secrets Manager only', () => {
     // GIVEN
     const { stack } = newStack();
     const dataVpc = isolatedVpc(stack, 'DataVpc', '10.10.0.0/16');
     const consumerVpc = isolatedVpc(stack, 'ConsumerVpc', '10.20.0.0/16');
-    const cluster = new OptimizedReadsCluster(stack, 'Cluster', { vpc: dataVpc, readers: 1 });
+    const cluster = new AuroraOptimizedReads(stack, 'Cluster', { vpc: dataVpc, readers: 1 });
     const pooler = new PgBouncerProxy(stack, 'Pooler', {
       cluster,
       packages: { bucket: s3.Bucket.fromBucketName(stack, 'Packages', 'kit-packages'), key: 'pgbouncer/packages.tar' },
@@ -312,7 +312,7 @@ describe('DatabaseConsumerFunction on a PgBouncer engine endpoint', () => {
     const secrets = consumerVpc.addInterfaceEndpoint('Secrets', { service: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER, open: false, securityGroups: [secretsSg] });
 
     // WHEN
-    const reader = new DatabaseConsumerFunction(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app', apiRoutes: ApiRoutes.BRING_YOUR_OWN, vpcEndpoints: { secretsManager: secrets } });
+    const reader = new LambdaConsumer(stack, 'Reader', { endpoint: readOnly, dbUser: 'app_reader', databaseName: 'app', apiRoutes: ApiRoutes.BRING_YOUR_OWN, vpcEndpoints: { secretsManager: secrets } });
     const template = Template.fromStack(stack);
 
     // THEN the user was added to the hosts (its secret exists) and the function reads only that secret
