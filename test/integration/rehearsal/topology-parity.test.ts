@@ -7,8 +7,8 @@
  * leaves open, the notes, and the wording of the not-reproducible entries); projection.ts lists each.
  */
 import * as path from 'path';
-import { comparableTopology, runRehearseCommand, type ComparableTopology, type DeployedTopology } from '../../lib/rehearsal';
-import { COMPLETE_EXAMPLE, planFile, removeFixtures, synthesizeReferenceApp } from './topology-fixtures';
+import { comparableTopology, runRehearseCommand, type ComparableTopology, type DeployedTopology } from '../../../lib/rehearsal';
+import { COMPLETE_EXAMPLE, planFile, removeFixtures, synthesizeReferenceApp } from '../../rehearsal/topology-fixtures';
 
 async function topologyFrom(from: string): Promise<DeployedTopology> {
   const { output } = await runRehearseCommand(['topology', '--from', from, '--json']);

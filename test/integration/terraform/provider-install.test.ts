@@ -6,7 +6,7 @@ import * as path from 'path';
  * one line to eval on stdout, and a warning that `terraform init` under it writes the stand-in's hash into
  * the directory's .terraform.lock.hcl under hashicorp/aws, where the real provider would not match it.
  */
-const ROOT = path.join(__dirname, '..', '..');
+const ROOT = path.join(__dirname, '..', '..', '..');
 
 describe('stand-in provider install.sh', () => {
   test('GIVEN install.sh WHEN run THEN stdout is the export line alone and stderr warns about the lock file, with the fix', () => {
