@@ -15,7 +15,7 @@ import { LAMBDA_SOURCE_DIR } from '../../lib/private/handler-function';
 import { AuroraOptimizedReads } from '../../lib/aurora-optimized-reads';
 import { RdsProxy } from '../../lib/rds-proxy';
 import { RdsProxyEndpoint } from '../../lib/rds-proxy-endpoint';
-import { getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
+import { BUNDLING, getAtt, isolatedSubnetRefs, isolatedVpc, kitError, logicalIdOf, newStack, ref } from '../helpers/cdk';
 import { rejectionMessage } from '../helpers/vectors';
 import { requestProblems } from '../../lambda/src/role-bootstrap-request';
 import { FUNCTION_RULES, runRules } from '../../lib/model';
@@ -51,7 +51,7 @@ describe('LambdaConsumer', () => {
 
   beforeAll(() => {
     // GIVEN (one stack, two bundles, for the whole file)
-    ({ app, stack } = newStack());
+    ({ app, stack } = newStack('Stack', BUNDLING));
     net = dataPath(stack);
     // WHEN
     reader = new LambdaConsumer(stack, 'Reader', { endpoint: net.readOnly, dbUser: 'app_reader', databaseName: 'app' });

@@ -2,9 +2,16 @@ import { App, CfnElement, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 
-/** A fresh app and an environment-agnostic stack, as aws-cdk-lib's own tests build them. */
-export function newStack(id = 'Stack'): { app: App; stack: Stack } {
-  const app = new App();
+/** The context that has the app's synth bundle its Lambda code (the unit project's setup turns bundling off). */
+export const BUNDLING = { 'aws:cdk:bundling-stacks': ['**'] };
+
+/**
+ * A fresh app and an environment-agnostic stack, as aws-cdk-lib's own tests build them; `context` (e.g.
+ * BUNDLING for a test that reads the bundled code) as the command line passes it, so it wins over
+ * CDK_CONTEXT_JSON.
+ */
+export function newStack(id = 'Stack', context: Record<string, unknown> = {}): { app: App; stack: Stack } {
+  const app = new App({ postCliContext: context });
   return { app, stack: new Stack(app, id) };
 }
 

@@ -29,7 +29,8 @@ function tempDir(prefix: string): string {
  */
 export function synthesize(build: (app: App) => void, context: Record<string, unknown> = {}): string {
   const outdir = tempDir('topology-cdk-');
-  const app = new App({ outdir, context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
+  // `context` as what the command line passes, which wins over CDK_CONTEXT_JSON (the unit project's setup).
+  const app = new App({ outdir, context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [] }, postCliContext: context });
   build(app);
   app.synth();
   return outdir;
