@@ -6,11 +6,9 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ENV_VARS } from '../../../lambda/src/environment';
 import type { CloudAssemblyIndex, StackTemplate } from '../../cloud-assembly';
-import { interfaceEndpointOfHost } from './cdk-fleet';
-import { vpcOfSubnets } from './cdk-network';
-import { describeResolved, resolveValue } from './cfn-intrinsics';
+import { describeResolved, interfaceEndpointOfHost, resolveValue, vpcOfSubnets } from '../../cloud-assembly/intrinsics';
+import { compact, defaultEndpointId } from './build';
 import { consumerConnection, contractEnvironment, isConsumerEnvironment } from './consumer-contract';
-import { defaultEndpointId } from './endpoint-ids';
 import type { ConsumerTopology, EnvValue, FunctionCode, ProxyEndpointTopology, ProxyTopology } from './types';
 
 /** A proxy's host name attribute (the same for a DBProxy and a DBProxyEndpoint). */
@@ -66,15 +64,15 @@ export function readCdkConsumers(assembly: CloudAssemblyIndex, proxy: ProxyTopol
     // No code when the assembly was synthesized without building its bundles (the asset directory is absent):
     // the rehearsal then runs the kit's own handler for the function's role (deploymentConsumers).
     return [
-      {
+      compact<ConsumerTopology>({
         id: fn.id,
-        ...(functionName.kind === 'literal' ? { functionName: String(functionName.value) } : {}),
-        ...(network.vpc ? { vpc: network.vpc } : {}),
-        ...(host?.kind === 'endpoint-host' ? { endpoint: host.endpoint } : {}),
+        functionName: functionName.kind === 'literal' ? String(functionName.value) : undefined,
+        vpc: network.vpc,
+        endpoint: host?.kind === 'endpoint-host' ? host.endpoint : undefined,
         environment,
         connection,
-        ...(code !== undefined ? { code } : {}),
-      },
+        code,
+      }),
     ];
   });
 }
