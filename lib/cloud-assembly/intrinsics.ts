@@ -120,6 +120,11 @@ export function templateString(value: unknown): string | undefined {
   return undefined;
 }
 
+/** The logical ids a value refers to with Ref anywhere inside it (an interface endpoint's ServiceName built from its endpoint service). */
+export function refsIn(value: unknown): string[] {
+  return [...JSON.stringify(value ?? '').matchAll(/"Ref":"([^"]+)"/g)].map((m) => m[1]!);
+}
+
 /** A literal property of a located resource. */
 export function literalProperty(assembly: CloudAssemblyIndex, r: LocatedResource, name: string): string | undefined {
   return literalString(resolveValue(assembly, r.stack, r.resource.Properties?.[name]));

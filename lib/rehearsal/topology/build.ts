@@ -31,30 +31,18 @@ export interface Placement {
 /** How a flavour says that a resource lacks a value: `no literal Engine`, `no engine known at plan`. */
 export type Lacks = (property: string) => string;
 
-export interface InstanceRecord {
-  readonly id: string;
-  readonly file: string;
-  readonly identifier?: string;
-  readonly instanceClass?: string;
-  readonly promotionTier?: number;
-  /** Ids of the cluster's other instances this one is created after. */
-  readonly waitsFor: ReadonlySet<string>;
-}
+/** An instance as the input gives it, and the ids of the cluster's other instances it is created after. */
+export type InstanceRecord = Partial<InstanceTopology> & { readonly id: string; readonly file: string; readonly waitsFor: ReadonlySet<string> };
 
-export interface ClusterRecord {
+export type ClusterRecord = Partial<Omit<ClusterTopology, 'vpc' | 'writer' | 'readers'>> & {
   readonly id: string;
   readonly file: string;
   readonly lacks: Lacks;
   /** The flavour's names: its instance resource type and its properties for the instance class and engine. */
   readonly names: { readonly instanceType: string; readonly instanceClass: string; readonly engine: string };
-  readonly identifier?: string;
-  readonly engine?: string;
-  readonly engineVersion?: string;
-  readonly port?: number;
-  readonly databaseName?: string;
   readonly placement: Placement;
   readonly instances: ReadonlyArray<InstanceRecord>;
-}
+};
 
 export function buildCluster(c: ClusterRecord, notes: string[]): ClusterTopology {
   if (c.instances.length === 0) throw new TopologyInputError(c.file, `no ${c.names.instanceType} in cluster ${c.id}`, 'rehearse needs at least the writer instance');
@@ -98,7 +86,7 @@ export const RDS_PROXY_DEFAULT_IDLE_WITHOUT_MAX_PERCENT = 50;
 export const RDS_PROXY_DEFAULT_BORROW_TIMEOUT_SECONDS = 120;
 
 /** The pool as given, with RDS Proxy's defaults for what is missing, recording which were filled. */
-export function poolWithDefaults(given: Partial<PoolSettings> & { readonly initQuery?: string }): ProxyPoolTopology {
+export function poolWithDefaults(given: GivenPool): ProxyPoolTopology {
   const defaulted: Array<keyof PoolSettings> = [];
   const pick = (key: keyof PoolSettings, fallback: number): number => {
     const value = given[key];
@@ -128,22 +116,21 @@ export interface EndpointRecord {
   readonly placement: Placement;
 }
 
+/** The settings a pool's input gives (the rest take RDS Proxy's defaults). */
+export type GivenPool = Partial<PoolSettings> & { readonly initQuery?: string };
+
 /** An RDS Proxy: its settings as the input gives them, its other endpoints, and its pool (read when the rest holds). */
-export interface ProxyRecord {
+export type ProxyRecord = Partial<Pick<ProxyTopology, 'name' | 'engineFamily' | 'authScheme' | 'idleClientTimeoutSeconds'>> & {
   readonly id: string;
   readonly file: string;
   readonly lacks: Lacks;
   /** The flavour's names of the proxy's name property and of an endpoint's role property. */
   readonly names: { readonly name: string; readonly role: string };
-  readonly name?: string;
-  readonly engineFamily?: string;
   readonly requireTls: boolean;
-  readonly authScheme?: string;
-  readonly idleClientTimeoutSeconds?: number;
   readonly placement: Placement;
   readonly endpoints: ReadonlyArray<EndpointRecord>;
-  readonly pool: () => Partial<PoolSettings> & { readonly initQuery?: string };
-}
+  readonly pool: () => GivenPool;
+};
 
 export interface PoolingTier {
   readonly proxy: ProxyTopology;

@@ -6,7 +6,7 @@
 import { ENDPOINT_ROLES, ENV_VARS, EndpointRole } from '../../../lambda/src/environment';
 import { BOOTSTRAP_PLACEHOLDERS } from '../../model/pgbouncer-bootstrap';
 import type { CloudAssemblyIndex } from '../../cloud-assembly';
-import { describeResolved, interfaceEndpointOfHost, literalString, resolveValue, resourceOfType, substitution, vpcOfSubnets, wholeNumberProperty } from '../../cloud-assembly/intrinsics';
+import { describeResolved, interfaceEndpointOfHost, literalString, refsIn, resolveValue, resourceOfType, substitution, vpcOfSubnets, wholeNumberProperty } from '../../cloud-assembly/intrinsics';
 import { compact, exactlyOne, fleetTier, literalOrUnknown, type PoolingTier } from './build';
 import { TopologyInputError } from './errors';
 import type { EnvValue, ProxyEndpointTopology } from './types';
@@ -36,7 +36,7 @@ export function readCdkFleet(assembly: CloudAssemblyIndex, notes: string[]): Poo
   const consumers = assembly.ofType('AWS::Lambda::Function').map((f) => ({ f, vars: ((f.resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown> }));
   const endpoints = assembly
     .ofType('AWS::EC2::VPCEndpoint')
-    .filter((e) => JSON.stringify(e.resource.Properties?.ServiceName ?? '').match(/"Ref":"([^"]+)"/g)?.some((ref) => services.has(ref.slice(7, -1))))
+    .filter((e) => refsIn(e.resource.Properties?.ServiceName).some((ref) => services.has(ref)))
     .map((e): ProxyEndpointTopology => {
       // Its consumers, in its stack or in another one of the assembly.
       const roles = new Set(consumers.filter(({ f, vars }) => interfaceEndpointOfHost(assembly, f.stack, vars[ENV_VARS.host])?.id === e.id).map(({ vars }) => String(vars[ENV_VARS.endpointRole] ?? EndpointRole.READ_WRITE)));

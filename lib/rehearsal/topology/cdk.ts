@@ -6,7 +6,7 @@
 import { ENV_VARS } from '../../../lambda/src/environment';
 import { CloudAssemblyIndex, regionOfEnvironment, type LocatedResource } from '../../cloud-assembly';
 import { assemblyVpcs, literalProperty, literalString, resolveList, resolveValue, resourceOfType, templateString, vpcOfSubnets, wholeNumberProperty } from '../../cloud-assembly/intrinsics';
-import { assembleTopology, buildCluster, buildProxy, compact, exactlyOne, type ClusterRecord, type PoolingTier } from './build';
+import { assembleTopology, buildCluster, buildProxy, compact, exactlyOne, type ClusterRecord, type GivenPool, type PoolingTier } from './build';
 import { readCdkConsumers } from './cdk-consumers';
 import { readCdkFleet } from './cdk-fleet';
 import { consumerWiringNotes } from './consumer-contract';
@@ -76,7 +76,7 @@ function rdsProxy(assembly: CloudAssemblyIndex, proxy: LocatedResource, cluster:
       const value = resolveValue(assembly, r.stack, r.resource.Properties?.DBProxyName);
       return resourceOfType(value, 'AWS::RDS::DBProxy')?.id === proxy.id || literalString(value) === name;
     });
-  const pool = (): ReturnType<Parameters<typeof buildProxy>[0]['pool']> => {
+  const pool = (): GivenPool => {
     const group = ofProxy('AWS::RDS::DBProxyTargetGroup')[0];
     if (group === undefined) throw new TopologyInputError(proxy.stack.file, `no AWS::RDS::DBProxyTargetGroup for proxy ${proxy.id}`, 'rehearse needs the proxy\'s target group: register the cluster as its target (it carries the pool settings)');
     const targets = resolveList(assembly, group.stack, group.resource.Properties?.DBClusterIdentifiers);

@@ -10,7 +10,7 @@ import { PlanIndex, type PlanResource } from '../../terraform/plan-index';
 import { modulePrefix, valueAt, type PlanJson } from '../../terraform/plan-json';
 import { PlanNetwork } from '../../terraform/plan-network';
 import { planRegion, ReferenceTracer } from '../../terraform/plan-references';
-import { assembleTopology, buildCluster, buildProxy, compact, exactlyOne, type ClusterRecord, type PoolingTier } from './build';
+import { assembleTopology, buildCluster, buildProxy, compact, exactlyOne, type ClusterRecord, type GivenPool, type PoolingTier } from './build';
 import { consumerWiringNotes } from './consumer-contract';
 import { TopologyInputError } from './errors';
 import { counted, emptyEvidence, type DeploymentEvidence } from './not-reproducible';
@@ -36,11 +36,6 @@ function planIndex(plan: PlanJson, file: string): PlanIndex {
   return new PlanIndex(plan, file);
 }
 
-/** The one managed resource of `type` in the plan; a clear error for none or several. */
-export function exactlyOnePlanned(index: PlanIndex, type: string, need: string): PlanResource {
-  return exactlyOne(index.managed(type), (r) => r.address, type, index.file, need, 'plan a configuration');
-}
-
 /**
  * `file` names the plan in messages (default `plan.json`). `terraform` is where the plan was made, for what the
  * plan JSON does not carry (the PgBouncer engine's user data template): default the plan file's directory,
@@ -51,11 +46,12 @@ export function topologyFromPlan(planJson: unknown, file = 'plan.json', terrafor
   const tracer = new ReferenceTracer(index);
   const network = new PlanNetwork(index, tracer);
   const notes: string[] = [];
-  const clusterResource = exactlyOnePlanned(index, 'aws_rds_cluster', 'an Aurora cluster (the aurora-optimized-reads module)');
+  const one = (type: string, need: string): PlanResource => exactlyOne(index.managed(type), (r) => r.address, type, index.file, need, 'plan a configuration');
+  const clusterResource = one('aws_rds_cluster', 'an Aurora cluster (the aurora-optimized-reads module)');
   // The PgBouncer engine: a fleet behind an endpoint service, no RDS Proxy.
   const isFleet = index.managed('aws_db_proxy').length === 0 && index.managed('aws_vpc_endpoint_service').length > 0 && index.managed('aws_autoscaling_group').length > 0;
   const engine = isFleet ? 'pgbouncer' : 'rds-proxy';
-  const proxyResource = isFleet ? undefined : exactlyOnePlanned(index, 'aws_db_proxy', 'a proxy (the pooling-proxy module or the pgbouncer-proxy module)');
+  const proxyResource = isFleet ? undefined : one('aws_db_proxy', 'a proxy (the pooling-proxy module or the pgbouncer-proxy module)');
   const cluster = buildCluster(clusterRecord(index, clusterResource, network), notes);
   const tier = proxyResource !== undefined ? rdsProxy(index, proxyResource, cluster, network, notes) : readPlanFleet(index, tracer, network, cluster, terraform ?? defaultWorkingDir(file), notes);
   const consumers = readPlanConsumers({ index, tracer, network, proxy: tier.proxy, endpoints: tier.endpoints, notes, engine, planDir: dirname(resolve(file)) });
@@ -115,7 +111,7 @@ function rdsProxy(index: PlanIndex, proxy: PlanResource, cluster: ClusterTopolog
   const name = str(v.name);
   // Resources whose `db_proxy_name` is the proxy's, or not known until apply (the plan has one proxy).
   const ofProxy = (type: string): PlanResource[] => index.managed(type).filter((r) => str(r.values.db_proxy_name) === undefined || str(r.values.db_proxy_name) === name);
-  const pool = (): ReturnType<Parameters<typeof buildProxy>[0]['pool']> => {
+  const pool = (): GivenPool => {
     const group = ofProxy('aws_db_proxy_default_target_group')[0];
     if (!group) throw new TopologyInputError(index.file, `no aws_db_proxy_default_target_group for proxy ${proxy.address}`, 'rehearse needs the proxy\'s default target group (it carries the pool settings)');
     const ofCluster = ofProxy('aws_db_proxy_target').filter((t) => str(t.values.db_cluster_identifier) === undefined || str(t.values.db_cluster_identifier) === cluster.identifier);
