@@ -8,7 +8,7 @@ import type { PoolSettings } from '../../model/sizing';
 import { POSTGRES_PORT } from '../../model/vocabulary';
 import { TopologyInputError } from './errors';
 import { notReproducible, type DeploymentEvidence } from './not-reproducible';
-import type { ClusterTopology, DeployedTopology, EnvValue, FleetTopology, InstanceTopology, ProxyEndpointTopology, ProxyPoolTopology, ProxyTopology } from './types';
+import type { ClusterTopology, DeployedTopology, FleetTopology, InstanceTopology, ProxyEndpointTopology, ProxyPoolTopology, ProxyTopology } from './types';
 
 /** The object without its undefined fields (an optional field the input does not give is absent, not undefined). */
 export function compact<T extends object>(o: T): T {
@@ -187,11 +187,6 @@ export function fleetTier(fleet: FleetTopology, name: string, vpc: string | unde
     pool: poolWithDefaults(compact({ maxConnectionsPercent: literal('MaxConnectionsPercent'), maxIdleConnectionsPercent: literal('MaxIdleConnectionsPercent'), connectionBorrowTimeoutSeconds: literal('BorrowTimeoutSeconds') })),
   });
   return { proxy, endpoints: [defaultEndpoint, ...endpoints], endpointVpcProblems, fleet };
-}
-
-/** A user data value: a literal, or one AWS fills in at deploy time (the rehearsal fills its own). */
-export function literalOrUnknown(value: string | undefined, detail: string): EnvValue {
-  return value !== undefined ? { kind: 'literal', value } : { kind: 'unknown', detail };
 }
 
 /** The topology from its pieces; the not-reproducible entries from the evidence and the pieces' facts. */

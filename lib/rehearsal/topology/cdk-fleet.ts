@@ -6,8 +6,8 @@
 import { ENDPOINT_ROLES, ENV_VARS, EndpointRole } from '../../../lambda/src/environment';
 import { BOOTSTRAP_PLACEHOLDERS } from '../../model/pgbouncer-bootstrap';
 import type { CloudAssemblyIndex } from '../../cloud-assembly';
-import { describeResolved, interfaceEndpointOfHost, literalString, refsIn, resolveValue, resourceOfType, substitution, vpcOfSubnets, wholeNumberProperty } from '../../cloud-assembly/intrinsics';
-import { compact, exactlyOne, fleetTier, literalOrUnknown, type PoolingTier } from './build';
+import { describeResolved, interfaceEndpointOfHost, refsIn, resolveValue, resourceOfType, substitution, vpcOfSubnets, wholeNumberProperty } from '../../cloud-assembly/intrinsics';
+import { compact, exactlyOne, fleetTier, type PoolingTier } from './build';
 import { TopologyInputError } from './errors';
 import type { EnvValue, ProxyEndpointTopology } from './types';
 
@@ -22,7 +22,8 @@ export function readCdkFleet(assembly: CloudAssemblyIndex, notes: string[]): Poo
   const values: Record<string, EnvValue> = {};
   for (const [key, raw] of Object.entries(userData.values)) {
     const resolved = resolveValue(assembly, template.stack, raw);
-    values[key] = literalOrUnknown(literalString(resolved), describeResolved(resolved));
+    // A literal, or a value AWS fills in at deploy time (the rehearsal fills its own).
+    values[key] = resolved.kind === 'literal' ? { kind: 'literal', value: String(resolved.value) } : { kind: 'unknown', detail: describeResolved(resolved) };
   }
   const missing = Object.values(BOOTSTRAP_PLACEHOLDERS).map((p) => p.slice(2, -1)).filter((name) => values[name] === undefined);
   if (missing.length > 0) throw new TopologyInputError(template.stack.file, `the user data of ${template.id} does not substitute ${missing.join(', ')}`, 'synthesize with the kit\'s PgBouncerProxy of this version: its bootstrap takes exactly these values');
