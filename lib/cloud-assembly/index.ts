@@ -4,7 +4,7 @@
  * artifacts its manifest lists, their templates, their environments, and the exports that link them.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /**
  * The directory is not a cloud assembly, or part of it is missing or unreadable. Names the file, the problem
@@ -133,6 +133,22 @@ export class CloudAssemblyIndex {
     }
     return undefined;
   }
+}
+
+/**
+ * The asset directory the CDK CLI uploads for a resource's `property` (a function's Code), named by the
+ * resource's `aws:asset:path` metadata (relative to the template's directory), else, when asset metadata is off
+ * (an app synthesized in-process), by the asset hash in the property's S3Key (`<hash>.zip`, staged as
+ * `asset.<hash>`); undefined when it is named by neither, or the staged directory is absent.
+ */
+export function assetDirectory(r: LocatedResource, property: string): string | undefined {
+  const dir = dirname(r.stack.file);
+  const asset = r.resource.Metadata?.['aws:asset:path'];
+  if (typeof asset === 'string' && r.resource.Metadata?.['aws:asset:property'] === property) return resolve(dir, asset);
+  const key = (r.resource.Properties?.[property] as { S3Key?: unknown } | undefined)?.S3Key;
+  const hash = typeof key === 'string' ? /^([0-9a-f]{64})\.zip$/.exec(key)?.[1] : undefined;
+  const staged = hash === undefined ? undefined : resolve(dir, `asset.${hash}`);
+  return staged !== undefined && existsSync(staged) ? staged : undefined;
 }
 
 /** The region of an artifact environment `aws://account/region`; undefined when environment-agnostic. */

@@ -229,7 +229,7 @@ export const DEFAULT_POOL_SETTINGS: PoolSettings = {
 
 /**
  * RDS Proxy closes a client connection idle this long by default (IdleClientTimeout, 1,800 seconds: Amazon RDS
- * API Reference, CreateDBProxy); the construct's own default (lib/pooling-proxy.ts) is the same 30 minutes.
+ * API Reference, CreateDBProxy); the construct's own default (lib/rds-proxy.ts) is the same 30 minutes.
  */
 export const RDS_PROXY_DEFAULT_IDLE_CLIENT_TIMEOUT_SECONDS = 1800;
 

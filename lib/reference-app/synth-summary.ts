@@ -1,5 +1,6 @@
 import * as path from 'path';
 import { CloudAssemblyIndex, regionOfEnvironment, type StackTemplate } from '../cloud-assembly';
+import { refsIn, templateString } from '../cloud-assembly/intrinsics';
 import { type CostEstimate, estimateCost, formatCostEstimate } from '../model/cost-estimate';
 import type { DeploymentInventory, InterfaceEndpointUse } from '../model/cost-inventory';
 import type { CostEstimateOptions } from '../model/cost-pricing';
@@ -70,7 +71,7 @@ export function summarizeTemplate(stack: StackTemplate): StackSummary {
       .filter((r) => r.Type === 'AWS::EC2::SecurityGroupIngress' && JSON.stringify(r.Properties?.GroupId) === JSON.stringify({ 'Fn::GetAtt': [groupId, 'GroupId'] }))
       .map((r) => Number(r.Properties?.FromPort))[0];
   for (const [logicalId, r] of Object.entries(resources)) {
-    if (r.Type !== 'AWS::EC2::VPCEndpoint' || ![...services].some((id) => JSON.stringify(r.Properties?.ServiceName).includes(`{"Ref":"${id}"}`))) continue;
+    if (r.Type !== 'AWS::EC2::VPCEndpoint' || !refsIn(r.Properties?.ServiceName).some((id) => services.has(id))) continue;
     const group = ((r.Properties?.SecurityGroupIds as Array<{ 'Fn::GetAtt'?: [string, string] }> | undefined)?.[0]?.['Fn::GetAtt'] ?? [''])[0];
     const port = admittedPort(group);
     endpoints.push({ logicalId: `${logicalId} (PgBouncer)`, role: (port !== undefined && roleOfPort.get(port)) || 'no client admitted yet', vpc: vpcsOf(r.Properties?.SubnetIds) });
@@ -98,10 +99,9 @@ export function inventoryOfTemplate(resources: Resources, region: string | undef
   const interfaceEndpoints: InterfaceEndpointUse[] = ofType('AWS::EC2::VPCEndpoint')
     .filter((r) => (r.Properties?.VpcEndpointType ?? 'Gateway') === 'Interface')
     .map((r) => {
-      const name = JSON.stringify(r.Properties?.ServiceName);
-      const pooler = [...endpointServices].some((id) => name.includes(`{"Ref":"${id}"}`));
+      const pooler = refsIn(r.Properties?.ServiceName).some((id) => endpointServices.has(id));
       // com.amazonaws.<region>.<service>: the service is the name's last part.
-      const service = pooler ? 'PgBouncer' : (/\.([a-z0-9-]+)"\]\]\}$/.exec(name)?.[1] ?? 'an AWS service');
+      const service = pooler ? 'PgBouncer' : (templateString(r.Properties?.ServiceName)?.split('.').pop() ?? 'an AWS service');
       return { service, pooler, azs: ((r.Properties?.SubnetIds as unknown[] | undefined) ?? []).length || undefined };
     });
   return {

@@ -2,15 +2,11 @@
  * The consumer functions of a cloud assembly: every AWS::Lambda::Function whose environment follows the
  * consumers' contract, with DB_HOST and DB_TLS_SERVER_NAME resolved to the proxy endpoint they name.
  */
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { ENV_VARS } from '../../../lambda/src/environment';
-import type { CloudAssemblyIndex, StackTemplate } from '../../cloud-assembly';
-import { interfaceEndpointOfHost } from './cdk-fleet';
-import { vpcOfSubnets } from './cdk-network';
-import { describeResolved, resolveValue } from './cfn-intrinsics';
+import { assetDirectory, type CloudAssemblyIndex, type StackTemplate } from '../../cloud-assembly';
+import { describeResolved, interfaceEndpointOfHost, resolveValue, vpcOfSubnets } from '../../cloud-assembly/intrinsics';
+import { compact, defaultEndpointId } from './build';
 import { consumerConnection, contractEnvironment, isConsumerEnvironment } from './consumer-contract';
-import { defaultEndpointId } from './endpoint-ids';
 import type { ConsumerTopology, EnvValue, FunctionCode, ProxyEndpointTopology, ProxyTopology } from './types';
 
 /** A proxy's host name attribute (the same for a DBProxy and a DBProxyEndpoint). */
@@ -30,23 +26,6 @@ function envValue(assembly: CloudAssemblyIndex, stack: StackTemplate, raw: unkno
   return { kind: 'unknown', detail: describeResolved(resolved) };
 }
 
-/**
- * The function's bundle: the asset directory the CDK CLI uploads for Code, named by the resource's
- * `aws:asset:path` metadata (relative to the template's directory), else, when asset metadata is off (an app
- * synthesized in-process), by the asset hash in Code.S3Key (`<hash>.zip`, staged as `asset.<hash>`).
- */
-function functionCode(fn: { stack: { file: string }; resource: { Properties?: Readonly<Record<string, unknown>>; Metadata?: Readonly<Record<string, unknown>> } }): FunctionCode | undefined {
-  const dir = dirname(fn.stack.file);
-  const handler = fn.resource.Properties?.Handler;
-  const withHandler = (path: string): FunctionCode => ({ path, ...(typeof handler === 'string' ? { handler } : {}) });
-  const asset = fn.resource.Metadata?.['aws:asset:path'];
-  if (typeof asset === 'string' && fn.resource.Metadata?.['aws:asset:property'] === 'Code') return withHandler(resolve(dir, asset));
-  const key = (fn.resource.Properties?.Code as { S3Key?: unknown } | undefined)?.S3Key;
-  const hash = typeof key === 'string' ? /^([0-9a-f]{64})\.zip$/.exec(key)?.[1] : undefined;
-  const staged = hash === undefined ? undefined : resolve(dir, `asset.${hash}`);
-  return staged !== undefined && existsSync(staged) ? withHandler(staged) : undefined;
-}
-
 export function readCdkConsumers(assembly: CloudAssemblyIndex, proxy: ProxyTopology, endpoints: ReadonlyArray<ProxyEndpointTopology>, notes: string[]): ConsumerTopology[] {
   return assembly.ofType('AWS::Lambda::Function').flatMap((fn): ConsumerTopology[] => {
     const props = fn.resource.Properties ?? {};
@@ -62,19 +41,20 @@ export function readCdkConsumers(assembly: CloudAssemblyIndex, proxy: ProxyTopol
     const network = vpcConfig ? vpcOfSubnets(assembly, fn.stack, vpcConfig.SubnetIds) : { problem: 'it has no VpcConfig' };
     if (network.problem) notes.push(`VPC of ${fn.id} unknown: ${network.problem}`);
     const functionName = resolveValue(assembly, fn.stack, props.FunctionName);
-    const code = functionCode(fn);
     // No code when the assembly was synthesized without building its bundles (the asset directory is absent):
     // the rehearsal then runs the kit's own handler for the function's role (deploymentConsumers).
+    const bundle = assetDirectory(fn, 'Code');
+    const code = bundle === undefined ? undefined : compact<FunctionCode>({ path: bundle, handler: typeof props.Handler === 'string' ? props.Handler : undefined });
     return [
-      {
+      compact<ConsumerTopology>({
         id: fn.id,
-        ...(functionName.kind === 'literal' ? { functionName: String(functionName.value) } : {}),
-        ...(network.vpc ? { vpc: network.vpc } : {}),
-        ...(host?.kind === 'endpoint-host' ? { endpoint: host.endpoint } : {}),
+        functionName: functionName.kind === 'literal' ? String(functionName.value) : undefined,
+        vpc: network.vpc,
+        endpoint: host?.kind === 'endpoint-host' ? host.endpoint : undefined,
         environment,
         connection,
-        ...(code !== undefined ? { code } : {}),
-      },
+        code,
+      }),
     ];
   });
 }

@@ -5,8 +5,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { TopologyInputError } from './errors';
-import { topologyFromCdkOut } from './from-cdk-out';
-import { topologyFromPlan, type TerraformWorkingDir } from './from-plan';
+import { topologyFromCdkOut } from './cdk';
+import { topologyFromPlan, type TerraformWorkingDir } from './plan';
 import type { DeployedTopology } from './types';
 
 /** A binary plan file is a zip archive. */

@@ -10,12 +10,12 @@
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { ENV_VARS, type DbTlsMode } from '../../../lambda/src/environment';
-import { consumerConnection, contractEnvironment, isConsumerEnvironment } from './consumer-contract';
-import { defaultEndpointId } from './endpoint-ids';
+import type { PlanIndex, PlanResource } from '../../terraform/plan-index';
 import { valueAt } from '../../terraform/plan-json';
-import type { PlanIndex, PlanResource } from './plan-index';
-import type { PlanNetwork } from './plan-network';
-import type { ReferenceTracer } from './plan-references';
+import type { PlanNetwork } from '../../terraform/plan-network';
+import type { ReferenceTracer } from '../../terraform/plan-references';
+import { compact, defaultEndpointId } from './build';
+import { consumerConnection, contractEnvironment, isConsumerEnvironment } from './consumer-contract';
 import type { ConsumerTopology, EnvValue, ProxyEndpointTopology, ProxyTopology } from './types';
 
 interface Context {
@@ -121,15 +121,15 @@ function readConsumer(ctx: Context, fn: PlanResource): ConsumerTopology | undefi
   const handler = fn.values.handler;
   const code = typeof filename === 'string' ? { path: locateFilename(ctx, fn, filename), ...(typeof handler === 'string' ? { handler } : {}) } : undefined;
   if (code === undefined) ctx.notes.push(`code of ${fn.address} unknown: it has no filename (an S3 object or an image is not read here)`);
-  return {
+  return compact<ConsumerTopology>({
     id: fn.address,
-    ...(typeof functionName === 'string' ? { functionName } : {}),
-    ...(placement.vpc ? { vpc: placement.vpc } : {}),
-    ...(host?.kind === 'endpoint-host' ? { endpoint: host.endpoint } : {}),
+    functionName: typeof functionName === 'string' ? functionName : undefined,
+    vpc: placement.vpc,
+    endpoint: host?.kind === 'endpoint-host' ? host.endpoint : undefined,
     environment,
     connection,
-    ...(code !== undefined ? { code } : {}),
-  };
+    code,
+  });
 }
 
 export function readPlanConsumers(ctx: Context): ConsumerTopology[] {

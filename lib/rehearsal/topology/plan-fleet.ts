@@ -12,14 +12,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { ENDPOINT_ROLES, EndpointRole } from '../../../lambda/src/environment';
-import { defaultEndpointId } from './endpoint-ids';
+import type { PlanIndex, PlanResource } from '../../terraform/plan-index';
+import type { PlanNetwork } from '../../terraform/plan-network';
+import type { ReferenceTracer } from '../../terraform/plan-references';
+import { compact, exactlyOne, fleetTier, type PoolingTier } from './build';
 import { TopologyInputError } from './errors';
-import { exactlyOnePlanned } from './plan-cluster';
-import type { PlanIndex, PlanResource } from './plan-index';
-import type { PlanNetwork } from './plan-network';
-import type { ReferenceTracer } from './plan-references';
-import { poolWithDefaults } from './pool-defaults';
-import type { ClusterTopology, EnvValue, FleetTopology, ProxyEndpointTopology, ProxyTopology } from './types';
+import type { ClusterTopology, EnvValue, ProxyEndpointTopology } from './types';
 
 /**
  * Where `terraform plan` ran: the root module's directory (`-chdir`, else the working directory) and its data
@@ -36,11 +34,6 @@ export const PGBOUNCER_MODULE_TEMPLATE = join('templates', 'bootstrap.sh.tftpl')
 /** The module outputs the reader needs, which plan JSON carries only when the root module outputs them. */
 const BOOTSTRAP_OUTPUT = 'bootstrap_variables';
 const ENDPOINTS_OUTPUT = 'endpoints';
-
-/** Whether the plan's pooling tier is the PgBouncer engine: a fleet behind an endpoint service, no RDS Proxy. */
-export function isPlanFleet(index: PlanIndex): boolean {
-  return index.managed('aws_db_proxy').length === 0 && index.managed('aws_vpc_endpoint_service').length > 0 && index.managed('aws_autoscaling_group').length > 0;
-}
 
 interface ModuleManifest {
   readonly Modules?: ReadonlyArray<{ readonly Key?: string; readonly Dir?: string }>;
@@ -64,16 +57,6 @@ function moduleDirectory(index: PlanIndex, modulePath: ReadonlyArray<string>, ro
   return resolve(root.dir, entry.Dir);
 }
 
-/** The root output whose expression is `module.<name>.<output>` of the fleet's module, and its planned change. */
-function moduleOutput(index: PlanIndex, modulePath: ReadonlyArray<string>, output: string): { name: string; after: unknown; afterUnknown: unknown } | undefined {
-  if (modulePath.length !== 1) return undefined;
-  const reference = `module.${modulePath[0]}.${output}`;
-  const outputs = index.configModule([])?.outputs ?? {};
-  const name = Object.keys(outputs).find((o) => (outputs[o]?.expression?.references ?? []).includes(reference));
-  const change = name === undefined ? undefined : index.plan.output_changes?.[name];
-  return name === undefined || change === undefined ? undefined : { name, after: change.after, afterUnknown: change.after_unknown };
-}
-
 function missingOutput(index: PlanIndex, modulePath: ReadonlyArray<string>, output: string, why: string): TopologyInputError {
   const call = modulePath.map((m) => `module.${m}`).join('.');
   const fix =
@@ -87,7 +70,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 /** The template's values: literals Terraform planned, or `unknown` for those known after apply. */
 function templateValues(index: PlanIndex, group: PlanResource, template: string, templateFile: string): Record<string, EnvValue> {
-  const output = moduleOutput(index, group.modulePath, BOOTSTRAP_OUTPUT);
+  const output = index.moduleOutput(group.modulePath, BOOTSTRAP_OUTPUT);
   if (output === undefined) throw missingOutput(index, group.modulePath, BOOTSTRAP_OUTPUT, 'holds the values Terraform renders the hosts\' user data with (plan JSON carries a module\'s values only through the root\'s outputs)');
   const known = isRecord(output.after) ? output.after : {};
   const later = isRecord(output.afterUnknown) ? output.afterUnknown : output.afterUnknown === true ? undefined : {};
@@ -105,16 +88,9 @@ function templateValues(index: PlanIndex, group: PlanResource, template: string,
   return values;
 }
 
-export interface PlannedFleet {
-  readonly proxy: ProxyTopology;
-  readonly endpoints: ProxyEndpointTopology[];
-  readonly fleet: FleetTopology;
-  /** Why an interface endpoint's VPC is not known, by endpoint id; the consumers may still place it. */
-  readonly endpointVpcProblems: Map<string, string>;
-}
-
-export function readPlanFleet(index: PlanIndex, tracer: ReferenceTracer, network: PlanNetwork, cluster: ClusterTopology, root: TerraformWorkingDir, notes: string[]): PlannedFleet {
-  const group = exactlyOnePlanned(index, 'aws_autoscaling_group', 'the PgBouncer engine\'s Auto Scaling group (the pgbouncer-proxy module)');
+export function readPlanFleet(index: PlanIndex, tracer: ReferenceTracer, network: PlanNetwork, cluster: ClusterTopology, root: TerraformWorkingDir, notes: string[]): PoolingTier {
+  const type = 'aws_autoscaling_group';
+  const group = exactlyOne(index.managed(type), (r) => r.address, type, index.file, 'the PgBouncer engine\'s Auto Scaling group (the pgbouncer-proxy module)', 'plan a configuration');
   if (group.modulePath.length === 0) throw new TopologyInputError(index.file, `Auto Scaling group ${group.address} is not in a module`, 'deploy the PgBouncer engine with the kit\'s pgbouncer-proxy module: rehearse boots its hosts from that module\'s template');
 
   // The user data template, read where Terraform reads the module.
@@ -130,7 +106,7 @@ export function readPlanFleet(index: PlanIndex, tracer: ReferenceTracer, network
   // The interface endpoints of the fleet's endpoint service, each with its role from the module's endpoints output.
   const services = new Set(index.managed('aws_vpc_endpoint_service').map((s) => s.address));
   const interfaceEndpoints = index.managed('aws_vpc_endpoint').filter((e) => tracer.traceArgument(e, ['service_name']).some((t) => tracer.instancesOf(t).some((r) => services.has(r.address))));
-  const described = interfaceEndpoints.length === 0 ? undefined : moduleOutput(index, group.modulePath, ENDPOINTS_OUTPUT);
+  const described = interfaceEndpoints.length === 0 ? undefined : index.moduleOutput(group.modulePath, ENDPOINTS_OUTPUT);
   if (interfaceEndpoints.length > 0 && described === undefined) throw missingOutput(index, group.modulePath, ENDPOINTS_OUTPUT, 'gives each interface endpoint its role (plan JSON carries a module\'s values only through the root\'s outputs)');
   const roles = isRecord(described?.after) ? described.after : {};
   const endpointVpcProblems = new Map<string, string>();
@@ -142,38 +118,12 @@ export function readPlanFleet(index: PlanIndex, tracer: ReferenceTracer, network
     }
     const where = network.vpcOf(e);
     if (where.problem) endpointVpcProblems.set(e.address, where.problem);
-    return { id: e.address, name: key, role: role as EndpointRole, isDefault: false, ...(where.vpc ? { vpc: where.vpc } : {}) };
+    return compact<ProxyEndpointTopology>({ id: e.address, name: key, role: role as EndpointRole, isDefault: false, vpc: where.vpc });
   });
 
-  const literal = (key: string): string | undefined => (values[key]?.kind === 'literal' ? (values[key] as { value: string }).value : undefined);
-  const name = literal('FleetName') ?? group.address;
-  const given: Record<string, number> = {};
-  for (const [key, value] of [
-    ['maxConnectionsPercent', literal('MaxConnectionsPercent')],
-    ['maxIdleConnectionsPercent', literal('MaxIdleConnectionsPercent')],
-    ['connectionBorrowTimeoutSeconds', literal('BorrowTimeoutSeconds')],
-  ] as const) {
-    if (value !== undefined) given[key] = Number(value);
-  }
-  // The load balancer is the fleet's own endpoint in the data VPC: read/write, like RDS Proxy's default.
+  const name = values.FleetName?.kind === 'literal' ? values.FleetName.value : group.address;
+  // The load balancer is the fleet's own endpoint in the data VPC.
   const placement = network.vpcOf(group);
-  const vpc = placement.vpc ?? cluster.vpc;
   if (placement.problem) notes.push(`VPC of ${group.address} unknown (${placement.problem}); taken as the cluster's`);
-  const defaultEndpoint: ProxyEndpointTopology = { id: defaultEndpointId(group.address), name, role: EndpointRole.READ_WRITE, isDefault: true, ...(vpc ? { vpc } : {}) };
-  return {
-    proxy: {
-      id: group.address,
-      name,
-      engineFamily: 'POSTGRESQL',
-      ...(vpc ? { vpc } : {}),
-      // The engine's listeners take TLS only (client_tls_sslmode = require) and log in with SCRAM passwords.
-      requireTls: true,
-      authScheme: 'NONE',
-      defaultEndpoint: defaultEndpoint.id,
-      pool: poolWithDefaults(given),
-    },
-    endpoints: [defaultEndpoint, ...endpoints],
-    fleet: { id: group.address, hosts: desired, userData: template, values, renderer: 'terraform-templatefile' },
-    endpointVpcProblems,
-  };
+  return fleetTier({ id: group.address, hosts: desired, userData: template, values, renderer: 'terraform-templatefile' }, name, placement.vpc ?? cluster.vpc, endpoints, endpointVpcProblems);
 }

@@ -6,8 +6,8 @@
  */
 import { EndpointRole } from '../../../lambda/src/environment';
 import type { CloudAssemblyIndex } from '../../cloud-assembly';
-import { describeResolved, literalString, resolveValue } from './cfn-intrinsics';
-import type { PlanIndex } from './plan-index';
+import { describeResolved, literalString, resolveValue } from '../../cloud-assembly/intrinsics';
+import type { PlanIndex } from '../../terraform/plan-index';
 import type { RoleBootstrapTopology, TopologyRole } from './types';
 
 /** The custom resource type DatabaseRoleBootstrap makes (lib/database-role-bootstrap.ts). */

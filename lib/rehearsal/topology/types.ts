@@ -50,7 +50,7 @@ export interface ClusterTopology {
 export interface ProxyPoolTopology extends PoolSettings {
   /** SQL the proxy runs on each new server connection, if any. */
   readonly initQuery?: string;
-  /** The settings the input left out, filled with RDS Proxy's documented defaults (pool-defaults.ts). */
+  /** The settings the input left out, filled with RDS Proxy's documented defaults (poolWithDefaults). */
   readonly defaulted: ReadonlyArray<keyof PoolSettings>;
 }
 

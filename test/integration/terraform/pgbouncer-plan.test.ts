@@ -9,7 +9,7 @@ import { FLEET_HOST_SIGNAL_TIMEOUT_SECONDS } from '../../../lib/model/pgbouncer-
 import { SESSION_MANAGER_INSTANCE_POLICY } from '../../../lib/model/pgbouncer-hosts';
 import { POOLER_HEALTH_CHECK, POOLER_HEALTH_PATHS, POOLER_HEALTH_PORT } from '../../../lib/model/pgbouncer-host-serve';
 import { POOLER_METRICS_NAMESPACE } from '../../../lib/model/pgbouncer-metrics';
-import { topologyFromPlan } from '../../../lib/rehearsal/topology/from-plan';
+import { topologyFromPlan } from '../../../lib/rehearsal';
 import type { PlanOfResources, ResourceChange } from '../../../lib/terraform/plan-json';
 import { EXAMPLE_POOLER_IMAGE_ID, ROOT, TerraformDir } from '../../terraform/terraform-cli';
 

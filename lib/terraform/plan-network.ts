@@ -3,10 +3,16 @@
  * network arguments (security groups, subnets, vpc_id) are followed: by known ids where there are some,
  * else through the configuration's references, until they reach an aws_vpc (or a VPC id given as a value).
  */
-import { valueAt } from '../../terraform/plan-json';
 import type { PlanIndex, PlanResource } from './plan-index';
+import { valueAt } from './plan-json';
 import type { ReferenceTracer, Terminal } from './plan-references';
-import type { VpcTopology } from './types';
+
+/** A VPC of the plan (its address), or one it names only by a known id (an existing one, passed in as a value). */
+export interface PlannedVpc {
+  readonly id: string;
+  readonly name?: string;
+  readonly cidr?: string;
+}
 
 /** The arguments that say where a resource of each type lies, most direct first. */
 const NETWORK_ARGUMENTS: Readonly<Record<string, ReadonlyArray<ReadonlyArray<string | number>>>> = {
@@ -35,15 +41,15 @@ export interface VpcPlacement {
 
 export class PlanNetwork {
   /** VPCs named only by a known id (existing ones, passed in as values). */
-  private readonly external = new Map<string, VpcTopology>();
+  private readonly external = new Map<string, PlannedVpc>();
 
   constructor(
     private readonly index: PlanIndex,
     private readonly tracer: ReferenceTracer,
   ) {}
 
-  public vpcs(): VpcTopology[] {
-    const planned = this.index.managed('aws_vpc').map((v): VpcTopology => {
+  public vpcs(): PlannedVpc[] {
+    const planned = this.index.managed('aws_vpc').map((v): PlannedVpc => {
       const name = valueAt(v.values, ['tags', 'Name']);
       const cidr = valueAt(v.values, ['cidr_block']);
       return { id: v.address, ...(typeof name === 'string' ? { name } : {}), ...(typeof cidr === 'string' ? { cidr } : {}) };

@@ -4,7 +4,7 @@
  * let us see past (a local value, `each.value`). A child module's `var.x` continues at the module call's
  * argument `x`; `module.m.out` continues at that module's output `out`.
  */
-import { parseTraversal, valueAt, type ConfigExpression, type TraversalStep } from '../../terraform/plan-json';
+import { parseTraversal, valueAt, type ConfigExpression, type TraversalStep } from './plan-json';
 import type { PlanIndex, PlanResource } from './plan-index';
 
 export type Terminal =
@@ -132,4 +132,15 @@ export class ReferenceTracer {
 
 function optionalKey(key: string | number | undefined): { key?: string | number } {
   return key === undefined ? {} : { key };
+}
+
+/** The region the root module's aws provider is configured with, else what a data.aws_region read. */
+export function planRegion(index: PlanIndex, tracer: ReferenceTracer): string | undefined {
+  const expression = index.plan.configuration?.provider_config?.aws?.expressions?.region;
+  if (expression !== undefined) {
+    const values = tracer.traceExpression([], expression).filter((t) => t.kind === 'value' && typeof t.value === 'string');
+    if (values.length === 1 && values[0]!.kind === 'value') return values[0]!.value as string;
+  }
+  const read = index.resources.find((r) => r.mode === 'data' && r.type === 'aws_region' && (typeof r.values.region === 'string' || typeof r.values.name === 'string'));
+  return read ? String(read.values.region ?? read.values.name) : undefined;
 }

@@ -1,10 +1,9 @@
 /**
- * A Terraform plan as the topology reader walks it: its planned resource instances (values known at plan, and
- * which are known only after apply), each with the configuration it was written with, the module calls and the
- * root variables. The plan's JSON is typed in lib/terraform/plan-json.ts.
+ * A Terraform plan as its readers walk it: its planned resource instances (values known at plan, and which are
+ * known only after apply; data sources plan read among them), each with the configuration it was written with,
+ * the module calls, the root variables and outputs. The plan's JSON is typed in plan-json.ts.
  */
-import { modulePathOf, type ConfigModule, type ConfigResource, type ModuleCall, type PlanJson, type StateModule } from '../../terraform/plan-json';
-import { TopologyInputError } from './errors';
+import { modulePathOf, type ConfigModule, type ConfigResource, type ModuleCall, type PlanJson, type StateModule } from './plan-json';
 
 /** A planned resource instance. */
 export interface PlanResource {
@@ -22,22 +21,15 @@ export interface PlanResource {
   readonly config?: ConfigResource;
 }
 
-const PLAN_FIX = 'pass `terraform show -json <planfile>` output: terraform plan -out=plan.tfplan && terraform show -json plan.tfplan > plan.json';
-
 export class PlanIndex {
   public readonly resources: ReadonlyArray<PlanResource>;
 
   constructor(
     public readonly plan: PlanJson,
     /** The file it came from, for messages. */
-    public readonly file: string,
+    public readonly file = 'plan.json',
   ) {
-    if (plan === null || typeof plan !== 'object' || Array.isArray(plan)) throw new TopologyInputError(file, 'not a JSON object', PLAN_FIX);
-    if (plan.resource_changes === undefined && plan.values !== undefined) throw new TopologyInputError(file, 'state JSON, not plan JSON (it has values but no resource_changes)', PLAN_FIX);
-    if (!Array.isArray(plan.resource_changes)) throw new TopologyInputError(file, 'no resource_changes', PLAN_FIX);
-    if (plan.errored === true) throw new TopologyInputError(file, 'a plan that errored', 'fix the errors `terraform plan` reports, then plan again');
-    if (plan.configuration?.root_module === undefined) throw new TopologyInputError(file, 'no configuration.root_module', `${PLAN_FIX} (the configuration resolves references unknown at plan)`);
-    const planned = plan.resource_changes
+    const planned = (plan.resource_changes ?? [])
       .filter((r) => r.change.after !== null && !(r.change.actions.length === 1 && r.change.actions[0] === 'delete'))
       .map((r) => this.entry(r.address, r.module_address, r.mode, r.type, r.name, r.index, r.change.after ?? {}, r.change.after_unknown ?? {}));
     // Data sources read during plan appear in prior_state only.
@@ -73,6 +65,16 @@ export class PlanIndex {
 
   public managed(type: string): PlanResource[] {
     return this.resources.filter((r) => r.mode === 'managed' && r.type === type);
+  }
+
+  /** The root output whose expression reads `module.<name>.<output>` of a module the root calls, and its planned change. */
+  public moduleOutput(modulePath: ReadonlyArray<string>, output: string): { name: string; after: unknown; afterUnknown: unknown } | undefined {
+    if (modulePath.length !== 1) return undefined;
+    const reference = `module.${modulePath[0]}.${output}`;
+    const outputs = this.configModule([])?.outputs ?? {};
+    const name = Object.keys(outputs).find((o) => (outputs[o]?.expression?.references ?? []).includes(reference));
+    const change = name === undefined ? undefined : this.plan.output_changes?.[name];
+    return name === undefined || change === undefined ? undefined : { name, after: change.after, afterUnknown: change.after_unknown };
   }
 
   /** The root module's value of a variable (`-var`, tfvars or default). */
