@@ -32,7 +32,7 @@ export { cloneReplica, initWriter, launchNode, nodeState, primaryConninfo, waitR
 export * from './topology';
 
 // The rehearse CLI's commands (`aurora-proxy-kit rehearse`) and their progress.
-export { formatOutputs, formatStatusJson, isUsageProblem, parseArgs, runRehearseCommand, settingsFrom, UsageError, type ParsedArgs } from './cli';
+export { formatOutputs, formatStatusJson, isUsageProblem, parseArgs, runRehearseCommand, specFrom, UsageError, type ParsedArgs } from './cli';
 export { REHEARSE_COMMANDS, REHEARSE_OPTIONS, REHEARSE_SUMMARIES, rehearseCommand, type RehearseCommand } from './cli-spec';
 export { UP_PHASES, type UpPhase, type UpProgress } from './start';
 
@@ -64,11 +64,11 @@ export { networkLeftovers, networkNamespacesUnavailable, setUpNetwork, tearDownN
 export { hostCommand, type HostCommand, type HostCommandOptions } from './network/host-command';
 export { listNamespaces, namespacePids } from './network/iproute';
 export { namespaceOfAddress } from './network/plan';
-export { consumerVpcEndpoints, rehearsalAwsNames, rehearsalConnectionNames, rehearsalNetworkPlan, rehearsalProxyEndpoints, type RehearsalConnectionNames, type RehearsalProxyEndpoint, CONSUMER_VPC, REHEARSAL_CLUSTER, REHEARSAL_PROXY, type ConsumerVpcEndpoints } from './network/rehearsal-network';
+export { consumerVpcEndpoints, rehearsalAwsNames, rehearsalNetwork, rehearsalNetworkPlan, rehearsalProxyEndpoints, type NetworkSettings, type RehearsalConnectionNames, type RehearsalNetworkMode, type RehearsalProxyEndpoint, CONSUMER_VPC, REHEARSAL_CLUSTER, REHEARSAL_PROXY, type ConsumerVpcEndpoints } from './network/rehearsal-network';
 export * from './cgroups';
 
 // A rehearsal of what CDK or Terraform would deploy (rehearse up --from).
-export { deploymentFromTopology, formatNotReproduced, formatUpStandIns, settingsFromDeployment, rdsName, DATA_VPC, type RehearsedDeployment, type RehearsedEndpoint, type RehearsedConsumer } from './deployment';
+export { deploymentFromTopology, formatNotReproduced, formatUpStandIns, rehearsalFromDeployment, settingsFromDeployment, rdsName, DATA_VPC, type RehearsedDeployment, type RehearsedEndpoint, type RehearsedConsumer } from './deployment';
 export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-consumers';
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';

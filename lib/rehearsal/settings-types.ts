@@ -1,6 +1,7 @@
 /**
  * What a rehearsal's settings are: the types the rules, the topology and the deployment read, below the
- * defaults and checks of settings.ts that use those modules.
+ * defaults and checks of settings.ts that use those modules. The settings are the rehearsal's own knobs;
+ * the deployment rehearsed goes beside them (RehearsalSpec).
  */
 import type { PoolSettings } from '../model/sizing';
 import type { RehearsedDeployment } from './rehearsed-deployment';
@@ -60,6 +61,14 @@ export interface RehearsalSettings {
    * of the same size (default REHEARSAL_POOLER_VCPUS).
    */
   readonly poolerVcpus?: number;
+}
+
+/** Every setting with its default. */
+export type ResolvedSettings = Required<RehearsalSettings>;
+
+/** What `Rehearsal.up` starts: the rehearsal's settings and the deployment it rehearses. */
+export interface RehearsalSpec {
+  readonly settings: RehearsalSettings;
   /**
    * The deployment rehearsed (`rehearse up --from`): its endpoints, consumer VPCs, consumers and names.
    * Default: none, a fixed consumer VPC `app` with a read-only and a read/write endpoint.
@@ -67,5 +76,8 @@ export interface RehearsalSettings {
   readonly deployment?: RehearsedDeployment;
 }
 
-/** Every setting with its default; `deployment` stays optional (none = the fixed layout). */
-export type ResolvedSettings = Required<Omit<RehearsalSettings, 'deployment'>> & Pick<RehearsalSettings, 'deployment'>;
+/**
+ * Settings with the deployment among them, as `settingsFromDeployment` gives them.
+ * @deprecated pass a RehearsalSpec ({ settings, deployment }, `rehearsalFromDeployment`) instead.
+ */
+export type DeploymentSettings = RehearsalSettings & { readonly deployment?: RehearsedDeployment };

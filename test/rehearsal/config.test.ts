@@ -19,7 +19,7 @@ import {
   renderPgpoolHba,
   renderPgBouncerIni,
   renderPgBouncerUserlist,
-  settingsFrom,
+  specFrom,
   WorkDirLayout,
   SERVER_RESET_QUERY,
   shareOf,
@@ -163,8 +163,9 @@ describe('refusals before anything starts', () => {
 
 describe('CLI arguments and peer configs', () => {
   test('GIVEN CLI flags WHEN parsed THEN they become rehearsal settings', () => {
-    const settings = settingsFrom(parseArgs(['up', '--replicas', '3', '--async', '--work-dir=/tmp/x', '--max-connections-percent', '50', '--pooler-processes', '3', '--pooler-vcpus', '2']));
-    expect(settings).toEqual({ replicas: 3, synchronous: false, workDir: '/tmp/x', poolerProcesses: 3, poolerVcpus: 2, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } });
+    const spec = specFrom(parseArgs(['up', '--replicas', '3', '--async', '--work-dir=/tmp/x', '--max-connections-percent', '50', '--pooler-processes', '3', '--pooler-vcpus', '2']));
+    expect(spec.deployment).toBeUndefined();
+    expect(spec.settings).toEqual({ replicas: 3, synchronous: false, workDir: '/tmp/x', poolerProcesses: 3, poolerVcpus: 2, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } });
     expect(() => parseArgs(['up', '--bogus'])).toThrow(/unknown option --bogus/);
     expect(() => parseArgs(['launch'])).toThrow(/unknown command launch/);
   });

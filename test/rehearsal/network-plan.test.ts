@@ -114,11 +114,11 @@ describe("a rehearsal's own network (network 'namespaces')", () => {
   });
 
   test('GIVEN the rehearsal\'s plan WHEN read THEN the data VPC holds every replica address the block allows, the pooler fleet\'s load balancer stand-in, the AWS emulator, and the app VPC the custom endpoints', () => {
-    const plan = rehearsalNetworkPlan(settings);
+    const plan = rehearsalNetworkPlan({ ...settings, deployment: undefined });
     expect(plan.dataHosts.map((h) => h.address.split('.')[3])).toEqual([...Array.from({ length: 16 }, (_, i) => String(2 + i)), '101', '102', '103', '104', '110', '120']);
     // The AWS names a booted host calls resolve to the emulator, in every namespace.
     expect(plan.hostsFile).toMatch(/^198\.18\.10\.120\ts3\.us-east-1\.amazonaws\.com secretsmanager\.us-east-1\.amazonaws\.com monitoring\.us-east-1\.amazonaws\.com cloudformation\.us-east-1\.amazonaws\.com apk-rehearsal-packages\.s3\.us-east-1\.amazonaws\.com$/m);
-    const app = consumerVpcEndpoints(settings);
+    const app = consumerVpcEndpoints({ ...settings, deployment: undefined });
     expect(app.namespace).toBe('apk10-app');
     expect(app.readOnly).toEqual({ host: expect.stringMatching(/^read-only\.endpoint\.proxy-[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$/), address: '198.18.10.145' });
     expect(app.readWrite.address).toBe('198.18.10.146');
@@ -127,11 +127,11 @@ describe("a rehearsal's own network (network 'namespaces')", () => {
   });
 
   test('GIVEN the rehearsal\'s plan WHEN the writer changes THEN the cluster endpoint\'s name moves to the new writer, as Aurora\'s DNS moves it', () => {
-    const clusterLine = (writerKey?: string) => rehearsalNetworkPlan(settings, writerKey).hostsFile.split('\n').filter((l) => /\srehearsal\.cluster-[a-z0-9]{12}\./.test(l));
+    const clusterLine = (writerKey?: string) => rehearsalNetworkPlan({ ...settings, deployment: undefined }, writerKey).hostsFile.split('\n').filter((l) => /\srehearsal\.cluster-[a-z0-9]{12}\./.test(l));
     expect(clusterLine()).toEqual([expect.stringMatching(/^198\.18\.10\.2\twriter\.[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com rehearsal\.cluster-[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$/)]);
     expect(clusterLine('replica1')).toEqual([expect.stringMatching(/^198\.18\.10\.3\treplica1\.\S+ rehearsal\.cluster-/)]);
     // The reader endpoint stays on HAProxy, its analog.
-    expect(rehearsalNetworkPlan(settings, 'replica1').hostsFile).toMatch(/^198\.18\.10\.103\trehearsal\.cluster-ro-[a-z0-9]{12}\./m);
+    expect(rehearsalNetworkPlan({ ...settings, deployment: undefined }, 'replica1').hostsFile).toMatch(/^198\.18\.10\.103\trehearsal\.cluster-ro-[a-z0-9]{12}\./m);
   });
 
   test.each<[string, string | undefined]>([
