@@ -146,7 +146,7 @@ export async function runRehearseCommand(argv: string[], progress?: UpProgress):
     case 'up': {
       const started = Date.now();
       const rehearsal = await Rehearsal.up(specFrom(parsed), progress);
-      return { output: `rehearsal up in ${((Date.now() - started) / 1000).toFixed(1)} s\n\n${formatUpStandIns(rehearsal.deployment)}\n\n${formatStatus(await rehearsal.status())}`, failed: false };
+      return { output: `rehearsal up in ${((Date.now() - started) / 1000).toFixed(1)} s\n\n${formatUpStandIns(rehearsal.rehearsed.deployment)}\n\n${formatStatus(await rehearsal.status())}`, failed: false };
     }
     case 'status': {
       const status = await Rehearsal.attach(workDir).status();
@@ -190,7 +190,7 @@ export function isUsageProblem(err: unknown): boolean {
  * through the read-only listener.
  */
 async function fleetDrill(rehearsal: Rehearsal, fleet: DeploymentFleet): Promise<{ output: string; failed: boolean }> {
-  const deployment = rehearsal.deployment!;
+  const deployment = rehearsal.rehearsed.deployment!;
   const writer = deployment.consumers.find((c) => c.role === EndpointRole.READ_WRITE);
   const login = writer === undefined ? undefined : rehearsal.consumerLogin(writer.user);
   if (writer === undefined || login === undefined) throw new RehearsalConfigError([`--from ${deployment.from}: the drill writes as a READ_WRITE consumer, and the deployment has none`]);

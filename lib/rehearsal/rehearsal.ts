@@ -33,7 +33,6 @@ import { launchNode, waitReady } from './postgres';
 import { isOurs, killProcess, stopProcess } from './processes';
 import { RunningRehearsal } from './running';
 import { consumerPassword, newSecrets, readSecrets, writeSecrets } from './secrets';
-import type { RehearsedDeployment } from './rehearsed-deployment';
 import { rehearsalSpec, resolveSettings, validateSettings, type AddressPlan, type DeploymentSettings, type RehearsalSettings, type RehearsalSpec, type ResolvedSettings } from './settings';
 import { waitFor } from './sql';
 import { initialState, listeners, prepareWorkDir, startProcesses, type UpProgress } from './start';
@@ -74,11 +73,6 @@ export class Rehearsal {
   /** Its address block and the deployment rehearsed: what its AWS-shaped names and network plan derive from. */
   get rehearsed(): NetworkSettings {
     return this.run.rehearsed;
-  }
-
-  /** The deployment rehearsed (`up --from`); undefined for the fixed layout. */
-  get deployment(): RehearsedDeployment | undefined {
-    return this.run.state.deployment;
   }
 
   /**

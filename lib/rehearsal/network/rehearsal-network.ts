@@ -62,9 +62,12 @@ export interface AddressPlan {
   readonly pgpool: string;
 }
 
+/** The servers' last octets, the same on loopback and in the data VPC. */
+const HOST = { writer: 2, firstReplica: 3, readWrite: 101, readOnly: 102, haproxy: 103, pgpool: 104 } as const;
+
 function planAt(prefix: string, replicas: number): AddressPlan {
   const at = (last: number): string => `${prefix}.${last}`;
-  return { writer: at(2), replicas: Array.from({ length: replicas }, (_, i) => at(3 + i)), readWrite: at(101), readOnly: at(102), haproxy: at(103), pgpool: at(104) };
+  return { writer: at(HOST.writer), replicas: Array.from({ length: replicas }, (_, i) => at(HOST.firstReplica + i)), readWrite: at(HOST.readWrite), readOnly: at(HOST.readOnly), haproxy: at(HOST.haproxy), pgpool: at(HOST.pgpool) };
 }
 
 function loopbackPrefix(addressBlock: string): string {
@@ -74,8 +77,7 @@ function loopbackPrefix(addressBlock: string): string {
 }
 
 function namespacesPrefix(addressBlock: string): string {
-  loopbackPrefix(addressBlock);
-  const network = networkPrefix(addressBlock);
+  const network = networkPrefix(loopbackPrefix(addressBlock));
   if (typeof network === 'string') throw new RehearsalConfigError([network]);
   return network.prefix;
 }
@@ -125,29 +127,24 @@ function customEndpointHost(s: NetworkSettings, names: AwsNames, endpoint: strin
   return s.deployment?.fleet !== undefined ? names.interfaceEndpoint(proxyName(s), endpoint) : names.proxyCustomEndpoint(proxyName(s), endpoint);
 }
 
-function lastOctet(address: string): number {
-  return Number(address.split('.')[3]);
-}
-
 /**
  * The plan, with the cluster endpoint on `writerKey` (the node that is the writer now: the state's
  * writerName; `writer` until a failover).
  */
 export function rehearsalNetworkPlan(s: NetworkSettings, writerKey = 'writer'): NetworkPlan {
-  // Every replica address the block can hold, so a replica added later (addReplica) has its address.
-  const plan = planAt(namespacesPrefix(s.addressBlock), REHEARSAL_MAX_REPLICAS);
   const names = rehearsalAwsNames(s);
   const cluster = s.deployment?.clusterName ?? REHEARSAL_CLUSTER;
   const instance = (key: string): string[] => [names.instanceEndpoint(key), ...(key === writerKey ? [names.clusterEndpoint(cluster)] : [])];
   return planNetwork({
     addressBlock: s.addressBlock,
     dataHosts: [
-      { key: 'writer', hostNumber: lastOctet(plan.writer), names: instance('writer') },
-      ...plan.replicas.map((a, i) => ({ key: `replica${i + 1}`, hostNumber: lastOctet(a), names: instance(`replica${i + 1}`) })),
-      { key: 'read-write', hostNumber: lastOctet(plan.readWrite), names: [names.proxyDefaultEndpoint(proxyName(s))] },
-      { key: 'read-only', hostNumber: lastOctet(plan.readOnly) },
-      { key: 'haproxy', hostNumber: lastOctet(plan.haproxy), names: [names.readerEndpoint(cluster)] },
-      { key: 'pgpool', hostNumber: lastOctet(plan.pgpool) },
+      { key: 'writer', hostNumber: HOST.writer, names: instance('writer') },
+      // Every replica address the block can hold, so a replica added later (addReplica) has its address.
+      ...Array.from({ length: REHEARSAL_MAX_REPLICAS }, (_, i) => ({ key: `replica${i + 1}`, hostNumber: HOST.firstReplica + i, names: instance(`replica${i + 1}`) })),
+      { key: 'read-write', hostNumber: HOST.readWrite, names: [names.proxyDefaultEndpoint(proxyName(s))] },
+      { key: 'read-only', hostNumber: HOST.readOnly },
+      { key: 'haproxy', hostNumber: HOST.haproxy, names: [names.readerEndpoint(cluster)] },
+      { key: 'pgpool', hostNumber: HOST.pgpool },
       { key: 'pooler-load-balancer', hostNumber: POOLER_LOAD_BALANCER_HOST_NUMBER },
       { key: 'aws-apis', hostNumber: AWS_EMULATOR_HOST_NUMBER, names: awsApiNames(names.region, REHEARSAL_DNS_SUFFIX, [REHEARSAL_PACKAGES_BUCKET]) },
     ],
@@ -198,7 +195,6 @@ export interface RehearsalConnectionNames {
   readonly endpoints: ReadonlyArray<RehearsalProxyEndpoint & { readonly namespace: string }>;
 }
 
-
 /** Where a consumer of the rehearsal connects from, and the names and addresses of its endpoints. */
 export interface ConsumerVpcEndpoints {
   readonly namespace: string;
@@ -222,7 +218,53 @@ export function consumerVpcEndpoints(s: NetworkSettings): ConsumerVpcEndpoints {
   };
 }
 
+/** The AWS-shaped names to connect by in the namespaces. */
+function connectionNames(s: NetworkSettings): RehearsalConnectionNames {
+  const plan = rehearsalNetworkPlan(s);
+  const names = rehearsalAwsNames(s);
+  const cluster = s.deployment?.clusterName ?? REHEARSAL_CLUSTER;
+  return {
+    region: names.region,
+    dataNamespace: plan.dataNamespace,
+    consumerNamespaces: Object.fromEntries(consumerVpcKeys(s).map((vpc) => [vpc, consumerOf(plan, vpc).namespace])),
+    cluster: { name: cluster, writerEndpoint: names.clusterEndpoint(cluster), readerEndpoint: names.readerEndpoint(cluster) },
+    proxy: { name: proxyName(s), defaultEndpoint: names.proxyDefaultEndpoint(proxyName(s)) },
+    endpoints: rehearsalProxyEndpoints(s).map((e) => ({ ...e, namespace: e.namespace ?? plan.dataNamespace })),
+  };
+}
 
+/**
+ * Names the servers' certificate carries beyond their addresses: RDS Proxy's wildcard, and, as Aurora's
+ * instance certificates do, the cluster and reader endpoints and every instance endpoint, so a client of the
+ * instances (the PgBouncer engine's pools) verifies them by name.
+ */
+function certificateNames(s: NetworkSettings): string[] {
+  const names = rehearsalAwsNames(s);
+  const cluster = s.deployment?.clusterName ?? REHEARSAL_CLUSTER;
+  const instances = ['writer', ...Array.from({ length: REHEARSAL_MAX_REPLICAS }, (_, i) => `replica${i + 1}`)];
+  // The AWS emulator's names and address too: it serves the booted hosts' AWS calls (and the kit's seeding
+  // of it, by address) with the rehearsal's certificate.
+  const plan = rehearsalNetworkPlan(s);
+  const aws = [...awsApiNames(names.region, REHEARSAL_DNS_SUFFIX, [REHEARSAL_PACKAGES_BUCKET]), addressOf(plan, 'aws-apis')];
+  // The booted pooler hosts' addresses: their listeners serve the rehearsal's certificate (the kit's own is
+  // for the endpoint service's names, which the rehearsal's clients do not reach the hosts by yet).
+  const prefix = plan.cidr.split('.').slice(0, 3).join('.');
+  const poolerHosts = Array.from({ length: MAX_POOLER_HOSTS }, (_, i) => `${prefix}.${POOLER_HOST_FIRST_NUMBER + i}`);
+  // And the address of their load balancer's stand-in, which passes TLS through to them as the NLB does.
+  const fleet = s.deployment?.fleet !== undefined ? [names.interfaceEndpointWildcard(proxyName(s))] : [];
+  return [names.proxyWildcard(proxyName(s)), ...fleet, names.clusterEndpoint(cluster), names.readerEndpoint(cluster), ...instances.map((i) => names.instanceEndpoint(i)), ...aws, ...poolerHosts, addressOf(plan, 'pooler-load-balancer')];
+}
+
+/** A PgBouncer endpoint that also listens on its custom endpoints' addresses in the consumer VPCs. */
+function withConsumerEndpoint(s: NetworkSettings, endpoint: PgBouncerEndpointSpec, role: 'readOnly' | 'readWrite'): PgBouncerEndpointSpec {
+  // A PgBouncer engine deployment's consumer VPCs reach its fleet, not the stand-in (pooler-fleet.ts).
+  if (s.deployment?.fleet !== undefined) return endpoint;
+  const wanted = role === 'readOnly' ? EndpointRole.READ_ONLY : EndpointRole.READ_WRITE;
+  const addresses = rehearsalProxyEndpoints(s)
+    .filter((e) => !e.isDefault && e.role === wanted)
+    .map((e) => e.address);
+  return { ...endpoint, extraListenAddresses: addresses };
+}
 
 /**
  * The network a rehearsal runs on: asked, never compared by name. Chosen once (rehearsalNetwork) from the
@@ -248,128 +290,69 @@ export interface RehearsalNetworkMode {
   certificateNames(): string[];
   /** A PgBouncer endpoint with the addresses it also listens on (its custom endpoints'). */
   withConsumerEndpoint(endpoint: PgBouncerEndpointSpec, role: 'readOnly' | 'readWrite'): PgBouncerEndpointSpec;
-  /** The namespaces' plan, for what only boots in namespaces (the pooler hosts); `refusal` where there are none. */
+  /** The namespaces' plan, for what boots only in namespaces (the pooler hosts); `refusal` where there are none. */
   namespacesFor(refusal: string): NetworkPlan;
 }
 
 /** Every process in the root namespace, on the loopback block: nothing to make, no AWS names. */
-class LoopbackNetwork implements RehearsalNetworkMode {
-  readonly name = 'loopback';
-  constructor(private readonly s: NetworkSettings) {}
-  addressPlan(replicas: number): AddressPlan {
-    return planAt(loopbackPrefix(this.s.addressBlock), replicas);
-  }
-  assertFree(listeners: ReadonlyArray<Listener>): Promise<void> {
-    return assertAddressesFree(listeners);
-  }
-  available(): RehearsalNetworkMode {
-    return this;
-  }
-  async setUp(): Promise<void> {}
-  async tearDown(): Promise<void> {}
-  moveClusterEndpoint(): void {}
-  connectionNames(): null {
-    return null;
-  }
-  certificateNames(): string[] {
-    return [];
-  }
-  withConsumerEndpoint(endpoint: PgBouncerEndpointSpec): PgBouncerEndpointSpec {
-    return endpoint;
-  }
-  namespacesFor(refusal: string): NetworkPlan {
-    throw new RehearsalConfigError([refusal]);
-  }
+function loopbackNetwork(s: NetworkSettings): RehearsalNetworkMode {
+  const network: RehearsalNetworkMode = {
+    name: 'loopback',
+    addressPlan: (replicas) => planAt(loopbackPrefix(s.addressBlock), replicas),
+    assertFree: assertAddressesFree,
+    available: () => network,
+    setUp: async () => undefined,
+    tearDown: async () => undefined,
+    moveClusterEndpoint: () => undefined,
+    connectionNames: () => null,
+    certificateNames: () => [],
+    withConsumerEndpoint: (endpoint) => endpoint,
+    namespacesFor: (refusal) => {
+      throw new RehearsalConfigError([refusal]);
+    },
+  };
+  return network;
 }
 
 /**
  * Namespaces shaped like the VPCs (as root): the servers in the data VPC's at the block's 198.18 /24, the
  * custom endpoints in the consumer VPCs', AWS's names in every namespace's hosts file.
  */
-class NamespacedNetwork implements RehearsalNetworkMode {
-  readonly name = 'namespaces';
-  constructor(private readonly s: NetworkSettings) {}
-  addressPlan(replicas: number): AddressPlan {
-    return planAt(namespacesPrefix(this.s.addressBlock), replicas);
-  }
-  /** Nothing to check: the namespaces are made fresh (setUpNetwork refuses while processes run in them). */
-  async assertFree(): Promise<void> {}
-  available(): RehearsalNetworkMode {
-    const reason = networkNamespacesUnavailable();
-    if (reason === undefined) return this;
-    process.emitWarning(`network 'namespaces' unavailable, running on loopback instead: ${reason}`, 'RehearsalNetworkFallback');
-    return new LoopbackNetwork(this.s);
-  }
-  async setUp(progress: (detail: string) => void): Promise<void> {
-    progress('namespaces shaped like the VPCs, veth links, an unreachable route for 198.18.0.0/15');
-    await setUpNetwork(rehearsalNetworkPlan(this.s));
-  }
-  tearDown(): Promise<void> {
-    return tearDownNetwork(rehearsalNetworkPlan(this.s));
-  }
-  /** In every namespace's hosts file, in place, so processes already running there resolve the new address too. */
-  moveClusterEndpoint(writerKey: string): void {
-    rewriteHostsFiles(rehearsalNetworkPlan(this.s, writerKey));
-  }
-  connectionNames(): RehearsalConnectionNames {
-    const s = this.s;
-    const plan = rehearsalNetworkPlan(s);
-    const names = rehearsalAwsNames(s);
-    const cluster = s.deployment?.clusterName ?? REHEARSAL_CLUSTER;
-    return {
-      region: names.region,
-      dataNamespace: plan.dataNamespace,
-      consumerNamespaces: Object.fromEntries(consumerVpcKeys(s).map((vpc) => [vpc, consumerOf(plan, vpc).namespace])),
-      cluster: { name: cluster, writerEndpoint: names.clusterEndpoint(cluster), readerEndpoint: names.readerEndpoint(cluster) },
-      proxy: { name: proxyName(s), defaultEndpoint: names.proxyDefaultEndpoint(proxyName(s)) },
-      endpoints: rehearsalProxyEndpoints(s).map((e) => ({ ...e, namespace: e.namespace ?? plan.dataNamespace })),
-    };
-  }
-  /**
-   * RDS Proxy's wildcard, and, as Aurora's instance certificates do, the cluster and reader endpoints and every
-   * instance endpoint, so a client of the instances (the PgBouncer engine's pools) verifies them by name.
-   */
-  certificateNames(): string[] {
-    const s = this.s;
-    const names = rehearsalAwsNames(s);
-    const cluster = s.deployment?.clusterName ?? REHEARSAL_CLUSTER;
-    const instances = ['writer', ...Array.from({ length: REHEARSAL_MAX_REPLICAS }, (_, i) => `replica${i + 1}`)];
-    // The AWS emulator's names and address too: it serves the booted hosts' AWS calls (and the kit's seeding
-    // of it, by address) with the rehearsal's certificate.
-    const plan = rehearsalNetworkPlan(s);
-    const aws = [...awsApiNames(names.region, REHEARSAL_DNS_SUFFIX, [REHEARSAL_PACKAGES_BUCKET]), addressOf(plan, 'aws-apis')];
-    // The booted pooler hosts' addresses: their listeners serve the rehearsal's certificate (the kit's own is
-    // for the endpoint service's names, which the rehearsal's clients do not reach the hosts by yet).
-    const prefix = plan.cidr.split('.').slice(0, 3).join('.');
-    const poolerHosts = Array.from({ length: MAX_POOLER_HOSTS }, (_, i) => `${prefix}.${POOLER_HOST_FIRST_NUMBER + i}`);
-    // And the address of their load balancer's stand-in, which passes TLS through to them as the NLB does.
-    const fleet = s.deployment?.fleet !== undefined ? [names.interfaceEndpointWildcard(proxyName(s))] : [];
-    return [names.proxyWildcard(proxyName(s)), ...fleet, names.clusterEndpoint(cluster), names.readerEndpoint(cluster), ...instances.map((i) => names.instanceEndpoint(i)), ...aws, ...poolerHosts, addressOf(plan, 'pooler-load-balancer')];
-  }
-  withConsumerEndpoint(endpoint: PgBouncerEndpointSpec, role: 'readOnly' | 'readWrite'): PgBouncerEndpointSpec {
-    const s = this.s;
-    // A PgBouncer engine deployment's consumer VPCs reach its fleet, not the stand-in (pooler-fleet.ts).
-    if (s.deployment?.fleet !== undefined) return endpoint;
-    const wanted = role === 'readOnly' ? EndpointRole.READ_ONLY : EndpointRole.READ_WRITE;
-    const addresses = rehearsalProxyEndpoints(s)
-      .filter((e) => !e.isDefault && e.role === wanted)
-      .map((e) => e.address);
-    return { ...endpoint, extraListenAddresses: addresses };
-  }
-  namespacesFor(): NetworkPlan {
-    return rehearsalNetworkPlan(this.s);
-  }
+function namespacedNetwork(s: NetworkSettings): RehearsalNetworkMode {
+  const network: RehearsalNetworkMode = {
+    name: 'namespaces',
+    addressPlan: (replicas) => planAt(namespacesPrefix(s.addressBlock), replicas),
+    // Nothing to check: the namespaces are made fresh (setUpNetwork refuses while processes run in them).
+    assertFree: async () => undefined,
+    available: () => {
+      const reason = networkNamespacesUnavailable();
+      if (reason === undefined) return network;
+      process.emitWarning(`network 'namespaces' unavailable, running on loopback instead: ${reason}`, 'RehearsalNetworkFallback');
+      return loopbackNetwork(s);
+    },
+    setUp: async (progress) => {
+      progress('namespaces shaped like the VPCs, veth links, an unreachable route for 198.18.0.0/15');
+      await setUpNetwork(rehearsalNetworkPlan(s));
+    },
+    tearDown: () => tearDownNetwork(rehearsalNetworkPlan(s)),
+    // In every namespace's hosts file, in place, so processes already running there resolve the new address too.
+    moveClusterEndpoint: (writerKey) => rewriteHostsFiles(rehearsalNetworkPlan(s, writerKey)),
+    connectionNames: () => connectionNames(s),
+    certificateNames: () => certificateNames(s),
+    withConsumerEndpoint: (endpoint, role) => withConsumerEndpoint(s, endpoint, role),
+    namespacesFor: () => rehearsalNetworkPlan(s),
+  };
+  return network;
 }
 
-const NETWORKS: Record<RehearsalNetwork, new (s: NetworkSettings) => RehearsalNetworkMode> = { loopback: LoopbackNetwork, namespaces: NamespacedNetwork };
+const NETWORKS: Record<RehearsalNetwork, (s: NetworkSettings) => RehearsalNetworkMode> = { loopback: loopbackNetwork, namespaces: namespacedNetwork };
 
 /**
  * The network named by the setting: the one place the name is read. A state file from before the setting
  * existed (or a hand-made one) names none: loopback, nothing to make or remove.
  */
 export function rehearsalNetwork(s: Pick<ResolvedSettings, 'addressBlock'> & { readonly network?: string }, deployment?: RehearsedDeployment): RehearsalNetworkMode {
-  const Network = NETWORKS[s.network as RehearsalNetwork] ?? LoopbackNetwork;
-  return new Network({ addressBlock: s.addressBlock, deployment });
+  return (NETWORKS[s.network as RehearsalNetwork] ?? loopbackNetwork)({ addressBlock: s.addressBlock, deployment });
 }
 
 /** The address plan of settings (loopback unless they name another network). */
