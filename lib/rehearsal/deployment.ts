@@ -9,7 +9,7 @@ import { DEFAULT_AWS_REGION } from './aws-names';
 import { DEFAULT_CORES_PER_VCPU } from './cgroups';
 import { RehearsalConfigError } from './errors';
 import { MAX_CONSUMER_VPCS, MAX_ENDPOINTS_PER_VPC } from './network/plan';
-import type { DeploymentSettings, RehearsalSettings } from './settings-types';
+import type { RehearsalSettings } from './settings-types';
 import type { RehearsedConsumer, RehearsedDeployment, RehearsedEndpoint, RehearsedFleet } from './rehearsed-deployment';
 import { loadTopology, settingsFromTopology, type DeployedTopology, type EnvValue, type NotReproducible, type TerraformWorkingDir } from './topology';
 import type { FleetTopology, TopologyRole } from './topology/types';
@@ -170,12 +170,6 @@ function rehearsedFleet(f: FleetTopology): RehearsedFleet {
 export function rehearsalFromDeployment(from: string, terraform?: TerraformWorkingDir): { readonly settings: RehearsalSettings; readonly deployment: RehearsedDeployment } {
   const topology = loadTopology(from, terraform);
   return { settings: { ...settingsFromTopology(topology), network: 'namespaces', coresPerVcpu: DEFAULT_CORES_PER_VCPU }, deployment: deploymentFromTopology(topology, from) };
-}
-
-/** @deprecated the deployment among the settings: use rehearsalFromDeployment, which keeps it beside them. */
-export function settingsFromDeployment(from: string, terraform?: TerraformWorkingDir): DeploymentSettings {
-  const { settings, deployment } = rehearsalFromDeployment(from, terraform);
-  return { ...settings, deployment };
 }
 
 /** What `up --from` prints: the deployment it rehearses and what runs here in place of each AWS service. */

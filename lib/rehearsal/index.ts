@@ -49,7 +49,7 @@ export { consumerVpcEndpoints, rehearsalAwsNames, rehearsalNetwork, rehearsalNet
 export * from './cgroups';
 
 // A rehearsal of what CDK or Terraform would deploy (rehearse up --from).
-export { deploymentFromTopology, formatNotReproduced, formatUpStandIns, rehearsalFromDeployment, settingsFromDeployment, rdsName, DATA_VPC, type RehearsedDeployment, type RehearsedEndpoint, type RehearsedConsumer } from './deployment';
+export { deploymentFromTopology, formatNotReproduced, formatUpStandIns, rehearsalFromDeployment, rdsName, DATA_VPC, type RehearsedDeployment, type RehearsedEndpoint, type RehearsedConsumer } from './deployment';
 export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-consumers';
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';

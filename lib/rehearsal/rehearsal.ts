@@ -33,7 +33,7 @@ import { launchNode, waitReady } from './postgres';
 import { isOurs, killProcess, stopProcess } from './processes';
 import { RunningRehearsal } from './running';
 import { consumerPassword, newSecrets, readSecrets, writeSecrets } from './secrets';
-import { rehearsalSpec, resolveSettings, validateSettings, type AddressPlan, type DeploymentSettings, type RehearsalSettings, type RehearsalSpec, type ResolvedSettings } from './settings';
+import { resolveSettings, validateSettings, type AddressPlan, type RehearsalSettings, type RehearsalSpec, type ResolvedSettings } from './settings';
 import { waitFor } from './sql';
 import { initialState, listeners, prepareWorkDir, startProcesses, type UpProgress } from './start';
 import { readState, type HealthReport } from './state';
@@ -77,11 +77,11 @@ export class Rehearsal {
 
   /**
    * Validates, checks binaries and addresses, then starts everything; on failure stops what it started. `progress` hears each step.
-   * Takes the settings, or { settings, deployment } for a deployment rehearsed (or, deprecated, the settings with `deployment` among them).
+   * Takes the settings, or { settings, deployment } for a deployment rehearsed.
    */
-  static async up(input: RehearsalSettings | RehearsalSpec | DeploymentSettings = {}, progress: UpProgress = () => undefined): Promise<Rehearsal> {
+  static async up(input: RehearsalSettings | RehearsalSpec = {}, progress: UpProgress = () => undefined): Promise<Rehearsal> {
     progress('checks', 'settings, binaries, work dir, free addresses');
-    const { settings: given, deployment } = rehearsalSpec(input);
+    const { settings: given, deployment }: RehearsalSpec = 'settings' in input ? input : { settings: input };
     const resolved = resolveSettings(given);
     validateSettings(resolved);
     const network = rehearsalNetwork(resolved, deployment).available();

@@ -75,9 +75,3 @@ export interface RehearsalSpec {
    */
   readonly deployment?: RehearsedDeployment;
 }
-
-/**
- * Settings with the deployment among them, as `settingsFromDeployment` gives them.
- * @deprecated pass a RehearsalSpec ({ settings, deployment }, `rehearsalFromDeployment`) instead.
- */
-export type DeploymentSettings = RehearsalSettings & { readonly deployment?: RehearsedDeployment };

@@ -9,9 +9,9 @@ import { REHEARSAL_RULES } from './rules';
 import { runRules } from '../model/rule-table';
 import { RehearsalConfigError } from './errors';
 import { DEFAULT_LOOPBACK_BLOCK } from './loopback-blocks';
-import { REHEARSAL_NETWORKS, type DeploymentSettings, type RehearsalSettings, type RehearsalSpec, type ResolvedSettings } from './settings-types';
+import { REHEARSAL_NETWORKS, type RehearsalSettings, type ResolvedSettings } from './settings-types';
 
-export { REHEARSAL_NETWORKS, type DeploymentSettings, type RehearsalNetwork, type RehearsalSettings, type RehearsalSpec, type ResolvedSettings } from './settings-types';
+export { REHEARSAL_NETWORKS, type RehearsalNetwork, type RehearsalSettings, type RehearsalSpec, type ResolvedSettings } from './settings-types';
 export { addressPlan, type AddressPlan } from './network/rehearsal-network';
 
 export const DEFAULT_ADDRESS_BLOCK: string = DEFAULT_LOOPBACK_BLOCK.block;
@@ -67,11 +67,4 @@ export function validateSettings(s: ResolvedSettings): void {
     problems.push(`coresPerVcpu ${s.coresPerVcpu} is out of range: use 0 (no CPU budgets) up to 1 core of this machine per vCPU`);
   }
   if (problems.length > 0) throw new RehearsalConfigError(problems);
-}
-
-/** The settings and the deployment of either form `Rehearsal.up` takes (the deployment among the settings is the deprecated one). */
-export function rehearsalSpec(input: RehearsalSpec | DeploymentSettings): RehearsalSpec {
-  if ('settings' in input) return input;
-  const { deployment, ...settings } = input;
-  return deployment === undefined ? { settings } : { settings, deployment };
 }

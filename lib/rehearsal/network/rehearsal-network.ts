@@ -255,17 +255,6 @@ function certificateNames(s: NetworkSettings): string[] {
   return [names.proxyWildcard(proxyName(s)), ...fleet, names.clusterEndpoint(cluster), names.readerEndpoint(cluster), ...instances.map((i) => names.instanceEndpoint(i)), ...aws, ...poolerHosts, addressOf(plan, 'pooler-load-balancer')];
 }
 
-/** A PgBouncer endpoint that also listens on its custom endpoints' addresses in the consumer VPCs. */
-function withConsumerEndpoint(s: NetworkSettings, endpoint: PgBouncerEndpointSpec, role: 'readOnly' | 'readWrite'): PgBouncerEndpointSpec {
-  // A PgBouncer engine deployment's consumer VPCs reach its fleet, not the stand-in (pooler-fleet.ts).
-  if (s.deployment?.fleet !== undefined) return endpoint;
-  const wanted = role === 'readOnly' ? EndpointRole.READ_ONLY : EndpointRole.READ_WRITE;
-  const addresses = rehearsalProxyEndpoints(s)
-    .filter((e) => !e.isDefault && e.role === wanted)
-    .map((e) => e.address);
-  return { ...endpoint, extraListenAddresses: addresses };
-}
-
 /**
  * The network a rehearsal runs on: asked, never compared by name. Chosen once (rehearsalNetwork) from the
  * `network` setting, which stays the string users give and state.json keeps.
@@ -339,7 +328,12 @@ function namespacedNetwork(s: NetworkSettings): RehearsalNetworkMode {
     moveClusterEndpoint: (writerKey) => rewriteHostsFiles(rehearsalNetworkPlan(s, writerKey)),
     connectionNames: () => connectionNames(s),
     certificateNames: () => certificateNames(s),
-    withConsumerEndpoint: (endpoint, role) => withConsumerEndpoint(s, endpoint, role),
+    withConsumerEndpoint: (endpoint, role) => {
+      // A PgBouncer engine deployment's consumer VPCs reach its fleet, not the stand-in (pooler-fleet.ts).
+      if (s.deployment?.fleet !== undefined) return endpoint;
+      const wanted = role === 'readOnly' ? EndpointRole.READ_ONLY : EndpointRole.READ_WRITE;
+      return { ...endpoint, extraListenAddresses: rehearsalProxyEndpoints(s).filter((e) => !e.isDefault && e.role === wanted).map((e) => e.address) };
+    },
     namespacesFor: () => rehearsalNetworkPlan(s),
   };
   return network;

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { budgetLeftovers, formatNotReproduced, isAlive, Rehearsal, WorkDirLayout, type RehearsalState, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalFromDeployment, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome, query } from '../../../lib/rehearsal';
+import { budgetLeftovers, formatNotReproduced, isAlive, Rehearsal, WorkDirLayout, type RehearsalState, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalFromDeployment, rehearsalNetworkPlan, simulateInvocations, type InvocationOutcome, query } from '../../../lib/rehearsal';
 import { SUITE_BLOCKS } from '../../support/loopback-blocks';
 import { liveUnavailable } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
@@ -183,20 +183,19 @@ live('a failed up --from', () => {
   test('GIVEN a deployment whose consumer user the role bootstrap refuses WHEN up fails after the network, budgets and servers exist THEN nothing is left: no process, namespace, link or cgroup', async () => {
     // GIVEN: a consumer logging in as a reserved name, which the bootstrap refuses once the writer runs
     const { dir } = synthesizeReferenceApp();
-    // The deprecated form still starts one: the deployment among the settings.
-    const settings = settingsFromDeployment(dir);
+    const { settings, deployment: reference } = rehearsalFromDeployment(dir);
     const reserved = <T extends { user?: string; name?: string }>(x: T, key: 'user' | 'name'): T => ({ ...x, [key]: 'pg_reader' });
     const deployment = {
-      ...settings.deployment!,
-      consumers: settings.deployment!.consumers.map((c, i) => (i === 0 ? reserved(c, 'user') : c)),
-      databaseRoles: settings.deployment!.databaseRoles.map((r) => (r.name === settings.deployment!.consumers[0]!.user ? reserved(r, 'name') : r)),
+      ...reference,
+      consumers: reference.consumers.map((c, i) => (i === 0 ? reserved(c, 'user') : c)),
+      databaseRoles: reference.databaseRoles.map((r) => (r.name === reference.consumers[0]!.user ? reserved(r, 'name') : r)),
     };
     const workDir = mkdtempSync(join(tmpdir(), 'rehearsal-test-'));
     chmodSync(workDir, 0o755);
     const addressBlock = SUITE_BLOCKS.fromDeploymentSuite.block;
     try {
       // WHEN
-      await expect(Rehearsal.up({ ...settings, deployment, workDir, addressBlock, replicas: 1, peers: false, maxConnections: 40 })).rejects.toThrow(/pg_reader starts with pg_ or rds/);
+      await expect(Rehearsal.up({ settings: { ...settings, workDir, addressBlock, replicas: 1, peers: false, maxConnections: 40 }, deployment })).rejects.toThrow(/pg_reader starts with pg_ or rds/);
 
       // THEN
       const state = JSON.parse(readFileSync(new WorkDirLayout(workDir).stateFile, 'utf8')) as RehearsalState;
