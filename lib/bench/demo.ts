@@ -74,7 +74,7 @@ async function liveWorkload(from: string): Promise<string[]> {
       const fleet = r.deploymentFleet();
       if (fleet !== undefined) lines.push(`PgBouncer engine fleet: ${fleet.hosts.map((h) => `${h.name} ${h.host}`).join(', ')} booted from the deployment's user data; load balancer stand-in ${fleet.loadBalancer.address}`);
       // With a fleet, the default endpoint is the rehearsal's own stand-in, which no consumer of the deployment reaches.
-      for (const endpoint of rehearsalProxyEndpoints({ addressBlock: s.addressBlock, deployment }).filter((x) => fleet === undefined || !x.isDefault)) lines.push(`endpoint ${endpoint.name} (${endpoint.role}${endpoint.isDefault ? ', default' : ''}) in VPC ${endpoint.vpc}: ${endpoint.host} -> ${endpoint.address}`);
+      for (const endpoint of rehearsalProxyEndpoints(r.rehearsed).filter((x) => fleet === undefined || !x.isDefault)) lines.push(`endpoint ${endpoint.name} (${endpoint.role}${endpoint.isDefault ? ', default' : ''}) in VPC ${endpoint.vpc}: ${endpoint.host} -> ${endpoint.address}`);
       await deployedConsumers(r, lines);
     } else {
       await loopbackConsumers(r, lines);

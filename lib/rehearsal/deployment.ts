@@ -9,7 +9,7 @@ import { DEFAULT_AWS_REGION } from './aws-names';
 import { DEFAULT_CORES_PER_VCPU } from './cgroups';
 import { RehearsalConfigError } from './errors';
 import { MAX_CONSUMER_VPCS, MAX_ENDPOINTS_PER_VPC } from './network/plan';
-import type { RehearsalSettings } from './settings-types';
+import type { RehearsalSpec } from './settings-types';
 import type { RehearsedConsumer, RehearsedDeployment, RehearsedEndpoint, RehearsedFleet } from './rehearsed-deployment';
 import { loadTopology, settingsFromTopology, type DeployedTopology, type EnvValue, type NotReproducible, type TerraformWorkingDir } from './topology';
 import type { FleetTopology, TopologyRole } from './topology/types';
@@ -167,7 +167,7 @@ function rehearsedFleet(f: FleetTopology): RehearsedFleet {
  * `terraform`: where a plan was made (its root module's directory and data directory), for the PgBouncer
  * engine's user data template (default: the plan file's directory and TF_DATA_DIR).
  */
-export function rehearsalFromDeployment(from: string, terraform?: TerraformWorkingDir): { readonly settings: RehearsalSettings; readonly deployment: RehearsedDeployment } {
+export function rehearsalFromDeployment(from: string, terraform?: TerraformWorkingDir): Required<RehearsalSpec> {
   const topology = loadTopology(from, terraform);
   return { settings: { ...settingsFromTopology(topology), network: 'namespaces', coresPerVcpu: DEFAULT_CORES_PER_VCPU }, deployment: deploymentFromTopology(topology, from) };
 }
