@@ -8,7 +8,7 @@
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { lambdaEnvironment, Rehearsal, rehearsalProxyEndpoints, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../rehearsal';
+import { lambdaEnvironment, Rehearsal, rehearsalFromDeployment, rehearsalProxyEndpoints, simulateInvocations, type InvocationOutcome } from '../rehearsal';
 import { BENCH_BLOCKS } from './blocks';
 import { parseOptions } from '../cli/spec';
 import { BenchUsageError, DEMO_COMMAND, DEMO_SCENARIOS, scenarioList } from './commands';
@@ -63,16 +63,18 @@ async function liveWorkload(from: string): Promise<string[]> {
   let r: Rehearsal | undefined;
   try {
     const t0 = Date.now();
-    r = await Rehearsal.up({ ...settingsFromDeployment(from), workDir, addressBlock: BENCH_BLOCKS.demo.block, maxConnections: 60, comparisonProxies: false });
+    const { settings, deployment } = rehearsalFromDeployment(from);
+    r = await Rehearsal.up({ settings: { ...settings, workDir, addressBlock: BENCH_BLOCKS.demo.block, maxConnections: 60, comparisonProxies: false }, deployment });
     const e = r.endpoints;
     const s = r.settings;
     lines.push(`rehearsal of ${from} up in ${round((Date.now() - t0) / 1000, 1)} s on network ${s.network}: writer ${e.writer.host}, replicas ${e.replicas.map((x) => x.host).join(', ')}; pool ${s.pool.maxConnectionsPercent}% of max_connections ${s.sizingMaxConnections}`);
-    for (const d of s.deployment?.notReproducible ?? []) lines.push(`not reproduced here: ${d.what.slice(0, d.what.includes(': ') ? d.what.indexOf(': ') : undefined)} -> ${d.localStandIn}`);
-    if (s.network === 'namespaces') {
+    for (const d of deployment.notReproducible) lines.push(`not reproduced here: ${d.what.slice(0, d.what.includes(': ') ? d.what.indexOf(': ') : undefined)} -> ${d.localStandIn}`);
+    // The deployment's consumers run where its names resolve: its VPCs' namespaces.
+    if (r.network.connectionNames() !== null) {
       const fleet = r.deploymentFleet();
       if (fleet !== undefined) lines.push(`PgBouncer engine fleet: ${fleet.hosts.map((h) => `${h.name} ${h.host}`).join(', ')} booted from the deployment's user data; load balancer stand-in ${fleet.loadBalancer.address}`);
       // With a fleet, the default endpoint is the rehearsal's own stand-in, which no consumer of the deployment reaches.
-      for (const endpoint of rehearsalProxyEndpoints(s).filter((x) => fleet === undefined || !x.isDefault)) lines.push(`endpoint ${endpoint.name} (${endpoint.role}${endpoint.isDefault ? ', default' : ''}) in VPC ${endpoint.vpc}: ${endpoint.host} -> ${endpoint.address}`);
+      for (const endpoint of rehearsalProxyEndpoints(r.rehearsed).filter((x) => fleet === undefined || !x.isDefault)) lines.push(`endpoint ${endpoint.name} (${endpoint.role}${endpoint.isDefault ? ', default' : ''}) in VPC ${endpoint.vpc}: ${endpoint.host} -> ${endpoint.address}`);
       await deployedConsumers(r, lines);
     } else {
       await loopbackConsumers(r, lines);

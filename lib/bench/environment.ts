@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { findPgBouncer, findPostgres15BinDir, REHEARSAL_POOLER_VCPUS } from '../rehearsal';
+import { findPgBouncer, findPostgres15BinDir } from '../rehearsal';
 import { pgbenchPath } from './pgbench';
 import { benchShape } from './scope';
 import { round } from './stats';
@@ -17,14 +17,13 @@ function version(program: string, args: string[], pattern: RegExp): string {
 }
 
 export function hostInfo(): BenchEnvironment['host'] {
-  const shape = benchShape();
   return {
     cores: cpus().length,
     cpuModel: cpus()[0]?.model ?? 'unknown',
     memoryGiB: round(totalmem() / 1024 ** 3, 1),
     kernel: release(),
     node: process.version,
-    rehearsal: shape.network === 'namespaces' ? `instances in a data namespace, each under a CPU budget of ${shape.coresPerVcpu} core per vCPU of db.r6gd.xlarge (${round(4 * (shape.coresPerVcpu ?? 0), 2)} core); each pooler under a ${REHEARSAL_POOLER_VCPUS}-vCPU host's (${round(REHEARSAL_POOLER_VCPUS * (shape.coresPerVcpu ?? 0), 2)} core)` : 'loopback, no CPU budgets (not root)',
+    rehearsal: benchShape().description,
   };
 }
 

@@ -6,8 +6,9 @@
 import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuBudgetsUnavailable, DEFAULT_CORES_PER_VCPU, networkNamespacesUnavailable, query, Rehearsal, sleep, WorkDirLayout, type RehearsalSettings } from '../rehearsal';
+import { cpuBudgetsUnavailable, DEFAULT_CORES_PER_VCPU, networkNamespacesUnavailable, query, Rehearsal, REHEARSAL_POOLER_VCPUS, sleep, WorkDirLayout, type RehearsalSettings } from '../rehearsal';
 import { initPgbench } from './pgbench';
+import { round } from './stats';
 
 /**
  * The shape every scenario runs in: as AWS would place it (as root), the instances as hosts in a data
@@ -16,8 +17,13 @@ import { initPgbench } from './pgbench';
  * the bench's clients reach it from the root namespace through the management link. Without root:
  * loopback, no budgets (the result records which).
  */
-export function benchShape(): Pick<RehearsalSettings, 'network' | 'coresPerVcpu'> {
-  return networkNamespacesUnavailable() === undefined && cpuBudgetsUnavailable() === undefined ? { network: 'namespaces', coresPerVcpu: DEFAULT_CORES_PER_VCPU } : { network: 'loopback', coresPerVcpu: 0 };
+export function benchShape(): { readonly settings: Pick<RehearsalSettings, 'network' | 'coresPerVcpu'>; readonly description: string } {
+  if (networkNamespacesUnavailable() !== undefined || cpuBudgetsUnavailable() !== undefined) return { settings: { network: 'loopback', coresPerVcpu: 0 }, description: 'loopback, no CPU budgets (not root)' };
+  const cores = DEFAULT_CORES_PER_VCPU;
+  return {
+    settings: { network: 'namespaces', coresPerVcpu: cores },
+    description: `instances in a data namespace, each under a CPU budget of ${cores} core per vCPU of db.r6gd.xlarge (${round(4 * cores, 2)} core); each pooler under a ${REHEARSAL_POOLER_VCPUS}-vCPU host's (${round(REHEARSAL_POOLER_VCPUS * cores, 2)} core)`,
+  };
 }
 
 export async function withRehearsal<T>(settings: RehearsalSettings & { addressBlock: string }, logsTo: string | undefined, fn: (r: Rehearsal, workDir: string) => Promise<T>): Promise<T> {
@@ -26,7 +32,7 @@ export async function withRehearsal<T>(settings: RehearsalSettings & { addressBl
   let rehearsal: Rehearsal | undefined;
   let failed = false;
   try {
-    rehearsal = await Rehearsal.up({ healthCheckIntervalMs: 1000, ...benchShape(), ...settings, workDir });
+    rehearsal = await Rehearsal.up({ healthCheckIntervalMs: 1000, ...benchShape().settings, ...settings, workDir });
     return await fn(rehearsal, workDir);
   } catch (err) {
     failed = true;

@@ -8,11 +8,9 @@ import { findBinaries } from './binaries';
 import { RehearsalOperationError } from './errors';
 import { haproxyAddServer } from './comparison-proxies';
 import { cloneReplica, launchNode, nodeState, waitReady, waitStreaming } from './postgres';
-import { assertAddressesFree } from './preflight';
 import { stopProcess } from './processes';
 import type { RunningRehearsal } from './running';
 import { REHEARSAL_MAX_REPLICAS } from './rules';
-import { addressPlan } from './settings';
 import { waitFor } from './sql';
 import type { AddReplicaReport } from './types';
 
@@ -29,10 +27,9 @@ export async function addReplica(run: RunningRehearsal, timeoutMs: number): Prom
   const left = (): number => Math.max(1000, started + timeoutMs - Date.now());
   const count = run.state.nodes.length - 1;
   if (count >= REHEARSAL_MAX_REPLICAS) throw new RehearsalOperationError(`addReplica: already ${count} replicas, the most the rehearsal (and Aurora) allows is ${REHEARSAL_MAX_REPLICAS}`);
-  const address = addressPlan({ addressBlock: s.addressBlock, replicas: count + 1, network: s.network }).replicas[count]!;
+  const address = run.network.addressPlan(count + 1).replicas[count]!;
   const name = freeReplicaName(run, count);
-  // In namespaces the address exists only inside the data namespace, where nothing but the rehearsal runs.
-  if (s.network !== 'namespaces') await assertAddressesFree([{ role: name, address, port: s.port }]);
+  await run.network.assertFree([{ role: name, address, port: s.port }]);
   const ctx = run.ctx(findBinaries({ comparisonProxies: s.comparisonProxies }).postgresBinDir);
   const writer = run.writerNode;
   const node = nodeState(run.layout, name, address, s.port);

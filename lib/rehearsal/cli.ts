@@ -13,13 +13,13 @@ import type { DeploymentFleet } from './pooler-fleet';
 import { poolerFailoverDrill } from './pooler-drills/failover';
 import { AddressInUseError, MissingBinaryError, RehearsalConfigError, RehearsalStateError } from './errors';
 import { Rehearsal, type UpProgress } from './rehearsal';
-import { formatUpStandIns, settingsFromDeployment } from './deployment';
+import { formatUpStandIns, rehearsalFromDeployment } from './deployment';
 import { AssemblyInputError } from '../cloud-assembly';
 import { formatTopology, loadTopology, type TerraformWorkingDir } from './topology';
-import { DEFAULT_WORK_DIR, type RehearsalNetwork, type RehearsalSettings, type ResolvedSettings } from './settings';
+import { DEFAULT_WORK_DIR, type RehearsalNetwork, type RehearsalSettings, type RehearsalSpec } from './settings';
 import { formatStatus } from './status-format';
 import { EndpointRole } from '../../lambda/src/environment';
-import { rehearsalConnectionNames } from './network/rehearsal-network';
+import { rehearsalNetwork, type RehearsalConnectionNames } from './network/rehearsal-network';
 import type { Endpoint, Endpoints, RehearsalStatus } from './types';
 
 export class UsageError extends CliUsageError {}
@@ -61,10 +61,12 @@ function terraformDir(p: ParsedArgs): TerraformWorkingDir | undefined {
   return dir === undefined ? undefined : { dir, ...(dataDir !== undefined && dataDir !== '' ? { dataDir } : {}) };
 }
 
-export function settingsFrom(p: ParsedArgs): RehearsalSettings {
+export function specFrom(p: ParsedArgs): RehearsalSpec {
   const from = p.values.get('--from');
+  if (from === undefined) return { settings: flagSettings(p) };
   // The deployment fixes replicas, pool, port, endpoints and consumers; flags given too go on top.
-  return { ...(from !== undefined ? settingsFromDeployment(from, terraformDir(p)) : {}), ...flagSettings(p) };
+  const { settings, deployment } = rehearsalFromDeployment(from, terraformDir(p));
+  return { settings: { ...settings, ...flagSettings(p) }, deployment };
 }
 
 function flagSettings(p: ParsedArgs): RehearsalSettings {
@@ -105,10 +107,9 @@ function flagSettings(p: ParsedArgs): RehearsalSettings {
  * and, with network 'namespaces', `aws`: the AWS-shaped names to connect by (the deployment's, after
  * `up --from`) and the namespace each endpoint's clients run in; null on loopback, where they do not resolve.
  */
-export function formatOutputs(endpoints: Endpoints, settings: ResolvedSettings): string {
+export function formatOutputs(endpoints: Endpoints, names: RehearsalConnectionNames | null): string {
   const { readWrite, readOnly } = endpoints;
   const output = (e: Endpoint): Record<string, string | number> => ({ host: e.host, port: e.port, database: e.database, user: e.user, password: e.password, ca_file: e.caFile });
-  const names = rehearsalConnectionNames(settings);
   const aws =
     names === null
       ? null
@@ -134,7 +135,7 @@ export function formatOutputs(endpoints: Endpoints, settings: ResolvedSettings):
 
 /** `status --json`: the status without the endpoints' passwords, with the AWS-shaped names to connect by (formatOutputs). */
 export function formatStatusJson(status: RehearsalStatus): string {
-  return JSON.stringify({ ...status, endpoints: undefined, aws: rehearsalConnectionNames(status.settings) }, null, 2);
+  return JSON.stringify({ ...status, endpoints: undefined, aws: rehearsalNetwork(status.settings, status.deployment).connectionNames() }, null, 2);
 }
 
 /** Runs one command; returns what it prints and whether it failed its own check (drill). `progress` hears `up`'s phases. */
@@ -144,8 +145,8 @@ export async function runRehearseCommand(argv: string[], progress?: UpProgress):
   switch (parsed.command) {
     case 'up': {
       const started = Date.now();
-      const rehearsal = await Rehearsal.up(settingsFrom(parsed), progress);
-      return { output: `rehearsal up in ${((Date.now() - started) / 1000).toFixed(1)} s\n\n${formatUpStandIns(rehearsal.settings.deployment)}\n\n${formatStatus(await rehearsal.status())}`, failed: false };
+      const rehearsal = await Rehearsal.up(specFrom(parsed), progress);
+      return { output: `rehearsal up in ${((Date.now() - started) / 1000).toFixed(1)} s\n\n${formatUpStandIns(rehearsal.rehearsed.deployment)}\n\n${formatStatus(await rehearsal.status())}`, failed: false };
     }
     case 'status': {
       const status = await Rehearsal.attach(workDir).status();
@@ -153,7 +154,7 @@ export async function runRehearseCommand(argv: string[], progress?: UpProgress):
     }
     case 'outputs': {
       const rehearsal = Rehearsal.attach(workDir);
-      return { output: formatOutputs(rehearsal.endpoints, rehearsal.settings), failed: false };
+      return { output: formatOutputs(rehearsal.endpoints, rehearsal.network.connectionNames()), failed: false };
     }
     case 'down':
       // Not attach(): down must also succeed (and say so) when nothing runs in the work dir.
@@ -189,7 +190,7 @@ export function isUsageProblem(err: unknown): boolean {
  * through the read-only listener.
  */
 async function fleetDrill(rehearsal: Rehearsal, fleet: DeploymentFleet): Promise<{ output: string; failed: boolean }> {
-  const deployment = rehearsal.settings.deployment!;
+  const deployment = rehearsal.rehearsed.deployment!;
   const writer = deployment.consumers.find((c) => c.role === EndpointRole.READ_WRITE);
   const login = writer === undefined ? undefined : rehearsal.consumerLogin(writer.user);
   if (writer === undefined || login === undefined) throw new RehearsalConfigError([`--from ${deployment.from}: the drill writes as a READ_WRITE consumer, and the deployment has none`]);

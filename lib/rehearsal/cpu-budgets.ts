@@ -10,12 +10,13 @@
  */
 import { cpuCoresFor, CpuBudget, removeRehearsalBudgets } from './cgroups';
 import { RehearsalOperationError } from './errors';
+import type { RehearsedDeployment } from './rehearsed-deployment';
 import type { ResolvedSettings } from './settings';
 
 /** The class a rehearsal without a deployment stands in for: the reference deployment's. */
 export const REHEARSAL_INSTANCE_CLASS = 'db.r6gd.xlarge';
 
-type BudgetSettings = Pick<ResolvedSettings, 'addressBlock' | 'coresPerVcpu' | 'deployment'>;
+type BudgetSettings = Pick<ResolvedSettings, 'addressBlock' | 'coresPerVcpu'>;
 
 /** The pooler hosts: every PgBouncer process of the rehearsal, and each comparison proxy. */
 export type PoolerBudgetHost = 'pgbouncer' | 'haproxy' | 'pgpool';
@@ -26,8 +27,7 @@ export function rehearsalCgroupName(s: Pick<ResolvedSettings, 'addressBlock'>): 
 }
 
 /** The instance class a node stands in for: writer -> the deployment's writer, replica<i> -> its i-th reader. */
-export function instanceClassOf(s: Pick<ResolvedSettings, 'deployment'>, nodeName: string): string {
-  const d = s.deployment;
+export function instanceClassOf(d: RehearsedDeployment | undefined, nodeName: string): string {
   if (d === undefined) return REHEARSAL_INSTANCE_CLASS;
   const replica = /^replica(\d+)$/.exec(nodeName);
   if (replica === null) return d.writerClass;
@@ -36,13 +36,13 @@ export function instanceClassOf(s: Pick<ResolvedSettings, 'deployment'>, nodeNam
 }
 
 /** Cores of this machine a node gets (0: no budget). */
-export function nodeCores(s: BudgetSettings, nodeName: string): number {
-  return s.coresPerVcpu === 0 ? 0 : cpuCoresFor(instanceClassOf(s, nodeName), s.coresPerVcpu);
+export function nodeCores(s: BudgetSettings, deployment: RehearsedDeployment | undefined, nodeName: string): number {
+  return s.coresPerVcpu === 0 ? 0 : cpuCoresFor(instanceClassOf(deployment, nodeName), s.coresPerVcpu);
 }
 
 /** Makes the node's budget and returns the cgroup.procs files its server joins at start; none without budgets. */
-export function nodeBudgetFiles(s: BudgetSettings, nodeName: string): string[] {
-  const cores = nodeCores(s, nodeName);
+export function nodeBudgetFiles(s: BudgetSettings, deployment: RehearsedDeployment | undefined, nodeName: string): string[] {
+  const cores = nodeCores(s, deployment, nodeName);
   if (cores === 0) return [];
   return CpuBudget.create({ rehearsal: rehearsalCgroupName(s), host: nodeName, cores }).procsFiles;
 }

@@ -9,7 +9,7 @@ import { consumerEnvironment, ENV_VARS, type EndpointRole } from '../../lambda/s
 import { RehearsalConfigError } from './errors';
 import { POOLER_LISTENER_PORTS } from '../model/pgbouncer-hosts';
 import type { HandlerName } from './lambda-harness';
-import { rehearsalProxyEndpoints } from './network/rehearsal-network';
+import { rehearsalProxyEndpoints, type NetworkSettings } from './network/rehearsal-network';
 import { consumerPassword, type Secrets } from './secrets';
 import type { ResolvedSettings } from './settings';
 
@@ -29,11 +29,11 @@ export interface RehearsedConsumerRun {
   readonly functionHandler?: string;
 }
 
-/** Every consumer of settings.deployment, ready for simulateInvocations({ namespace, env, handler, code, functionHandler }). */
-export function deploymentConsumers(settings: ResolvedSettings, secrets: Secrets, caFile: string): RehearsedConsumerRun[] {
-  const deployment = settings.deployment;
+/** Every consumer of the deployment rehearsed, ready for simulateInvocations({ namespace, env, handler, code, functionHandler }). */
+export function deploymentConsumers(settings: Pick<ResolvedSettings, 'port'>, rehearsed: NetworkSettings, secrets: Secrets, caFile: string): RehearsedConsumerRun[] {
+  const deployment = rehearsed.deployment;
   if (deployment === undefined) throw new RehearsalConfigError(['this rehearsal was not started from a deployment: start it with `rehearse up --from <cdk.out | plan.json>`']);
-  const endpoints = rehearsalProxyEndpoints(settings);
+  const endpoints = rehearsalProxyEndpoints(rehearsed);
   return deployment.consumers.map((c) => {
     const endpoint = endpoints.find((e) => e.name === c.endpoint && !e.isDefault);
     if (endpoint?.namespace === undefined) throw new RehearsalConfigError([`consumer ${c.name}: endpoint ${c.endpoint} is not in a consumer VPC of this rehearsal`]);

@@ -9,7 +9,7 @@ import { DEFAULT_AWS_REGION } from './aws-names';
 import { DEFAULT_CORES_PER_VCPU } from './cgroups';
 import { RehearsalConfigError } from './errors';
 import { MAX_CONSUMER_VPCS, MAX_ENDPOINTS_PER_VPC } from './network/plan';
-import type { RehearsalSettings } from './settings-types';
+import type { RehearsalSpec } from './settings-types';
 import type { RehearsedConsumer, RehearsedDeployment, RehearsedEndpoint, RehearsedFleet } from './rehearsed-deployment';
 import { loadTopology, settingsFromTopology, type DeployedTopology, type EnvValue, type NotReproducible, type TerraformWorkingDir } from './topology';
 import type { FleetTopology, TopologyRole } from './topology/types';
@@ -161,15 +161,15 @@ function rehearsedFleet(f: FleetTopology): RehearsedFleet {
 }
 
 /**
- * The settings a rehearsal of the deployment at `from` (a cdk.out directory or a plan's JSON) runs with:
- * the topology's readers, pool and port, its endpoints and consumers, on network namespaces shaped like
- * its VPCs. The caller's own settings (work dir, address block, CPU, max_connections) go on top.
+ * A rehearsal of the deployment at `from` (a cdk.out directory or a plan's JSON): the deployment, and the
+ * settings it fixes (the topology's readers, pool and port, on network namespaces shaped like its VPCs).
+ * The caller's own settings (work dir, address block, CPU, max_connections) go on top of `settings`.
  * `terraform`: where a plan was made (its root module's directory and data directory), for the PgBouncer
  * engine's user data template (default: the plan file's directory and TF_DATA_DIR).
  */
-export function settingsFromDeployment(from: string, terraform?: TerraformWorkingDir): RehearsalSettings {
+export function rehearsalFromDeployment(from: string, terraform?: TerraformWorkingDir): Required<RehearsalSpec> {
   const topology = loadTopology(from, terraform);
-  return { ...settingsFromTopology(topology), network: 'namespaces', coresPerVcpu: DEFAULT_CORES_PER_VCPU, deployment: deploymentFromTopology(topology, from) };
+  return { settings: { ...settingsFromTopology(topology), network: 'namespaces', coresPerVcpu: DEFAULT_CORES_PER_VCPU }, deployment: deploymentFromTopology(topology, from) };
 }
 
 /** What `up --from` prints: the deployment it rehearses and what runs here in place of each AWS service. */

@@ -9,7 +9,7 @@ import { RehearsalOperationError } from './errors';
 import { removeNodeBudgets } from './cpu-budgets';
 import { WorkDirLayout } from './layout';
 import { trackedProcesses } from './poolers';
-import { tearDownRehearsalNetwork } from './network/rehearsal-network';
+import { rehearsalNetwork } from './network/rehearsal-network';
 import { groupMembers, isOurs, stopProcess, type TrackedProcess } from './processes';
 import { readState, type RehearsalState } from './state';
 
@@ -54,7 +54,7 @@ export async function downState(layout: WorkDirLayout, state: RehearsalState | u
   // A state file from before settings were recorded (or a hand-made one) has no network to remove.
   const settings = state.settings as RehearsalState['settings'] | undefined;
   if (settings !== undefined) {
-    await tearDownRehearsalNetwork(settings);
+    await rehearsalNetwork(settings, state.deployment).tearDown();
     removeNodeBudgets(settings);
   }
   for (const path of layout.disposable) rmSync(path, { recursive: true, force: true });

@@ -6,7 +6,6 @@
  */
 import { findBinaries } from './binaries';
 import { RehearsalOperationError } from './errors';
-import { moveClusterEndpoint } from './network/rehearsal-network';
 import { adminTarget, follow, setSynchronous, startPromoted, waitStreaming, type PostgresContext } from './postgres';
 import { isOurs, killProcess, stopProcess } from './processes';
 import type { RunningRehearsal } from './running';
@@ -55,7 +54,7 @@ export async function failover(run: RunningRehearsal, timeoutMs: number): Promis
   run.state.writerName = chosen.name;
   run.save();
   // Aurora moves the cluster endpoint's DNS name to the promoted instance.
-  moveClusterEndpoint(run.state.settings, chosen.name);
+  run.network.moveClusterEndpoint(chosen.name);
 
   const followers = live.slice(1).map((p) => p.node);
   await Promise.all(followers.map((f) => follow(ctx, f, chosen)));

@@ -32,43 +32,24 @@ export { cloneReplica, initWriter, launchNode, nodeState, primaryConninfo, waitR
 export * from './topology';
 
 // The rehearse CLI's commands (`aurora-proxy-kit rehearse`) and their progress.
-export { formatOutputs, formatStatusJson, isUsageProblem, parseArgs, runRehearseCommand, settingsFrom, UsageError, type ParsedArgs } from './cli';
+export { formatOutputs, formatStatusJson, isUsageProblem, parseArgs, runRehearseCommand, specFrom, UsageError, type ParsedArgs } from './cli';
 export { REHEARSE_COMMANDS, REHEARSE_OPTIONS, REHEARSE_SUMMARIES, rehearseCommand, type RehearseCommand } from './cli-spec';
 export { UP_PHASES, type UpPhase, type UpProgress } from './start';
-
 
 // AWS-shaped names and the certificates the rehearsal CA issues for them.
 export * from './aws-names';
 export { awsShapedCertificateRequests, issueCertificates, type AwsShapedCertificates, type CertificateRequest, type CertificateSet, type IssuedCertificate } from './tls';
 
 // Hosts shaped like AWS's: a network namespace per VPC, processes started inside, CPU budgets per host.
-export {
-  addressOf,
-  consumerOf,
-  networkPrefix,
-  planNetwork,
-  KIT_NAMESPACE,
-  MAX_CONSUMER_VPCS,
-  MAX_ENDPOINTS_PER_VPC,
-  NETWORK_RANGE,
-  type ConsumerEndpointSpec,
-  type ConsumerVpcSpec,
-  type DataHostSpec,
-  type ManagementLink,
-  type NetworkDescription,
-  type NetworkPlan,
-  type PlannedConsumer,
-  type PlannedHost,
-} from './network/plan';
+export * from './network/plan';
 export { networkLeftovers, networkNamespacesUnavailable, setUpNetwork, tearDownNetwork, unreachableRangeRouted, NETNS_ETC } from './network/setup';
 export { hostCommand, type HostCommand, type HostCommandOptions } from './network/host-command';
 export { listNamespaces, namespacePids } from './network/iproute';
-export { namespaceOfAddress } from './network/plan';
-export { consumerVpcEndpoints, rehearsalAwsNames, rehearsalConnectionNames, rehearsalNetworkPlan, rehearsalProxyEndpoints, type RehearsalConnectionNames, type RehearsalProxyEndpoint, CONSUMER_VPC, REHEARSAL_CLUSTER, REHEARSAL_PROXY, type ConsumerVpcEndpoints } from './network/rehearsal-network';
+export { consumerVpcEndpoints, rehearsalAwsNames, rehearsalNetwork, rehearsalNetworkPlan, rehearsalProxyEndpoints, type NetworkSettings, type RehearsalConnectionNames, type RehearsalNetworkMode, type RehearsalProxyEndpoint, CONSUMER_VPC, REHEARSAL_CLUSTER, REHEARSAL_PROXY, type ConsumerVpcEndpoints } from './network/rehearsal-network';
 export * from './cgroups';
 
 // A rehearsal of what CDK or Terraform would deploy (rehearse up --from).
-export { deploymentFromTopology, formatNotReproduced, formatUpStandIns, settingsFromDeployment, rdsName, DATA_VPC, type RehearsedDeployment, type RehearsedEndpoint, type RehearsedConsumer } from './deployment';
+export { deploymentFromTopology, formatNotReproduced, formatUpStandIns, rehearsalFromDeployment, rdsName, DATA_VPC, type RehearsedDeployment, type RehearsedEndpoint, type RehearsedConsumer } from './deployment';
 export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-consumers';
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';

@@ -44,11 +44,10 @@ export function checkFleetRoles(d: RehearsedDeployment, serverUser: string): voi
 
 /** The hosts of the deployment's fleet, booted one after another, then the load balancer in front of them. */
 export async function startDeploymentFleet(run: RunningRehearsal, progress: (detail: string) => void = () => undefined): Promise<DeploymentFleet> {
-  const s = run.state.settings;
-  const d = s.deployment;
+  const d = run.state.deployment;
   const fleet = d?.fleet;
   if (d === undefined || fleet === undefined) throw new RehearsalConfigError(['this rehearsal\'s deployment has no PgBouncer engine fleet']);
-  if (s.network !== 'namespaces') throw new RehearsalConfigError([`--from ${d.from}: the PgBouncer engine's hosts boot in network namespaces: run as root with network namespaces`]);
+  run.network.namespacesFor(`--from ${d.from}: the PgBouncer engine's hosts boot in network namespaces: run as root with network namespaces`);
   if (fleet.hosts > MAX_POOLER_HOSTS) throw new RehearsalConfigError([`--from ${d.from}: fleet ${fleet.sourceId} keeps ${fleet.hosts} hosts; the rehearsal's data VPC has room for ${MAX_POOLER_HOSTS}`]);
   const serverUser = fleet.values.ServerUser;
   if (serverUser === undefined) throw new RehearsalConfigError([`--from ${d.from}: the fleet's user data has no literal ServerUser`]);
@@ -75,7 +74,7 @@ export async function startDeploymentFleet(run: RunningRehearsal, progress: (det
     );
   }
   progress('the load balancer stand-in, on the interface endpoints\' addresses in the consumer VPCs');
-  const endpointAddresses = rehearsalProxyEndpoints(s)
+  const endpointAddresses = rehearsalProxyEndpoints(run.rehearsed)
     .filter((e) => !e.isDefault)
     .map((e) => e.address);
   const values = hosts[0]!.values;
@@ -95,8 +94,8 @@ export async function startDeploymentFleet(run: RunningRehearsal, progress: (det
 
 /** The fleet a rehearsal of a PgBouncer engine deployment runs (from its work dir); undefined without one. */
 export function readDeploymentFleet(run: RunningRehearsal): DeploymentFleet | undefined {
-  if (run.state.settings.deployment?.fleet === undefined) return undefined;
+  if (run.state.deployment?.fleet === undefined) return undefined;
   const file = run.layout.poolerFleet.deploymentFile;
-  if (!existsSync(file)) throw new RehearsalOperationError(`the deployment's fleet never came up (no ${file}): run \`rehearse down\`, then \`rehearse up --from ${run.state.settings.deployment.from}\``);
+  if (!existsSync(file)) throw new RehearsalOperationError(`the deployment's fleet never came up (no ${file}): run \`rehearse down\`, then \`rehearse up --from ${run.state.deployment.from}\``);
   return JSON.parse(readFileSync(file, 'utf8')) as DeploymentFleet;
 }

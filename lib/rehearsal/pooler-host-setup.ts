@@ -13,7 +13,7 @@ import { derivedScramVerifier } from '../../lambda/src/scram-salt';
 import { renderPoolerBootstrap, sessionListenersValue } from '../model/pgbouncer-bootstrap';
 import { DEFAULT_FLEET_HOSTS, DEFAULT_SESSION_MAX_CONNECTIONS_PERCENT } from '../model/pgbouncer-fleet';
 import { ensureRdsIamRole } from './consumer-roles';
-import { RehearsalConfigError, RehearsalOperationError } from './errors';
+import { RehearsalOperationError } from './errors';
 import type { FleetUserDataRenderer } from './topology/types';
 import { createStack, REHEARSAL_PACKAGES_BUCKET, seedAws, startAwsEmulator, type AwsEmulator } from './hosts/aws-emulator';
 import { addressOf } from './network/plan';
@@ -43,7 +43,7 @@ function packagesArchitecture(): string {
 
 /** The emulator's address in the data VPC (its names are in every hosts file of the plan). */
 function emulatorAddress(run: RunningRehearsal): string {
-  return addressOf(rehearsalNetworkPlan(run.state.settings), 'aws-apis');
+  return addressOf(rehearsalNetworkPlan(run.rehearsed), 'aws-apis');
 }
 
 /**
@@ -52,13 +52,13 @@ function emulatorAddress(run: RunningRehearsal): string {
  */
 async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): Promise<{ fleet: FleetFile; aws: AwsEmulator }> {
   const s = run.state.settings;
-  const plan = rehearsalNetworkPlan(s);
+  const plan = rehearsalNetworkPlan(run.rehearsed);
   const tls = run.state.tls;
   const work = run.layout.poolerFleet.dir;
   mkdirSync(work, { recursive: true, mode: 0o700 });
   // The VPC's router: the data namespace relays between its hosts and the management link.
   execFileSync('ip', ['netns', 'exec', plan.dataNamespace, '/bin/sh', '-c', 'echo 1 > /proc/sys/net/ipv4/ip_forward']);
-  const aws = await startAwsEmulator({ namespace: plan.dataNamespace, address: emulatorAddress(run), region: rehearsalAwsNames(s).region, certFile: tls.certFile, keyFile: tls.keyFile, workDir: work });
+  const aws = await startAwsEmulator({ namespace: plan.dataNamespace, address: emulatorAddress(run), region: rehearsalAwsNames(run.rehearsed).region, certFile: tls.certFile, keyFile: tls.keyFile, workDir: work });
   run.track(aws.process);
 
   const arch = packagesArchitecture();
@@ -90,14 +90,14 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
   const consumerArns = options.consumers.map((_, i) => arns[secretName(`consumer-${i + 1}`)]!);
   await makeRoles(run, options, new Map([[options.server.username, arns[secretName('server')]!], ...options.consumers.map((c, i): [string, string] => [c.username, consumerArns[i]!])]));
 
-  const names = rehearsalAwsNames(s);
+  const names = rehearsalAwsNames(run.rehearsed);
   const replicas = run.state.nodes.filter((n) => n.name !== run.state.writerName);
   // The stack the hosts signal: the deployment's (CloudFormation), held by the emulator as something to signal.
   const signalResource = deployed.SignalResource;
   const stackName = signalResource !== undefined && signalResource !== '' ? options.deployment?.stackName : undefined;
   if (stackName !== undefined) await createStack(aws, tls.caFile, stackName, { Resources: { [signalResource!]: { Type: 'AWS::CloudFormation::WaitConditionHandle' } } });
   const rehearsalValues: Record<string, string> = {
-    ClusterEndpoint: names.clusterEndpoint(s.deployment?.clusterName ?? REHEARSAL_CLUSTER),
+    ClusterEndpoint: names.clusterEndpoint(run.state.deployment?.clusterName ?? REHEARSAL_CLUSTER),
     ReaderEndpoints: replicas.map((n) => names.instanceEndpoint(n.name)).join(' '),
     WriterInstanceEndpoint: names.instanceEndpoint(run.state.writerName),
     DatabaseName: run.secrets.database,
@@ -135,8 +135,8 @@ async function prepareFleet(run: RunningRehearsal, options: PoolerHostOptions): 
 
 /** What the fleet's hosts share: read back when a host started before, made otherwise. */
 export async function fleetOf(run: RunningRehearsal, options: PoolerHostOptions): Promise<{ fleet: FleetFile; aws: AwsEmulator }> {
-  const s = run.state.settings;
-  if (s.network !== 'namespaces') throw new RehearsalConfigError([`network ${s.network}: the pooler hosts are booted in namespaces of their own, joined to the data VPC's: use network namespaces (as root)`]);
+  const s = run.rehearsed;
+  run.network.namespacesFor(`network ${run.network.name}: the pooler hosts are booted in namespaces of their own, joined to the data VPC's: use network namespaces (as root)`);
   if (!existsSync(fleetFile(run))) return prepareFleet(run, options);
   const fleet = JSON.parse(readFileSync(fleetFile(run), 'utf8')) as FleetFile;
   const process = run.state.processes.find((p) => p.pid === fleet.emulatorPid && p.kind === 'aws-emulator');

@@ -86,7 +86,7 @@ function renderUserData(run: RunningRehearsal, fleet: FleetFile, values: Readonl
 
 /** Boots the fleet's next host (pooler-<index>) from the user data substituted with `values`; its processes are tracked. */
 async function bootNextHost(run: RunningRehearsal, prepared: { fleet: FleetFile; aws: AwsEmulator }, values: Readonly<Record<string, string>>): Promise<BootingPoolerHost> {
-  const s = run.state.settings;
+  const s = run.rehearsed;
   const index = prepared.fleet.hosts + 1;
   if (index > MAX_POOLER_HOSTS) throw new RehearsalConfigError([`pooler hosts: ${index} hosts asked for, the data VPC's plan has room for ${MAX_POOLER_HOSTS}`]);
   writeFileSync(fleetFile(run), JSON.stringify({ ...prepared.fleet, hosts: index }, null, 2));

@@ -19,7 +19,7 @@ import type { RunningRehearsal } from './running';
  * VPC; a host started later joins with addPoolerLoadBalancerTarget, as the Auto Scaling group registers it.
  */
 export async function startPoolerLoadBalancer(run: RunningRehearsal, hosts: ReadonlyArray<PoolerHost>, options: { readonly tcpIdleTimeoutSeconds?: number; readonly endpointAddresses?: ReadonlyArray<string> } = {}): Promise<PoolerLoadBalancer> {
-  const plan = rehearsalNetworkPlan(run.state.settings);
+  const plan = rehearsalNetworkPlan(run.rehearsed);
   const address = addressOf(plan, 'pooler-load-balancer');
   const program = onPath('haproxy');
   if (program === undefined) throw new RehearsalConfigError(['the pooler load balancer stand-in needs HAProxy: `apt-get install haproxy` (or `make system-deps`)']);

@@ -20,6 +20,7 @@ import type { Secrets } from './secrets';
 import { scramSha256Verifier } from './scram';
 import { conninfoValue, GiveUp, query, sqlLiteral, waitFor, type Target } from './sql';
 import type { NodeState } from './state';
+import type { RehearsedDeployment } from './rehearsed-deployment';
 import type { ResolvedSettings } from './settings';
 import type { TlsFiles } from './tls';
 
@@ -38,6 +39,7 @@ export interface PostgresContext {
   readonly binDir: string;
   readonly user: OsUser | undefined;
   readonly settings: ResolvedSettings;
+  readonly deployment?: RehearsedDeployment | undefined;
   readonly tls: TlsFiles;
   readonly secrets: Secrets;
   /** Accept plain TCP logins too (the Lambda suites test DB_TLS=disable); the rehearsal requires TLS, as rds.force_ssl does. */
@@ -83,7 +85,7 @@ export async function initWriter(ctx: PostgresContext, node: NodeState, timeoutM
   // TLS only over TCP (unless allowPlaintext), as Aurora with rds.force_ssl=1; the socket sits in a
   // 0700 directory of the server user, so `trust` there is reachable only by that user.
   const host = ctx.allowPlaintext ? 'host' : 'hostssl';
-  // 198.18.0.0/15: the namespaces' addresses (network 'namespaces'), where root's control connections come from the management link.
+  // 198.18.0.0/15: the namespaces' addresses (network namespaces), where root's control connections come from the management link.
   const hba = ['local all all trust', ...['127.0.0.0/8', '198.18.0.0/15'].flatMap((net) => [`${host} all all ${net} scram-sha-256`, `${host} replication all ${net} scram-sha-256`]), ''].join('\n');
   writeFileSync(join(node.dataDir, 'pg_hba.conf'), hba);
   chownTo(ctx.user, join(node.dataDir, 'pg_hba.conf'));
@@ -154,7 +156,7 @@ function serverSettings(ctx: PostgresContext, node: NodeState): Record<string, s
 /** Starts the instance's postmaster; `overrides` change settings for this start only. */
 export function launchNode(ctx: PostgresContext, node: NodeState, overrides: Readonly<Record<string, string>> = {}): TrackedProcess {
   const args = ['-D', node.dataDir, ...Object.entries({ ...serverSettings(ctx, node), ...overrides }).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
-  return spawnDaemon({ name: node.name, kind: 'postgres', program: join(ctx.binDir, 'postgres'), args, logFile: node.logFile, cwd: node.dir, user: ctx.user, namespace: namespaceOfAddress(node.address), cgroupProcsFiles: nodeBudgetFiles(ctx.settings, node.name) });
+  return spawnDaemon({ name: node.name, kind: 'postgres', program: join(ctx.binDir, 'postgres'), args, logFile: node.logFile, cwd: node.dir, user: ctx.user, namespace: namespaceOfAddress(node.address), cgroupProcsFiles: nodeBudgetFiles(ctx.settings, ctx.deployment, node.name) });
 }
 
 /** Waits until a TLS password login works; fails early if the postmaster exited. */

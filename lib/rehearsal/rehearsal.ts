@@ -4,6 +4,7 @@
  * sized like the AWS proxy, a supervised health checker that re-points them, and the HAProxy and pgpool-II comparison proxies.
  *
  *   const r = await Rehearsal.up({ replicas: 2 });   // validated first; a failed start stops what it started
+ *   await Rehearsal.up(rehearsalFromDeployment('cdk.out'));   // { settings, deployment }: a deployment rehearsed
  *   r.endpoints.readOnly ...; await r.status(); await r.killReplica(0); await r.failover();
  *   await r.down();                                   // by pid, verified
  *
@@ -19,7 +20,7 @@ import { RehearsalOperationError, RehearsalStateError } from './errors';
 import { failover } from './failover';
 import { healthCheckerStatus } from './health-status';
 import { WorkDirLayout } from './layout';
-import { effectiveNetwork, setUpRehearsalNetwork, tearDownRehearsalNetwork } from './network/rehearsal-network';
+import { rehearsalNetwork, type NetworkSettings, type RehearsalNetworkMode } from './network/rehearsal-network';
 import { serverOsUser } from './os-user';
 import { readDeploymentFleet, startDeploymentFleet, type DeploymentFleet } from './pooler-fleet';
 import { bootPoolerHost, startPoolerHost } from './pooler-host';
@@ -27,12 +28,12 @@ import type { BootingPoolerHost, PoolerHost, PoolerHostOptions } from './pooler-
 import { startPoolerLoadBalancer, type PoolerLoadBalancer } from './pooler-load-balancer';
 import { consoleQuery } from './pgbouncer';
 import { poolerPaths, readPoolers, type PoolerEndpoint } from './poolers';
-import { assertAddressesFree, assertWorkDirUsable } from './preflight';
+import { assertWorkDirUsable } from './preflight';
 import { launchNode, waitReady } from './postgres';
 import { isOurs, killProcess, stopProcess } from './processes';
 import { RunningRehearsal } from './running';
 import { consumerPassword, newSecrets, readSecrets, writeSecrets } from './secrets';
-import { addressPlan, resolveSettings, validateSettings, type AddressPlan, type RehearsalSettings, type ResolvedSettings } from './settings';
+import { resolveSettings, validateSettings, type AddressPlan, type RehearsalSettings, type RehearsalSpec, type ResolvedSettings } from './settings';
 import { waitFor } from './sql';
 import { initialState, listeners, prepareWorkDir, startProcesses, type UpProgress } from './start';
 import { readState, type HealthReport } from './state';
@@ -64,12 +65,27 @@ export class Rehearsal {
     return new Rehearsal(new RunningRehearsal(state, readSecrets(layout.secretsFile), serverOsUser()));
   }
 
-  /** Validates, checks binaries and addresses, then starts everything; on failure stops what it started. `progress` hears each step. */
-  static async up(input: RehearsalSettings = {}, progress: UpProgress = () => undefined): Promise<Rehearsal> {
+  /** The network it runs on: its address plan, AWS-shaped names (connectionNames, null on loopback), ... */
+  get network(): RehearsalNetworkMode {
+    return this.run.network;
+  }
+
+  /** Its address block and the deployment rehearsed: what its AWS-shaped names and network plan derive from. */
+  get rehearsed(): NetworkSettings {
+    return this.run.rehearsed;
+  }
+
+  /**
+   * Validates, checks binaries and addresses, then starts everything; on failure stops what it started. `progress` hears each step.
+   * Takes the settings, or { settings, deployment } for a deployment rehearsed.
+   */
+  static async up(input: RehearsalSettings | RehearsalSpec = {}, progress: UpProgress = () => undefined): Promise<Rehearsal> {
     progress('checks', 'settings, binaries, work dir, free addresses');
-    const resolved = resolveSettings(input);
+    const { settings: given, deployment }: RehearsalSpec = 'settings' in input ? input : { settings: input };
+    const resolved = resolveSettings(given);
     validateSettings(resolved);
-    const settings = effectiveNetwork(resolved);
+    const network = rehearsalNetwork(resolved, deployment).available();
+    const settings: ResolvedSettings = { ...resolved, network: network.name };
     const binaries = findBinaries({ comparisonProxies: settings.comparisonProxies });
     const user = serverOsUser();
     assertWorkDirUsable(settings.workDir, user);
@@ -78,26 +94,24 @@ export class Rehearsal {
     if (previous !== undefined && [...previous.processes, ...previousPoolers].some((p) => isOurs(p))) {
       throw new RehearsalStateError(`a rehearsal is already running in ${settings.workDir}: run \`rehearse down --work-dir ${settings.workDir}\` first`);
     }
-    // Namespaces are made fresh (setUpRehearsalNetwork refuses while processes run in them): nothing else listens there.
-    if (settings.network !== 'namespaces') await assertAddressesFree(listeners(settings, addressPlan(settings)));
+    await network.assertFree(listeners(settings, network.addressPlan(settings.replicas)));
 
     const layout = new WorkDirLayout(settings.workDir);
     prepareWorkDir(layout, user);
-    const secrets = newSecrets(settings.deployment);
+    const secrets = newSecrets(deployment);
     writeSecrets(layout.secretsFile, secrets);
-    const run = new RunningRehearsal(await initialState(settings, layout, secrets, user, binaries), secrets, user);
+    const run = new RunningRehearsal(await initialState(settings, deployment, network, layout, secrets, user, binaries), secrets, user);
     run.save();
     const rehearsal = new Rehearsal(run);
     try {
-      if (settings.network === 'namespaces') progress('network', 'namespaces shaped like the VPCs, veth links, an unreachable route for 198.18.0.0/15');
-      await setUpRehearsalNetwork(settings);
+      await network.setUp((detail) => progress('network', detail));
       await startProcesses(run, binaries, progress);
       // A PgBouncer engine deployment: its consumers reach its own hosts, booted from its user data.
-      if (settings.deployment?.fleet !== undefined) await startDeploymentFleet(run, (detail) => progress('pooler hosts', detail));
+      if (deployment?.fleet !== undefined) await startDeploymentFleet(run, (detail) => progress('pooler hosts', detail));
     } catch (err) {
       // Stop everything this attempt started, by pid, before reporting.
       await rehearsal.stopAll().catch(() => undefined);
-      await tearDownRehearsalNetwork(settings).catch(() => undefined);
+      await network.tearDown().catch(() => undefined);
       try {
         removeNodeBudgets(settings);
       } catch {
@@ -114,11 +128,11 @@ export class Rehearsal {
 
   /** The rehearsed deployment's consumers (`up --from`), each with its namespace and environment. */
   consumers(): RehearsedConsumerRun[] {
-    return deploymentConsumers(this.run.state.settings, this.run.secrets, this.run.state.tls.caFile);
+    return deploymentConsumers(this.run.state.settings, this.run.rehearsed, this.run.secrets, this.run.state.tls.caFile);
   }
 
   /**
-   * Runs the PgBouncer engine's host bootstrap on a host of the data namespace (network 'namespaces')
+   * Runs the PgBouncer engine's host bootstrap on a host of the data namespace (network namespaces)
    * and starts its processes, tracked like the rest (pooler-host.ts).
    */
   startPoolerHost(options: PoolerHostOptions, timeoutMs?: number): Promise<PoolerHost> {

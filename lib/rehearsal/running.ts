@@ -5,6 +5,7 @@
  */
 import { RehearsalOperationError, RehearsalStateError } from './errors';
 import { WorkDirLayout } from './layout';
+import { rehearsalNetwork, type NetworkSettings, type RehearsalNetworkMode } from './network/rehearsal-network';
 import type { OsUser } from './os-user';
 import { pgBouncerPoolSizes } from './pgbouncer';
 import { trackedProcesses } from './poolers';
@@ -16,6 +17,8 @@ import type { Endpoint, Endpoints, PoolSizes } from './types';
 
 export class RunningRehearsal {
   readonly layout: WorkDirLayout;
+  /** The network it runs on, chosen once from the settings. */
+  readonly network: RehearsalNetworkMode;
 
   constructor(
     public state: RehearsalState,
@@ -23,6 +26,12 @@ export class RunningRehearsal {
     readonly user: OsUser | undefined,
   ) {
     this.layout = new WorkDirLayout(state.settings.workDir);
+    this.network = rehearsalNetwork(state.settings, state.deployment);
+  }
+
+  /** What the rehearsal's names derive from: its address block and the deployment rehearsed. */
+  get rehearsed(): NetworkSettings {
+    return { addressBlock: this.state.settings.addressBlock, deployment: this.state.deployment };
   }
 
   /** Writes the state file (after every change: other processes read it). */
@@ -31,7 +40,7 @@ export class RunningRehearsal {
   }
 
   ctx(binDir = ''): PostgresContext {
-    return { binDir, user: this.user, settings: this.state.settings, tls: this.state.tls, secrets: this.secrets };
+    return { binDir, user: this.user, settings: this.state.settings, deployment: this.state.deployment, tls: this.state.tls, secrets: this.secrets };
   }
 
   /** Records a started process at once, so a failure later still stops it. */

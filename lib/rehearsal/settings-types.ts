@@ -1,6 +1,7 @@
 /**
  * What a rehearsal's settings are: the types the rules, the topology and the deployment read, below the
- * defaults and checks of settings.ts that use those modules.
+ * defaults and checks of settings.ts that use those modules. The settings are the rehearsal's own knobs;
+ * the deployment rehearsed goes beside them (RehearsalSpec).
  */
 import type { PoolSettings } from '../model/sizing';
 import type { RehearsedDeployment } from './rehearsed-deployment';
@@ -62,12 +63,17 @@ export interface RehearsalSettings {
    * of the same size (default REHEARSAL_POOLER_VCPUS).
    */
   readonly poolerVcpus?: number;
+}
+
+/** Every setting with its default (the deprecated `peers` is read into comparisonProxies). */
+export type ResolvedSettings = Required<Omit<RehearsalSettings, 'peers'>>;
+
+/** What `Rehearsal.up` starts: the rehearsal's settings and the deployment it rehearses. */
+export interface RehearsalSpec {
+  readonly settings: RehearsalSettings;
   /**
    * The deployment rehearsed (`rehearse up --from`): its endpoints, consumer VPCs, consumers and names.
    * Default: none, a fixed consumer VPC `app` with a read-only and a read/write endpoint.
    */
   readonly deployment?: RehearsedDeployment;
 }
-
-/** Every setting with its default; `deployment` stays optional (none = the fixed layout). */
-export type ResolvedSettings = Required<Omit<RehearsalSettings, 'deployment' | 'peers'>> & Pick<RehearsalSettings, 'deployment'>;

@@ -5,14 +5,14 @@
 import { isAbsolute, resolve } from 'node:path';
 import { DEFAULT_POOL_SETTINGS } from '../model/sizing';
 import { POSTGRES_PORT } from '../model/vocabulary';
-import { REHEARSAL_RULES, parseAddressBlock } from './rules';
+import { REHEARSAL_RULES } from './rules';
 import { runRules } from '../model/rule-table';
 import { RehearsalConfigError } from './errors';
 import { DEFAULT_LOOPBACK_BLOCK } from './loopback-blocks';
-import { networkPrefix } from './network/plan';
-import { REHEARSAL_NETWORKS, type RehearsalNetwork, type RehearsalSettings, type ResolvedSettings } from './settings-types';
+import { REHEARSAL_NETWORKS, type RehearsalSettings, type ResolvedSettings } from './settings-types';
 
-export { REHEARSAL_NETWORKS, type RehearsalNetwork, type RehearsalSettings, type ResolvedSettings } from './settings-types';
+export { REHEARSAL_NETWORKS, type RehearsalNetwork, type RehearsalSettings, type RehearsalSpec, type ResolvedSettings } from './settings-types';
+export { addressPlan, type AddressPlan } from './network/rehearsal-network';
 
 export const DEFAULT_ADDRESS_BLOCK: string = DEFAULT_LOOPBACK_BLOCK.block;
 export const DEFAULT_WORK_DIR = '.rehearsal';
@@ -48,7 +48,6 @@ export function resolveSettings(settings: RehearsalSettings = {}, cwd = process.
     network: settings.network ?? 'loopback',
     coresPerVcpu: settings.coresPerVcpu ?? 0,
     poolerVcpus: settings.poolerVcpus ?? REHEARSAL_POOLER_VCPUS,
-    ...(settings.deployment !== undefined ? { deployment: settings.deployment } : {}),
   };
 }
 
@@ -68,34 +67,4 @@ export function validateSettings(s: ResolvedSettings): void {
     problems.push(`coresPerVcpu ${s.coresPerVcpu} is out of range: use 0 (no CPU budgets) up to 1 core of this machine per vCPU`);
   }
   if (problems.length > 0) throw new RehearsalConfigError(problems);
-}
-
-/**
- * Where everything listens: hosts at .2, .3, ... like separate machines; endpoints at .101 and up; in
- * the loopback block, or with `network: 'namespaces'` at the same last octets of the block's 198.18 /24.
- */
-export interface AddressPlan {
-  readonly writer: string;
-  readonly replicas: ReadonlyArray<string>;
-  readonly readWrite: string;
-  readonly readOnly: string;
-  readonly haproxy: string;
-  readonly pgpool: string;
-}
-
-export function addressPlan(s: Pick<ResolvedSettings, 'addressBlock' | 'replicas'> & { readonly network?: RehearsalNetwork }): AddressPlan {
-  const octets = parseAddressBlock(s.addressBlock);
-  if (octets === undefined) throw new RehearsalConfigError([`addressBlock ${s.addressBlock} is not three octets`]);
-  const network = s.network === 'namespaces' ? networkPrefix(s.addressBlock) : undefined;
-  if (typeof network === 'string') throw new RehearsalConfigError([network]);
-  const prefix = network?.prefix ?? octets.join('.');
-  const at = (last: number): string => `${prefix}.${last}`;
-  return {
-    writer: at(2),
-    replicas: Array.from({ length: s.replicas }, (_, i) => at(3 + i)),
-    readWrite: at(101),
-    readOnly: at(102),
-    haproxy: at(103),
-    pgpool: at(104),
-  };
 }

@@ -17,12 +17,13 @@ import { launchHaproxy, launchPgpool, pgpoolSocketFile } from './comparison-prox
 import { installPgBouncer, writeStandInSecrets } from './pgbouncer';
 import { poolerContext, Poolers } from './poolers';
 import { adminTarget, bootstrapWriter, cloneReplica, initWriter, launchNode, nodeState, setSynchronous, waitReady, waitStreaming } from './postgres';
-import { certificateNames, withConsumerEndpoint } from './network/rehearsal-network';
+import type { RehearsalNetworkMode } from './network/rehearsal-network';
+import type { RehearsedDeployment } from './rehearsed-deployment';
 import type { Listener } from './preflight';
 import { isAlive, logTail, type TrackedProcess } from './processes';
 import type { RunningRehearsal } from './running';
 import type { Secrets } from './secrets';
-import { addressPlan, type AddressPlan, type ResolvedSettings } from './settings';
+import type { AddressPlan, ResolvedSettings } from './settings';
 import { GiveUp, query, waitFor } from './sql';
 import type { NodeState, PgBouncerEndpointSpec, RehearsalState } from './state';
 import { generateTls } from './tls';
@@ -88,25 +89,26 @@ export function pgBouncerEndpointSpec(settings: ResolvedSettings, secrets: Secre
 }
 
 /** The state before anything runs: nodes, endpoints and certificates laid out in the work dir. */
-export async function initialState(settings: ResolvedSettings, layout: WorkDirLayout, secrets: Secrets, user: OsUser | undefined, bin: Pick<Binaries, 'openssl' | 'pgbouncer'>): Promise<RehearsalState> {
-  const plan = addressPlan(settings);
+export async function initialState(settings: ResolvedSettings, deployment: RehearsedDeployment | undefined, network: RehearsalNetworkMode, layout: WorkDirLayout, secrets: Secrets, user: OsUser | undefined, bin: Pick<Binaries, 'openssl' | 'pgbouncer'>): Promise<RehearsalState> {
+  const plan = network.addressPlan(settings.replicas);
   const nodes = [nodeState(layout, 'writer', plan.writer, settings.port), ...plan.replicas.map((a, i) => nodeState(layout, `replica${i + 1}`, a, settings.port))];
   // Every replica address the block can hold, so a replica added later (addReplica) is covered too.
-  const spareReplicas = addressPlan({ ...settings, replicas: REHEARSAL_MAX_REPLICAS }).replicas;
-  const tls = await generateTls(layout.tls.dir, [plan.writer, ...spareReplicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool, ...certificateNames(settings)], user, bin.openssl);
+  const spareReplicas = network.addressPlan(REHEARSAL_MAX_REPLICAS).replicas;
+  const tls = await generateTls(layout.tls.dir, [plan.writer, ...spareReplicas, plan.readWrite, plan.readOnly, plan.haproxy, plan.pgpool, ...network.certificateNames()], user, bin.openssl);
   return {
     version: 1,
     startedAt: new Date().toISOString(),
     phase: 'starting',
     settings,
+    ...(deployment !== undefined ? { deployment } : {}),
     plan,
     tls,
     nodes,
     writerName: 'writer',
     pgbouncer: {
       program: installPgBouncer(bin.pgbouncer, layout),
-      readWrite: withConsumerEndpoint(settings, pgBouncerEndpointSpec(settings, secrets, 'read-write', EndpointRole.READ_WRITE, plan.readWrite), 'readWrite'),
-      readOnly: withConsumerEndpoint(settings, pgBouncerEndpointSpec(settings, secrets, 'read-only', EndpointRole.READ_ONLY, plan.readOnly), 'readOnly'),
+      readWrite: network.withConsumerEndpoint(pgBouncerEndpointSpec(settings, secrets, 'read-write', EndpointRole.READ_WRITE, plan.readWrite), 'readWrite'),
+      readOnly: network.withConsumerEndpoint(pgBouncerEndpointSpec(settings, secrets, 'read-only', EndpointRole.READ_ONLY, plan.readOnly), 'readOnly'),
       cgroupProcsFiles: poolerBudgetFiles(settings, 'pgbouncer'),
     },
     processes: [],
@@ -189,8 +191,9 @@ export async function startProcesses(run: RunningRehearsal, bin: Binaries, progr
   await waitReady(ctx, writer, writerProc, left());
   await bootstrapWriter(ctx, writer);
   // A rehearsed deployment's consumer roles, by the deployed role bootstrap's own code.
-  if (s.deployment !== undefined) progress('consumer roles', `the deployment's consumer roles, by its role bootstrap's code`);
-  if (s.deployment !== undefined) await applyConsumerRoles(adminTarget(ctx, writer), s.deployment, run.secrets.consumerLogins ?? []);
+  const deployment = run.state.deployment;
+  if (deployment !== undefined) progress('consumer roles', `the deployment's consumer roles, by its role bootstrap's code`);
+  if (deployment !== undefined) await applyConsumerRoles(adminTarget(ctx, writer), deployment, run.secrets.consumerLogins ?? []);
 
   if (replicas.length > 0) progress('instances', `${replicas.length} replica${replicas.length === 1 ? '' : 's'} (${replicas.map((r) => r.address).join(', ')}): base backup from the writer, start`);
   await Promise.all(replicas.map((r) => cloneReplica(ctx, r, writer, left())));

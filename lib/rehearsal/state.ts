@@ -8,6 +8,7 @@ import type { PoolSettings } from '../model/sizing';
 import type { EndpointRole } from '../model/vocabulary';
 import { WorkDirLayout, type NodePaths } from './layout';
 import type { TrackedProcess } from './processes';
+import type { RehearsedDeployment } from './rehearsed-deployment';
 import type { AddressPlan, ResolvedSettings } from './settings';
 import type { TlsFiles } from './tls';
 
@@ -59,6 +60,8 @@ export interface RehearsalState {
   readonly startedAt: string;
   phase: 'starting' | 'up';
   readonly settings: ResolvedSettings;
+  /** The deployment rehearsed (`up --from`), so other processes rebuild the same network and names. */
+  readonly deployment?: RehearsedDeployment;
   readonly plan: AddressPlan;
   readonly tls: TlsFiles;
   readonly nodes: NodeState[];
@@ -84,7 +87,10 @@ export function writeState(workDir: string, state: RehearsalState): void {
 export function readState(workDir: string): RehearsalState | undefined {
   const path = new WorkDirLayout(workDir).stateFile;
   if (!existsSync(path)) return undefined;
-  return JSON.parse(readFileSync(path, 'utf8')) as RehearsalState;
+  const state = JSON.parse(readFileSync(path, 'utf8')) as RehearsalState;
+  // Written when the settings carried the deployment: `down` still finds its namespaces.
+  const { deployment, ...settings } = (state.settings ?? {}) as ResolvedSettings & { deployment?: RehearsedDeployment };
+  return deployment === undefined ? state : { ...state, settings, deployment };
 }
 
 /** What the health checker last saw; written by it, read by status and by failover(). */

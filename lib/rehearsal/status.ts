@@ -61,6 +61,7 @@ export async function readStatus(run: RunningRehearsal): Promise<RehearsalStatus
     workDir: run.layout.workDir,
     phase: run.state.phase,
     settings: run.state.settings,
+    ...(run.state.deployment !== undefined ? { deployment: run.state.deployment } : {}),
     endpoints: run.endpoints,
     poolSizes: run.poolSizes,
     processes: run.allProcesses().map((p) => ({ ...p, alive: isOurs(p) })),
@@ -69,7 +70,7 @@ export async function readStatus(run: RunningRehearsal): Promise<RehearsalStatus
     pools: { readWrite: await pools(run, 'readWrite'), readOnly: await pools(run, 'readOnly') },
     health: run.health(),
     healthChecker: healthCheckerStatus(run),
-    ...(run.state.settings.deployment?.fleet !== undefined ? { fleet: await fleetStatus(run) } : {}),
+    ...(run.state.deployment?.fleet !== undefined ? { fleet: await fleetStatus(run) } : {}),
   };
 }
 
@@ -84,7 +85,7 @@ async function fleetStatus(run: RunningRehearsal): Promise<FleetStatus> {
   return {
     hosts: fleet.hosts.map((h) => ({ name: h.name, address: h.host, pid: h.booted.container.pid, alive: isOurs(h.booted.container) })),
     loadBalancer: { address: fleet.loadBalancer.address, healthy },
-    endpoints: rehearsalProxyEndpoints(run.state.settings)
+    endpoints: rehearsalProxyEndpoints(run.rehearsed)
       .filter((e) => !e.isDefault)
       .map((e) => ({ name: e.name, role: e.role, vpc: e.vpc, host: e.host, address: e.address, port: fleet.loadBalancer.ports[e.role] })),
   };

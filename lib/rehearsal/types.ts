@@ -1,6 +1,7 @@
 /** The rehearsal's vocabulary: what a client connects to, and what operations and `status` report. */
 import type { PoolRow } from './pgbouncer';
 import type { TrackedProcess } from './processes';
+import type { RehearsedDeployment } from './rehearsed-deployment';
 import type { ResolvedSettings } from './settings';
 import type { HealthReport, RehearsalState } from './state';
 
@@ -113,6 +114,8 @@ export interface RehearsalStatus {
   readonly workDir: string;
   readonly phase: RehearsalState['phase'];
   readonly settings: ResolvedSettings;
+  /** The deployment rehearsed (`up --from`). */
+  readonly deployment?: RehearsedDeployment;
   readonly endpoints: Endpoints;
   readonly poolSizes: PoolSizes;
   readonly processes: ReadonlyArray<ProcessStatus>;

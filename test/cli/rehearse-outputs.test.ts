@@ -1,6 +1,6 @@
 import { EndpointRole } from '../../lambda/src/environment';
 import { AwsNames } from '../../lib/rehearsal/aws-names';
-import { formatOutputs, formatStatusJson, rehearsalAwsNames, resolveSettings, settingsFromDeployment, type RehearsalStatus, type ResolvedSettings } from '../../lib/rehearsal';
+import { formatOutputs, formatStatusJson, rehearsalAwsNames, rehearsalFromDeployment, rehearsalNetwork, resolveSettings, type RehearsalConnectionNames, type RehearsedDeployment, type RehearsalStatus, type ResolvedSettings } from '../../lib/rehearsal';
 import type { Endpoint, Endpoints } from '../../lib/rehearsal/types';
 import { removeFixtures, synthesizeReferenceApp } from '../rehearsal/topology-fixtures';
 
@@ -25,25 +25,29 @@ interface AwsOutputs {
 describe('rehearse outputs and status --json: AWS-shaped names after --from', () => {
   afterAll(removeFixtures);
   let settings: ResolvedSettings;
+  let deployment: RehearsedDeployment;
+  let names: RehearsalConnectionNames | null;
 
   beforeAll(() => {
     // GIVEN the reference app's cloud assembly, as `rehearse up --from cdk.out` reads it
     const { dir } = synthesizeReferenceApp();
-    settings = resolveSettings(settingsFromDeployment(dir));
+    const rehearsal = rehearsalFromDeployment(dir);
+    settings = resolveSettings(rehearsal.settings);
+    deployment = rehearsal.deployment;
+    names = rehearsalNetwork(settings, deployment).connectionNames();
   });
 
   test('GIVEN a rehearsal of a deployment WHEN outputs are printed THEN they carry its endpoints\' AWS-shaped names, ports and namespaces', () => {
     // WHEN
-    const outputs = JSON.parse(formatOutputs(ENDPOINTS, settings)) as { read_write: { port: number }; aws: AwsOutputs };
+    const outputs = JSON.parse(formatOutputs(ENDPOINTS, names)) as { read_write: { port: number }; aws: AwsOutputs };
     // THEN the fields Terratest reads are still there
     expect(outputs.read_write.port).toBe(5432);
-    const deployment = settings.deployment!;
-    const names: AwsNames = rehearsalAwsNames(settings);
+    const awsNames: AwsNames = rehearsalAwsNames({ ...settings, deployment });
     const aws = outputs.aws;
     expect(aws.region).toBe(deployment.region);
-    expect(aws.cluster_endpoint).toBe(names.clusterEndpoint(deployment.clusterName));
-    expect(aws.reader_endpoint).toBe(names.readerEndpoint(deployment.clusterName));
-    expect(aws.proxy_default_endpoint).toBe(names.proxyDefaultEndpoint(deployment.proxyName));
+    expect(aws.cluster_endpoint).toBe(awsNames.clusterEndpoint(deployment.clusterName));
+    expect(aws.reader_endpoint).toBe(awsNames.readerEndpoint(deployment.clusterName));
+    expect(aws.proxy_default_endpoint).toBe(awsNames.proxyDefaultEndpoint(deployment.proxyName));
     // every endpoint of the deployment, by its name, in the namespace of its VPC, on its role's port
     expect(aws.endpoints.map((e) => e.name).sort()).toEqual(deployment.endpoints.map((e) => e.name).sort());
     for (const e of aws.endpoints) {
@@ -53,7 +57,7 @@ describe('rehearse outputs and status --json: AWS-shaped names after --from', ()
         role: declared.role,
         vpc: declared.isDefault ? 'data' : declared.vpc,
         namespace: declared.isDefault ? aws.data_namespace : aws.consumer_namespaces[declared.vpc],
-        host: declared.isDefault ? names.proxyDefaultEndpoint(deployment.proxyName) : names.proxyCustomEndpoint(deployment.proxyName, declared.name),
+        host: declared.isDefault ? awsNames.proxyDefaultEndpoint(deployment.proxyName) : awsNames.proxyCustomEndpoint(deployment.proxyName, declared.name),
         port: declared.role === EndpointRole.READ_ONLY ? 5433 : 5432,
       });
     }
@@ -63,17 +67,17 @@ describe('rehearse outputs and status --json: AWS-shaped names after --from', ()
 
   test('GIVEN the same rehearsal WHEN status --json is printed THEN it carries the same names and no password', () => {
     // WHEN
-    const json = formatStatusJson({ settings, endpoints: ENDPOINTS } as unknown as RehearsalStatus);
+    const json = formatStatusJson({ settings, deployment, endpoints: ENDPOINTS } as unknown as RehearsalStatus);
     // THEN
     const status = JSON.parse(json) as { aws: { proxy: { defaultEndpoint: string }; endpoints: Array<{ host: string; namespace: string }> } };
-    const outputs = JSON.parse(formatOutputs(ENDPOINTS, settings)) as { aws: AwsOutputs };
+    const outputs = JSON.parse(formatOutputs(ENDPOINTS, names)) as { aws: AwsOutputs };
     expect(status.aws.proxy.defaultEndpoint).toBe(outputs.aws.proxy_default_endpoint);
     expect(status.aws.endpoints.map((e) => [e.host, e.namespace])).toEqual(outputs.aws.endpoints.map((e) => [e.host, e.namespace]));
     expect(json).not.toContain('zpassword-of-the-endpointz');
   });
 
   test('GIVEN a rehearsal on loopback WHEN outputs are printed THEN aws is null: no hosts file resolves the names there', () => {
-    const outputs = JSON.parse(formatOutputs(ENDPOINTS, { ...settings, network: 'loopback' })) as { aws: unknown };
+    const outputs = JSON.parse(formatOutputs(ENDPOINTS, rehearsalNetwork({ ...settings, network: 'loopback' }, deployment).connectionNames())) as { aws: unknown };
     expect(outputs.aws).toBeNull();
   });
 });

@@ -20,7 +20,7 @@ import {
   renderHaproxyConfig,
   renderPgpoolConfig,
   renderPgpoolHba,
-  settingsFrom,
+  specFrom,
   standInFiles,
   standInProcess,
   WorkDirLayout,
@@ -173,15 +173,16 @@ describe('refusals before anything starts', () => {
 
 describe('CLI arguments and the comparison proxies\' configs', () => {
   test('GIVEN CLI flags WHEN parsed THEN they become rehearsal settings', () => {
-    const settings = settingsFrom(parseArgs(['up', '--replicas', '3', '--async', '--work-dir=/tmp/x', '--max-connections-percent', '50', '--pooler-processes', '3', '--pooler-vcpus', '2']));
-    expect(settings).toEqual({ replicas: 3, synchronous: false, workDir: '/tmp/x', poolerProcesses: 3, poolerVcpus: 2, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } });
+    const spec = specFrom(parseArgs(['up', '--replicas', '3', '--async', '--work-dir=/tmp/x', '--max-connections-percent', '50', '--pooler-processes', '3', '--pooler-vcpus', '2']));
+    expect(spec.deployment).toBeUndefined();
+    expect(spec.settings).toEqual({ replicas: 3, synchronous: false, workDir: '/tmp/x', poolerProcesses: 3, poolerVcpus: 2, pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 5, connectionBorrowTimeoutSeconds: 120 } });
     expect(() => parseArgs(['up', '--bogus'])).toThrow(/unknown option --bogus/);
     expect(() => parseArgs(['launch'])).toThrow(/unknown command launch/);
   });
 
   test('GIVEN --no-comparison-proxies, or the deprecated --no-peers or peers setting WHEN resolved THEN the comparison proxies are off; by default on', () => {
     // GIVEN / WHEN
-    const off = [parseArgs(['up', '--no-comparison-proxies']), parseArgs(['up', '--no-peers'])].map((p) => settingsFrom(p));
+    const off = [parseArgs(['up', '--no-comparison-proxies']), parseArgs(['up', '--no-peers'])].map((p) => specFrom(p).settings);
     // THEN
     expect(off).toEqual([{ comparisonProxies: false }, { comparisonProxies: false }]);
     expect(resolveSettings({ peers: false }).comparisonProxies).toBe(false);

@@ -1,4 +1,5 @@
 /** The network plan from a description: addresses, names, refusals (pure; nothing is made). */
+import { writeFileSync } from 'node:fs';
 import {
   addressOf,
   addressPlan,
@@ -9,10 +10,14 @@ import {
   planNetwork,
   rehearsalNetworkPlan,
   RehearsalConfigError,
+  rehearsalNetwork,
   resolveSettings,
+  WorkDirLayout,
   validateSettings,
   type NetworkDescription,
 } from '../../lib/rehearsal';
+import { readState } from '../../lib/rehearsal/state';
+import { scratchDirPerTest } from '../helpers/scratch-dir';
 import { SUITE_BLOCKS } from '../support/loopback-blocks';
 
 const description: NetworkDescription = {
@@ -114,11 +119,11 @@ describe("a rehearsal's own network (network 'namespaces')", () => {
   });
 
   test('GIVEN the rehearsal\'s plan WHEN read THEN the data VPC holds every replica address the block allows, the pooler fleet\'s load balancer stand-in, the AWS emulator, and the app VPC the custom endpoints', () => {
-    const plan = rehearsalNetworkPlan(settings);
+    const plan = rehearsalNetworkPlan({ ...settings, deployment: undefined });
     expect(plan.dataHosts.map((h) => h.address.split('.')[3])).toEqual([...Array.from({ length: 16 }, (_, i) => String(2 + i)), '101', '102', '103', '104', '110', '120']);
     // The AWS names a booted host calls resolve to the emulator, in every namespace.
     expect(plan.hostsFile).toMatch(/^198\.18\.10\.120\ts3\.us-east-1\.amazonaws\.com secretsmanager\.us-east-1\.amazonaws\.com monitoring\.us-east-1\.amazonaws\.com cloudformation\.us-east-1\.amazonaws\.com apk-rehearsal-packages\.s3\.us-east-1\.amazonaws\.com$/m);
-    const app = consumerVpcEndpoints(settings);
+    const app = consumerVpcEndpoints({ ...settings, deployment: undefined });
     expect(app.namespace).toBe('apk10-app');
     expect(app.readOnly).toEqual({ host: expect.stringMatching(/^read-only\.endpoint\.proxy-[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$/), address: '198.18.10.145' });
     expect(app.readWrite.address).toBe('198.18.10.146');
@@ -127,11 +132,11 @@ describe("a rehearsal's own network (network 'namespaces')", () => {
   });
 
   test('GIVEN the rehearsal\'s plan WHEN the writer changes THEN the cluster endpoint\'s name moves to the new writer, as Aurora\'s DNS moves it', () => {
-    const clusterLine = (writerKey?: string) => rehearsalNetworkPlan(settings, writerKey).hostsFile.split('\n').filter((l) => /\srehearsal\.cluster-[a-z0-9]{12}\./.test(l));
+    const clusterLine = (writerKey?: string) => rehearsalNetworkPlan({ ...settings, deployment: undefined }, writerKey).hostsFile.split('\n').filter((l) => /\srehearsal\.cluster-[a-z0-9]{12}\./.test(l));
     expect(clusterLine()).toEqual([expect.stringMatching(/^198\.18\.10\.2\twriter\.[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com rehearsal\.cluster-[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$/)]);
     expect(clusterLine('replica1')).toEqual([expect.stringMatching(/^198\.18\.10\.3\treplica1\.\S+ rehearsal\.cluster-/)]);
     // The reader endpoint stays on HAProxy, its analog.
-    expect(rehearsalNetworkPlan(settings, 'replica1').hostsFile).toMatch(/^198\.18\.10\.103\trehearsal\.cluster-ro-[a-z0-9]{12}\./m);
+    expect(rehearsalNetworkPlan({ ...settings, deployment: undefined }, 'replica1').hostsFile).toMatch(/^198\.18\.10\.103\trehearsal\.cluster-ro-[a-z0-9]{12}\./m);
   });
 
   test.each<[string, string | undefined]>([
@@ -146,5 +151,43 @@ describe("a rehearsal's own network (network 'namespaces')", () => {
 
   test('GIVEN an unknown network WHEN validated THEN the error names the values it takes', () => {
     expect(() => validateSettings(resolveSettings({ network: 'vpc' as never }))).toThrow(/network vpc is not a rehearsal network: use loopback or namespaces/);
+  });
+});
+
+describe('the network as a value, chosen once from the setting', () => {
+  const block = DEFAULT_LOOPBACK_BLOCK.block;
+  const endpoint = { listenAddress: '198.18.10.102' } as never;
+
+  test('GIVEN network loopback WHEN asked THEN its plan is the block\'s, it names nothing AWS-shaped, adds no listen address and refuses the pooler hosts with the fix', () => {
+    const loopback = rehearsalNetwork({ addressBlock: block, network: 'loopback' });
+    expect(loopback.name).toBe('loopback');
+    expect(loopback.addressPlan(1)).toEqual({ writer: '127.0.10.2', replicas: ['127.0.10.3'], readWrite: '127.0.10.101', readOnly: '127.0.10.102', haproxy: '127.0.10.103', pgpool: '127.0.10.104' });
+    expect([loopback.connectionNames(), loopback.certificateNames(), loopback.withConsumerEndpoint(endpoint, 'readOnly')]).toEqual([null, [], endpoint]);
+    expect(loopback.available()).toBe(loopback);
+    expect(() => loopback.namespacesFor('network loopback: use network namespaces')).toThrow(new RehearsalConfigError(['network loopback: use network namespaces']));
+  });
+
+  test('GIVEN network namespaces WHEN asked THEN its plan is the block\'s 198.18 /24, with the AWS-shaped names, the certificate\'s names and the custom endpoints\' addresses', () => {
+    const namespaces = rehearsalNetwork({ addressBlock: block, network: 'namespaces' });
+    expect(namespaces.name).toBe('namespaces');
+    expect(namespaces.addressPlan(1).writer).toBe('198.18.10.2');
+    const names = namespaces.connectionNames()!;
+    expect([names.dataNamespace, names.consumerNamespaces]).toEqual(['apk10-data', { app: 'apk10-app' }]);
+    expect(namespaces.certificateNames()).toContain(names.cluster.writerEndpoint);
+    expect(namespaces.withConsumerEndpoint(endpoint, 'readOnly')).toEqual({ listenAddress: '198.18.10.102', extraListenAddresses: ['198.18.10.145'] });
+    expect(namespaces.namespacesFor('unused').dataNamespace).toBe('apk10-data');
+  });
+
+  test('GIVEN no network named (a state file from before the setting) WHEN chosen THEN it is loopback: nothing to make or remove', () => {
+    expect(rehearsalNetwork({ addressBlock: block }).name).toBe('loopback');
+  });
+
+  const workDir = scratchDirPerTest('rehearsal-state-');
+  test('GIVEN a state file written when the settings carried the deployment WHEN read THEN the deployment is beside the settings, so down finds its namespaces', () => {
+    const deployment = { proxyName: 'orders', consumerVpcs: [{ key: 'orders', sourceId: 'OrdersVpc' }] };
+    const settings = resolveSettings({ addressBlock: block, network: 'namespaces' }, workDir());
+    writeFileSync(new WorkDirLayout(workDir()).stateFile, JSON.stringify({ version: 1, settings: { ...settings, deployment }, processes: [] }));
+    const state = readState(workDir())!;
+    expect([state.settings, state.deployment]).toEqual([settings, deployment]);
   });
 });

@@ -1,6 +1,8 @@
 /**
- * The network of a rehearsal run with `network: 'namespaces'`, derived from its settings alone, so
- * `down` in another process finds the same plan:
+ * The network a rehearsal runs on, chosen once from the `network` setting (rehearsalNetwork): loopback, or
+ * namespaces shaped like the VPCs. Callers ask it (addresses, listeners to check, setup and teardown, names)
+ * rather than test the setting. The namespaces' plan derives from the address block and the deployment
+ * alone, so `down` in another process finds the same plan:
  *
  * - data VPC (apk<n>-data): the instances and the servers at the loopback plan's last octets, named
  *   as AWS names them: `writer` / `replica<i>` instance endpoints, the cluster (writer) endpoint on the
@@ -10,14 +12,16 @@
  *   which the read-only and read/write PgBouncers listen too, as RDS Proxy's endpoints put ENIs in a
  *   consumer's VPC.
  *
- * A rehearsal of a deployment (settings.deployment, from `--from cdk.out` or a plan) has the
+ * A rehearsal of a deployment (from `--from cdk.out` or a plan) has the
  * deployment's consumer VPCs, endpoints, proxy name and Region instead of `app` and its two endpoints.
  */
 import { AwsNames } from '../aws-names';
 import { EndpointRole } from '../../../lambda/src/environment';
-import type { RehearsedDeployment } from '../deployment';
-import { REHEARSAL_MAX_REPLICAS } from '../rules';
-import { addressPlan, type ResolvedSettings } from '../settings';
+import { RehearsalConfigError } from '../errors';
+import { assertAddressesFree, type Listener } from '../preflight';
+import type { RehearsedDeployment } from '../rehearsed-deployment';
+import { parseAddressBlock, REHEARSAL_MAX_REPLICAS } from '../rules';
+import type { RehearsalNetwork, ResolvedSettings } from '../settings-types';
 import type { PgBouncerEndpointSpec } from '../state';
 import { addressOf, consumerOf, networkPrefix, planNetwork, type NetworkPlan } from './plan';
 import { networkNamespacesUnavailable, rewriteHostsFiles, setUpNetwork, tearDownNetwork } from './setup';
@@ -39,7 +43,44 @@ export const REHEARSAL_PROXY = 'rehearsal';
 export const REHEARSAL_CLUSTER = 'rehearsal';
 export const CONSUMER_VPC = 'app';
 
-type NetworkSettings = Pick<ResolvedSettings, 'addressBlock'> & { readonly deployment?: RehearsedDeployment };
+/**
+ * What the network's names derive from: the address block and the deployment rehearsed (undefined: the fixed
+ * layout), named even when undefined, so settings alone are never taken for a deployment's network.
+ */
+export type NetworkSettings = Pick<ResolvedSettings, 'addressBlock'> & { readonly deployment: RehearsedDeployment | undefined };
+
+/**
+ * Where everything listens: hosts at .2, .3, ... like separate machines; endpoints at .101 and up; in
+ * the loopback block, or with `network: 'namespaces'` at the same last octets of the block's 198.18 /24.
+ */
+export interface AddressPlan {
+  readonly writer: string;
+  readonly replicas: ReadonlyArray<string>;
+  readonly readWrite: string;
+  readonly readOnly: string;
+  readonly haproxy: string;
+  readonly pgpool: string;
+}
+
+/** The servers' last octets, the same on loopback and in the data VPC. */
+const HOST = { writer: 2, firstReplica: 3, readWrite: 101, readOnly: 102, haproxy: 103, pgpool: 104 } as const;
+
+function planAt(prefix: string, replicas: number): AddressPlan {
+  const at = (last: number): string => `${prefix}.${last}`;
+  return { writer: at(HOST.writer), replicas: Array.from({ length: replicas }, (_, i) => at(HOST.firstReplica + i)), readWrite: at(HOST.readWrite), readOnly: at(HOST.readOnly), haproxy: at(HOST.haproxy), pgpool: at(HOST.pgpool) };
+}
+
+function loopbackPrefix(addressBlock: string): string {
+  const octets = parseAddressBlock(addressBlock);
+  if (octets === undefined) throw new RehearsalConfigError([`addressBlock ${addressBlock} is not three octets`]);
+  return octets.join('.');
+}
+
+function namespacesPrefix(addressBlock: string): string {
+  const network = networkPrefix(loopbackPrefix(addressBlock));
+  if (typeof network === 'string') throw new RehearsalConfigError([network]);
+  return network.prefix;
+}
 
 /** The AWS-shaped names of the rehearsal on this block (ids derived from the block, so stable across runs). */
 export function rehearsalAwsNames(s: NetworkSettings): AwsNames {
@@ -86,29 +127,24 @@ function customEndpointHost(s: NetworkSettings, names: AwsNames, endpoint: strin
   return s.deployment?.fleet !== undefined ? names.interfaceEndpoint(proxyName(s), endpoint) : names.proxyCustomEndpoint(proxyName(s), endpoint);
 }
 
-function lastOctet(address: string): number {
-  return Number(address.split('.')[3]);
-}
-
 /**
  * The plan, with the cluster endpoint on `writerKey` (the node that is the writer now: the state's
  * writerName; `writer` until a failover).
  */
 export function rehearsalNetworkPlan(s: NetworkSettings, writerKey = 'writer'): NetworkPlan {
-  // Every replica address the block can hold, so a replica added later (addReplica) has its address.
-  const plan = addressPlan({ addressBlock: s.addressBlock, replicas: REHEARSAL_MAX_REPLICAS, network: 'namespaces' });
   const names = rehearsalAwsNames(s);
   const cluster = s.deployment?.clusterName ?? REHEARSAL_CLUSTER;
   const instance = (key: string): string[] => [names.instanceEndpoint(key), ...(key === writerKey ? [names.clusterEndpoint(cluster)] : [])];
   return planNetwork({
     addressBlock: s.addressBlock,
     dataHosts: [
-      { key: 'writer', hostNumber: lastOctet(plan.writer), names: instance('writer') },
-      ...plan.replicas.map((a, i) => ({ key: `replica${i + 1}`, hostNumber: lastOctet(a), names: instance(`replica${i + 1}`) })),
-      { key: 'read-write', hostNumber: lastOctet(plan.readWrite), names: [names.proxyDefaultEndpoint(proxyName(s))] },
-      { key: 'read-only', hostNumber: lastOctet(plan.readOnly) },
-      { key: 'haproxy', hostNumber: lastOctet(plan.haproxy), names: [names.readerEndpoint(cluster)] },
-      { key: 'pgpool', hostNumber: lastOctet(plan.pgpool) },
+      { key: 'writer', hostNumber: HOST.writer, names: instance('writer') },
+      // Every replica address the block can hold, so a replica added later (addReplica) has its address.
+      ...Array.from({ length: REHEARSAL_MAX_REPLICAS }, (_, i) => ({ key: `replica${i + 1}`, hostNumber: HOST.firstReplica + i, names: instance(`replica${i + 1}`) })),
+      { key: 'read-write', hostNumber: HOST.readWrite, names: [names.proxyDefaultEndpoint(proxyName(s))] },
+      { key: 'read-only', hostNumber: HOST.readOnly },
+      { key: 'haproxy', hostNumber: HOST.haproxy, names: [names.readerEndpoint(cluster)] },
+      { key: 'pgpool', hostNumber: HOST.pgpool },
       { key: 'pooler-load-balancer', hostNumber: POOLER_LOAD_BALANCER_HOST_NUMBER },
       { key: 'aws-apis', hostNumber: AWS_EMULATOR_HOST_NUMBER, names: awsApiNames(names.region, REHEARSAL_DNS_SUFFIX, [REHEARSAL_PACKAGES_BUCKET]) },
     ],
@@ -121,7 +157,7 @@ export function rehearsalNetworkPlan(s: NetworkSettings, writerKey = 'writer'): 
   });
 }
 
-/** Every proxy endpoint of the rehearsal (network 'namespaces'), the default one first. */
+/** Every proxy endpoint of the rehearsal in its namespaces, the default one first. */
 export function rehearsalProxyEndpoints(s: NetworkSettings): RehearsalProxyEndpoint[] {
   const plan = rehearsalNetworkPlan(s);
   const names = rehearsalAwsNames(s);
@@ -159,22 +195,6 @@ export interface RehearsalConnectionNames {
   readonly endpoints: ReadonlyArray<RehearsalProxyEndpoint & { readonly namespace: string }>;
 }
 
-/** The rehearsal's AWS-shaped names, or null on loopback, where no hosts file resolves them. */
-export function rehearsalConnectionNames(s: NetworkSettings & Pick<ResolvedSettings, 'network'>): RehearsalConnectionNames | null {
-  if (s.network !== 'namespaces') return null;
-  const plan = rehearsalNetworkPlan(s);
-  const names = rehearsalAwsNames(s);
-  const cluster = s.deployment?.clusterName ?? REHEARSAL_CLUSTER;
-  return {
-    region: names.region,
-    dataNamespace: plan.dataNamespace,
-    consumerNamespaces: Object.fromEntries(consumerVpcKeys(s).map((vpc) => [vpc, consumerOf(plan, vpc).namespace])),
-    cluster: { name: cluster, writerEndpoint: names.clusterEndpoint(cluster), readerEndpoint: names.readerEndpoint(cluster) },
-    proxy: { name: proxyName(s), defaultEndpoint: names.proxyDefaultEndpoint(proxyName(s)) },
-    endpoints: rehearsalProxyEndpoints(s).map((e) => ({ ...e, namespace: e.namespace ?? plan.dataNamespace })),
-  };
-}
-
 /** Where a consumer of the rehearsal connects from, and the names and addresses of its endpoints. */
 export interface ConsumerVpcEndpoints {
   readonly namespace: string;
@@ -198,27 +218,27 @@ export function consumerVpcEndpoints(s: NetworkSettings): ConsumerVpcEndpoints {
   };
 }
 
-/**
- * A PgBouncer endpoint that also listens on its custom endpoint's address in the consumer VPC
- * (network 'namespaces'); unchanged on loopback.
- */
-export function withConsumerEndpoint(s: NetworkSettings & Pick<ResolvedSettings, 'network'>, endpoint: PgBouncerEndpointSpec, role: 'readOnly' | 'readWrite'): PgBouncerEndpointSpec {
-  // A PgBouncer engine deployment's consumer VPCs reach its fleet, not the stand-in (pooler-fleet.ts).
-  if (s.network !== 'namespaces' || s.deployment?.fleet !== undefined) return endpoint;
-  const wanted = role === 'readOnly' ? EndpointRole.READ_ONLY : EndpointRole.READ_WRITE;
-  const addresses = rehearsalProxyEndpoints(s)
-    .filter((e) => !e.isDefault && e.role === wanted)
-    .map((e) => e.address);
-  return { ...endpoint, extraListenAddresses: addresses };
+/** The AWS-shaped names to connect by in the namespaces. */
+function connectionNames(s: NetworkSettings): RehearsalConnectionNames {
+  const plan = rehearsalNetworkPlan(s);
+  const names = rehearsalAwsNames(s);
+  const cluster = s.deployment?.clusterName ?? REHEARSAL_CLUSTER;
+  return {
+    region: names.region,
+    dataNamespace: plan.dataNamespace,
+    consumerNamespaces: Object.fromEntries(consumerVpcKeys(s).map((vpc) => [vpc, consumerOf(plan, vpc).namespace])),
+    cluster: { name: cluster, writerEndpoint: names.clusterEndpoint(cluster), readerEndpoint: names.readerEndpoint(cluster) },
+    proxy: { name: proxyName(s), defaultEndpoint: names.proxyDefaultEndpoint(proxyName(s)) },
+    endpoints: rehearsalProxyEndpoints(s).map((e) => ({ ...e, namespace: e.namespace ?? plan.dataNamespace })),
+  };
 }
 
 /**
- * Names the servers' certificate carries beyond their addresses (network 'namespaces'): RDS Proxy's
- * wildcard, and, as Aurora's instance certificates do, the cluster and reader endpoints and every
- * instance endpoint, so a client of the instances (the PgBouncer engine's pools) verifies them by name.
+ * Names the servers' certificate carries beyond their addresses: RDS Proxy's wildcard, and, as Aurora's
+ * instance certificates do, the cluster and reader endpoints and every instance endpoint, so a client of the
+ * instances (the PgBouncer engine's pools) verifies them by name.
  */
-export function certificateNames(s: NetworkSettings & Pick<ResolvedSettings, 'network'>): string[] {
-  if (s.network !== 'namespaces') return [];
+function certificateNames(s: NetworkSettings): string[] {
   const names = rehearsalAwsNames(s);
   const cluster = s.deployment?.clusterName ?? REHEARSAL_CLUSTER;
   const instances = ['writer', ...Array.from({ length: REHEARSAL_MAX_REPLICAS }, (_, i) => `replica${i + 1}`)];
@@ -236,31 +256,100 @@ export function certificateNames(s: NetworkSettings & Pick<ResolvedSettings, 'ne
 }
 
 /**
- * The settings to run with: `namespaces` stays when this machine can make them; otherwise the
- * rehearsal falls back to loopback and says why (a process warning, on stderr).
+ * The network a rehearsal runs on: asked, never compared by name. Chosen once (rehearsalNetwork) from the
+ * `network` setting, which stays the string users give and state.json keeps.
  */
-export function effectiveNetwork(s: ResolvedSettings): ResolvedSettings {
-  if (s.network !== 'namespaces') return s;
-  const reason = networkNamespacesUnavailable();
-  if (reason === undefined) return s;
-  process.emitWarning(`network 'namespaces' unavailable, running on loopback instead: ${reason}`, 'RehearsalNetworkFallback');
-  return { ...s, network: 'loopback' };
+export interface RehearsalNetworkMode {
+  readonly name: RehearsalNetwork;
+  /** Where everything listens, with `replicas` replicas. */
+  addressPlan(replicas: number): AddressPlan;
+  /** Refuses listeners something on this machine already holds. */
+  assertFree(listeners: ReadonlyArray<Listener>): Promise<void>;
+  /** This network where the machine can make it; otherwise loopback, and a process warning says why (on stderr). */
+  available(): RehearsalNetworkMode;
+  /** Makes what the servers need before they start; `progress` hears what. */
+  setUp(progress: (detail: string) => void): Promise<void>;
+  /** Removes it once the servers are stopped. */
+  tearDown(): Promise<void>;
+  /** Moves the cluster endpoint's name to the new writer. */
+  moveClusterEndpoint(writerKey: string): void;
+  /** The AWS-shaped names to connect by, or null where nothing resolves them. */
+  connectionNames(): RehearsalConnectionNames | null;
+  /** Names the servers' certificate carries beyond their addresses. */
+  certificateNames(): string[];
+  /** A PgBouncer endpoint with the addresses it also listens on (its custom endpoints'). */
+  withConsumerEndpoint(endpoint: PgBouncerEndpointSpec, role: 'readOnly' | 'readWrite'): PgBouncerEndpointSpec;
+  /** The namespaces' plan, for what boots only in namespaces (the pooler hosts); `refusal` where there are none. */
+  namespacesFor(refusal: string): NetworkPlan;
 }
 
-/** Makes the rehearsal's namespaces (network 'namespaces'); nothing for loopback. */
-export async function setUpRehearsalNetwork(s: NetworkSettings & Pick<ResolvedSettings, 'network'>): Promise<void> {
-  if (s.network === 'namespaces') await setUpNetwork(rehearsalNetworkPlan(s));
+/** Every process in the root namespace, on the loopback block: nothing to make, no AWS names. */
+function loopbackNetwork(s: NetworkSettings): RehearsalNetworkMode {
+  const network: RehearsalNetworkMode = {
+    name: 'loopback',
+    addressPlan: (replicas) => planAt(loopbackPrefix(s.addressBlock), replicas),
+    assertFree: assertAddressesFree,
+    available: () => network,
+    setUp: async () => undefined,
+    tearDown: async () => undefined,
+    moveClusterEndpoint: () => undefined,
+    connectionNames: () => null,
+    certificateNames: () => [],
+    withConsumerEndpoint: (endpoint) => endpoint,
+    namespacesFor: (refusal) => {
+      throw new RehearsalConfigError([refusal]);
+    },
+  };
+  return network;
 }
 
 /**
- * Moves the cluster endpoint's name to the new writer in every namespace's hosts file (in place, so
- * processes already running in a namespace resolve the new address too); nothing for loopback.
+ * Namespaces shaped like the VPCs (as root): the servers in the data VPC's at the block's 198.18 /24, the
+ * custom endpoints in the consumer VPCs', AWS's names in every namespace's hosts file.
  */
-export function moveClusterEndpoint(s: NetworkSettings & Pick<ResolvedSettings, 'network'>, writerKey: string): void {
-  if (s.network === 'namespaces') rewriteHostsFiles(rehearsalNetworkPlan(s, writerKey));
+function namespacedNetwork(s: NetworkSettings): RehearsalNetworkMode {
+  const network: RehearsalNetworkMode = {
+    name: 'namespaces',
+    addressPlan: (replicas) => planAt(namespacesPrefix(s.addressBlock), replicas),
+    // Nothing to check: the namespaces are made fresh (setUpNetwork refuses while processes run in them).
+    assertFree: async () => undefined,
+    available: () => {
+      const reason = networkNamespacesUnavailable();
+      if (reason === undefined) return network;
+      process.emitWarning(`network 'namespaces' unavailable, running on loopback instead: ${reason}`, 'RehearsalNetworkFallback');
+      return loopbackNetwork(s);
+    },
+    setUp: async (progress) => {
+      progress('namespaces shaped like the VPCs, veth links, an unreachable route for 198.18.0.0/15');
+      await setUpNetwork(rehearsalNetworkPlan(s));
+    },
+    tearDown: () => tearDownNetwork(rehearsalNetworkPlan(s)),
+    // In every namespace's hosts file, in place, so processes already running there resolve the new address too.
+    moveClusterEndpoint: (writerKey) => rewriteHostsFiles(rehearsalNetworkPlan(s, writerKey)),
+    connectionNames: () => connectionNames(s),
+    certificateNames: () => certificateNames(s),
+    withConsumerEndpoint: (endpoint, role) => {
+      // A PgBouncer engine deployment's consumer VPCs reach its fleet, not the stand-in (pooler-fleet.ts).
+      if (s.deployment?.fleet !== undefined) return endpoint;
+      const wanted = role === 'readOnly' ? EndpointRole.READ_ONLY : EndpointRole.READ_WRITE;
+      return { ...endpoint, extraListenAddresses: rehearsalProxyEndpoints(s).filter((e) => !e.isDefault && e.role === wanted).map((e) => e.address) };
+    },
+    namespacesFor: () => rehearsalNetworkPlan(s),
+  };
+  return network;
 }
 
-/** Removes them once the servers are stopped; nothing for loopback (or a state written before the setting existed). */
-export async function tearDownRehearsalNetwork(s: NetworkSettings & { readonly network?: string }): Promise<void> {
-  if (s.network === 'namespaces') await tearDownNetwork(rehearsalNetworkPlan(s));
+const NETWORKS: Record<RehearsalNetwork, (s: NetworkSettings) => RehearsalNetworkMode> = { loopback: loopbackNetwork, namespaces: namespacedNetwork };
+
+/**
+ * The network named by the setting: the one place the name is read. A state file from before the setting
+ * existed (or a hand-made one) names none: loopback, nothing to make or remove.
+ */
+export function rehearsalNetwork(s: Pick<ResolvedSettings, 'addressBlock'> & { readonly network?: string }, deployment?: RehearsedDeployment): RehearsalNetworkMode {
+  return (NETWORKS[s.network as RehearsalNetwork] ?? loopbackNetwork)({ addressBlock: s.addressBlock, deployment });
+}
+
+/** The address plan of settings (loopback unless they name another network). */
+export function addressPlan(s: Pick<ResolvedSettings, 'addressBlock' | 'replicas'> & { readonly network?: RehearsalNetwork }): AddressPlan {
+  return rehearsalNetwork(s).addressPlan(s.replicas);
 }

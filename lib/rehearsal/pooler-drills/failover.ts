@@ -71,7 +71,7 @@ export async function poolerFailoverDrill(r: Rehearsal, host: PoolerHost, login:
     failoverAt = Date.now();
     report = await r.failover();
     promotedAt = Date.now();
-    const promoted = rehearsalAwsNames(r.settings).instanceEndpoint(report.newWriter);
+    const promoted = rehearsalAwsNames(r.rehearsed).instanceEndpoint(report.newWriter);
     const want = (p: { home: string }): string => (p.home === promoted ? host.values.WriterInstanceEndpoint! : p.home);
     await waitUntil(() => acks.some((a) => a.at > promotedAt), 30_000, 200);
     const repointed = await waitUntil(() => routed.every((p) => poolHost(p.name) === want(p)), 20_000);

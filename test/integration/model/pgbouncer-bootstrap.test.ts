@@ -156,7 +156,7 @@ live('the bootstrap on a rehearsal host', () => {
     const spec = bootedSpec();
     for (const [path, text] of referenceFiles(spec, host.values)) expect([path, readFileSync(fleetPath(host.root, path), 'utf8')]).toEqual([path, text]);
     // AWS-shaped names, resolved by the host's hosts file; the cluster endpoint's moves at failover.
-    const names = rehearsalAwsNames(r.settings);
+    const names = rehearsalAwsNames(r.rehearsed);
     expect([host.values.ClusterEndpoint, host.values.ReaderEndpoints]).toEqual([names.clusterEndpoint(REHEARSAL_CLUSTER), `${names.instanceEndpoint('replica1')} ${names.instanceEndpoint('replica2')}`]);
     const authFile = fleetPath(host.root, FLEET_PATHS.authFile);
     expect(readFileSync(authFile, 'utf8')).toBe(`"${server.username}" "${server.password}"\n"${consumer.username}" "${derivedScramVerifier(consumer.username, consumer.password)}"\n`);
@@ -381,7 +381,7 @@ live('the bootstrap on a rehearsal host', () => {
     // AWS fact aurora-failover-target-restarts: the promoted reader restarts, so no read-only server connection
     // outlives its promotion, and each new one is checked at login (without the guard: every read until the re-point).
     expect(f.readsFromWriter).toBe(0);
-    const promoted = rehearsalAwsNames(r.settings).instanceEndpoint(f.promoted);
+    const promoted = rehearsalAwsNames(r.rehearsed).instanceEndpoint(f.promoted);
     const homes = host!.values.ReaderEndpoints!.split(' ');
     const onPromoted = planFleetProcesses(spec).filter((p) => (p.listener === 'readOnly' || p.listener === 'readOnlySession') && homes[Number(p.target.slice('reader'.length)) - 1] === promoted);
     expect(f.reads).toBeGreaterThan(0);

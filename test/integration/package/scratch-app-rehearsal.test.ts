@@ -131,7 +131,7 @@ live.each(ENGINES)('the README\'s three-stack app with $engine, rehearsed from i
   }, 960_000);
 
   afterAll(async () => {
-    const namespaces = rehearsal === undefined ? [] : rehearsalNetworkPlan(rehearsal.settings).namespaces;
+    const namespaces = rehearsal === undefined ? [] : rehearsalNetworkPlan(rehearsal.rehearsed).namespaces;
     const hostNamespace = new RegExp(`^apk${addressBlock.split('.')[2]}-host\\d+$`);
     let down = '';
     try {
@@ -158,7 +158,7 @@ live.each(ENGINES)('the README\'s three-stack app with $engine, rehearsed from i
     containers = rehearsal!.deploymentFleet()?.hosts.map((h) => h.booted.container.pid) ?? [];
     expect(upOutput).toMatch(/^rehearsal up in [\d.]+ s/);
     expect(upOutput).toMatch(/^rehearsing .*; 2 consumers; region /m);
-    expect(rehearsal!.settings.deployment?.from).toBe(synths.get(engine)!.outdir);
+    expect(rehearsal!.rehearsed.deployment?.from).toBe(synths.get(engine)!.outdir);
     if (engine === 'PgBouncer') expect(status.fleet?.hosts.map((h) => h.alive)).toEqual([true, true]);
     else expect(status.fleet).toBeUndefined();
     // How long `up --from` took, for the suite's time budget.

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { budgetLeftovers, formatNotReproduced, isAlive, Rehearsal, WorkDirLayout, type RehearsalState, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome, query } from '../../../lib/rehearsal';
+import { budgetLeftovers, formatNotReproduced, isAlive, Rehearsal, WorkDirLayout, type RehearsalState, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalFromDeployment, rehearsalNetworkPlan, simulateInvocations, type InvocationOutcome, query } from '../../../lib/rehearsal';
 import { SUITE_BLOCKS } from '../../support/loopback-blocks';
 import { liveUnavailable } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
@@ -44,8 +44,7 @@ describe('the deployment a rehearsal derives from cdk.out', () => {
 
   test('GIVEN more read-only endpoints WHEN reduced THEN every endpoint gets an address in its VPC', () => {
     const { dir } = synthesizeReferenceApp({ readOnlyEndpoints: '3' });
-    const settings = { ...settingsFromDeployment(dir), addressBlock: '127.0.48' };
-    const plan = rehearsalNetworkPlan(settings);
+    const plan = rehearsalNetworkPlan({ addressBlock: '127.0.48', deployment: rehearsalFromDeployment(dir).deployment });
     expect(plan.consumers).toHaveLength(1);
     expect(plan.consumers[0]!.endpoints).toHaveLength(4);
     expect(new Set(plan.consumers[0]!.endpoints.map((e) => e.address)).size).toBe(4);
@@ -65,11 +64,12 @@ live.each([
   let started: Awaited<ReturnType<typeof startRehearsal>> | undefined;
 
   beforeAll(async () => {
-    started = await startRehearsal('fromDeploymentSuite', { ...settingsFromDeployment(source()), comparisonProxies: false, maxConnections: 40 });
+    const { settings, deployment } = rehearsalFromDeployment(source());
+    started = await startRehearsal('fromDeploymentSuite', { ...settings, comparisonProxies: false, maxConnections: 40 }, deployment);
   }, 180_000);
 
   afterAll(async () => {
-    const namespaces = started === undefined ? [] : rehearsalNetworkPlan(started.rehearsal.settings).namespaces;
+    const namespaces = started === undefined ? [] : rehearsalNetworkPlan(started.rehearsal.rehearsed).namespaces;
     const cgroup = started === undefined ? undefined : rehearsalCgroupName(started.rehearsal.settings);
     await stopRehearsal(started);
     expect((await listNamespaces()).filter((n) => namespaces.includes(n))).toEqual([]);
@@ -112,10 +112,10 @@ live.each([
 // One after the other on the suite's block: the cloud assembly's hosts boot from its Fn::Sub user data, the
 // plan's from the pgbouncer-proxy module's template rendered by Terraform.
 live.each([
-  ['cdk.out of the reference app with the PgBouncer engine', (): Parameters<typeof settingsFromDeployment> => [synthesizeReferenceApp({ proxyEngine: 'pgbouncer' }).dir]],
+  ['cdk.out of the reference app with the PgBouncer engine', (): Parameters<typeof rehearsalFromDeployment> => [synthesizeReferenceApp({ proxyEngine: 'pgbouncer' }).dir]],
   [
     'the plan of examples/complete-pgbouncer',
-    (): Parameters<typeof settingsFromDeployment> => {
+    (): Parameters<typeof rehearsalFromDeployment> => {
       const { file, terraform } = planWithModules(COMPLETE_PGBOUNCER_EXAMPLE);
       return [file, terraform];
     },
@@ -125,11 +125,12 @@ live.each([
 
   beforeAll(async () => {
     // The fleet boots its hosts from the deployment's user data: the packages object is built on the first boot.
-    started = await startRehearsal('fromDeploymentSuite', { ...settingsFromDeployment(...source()), comparisonProxies: false, maxConnections: 60 });
+    const { settings, deployment } = rehearsalFromDeployment(...source());
+    started = await startRehearsal('fromDeploymentSuite', { ...settings, comparisonProxies: false, maxConnections: 60 }, deployment);
   }, 900_000);
 
   afterAll(async () => {
-    const namespaces = started === undefined ? [] : rehearsalNetworkPlan(started.rehearsal.settings).namespaces;
+    const namespaces = started === undefined ? [] : rehearsalNetworkPlan(started.rehearsal.rehearsed).namespaces;
     const containers = started?.rehearsal.deploymentFleet()?.hosts.map((h) => h.booted.container.pid) ?? [];
     const workDir = started?.workDir;
     await stopRehearsal(started);
@@ -182,26 +183,26 @@ live('a failed up --from', () => {
   test('GIVEN a deployment whose consumer user the role bootstrap refuses WHEN up fails after the network, budgets and servers exist THEN nothing is left: no process, namespace, link or cgroup', async () => {
     // GIVEN: a consumer logging in as a reserved name, which the bootstrap refuses once the writer runs
     const { dir } = synthesizeReferenceApp();
-    const settings = settingsFromDeployment(dir);
+    const { settings, deployment: reference } = rehearsalFromDeployment(dir);
     const reserved = <T extends { user?: string; name?: string }>(x: T, key: 'user' | 'name'): T => ({ ...x, [key]: 'pg_reader' });
     const deployment = {
-      ...settings.deployment!,
-      consumers: settings.deployment!.consumers.map((c, i) => (i === 0 ? reserved(c, 'user') : c)),
-      databaseRoles: settings.deployment!.databaseRoles.map((r) => (r.name === settings.deployment!.consumers[0]!.user ? reserved(r, 'name') : r)),
+      ...reference,
+      consumers: reference.consumers.map((c, i) => (i === 0 ? reserved(c, 'user') : c)),
+      databaseRoles: reference.databaseRoles.map((r) => (r.name === reference.consumers[0]!.user ? reserved(r, 'name') : r)),
     };
     const workDir = mkdtempSync(join(tmpdir(), 'rehearsal-test-'));
     chmodSync(workDir, 0o755);
     const addressBlock = SUITE_BLOCKS.fromDeploymentSuite.block;
     try {
       // WHEN
-      await expect(Rehearsal.up({ ...settings, deployment, workDir, addressBlock, replicas: 1, comparisonProxies: false, maxConnections: 40 })).rejects.toThrow(/pg_reader starts with pg_ or rds/);
+      await expect(Rehearsal.up({ settings: { ...settings, workDir, addressBlock, replicas: 1, comparisonProxies: false, maxConnections: 40 }, deployment })).rejects.toThrow(/pg_reader starts with pg_ or rds/);
 
       // THEN
       const state = JSON.parse(readFileSync(new WorkDirLayout(workDir).stateFile, 'utf8')) as RehearsalState;
       const pids = state.processes.map((p) => p.pid);
       expect(pids.length).toBeGreaterThan(0);
       expect(pids.filter((pid) => isAlive(pid))).toEqual([]);
-      const plan = rehearsalNetworkPlan({ addressBlock, deployment, network: 'namespaces' } as never);
+      const plan = rehearsalNetworkPlan({ addressBlock, deployment });
       expect((await listNamespaces()).filter((n) => plan.namespaces.includes(n))).toEqual([]);
       expect(execLinks().filter((l) => l.startsWith(plan.prefix))).toEqual([]);
       expect(budgetLeftovers(rehearsalCgroupName({ addressBlock }))).toEqual([]);
@@ -214,10 +215,10 @@ live('a failed up --from', () => {
 live('up --from a deployment without a role bootstrap', () => {
   test('GIVEN the reference app with its role bootstrap left out WHEN up runs and its consumers log in THEN no role is made and their logins fail, as on AWS', async () => {
     // GIVEN: what the topology reader gives for a deployment with no Custom::DatabaseRoles (test/rehearsal/role-bootstraps.test.ts)
-    const settings = settingsFromDeployment(synthesizeReferenceApp().dir);
-    const deployment = { ...settings.deployment!, databaseRoles: [], roleBootstraps: [] };
+    const rehearsal = rehearsalFromDeployment(synthesizeReferenceApp().dir);
+    const deployment = { ...rehearsal.deployment, databaseRoles: [], roleBootstraps: [] };
     expect(formatNotReproduced(deployment)).toContain('no role bootstrap in the deployment: no database role is made');
-    const started = await startRehearsal('fromDeploymentSuite', { ...settings, deployment, comparisonProxies: false, maxConnections: 40 });
+    const started = await startRehearsal('fromDeploymentSuite', { ...rehearsal.settings, comparisonProxies: false, maxConnections: 40 }, deployment);
     try {
       // WHEN
       const writer = started.rehearsal.consumers().find((c) => c.role === 'READ_WRITE')!;

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TABLE_NAME } from '../../../lambda/src/schema';
-import { findLambdaRuntime, listNamespaces, query, rehearsalNetworkPlan, settingsFromDeployment, simulateInvocations, type InvocationOutcome } from '../../../lib/rehearsal';
+import { findLambdaRuntime, listNamespaces, query, rehearsalFromDeployment, rehearsalNetworkPlan, simulateInvocations, type InvocationOutcome } from '../../../lib/rehearsal';
 import { liveUnavailable } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
 import { readDeploymentContext } from '../../../lib/reference-app/app-context';
@@ -62,11 +62,12 @@ live('the reference app\'s consumers under the Lambda runtime interface emulator
       const settings = readDeploymentContext(app);
       new ReferenceDeployment(app, settings.stackName, settings);
     }, { 'aws:cdk:bundling-stacks': ['**'] });
-    started = await startRehearsal('lambdaRieSuite', { ...settingsFromDeployment(cdkOut), comparisonProxies: false, maxConnections: 40 });
+    const { settings, deployment } = rehearsalFromDeployment(cdkOut);
+    started = await startRehearsal('lambdaRieSuite', { ...settings, comparisonProxies: false, maxConnections: 40 }, deployment);
   }, 240_000);
 
   afterAll(async () => {
-    const namespaces = started === undefined ? [] : rehearsalNetworkPlan(started.rehearsal.settings).namespaces;
+    const namespaces = started === undefined ? [] : rehearsalNetworkPlan(started.rehearsal.rehearsed).namespaces;
     await stopRehearsal(started);
     expect((await listNamespaces()).filter((n) => namespaces.includes(n))).toEqual([]);
     rmSync(scratch, { recursive: true, force: true });

@@ -6,15 +6,15 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isAlive, Rehearsal, type RehearsalSettings } from '../../../lib/rehearsal';
+import { isAlive, Rehearsal, type RehearsalSettings, type RehearsedDeployment } from '../../../lib/rehearsal';
 import { SUITE_BLOCKS, type SuiteBlockUser } from '../../support/loopback-blocks';
 
-/** Small and fast: 2 replicas, fsync off, short borrow timeout. */
-export async function startRehearsal(blockUser: SuiteBlockUser, overrides: RehearsalSettings = {}): Promise<{ rehearsal: Rehearsal; workDir: string; pids: number[] }> {
+/** Small and fast: 2 replicas, fsync off, short borrow timeout; of `deployment` when given. */
+export async function startRehearsal(blockUser: SuiteBlockUser, overrides: RehearsalSettings = {}, deployment?: RehearsedDeployment): Promise<{ rehearsal: Rehearsal; workDir: string; pids: number[] }> {
   const workDir = mkdtempSync(join(tmpdir(), 'rehearsal-test-'));
   // The servers run as postgres and must traverse it.
   chmodSync(workDir, 0o755);
-  const rehearsal = await Rehearsal.up({
+  const settings: RehearsalSettings = {
     workDir,
     addressBlock: SUITE_BLOCKS[blockUser].block,
     replicas: 2,
@@ -22,7 +22,8 @@ export async function startRehearsal(blockUser: SuiteBlockUser, overrides: Rehea
     pool: { maxConnectionsPercent: 50, maxIdleConnectionsPercent: 10, connectionBorrowTimeoutSeconds: 30 },
     healthCheckIntervalMs: 250,
     ...overrides,
-  });
+  };
+  const rehearsal = await Rehearsal.up(deployment === undefined ? settings : { settings, deployment });
   const pids = (await rehearsal.status()).processes.map((p) => p.pid);
   return { rehearsal, workDir, pids };
 }

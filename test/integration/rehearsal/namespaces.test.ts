@@ -36,7 +36,7 @@ live("a rehearsal with network 'namespaces'", () => {
     await stopRehearsal(started);
   }, 60_000);
 
-  const consumer = () => consumerVpcEndpoints(started!.rehearsal.settings);
+  const consumer = () => consumerVpcEndpoints(started!.rehearsal.rehearsed);
 
   /** The consumers' own connection code, in the app namespace. */
   const probe = (host: string, role: EndpointRole, tls: TlsConfig): Promise<ProbeOutcome> => {
@@ -47,7 +47,7 @@ live("a rehearsal with network 'namespaces'", () => {
   };
 
   test('GIVEN the rehearsal up WHEN its servers are inspected THEN they listen on the namespace addresses, inside the data namespace', () => {
-    const plan = rehearsalNetworkPlan(started!.rehearsal.settings);
+    const plan = rehearsalNetworkPlan(started!.rehearsal.rehearsed);
     expect(started!.rehearsal.plan.writer).toBe('198.18.47.2');
     const dataNs = `net:[${statSync(`/run/netns/${plan.dataNamespace}`).ino}]`;
     const servers = status.processes.filter((p) => p.kind !== 'health-supervisor');
@@ -132,8 +132,8 @@ live("a rehearsal with network 'namespaces'", () => {
 
   test('GIVEN the cluster endpoint by name WHEN the writer fails over THEN every namespace resolves it to the promoted instance', async () => {
     const run = started!.rehearsal;
-    const cluster = rehearsalAwsNames(run.settings).clusterEndpoint(REHEARSAL_CLUSTER);
-    const plan = rehearsalNetworkPlan(run.settings);
+    const cluster = rehearsalAwsNames(run.rehearsed).clusterEndpoint(REHEARSAL_CLUSTER);
+    const plan = rehearsalNetworkPlan(run.rehearsed);
     const resolve = (ns: string) => execFileSync('ip', ['netns', 'exec', ns, 'getent', 'hosts', cluster], { encoding: 'utf8' }).split(/\s+/)[0];
     for (const ns of plan.namespaces) expect([ns, resolve(ns)]).toEqual([ns, run.plan.writer]);
     const report = await run.failover();
@@ -141,7 +141,7 @@ live("a rehearsal with network 'namespaces'", () => {
   }, 60_000);
 
   test('GIVEN the rehearsal WHEN brought down THEN its namespaces are gone too', async () => {
-    const namespaces = rehearsalNetworkPlan(started!.rehearsal.settings).namespaces;
+    const namespaces = rehearsalNetworkPlan(started!.rehearsal.rehearsed).namespaces;
     await stopRehearsal(started);
     started = undefined;
     const left = await listNamespaces();
@@ -158,11 +158,11 @@ live('network namespaces without root', () => {
     chmodSync(dir, 0o755);
     const entry = join(dir, 'entry.ts');
     writeFileSync(entry, `
-      import { effectiveNetwork } from ${JSON.stringify(join(__dirname, '..', '..', '..', 'lib', 'rehearsal', 'network', 'rehearsal-network'))};
+      import { rehearsalNetwork } from ${JSON.stringify(join(__dirname, '..', '..', '..', 'lib', 'rehearsal', 'network', 'rehearsal-network'))};
       import { resolveSettings } from ${JSON.stringify(join(__dirname, '..', '..', '..', 'lib', 'rehearsal', 'settings'))};
       const warnings: string[] = [];
       process.on('warning', (w) => warnings.push(w.name + ': ' + w.message));
-      const network = effectiveNetwork(resolveSettings({ network: 'namespaces' }, '/tmp')).network;
+      const network = rehearsalNetwork(resolveSettings({ network: 'namespaces' }, '/tmp')).available().name;
       setImmediate(() => console.log(JSON.stringify({ network, warnings })));`);
     const bundle = join(dir, 'fallback.js');
     buildSync({ entryPoints: [entry], bundle: true, platform: 'node', outfile: bundle, logLevel: 'silent' });
