@@ -21,6 +21,7 @@ import { ENV_VARS, consumerEnvironment, type ConsumerDeployment, type EndpointRo
 import { RehearsalConfigError } from './errors';
 import { findLambdaRuntime, type LambdaRuntime } from './lambda-runtime';
 import { hostCommand } from './network/host-command';
+import { isAlive } from './processes';
 import type { Endpoint } from './types';
 
 export type HandlerName = 'read' | 'write';
@@ -263,16 +264,17 @@ async function startContainer(options: SimulationOptions, runtime: LambdaRuntime
   let emulatorPid: number | undefined;
   const terminate = async (): Promise<void> => {
     // The runtime first (the emulator reaps it), then the emulator (the relay reaps it and exits), then the relay.
-    if (emulatorPid !== undefined) {
-      for (const pid of descendants(emulatorPid)) kill(pid, 'SIGKILL');
-      kill(emulatorPid, 'SIGKILL');
-    }
+    const killed = emulatorPid === undefined ? [] : [...descendants(emulatorPid), emulatorPid];
+    for (const pid of killed) kill(pid, 'SIGKILL');
     if (relay.exitCode === null && relay.signalCode === null) {
       const timer = setTimeout(() => relay.kill('SIGKILL'), STOP_TIMEOUT_MS);
       if (emulatorPid === undefined) relay.kill('SIGTERM');
       await exited;
       clearTimeout(timer);
     }
+    // SIGKILL is delivered at once, but a busy machine takes a while to tear a process down: stopped means gone.
+    const deadline = Date.now() + STOP_TIMEOUT_MS;
+    while (killed.some(isAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   };
 
   const next = (label: string, timeoutMs: number): Promise<RelayMessage> =>
