@@ -77,3 +77,16 @@ export interface RehearsalSpec {
    */
   readonly deployment?: RehearsedDeployment;
 }
+
+/**
+ * Where everything listens: hosts at .2, .3, ... like separate machines; endpoints at .101 and up; in
+ * the loopback block, or with `network: 'namespaces'` at the same last octets of the block's 198.18 /24.
+ */
+export interface AddressPlan {
+  readonly writer: string;
+  readonly replicas: ReadonlyArray<string>;
+  readonly readWrite: string;
+  readonly readOnly: string;
+  readonly haproxy: string;
+  readonly pgpool: string;
+}

@@ -9,7 +9,7 @@ import type { EndpointRole } from '../model/vocabulary';
 import { WorkDirLayout, type NodePaths } from './layout';
 import type { TrackedProcess } from './processes';
 import type { RehearsedDeployment } from './rehearsed-deployment';
-import type { AddressPlan, ResolvedSettings } from './settings';
+import type { AddressPlan, ResolvedSettings } from './settings-types';
 import type { TlsFiles } from './tls';
 
 /** An endpoint of the RDS Proxy stand-in (pgbouncer.ts renders its files), sized from the settings that size the AWS proxy. */

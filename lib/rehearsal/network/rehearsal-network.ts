@@ -21,7 +21,9 @@ import { RehearsalConfigError } from '../errors';
 import { assertAddressesFree, type Listener } from '../preflight';
 import type { RehearsedDeployment } from '../rehearsed-deployment';
 import { parseAddressBlock, REHEARSAL_MAX_REPLICAS } from '../rules';
-import type { RehearsalNetwork, ResolvedSettings } from '../settings-types';
+import type { AddressPlan, RehearsalNetwork, ResolvedSettings } from '../settings-types';
+
+export type { AddressPlan } from '../settings-types';
 import type { PgBouncerEndpointSpec } from '../state';
 import { addressOf, consumerOf, networkPrefix, planNetwork, type NetworkPlan } from './plan';
 import { networkNamespacesUnavailable, rewriteHostsFiles, setUpNetwork, tearDownNetwork } from './setup';
@@ -48,19 +50,6 @@ export const CONSUMER_VPC = 'app';
  * layout), named even when undefined, so settings alone are never taken for a deployment's network.
  */
 export type NetworkSettings = Pick<ResolvedSettings, 'addressBlock'> & { readonly deployment: RehearsedDeployment | undefined };
-
-/**
- * Where everything listens: hosts at .2, .3, ... like separate machines; endpoints at .101 and up; in
- * the loopback block, or with `network: 'namespaces'` at the same last octets of the block's 198.18 /24.
- */
-export interface AddressPlan {
-  readonly writer: string;
-  readonly replicas: ReadonlyArray<string>;
-  readonly readWrite: string;
-  readonly readOnly: string;
-  readonly haproxy: string;
-  readonly pgpool: string;
-}
 
 /** The servers' last octets, the same on loopback and in the data VPC. */
 const HOST = { writer: 2, firstReplica: 3, readWrite: 101, readOnly: 102, haproxy: 103, pgpool: 104 } as const;
