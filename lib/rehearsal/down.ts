@@ -27,9 +27,8 @@ function isRunning(proc: TrackedProcess): boolean {
 }
 
 /**
- * Stops the processes: the health checker's supervisor first (with its group, the checker, which would
- * restart PgBouncer processes meanwhile), then the rest newest first; returns the pids that survived
- * SIGKILL (none on success).
+ * Stops the processes: the supervisor first (with its group, the checker; it would restart the PgBouncer
+ * processes meanwhile), then the rest newest first; returns the pids that survived SIGKILL (none on success).
  */
 export async function stopTracked(processes: ReadonlyArray<TrackedProcess>): Promise<number[]> {
   const leftover: number[] = [];

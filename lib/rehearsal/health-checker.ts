@@ -1,20 +1,20 @@
 /**
  * The health checker RDS Proxy has built in and PgBouncer lacks: PgBouncer never notices that a server
  * died or that a replica was promoted. Every interval this probes each instance (TLS login,
- * pg_is_in_recovery()), then brings the PgBouncer processes (poolers.ts) in line:
+ * pg_is_in_recovery()), then re-points the PgBouncer processes (poolers.ts), RDS Proxy's own behaviour:
  * - read/write endpoint: every process re-pointed at the instance that is not in recovery (RELOAD each);
  * - read-only endpoint: a group of processes per live replica: a dead or promoted replica's group is
- *   stopped, a replica that joined or came back gets one (the others RELOAD their [peers]);
- * - any PgBouncer process that died is started again with its own ini (so_reuseport: the endpoint's
- *   other processes took its new connections meanwhile).
+ *   stopped, a replica that joined or came back gets one (the others RELOAD their [peers]).
+ * A PgBouncer process that exits is not its business: the supervisor starts it again, as systemd does on a
+ * PgBouncer engine host, where the host agent re-points.
  *
- * It runs as its own process, child of its supervisor (health-supervisor.ts: restarted when it exits),
+ * It runs as its own process, child of the supervisor (health-supervisor.ts: restarted when it exits),
  * so it keeps watching after the CLI that started the rehearsal has exited. It writes what it saw to
  * the health file.
  */
 import { WorkDirLayout } from './layout';
 import { serverOsUser, type OsUser } from './os-user';
-import { poolerContext, Poolers } from './poolers';
+import { Poolers } from './poolers';
 import { adminTarget } from './postgres';
 import { readSecrets, type Secrets } from './secrets';
 import { query, sleep } from './sql';
@@ -31,12 +31,11 @@ export async function probeNode(state: RehearsalState, secrets: Secrets, node: N
   }
 }
 
-/** How long a round waits for a new PgBouncer process to answer. */
+/** How long a round waits for a new group's PgBouncer processes to answer. */
 const POOLER_START_TIMEOUT_MS = 5000;
 
 export class HealthChecker {
   private reloads = 0;
-  private restarts = 0;
   private stopped = false;
   private readonly layout: WorkDirLayout;
   private readonly user: OsUser | undefined;
@@ -54,7 +53,7 @@ export class HealthChecker {
     return state;
   }
 
-  /** One round: probe, bring the poolers in line, restart crashed ones, report. */
+  /** One round: probe, re-point the poolers, report. */
   async checkOnce(): Promise<HealthReport> {
     // Re-read each round: failover() records the writer it promoted, addReplica() the nodes.
     const state = this.state();
@@ -64,7 +63,7 @@ export class HealthChecker {
     // Two writers only after a split brain (an old writer restarted): trust the one failover chose.
     const writer = writers.find((n) => n.name === state.writerName) ?? writers[0];
     const liveReplicas = results.filter((r) => r.role === 'replica').map((r) => r.node.address);
-    const poolers = new Poolers(poolerContext(state, this.layout, secrets, this.user));
+    const poolers = new Poolers({ layout: this.layout, pgbouncer: state.pgbouncer, secrets, user: this.user });
     const errors: string[] = [];
     const step = async (what: string, change: () => Promise<unknown>): Promise<void> => {
       try {
@@ -96,10 +95,6 @@ export class HealthChecker {
         });
       }
     }
-    await step('pgbouncer', async () => {
-      this.restarts += (await poolers.restartDead(POOLER_START_TIMEOUT_MS)).length;
-    });
-
     const report: HealthReport = {
       checkedAt: new Date().toISOString(),
       pid: process.pid,
@@ -108,7 +103,6 @@ export class HealthChecker {
       readWriteHosts: poolers.hosts('readWrite'),
       readOnlyHosts: poolers.hosts('readOnly'),
       reloads: this.reloads,
-      poolerRestarts: this.restarts,
       ...(errors.length === 0 ? {} : { lastError: errors.join('; ') }),
     };
     writeHealth(this.layout.healthFile, report);

@@ -2,7 +2,7 @@
  * Is the health checker actually watching? Its report says what it saw, not that it still looks: a
  * checker that died leaves its last report behind, which would read as healthy. So `status` judges the
  * report: stale when older than a few intervals, or when the pid that wrote it is no longer a running
- * health checker; and it says what the supervisor did (restarts, giving up).
+ * health checker; and it says what the supervisor did (restarts, giving up, on the checker and the PgBouncer processes).
  */
 import { readFileSync } from 'node:fs';
 import { readSupervisorReport, type SupervisorReport } from './health-supervisor';
@@ -44,7 +44,8 @@ export function assessHealthChecker(e: HealthEvidence): HealthCheckerStatus {
   }
   const state: HealthCheckerStatus['state'] = e.report === undefined ? 'missing' : problems.length > 0 ? 'stale' : 'fresh';
   if (e.supervisor?.gaveUp !== undefined) problems.push(`the supervisor gave up restarting it: ${e.supervisor.gaveUp}`);
-  else if (!e.supervisorRunning) problems.push('the supervisor is not running: nothing restarts the checker if it exits');
+  if (!e.supervisorRunning) problems.push('the supervisor is not running: nothing restarts the checker if it exits');
+  for (const [name, why] of Object.entries(e.supervisor?.failedPoolers ?? {})) problems.push(`the supervisor gave up restarting ${name}: ${why}`);
   return {
     state,
     ...(problems.length > 0 ? { problems } : {}),
@@ -54,6 +55,7 @@ export function assessHealthChecker(e: HealthEvidence): HealthCheckerStatus {
     ...(e.supervisor === undefined ? {} : { supervisorPid: e.supervisor.pid }),
     supervisorRunning: e.supervisorRunning,
     restarts: e.supervisor?.restarts ?? 0,
+    poolerRestarts: e.supervisor?.poolerRestarts ?? 0,
   };
 }
 

@@ -12,7 +12,7 @@ export * from './lambda-runtime';
 export * from './loopback-blocks';
 export { WorkDirLayout, tlsPaths, type NodePaths, type PgBouncerPaths, type HaproxyPaths, type PgpoolPaths, type TlsPaths } from './layout';
 export { HealthChecker } from './health-checker';
-export { DEFAULT_RESTART_POLICY, launchHealthSupervisor, readSupervisorReport, restartDelay, type RestartPolicy, type SupervisorReport } from './health-supervisor';
+export { launchHealthSupervisor, readSupervisorReport, StartLimit, UNIT_RESTART_POLICY, type RestartPolicy, type StartLimitOverride, type SupervisorReport } from './health-supervisor';
 export { assessHealthChecker, healthStaleAfterMs, type HealthEvidence } from './health-status';
 export { renderHaproxyConfig, renderPgpoolConfig, renderPgpoolHba } from './peers';
 export { endpointListener, pgBouncerPoolSizes, standInFiles, standInProcess, type PgBouncerPoolSizes, type StandInValues } from './pgbouncer';

@@ -4,19 +4,21 @@
  * writer, the read-only endpoint for each live replica), all on the endpoint's address:port.
  *
  * Which processes exist lives in the pooler registry (WorkDirLayout.poolersFile), not in state.json:
- * after `up`, the health checker is the one that starts a group for a replica that joined, stops the
- * group of one that died, and restarts a process that crashed, each tracked by pid at once. `down`
- * and `status` read the registry alongside the state.
+ * after `up`, the health checker starts a group for a replica that joined and stops the group of one
+ * that died, and the supervisor (health-supervisor.ts) starts again a process that exited; both write the
+ * registry, so every change is a read-modify-write under its lock, and a record leaves the registry before
+ * its process is stopped (the supervisor never restarts what the checker stops). `down` and `status` read it
+ * alongside the state.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import type { PgBouncerPaths, WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { fleetProcessName } from '../model/pgbouncer-fleet-files';
 import { PGBOUNCER_MAX_PEER_ID } from '../model/pgbouncer-ini';
-import { endpointListener, launchPooler, reloadPooler, restartPooler, standInFiles, standInProcess, stopPooler, waitPoolerReady, writeStandInFiles, type PoolerLaunch } from './pgbouncer';
-import { isOurs, type TrackedProcess } from './processes';
+import { endpointListener, launchPooler, reloadPooler, standInFiles, standInProcess, stopPooler, waitPoolerReady, writeStandInFiles, type PoolerLaunch } from './pgbouncer';
+import { isAlive, isOurs, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
-import { writeAtomic, type PgBouncerEndpointSpec, type RehearsalState } from './state';
+import { writeAtomic, type PgBouncerEndpointSpec, type PgBouncerState, type RehearsalState } from './state';
 
 export type PoolerEndpoint = 'readWrite' | 'readOnly';
 
@@ -39,6 +41,46 @@ export function readPoolers(layout: WorkDirLayout): PoolerRecord[] {
   return [...(JSON.parse(readFileSync(layout.poolersFile, 'utf8')) as PoolerRegistry).poolers];
 }
 
+const LOCK_TIMEOUT_MS = 5000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Runs `change` on the registry's records and saves what it returns, under the registry's lock (a file made
+ * with O_EXCL holding the owner's pid; one whose owner is gone is taken over). Synchronous, so the lock is
+ * held for a read, a spawn at most, and a rename. Returns the records as they were.
+ */
+export function updatePoolers(layout: WorkDirLayout, change: (records: PoolerRecord[]) => PoolerRecord[]): PoolerRecord[] {
+  const lock = `${layout.poolersFile}.lock`;
+  const deadline = Date.now() + LOCK_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const fd = openSync(lock, 'wx', 0o644);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      let owner = 0;
+      try {
+        owner = Number(readFileSync(lock, 'utf8')) || 0;
+      } catch {
+        continue; // Released in between.
+      }
+      // An owner that died with the lock held: take it over (the registry itself is only ever renamed into place).
+      if (owner > 0 && !isAlive(owner)) rmSync(lock, { force: true });
+      else if (Date.now() > deadline) throw new Error(`the pooler registry ${layout.poolersFile} stayed locked by pid ${owner} for ${LOCK_TIMEOUT_MS} ms`);
+      else Atomics.wait(pause, 0, 0, 2);
+    }
+  }
+  try {
+    const before = readPoolers(layout);
+    writeAtomic(layout.poolersFile, `${JSON.stringify({ poolers: change([...before]) } satisfies PoolerRegistry, null, 2)}\n`, 0o644);
+    return before;
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
 /** What a rehearsal tracks: the state's processes, then the PgBouncer processes of the registry. */
 export function trackedProcesses(layout: WorkDirLayout, state: RehearsalState): TrackedProcess[] {
   const listed = new Set(state.processes.map((p) => p.pid));
@@ -48,18 +90,9 @@ export function trackedProcesses(layout: WorkDirLayout, state: RehearsalState): 
 /** What managing the poolers needs; start.ts and the health checker build it from the state. */
 export interface PoolerContext {
   readonly layout: WorkDirLayout;
-  readonly endpoints: Readonly<Record<PoolerEndpoint, PgBouncerEndpointSpec>>;
-  /** The PgBouncer 1.25.2 binary (binaries.ts). */
-  readonly program: string;
+  readonly pgbouncer: PgBouncerState;
   readonly secrets: Secrets;
   readonly user: OsUser | undefined;
-  /** The pooler host's CPU budget (PgBouncerState.cgroupProcsFiles). */
-  readonly cgroupProcsFiles: ReadonlyArray<string>;
-}
-
-/** The context from a rehearsal's state (start.ts and the health checker both build it so). */
-export function poolerContext(state: RehearsalState, layout: WorkDirLayout, secrets: Secrets, user: OsUser | undefined): PoolerContext {
-  return { layout, endpoints: { readWrite: state.pgbouncer.readWrite, readOnly: state.pgbouncer.readOnly }, program: state.pgbouncer.program, secrets, user, cgroupProcsFiles: state.pgbouncer.cgroupProcsFiles ?? [] };
 }
 
 export function poolerName(endpoint: PoolerEndpoint, peerId: number): string {
@@ -71,22 +104,21 @@ export function poolerPaths(layout: WorkDirLayout, spec: PgBouncerEndpointSpec, 
   return layout.pgbouncer(fleetProcessName({ listener: endpointListener(spec), peerId }));
 }
 
+/** How a record's process is started (the checker's new groups and the supervisor's restarts alike). */
+export function poolerLaunch(layout: WorkDirLayout, pgbouncer: PgBouncerState, user: OsUser | undefined, record: Pick<PoolerRecord, 'endpoint' | 'peerId'>): PoolerLaunch {
+  const spec = pgbouncer[record.endpoint];
+  return { spec, paths: poolerPaths(layout, spec, record.peerId), name: poolerName(record.endpoint, record.peerId), program: pgbouncer.program, cwd: layout.pgbouncerDir, user, cgroupProcsFiles: pgbouncer.cgroupProcsFiles ?? [] };
+}
+
 /** Distinct values in first-seen order. */
 const distinct = (values: ReadonlyArray<string>): string[] => [...new Set(values)];
 
+/** RDS Proxy's re-pointing on the PgBouncer processes: groups started, stopped and re-pointed, the registry kept in step. */
 export class Poolers {
-  private records: PoolerRecord[];
-
-  constructor(private readonly ctx: PoolerContext) {
-    this.records = readPoolers(ctx.layout);
-  }
-
-  get all(): ReadonlyArray<PoolerRecord> {
-    return this.records;
-  }
+  constructor(private readonly ctx: PoolerContext) {}
 
   of(endpoint: PoolerEndpoint): PoolerRecord[] {
-    return this.records.filter((r) => r.endpoint === endpoint);
+    return readPoolers(this.ctx.layout).filter((r) => r.endpoint === endpoint);
   }
 
   /** The servers an endpoint pools for, in the order their groups started. */
@@ -94,26 +126,17 @@ export class Poolers {
     return distinct(this.of(endpoint).map((r) => r.host));
   }
 
-  private save(): void {
-    writeAtomic(this.ctx.layout.poolersFile, `${JSON.stringify({ poolers: this.records } satisfies PoolerRegistry, null, 2)}\n`, 0o644);
-  }
-
   private socketDir(endpoint: PoolerEndpoint, peerId: number): string {
-    return poolerPaths(this.ctx.layout, this.ctx.endpoints[endpoint], peerId).socketDir;
-  }
-
-  private launchOf(record: Omit<PoolerRecord, 'process'>): PoolerLaunch {
-    const paths = poolerPaths(this.ctx.layout, this.ctx.endpoints[record.endpoint], record.peerId);
-    return { spec: this.ctx.endpoints[record.endpoint], paths, name: poolerName(record.endpoint, record.peerId), program: this.ctx.program, cwd: this.ctx.layout.pgbouncerDir, user: this.ctx.user, cgroupProcsFiles: this.ctx.cgroupProcsFiles };
+    return poolerPaths(this.ctx.layout, this.ctx.pgbouncer[endpoint], peerId).socketDir;
   }
 
   private port(endpoint: PoolerEndpoint): number {
-    return this.ctx.endpoints[endpoint].listenPort;
+    return this.ctx.pgbouncer[endpoint].listenPort;
   }
 
   /** (Re)writes the endpoint's files from the records: its processes' pools, their [peers]. */
   private writeFiles(endpoint: PoolerEndpoint, records: ReadonlyArray<Omit<PoolerRecord, 'process'>> = this.of(endpoint)): void {
-    const spec = this.ctx.endpoints[endpoint];
+    const spec = this.ctx.pgbouncer[endpoint];
     const processes = records.map((r) => standInProcess(spec, r.peerId, r.host, r.slot));
     const writer = this.hosts('readWrite')[0] ?? records[0]?.host ?? spec.listenAddress;
     writeStandInFiles(this.ctx.layout.pgbouncerDir, standInFiles(spec, processes, this.ctx.layout.pgbouncerDir, { serverUser: this.ctx.secrets.readOnlyServerUser, writer }), this.ctx.user);
@@ -124,7 +147,7 @@ export class Poolers {
     this.writeFiles(endpoint);
     const failures: string[] = [];
     for (const r of this.of(endpoint)) {
-      // restartDead() starts a dead one with the new files.
+      // A dead one is the supervisor's: it starts with the new files.
       if (skip.has(r.peerId) || !isOurs(r.process)) continue;
       await reloadPooler(this.socketDir(endpoint, r.peerId), this.port(endpoint), this.ctx.secrets).catch((err: Error) => failures.push(`${r.process.name}: ${err.message}`));
     }
@@ -133,7 +156,7 @@ export class Poolers {
 
   /** Starts `processesPerTarget` processes for `host` on the endpoint, then tells the others about their new peers. */
   async startGroup(endpoint: PoolerEndpoint, host: string, timeoutMs: number): Promise<void> {
-    const count = this.ctx.endpoints[endpoint].processesPerTarget;
+    const count = this.ctx.pgbouncer[endpoint].processesPerTarget;
     const used = new Set(this.of(endpoint).map((r) => r.peerId));
     const fresh: Array<Omit<PoolerRecord, 'process'>> = [];
     for (let id = 1; fresh.length < count; id++) {
@@ -142,71 +165,54 @@ export class Poolers {
     }
     // The listener's [peers] names the whole endpoint, the new group included; the others RELOAD it below.
     this.writeFiles(endpoint, [...this.of(endpoint), ...fresh]);
-    const started: PoolerRecord[] = [];
+    const ids = new Set(fresh.map((f) => f.peerId));
     try {
-      for (const f of fresh) {
-        const record = { ...f, process: launchPooler(this.launchOf(f)) };
-        this.records.push(record);
-        started.push(record);
-        // Tracked by pid at once: whoever stops the rehearsal finds it even if this round dies here.
-        this.save();
-      }
+      // Tracked by pid at once: whoever stops the rehearsal finds it even if this round dies here.
+      const started = fresh.map((f) => {
+        const record = { ...f, process: launchPooler(poolerLaunch(this.ctx.layout, this.ctx.pgbouncer, this.ctx.user, f)) };
+        updatePoolers(this.ctx.layout, (rs) => [...rs, record]);
+        return record;
+      });
       await Promise.all(started.map((r) => waitPoolerReady(r.process, this.socketDir(endpoint, r.peerId), this.port(endpoint), this.ctx.secrets, timeoutMs)));
     } catch (err) {
-      await Promise.all(started.map((r) => stopPooler(r.process)));
-      const ids = new Set(fresh.map((f) => f.peerId));
-      this.records = this.records.filter((r) => !(r.endpoint === endpoint && ids.has(r.peerId)));
-      this.save();
+      const gone = updatePoolers(this.ctx.layout, (rs) => rs.filter((r) => !(r.endpoint === endpoint && ids.has(r.peerId)))).filter((r) => r.endpoint === endpoint && ids.has(r.peerId));
+      await Promise.all(gone.map((r) => stopPooler(r.process)));
       this.writeFiles(endpoint);
       throw err;
     }
-    await this.refresh(endpoint, new Set(fresh.map((f) => f.peerId)));
+    await this.refresh(endpoint, ids);
   }
 
   /** Stops the endpoint's group for `host` (a replica that died or became the writer). */
   async stopGroup(endpoint: PoolerEndpoint, host: string): Promise<void> {
-    const group = this.of(endpoint).filter((r) => r.host === host);
+    const inGroup = (r: PoolerRecord): boolean => r.endpoint === endpoint && r.host === host;
+    // Out of the registry first: the supervisor restarts only what is listed.
+    const group = updatePoolers(this.ctx.layout, (rs) => rs.filter((r) => !inGroup(r))).filter(inGroup);
     await Promise.all(group.map((r) => stopPooler(r.process)));
-    this.records = this.records.filter((r) => !group.includes(r));
-    this.save();
     await this.refresh(endpoint);
   }
 
   /** Points every process of the endpoint at `host` (the read/write endpoint after a failover). */
   async repoint(endpoint: PoolerEndpoint, host: string): Promise<void> {
-    this.records = this.records.map((r) => (r.endpoint === endpoint ? { ...r, host } : r));
-    this.save();
+    updatePoolers(this.ctx.layout, (rs) => rs.map((r) => (r.endpoint === endpoint ? { ...r, host } : r)));
     await this.refresh(endpoint);
   }
+}
 
-  /** Restarts every process that is gone, with its own ini; returns their names. */
-  async restartDead(timeoutMs = 5000): Promise<string[]> {
-    const restarted: string[] = [];
-    const failures: string[] = [];
-    for (const r of [...this.records]) {
-      if (isOurs(r.process)) continue;
-      try {
-        const launch = this.launchOf(r);
-        // restartPooler tracks nothing itself: record the pid as soon as the process exists.
-        const process = await restartPooler(launch, this.ctx.secrets, timeoutMs, (p) => this.replace(r, p));
-        this.replace(r, process);
-        restarted.push(r.process.name);
-      } catch (err) {
-        failures.push(`${r.process.name}: ${(err as Error).message}`);
-      }
-    }
-    if (failures.length > 0) throw new Error(`restart failed: ${failures.join('; ')}`);
-    return restarted;
-  }
-
-  private replace(old: PoolerRecord, process: TrackedProcess): void {
-    this.records = this.records.map((r) => (r.endpoint === old.endpoint && r.peerId === old.peerId ? { ...r, process } : r));
-    this.save();
-  }
-
-  /** Stops every process (a failed start); the registry keeps them listed as gone. */
-  async stopAll(): Promise<number[]> {
-    const leftover = await Promise.all(this.records.map((r) => stopPooler(r.process)));
-    return leftover.flat();
-  }
+/**
+ * Starts a listed process again with its own ini (same peer_id, same share of the budget), if it is still
+ * listed with the pid that died; returns the new process, or undefined when there is nothing to restart (its
+ * group was stopped, or it runs). The others of its endpoint kept serving meanwhile (so_reuseport drops a dead
+ * listener from the group).
+ */
+export function restartListed(layout: WorkDirLayout, pgbouncer: PgBouncerState, user: OsUser | undefined, dead: PoolerRecord): TrackedProcess | undefined {
+  let started: TrackedProcess | undefined;
+  updatePoolers(layout, (rs) =>
+    rs.map((r) => {
+      if (r.endpoint !== dead.endpoint || r.peerId !== dead.peerId || r.process.pid !== dead.process.pid || isOurs(r.process)) return r;
+      started = launchPooler(poolerLaunch(layout, pgbouncer, user, r));
+      return { ...r, process: started };
+    }),
+  );
+  return started;
 }

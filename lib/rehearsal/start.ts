@@ -15,7 +15,7 @@ import type { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { launchHaproxy, launchPgpool, pgpoolSocketFile } from './peers';
 import { installPgBouncer, writeStandInSecrets } from './pgbouncer';
-import { poolerContext, Poolers } from './poolers';
+import { Poolers } from './poolers';
 import { adminTarget, bootstrapWriter, cloneReplica, initWriter, launchNode, nodeState, setSynchronous, waitReady, waitStreaming } from './postgres';
 import { certificateNames, withConsumerEndpoint } from './network/rehearsal-network';
 import type { Listener } from './preflight';
@@ -149,14 +149,15 @@ async function startPeers(run: RunningRehearsal, bin: Required<Binaries>, writer
   if (!existsSync(socket)) throw new RehearsalStartError('pgpool', `its Unix socket is not at ${socket}: this pgpool-II did not take socket_dir (the rehearsal renders pgpool-II 4.3's settings)`, logTail(pgpool.logFile));
 }
 
-/** The health checker's supervisor (health-supervisor.ts), which starts the checker and restarts it. */
+/** The supervisor (health-supervisor.ts), which starts the checker and keeps it and the PgBouncer processes running. */
 async function startHealthChecker(run: RunningRehearsal, timeoutMs: number): Promise<void> {
   const supervisor = run.track(launchHealthSupervisor(run.layout, run.state.settings.healthCheckIntervalMs));
   try {
     await waitFor('the health checker to report', timeoutMs, async () => {
       if (!isAlive(supervisor.pid)) throw new GiveUp('the health supervisor exited');
-      const checkerPid = readSupervisorReport(run.layout.healthSupervisorFile)?.checkerPid;
-      return checkerPid !== undefined && run.health()?.pid === checkerPid ? true : undefined;
+      const report = readSupervisorReport(run.layout.healthSupervisorFile);
+      if (report?.gaveUp !== undefined) throw new GiveUp(`the supervisor gave up restarting the health checker: ${report.gaveUp}`);
+      return report?.checkerPid !== undefined && run.health()?.pid === report.checkerPid ? true : undefined;
     });
   } catch (err) {
     throw new RehearsalStartError('health-checker', (err as Error).message, `${logTail(supervisor.logFile, 10)}\n--- health checker ---\n${logTail(run.layout.healthCheckerLog)}`, { cause: err });
@@ -166,7 +167,7 @@ async function startHealthChecker(run: RunningRehearsal, timeoutMs: number): Pro
 /** The read/write endpoint's processes for the writer, the read-only endpoint's for each replica (poolers.ts). */
 async function startPoolers(run: RunningRehearsal, writer: NodeState, replicas: ReadonlyArray<NodeState>, timeoutMs: () => number): Promise<void> {
   writeStandInSecrets(run.layout.pgbouncerDir, run.secrets, run.state.tls, run.user);
-  const poolers = new Poolers(poolerContext(run.state, run.layout, run.secrets, run.user));
+  const poolers = new Poolers({ layout: run.layout, pgbouncer: run.state.pgbouncer, secrets: run.secrets, user: run.user });
   try {
     await poolers.startGroup('readWrite', writer.address, timeoutMs());
     for (const r of replicas) await poolers.startGroup('readOnly', r.address, timeoutMs());

@@ -96,8 +96,6 @@ export interface HealthReport {
   readonly readWriteHosts: ReadonlyArray<string>;
   readonly readOnlyHosts: ReadonlyArray<string>;
   readonly reloads: number;
-  /** PgBouncer processes found dead and started again, since the checker started. */
-  readonly poolerRestarts?: number;
   readonly lastError?: string;
 }
 
