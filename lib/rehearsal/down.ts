@@ -8,9 +8,8 @@ import { existsSync, rmSync } from 'node:fs';
 import { RehearsalOperationError } from './errors';
 import { removeNodeBudgets } from './cpu-budgets';
 import { WorkDirLayout } from './layout';
-import { trackedProcesses } from './poolers';
 import { tearDownRehearsalNetwork } from './network/rehearsal-network';
-import { groupMembers, isOurs, stopProcess, type TrackedProcess } from './processes';
+import { groupMembers, isOurs, readProcesses, stopProcess, type TrackedProcess } from './processes';
 import { readState, type RehearsalState } from './state';
 
 export interface DownReport {
@@ -42,7 +41,7 @@ export async function stopTracked(processes: ReadonlyArray<TrackedProcess>): Pro
 export async function downState(layout: WorkDirLayout, state: RehearsalState | undefined): Promise<DownReport> {
   const hadState = existsSync(layout.stateFile);
   if (state === undefined) return { workDir: layout.workDir, stopped: [], hadState };
-  const processes = trackedProcesses(layout, state);
+  const processes = readProcesses(layout.processesFile);
   const running = processes.filter(isRunning).map((p) => p.name);
   const leftover = await stopTracked(processes);
   const stillRunning = processes.filter(isRunning);

@@ -5,7 +5,7 @@
  * health checker; and it says what the supervisor did (restarts, giving up, on the checker and the PgBouncer processes).
  */
 import { readFileSync } from 'node:fs';
-import { readSupervisorReport, type SupervisorReport } from './health-supervisor';
+import { CHECKER_UNIT, readSupervisorReport, type SupervisorReport } from './health-supervisor';
 import { isOurs } from './processes';
 import type { RunningRehearsal } from './running';
 import type { HealthReport } from './state';
@@ -43,9 +43,8 @@ export function assessHealthChecker(e: HealthEvidence): HealthCheckerStatus {
     if (!e.checkerRunning(e.report.pid)) problems.push(`checker pid ${e.report.pid} that wrote it is not running`);
   }
   const state: HealthCheckerStatus['state'] = e.report === undefined ? 'missing' : problems.length > 0 ? 'stale' : 'fresh';
-  if (e.supervisor?.gaveUp !== undefined) problems.push(`the supervisor gave up restarting it: ${e.supervisor.gaveUp}`);
   if (!e.supervisorRunning) problems.push('the supervisor is not running: nothing restarts the checker if it exits');
-  for (const [name, why] of Object.entries(e.supervisor?.failedPoolers ?? {})) problems.push(`the supervisor gave up restarting ${name}: ${why}`);
+  for (const [name, why] of Object.entries(e.supervisor?.failed ?? {})) problems.push(`the supervisor gave up restarting ${name === CHECKER_UNIT ? 'it' : name}: ${why}`);
   return {
     state,
     ...(problems.length > 0 ? { problems } : {}),
@@ -70,7 +69,7 @@ export function isHealthCheckerOf(workDir: string, pid: number): boolean {
 }
 
 export function healthCheckerStatus(run: RunningRehearsal, now = Date.now()): HealthCheckerStatus {
-  const supervisorProc = [...run.state.processes].reverse().find((p) => p.kind === 'health-supervisor');
+  const supervisorProc = [...run.allProcesses()].reverse().find((p) => p.kind === 'health-supervisor');
   return assessHealthChecker({
     report: run.health(),
     supervisor: readSupervisorReport(run.layout.healthSupervisorFile),

@@ -1,14 +1,12 @@
 /**
  * The rehearsal's stand-in for systemd: one small process (spawned by Rehearsal.up, tracked by pid, stopped
- * first by down) that keeps every supervised child alive by one restart policy, a PgBouncer engine host's
- * units' own (pgbouncer-host-units.ts: Restart=always, RestartSec=, the start limit):
- * - the health checker, its child in its process group (stopping the supervisor's group stops it too);
- * - every PgBouncer process of the pooler registry (poolers.ts), started detached by `up` or the checker,
- *   so their exits are seen by polling /proc rather than by SIGCHLD.
- * A child that exits is started again RESTART_SECONDS later; one started more than `burst` times within
- * `intervalSeconds` stays failed, as a unit past its start limit. The supervisor itself keeps running for the
- * others (no host to power off here). Every exit, restart and failure goes to its log and to the supervisor
- * file, which `status` reads (with the health file, it tells a fresh checker from a stale one).
+ * first by down) that keeps every supervised child running by one restart policy, a PgBouncer engine host's
+ * units' own (pgbouncer-host-units.ts: Restart=always, RestartSec=, the start limit). Its children are the
+ * health checker (in the supervisor's process group, so stopping the group stops it) and every PgBouncer
+ * process of the process table (started detached by `up` or the checker: polled, as no SIGCHLD tells of
+ * them). One that is gone is started again RESTART_SECONDS later; one started more than `burst` times within
+ * `interval` stays failed, as a unit past its start limit, and the supervisor keeps running for the others (no
+ * host to power off here). Exits, restarts and failures go to its log and to the supervisor file `status` reads.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
@@ -16,7 +14,7 @@ import { extname, join } from 'node:path';
 import { FLEET_RESTART_SECONDS, FLEET_START_LIMIT } from '../model/pgbouncer-host-units';
 import { WorkDirLayout } from './layout';
 import { serverOsUser } from './os-user';
-import { readPoolers, restartListed, type PoolerRecord } from './poolers';
+import { readPoolers, restartListed } from './poolers';
 import { cleanEnv, isOurs, spawnDaemon, type TrackedProcess } from './processes';
 import { readState, writeAtomic } from './state';
 
@@ -30,22 +28,24 @@ export interface RestartPolicy {
 
 export const UNIT_RESTART_POLICY: RestartPolicy = { restartDelayMs: FLEET_RESTART_SECONDS * 1000, startLimitIntervalMs: FLEET_START_LIMIT.intervalSeconds * 1000, startLimitBurst: FLEET_START_LIMIT.burst };
 
-/** How often the PgBouncer processes are looked at: they are not the supervisor's children, so no SIGCHLD tells it. */
-export const POOLER_POLL_MS = 100;
+/** A start limit other than the units' (a test's). */
+export type StartLimitOverride = Pick<RestartPolicy, 'startLimitBurst' | 'startLimitIntervalMs'>;
+
+/** How often the children are looked at. */
+const POLL_MS = 100;
+/** The checker's name among the supervised children (the PgBouncer processes go by theirs). */
+export const CHECKER_UNIT = 'health-checker';
 
 /** systemd's start rate limit: a window opens at a start and counts starts until it has passed. */
 export class StartLimit {
-  private windowStart: number | undefined;
+  private windowStart = -Infinity;
   private starts = 0;
 
   constructor(private readonly policy: RestartPolicy) {}
 
   /** Counts a start at `now`; false when it would pass the limit (the unit has failed). */
   allow(now: number): boolean {
-    if (this.windowStart === undefined || now - this.windowStart >= this.policy.startLimitIntervalMs) {
-      this.windowStart = now;
-      this.starts = 0;
-    }
+    if (now - this.windowStart >= this.policy.startLimitIntervalMs) [this.windowStart, this.starts] = [now, 0];
     if (this.starts >= this.policy.startLimitBurst) return false;
     this.starts++;
     return true;
@@ -59,17 +59,14 @@ export class StartLimit {
 /** What the supervisor last did; written by it to WorkDirLayout.healthSupervisorFile. */
 export interface SupervisorReport {
   readonly pid: number;
-  /** The running checker's pid (undefined between an exit and the restart, and after giving up). */
+  /** The running checker's pid (undefined between an exit and the restart, and once failed). */
   readonly checkerPid: number | undefined;
   /** Times the checker was started again. */
   readonly restarts: number;
-  readonly lastExit?: { readonly at: string; readonly pid: number; readonly code: number | null; readonly signal: string | null; readonly ranMs: number };
-  /** Why it stopped restarting the checker (its start limit); absent while it supervises it. */
-  readonly gaveUp?: string;
   /** Times a PgBouncer process was started again. */
   readonly poolerRestarts?: number;
-  /** PgBouncer processes past their start limit, by name, with why. */
-  readonly failedPoolers?: Readonly<Record<string, string>>;
+  /** Children past their start limit, by name (CHECKER_UNIT or a PgBouncer process's), with why. */
+  readonly failed?: Readonly<Record<string, string>>;
 }
 
 export function readSupervisorReport(path: string): SupervisorReport | undefined {
@@ -91,9 +88,6 @@ export function nodeScriptCommand(script: string): { program: string; args: stri
   };
 }
 
-/** A start limit other than the units' (a test's). */
-export type StartLimitOverride = Pick<RestartPolicy, 'startLimitBurst' | 'startLimitIntervalMs'>;
-
 /** Spawns the supervisor as a tracked daemon (its own process group: the checker it starts joins it). */
 export function launchHealthSupervisor(layout: WorkDirLayout, intervalMs: number, limit?: StartLimitOverride): TrackedProcess {
   const { program, args, env } = nodeScriptCommand(require.resolve('./health-supervisor'));
@@ -101,25 +95,19 @@ export function launchHealthSupervisor(layout: WorkDirLayout, intervalMs: number
   return spawnDaemon({ name: 'health-supervisor', kind: 'health-supervisor', program, args: [...args, layout.workDir, String(intervalMs), ...extra], logFile: layout.healthSupervisorLog, cwd: layout.workDir, env: cleanEnv(env) });
 }
 
-/** A supervised PgBouncer process: its start limit, a restart pending, or its failure. */
-interface PoolerUnit {
+/** A supervised child: its start limit, the restart pending, the restarts done, or why it failed. */
+interface Unit {
   readonly limit: StartLimit;
   timer?: NodeJS.Timeout;
+  restarts: number;
   failed?: string;
 }
 
 export class HealthSupervisor {
-  private child: ChildProcess | undefined;
-  private childStartedAt = 0;
-  private restarts = 0;
-  private lastExit: SupervisorReport['lastExit'];
-  private gaveUp: string | undefined;
-  private restartTimer: NodeJS.Timeout | undefined;
-  private pollTimer: NodeJS.Timeout | undefined;
+  private checker: ChildProcess | undefined;
+  private checkerExit = '';
+  private readonly units = new Map<string, Unit>();
   private stopping = false;
-  private readonly checkerLimit: StartLimit;
-  private readonly poolers = new Map<string, PoolerUnit>();
-  private poolerRestarts = 0;
   private readonly layout: WorkDirLayout;
 
   constructor(
@@ -128,7 +116,6 @@ export class HealthSupervisor {
     private readonly policy: RestartPolicy = UNIT_RESTART_POLICY,
   ) {
     this.layout = new WorkDirLayout(workDir);
-    this.checkerLimit = new StartLimit(policy);
   }
 
   private log(line: string): void {
@@ -136,139 +123,120 @@ export class HealthSupervisor {
   }
 
   private report(): void {
-    const failedPoolers = Object.fromEntries([...this.poolers].filter(([, u]) => u.failed !== undefined).map(([name, u]) => [name, u.failed!]));
+    const units = [...this.units];
+    const failed = Object.fromEntries(units.filter(([, u]) => u.failed !== undefined).map(([name, u]) => [name, u.failed!]));
     const report: SupervisorReport = {
       pid: process.pid,
-      checkerPid: this.child?.pid,
-      restarts: this.restarts,
-      ...(this.lastExit ? { lastExit: this.lastExit } : {}),
-      ...(this.gaveUp ? { gaveUp: this.gaveUp } : {}),
-      poolerRestarts: this.poolerRestarts,
-      ...(Object.keys(failedPoolers).length > 0 ? { failedPoolers } : {}),
+      checkerPid: this.checker?.pid,
+      restarts: this.units.get(CHECKER_UNIT)?.restarts ?? 0,
+      poolerRestarts: units.filter(([name]) => name !== CHECKER_UNIT).reduce((n, [, u]) => n + u.restarts, 0),
+      ...(Object.keys(failed).length > 0 ? { failed } : {}),
     };
     writeAtomic(this.layout.healthSupervisorFile, `${JSON.stringify(report, null, 2)}\n`, 0o644);
   }
 
-  start(): void {
-    this.startChecker();
-    this.pollPoolers();
+  private unit(name: string): Unit {
+    let unit = this.units.get(name);
+    if (unit === undefined) {
+      // Its first start (by `up` or the checker for a PgBouncer process) counts against its limit.
+      unit = { limit: new StartLimit(this.policy), restarts: 0 };
+      unit.limit.allow(Date.now());
+      this.units.set(name, unit);
+    }
+    return unit;
   }
 
-  private startChecker(again = false): void {
-    if (!this.checkerLimit.allow(Date.now())) {
-      const how = this.lastExit === undefined ? '' : `, the last exit with ${this.lastExit.signal !== null ? `signal ${this.lastExit.signal}` : `code ${this.lastExit.code}`}`;
-      this.gaveUp = `${this.checkerLimit.describe()}${how}`;
-      this.log(`health checker: giving up: ${this.gaveUp}. Nothing re-points the endpoints now; see ${this.layout.healthCheckerLog}`);
-      this.report();
-      return;
-    }
-    if (again) this.restarts++;
+  start(): void {
+    this.unit(CHECKER_UNIT);
+    this.startChecker();
+    this.poll();
+  }
+
+  private startChecker(): void {
     const { program, args, env } = nodeScriptCommand(require.resolve('./health-checker'));
     const logFd = openSync(this.layout.healthCheckerLog, 'a');
     try {
       // Not detached: the checker stays in the supervisor's process group.
       const child = spawn(program, [...args, this.layout.workDir, String(this.intervalMs)], { cwd: this.layout.workDir, env: { ...process.env, ...env }, stdio: ['ignore', logFd, logFd] });
-      this.child = child;
-      this.childStartedAt = Date.now();
-      child.on('error', (err) => {
-        this.log(`health checker could not start: ${err.message}`);
-        this.exited(child, null, null);
-      });
-      child.on('exit', (code, signal) => this.exited(child, code, signal));
+      const startedAt = Date.now();
+      const exited = (how: string): void => {
+        if (this.checker !== child) return;
+        this.checker = undefined;
+        this.checkerExit = `health checker pid ${child.pid} exited (${how}) after ${Date.now() - startedAt} ms`;
+      };
+      child.on('error', (err) => exited(`could not start: ${err.message}`));
+      child.on('exit', (code, signal) => exited(signal !== null ? `signal ${signal}` : `code ${code}`));
+      this.checker = child;
     } finally {
       closeSync(logFd);
     }
-    this.log(`health checker started, pid ${this.child?.pid ?? '?'}`);
+    this.log(`health checker started, pid ${this.checker?.pid ?? '?'}`);
     this.report();
   }
 
-  private exited(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.child !== child) return;
-    this.child = undefined;
-    const ranMs = Date.now() - this.childStartedAt;
-    this.lastExit = { at: new Date().toISOString(), pid: child.pid ?? -1, code, signal, ranMs };
-    if (this.stopping) return;
-    const how = signal !== null ? `signal ${signal}` : `code ${code}`;
-    this.log(`health checker pid ${child.pid} exited (${how}) after ${ranMs} ms; restart ${this.restarts + 1} in ${this.policy.restartDelayMs} ms`);
-    this.report();
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = undefined;
-      if (!this.stopping) this.startChecker(true);
-    }, this.policy.restartDelayMs);
-  }
-
-  /** Looks at every listed PgBouncer process; one that is gone is started again after the delay. */
-  private pollPoolers(): void {
+  /** Every child that is gone gets its restart scheduled, by the one policy. */
+  private poll(): void {
     if (this.stopping) return;
     try {
+      if (this.checker === undefined) this.restartLater(CHECKER_UNIT, this.checkerExit, () => this.startChecker());
       const listed = readPoolers(this.layout);
-      const names = new Set(listed.map((r) => r.process.name));
-      for (const [name, unit] of this.poolers) {
-        // Its group was stopped (the checker took it out of the registry): nothing to keep alive.
-        if (!names.has(name)) {
-          clearTimeout(unit.timer);
-          this.poolers.delete(name);
+      for (const name of this.units.keys()) {
+        // Its group was stopped (the checker took it out of the table): nothing to keep running.
+        if (name !== CHECKER_UNIT && !listed.some((r) => r.process.name === name)) {
+          clearTimeout(this.units.get(name)!.timer);
+          this.units.delete(name);
         }
       }
-      for (const record of listed) this.watch(record);
+      for (const r of listed) {
+        if (isOurs(r.process)) this.unit(r.process.name);
+        else this.restartLater(r.process.name, `${r.process.name} pid ${r.process.pid} is gone`, () => this.startPooler(r.process.pid, r.process.name));
+      }
     } catch (err) {
-      this.log(`pooler registry unreadable: ${(err as Error).message}`);
+      this.log(`supervision round failed: ${(err as Error).message}`);
     }
-    this.pollTimer = setTimeout(() => this.pollPoolers(), POOLER_POLL_MS);
+    setTimeout(() => this.poll(), POLL_MS);
   }
 
-  private watch(record: PoolerRecord): void {
-    const name = record.process.name;
-    let unit = this.poolers.get(name);
-    if (unit === undefined) {
-      // Started by `up` or the checker: that start counts against its limit.
-      unit = { limit: new StartLimit(this.policy) };
-      unit.limit.allow(Date.now());
-      this.poolers.set(name, unit);
-    }
-    if (unit.timer !== undefined || unit.failed !== undefined || isOurs(record.process)) return;
-    this.log(`${name} pid ${record.process.pid} is gone; restart in ${this.policy.restartDelayMs} ms`);
-    const pending = unit;
-    pending.timer = setTimeout(() => {
-      pending.timer = undefined;
-      if (this.stopping || this.poolers.get(name) !== pending) return;
-      if (!pending.limit.allow(Date.now())) {
-        pending.failed = `${pending.limit.describe()}; see ${record.process.logFile}`;
-        this.log(`${name}: giving up: ${pending.failed}`);
-        this.report();
-        return;
-      }
-      try {
-        const state = readState(this.layout.workDir);
-        if (state === undefined) throw new Error(`no rehearsal state in ${this.layout.workDir}`);
-        const started = restartListed(this.layout, state.pgbouncer, serverOsUser(), record);
-        if (started === undefined) return;
-        this.poolerRestarts++;
-        this.log(`${name} started again, pid ${started.pid}`);
-      } catch (err) {
-        // Still listed as gone: the next poll tries again, within the start limit.
-        this.log(`${name} could not start: ${(err as Error).message}`);
+  private restartLater(name: string, exit: string, start: () => void): void {
+    const unit = this.unit(name);
+    if (unit.timer !== undefined || unit.failed !== undefined) return;
+    this.log(`${exit}; restart ${unit.restarts + 1} in ${this.policy.restartDelayMs} ms`);
+    unit.timer = setTimeout(() => {
+      unit.timer = undefined;
+      if (this.stopping || this.units.get(name) !== unit) return;
+      if (unit.limit.allow(Date.now())) {
+        unit.restarts++;
+        try {
+          start();
+        } catch (err) {
+          // Still gone: the next poll schedules it again, within the start limit.
+          this.log(`${name} could not start: ${(err as Error).message}`);
+        }
+      } else {
+        unit.failed = `${unit.limit.describe()}, the last: ${exit}`;
+        this.log(`${name}: giving up: ${unit.failed}`);
       }
       this.report();
     }, this.policy.restartDelayMs);
   }
 
-  /** Stops the checker (SIGTERM, SIGKILL after `graceMs`) and resolves once it has exited; the PgBouncer processes are `down`'s. */
-  stop(graceMs = 3000): Promise<void> {
+  /** Starts a PgBouncer process again with its own ini, if the table still lists it with the pid that is gone. */
+  private startPooler(pid: number, name: string): void {
+    const state = readState(this.layout.workDir);
+    if (state === undefined) throw new Error(`no rehearsal state in ${this.layout.workDir}`);
+    const dead = readPoolers(this.layout).find((r) => r.process.pid === pid);
+    const started = dead === undefined ? undefined : restartListed(this.layout, state.pgbouncer, serverOsUser(), dead);
+    if (started !== undefined) this.log(`${name} started again, pid ${started.pid}`);
+  }
+
+  /** Stops the checker; the PgBouncer processes are `down`'s (it stops the supervisor first, then them). */
+  stop(): void {
     this.stopping = true;
-    clearTimeout(this.restartTimer);
-    clearTimeout(this.pollTimer);
-    for (const unit of this.poolers.values()) clearTimeout(unit.timer);
-    const child = this.child;
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-    return new Promise((resolve) => {
-      const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      child.once('exit', () => {
-        clearTimeout(kill);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
+    for (const unit of this.units.values()) clearTimeout(unit.timer);
+    const child = this.checker;
+    if (child === undefined) process.exit(0);
+    child.once('exit', () => process.exit(0));
+    child.kill('SIGTERM');
   }
 }
 
@@ -278,11 +246,8 @@ export function main(argv: string[]): void {
   if (workDir === undefined) throw new Error('usage: health-supervisor <workDir> [intervalMs] [startLimitBurst startLimitIntervalMs]');
   const policy = burst === undefined || window === undefined ? UNIT_RESTART_POLICY : { ...UNIT_RESTART_POLICY, startLimitBurst: Number(burst), startLimitIntervalMs: Number(window) };
   const supervisor = new HealthSupervisor(workDir, Number(interval ?? 500), policy);
-  const stop = (): void => {
-    void supervisor.stop().then(() => process.exit(0));
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.once('SIGTERM', () => supervisor.stop());
+  process.once('SIGINT', () => supervisor.stop());
   supervisor.start();
 }
 

@@ -3,88 +3,46 @@
  * `processesPerTarget` processes for each server it pools for (the read/write endpoint for the
  * writer, the read-only endpoint for each live replica), all on the endpoint's address:port.
  *
- * Which processes exist lives in the pooler registry (WorkDirLayout.poolersFile), not in state.json:
- * after `up`, the health checker starts a group for a replica that joined and stops the group of one
- * that died, and the supervisor (health-supervisor.ts) starts again a process that exited; both write the
- * registry, so every change is a read-modify-write under its lock, and a record leaves the registry before
- * its process is stopped (the supervisor never restarts what the checker stops). `down` and `status` read it
- * alongside the state.
+ * They are listed in the process table (processes.ts) with their placement. After `up`, the health checker
+ * starts a group for a replica that joined and stops the group of one that died, and the supervisor
+ * (health-supervisor.ts) starts again a process that exited; a record leaves the table before its process is
+ * stopped, so the supervisor never restarts what the checker stops.
  */
-import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import type { PgBouncerPaths, WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { fleetProcessName } from '../model/pgbouncer-fleet-files';
 import { PGBOUNCER_MAX_PEER_ID } from '../model/pgbouncer-ini';
 import { endpointListener, launchPooler, reloadPooler, standInFiles, standInProcess, stopPooler, waitPoolerReady, writeStandInFiles, type PoolerLaunch } from './pgbouncer';
-import { isAlive, isOurs, type TrackedProcess } from './processes';
+import { isOurs, readProcesses, updateProcesses, type PoolerEndpoint, type PoolerPlacement, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
-import { writeAtomic, type PgBouncerEndpointSpec, type PgBouncerState, type RehearsalState } from './state';
+import type { PgBouncerEndpointSpec, PgBouncerState } from './state';
 
-export type PoolerEndpoint = 'readWrite' | 'readOnly';
+export type { PoolerEndpoint } from './processes';
 
-export interface PoolerRecord {
-  readonly endpoint: PoolerEndpoint;
-  readonly peerId: number;
-  /** The server the process pools for. */
-  readonly host: string;
-  /** Its place in the host's group: which share of the budget it has. */
-  readonly slot: number;
+export interface PoolerRecord extends PoolerPlacement {
   readonly process: TrackedProcess;
 }
 
-export interface PoolerRegistry {
-  readonly poolers: ReadonlyArray<PoolerRecord>;
-}
+const recordsOf = (processes: ReadonlyArray<TrackedProcess>): PoolerRecord[] => processes.flatMap((p) => (p.pooler === undefined ? [] : [{ ...p.pooler, process: p }]));
 
 export function readPoolers(layout: WorkDirLayout): PoolerRecord[] {
-  if (!existsSync(layout.poolersFile)) return [];
-  return [...(JSON.parse(readFileSync(layout.poolersFile, 'utf8')) as PoolerRegistry).poolers];
+  return recordsOf(readProcesses(layout.processesFile));
 }
 
-const LOCK_TIMEOUT_MS = 5000;
-const pause = new Int32Array(new SharedArrayBuffer(4));
-
-/**
- * Runs `change` on the registry's records and saves what it returns, under the registry's lock (a file made
- * with O_EXCL holding the owner's pid; one whose owner is gone is taken over). Synchronous, so the lock is
- * held for a read, a spawn at most, and a rename. Returns the records as they were.
- */
+/** Changes the table's PgBouncer processes (under its lock), each in its place, new ones last; returns them as they were. */
 export function updatePoolers(layout: WorkDirLayout, change: (records: PoolerRecord[]) => PoolerRecord[]): PoolerRecord[] {
-  const lock = `${layout.poolersFile}.lock`;
-  const deadline = Date.now() + LOCK_TIMEOUT_MS;
-  for (;;) {
-    try {
-      const fd = openSync(lock, 'wx', 0o644);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      let owner = 0;
-      try {
-        owner = Number(readFileSync(lock, 'utf8')) || 0;
-      } catch {
-        continue; // Released in between.
-      }
-      // An owner that died with the lock held: take it over (the registry itself is only ever renamed into place).
-      if (owner > 0 && !isAlive(owner)) rmSync(lock, { force: true });
-      else if (Date.now() > deadline) throw new Error(`the pooler registry ${layout.poolersFile} stayed locked by pid ${owner} for ${LOCK_TIMEOUT_MS} ms`);
-      else Atomics.wait(pause, 0, 0, 2);
-    }
-  }
-  try {
-    const before = readPoolers(layout);
-    writeAtomic(layout.poolersFile, `${JSON.stringify({ poolers: change([...before]) } satisfies PoolerRegistry, null, 2)}\n`, 0o644);
-    return before;
-  } finally {
-    rmSync(lock, { force: true });
-  }
-}
-
-/** What a rehearsal tracks: the state's processes, then the PgBouncer processes of the registry. */
-export function trackedProcesses(layout: WorkDirLayout, state: RehearsalState): TrackedProcess[] {
-  const listed = new Set(state.processes.map((p) => p.pid));
-  return [...state.processes, ...readPoolers(layout).map((r) => r.process).filter((p) => !listed.has(p.pid))];
+  const placed = ({ process, ...pooler }: PoolerRecord): TrackedProcess => ({ ...process, pooler });
+  return recordsOf(
+    updateProcesses(layout.processesFile, (ps) => {
+      const next = new Map(change(recordsOf(ps)).map((r) => [`${r.endpoint}/${r.peerId}`, r]));
+      const kept = ps.flatMap((p) => {
+        const r = p.pooler === undefined ? undefined : next.get(`${p.pooler.endpoint}/${p.pooler.peerId}`);
+        if (r !== undefined) next.delete(`${r.endpoint}/${r.peerId}`);
+        return p.pooler === undefined ? [p] : r === undefined ? [] : [placed(r)];
+      });
+      return [...kept, ...[...next.values()].map(placed)];
+    }),
+  );
 }
 
 /** What managing the poolers needs; start.ts and the health checker build it from the state. */

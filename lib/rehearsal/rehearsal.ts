@@ -29,7 +29,7 @@ import { consoleQuery } from './pgbouncer';
 import { poolerPaths, readPoolers, type PoolerEndpoint } from './poolers';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
 import { launchNode, waitReady } from './postgres';
-import { isOurs, killProcess, stopProcess } from './processes';
+import { isOurs, killProcess, readProcesses, stopProcess } from './processes';
 import { RunningRehearsal } from './running';
 import { consumerPassword, newSecrets, readSecrets, writeSecrets } from './secrets';
 import { addressPlan, resolveSettings, validateSettings, type AddressPlan, type RehearsalSettings, type ResolvedSettings } from './settings';
@@ -73,9 +73,7 @@ export class Rehearsal {
     const binaries = findBinaries({ peers: settings.peers });
     const user = serverOsUser();
     assertWorkDirUsable(settings.workDir, user);
-    const previous = readState(settings.workDir);
-    const previousPoolers = readPoolers(new WorkDirLayout(settings.workDir)).map((r) => r.process);
-    if (previous !== undefined && [...previous.processes, ...previousPoolers].some((p) => isOurs(p))) {
+    if (readProcesses(new WorkDirLayout(settings.workDir).processesFile).some((p) => isOurs(p))) {
       throw new RehearsalStateError(`a rehearsal is already running in ${settings.workDir}: run \`rehearse down --work-dir ${settings.workDir}\` first`);
     }
     // Namespaces are made fresh (setUpRehearsalNetwork refuses while processes run in them): nothing else listens there.

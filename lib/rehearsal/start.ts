@@ -10,7 +10,7 @@ import { applyConsumerRoles } from './consumer-roles';
 import type { Binaries } from './binaries';
 import { RehearsalStartError } from './errors';
 import { poolerBudgetFiles } from './cpu-budgets';
-import { launchHealthSupervisor, readSupervisorReport } from './health-supervisor';
+import { CHECKER_UNIT, launchHealthSupervisor, readSupervisorReport } from './health-supervisor';
 import type { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { launchHaproxy, launchPgpool, pgpoolSocketFile } from './peers';
@@ -54,7 +54,7 @@ export function prepareWorkDir(layout: WorkDirLayout, user: OsUser | undefined):
   mkdirSync(layout.workDir, { recursive: true, mode: 0o755 });
   // The PgBouncer engine's paths too: a previous run's fleet file naming its stopped emulator would be taken up.
   const f = layout.poolerFleet;
-  for (const dir of [layout.nodesDir, layout.pgbouncerDir, layout.peersDir, layout.tls.dir, layout.logsDir, layout.healthFile, layout.healthSupervisorFile, f.file, f.dir, f.hostsDir, f.loadBalancerDir, f.deploymentFile]) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [layout.nodesDir, layout.pgbouncerDir, layout.peersDir, layout.tls.dir, layout.logsDir, layout.healthFile, layout.healthSupervisorFile, layout.processesFile, f.file, f.dir, f.hostsDir, f.loadBalancerDir, f.deploymentFile]) rmSync(dir, { recursive: true, force: true });
   mkdirSync(layout.logsDir, { mode: 0o755 });
   // Traversable by the server user; what is private lives one level down.
   mkdirSync(layout.nodesDir, { mode: 0o755 });
@@ -109,7 +109,6 @@ export async function initialState(settings: ResolvedSettings, layout: WorkDirLa
       readOnly: withConsumerEndpoint(settings, pgBouncerEndpointSpec(settings, secrets, 'read-only', EndpointRole.READ_ONLY, plan.readOnly), 'readOnly'),
       cgroupProcsFiles: poolerBudgetFiles(settings, 'pgbouncer'),
     },
-    processes: [],
   };
 }
 
@@ -156,7 +155,8 @@ async function startHealthChecker(run: RunningRehearsal, timeoutMs: number): Pro
     await waitFor('the health checker to report', timeoutMs, async () => {
       if (!isAlive(supervisor.pid)) throw new GiveUp('the health supervisor exited');
       const report = readSupervisorReport(run.layout.healthSupervisorFile);
-      if (report?.gaveUp !== undefined) throw new GiveUp(`the supervisor gave up restarting the health checker: ${report.gaveUp}`);
+      const failed = report?.failed?.[CHECKER_UNIT];
+      if (failed !== undefined) throw new GiveUp(`the supervisor gave up restarting the health checker: ${failed}`);
       return report?.checkerPid !== undefined && run.health()?.pid === report.checkerPid ? true : undefined;
     });
   } catch (err) {

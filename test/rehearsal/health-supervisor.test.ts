@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { FLEET_RESTART_SECONDS, FLEET_START_LIMIT } from '../../lib/model/pgbouncer-host-units';
 import {
   assessHealthChecker,
+  CHECKER_UNIT,
   groupMembers,
   healthStaleAfterMs,
   isAlive,
@@ -75,13 +76,13 @@ describe('is the health checker still watching', () => {
   test('GIVEN no report, or a supervisor that is gone or gave up WHEN assessed THEN status says so', () => {
     expect(assessHealthChecker(evidence({ report: undefined }))).toMatchObject({ state: 'missing', problems: ['no health report yet'] });
     expect(assessHealthChecker(evidence({ supervisorRunning: false }))).toMatchObject({ state: 'fresh', problems: ['the supervisor is not running: nothing restarts the checker if it exits'] });
-    const gaveUp = assessHealthChecker(evidence({ checkerRunning: () => false, supervisor: { pid: 4000, checkerPid: undefined, restarts: 4, gaveUp: 'start limit hit: 5 starts within 10 s' } }));
+    const gaveUp = assessHealthChecker(evidence({ checkerRunning: () => false, supervisor: { pid: 4000, checkerPid: undefined, restarts: 4, failed: { [CHECKER_UNIT]: 'start limit hit: 5 starts within 10 s' } } }));
     expect(gaveUp).toMatchObject({ state: 'stale', restarts: 4 });
     expect(gaveUp.problems).toEqual(['checker pid 4242 that wrote it is not running', 'the supervisor gave up restarting it: start limit hit: 5 starts within 10 s']);
   });
 
   test('GIVEN the supervisor gave up on a PgBouncer process WHEN assessed THEN the checker is fresh and status names the process and why', () => {
-    const status = assessHealthChecker(evidence({ supervisor: { pid: 4000, checkerPid: 4242, restarts: 0, poolerRestarts: 5, failedPoolers: { 'pgbouncer-rw-1': 'start limit hit: 5 starts within 10 s' } } }));
+    const status = assessHealthChecker(evidence({ supervisor: { pid: 4000, checkerPid: 4242, restarts: 0, poolerRestarts: 5, failed: { 'pgbouncer-rw-1': 'start limit hit: 5 starts within 10 s' } } }));
     expect(status).toMatchObject({ state: 'fresh', poolerRestarts: 5, problems: ['the supervisor gave up restarting pgbouncer-rw-1: start limit hit: 5 starts within 10 s'] });
   });
 });
@@ -107,11 +108,12 @@ describe('a crash-looping health checker', () => {
     const supervisor = launchHealthSupervisor(layout, 250, { startLimitBurst: 2, startLimitIntervalMs: 120000 });
     supervisorPid = supervisor.pid;
     const deadline = Date.now() + 45000;
-    while (readSupervisorReport(layout.healthSupervisorFile)?.gaveUp === undefined && Date.now() < deadline) await sleep(100);
+    while (readSupervisorReport(layout.healthSupervisorFile)?.failed === undefined && Date.now() < deadline) await sleep(100);
 
     // THEN
     const record = readSupervisorReport(layout.healthSupervisorFile);
-    expect(record).toMatchObject({ restarts: 1, lastExit: { code: 1, signal: null }, gaveUp: 'start limit hit: 2 starts within 120 s, the last exit with code 1' });
+    expect(record).toMatchObject({ restarts: 1, poolerRestarts: 0 });
+    expect(record?.failed).toEqual({ [CHECKER_UNIT]: expect.stringMatching(/^start limit hit: 2 starts within 120 s, the last: health checker pid \d+ exited \(code 1\) after \d+ ms$/) });
     expect(record?.checkerPid).toBeUndefined();
     // It keeps running for the PgBouncer processes; its group holds nothing else.
     expect(isAlive(supervisor.pid)).toBe(true);
