@@ -4,9 +4,8 @@
  * report: stale when older than a few intervals, or when the pid that wrote it is no longer a running
  * health checker; and it says what the supervisor did (restarts, giving up, on the checker and the PgBouncer processes).
  */
-import { readFileSync } from 'node:fs';
 import { CHECKER_UNIT, readSupervisorReport, type SupervisorReport } from './health-supervisor';
-import { isOurs } from './processes';
+import { isAlive, isOurs } from './processes';
 import type { RunningRehearsal } from './running';
 import type { HealthReport } from './state';
 import type { HealthCheckerStatus } from './types';
@@ -58,23 +57,15 @@ export function assessHealthChecker(e: HealthEvidence): HealthCheckerStatus {
   };
 }
 
-/** A running health checker of the work dir: node running health-checker with that work dir (pid reuse is checked). */
-export function isHealthCheckerOf(workDir: string, pid: number): boolean {
-  try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return argv.includes(workDir) && argv.some((a) => /health-checker\.(ts|js)$/.test(a));
-  } catch {
-    return false;
-  }
-}
-
 export function healthCheckerStatus(run: RunningRehearsal, now = Date.now()): HealthCheckerStatus {
   const supervisorProc = [...run.allProcesses()].reverse().find((p) => p.kind === 'health-supervisor');
+  const supervisor = readSupervisorReport(run.layout.healthSupervisorFile);
   return assessHealthChecker({
     report: run.health(),
-    supervisor: readSupervisorReport(run.layout.healthSupervisorFile),
+    supervisor,
     supervisorRunning: supervisorProc !== undefined && isOurs(supervisorProc),
-    checkerRunning: (pid) => isHealthCheckerOf(run.layout.workDir, pid),
+    // The child the supervisor started and still has: a pid it no longer names is an exited checker's.
+    checkerRunning: (pid) => supervisor?.checkerPid === pid && isAlive(pid),
     intervalMs: run.state.settings.healthCheckIntervalMs,
     now,
   });

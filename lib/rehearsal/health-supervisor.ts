@@ -182,14 +182,14 @@ export class HealthSupervisor {
       const listed = readPoolers(this.layout);
       for (const name of this.units.keys()) {
         // Its group was stopped (the checker took it out of the table): nothing to keep running.
-        if (name !== CHECKER_UNIT && !listed.some((r) => r.process.name === name)) {
+        if (name !== CHECKER_UNIT && !listed.some((p) => p.name === name)) {
           clearTimeout(this.units.get(name)!.timer);
           this.units.delete(name);
         }
       }
-      for (const r of listed) {
-        if (isOurs(r.process)) this.unit(r.process.name);
-        else this.restartLater(r.process.name, `${r.process.name} pid ${r.process.pid} is gone`, () => this.startPooler(r.process.pid, r.process.name));
+      for (const p of listed) {
+        if (isOurs(p)) this.unit(p.name);
+        else this.restartLater(p.name, `${p.name} pid ${p.pid} is gone`, () => this.startPooler(p.pid, p.name));
       }
     } catch (err) {
       this.log(`supervision round failed: ${(err as Error).message}`);
@@ -224,8 +224,7 @@ export class HealthSupervisor {
   private startPooler(pid: number, name: string): void {
     const state = readState(this.layout.workDir);
     if (state === undefined) throw new Error(`no rehearsal state in ${this.layout.workDir}`);
-    const dead = readPoolers(this.layout).find((r) => r.process.pid === pid);
-    const started = dead === undefined ? undefined : restartListed(this.layout, state.pgbouncer, serverOsUser(), dead);
+    const started = restartListed(this.layout, state.pgbouncer, serverOsUser(), pid);
     if (started !== undefined) this.log(`${name} started again, pid ${started.pid}`);
   }
 

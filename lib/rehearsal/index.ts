@@ -72,7 +72,7 @@ export { deploymentFromTopology, formatNotReproduced, formatUpStandIns, settings
 export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-consumers';
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';
-export { readPoolers, type PoolerRecord } from './poolers';
+export { readPoolers, type PooledProcess } from './poolers';
 export { pgbouncerPid } from './pooler-host';
 export { type BootingPoolerHost, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions } from './pooler-host-types';
 export { addPoolerLoadBalancerTarget, type PoolerLoadBalancer } from './pooler-load-balancer';

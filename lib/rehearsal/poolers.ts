@@ -19,30 +19,11 @@ import type { PgBouncerEndpointSpec, PgBouncerState } from './state';
 
 export type { PoolerEndpoint } from './processes';
 
-export interface PoolerRecord extends PoolerPlacement {
-  readonly process: TrackedProcess;
-}
+/** A PgBouncer process of the table, with its place. */
+export type PooledProcess = TrackedProcess & { readonly pooler: PoolerPlacement };
 
-const recordsOf = (processes: ReadonlyArray<TrackedProcess>): PoolerRecord[] => processes.flatMap((p) => (p.pooler === undefined ? [] : [{ ...p.pooler, process: p }]));
-
-export function readPoolers(layout: WorkDirLayout): PoolerRecord[] {
-  return recordsOf(readProcesses(layout.processesFile));
-}
-
-/** Changes the table's PgBouncer processes (under its lock), each in its place, new ones last; returns them as they were. */
-export function updatePoolers(layout: WorkDirLayout, change: (records: PoolerRecord[]) => PoolerRecord[]): PoolerRecord[] {
-  const placed = ({ process, ...pooler }: PoolerRecord): TrackedProcess => ({ ...process, pooler });
-  return recordsOf(
-    updateProcesses(layout.processesFile, (ps) => {
-      const next = new Map(change(recordsOf(ps)).map((r) => [`${r.endpoint}/${r.peerId}`, r]));
-      const kept = ps.flatMap((p) => {
-        const r = p.pooler === undefined ? undefined : next.get(`${p.pooler.endpoint}/${p.pooler.peerId}`);
-        if (r !== undefined) next.delete(`${r.endpoint}/${r.peerId}`);
-        return p.pooler === undefined ? [p] : r === undefined ? [] : [placed(r)];
-      });
-      return [...kept, ...[...next.values()].map(placed)];
-    }),
-  );
+export function readPoolers(layout: WorkDirLayout): PooledProcess[] {
+  return readProcesses(layout.processesFile).filter((p): p is PooledProcess => p.pooler !== undefined);
 }
 
 /** What managing the poolers needs; start.ts and the health checker build it from the state. */
@@ -62,26 +43,32 @@ export function poolerPaths(layout: WorkDirLayout, spec: PgBouncerEndpointSpec, 
   return layout.pgbouncer(fleetProcessName({ listener: endpointListener(spec), peerId }));
 }
 
-/** How a record's process is started (the checker's new groups and the supervisor's restarts alike). */
-export function poolerLaunch(layout: WorkDirLayout, pgbouncer: PgBouncerState, user: OsUser | undefined, record: Pick<PoolerRecord, 'endpoint' | 'peerId'>): PoolerLaunch {
-  const spec = pgbouncer[record.endpoint];
-  return { spec, paths: poolerPaths(layout, spec, record.peerId), name: poolerName(record.endpoint, record.peerId), program: pgbouncer.program, cwd: layout.pgbouncerDir, user, cgroupProcsFiles: pgbouncer.cgroupProcsFiles ?? [] };
+/** Where a process's admin console listens (TCP lands on any process of the endpoint). */
+export function poolerSocketDir(layout: WorkDirLayout, pgbouncer: PgBouncerState, p: PooledProcess): string {
+  return poolerPaths(layout, pgbouncer[p.pooler.endpoint], p.pooler.peerId).socketDir;
+}
+
+/** Starts a placed process (the checker's new groups and the supervisor's restarts alike). */
+function launchPlaced(layout: WorkDirLayout, pgbouncer: PgBouncerState, user: OsUser | undefined, pooler: PoolerPlacement): PooledProcess {
+  const spec = pgbouncer[pooler.endpoint];
+  const launch: PoolerLaunch = { spec, paths: poolerPaths(layout, spec, pooler.peerId), name: poolerName(pooler.endpoint, pooler.peerId), program: pgbouncer.program, cwd: layout.pgbouncerDir, user, cgroupProcsFiles: pgbouncer.cgroupProcsFiles ?? [] };
+  return { ...launchPooler(launch), pooler };
 }
 
 /** Distinct values in first-seen order. */
 const distinct = (values: ReadonlyArray<string>): string[] => [...new Set(values)];
 
-/** RDS Proxy's re-pointing on the PgBouncer processes: groups started, stopped and re-pointed, the registry kept in step. */
+/** RDS Proxy's re-pointing on the PgBouncer processes: groups started, stopped and re-pointed, the table kept in step. */
 export class Poolers {
   constructor(private readonly ctx: PoolerContext) {}
 
-  of(endpoint: PoolerEndpoint): PoolerRecord[] {
-    return readPoolers(this.ctx.layout).filter((r) => r.endpoint === endpoint);
+  of(endpoint: PoolerEndpoint): PooledProcess[] {
+    return readPoolers(this.ctx.layout).filter((p) => p.pooler.endpoint === endpoint);
   }
 
   /** The servers an endpoint pools for, in the order their groups started. */
   hosts(endpoint: PoolerEndpoint): string[] {
-    return distinct(this.of(endpoint).map((r) => r.host));
+    return distinct(this.of(endpoint).map((p) => p.pooler.host));
   }
 
   private socketDir(endpoint: PoolerEndpoint, peerId: number): string {
@@ -92,11 +79,17 @@ export class Poolers {
     return this.ctx.pgbouncer[endpoint].listenPort;
   }
 
-  /** (Re)writes the endpoint's files from the records: its processes' pools, their [peers]. */
-  private writeFiles(endpoint: PoolerEndpoint, records: ReadonlyArray<Omit<PoolerRecord, 'process'>> = this.of(endpoint)): void {
+  /** Takes the endpoint's processes `which` picks out of the table (before stopping them: the supervisor restarts only what is listed). */
+  private unlist(which: (p: PooledProcess) => boolean): PooledProcess[] {
+    const picked = (p: TrackedProcess): p is PooledProcess => p.pooler !== undefined && which(p as PooledProcess);
+    return updateProcesses(this.ctx.layout.processesFile, (ps) => ps.filter((p) => !picked(p))).filter(picked);
+  }
+
+  /** (Re)writes the endpoint's files from the placements: its processes' pools, their [peers]. */
+  private writeFiles(endpoint: PoolerEndpoint, placements: ReadonlyArray<PoolerPlacement> = this.of(endpoint).map((p) => p.pooler)): void {
     const spec = this.ctx.pgbouncer[endpoint];
-    const processes = records.map((r) => standInProcess(spec, r.peerId, r.host, r.slot));
-    const writer = this.hosts('readWrite')[0] ?? records[0]?.host ?? spec.listenAddress;
+    const processes = placements.map((r) => standInProcess(spec, r.peerId, r.host, r.slot));
+    const writer = this.hosts('readWrite')[0] ?? placements[0]?.host ?? spec.listenAddress;
     writeStandInFiles(this.ctx.layout.pgbouncerDir, standInFiles(spec, processes, this.ctx.layout.pgbouncerDir, { serverUser: this.ctx.secrets.readOnlyServerUser, writer }), this.ctx.user);
   }
 
@@ -104,10 +97,10 @@ export class Poolers {
   private async refresh(endpoint: PoolerEndpoint, skip: ReadonlySet<number> = new Set()): Promise<void> {
     this.writeFiles(endpoint);
     const failures: string[] = [];
-    for (const r of this.of(endpoint)) {
+    for (const p of this.of(endpoint)) {
       // A dead one is the supervisor's: it starts with the new files.
-      if (skip.has(r.peerId) || !isOurs(r.process)) continue;
-      await reloadPooler(this.socketDir(endpoint, r.peerId), this.port(endpoint), this.ctx.secrets).catch((err: Error) => failures.push(`${r.process.name}: ${err.message}`));
+      if (skip.has(p.pooler.peerId) || !isOurs(p)) continue;
+      await reloadPooler(this.socketDir(endpoint, p.pooler.peerId), this.port(endpoint), this.ctx.secrets).catch((err: Error) => failures.push(`${p.name}: ${err.message}`));
     }
     if (failures.length > 0) throw new Error(`RELOAD failed: ${failures.join('; ')}`);
   }
@@ -115,26 +108,25 @@ export class Poolers {
   /** Starts `processesPerTarget` processes for `host` on the endpoint, then tells the others about their new peers. */
   async startGroup(endpoint: PoolerEndpoint, host: string, timeoutMs: number): Promise<void> {
     const count = this.ctx.pgbouncer[endpoint].processesPerTarget;
-    const used = new Set(this.of(endpoint).map((r) => r.peerId));
-    const fresh: Array<Omit<PoolerRecord, 'process'>> = [];
+    const used = new Set(this.of(endpoint).map((p) => p.pooler.peerId));
+    const fresh: PoolerPlacement[] = [];
     for (let id = 1; fresh.length < count; id++) {
       if (id > PGBOUNCER_MAX_PEER_ID) throw new Error(`no free peer_id left on the ${endpoint} endpoint`);
       if (!used.has(id)) fresh.push({ endpoint, peerId: id, host, slot: fresh.length });
     }
     // The listener's [peers] names the whole endpoint, the new group included; the others RELOAD it below.
-    this.writeFiles(endpoint, [...this.of(endpoint), ...fresh]);
+    this.writeFiles(endpoint, [...this.of(endpoint).map((p) => p.pooler), ...fresh]);
     const ids = new Set(fresh.map((f) => f.peerId));
     try {
       // Tracked by pid at once: whoever stops the rehearsal finds it even if this round dies here.
       const started = fresh.map((f) => {
-        const record = { ...f, process: launchPooler(poolerLaunch(this.ctx.layout, this.ctx.pgbouncer, this.ctx.user, f)) };
-        updatePoolers(this.ctx.layout, (rs) => [...rs, record]);
-        return record;
+        const proc = launchPlaced(this.ctx.layout, this.ctx.pgbouncer, this.ctx.user, f);
+        updateProcesses(this.ctx.layout.processesFile, (ps) => [...ps, proc]);
+        return proc;
       });
-      await Promise.all(started.map((r) => waitPoolerReady(r.process, this.socketDir(endpoint, r.peerId), this.port(endpoint), this.ctx.secrets, timeoutMs)));
+      await Promise.all(started.map((p) => waitPoolerReady(p, this.socketDir(endpoint, p.pooler.peerId), this.port(endpoint), this.ctx.secrets, timeoutMs)));
     } catch (err) {
-      const gone = updatePoolers(this.ctx.layout, (rs) => rs.filter((r) => !(r.endpoint === endpoint && ids.has(r.peerId)))).filter((r) => r.endpoint === endpoint && ids.has(r.peerId));
-      await Promise.all(gone.map((r) => stopPooler(r.process)));
+      await Promise.all(this.unlist((p) => p.pooler.endpoint === endpoint && ids.has(p.pooler.peerId)).map((p) => stopPooler(p)));
       this.writeFiles(endpoint);
       throw err;
     }
@@ -143,34 +135,24 @@ export class Poolers {
 
   /** Stops the endpoint's group for `host` (a replica that died or became the writer). */
   async stopGroup(endpoint: PoolerEndpoint, host: string): Promise<void> {
-    const inGroup = (r: PoolerRecord): boolean => r.endpoint === endpoint && r.host === host;
-    // Out of the registry first: the supervisor restarts only what is listed.
-    const group = updatePoolers(this.ctx.layout, (rs) => rs.filter((r) => !inGroup(r))).filter(inGroup);
-    await Promise.all(group.map((r) => stopPooler(r.process)));
+    await Promise.all(this.unlist((p) => p.pooler.endpoint === endpoint && p.pooler.host === host).map((p) => stopPooler(p)));
     await this.refresh(endpoint);
   }
 
   /** Points every process of the endpoint at `host` (the read/write endpoint after a failover). */
   async repoint(endpoint: PoolerEndpoint, host: string): Promise<void> {
-    updatePoolers(this.ctx.layout, (rs) => rs.map((r) => (r.endpoint === endpoint ? { ...r, host } : r)));
+    updateProcesses(this.ctx.layout.processesFile, (ps) => ps.map((p) => (p.pooler?.endpoint === endpoint ? { ...p, pooler: { ...p.pooler, host } } : p)));
     await this.refresh(endpoint);
   }
 }
 
 /**
- * Starts a listed process again with its own ini (same peer_id, same share of the budget), if it is still
- * listed with the pid that died; returns the new process, or undefined when there is nothing to restart (its
- * group was stopped, or it runs). The others of its endpoint kept serving meanwhile (so_reuseport drops a dead
- * listener from the group).
+ * Starts a listed process again with its own ini (same peer_id, same share of the budget), if the table still
+ * lists `pid` and it is gone; returns the new process, or undefined when there is nothing to restart (its group
+ * was stopped). The others of its endpoint kept serving meanwhile (so_reuseport drops a dead listener).
  */
-export function restartListed(layout: WorkDirLayout, pgbouncer: PgBouncerState, user: OsUser | undefined, dead: PoolerRecord): TrackedProcess | undefined {
-  let started: TrackedProcess | undefined;
-  updatePoolers(layout, (rs) =>
-    rs.map((r) => {
-      if (r.endpoint !== dead.endpoint || r.peerId !== dead.peerId || r.process.pid !== dead.process.pid || isOurs(r.process)) return r;
-      started = launchPooler(poolerLaunch(layout, pgbouncer, user, r));
-      return { ...r, process: started };
-    }),
-  );
+export function restartListed(layout: WorkDirLayout, pgbouncer: PgBouncerState, user: OsUser | undefined, pid: number): PooledProcess | undefined {
+  let started: PooledProcess | undefined;
+  updateProcesses(layout.processesFile, (ps) => ps.map((p) => (p.pid !== pid || p.pooler === undefined || isOurs(p) ? p : (started = launchPlaced(layout, pgbouncer, user, p.pooler)))));
   return started;
 }

@@ -26,7 +26,7 @@ import { bootPoolerHost, startPoolerHost } from './pooler-host';
 import type { BootingPoolerHost, PoolerHost, PoolerHostOptions } from './pooler-host-types';
 import { startPoolerLoadBalancer, type PoolerLoadBalancer } from './pooler-load-balancer';
 import { consoleQuery } from './pgbouncer';
-import { poolerPaths, readPoolers, type PoolerEndpoint } from './poolers';
+import { poolerSocketDir, readPoolers, type PoolerEndpoint } from './poolers';
 import { assertAddressesFree, assertWorkDirUsable } from './preflight';
 import { launchNode, waitReady } from './postgres';
 import { isOurs, killProcess, readProcesses, stopProcess } from './processes';
@@ -220,9 +220,9 @@ export class Rehearsal {
    */
   async poolerConsole(endpoint: PoolerEndpoint, command: string): Promise<Array<Array<Record<string, string>>>> {
     const port = this.run.state.pgbouncer[endpoint].listenPort;
-    const records = readPoolers(this.run.layout).filter((r) => r.endpoint === endpoint && isOurs(r.process));
+    const records = readPoolers(this.run.layout).filter((p) => p.pooler.endpoint === endpoint && isOurs(p));
     if (records.length === 0) throw new RehearsalOperationError(`poolerConsole(${endpoint}): no PgBouncer process of that endpoint is running`);
-    return Promise.all(records.map((r) => consoleQuery(poolerPaths(this.run.layout, this.run.state.pgbouncer[endpoint], r.peerId).socketDir, port, this.run.secrets, command)));
+    return Promise.all(records.map((p) => consoleQuery(poolerSocketDir(this.run.layout, this.run.state.pgbouncer, p), port, this.run.secrets, command)));
   }
 
   /** Pid of a tracked process that is still ours (postmasters for CPU accounting, ...). */

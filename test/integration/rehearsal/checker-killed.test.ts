@@ -80,7 +80,7 @@ test('GIVEN a checker died while a replica\'s read-only poolers were down WHEN t
   process.kill(supervisorPid, 'SIGSTOP');
   try {
     process.kill(checker, 'SIGKILL');
-    for (const p of readPoolers(layout).filter((r) => r.endpoint === 'readOnly' && r.host === replica2)) process.kill(p.process.pid, 'SIGKILL');
+    for (const p of readPoolers(layout).filter((r) => r.pooler.endpoint === 'readOnly' && r.pooler.host === replica2)) process.kill(p.pid, 'SIGKILL');
     await sleep(200);
     expect(await servedBy(rehearsal.endpoints.readOnly)).toEqual([replica1]);
   } finally {
