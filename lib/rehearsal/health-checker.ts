@@ -5,12 +5,8 @@
  * - read/write endpoint: every process re-pointed at the instance that is not in recovery (RELOAD each);
  * - read-only endpoint: a group of processes per live replica: a dead or promoted replica's group is
  *   stopped, a replica that joined or came back gets one (the others RELOAD their [peers]).
- * A PgBouncer process that exits is not its business: the supervisor starts it again, as systemd does on a
- * PgBouncer engine host, where the host agent re-points.
- *
- * It runs as its own process, child of the supervisor (health-supervisor.ts: restarted when it exits),
- * so it keeps watching after the CLI that started the rehearsal has exited. It writes what it saw to
- * the health file.
+ * A process that exits is the supervisor's (health-supervisor.ts), whose child this is, so it keeps watching
+ * after the CLI that started the rehearsal has exited. It writes what it saw to the health file.
  */
 import { WorkDirLayout } from './layout';
 import { serverOsUser, type OsUser } from './os-user';
@@ -36,7 +32,6 @@ const POOLER_START_TIMEOUT_MS = 5000;
 
 export class HealthChecker {
   private reloads = 0;
-  private stopped = false;
   private readonly layout: WorkDirLayout;
   private readonly user: OsUser | undefined;
 
@@ -109,8 +104,9 @@ export class HealthChecker {
     return report;
   }
 
+  /** Rounds until the process is stopped: SIGTERM's default ends a round in flight, whose every write is atomic. */
   async run(intervalMs: number): Promise<void> {
-    while (!this.stopped) {
+    for (;;) {
       const started = Date.now();
       try {
         await this.checkOnce();
@@ -120,25 +116,13 @@ export class HealthChecker {
       await sleep(Math.max(0, intervalMs - (Date.now() - started)));
     }
   }
-
-  stop(): void {
-    this.stopped = true;
-  }
 }
 
 /** Entry point of the health-checker process: `node health-checker.js <workDir> <intervalMs>`. */
 export async function main(argv: string[]): Promise<void> {
   const [workDir, interval] = argv;
   if (workDir === undefined) throw new Error('usage: health-checker <workDir> [intervalMs]');
-  const checker = new HealthChecker(workDir);
-  const stop = (): void => {
-    checker.stop();
-    // A round in flight is bounded by its probe timeouts; do not wait for it.
-    setTimeout(() => process.exit(0), 50).unref();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  await checker.run(Number(interval ?? 500));
+  await new HealthChecker(workDir).run(Number(interval ?? 500));
 }
 
 if (require.main === module) {

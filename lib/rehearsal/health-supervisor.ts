@@ -1,22 +1,19 @@
 /**
- * The rehearsal's stand-in for systemd: one small process (spawned by Rehearsal.up, tracked by pid, stopped
- * first by down) that keeps every supervised child running by one restart policy, a PgBouncer engine host's
- * units' own (pgbouncer-host-units.ts: Restart=always, RestartSec=, the start limit). Its children are the
- * health checker (in the supervisor's process group, so stopping the group stops it) and every PgBouncer
- * process of the process table (started detached by `up` or the checker: polled, as no SIGCHLD tells of
- * them). One that is gone is started again RESTART_SECONDS later; one started more than `burst` times within
- * `interval` stays failed, as a unit past its start limit, and the supervisor keeps running for the others (no
- * host to power off here). Exits, restarts and failures go to its log and to the supervisor file `status` reads.
+ * The rehearsal's systemd: one process (spawned by `up`, stopped first by `down`) keeping the health checker (its
+ * child, in its process group) and every PgBouncer process of the process table (detached: polled, no SIGCHLD)
+ * running by the PgBouncer engine host units' restart policy (pgbouncer-host-units.ts): a child that is gone
+ * starts again after RestartSec=; one past its start limit stays failed while the others are kept (no host to
+ * power off here). Exits, restarts and failures go to its log and to the file `status` reads.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { FLEET_RESTART_SECONDS, FLEET_START_LIMIT } from '../model/pgbouncer-host-units';
 import { WorkDirLayout } from './layout';
 import { serverOsUser } from './os-user';
 import { readPoolers, restartListed } from './poolers';
 import { cleanEnv, isOurs, spawnDaemon, type TrackedProcess } from './processes';
-import { readState, writeAtomic } from './state';
+import { readJsonFile, readState, writeAtomic } from './state';
 
 /** systemd's RestartSec= and start limit, as a PgBouncer engine host's units set them. */
 export interface RestartPolicy {
@@ -69,13 +66,7 @@ export interface SupervisorReport {
   readonly failed?: Readonly<Record<string, string>>;
 }
 
-export function readSupervisorReport(path: string): SupervisorReport | undefined {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as SupervisorReport;
-  } catch {
-    return undefined;
-  }
-}
+export const readSupervisorReport = (path: string): SupervisorReport | undefined => readJsonFile<SupervisorReport>(path);
 
 /** How a script of the kit runs as its own node process: compiled JS as is, TypeScript through ts-node. */
 export function nodeScriptCommand(script: string): { program: string; args: string[]; env: Record<string, string> } {
@@ -95,7 +86,7 @@ export function launchHealthSupervisor(layout: WorkDirLayout, intervalMs: number
   return spawnDaemon({ name: 'health-supervisor', kind: 'health-supervisor', program, args: [...args, layout.workDir, String(intervalMs), ...extra], logFile: layout.healthSupervisorLog, cwd: layout.workDir, env: cleanEnv(env) });
 }
 
-/** A supervised child: its start limit, the restart pending, the restarts done, or why it failed. */
+/** A supervised child: its start limit, a pending restart, restarts done, why it failed. */
 interface Unit {
   readonly limit: StartLimit;
   timer?: NodeJS.Timeout;
@@ -107,7 +98,7 @@ export class HealthSupervisor {
   private checker: ChildProcess | undefined;
   private checkerExit = '';
   private readonly units = new Map<string, Unit>();
-  private stopping = false;
+  private poolerRestarts = 0;
   private readonly layout: WorkDirLayout;
 
   constructor(
@@ -123,13 +114,12 @@ export class HealthSupervisor {
   }
 
   private report(): void {
-    const units = [...this.units];
-    const failed = Object.fromEntries(units.filter(([, u]) => u.failed !== undefined).map(([name, u]) => [name, u.failed!]));
+    const failed = Object.fromEntries([...this.units].filter(([, u]) => u.failed !== undefined).map(([name, u]) => [name, u.failed!]));
     const report: SupervisorReport = {
       pid: process.pid,
       checkerPid: this.checker?.pid,
       restarts: this.units.get(CHECKER_UNIT)?.restarts ?? 0,
-      poolerRestarts: units.filter(([name]) => name !== CHECKER_UNIT).reduce((n, [, u]) => n + u.restarts, 0),
+      poolerRestarts: this.poolerRestarts,
       ...(Object.keys(failed).length > 0 ? { failed } : {}),
     };
     writeAtomic(this.layout.healthSupervisorFile, `${JSON.stringify(report, null, 2)}\n`, 0o644);
@@ -176,7 +166,6 @@ export class HealthSupervisor {
 
   /** Every child that is gone gets its restart scheduled, by the one policy. */
   private poll(): void {
-    if (this.stopping) return;
     try {
       if (this.checker === undefined) this.restartLater(CHECKER_UNIT, this.checkerExit, () => this.startChecker());
       const listed = readPoolers(this.layout);
@@ -203,7 +192,7 @@ export class HealthSupervisor {
     this.log(`${exit}; restart ${unit.restarts + 1} in ${this.policy.restartDelayMs} ms`);
     unit.timer = setTimeout(() => {
       unit.timer = undefined;
-      if (this.stopping || this.units.get(name) !== unit) return;
+      if (this.units.get(name) !== unit) return;
       if (unit.limit.allow(Date.now())) {
         unit.restarts++;
         try {
@@ -225,17 +214,15 @@ export class HealthSupervisor {
     const state = readState(this.layout.workDir);
     if (state === undefined) throw new Error(`no rehearsal state in ${this.layout.workDir}`);
     const started = restartListed(this.layout, state.pgbouncer, serverOsUser(), pid);
-    if (started !== undefined) this.log(`${name} started again, pid ${started.pid}`);
+    if (started === undefined) return;
+    this.poolerRestarts++;
+    this.log(`${name} started again, pid ${started.pid}`);
   }
 
-  /** Stops the checker; the PgBouncer processes are `down`'s (it stops the supervisor first, then them). */
-  stop(): void {
-    this.stopping = true;
-    for (const unit of this.units.values()) clearTimeout(unit.timer);
-    const child = this.checker;
-    if (child === undefined) process.exit(0);
-    child.once('exit', () => process.exit(0));
-    child.kill('SIGTERM');
+  /** Stops with the checker (SIGTERM's default ends it at once); the PgBouncer processes are `down`'s, after the supervisor. */
+  stop(): never {
+    this.checker?.kill('SIGTERM');
+    process.exit(0);
   }
 }
 
@@ -245,8 +232,7 @@ export function main(argv: string[]): void {
   if (workDir === undefined) throw new Error('usage: health-supervisor <workDir> [intervalMs] [startLimitBurst startLimitIntervalMs]');
   const policy = burst === undefined || window === undefined ? UNIT_RESTART_POLICY : { ...UNIT_RESTART_POLICY, startLimitBurst: Number(burst), startLimitIntervalMs: Number(window) };
   const supervisor = new HealthSupervisor(workDir, Number(interval ?? 500), policy);
-  process.once('SIGTERM', () => supervisor.stop());
-  process.once('SIGINT', () => supervisor.stop());
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => supervisor.stop());
   supervisor.start();
 }
 

@@ -20,7 +20,7 @@ import { EndpointRole } from '../model/vocabulary';
 import type { PgBouncerPaths, WorkDirLayout } from './layout';
 import { namespaceOfAddress } from './network/plan';
 import { chownTo, type OsUser } from './os-user';
-import { isAlive, isOurs, logTail, spawnDaemon, stopProcess, type TrackedProcess } from './processes';
+import { isAlive, logTail, spawnDaemon, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
 import { GiveUp, waitFor } from './sql';
 import type { PgBouncerEndpointSpec } from './state';
@@ -182,11 +182,6 @@ export async function waitPoolerReady(proc: TrackedProcess, unixSocketDir: strin
   } catch (err) {
     throw new Error(`${(err as Error).message}\n--- ${proc.name} log tail ---\n${logTail(proc.logFile)}`, { cause: err });
   }
-}
-
-/** Stops a process: safe shutdown (in-flight transactions finish), SIGKILL after `graceMs`. */
-export async function stopPooler(proc: TrackedProcess, graceMs = 2000): Promise<number[]> {
-  return isOurs(proc) ? stopProcess(proc, graceMs) : [];
 }
 
 export interface PoolRow {

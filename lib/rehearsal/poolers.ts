@@ -2,20 +2,17 @@
  * The PgBouncer processes of both endpoints ("pooler hosts"), as groups: an endpoint runs
  * `processesPerTarget` processes for each server it pools for (the read/write endpoint for the
  * writer, the read-only endpoint for each live replica), all on the endpoint's address:port.
- *
- * They are listed in the process table (processes.ts) with their placement. After `up`, the health checker
- * starts a group for a replica that joined and stops the group of one that died, and the supervisor
- * (health-supervisor.ts) starts again a process that exited; a record leaves the table before its process is
- * stopped, so the supervisor never restarts what the checker stops.
+ * The process table lists each with its place; a record leaves it before its process is stopped, so the
+ * supervisor (health-supervisor.ts, which restarts a listed process that exited) never restarts what the checker stops.
  */
 import type { PgBouncerPaths, WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { fleetProcessName } from '../model/pgbouncer-fleet-files';
 import { PGBOUNCER_MAX_PEER_ID } from '../model/pgbouncer-ini';
-import { endpointListener, launchPooler, reloadPooler, standInFiles, standInProcess, stopPooler, waitPoolerReady, writeStandInFiles, type PoolerLaunch } from './pgbouncer';
-import { isOurs, readProcesses, updateProcesses, type PoolerEndpoint, type PoolerPlacement, type TrackedProcess } from './processes';
+import { endpointListener, launchPooler, reloadPooler, standInFiles, standInProcess, waitPoolerReady, writeStandInFiles, type PoolerLaunch } from './pgbouncer';
+import { isOurs, readProcesses, stopProcess, updateProcesses, type PoolerEndpoint, type PoolerPlacement, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
-import type { PgBouncerEndpointSpec, PgBouncerState } from './state';
+import type { PgBouncerState } from './state';
 
 export type { PoolerEndpoint } from './processes';
 
@@ -34,26 +31,25 @@ export interface PoolerContext {
   readonly user: OsUser | undefined;
 }
 
-export function poolerName(endpoint: PoolerEndpoint, peerId: number): string {
-  return `pgbouncer-${endpoint === 'readWrite' ? 'rw' : 'ro'}-${peerId}`;
-}
-
 /** A process's files, by its name in the fleet model (its endpoint's listener, its peer id). */
-export function poolerPaths(layout: WorkDirLayout, spec: PgBouncerEndpointSpec, peerId: number): PgBouncerPaths {
-  return layout.pgbouncer(fleetProcessName({ listener: endpointListener(spec), peerId }));
+function poolerPaths(layout: WorkDirLayout, pgbouncer: PgBouncerState, at: Pick<PoolerPlacement, 'endpoint' | 'peerId'>): PgBouncerPaths {
+  return layout.pgbouncer(fleetProcessName({ listener: endpointListener(pgbouncer[at.endpoint]), peerId: at.peerId }));
 }
 
 /** Where a process's admin console listens (TCP lands on any process of the endpoint). */
 export function poolerSocketDir(layout: WorkDirLayout, pgbouncer: PgBouncerState, p: PooledProcess): string {
-  return poolerPaths(layout, pgbouncer[p.pooler.endpoint], p.pooler.peerId).socketDir;
+  return poolerPaths(layout, pgbouncer, p.pooler).socketDir;
 }
 
 /** Starts a placed process (the checker's new groups and the supervisor's restarts alike). */
 function launchPlaced(layout: WorkDirLayout, pgbouncer: PgBouncerState, user: OsUser | undefined, pooler: PoolerPlacement): PooledProcess {
-  const spec = pgbouncer[pooler.endpoint];
-  const launch: PoolerLaunch = { spec, paths: poolerPaths(layout, spec, pooler.peerId), name: poolerName(pooler.endpoint, pooler.peerId), program: pgbouncer.program, cwd: layout.pgbouncerDir, user, cgroupProcsFiles: pgbouncer.cgroupProcsFiles ?? [] };
+  const name = `pgbouncer-${pooler.endpoint === 'readWrite' ? 'rw' : 'ro'}-${pooler.peerId}`;
+  const launch: PoolerLaunch = { spec: pgbouncer[pooler.endpoint], paths: poolerPaths(layout, pgbouncer, pooler), name, program: pgbouncer.program, cwd: layout.pgbouncerDir, user, cgroupProcsFiles: pgbouncer.cgroupProcsFiles ?? [] };
   return { ...launchPooler(launch), pooler };
 }
+
+/** SIGINT lets in-flight transactions finish; then SIGKILL. */
+const POOLER_STOP_GRACE_MS = 2000;
 
 /** Distinct values in first-seen order. */
 const distinct = (values: ReadonlyArray<string>): string[] => [...new Set(values)];
@@ -69,10 +65,6 @@ export class Poolers {
   /** The servers an endpoint pools for, in the order their groups started. */
   hosts(endpoint: PoolerEndpoint): string[] {
     return distinct(this.of(endpoint).map((p) => p.pooler.host));
-  }
-
-  private socketDir(endpoint: PoolerEndpoint, peerId: number): string {
-    return poolerPaths(this.ctx.layout, this.ctx.pgbouncer[endpoint], peerId).socketDir;
   }
 
   private port(endpoint: PoolerEndpoint): number {
@@ -100,7 +92,7 @@ export class Poolers {
     for (const p of this.of(endpoint)) {
       // A dead one is the supervisor's: it starts with the new files.
       if (skip.has(p.pooler.peerId) || !isOurs(p)) continue;
-      await reloadPooler(this.socketDir(endpoint, p.pooler.peerId), this.port(endpoint), this.ctx.secrets).catch((err: Error) => failures.push(`${p.name}: ${err.message}`));
+      await reloadPooler(poolerSocketDir(this.ctx.layout, this.ctx.pgbouncer, p), this.port(endpoint), this.ctx.secrets).catch((err: Error) => failures.push(`${p.name}: ${err.message}`));
     }
     if (failures.length > 0) throw new Error(`RELOAD failed: ${failures.join('; ')}`);
   }
@@ -124,9 +116,9 @@ export class Poolers {
         updateProcesses(this.ctx.layout.processesFile, (ps) => [...ps, proc]);
         return proc;
       });
-      await Promise.all(started.map((p) => waitPoolerReady(p, this.socketDir(endpoint, p.pooler.peerId), this.port(endpoint), this.ctx.secrets, timeoutMs)));
+      await Promise.all(started.map((p) => waitPoolerReady(p, poolerSocketDir(this.ctx.layout, this.ctx.pgbouncer, p), this.port(endpoint), this.ctx.secrets, timeoutMs)));
     } catch (err) {
-      await Promise.all(this.unlist((p) => p.pooler.endpoint === endpoint && ids.has(p.pooler.peerId)).map((p) => stopPooler(p)));
+      await Promise.all(this.unlist((p) => p.pooler.endpoint === endpoint && ids.has(p.pooler.peerId)).map((p) => stopProcess(p, POOLER_STOP_GRACE_MS)));
       this.writeFiles(endpoint);
       throw err;
     }
@@ -135,7 +127,7 @@ export class Poolers {
 
   /** Stops the endpoint's group for `host` (a replica that died or became the writer). */
   async stopGroup(endpoint: PoolerEndpoint, host: string): Promise<void> {
-    await Promise.all(this.unlist((p) => p.pooler.endpoint === endpoint && p.pooler.host === host).map((p) => stopPooler(p)));
+    await Promise.all(this.unlist((p) => p.pooler.endpoint === endpoint && p.pooler.host === host).map((p) => stopProcess(p, POOLER_STOP_GRACE_MS)));
     await this.refresh(endpoint);
   }
 

@@ -5,10 +5,10 @@
  * (WorkDirLayout.processesFile): `down` and `status` run in other processes and find every pid there.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { hostCommand } from './network/host-command';
 import type { OsUser } from './os-user';
-import { writeAtomic } from './state';
+import { readJsonFile, writeAtomic } from './state';
 
 export type ProcessKind = 'postgres' | 'pgbouncer' | 'haproxy' | 'pgpool' | 'health-supervisor' | 'host-agent' | 'host' | 'imds' | 'aws-emulator';
 
@@ -44,27 +44,21 @@ const LOCK_TIMEOUT_MS = 5000;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /**
- * Saves what `change` makes of the table, under its lock: the CLI, the health checker and the supervisor all
- * write it. The lock is a file made with O_EXCL holding its owner's pid (one whose owner is gone is taken over);
- * synchronous, so it is held for a read, a spawn at most, and a rename. Returns the processes as they were.
+ * Saves what `change` makes of the table under its lock, as the CLI, the checker and the supervisor all write it:
+ * a file made with O_EXCL naming its owner (taken over once the owner is gone), held for a read, a spawn at most,
+ * and a rename. Returns the processes as they were.
  */
 export function updateProcesses(file: string, change: (processes: TrackedProcess[]) => TrackedProcess[]): TrackedProcess[] {
   const lock = `${file}.lock`;
   const deadline = Date.now() + LOCK_TIMEOUT_MS;
   for (;;) {
     try {
-      const fd = openSync(lock, 'wx', 0o644);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
+      writeFileSync(lock, String(process.pid), { flag: 'wx', mode: 0o644 });
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      let owner = 0;
-      try {
-        owner = Number(readFileSync(lock, 'utf8')) || 0;
-      } catch {
-        continue; // Released in between.
-      }
+      // 0 while it is being written or once released: wait and try again.
+      const owner = readJsonFile<number>(lock) ?? 0;
       if (owner > 0 && !isAlive(owner)) rmSync(lock, { force: true });
       else if (Date.now() > deadline) throw new Error(`the process table ${file} stayed locked by pid ${owner} for ${LOCK_TIMEOUT_MS} ms`);
       else Atomics.wait(pause, 0, 0, 2);

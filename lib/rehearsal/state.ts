@@ -100,10 +100,13 @@ export function writeHealth(path: string, report: HealthReport): void {
   writeAtomic(path, `${JSON.stringify(report, null, 2)}\n`, 0o644);
 }
 
-export function readHealth(path: string): HealthReport | undefined {
+/** A JSON file another process writes (atomically); undefined while there is none. */
+export function readJsonFile<T>(path: string): T | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as HealthReport;
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
   } catch {
     return undefined;
   }
 }
+
+export const readHealth = (path: string): HealthReport | undefined => readJsonFile<HealthReport>(path);
