@@ -18,7 +18,7 @@ import { EndpointRole } from '../model/vocabulary';
 import { findPgBouncer, findPostgres15BinDir } from './binaries';
 import { WorkDirLayout } from './layout';
 import { serverOsUser } from './os-user';
-import { installPgBouncer, launchPooler, standInFiles, standInProcess, stopPooler, waitPoolerReady, writeStandInFiles, writeStandInSecrets } from './pgbouncer';
+import { installPgBouncer, launchPooler, standInFiles, standInProcess, waitPoolerReady, writeStandInFiles, writeStandInSecrets } from './pgbouncer';
 import { adminTarget, bootstrapWriter, initWriter, launchNode, nodeState, waitReady, type PostgresContext } from './postgres';
 import { stopProcess, type TrackedProcess } from './processes';
 import { newSecrets } from './secrets';
@@ -85,7 +85,7 @@ export async function startCompatStand(timeoutMs = 30000): Promise<CompatStand> 
   const procs: TrackedProcess[] = [];
   const stop = async (): Promise<void> => {
     for (const p of [...procs].reverse()) {
-      await (p.kind === 'pgbouncer' ? stopPooler(p) : stopProcess(p));
+      await stopProcess(p);
       runningGroups.delete(p.pid);
     }
     rmSync(workDir, { recursive: true, force: true });

@@ -8,9 +8,8 @@ import { existsSync, rmSync } from 'node:fs';
 import { RehearsalOperationError } from './errors';
 import { removeNodeBudgets } from './cpu-budgets';
 import { WorkDirLayout } from './layout';
-import { trackedProcesses } from './poolers';
 import { rehearsalNetwork } from './network/rehearsal-network';
-import { groupMembers, isOurs, stopProcess, type TrackedProcess } from './processes';
+import { groupMembers, isOurs, readProcesses, stopProcess, type TrackedProcess } from './processes';
 import { readState, type RehearsalState } from './state';
 
 export interface DownReport {
@@ -27,9 +26,8 @@ function isRunning(proc: TrackedProcess): boolean {
 }
 
 /**
- * Stops the processes: the health checker's supervisor first (with its group, the checker, which would
- * restart PgBouncer processes meanwhile), then the rest newest first; returns the pids that survived
- * SIGKILL (none on success).
+ * Stops the processes: the supervisor first (with its group, the checker; it would restart the PgBouncer
+ * processes meanwhile), then the rest newest first; returns the pids that survived SIGKILL (none on success).
  */
 export async function stopTracked(processes: ReadonlyArray<TrackedProcess>): Promise<number[]> {
   const leftover: number[] = [];
@@ -43,7 +41,7 @@ export async function stopTracked(processes: ReadonlyArray<TrackedProcess>): Pro
 export async function downState(layout: WorkDirLayout, state: RehearsalState | undefined): Promise<DownReport> {
   const hadState = existsSync(layout.stateFile);
   if (state === undefined) return { workDir: layout.workDir, stopped: [], hadState };
-  const processes = trackedProcesses(layout, state);
+  const processes = readProcesses(layout.processesFile);
   const running = processes.filter(isRunning).map((p) => p.name);
   const leftover = await stopTracked(processes);
   const stillRunning = processes.filter(isRunning);

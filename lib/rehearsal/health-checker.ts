@@ -1,20 +1,16 @@
 /**
  * The health checker RDS Proxy has built in and PgBouncer lacks: PgBouncer never notices that a server
  * died or that a replica was promoted. Every interval this probes each instance (TLS login,
- * pg_is_in_recovery()), then brings the PgBouncer processes (poolers.ts) in line:
+ * pg_is_in_recovery()), then re-points the PgBouncer processes (poolers.ts), RDS Proxy's own behaviour:
  * - read/write endpoint: every process re-pointed at the instance that is not in recovery (RELOAD each);
  * - read-only endpoint: a group of processes per live replica: a dead or promoted replica's group is
- *   stopped, a replica that joined or came back gets one (the others RELOAD their [peers]);
- * - any PgBouncer process that died is started again with its own ini (so_reuseport: the endpoint's
- *   other processes took its new connections meanwhile).
- *
- * It runs as its own process, child of its supervisor (health-supervisor.ts: restarted when it exits),
- * so it keeps watching after the CLI that started the rehearsal has exited. It writes what it saw to
- * the health file.
+ *   stopped, a replica that joined or came back gets one (the others RELOAD their [peers]).
+ * A process that exits is the supervisor's (health-supervisor.ts), whose child this is, so it keeps watching
+ * after the CLI that started the rehearsal has exited. It writes what it saw to the health file.
  */
 import { WorkDirLayout } from './layout';
 import { serverOsUser, type OsUser } from './os-user';
-import { poolerContext, Poolers } from './poolers';
+import { Poolers } from './poolers';
 import { adminTarget } from './postgres';
 import { readSecrets, type Secrets } from './secrets';
 import { query, sleep } from './sql';
@@ -31,13 +27,11 @@ export async function probeNode(state: RehearsalState, secrets: Secrets, node: N
   }
 }
 
-/** How long a round waits for a new PgBouncer process to answer. */
+/** How long a round waits for a new group's PgBouncer processes to answer. */
 const POOLER_START_TIMEOUT_MS = 5000;
 
 export class HealthChecker {
   private reloads = 0;
-  private restarts = 0;
-  private stopped = false;
   private readonly layout: WorkDirLayout;
   private readonly user: OsUser | undefined;
 
@@ -54,7 +48,7 @@ export class HealthChecker {
     return state;
   }
 
-  /** One round: probe, bring the poolers in line, restart crashed ones, report. */
+  /** One round: probe, re-point the poolers, report. */
   async checkOnce(): Promise<HealthReport> {
     // Re-read each round: failover() records the writer it promoted, addReplica() the nodes.
     const state = this.state();
@@ -64,7 +58,7 @@ export class HealthChecker {
     // Two writers only after a split brain (an old writer restarted): trust the one failover chose.
     const writer = writers.find((n) => n.name === state.writerName) ?? writers[0];
     const liveReplicas = results.filter((r) => r.role === 'replica').map((r) => r.node.address);
-    const poolers = new Poolers(poolerContext(state, this.layout, secrets, this.user));
+    const poolers = new Poolers({ layout: this.layout, pgbouncer: state.pgbouncer, secrets, user: this.user });
     const errors: string[] = [];
     const step = async (what: string, change: () => Promise<unknown>): Promise<void> => {
       try {
@@ -96,10 +90,6 @@ export class HealthChecker {
         });
       }
     }
-    await step('pgbouncer', async () => {
-      this.restarts += (await poolers.restartDead(POOLER_START_TIMEOUT_MS)).length;
-    });
-
     const report: HealthReport = {
       checkedAt: new Date().toISOString(),
       pid: process.pid,
@@ -108,15 +98,15 @@ export class HealthChecker {
       readWriteHosts: poolers.hosts('readWrite'),
       readOnlyHosts: poolers.hosts('readOnly'),
       reloads: this.reloads,
-      poolerRestarts: this.restarts,
       ...(errors.length === 0 ? {} : { lastError: errors.join('; ') }),
     };
     writeHealth(this.layout.healthFile, report);
     return report;
   }
 
+  /** Rounds until the process is stopped: SIGTERM's default ends a round in flight, whose every write is atomic. */
   async run(intervalMs: number): Promise<void> {
-    while (!this.stopped) {
+    for (;;) {
       const started = Date.now();
       try {
         await this.checkOnce();
@@ -126,25 +116,13 @@ export class HealthChecker {
       await sleep(Math.max(0, intervalMs - (Date.now() - started)));
     }
   }
-
-  stop(): void {
-    this.stopped = true;
-  }
 }
 
 /** Entry point of the health-checker process: `node health-checker.js <workDir> <intervalMs>`. */
 export async function main(argv: string[]): Promise<void> {
   const [workDir, interval] = argv;
   if (workDir === undefined) throw new Error('usage: health-checker <workDir> [intervalMs]');
-  const checker = new HealthChecker(workDir);
-  const stop = (): void => {
-    checker.stop();
-    // A round in flight is bounded by its probe timeouts; do not wait for it.
-    setTimeout(() => process.exit(0), 50).unref();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  await checker.run(Number(interval ?? 500));
+  await new HealthChecker(workDir).run(Number(interval ?? 500));
 }
 
 if (require.main === module) {

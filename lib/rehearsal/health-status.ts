@@ -2,11 +2,10 @@
  * Is the health checker actually watching? Its report says what it saw, not that it still looks: a
  * checker that died leaves its last report behind, which would read as healthy. So `status` judges the
  * report: stale when older than a few intervals, or when the pid that wrote it is no longer a running
- * health checker; and it says what the supervisor did (restarts, giving up).
+ * health checker; and it says what the supervisor did (restarts, giving up, on the checker and the PgBouncer processes).
  */
-import { readFileSync } from 'node:fs';
-import { readSupervisorReport, type SupervisorReport } from './health-supervisor';
-import { isOurs } from './processes';
+import { CHECKER_UNIT, readSupervisorReport, type SupervisorReport } from './health-supervisor';
+import { isAlive, isOurs } from './processes';
 import type { RunningRehearsal } from './running';
 import type { HealthReport } from './state';
 import type { HealthCheckerStatus } from './types';
@@ -43,8 +42,8 @@ export function assessHealthChecker(e: HealthEvidence): HealthCheckerStatus {
     if (!e.checkerRunning(e.report.pid)) problems.push(`checker pid ${e.report.pid} that wrote it is not running`);
   }
   const state: HealthCheckerStatus['state'] = e.report === undefined ? 'missing' : problems.length > 0 ? 'stale' : 'fresh';
-  if (e.supervisor?.gaveUp !== undefined) problems.push(`the supervisor gave up restarting it: ${e.supervisor.gaveUp}`);
-  else if (!e.supervisorRunning) problems.push('the supervisor is not running: nothing restarts the checker if it exits');
+  if (!e.supervisorRunning) problems.push('the supervisor is not running: nothing restarts the checker if it exits');
+  for (const [name, why] of Object.entries(e.supervisor?.failed ?? {})) problems.push(`the supervisor gave up restarting ${name === CHECKER_UNIT ? 'it' : name}: ${why}`);
   return {
     state,
     ...(problems.length > 0 ? { problems } : {}),
@@ -54,26 +53,19 @@ export function assessHealthChecker(e: HealthEvidence): HealthCheckerStatus {
     ...(e.supervisor === undefined ? {} : { supervisorPid: e.supervisor.pid }),
     supervisorRunning: e.supervisorRunning,
     restarts: e.supervisor?.restarts ?? 0,
+    poolerRestarts: e.supervisor?.poolerRestarts ?? 0,
   };
 }
 
-/** A running health checker of the work dir: node running health-checker with that work dir (pid reuse is checked). */
-export function isHealthCheckerOf(workDir: string, pid: number): boolean {
-  try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return argv.includes(workDir) && argv.some((a) => /health-checker\.(ts|js)$/.test(a));
-  } catch {
-    return false;
-  }
-}
-
 export function healthCheckerStatus(run: RunningRehearsal, now = Date.now()): HealthCheckerStatus {
-  const supervisorProc = [...run.state.processes].reverse().find((p) => p.kind === 'health-supervisor');
+  const supervisorProc = [...run.allProcesses()].reverse().find((p) => p.kind === 'health-supervisor');
+  const supervisor = readSupervisorReport(run.layout.healthSupervisorFile);
   return assessHealthChecker({
     report: run.health(),
-    supervisor: readSupervisorReport(run.layout.healthSupervisorFile),
+    supervisor,
     supervisorRunning: supervisorProc !== undefined && isOurs(supervisorProc),
-    checkerRunning: (pid) => isHealthCheckerOf(run.layout.workDir, pid),
+    // The child the supervisor started and still has: a pid it no longer names is an exited checker's.
+    checkerRunning: (pid) => supervisor?.checkerPid === pid && isAlive(pid),
     intervalMs: run.state.settings.healthCheckIntervalMs,
     now,
   });

@@ -1,56 +1,72 @@
 /**
- * Keeps the health checker running. Without it nothing re-points the endpoints after a failure, so a
- * checker that crashed (or was killed) would leave the rehearsal silently unhealed. This small process
- * (spawned by Rehearsal.up, tracked by pid, stopped by down) runs the checker as its child, in its own
- * process group so stopping the supervisor's group stops the checker too, and restarts it when it exits:
- * - after a backoff that doubles with each quick exit (one within `stableAfterMs` of its start),
- *   from `initialDelayMs` up to `maxDelayMs`;
- * - a crash loop is bounded: after `maxQuickExits` quick exits in a row it gives up and exits.
- * Every exit, restart and the give-up go to its log and to the supervisor file, which `status` reads
- * (with the health file, it tells a fresh checker from a stale one).
+ * The rehearsal's systemd: one process (spawned by `up`, stopped first by `down`) keeping the health checker (its
+ * child, in its process group) and every PgBouncer process of the process table (detached: polled, no SIGCHLD)
+ * running by the PgBouncer engine host units' restart policy (pgbouncer-host-units.ts): a child that is gone
+ * starts again after RestartSec=; one past its start limit stays failed while the others are kept (no host to
+ * power off here). Exits, restarts and failures go to its log and to the file `status` reads.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { extname, join } from 'node:path';
+import { FLEET_RESTART_SECONDS, FLEET_START_LIMIT } from '../model/pgbouncer-host-units';
 import { WorkDirLayout } from './layout';
-import { cleanEnv, spawnDaemon, type TrackedProcess } from './processes';
-import { writeAtomic } from './state';
+import { serverOsUser } from './os-user';
+import { readPoolers, restartListed } from './poolers';
+import { cleanEnv, isOurs, spawnDaemon, type TrackedProcess } from './processes';
+import { readJsonFile, readState, writeAtomic } from './state';
 
+/** systemd's RestartSec= and start limit, as a PgBouncer engine host's units set them. */
 export interface RestartPolicy {
-  readonly initialDelayMs: number;
-  readonly maxDelayMs: number;
-  /** A checker that ran at least this long before exiting was not crash-looping. */
-  readonly stableAfterMs: number;
-  /** Quick exits in a row tolerated; one more and the supervisor gives up. */
-  readonly maxQuickExits: number;
+  readonly restartDelayMs: number;
+  readonly startLimitIntervalMs: number;
+  /** Starts allowed within the interval; the next one fails the unit. */
+  readonly startLimitBurst: number;
 }
 
-export const DEFAULT_RESTART_POLICY: RestartPolicy = { initialDelayMs: 200, maxDelayMs: 5000, stableAfterMs: 30000, maxQuickExits: 8 };
+export const UNIT_RESTART_POLICY: RestartPolicy = { restartDelayMs: FLEET_RESTART_SECONDS * 1000, startLimitIntervalMs: FLEET_START_LIMIT.intervalSeconds * 1000, startLimitBurst: FLEET_START_LIMIT.burst };
 
-/** Delay before the next start after `quickExits` quick exits in a row (0 = the last run was stable); undefined = give up. */
-export function restartDelay(policy: RestartPolicy, quickExits: number): number | undefined {
-  if (quickExits > policy.maxQuickExits) return undefined;
-  return Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.max(0, quickExits - 1));
+/** A start limit other than the units' (a test's). */
+export type StartLimitOverride = Pick<RestartPolicy, 'startLimitBurst' | 'startLimitIntervalMs'>;
+
+/** How often the children are looked at. */
+const POLL_MS = 100;
+/** The checker's name among the supervised children (the PgBouncer processes go by theirs). */
+export const CHECKER_UNIT = 'health-checker';
+
+/** systemd's start rate limit: a window opens at a start and counts starts until it has passed. */
+export class StartLimit {
+  private windowStart = -Infinity;
+  private starts = 0;
+
+  constructor(private readonly policy: RestartPolicy) {}
+
+  /** Counts a start at `now`; false when it would pass the limit (the unit has failed). */
+  allow(now: number): boolean {
+    if (now - this.windowStart >= this.policy.startLimitIntervalMs) [this.windowStart, this.starts] = [now, 0];
+    if (this.starts >= this.policy.startLimitBurst) return false;
+    this.starts++;
+    return true;
+  }
+
+  describe(): string {
+    return `start limit hit: ${this.policy.startLimitBurst} starts within ${this.policy.startLimitIntervalMs / 1000} s`;
+  }
 }
 
 /** What the supervisor last did; written by it to WorkDirLayout.healthSupervisorFile. */
 export interface SupervisorReport {
   readonly pid: number;
-  /** The running checker's pid (undefined between an exit and the restart, and after giving up). */
+  /** The running checker's pid (undefined between an exit and the restart, and once failed). */
   readonly checkerPid: number | undefined;
+  /** Times the checker was started again. */
   readonly restarts: number;
-  readonly lastExit?: { readonly at: string; readonly pid: number; readonly code: number | null; readonly signal: string | null; readonly ranMs: number };
-  /** Why it stopped restarting (a crash loop); absent while it supervises. */
-  readonly gaveUp?: string;
+  /** Times a PgBouncer process was started again. */
+  readonly poolerRestarts?: number;
+  /** Children past their start limit, by name (CHECKER_UNIT or a PgBouncer process's), with why. */
+  readonly failed?: Readonly<Record<string, string>>;
 }
 
-export function readSupervisorReport(path: string): SupervisorReport | undefined {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as SupervisorReport;
-  } catch {
-    return undefined;
-  }
-}
+export const readSupervisorReport = (path: string): SupervisorReport | undefined => readJsonFile<SupervisorReport>(path);
 
 /** How a script of the kit runs as its own node process: compiled JS as is, TypeScript through ts-node. */
 export function nodeScriptCommand(script: string): { program: string; args: string[]; env: Record<string, string> } {
@@ -63,31 +79,32 @@ export function nodeScriptCommand(script: string): { program: string; args: stri
   };
 }
 
-/**
- * Spawns the supervisor as a tracked daemon (its own process group: the checker it starts joins it).
- * `maxQuickExits` overrides the policy's crash-loop bound.
- */
-export function launchHealthSupervisor(layout: WorkDirLayout, intervalMs: number, maxQuickExits?: number): TrackedProcess {
+/** Spawns the supervisor as a tracked daemon (its own process group: the checker it starts joins it). */
+export function launchHealthSupervisor(layout: WorkDirLayout, intervalMs: number, limit?: StartLimitOverride): TrackedProcess {
   const { program, args, env } = nodeScriptCommand(require.resolve('./health-supervisor'));
-  const extra = maxQuickExits === undefined ? [] : [String(maxQuickExits)];
+  const extra = limit === undefined ? [] : [String(limit.startLimitBurst), String(limit.startLimitIntervalMs)];
   return spawnDaemon({ name: 'health-supervisor', kind: 'health-supervisor', program, args: [...args, layout.workDir, String(intervalMs), ...extra], logFile: layout.healthSupervisorLog, cwd: layout.workDir, env: cleanEnv(env) });
 }
 
+/** A supervised child: its start limit, a pending restart, restarts done, why it failed. */
+interface Unit {
+  readonly limit: StartLimit;
+  timer?: NodeJS.Timeout;
+  restarts: number;
+  failed?: string;
+}
+
 export class HealthSupervisor {
-  private child: ChildProcess | undefined;
-  private childStartedAt = 0;
-  private quickExits = 0;
-  private restarts = 0;
-  private lastExit: SupervisorReport['lastExit'];
-  private restartTimer: NodeJS.Timeout | undefined;
-  private stopping = false;
+  private checker: ChildProcess | undefined;
+  private checkerExit = '';
+  private readonly units = new Map<string, Unit>();
+  private poolerRestarts = 0;
   private readonly layout: WorkDirLayout;
 
   constructor(
     workDir: string,
     private readonly intervalMs: number,
-    private readonly policy: RestartPolicy = DEFAULT_RESTART_POLICY,
-    private readonly onGiveUp: () => void = () => process.exit(1),
+    private readonly policy: RestartPolicy = UNIT_RESTART_POLICY,
   ) {
     this.layout = new WorkDirLayout(workDir);
   }
@@ -96,85 +113,126 @@ export class HealthSupervisor {
     process.stdout.write(`${new Date().toISOString()} ${line}\n`);
   }
 
-  private report(gaveUp?: string): void {
-    const report: SupervisorReport = { pid: process.pid, checkerPid: this.child?.pid, restarts: this.restarts, ...(this.lastExit ? { lastExit: this.lastExit } : {}), ...(gaveUp ? { gaveUp } : {}) };
+  private report(): void {
+    const failed = Object.fromEntries([...this.units].filter(([, u]) => u.failed !== undefined).map(([name, u]) => [name, u.failed!]));
+    const report: SupervisorReport = {
+      pid: process.pid,
+      checkerPid: this.checker?.pid,
+      restarts: this.units.get(CHECKER_UNIT)?.restarts ?? 0,
+      poolerRestarts: this.poolerRestarts,
+      ...(Object.keys(failed).length > 0 ? { failed } : {}),
+    };
     writeAtomic(this.layout.healthSupervisorFile, `${JSON.stringify(report, null, 2)}\n`, 0o644);
   }
 
+  private unit(name: string): Unit {
+    let unit = this.units.get(name);
+    if (unit === undefined) {
+      // Its first start (by `up` or the checker for a PgBouncer process) counts against its limit.
+      unit = { limit: new StartLimit(this.policy), restarts: 0 };
+      unit.limit.allow(Date.now());
+      this.units.set(name, unit);
+    }
+    return unit;
+  }
+
   start(): void {
+    this.unit(CHECKER_UNIT);
+    this.startChecker();
+    this.poll();
+  }
+
+  private startChecker(): void {
     const { program, args, env } = nodeScriptCommand(require.resolve('./health-checker'));
     const logFd = openSync(this.layout.healthCheckerLog, 'a');
     try {
       // Not detached: the checker stays in the supervisor's process group.
       const child = spawn(program, [...args, this.layout.workDir, String(this.intervalMs)], { cwd: this.layout.workDir, env: { ...process.env, ...env }, stdio: ['ignore', logFd, logFd] });
-      this.child = child;
-      this.childStartedAt = Date.now();
-      child.on('error', (err) => {
-        this.log(`health checker could not start: ${err.message}`);
-        this.exited(child, null, null);
-      });
-      child.on('exit', (code, signal) => this.exited(child, code, signal));
+      const startedAt = Date.now();
+      const exited = (how: string): void => {
+        if (this.checker !== child) return;
+        this.checker = undefined;
+        this.checkerExit = `health checker pid ${child.pid} exited (${how}) after ${Date.now() - startedAt} ms`;
+      };
+      child.on('error', (err) => exited(`could not start: ${err.message}`));
+      child.on('exit', (code, signal) => exited(signal !== null ? `signal ${signal}` : `code ${code}`));
+      this.checker = child;
     } finally {
       closeSync(logFd);
     }
-    this.log(`health checker started, pid ${this.child?.pid ?? '?'}`);
+    this.log(`health checker started, pid ${this.checker?.pid ?? '?'}`);
     this.report();
   }
 
-  private exited(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.child !== child) return;
-    this.child = undefined;
-    const ranMs = Date.now() - this.childStartedAt;
-    this.lastExit = { at: new Date().toISOString(), pid: child.pid ?? -1, code, signal, ranMs };
-    if (this.stopping) return;
-    this.quickExits = ranMs < this.policy.stableAfterMs ? this.quickExits + 1 : 0;
-    const how = signal !== null ? `signal ${signal}` : `code ${code}`;
-    const delay = restartDelay(this.policy, this.quickExits);
-    if (delay === undefined) {
-      const why = `${this.quickExits} quick exits in a row (each within ${this.policy.stableAfterMs} ms of its start), the last with ${how}`;
-      this.log(`health checker pid ${child.pid} exited (${how}) after ${ranMs} ms; giving up: ${why}. Nothing re-points the endpoints now; see ${this.layout.healthCheckerLog}`);
-      this.report(why);
-      this.onGiveUp();
-      return;
+  /** Every child that is gone gets its restart scheduled, by the one policy. */
+  private poll(): void {
+    try {
+      if (this.checker === undefined) this.restartLater(CHECKER_UNIT, this.checkerExit, () => this.startChecker());
+      const listed = readPoolers(this.layout);
+      for (const name of this.units.keys()) {
+        // Its group was stopped (the checker took it out of the table): nothing to keep running.
+        if (name !== CHECKER_UNIT && !listed.some((p) => p.name === name)) {
+          clearTimeout(this.units.get(name)!.timer);
+          this.units.delete(name);
+        }
+      }
+      for (const p of listed) {
+        if (isOurs(p)) this.unit(p.name);
+        else this.restartLater(p.name, `${p.name} pid ${p.pid} is gone`, () => this.startPooler(p.pid, p.name));
+      }
+    } catch (err) {
+      this.log(`supervision round failed: ${(err as Error).message}`);
     }
-    this.log(`health checker pid ${child.pid} exited (${how}) after ${ranMs} ms; restart ${this.restarts + 1} in ${delay} ms`);
-    this.report();
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = undefined;
-      if (this.stopping) return;
-      this.restarts++;
-      this.start();
-    }, delay);
+    setTimeout(() => this.poll(), POLL_MS);
   }
 
-  /** Stops the checker (SIGTERM, SIGKILL after `graceMs`) and resolves once it has exited. */
-  stop(graceMs = 3000): Promise<void> {
-    this.stopping = true;
-    if (this.restartTimer !== undefined) clearTimeout(this.restartTimer);
-    const child = this.child;
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-    return new Promise((resolve) => {
-      const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      child.once('exit', () => {
-        clearTimeout(kill);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
+  private restartLater(name: string, exit: string, start: () => void): void {
+    const unit = this.unit(name);
+    if (unit.timer !== undefined || unit.failed !== undefined) return;
+    this.log(`${exit}; restart ${unit.restarts + 1} in ${this.policy.restartDelayMs} ms`);
+    unit.timer = setTimeout(() => {
+      unit.timer = undefined;
+      if (this.units.get(name) !== unit) return;
+      if (unit.limit.allow(Date.now())) {
+        unit.restarts++;
+        try {
+          start();
+        } catch (err) {
+          // Still gone: the next poll schedules it again, within the start limit.
+          this.log(`${name} could not start: ${(err as Error).message}`);
+        }
+      } else {
+        unit.failed = `${unit.limit.describe()}, the last: ${exit}`;
+        this.log(`${name}: giving up: ${unit.failed}`);
+      }
+      this.report();
+    }, this.policy.restartDelayMs);
+  }
+
+  /** Starts a PgBouncer process again with its own ini, if the table still lists it with the pid that is gone. */
+  private startPooler(pid: number, name: string): void {
+    const state = readState(this.layout.workDir);
+    if (state === undefined) throw new Error(`no rehearsal state in ${this.layout.workDir}`);
+    const started = restartListed(this.layout, state.pgbouncer, serverOsUser(), pid);
+    if (started === undefined) return;
+    this.poolerRestarts++;
+    this.log(`${name} started again, pid ${started.pid}`);
+  }
+
+  /** Stops with the checker (SIGTERM's default ends it at once); the PgBouncer processes are `down`'s, after the supervisor. */
+  stop(): never {
+    this.checker?.kill('SIGTERM');
+    process.exit(0);
   }
 }
 
-/** Entry point: `node health-supervisor.js <workDir> <intervalMs> [maxQuickExits]`. */
+/** Entry point: `node health-supervisor.js <workDir> <intervalMs> [startLimitBurst startLimitIntervalMs]`. */
 export function main(argv: string[]): void {
-  const [workDir, interval, maxQuickExits] = argv;
-  if (workDir === undefined) throw new Error('usage: health-supervisor <workDir> [intervalMs] [maxQuickExits]');
-  const policy = maxQuickExits === undefined ? DEFAULT_RESTART_POLICY : { ...DEFAULT_RESTART_POLICY, maxQuickExits: Number(maxQuickExits) };
+  const [workDir, interval, burst, window] = argv;
+  if (workDir === undefined) throw new Error('usage: health-supervisor <workDir> [intervalMs] [startLimitBurst startLimitIntervalMs]');
+  const policy = burst === undefined || window === undefined ? UNIT_RESTART_POLICY : { ...UNIT_RESTART_POLICY, startLimitBurst: Number(burst), startLimitIntervalMs: Number(window) };
   const supervisor = new HealthSupervisor(workDir, Number(interval ?? 500), policy);
-  const stop = (): void => {
-    void supervisor.stop().then(() => process.exit(0));
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => supervisor.stop());
   supervisor.start();
 }
 

@@ -12,7 +12,7 @@ export * from './lambda-runtime';
 export * from './loopback-blocks';
 export { WorkDirLayout, tlsPaths, type NodePaths, type PgBouncerPaths, type HaproxyPaths, type PgpoolPaths, type TlsPaths } from './layout';
 export { HealthChecker } from './health-checker';
-export { DEFAULT_RESTART_POLICY, launchHealthSupervisor, readSupervisorReport, restartDelay, type RestartPolicy, type SupervisorReport } from './health-supervisor';
+export { CHECKER_UNIT, launchHealthSupervisor, readSupervisorReport, StartLimit, UNIT_RESTART_POLICY, type RestartPolicy, type StartLimitOverride, type SupervisorReport } from './health-supervisor';
 export { assessHealthChecker, healthStaleAfterMs, type HealthEvidence } from './health-status';
 export { renderHaproxyConfig, renderPgpoolConfig, renderPgpoolHba } from './comparison-proxies';
 export { endpointListener, pgBouncerPoolSizes, standInFiles, standInProcess, type PgBouncerPoolSizes, type StandInValues } from './pgbouncer';
@@ -20,7 +20,7 @@ export * from './scram';
 export type { HealthReport, NodeState, PgBouncerEndpointSpec, RehearsalState } from './state';
 export type { Secrets } from './secrets';
 export { clientConfig, query, sleep, waitFor, type Target } from './sql';
-export { groupMembers, isAlive, logTail, stopProcess, type TrackedProcess } from './processes';
+export { groupMembers, isAlive, logTail, readProcesses, stopProcess, type TrackedProcess } from './processes';
 
 // Building blocks for a bare PostgreSQL outside a rehearsal (the Lambda suites' primary and standby).
 export { findPgBouncer, findPostgres15BinDir } from './binaries';
@@ -53,7 +53,7 @@ export { deploymentFromTopology, formatNotReproduced, formatUpStandIns, rehearsa
 export { deploymentConsumers, type RehearsedConsumerRun } from './deployment-consumers';
 export { roleBootstrapRequest, type ConsumerLogin } from './consumer-roles';
 export { instanceClassOf, nodeCores, poolerCores, rehearsalCgroupName, REHEARSAL_INSTANCE_CLASS, type PoolerBudgetHost } from './cpu-budgets';
-export { readPoolers, type PoolerRecord } from './poolers';
+export { readPoolers, type PooledProcess } from './poolers';
 export { pgbouncerPid } from './pooler-host';
 export { type BootingPoolerHost, type PoolerHost, type PoolerHostLogin, type PoolerHostOptions } from './pooler-host-types';
 export { addPoolerLoadBalancerTarget, type PoolerLoadBalancer } from './pooler-load-balancer';

@@ -79,8 +79,8 @@ export class WorkDirLayout {
   readonly healthSupervisorFile: string;
   readonly nodesDir: string;
   readonly pgbouncerDir: string;
-  /** Which PgBouncer processes run, by pid (poolers.ts); the health checker updates it. */
-  readonly poolersFile: string;
+  /** Every process of the rehearsal, by pid (processes.ts): `up`, the checker and the supervisor add to it. */
+  readonly processesFile: string;
   readonly comparisonProxiesDir: string;
   readonly logsDir: string;
   /** Programs the servers run from here, not from the checkout (see installPgBouncer). */
@@ -100,7 +100,7 @@ export class WorkDirLayout {
     this.healthSupervisorFile = join(workDir, 'health-supervisor.json');
     this.nodesDir = join(workDir, 'nodes');
     this.pgbouncerDir = join(workDir, 'pgbouncer');
-    this.poolersFile = join(this.pgbouncerDir, 'poolers.json');
+    this.processesFile = join(workDir, 'processes.json');
     this.comparisonProxiesDir = join(workDir, 'comparison');
     this.logsDir = join(workDir, 'logs');
     this.binDir = join(workDir, 'bin');
@@ -151,6 +151,6 @@ export class WorkDirLayout {
 
   /** What `down` removes; logs stay for a post-mortem. */
   get disposable(): ReadonlyArray<string> {
-    return [this.binDir, this.nodesDir, this.pgbouncerDir, this.comparisonProxiesDir, this.tls.dir, this.secretsFile, this.healthFile, this.healthSupervisorFile, this.stateFile];
+    return [this.binDir, this.nodesDir, this.pgbouncerDir, this.comparisonProxiesDir, this.tls.dir, this.secretsFile, this.healthFile, this.healthSupervisorFile, this.processesFile, this.stateFile];
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The RDS Proxy stand-in's PgBouncer processes, one at a time: their files, launch, stop, restart, and the
+ * The RDS Proxy stand-in's PgBouncer processes, one at a time: their files, launch, stop, and the
  * admin console. Their files are the PgBouncer engine's (lib/model/pgbouncer-fleet-files.ts): the stand-in is
  * one host of the fleet model below the work dir, with no load balancer in front (each listener on its
  * endpoint's own addresses and port), RDS Proxy's own sizing (each target's whole poolSizing() budget split
@@ -20,7 +20,7 @@ import { EndpointRole } from '../model/vocabulary';
 import type { PgBouncerPaths, WorkDirLayout } from './layout';
 import { namespaceOfAddress } from './network/plan';
 import { chownTo, type OsUser } from './os-user';
-import { isAlive, isOurs, logTail, spawnDaemon, stopProcess, type TrackedProcess } from './processes';
+import { isAlive, logTail, spawnDaemon, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
 import { GiveUp, waitFor } from './sql';
 import type { PgBouncerEndpointSpec } from './state';
@@ -182,24 +182,6 @@ export async function waitPoolerReady(proc: TrackedProcess, unixSocketDir: strin
   } catch (err) {
     throw new Error(`${(err as Error).message}\n--- ${proc.name} log tail ---\n${logTail(proc.logFile)}`, { cause: err });
   }
-}
-
-/**
- * Starts a process that died again with the same ini (same peer_id, same share of the budget), so the
- * endpoint gets its capacity back; the others kept serving meanwhile (so_reuseport drops a dead
- * listener from the group). Returns the new process once it answers.
- */
-export async function restartPooler(p: PoolerLaunch, secrets: Secrets, timeoutMs = 5000, onSpawn: (proc: TrackedProcess) => void = () => undefined): Promise<TrackedProcess> {
-  const proc = launchPooler(p);
-  // The caller records the pid before the wait, so a process that never gets ready is still stopped by pid.
-  onSpawn(proc);
-  await waitPoolerReady(proc, p.paths.socketDir, p.spec.listenPort, secrets, timeoutMs);
-  return proc;
-}
-
-/** Stops a process: safe shutdown (in-flight transactions finish), SIGKILL after `graceMs`. */
-export async function stopPooler(proc: TrackedProcess, graceMs = 2000): Promise<number[]> {
-  return isOurs(proc) ? stopProcess(proc, graceMs) : [];
 }
 
 export interface PoolRow {

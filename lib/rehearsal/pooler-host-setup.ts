@@ -139,7 +139,7 @@ export async function fleetOf(run: RunningRehearsal, options: PoolerHostOptions)
   run.network.namespacesFor(`network ${run.network.name}: the pooler hosts are booted in namespaces of their own, joined to the data VPC's: use network namespaces (as root)`);
   if (!existsSync(fleetFile(run))) return prepareFleet(run, options);
   const fleet = JSON.parse(readFileSync(fleetFile(run), 'utf8')) as FleetFile;
-  const process = run.state.processes.find((p) => p.pid === fleet.emulatorPid && p.kind === 'aws-emulator');
+  const process = run.allProcesses().find((p) => p.pid === fleet.emulatorPid && p.kind === 'aws-emulator');
   if (process === undefined || !isAlive(process.pid)) throw new RehearsalOperationError(`pooler hosts: the AWS emulator (pid ${fleet.emulatorPid}) is not running: restart the rehearsal`);
   const address = emulatorAddress(run);
   return { fleet, aws: { spec: { namespace: rehearsalNetworkPlan(s).dataNamespace, address, region: rehearsalAwsNames(s).region, certFile: run.state.tls.certFile, keyFile: run.state.tls.keyFile, workDir: run.layout.poolerFleet.dir }, process, endpoint: `https://${address}` } };

@@ -1,12 +1,14 @@
 /**
  * Background processes of the rehearsal, tracked by pid. Each is spawned detached (its own session
  * and process group, pgid = pid) so it outlives the CLI that started it, and so stopping it can also
- * reach its children (PostgreSQL backends, pgpool children) through the group.
+ * reach its children (PostgreSQL backends, pgpool children) through the group. One table lists them all
+ * (WorkDirLayout.processesFile): `down` and `status` run in other processes and find every pid there.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { hostCommand } from './network/host-command';
 import type { OsUser } from './os-user';
+import { readJsonFile, writeAtomic } from './state';
 
 export type ProcessKind = 'postgres' | 'pgbouncer' | 'haproxy' | 'pgpool' | 'health-supervisor' | 'host-agent' | 'host' | 'imds' | 'aws-emulator';
 
@@ -18,6 +20,57 @@ export interface TrackedProcess {
   /** Executable path, checked against /proc before signalling so a reused pid is never hit. */
   readonly program: string;
   readonly logFile: string;
+  /** A PgBouncer process of the RDS Proxy stand-in: where it sits (poolers.ts). */
+  readonly pooler?: PoolerPlacement;
+}
+
+export type PoolerEndpoint = 'readWrite' | 'readOnly';
+
+export interface PoolerPlacement {
+  readonly endpoint: PoolerEndpoint;
+  readonly peerId: number;
+  /** The server the process pools for. */
+  readonly host: string;
+  /** Its place in the host's group: which share of the budget it has. */
+  readonly slot: number;
+}
+
+/** The table's processes, in start order; killed ones stay listed (their pid is simply gone). */
+export function readProcesses(file: string): TrackedProcess[] {
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { processes: TrackedProcess[] }).processes : [];
+}
+
+const LOCK_TIMEOUT_MS = 5000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Saves what `change` makes of the table under its lock, as the CLI, the checker and the supervisor all write it:
+ * a file made with O_EXCL naming its owner (taken over once the owner is gone), held for a read, a spawn at most,
+ * and a rename. Returns the processes as they were.
+ */
+export function updateProcesses(file: string, change: (processes: TrackedProcess[]) => TrackedProcess[]): TrackedProcess[] {
+  const lock = `${file}.lock`;
+  const deadline = Date.now() + LOCK_TIMEOUT_MS;
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx', mode: 0o644 });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      // 0 while it is being written or once released: wait and try again.
+      const owner = readJsonFile<number>(lock) ?? 0;
+      if (owner > 0 && !isAlive(owner)) rmSync(lock, { force: true });
+      else if (Date.now() > deadline) throw new Error(`the process table ${file} stayed locked by pid ${owner} for ${LOCK_TIMEOUT_MS} ms`);
+      else Atomics.wait(pause, 0, 0, 2);
+    }
+  }
+  try {
+    const before = readProcesses(file);
+    writeAtomic(file, `${JSON.stringify({ processes: change([...before]) }, null, 2)}\n`, 0o644);
+    return before;
+  } finally {
+    rmSync(lock, { force: true });
+  }
 }
 
 export interface SpawnOptions {

@@ -27,10 +27,10 @@ import { bootPoolerHost, startPoolerHost } from './pooler-host';
 import type { BootingPoolerHost, PoolerHost, PoolerHostOptions } from './pooler-host-types';
 import { startPoolerLoadBalancer, type PoolerLoadBalancer } from './pooler-load-balancer';
 import { consoleQuery } from './pgbouncer';
-import { poolerPaths, readPoolers, type PoolerEndpoint } from './poolers';
+import { poolerSocketDir, readPoolers, type PoolerEndpoint } from './poolers';
 import { assertWorkDirUsable } from './preflight';
 import { launchNode, waitReady } from './postgres';
-import { isOurs, killProcess, stopProcess } from './processes';
+import { isOurs, killProcess, readProcesses, stopProcess } from './processes';
 import { RunningRehearsal } from './running';
 import { consumerPassword, newSecrets, readSecrets, writeSecrets } from './secrets';
 import { resolveSettings, validateSettings, type AddressPlan, type RehearsalSettings, type RehearsalSpec, type ResolvedSettings } from './settings';
@@ -89,9 +89,7 @@ export class Rehearsal {
     const binaries = findBinaries({ comparisonProxies: settings.comparisonProxies });
     const user = serverOsUser();
     assertWorkDirUsable(settings.workDir, user);
-    const previous = readState(settings.workDir);
-    const previousPoolers = readPoolers(new WorkDirLayout(settings.workDir)).map((r) => r.process);
-    if (previous !== undefined && [...previous.processes, ...previousPoolers].some((p) => isOurs(p))) {
+    if (readProcesses(new WorkDirLayout(settings.workDir).processesFile).some((p) => isOurs(p))) {
       throw new RehearsalStateError(`a rehearsal is already running in ${settings.workDir}: run \`rehearse down --work-dir ${settings.workDir}\` first`);
     }
     await network.assertFree(listeners(settings, network.addressPlan(settings.replicas)));
@@ -236,9 +234,9 @@ export class Rehearsal {
    */
   async poolerConsole(endpoint: PoolerEndpoint, command: string): Promise<Array<Array<Record<string, string>>>> {
     const port = this.run.state.pgbouncer[endpoint].listenPort;
-    const records = readPoolers(this.run.layout).filter((r) => r.endpoint === endpoint && isOurs(r.process));
+    const records = readPoolers(this.run.layout).filter((p) => p.pooler.endpoint === endpoint && isOurs(p));
     if (records.length === 0) throw new RehearsalOperationError(`poolerConsole(${endpoint}): no PgBouncer process of that endpoint is running`);
-    return Promise.all(records.map((r) => consoleQuery(poolerPaths(this.run.layout, this.run.state.pgbouncer[endpoint], r.peerId).socketDir, port, this.run.secrets, command)));
+    return Promise.all(records.map((p) => consoleQuery(poolerSocketDir(this.run.layout, this.run.state.pgbouncer, p), port, this.run.secrets, command)));
   }
 
   /** Pid of a tracked process that is still ours (postmasters for CPU accounting, ...). */

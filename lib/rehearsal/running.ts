@@ -8,9 +8,8 @@ import { WorkDirLayout } from './layout';
 import { rehearsalNetwork, type NetworkSettings, type RehearsalNetworkMode } from './network/rehearsal-network';
 import type { OsUser } from './os-user';
 import { pgBouncerPoolSizes } from './pgbouncer';
-import { trackedProcesses } from './poolers';
 import { adminTarget, type PostgresContext } from './postgres';
-import { isOurs, type TrackedProcess } from './processes';
+import { isOurs, readProcesses, updateProcesses, type TrackedProcess } from './processes';
 import type { Secrets } from './secrets';
 import { readHealth, writeState, type HealthReport, type NodeState, type RehearsalState } from './state';
 import type { Endpoint, Endpoints, PoolSizes } from './types';
@@ -45,17 +44,13 @@ export class RunningRehearsal {
 
   /** Records a started process at once, so a failure later still stops it. */
   track(proc: TrackedProcess): TrackedProcess {
-    this.state.processes.push(proc);
-    this.save();
+    updateProcesses(this.layout.processesFile, (ps) => [...ps, proc]);
     return proc;
   }
 
-  /**
-   * Every process the rehearsal started, in start order: the state's, then the PgBouncer processes
-   * of the pooler registry (the health checker restarts and adds those after `up`).
-   */
+  /** Every process the rehearsal started, in start order (the checker and the supervisor add PgBouncer processes after `up`). */
   allProcesses(): TrackedProcess[] {
-    return trackedProcesses(this.layout, this.state);
+    return readProcesses(this.layout.processesFile);
   }
 
   /** The latest tracked process of that name. */
@@ -93,7 +88,7 @@ export class RunningRehearsal {
 
   get endpoints(): Endpoints {
     const p = this.state.plan;
-    const withComparisonProxies = this.state.processes.some((x) => x.kind === 'haproxy');
+    const withComparisonProxies = this.allProcesses().some((x) => x.kind === 'haproxy');
     return {
       readWrite: this.endpoint('read-write', p.readWrite),
       readOnly: this.endpoint('read-only', p.readOnly),

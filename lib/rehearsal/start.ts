@@ -10,12 +10,12 @@ import { applyConsumerRoles } from './consumer-roles';
 import type { Binaries } from './binaries';
 import { RehearsalStartError } from './errors';
 import { poolerBudgetFiles } from './cpu-budgets';
-import { launchHealthSupervisor, readSupervisorReport } from './health-supervisor';
+import { CHECKER_UNIT, launchHealthSupervisor, readSupervisorReport } from './health-supervisor';
 import type { WorkDirLayout } from './layout';
 import type { OsUser } from './os-user';
 import { launchHaproxy, launchPgpool, pgpoolSocketFile } from './comparison-proxies';
 import { installPgBouncer, writeStandInSecrets } from './pgbouncer';
-import { poolerContext, Poolers } from './poolers';
+import { Poolers } from './poolers';
 import { adminTarget, bootstrapWriter, cloneReplica, initWriter, launchNode, nodeState, setSynchronous, waitReady, waitStreaming } from './postgres';
 import type { RehearsalNetworkMode } from './network/rehearsal-network';
 import type { RehearsedDeployment } from './rehearsed-deployment';
@@ -55,7 +55,7 @@ export function prepareWorkDir(layout: WorkDirLayout, user: OsUser | undefined):
   mkdirSync(layout.workDir, { recursive: true, mode: 0o755 });
   // The PgBouncer engine's paths too: a previous run's fleet file naming its stopped emulator would be taken up.
   const f = layout.poolerFleet;
-  for (const dir of [layout.nodesDir, layout.pgbouncerDir, layout.comparisonProxiesDir, layout.tls.dir, layout.logsDir, layout.healthFile, layout.healthSupervisorFile, f.file, f.dir, f.hostsDir, f.loadBalancerDir, f.deploymentFile]) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [layout.nodesDir, layout.pgbouncerDir, layout.comparisonProxiesDir, layout.tls.dir, layout.logsDir, layout.healthFile, layout.healthSupervisorFile, layout.processesFile, f.file, f.dir, f.hostsDir, f.loadBalancerDir, f.deploymentFile]) rmSync(dir, { recursive: true, force: true });
   mkdirSync(layout.logsDir, { mode: 0o755 });
   // Traversable by the server user; what is private lives one level down.
   mkdirSync(layout.nodesDir, { mode: 0o755 });
@@ -111,7 +111,6 @@ export async function initialState(settings: ResolvedSettings, deployment: Rehea
       readOnly: network.withConsumerEndpoint(pgBouncerEndpointSpec(settings, secrets, 'read-only', EndpointRole.READ_ONLY, plan.readOnly), 'readOnly'),
       cgroupProcsFiles: poolerBudgetFiles(settings, 'pgbouncer'),
     },
-    processes: [],
   };
 }
 
@@ -151,14 +150,16 @@ async function startComparisonProxies(run: RunningRehearsal, bin: Required<Binar
   if (!existsSync(socket)) throw new RehearsalStartError('pgpool', `its Unix socket is not at ${socket}: this pgpool-II did not take socket_dir (the rehearsal renders pgpool-II 4.3's settings)`, logTail(pgpool.logFile));
 }
 
-/** The health checker's supervisor (health-supervisor.ts), which starts the checker and restarts it. */
+/** The supervisor (health-supervisor.ts), which starts the checker and keeps it and the PgBouncer processes running. */
 async function startHealthChecker(run: RunningRehearsal, timeoutMs: number): Promise<void> {
   const supervisor = run.track(launchHealthSupervisor(run.layout, run.state.settings.healthCheckIntervalMs));
   try {
     await waitFor('the health checker to report', timeoutMs, async () => {
       if (!isAlive(supervisor.pid)) throw new GiveUp('the health supervisor exited');
-      const checkerPid = readSupervisorReport(run.layout.healthSupervisorFile)?.checkerPid;
-      return checkerPid !== undefined && run.health()?.pid === checkerPid ? true : undefined;
+      const report = readSupervisorReport(run.layout.healthSupervisorFile);
+      const failed = report?.failed?.[CHECKER_UNIT];
+      if (failed !== undefined) throw new GiveUp(`the supervisor gave up restarting the health checker: ${failed}`);
+      return report?.checkerPid !== undefined && run.health()?.pid === report.checkerPid ? true : undefined;
     });
   } catch (err) {
     throw new RehearsalStartError('health-checker', (err as Error).message, `${logTail(supervisor.logFile, 10)}\n--- health checker ---\n${logTail(run.layout.healthCheckerLog)}`, { cause: err });
@@ -168,7 +169,7 @@ async function startHealthChecker(run: RunningRehearsal, timeoutMs: number): Pro
 /** The read/write endpoint's processes for the writer, the read-only endpoint's for each replica (poolers.ts). */
 async function startPoolers(run: RunningRehearsal, writer: NodeState, replicas: ReadonlyArray<NodeState>, timeoutMs: () => number): Promise<void> {
   writeStandInSecrets(run.layout.pgbouncerDir, run.secrets, run.state.tls, run.user);
-  const poolers = new Poolers(poolerContext(run.state, run.layout, run.secrets, run.user));
+  const poolers = new Poolers({ layout: run.layout, pgbouncer: run.state.pgbouncer, secrets: run.secrets, user: run.user });
   try {
     await poolers.startGroup('readWrite', writer.address, timeoutMs());
     for (const r of replicas) await poolers.startGroup('readOnly', r.address, timeoutMs());

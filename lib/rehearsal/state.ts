@@ -1,13 +1,12 @@
 /**
- * The rehearsal's state file (WorkDirLayout.stateFile): what runs, by pid, and where. `status` and
- * `down` read it from a fresh process, so it is written after every change, atomically.
+ * The rehearsal's state file (WorkDirLayout.stateFile): what runs where (the pids are in the process table,
+ * processes.ts). `status` and `down` read it from a fresh process, so it is written after every change, atomically.
  */
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { PoolMode } from '../model/pgbouncer-ini';
 import type { PoolSettings } from '../model/sizing';
 import type { EndpointRole } from '../model/vocabulary';
 import { WorkDirLayout, type NodePaths } from './layout';
-import type { TrackedProcess } from './processes';
 import type { RehearsedDeployment } from './rehearsed-deployment';
 import type { AddressPlan, ResolvedSettings } from './settings-types';
 import type { TlsFiles } from './tls';
@@ -45,7 +44,7 @@ export interface NodeState extends NodePaths {
   readonly port: number;
 }
 
-/** The PgBouncer endpoints; which processes run them is in the pooler registry (poolers.ts). */
+/** The PgBouncer endpoints; which processes run them is in the process table (processes.ts). */
 export interface PgBouncerState {
   /** The PgBouncer 1.25.2 binary the processes run (restarts and new groups use it too). */
   readonly program: string;
@@ -68,8 +67,6 @@ export interface RehearsalState {
   /** Name of the node the rehearsal last made the writer (failover() updates it). */
   writerName: string;
   readonly pgbouncer: PgBouncerState;
-  /** Every process started, in start order; killed ones stay listed (their pid is simply gone). */
-  readonly processes: TrackedProcess[];
 }
 
 /** Writes through a temporary file and a rename, so a reader in another process never sees half a file. */
@@ -102,8 +99,6 @@ export interface HealthReport {
   readonly readWriteHosts: ReadonlyArray<string>;
   readonly readOnlyHosts: ReadonlyArray<string>;
   readonly reloads: number;
-  /** PgBouncer processes found dead and started again, since the checker started. */
-  readonly poolerRestarts?: number;
   readonly lastError?: string;
 }
 
@@ -111,10 +106,13 @@ export function writeHealth(path: string, report: HealthReport): void {
   writeAtomic(path, `${JSON.stringify(report, null, 2)}\n`, 0o644);
 }
 
-export function readHealth(path: string): HealthReport | undefined {
+/** A JSON file another process writes (atomically); undefined while there is none. */
+export function readJsonFile<T>(path: string): T | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as HealthReport;
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
   } catch {
     return undefined;
   }
 }
+
+export const readHealth = (path: string): HealthReport | undefined => readJsonFile<HealthReport>(path);

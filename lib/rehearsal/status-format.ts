@@ -55,7 +55,7 @@ function formatHealth(s: RehearsalStatus): string[] {
   const lines = [
     h === undefined
       ? `health checker: no report yet (${supervision})`
-      : `health checker (pid ${h.pid}, ${h.checkedAt}; ${supervision}): writer ${h.writer ?? 'none'}; read/write -> ${h.readWriteHosts.join(',')}; read-only -> ${h.readOnlyHosts.join(',')}; ${h.reloads} reloads; ${h.poolerRestarts ?? 0} PgBouncer restarts${h.lastError ? `; last error: ${h.lastError}` : ''}`,
+      : `health checker (pid ${h.pid}, ${h.checkedAt}; ${supervision}): writer ${h.writer ?? 'none'}; read/write -> ${h.readWriteHosts.join(',')}; read-only -> ${h.readOnlyHosts.join(',')}; ${h.reloads} reloads; ${c.poolerRestarts} PgBouncer restarts${h.lastError ? `; last error: ${h.lastError}` : ''}`,
   ];
   if (c.state === 'stale') lines.push(`  STALE health report: the endpoints are not being re-pointed (${(c.problems ?? []).join('; ')})`);
   else if (c.problems !== undefined) lines.push(`  warning: ${c.problems.join('; ')}`);

@@ -1,7 +1,7 @@
 /** `status`: each instance's role as it answers now, replication as the writer sees it, the pools. */
 import { healthCheckerStatus } from './health-status';
 import { showPools, type PoolRow } from './pgbouncer';
-import { poolerPaths, readPoolers } from './poolers';
+import { poolerSocketDir, readPoolers } from './poolers';
 import { adminTarget } from './postgres';
 import { isOurs } from './processes';
 import type { RunningRehearsal } from './running';
@@ -44,11 +44,9 @@ async function replicationFrom(run: RunningRehearsal, writer: NodeStatus | undef
 /** SHOW POOLS of every process of the endpoint, through each one's Unix socket. */
 async function pools(run: RunningRehearsal, which: 'readWrite' | 'readOnly'): Promise<ReadonlyArray<PoolRow> | string> {
   const port = run.state.pgbouncer[which].listenPort;
-  const processes = readPoolers(run.layout).filter((r) => r.endpoint === which);
+  const processes = readPoolers(run.layout).filter((p) => p.pooler.endpoint === which);
   const answers = await Promise.all(
-    processes.map((r) =>
-      showPools(r.process.name, poolerPaths(run.layout, run.state.pgbouncer[which], r.peerId).socketDir, port, run.secrets).catch((err: Error) => `${r.process.name}: ${err.message}`),
-    ),
+    processes.map((p) => showPools(p.name, poolerSocketDir(run.layout, run.state.pgbouncer, p), port, run.secrets).catch((err: Error) => `${p.name}: ${err.message}`)),
   );
   const failures = answers.filter((a): a is string => typeof a === 'string');
   return failures.length > 0 ? `unavailable: ${failures.join('; ')}` : answers.flatMap((a) => a as PoolRow[]);

@@ -108,6 +108,8 @@ export interface HealthCheckerStatus {
   readonly supervisorRunning: boolean;
   /** Times the supervisor restarted the checker. */
   readonly restarts: number;
+  /** Times the supervisor restarted a PgBouncer process. */
+  readonly poolerRestarts: number;
 }
 
 export interface RehearsalStatus {

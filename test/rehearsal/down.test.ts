@@ -2,8 +2,8 @@
  * `down` is idempotent: through the CLI's code path (runRehearseCommand) and the Rehearsal API it exits
  * cleanly and says "nothing to stop" when there is no work dir, a work dir without a rehearsal, or a
  * rehearsal whose processes are all gone; and a second `down` after a real one stops nothing.
- * The processes here are real (a detached `sleep`), tracked in a state file as the rehearsal tracks its
- * servers; the live suites do the same with a whole rehearsal.
+ * The processes here are real (a detached `sleep`), tracked in the process table beside a state file as the
+ * rehearsal tracks its servers; the live suites do the same with a whole rehearsal.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,11 +20,12 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 const SLEEP = spawnSync('sh', ['-c', 'command -v sleep'], { encoding: 'utf8' }).stdout.trim();
 
-/** A state file tracking `processes`, as `Rehearsal.up` writes it (only what `down` reads is filled in). */
+/** A state file and a process table listing `processes`, as `Rehearsal.up` writes them (only what `down` reads is filled in). */
 function writeStateTracking(workDir: string, processes: TrackedProcess[]): WorkDirLayout {
   const layout = new WorkDirLayout(workDir);
   mkdirSync(layout.logsDir, { recursive: true });
-  writeFileSync(layout.stateFile, JSON.stringify({ version: 1, startedAt: new Date().toISOString(), phase: 'up', processes }));
+  writeFileSync(layout.stateFile, JSON.stringify({ version: 1, startedAt: new Date().toISOString(), phase: 'up' }));
+  writeFileSync(layout.processesFile, JSON.stringify({ processes }));
   return layout;
 }
 
@@ -66,6 +67,7 @@ describe('down with nothing running', () => {
     // THEN
     expect(first.output).toBe(`nothing to stop in ${root}: no process of its rehearsal was running (its state and data are removed)`);
     expect(existsSync(layout.stateFile)).toBe(false);
+    expect(existsSync(layout.processesFile)).toBe(false);
     expect(existsSync(layout.logsDir)).toBe(true);
     expect(second.output).toBe(`nothing to stop in ${root}: no rehearsal there`);
   });

@@ -1,6 +1,6 @@
 /**
  * The health checker is supervised (loopback block checkerKilledSuite): killed with SIGKILL it comes
- * back within a bound, its successor does not trust what its predecessor left in the ini files, and a
+ * back within a bound, PgBouncer processes killed meanwhile come back by the same supervision, and a
  * writer failover right after still re-points the read/write endpoint while
  * the read-only endpoint accepts no write; with its supervisor killed too, `status` flags the stale
  * report; `down` still leaves no process, the checkers included.
@@ -14,7 +14,7 @@ let rehearsal: Rehearsal;
 /** Every checker pid seen, so the end can prove none survives down. */
 const checkerPids = new Set<number>();
 
-/** How long a SIGKILLed checker may stay down: the first restart waits 200 ms, then node starts it. */
+/** How long a SIGKILLed checker may stay down: the restart waits RestartSec= (1 s), then node starts it. */
 const RESTART_BOUND_MS = 10000;
 
 beforeAll(async () => {
@@ -70,7 +70,7 @@ test('GIVEN a running rehearsal WHEN its health checker is killed with SIGKILL T
   expect(log).toMatch(new RegExp(`health checker pid ${killed} exited \\(signal SIGKILL\\) after \\d+ ms; restart \\d+ in \\d+ ms`));
 });
 
-test('GIVEN a checker died while a replica\'s read-only poolers were down WHEN its successor starts THEN it brings them back and reads reach every replica', async () => {
+test('GIVEN a checker died while a replica\'s read-only poolers were down WHEN the supervisor resumes THEN it brings the checker and the poolers back and reads reach every replica', async () => {
   // GIVEN: the supervisor paused, the checker killed, and replica2's read-only PgBouncer processes killed
   const layout = new WorkDirLayout(started!.workDir);
   const [replica1, replica2] = rehearsal.endpoints.replicas.map((r) => r.host);
@@ -80,14 +80,14 @@ test('GIVEN a checker died while a replica\'s read-only poolers were down WHEN i
   process.kill(supervisorPid, 'SIGSTOP');
   try {
     process.kill(checker, 'SIGKILL');
-    for (const p of readPoolers(layout).filter((r) => r.endpoint === 'readOnly' && r.host === replica2)) process.kill(p.process.pid, 'SIGKILL');
+    for (const p of readPoolers(layout).filter((r) => r.pooler.endpoint === 'readOnly' && r.pooler.host === replica2)) process.kill(p.pid, 'SIGKILL');
     await sleep(200);
     expect(await servedBy(rehearsal.endpoints.readOnly)).toEqual([replica1]);
   } finally {
     process.kill(supervisorPid, 'SIGCONT');
   }
 
-  // WHEN the supervisor restarts the checker
+  // WHEN the supervisor restarts the checker and the PgBouncer processes
   const deadline = Date.now() + RESTART_BOUND_MS;
   while (!(rehearsal.healthChecker().state === 'fresh' && rehearsal.healthChecker().checkerPid !== checker) && Date.now() < deadline) await sleep(20);
   checkerPids.add(rehearsal.healthChecker().checkerPid!);

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { budgetLeftovers, formatNotReproduced, isAlive, Rehearsal, WorkDirLayout, type RehearsalState, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalFromDeployment, rehearsalNetworkPlan, simulateInvocations, type InvocationOutcome, query } from '../../../lib/rehearsal';
+import { budgetLeftovers, formatNotReproduced, isAlive, readProcesses, Rehearsal, WorkDirLayout, deploymentFromTopology, listNamespaces, rehearsalCgroupName, loadTopology, rehearsalFromDeployment, rehearsalNetworkPlan, simulateInvocations, type InvocationOutcome, query } from '../../../lib/rehearsal';
 import { SUITE_BLOCKS } from '../../support/loopback-blocks';
 import { liveUnavailable } from './isolation';
 import { startRehearsal, stopRehearsal } from './live';
@@ -198,8 +198,7 @@ live('a failed up --from', () => {
       await expect(Rehearsal.up({ settings: { ...settings, workDir, addressBlock, replicas: 1, comparisonProxies: false, maxConnections: 40 }, deployment })).rejects.toThrow(/pg_reader starts with pg_ or rds/);
 
       // THEN
-      const state = JSON.parse(readFileSync(new WorkDirLayout(workDir).stateFile, 'utf8')) as RehearsalState;
-      const pids = state.processes.map((p) => p.pid);
+      const pids = readProcesses(new WorkDirLayout(workDir).processesFile).map((p) => p.pid);
       expect(pids.length).toBeGreaterThan(0);
       expect(pids.filter((pid) => isAlive(pid))).toEqual([]);
       const plan = rehearsalNetworkPlan({ addressBlock, deployment });

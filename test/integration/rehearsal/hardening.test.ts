@@ -114,7 +114,8 @@ describe('down, twice', () => {
     const third = await rehearsal.down();
 
     // THEN
-    expect(first).toEqual({ output: 'stopped writer, replica1, replica2, haproxy, pgpool, health-supervisor, pgbouncer-rw-1, pgbouncer-rw-2, pgbouncer-ro-1, pgbouncer-ro-2, pgbouncer-ro-3, pgbouncer-ro-4; nothing left running', failed: false });
+    // In start order: one process table, the PgBouncer processes where `up` started them.
+    expect(first).toEqual({ output: 'stopped writer, replica1, replica2, pgbouncer-rw-1, pgbouncer-rw-2, pgbouncer-ro-1, pgbouncer-ro-2, pgbouncer-ro-3, pgbouncer-ro-4, haproxy, pgpool, health-supervisor; nothing left running', failed: false });
     expect(started!.pids.filter((pid) => groupMembers(pid).length > 0)).toEqual([]);
     expect(second).toEqual({ output: `nothing to stop in ${workDir}: no rehearsal there`, failed: false });
     expect(third).toEqual({ workDir, stopped: [], hadState: false });

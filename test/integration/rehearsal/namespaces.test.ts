@@ -109,13 +109,13 @@ live("a rehearsal with network 'namespaces'", () => {
   test('GIVEN CPU budgets WHEN the pooler runs THEN every PgBouncer process shares the pooler host\'s budget, restarted ones too', async () => {
     const run = started!.rehearsal;
     const expected = `${Math.round(run.settings.poolerVcpus * run.settings.coresPerVcpu * 100_000)}`;
-    const poolers = () => readPoolers(new WorkDirLayout(run.workDir)).map((r) => r.process);
+    const poolers = () => readPoolers(new WorkDirLayout(run.workDir));
     const budgetOf = (pid: number) => /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(.*)$/m.exec(readFileSync(`/proc/${pid}/cgroup`, 'utf8'))?.[1];
     for (const p of poolers()) {
       expect([p.name, budgetOf(p.pid)]).toEqual([p.name, `/aurora-proxy-kit/${rehearsalCgroupName(run.settings)}/pgbouncer`]);
     }
     expect(readFileSync(`/sys/fs/cgroup/cpu${budgetOf(poolers()[0]!.pid)}/cpu.cfs_quota_us`, 'utf8').trim()).toBe(expected);
-    // A crashed process comes back inside the budget (the health checker restarts it).
+    // A crashed process comes back inside the budget (the supervisor restarts it).
     const victim = poolers().find((p) => p.name === 'pgbouncer-ro-1')!;
     process.kill(victim.pid, 'SIGKILL');
     const deadline = Date.now() + 15_000;
