@@ -4,14 +4,17 @@ import * as os from 'os';
 import * as path from 'path';
 import { BENCH_COMMAND } from '../../lib/bench/cli';
 import { DEMO_COMMAND } from '../../lib/bench/demo';
+import { runCli } from '../../lib/cli/dispatch';
 import { optionsFor, type CliOption } from '../../lib/cli/spec';
 import { PLAN_SUMMARY_COMMAND, SYNTH_SUMMARY_COMMAND } from '../../lib/cli/summaries';
 import { REHEARSE_COMMANDS, REHEARSE_OPTIONS } from '../../lib/rehearsal';
 import { removeFixtures, synthesizeReferenceApp } from '../rehearsal/topology-fixtures';
 
 /**
- * `npx aurora-proxy-kit` as a user runs it: a real node process on the package's bin from the
- * repository root, its stdout, stderr and exit code. No command here starts a server.
+ * `npx aurora-proxy-kit` as a user runs it: its stdout, stderr and exit code, from the repository root. What only
+ * a process shows (the bin, stdin, closed pipes, the exit code reaching the shell) runs as a real node process on
+ * the package's bin; the commands' own behaviour runs through the entry point's runCli in this process. No command
+ * here starts a server.
  */
 const ROOT = path.join(__dirname, '..', '..');
 const BIN = path.join(ROOT, (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['aurora-proxy-kit']!);
@@ -28,9 +31,22 @@ interface Run {
   readonly stderr: string;
 }
 
-function cli(args: string[], input?: string): Run {
+/** The CLI as a process: for what only a process shows (its exit code, stdin, its pipes). */
+function cliProcess(args: string[], input?: string): Run {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, ...(input !== undefined ? { input } : { stdio: ['ignore', 'pipe', 'pipe'] }) });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * The CLI's commands in this process, through the entry point's own runCli with its output as lines (what
+ * lib/cli/main.ts writes): a process per case was most of this suite's time, and the process itself is
+ * covered by the cliProcess cases.
+ */
+async function cli(args: string[]): Promise<Run> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(args, { out: (t) => void out.push(`${t}\n`), err: (t) => void err.push(`${t}\n`) });
+  return { code, stdout: out.join(''), stderr: err.join('') };
 }
 
 /**
@@ -54,7 +70,7 @@ function expectOptionsListed(help: string, options: ReadonlyArray<CliOption>): v
 describe('aurora-proxy-kit help', () => {
   test('--help lists every command and the exit codes, on stdout, exit 0', () => {
     // WHEN
-    const r = cli(['--help']);
+    const r = cliProcess(['--help']);
     // THEN
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Usage: aurora-proxy-kit <command> \[options\]/);
@@ -63,9 +79,9 @@ describe('aurora-proxy-kit help', () => {
     expect(r.stderr).toBe('');
   });
 
-  test.each(REHEARSE_COMMANDS.map((c) => [c]))('rehearse %s --help lists its options from REHEARSE_OPTIONS with their defaults', (command) => {
+  test.each(REHEARSE_COMMANDS.map((c) => [c]))('rehearse %s --help lists its options from REHEARSE_OPTIONS with their defaults', async (command) => {
     // WHEN
-    const r = cli(['rehearse', command, '--help']);
+    const r = await cli(['rehearse', command, '--help']);
     // THEN
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^Usage: aurora-proxy-kit rehearse ${command}`));
@@ -79,21 +95,21 @@ describe('aurora-proxy-kit help', () => {
     [['bench', '--help'], BENCH_COMMAND.options],
     [['demo', '--help'], DEMO_COMMAND.options],
     [['help', 'bench'], BENCH_COMMAND.options],
-  ])('%j lists the options its parser reads, with their defaults', (args, options) => {
-    const r = cli(args);
+  ])('%j lists the options its parser reads, with their defaults', async (args, options) => {
+    const r = await cli(args);
     expect(r.code).toBe(0);
     expectOptionsListed(r.stdout, options);
     expect(r.stdout).toMatch(/Exit codes:\n {2}0 {2}.*\n {2}1 {2}.*\n {2}2 {2}bad usage/);
   });
 
-  test('rehearse, synth and plan --help list their commands', () => {
-    expect(cli(['rehearse', '--help']).stdout).toMatch(new RegExp(REHEARSE_COMMANDS.map((c) => `\n {2}${c} +\\S`).join('[\\s\\S]*')));
-    expect(cli(['synth', '--help']).stdout).toMatch(/\n {2}summary +what a synthesized cloud assembly deploys/);
-    const plan = cli(['plan', 'summary', '--help']);
+  test('rehearse, synth and plan --help list their commands', async () => {
+    expect((await cli(['rehearse', '--help'])).stdout).toMatch(new RegExp(REHEARSE_COMMANDS.map((c) => `\n {2}${c} +\\S`).join('[\\s\\S]*')));
+    expect((await cli(['synth', '--help'])).stdout).toMatch(/\n {2}summary +what a synthesized cloud assembly deploys/);
+    const plan = await cli(['plan', 'summary', '--help']);
     expect([plan.code, plan.stdout]).toEqual([0, expect.stringMatching(/^Usage: aurora-proxy-kit plan summary \[options\] \[plan\.json\]/)]);
     // the cost estimate's options, in both summaries
     expectOptionsListed(plan.stdout, PLAN_SUMMARY_COMMAND.options);
-    expectOptionsListed(cli(['synth', 'summary', '--help']).stdout, SYNTH_SUMMARY_COMMAND.options);
+    expectOptionsListed((await cli(['synth', 'summary', '--help'])).stdout, SYNTH_SUMMARY_COMMAND.options);
   });
 
   test('npx aurora-proxy-kit in the repository runs the repository\'s own bin', () => {
@@ -141,18 +157,18 @@ describe('aurora-proxy-kit usage errors: exit 2, the bad input named, the fix gi
     [['demo', '--scenario', 'read_only_endpoint,nope'], /unknown scenario nope/],
     [['synth', 'summarize'], /unknown command summarize: use summary \(aurora-proxy-kit synth --help\)/],
     [['synth', 'summary', 'a', 'b'], /unexpected argument b for synth summary/],
-  ])('%j', (args, message) => {
+  ])('%j', async (args, message) => {
     // WHEN
-    const r = cli([...args]);
+    const r = await cli([...args]);
     // THEN
     expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(message)]);
     expect(r.stdout).toBe('');
   });
 
-  test('a rehearsal command on a work dir with no rehearsal: status exits 2, down says nothing to stop and exits 0', () => {
-    const status = cli(['rehearse', 'status', '--work-dir', workDir]);
+  test('a rehearsal command on a work dir with no rehearsal: status exits 2, down says nothing to stop and exits 0', async () => {
+    const status = await cli(['rehearse', 'status', '--work-dir', workDir]);
     expect([status.code, status.stderr]).toEqual([2, expect.stringContaining(`no rehearsal in ${workDir}`)]);
-    const down = cli(['rehearse', 'down', '--work-dir', workDir]);
+    const down = await cli(['rehearse', 'down', '--work-dir', workDir]);
     expect([down.code, down.stdout]).toEqual([0, `nothing to stop in ${workDir}: no rehearsal there\n`]);
   });
 });
@@ -172,17 +188,17 @@ describe('plan summary', () => {
     'Monthly cost estimate, us-east-1 (US East (N. Virginia)):',
   ].join('\n');
 
-  test('counts what a plan creates (replacements too; not updates, no-ops or data sources), from a file', () => {
-    expect(cli(['plan', 'summary', PLAN_FIXTURE])).toEqual({ code: 0, stdout: expect.stringMatching(startsWith(expected)), stderr: '' });
+  test('counts what a plan creates (replacements too; not updates, no-ops or data sources), from a file', async () => {
+    expect(await cli(['plan', 'summary', PLAN_FIXTURE])).toEqual({ code: 0, stdout: expect.stringMatching(startsWith(expected)), stderr: '' });
   });
 
   test('reads the plan on stdin, as `terraform show -json` pipes it', () => {
-    expect(cli(['plan', 'summary'], fs.readFileSync(PLAN_FIXTURE, 'utf8'))).toEqual({ code: 0, stdout: expect.stringMatching(startsWith(expected)), stderr: '' });
+    expect(cliProcess(['plan', 'summary'], fs.readFileSync(PLAN_FIXTURE, 'utf8'))).toEqual({ code: 0, stdout: expect.stringMatching(startsWith(expected)), stderr: '' });
   });
 
-  test('prints the monthly cost estimate of what the plan creates, with the price date and sources', () => {
+  test('prints the monthly cost estimate of what the plan creates, with the price date and sources', async () => {
     // GIVEN the RDS Proxy plan (3 x db.r6gd.xlarge, a proxy) WHEN summarized with the instances' price given
-    const r = cli(['plan', 'summary', PLAN_FIXTURE, '--instance-price', 'db.r6gd.xlarge=0.9']);
+    const r = await cli(['plan', 'summary', PLAN_FIXTURE, '--instance-price', 'db.r6gd.xlarge=0.9']);
     // THEN 3 x 0.9 x 730 = 1971.00 and 12 vCPUs x 0.015 x 730 = 131.40
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toMatch(/^ {2}3 x db\.r6gd\.xlarge \(I\/O-Optimized\) +\$1971\.00 /m);
@@ -193,8 +209,8 @@ describe('plan summary', () => {
     expect(r.stdout).toMatch(/^sources: Amazon Aurora pricing; Amazon RDS Proxy pricing/m);
   });
 
-  test('the PgBouncer engine\'s plan: hosts, NLB and interface endpoints per AZ', () => {
-    const r = cli(['plan', 'summary', PGBOUNCER_PLAN_FIXTURE]);
+  test('the PgBouncer engine\'s plan: hosts, NLB and interface endpoints per AZ', async () => {
+    const r = await cli(['plan', 'summary', PGBOUNCER_PLAN_FIXTURE]);
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toMatch(/^ {2}2 x c7g\.large \(PgBouncer hosts\) +\$105\.85 /m);
     expect(r.stdout).toMatch(/^ {2}2 x interface endpoint, PgBouncer endpoint service \(4 endpoint-AZs\) +\$29\.20 /m);
@@ -203,8 +219,8 @@ describe('plan summary', () => {
     expect(r.stdout).toContain('+ NLB capacity units (new flows, active flows, bytes): $0.006 per NLCU-hour (depends on traffic, not in the total)');
   });
 
-  test('--json carries the estimate', () => {
-    const r = cli(['plan', 'summary', PLAN_FIXTURE, '--json']);
+  test('--json carries the estimate', async () => {
+    const r = await cli(['plan', 'summary', PLAN_FIXTURE, '--json']);
     const json = JSON.parse(r.stdout) as { creates: Record<string, number>; cost: { pricesAsOf: string; region: string; engines: { crossoverVcpus: number } } };
     expect([json.creates.aws_rds_cluster_instance, json.cost.region, json.cost.engines.crossoverVcpus]).toEqual([3, 'us-east-1', 13.8]);
     expect(json.cost.pricesAsOf).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -214,8 +230,8 @@ describe('plan summary', () => {
     [['--instance-price', 'r6gd=0.9'], '--instance-price r6gd=0.9 is not CLASS=USD: pass e.g. --instance-price db.r6gd.xlarge=0.9 (USD per instance-hour, I/O-Optimized)'],
     [['--storage-gb', 'lots'], '--storage-gb lots is not a number of 0 or more: pass e.g. --storage-gb 100'],
     [['--region', 'Ireland'], '--region Ireland is not a Region name: pass e.g. --region us-east-1'],
-  ])('bad cost option %j: exit 2, names it, its value and the fix', (args, message) => {
-    const r = cli(['plan', 'summary', PLAN_FIXTURE, ...args]);
+  ])('bad cost option %j: exit 2, names it, its value and the fix', async (args, message) => {
+    const r = await cli(['plan', 'summary', PLAN_FIXTURE, ...args]);
     expect([r.code, r.stderr]).toEqual([2, `aurora-proxy-kit plan: ${message}\n`]);
   });
 
@@ -229,12 +245,12 @@ describe('plan summary', () => {
     ['the binary plan file', 'tfplan\u0000PK', /stdin is not JSON .*: pass `terraform show -json <planfile>`, not the binary plan file/],
     ['JSON that is not a plan', '{"values": {}}', /stdin is not a plan's JSON \(no resource_changes\)/],
   ])('%s: exit 2 with the fix', (_, input, message) => {
-    const r = cli(['plan', 'summary', '-'], input);
+    const r = cliProcess(['plan', 'summary', '-'], input);
     expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(message)]);
   });
 
-  test('a missing file: exit 2, says how to write it', () => {
-    const r = cli(['plan', 'summary', 'no-such-plan.json']);
+  test('a missing file: exit 2, says how to write it', async () => {
+    const r = await cli(['plan', 'summary', 'no-such-plan.json']);
     expect([r.code, r.stderr]).toEqual([2, 'aurora-proxy-kit plan: no-such-plan.json not found: write it with `terraform show -json <planfile> > no-such-plan.json`, or pipe that into `plan summary`\n']);
   });
 });
@@ -245,11 +261,11 @@ describe('synth summary', () => {
   /** bin/app.ts's stack with 3 readers, synthesized as `cdk synth` would, once for the tests that read it. */
   const referenceAssembly = (): string => (assembly ??= synthesizeReferenceApp({ readers: '3' }).dir);
 
-  test('summarizes the reference app\'s synthesized cloud assembly', () => {
+  test('summarizes the reference app\'s synthesized cloud assembly', async () => {
     // GIVEN bin/app.ts's stack with 3 readers, synthesized as `cdk synth` would
     const dir = referenceAssembly();
     // WHEN
-    const r = cli(['synth', 'summary', dir]);
+    const r = await cli(['synth', 'summary', dir]);
     // THEN
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toMatch(/^Stack AuroraProxyKit \(AuroraProxyKit\.template\.json\): \d+ resources$/m);
@@ -260,7 +276,7 @@ describe('synth summary', () => {
     expect(r.stdout).toMatch(/^ {4}for this cluster \(16 vCPUs\) the PgBouncer fleet costs less/m);
     expect(r.stdout).toMatch(/^ {2}prices as of \d{4}-\d{2}-\d{2}, on-demand, excluding data processed \(us-east-1;/m);
     // --json carries it per stack
-    const json = JSON.parse(cli(['synth', 'summary', dir, '--json', '--region', 'us-east-1']).stdout) as { stacks: Array<{ cost: { regionAssumed: boolean; knownMonthlyUsd: number } }> };
+    const json = JSON.parse((await cli(['synth', 'summary', dir, '--json', '--region', 'us-east-1'])).stdout) as { stacks: Array<{ cost: { regionAssumed: boolean; knownMonthlyUsd: number } }> };
     expect(json.stacks[0]!.cost.regionAssumed).toBe(false);
     expect(json.stacks[0]!.cost.knownMonthlyUsd).toBeGreaterThan(175.2);
   });
@@ -274,8 +290,8 @@ describe('synth summary', () => {
     expect([r.code, r.stderr]).toEqual([0, '']);
   });
 
-  test('a directory without a cloud assembly: exit 2, says to synthesize', () => {
-    const r = cli(['synth', 'summary', os.tmpdir()]);
+  test('a directory without a cloud assembly: exit 2, says to synthesize', async () => {
+    const r = await cli(['synth', 'summary', os.tmpdir()]);
     expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(/no manifest\.json in .*: pass the directory `cdk synth` writes: run `npx cdk synth --quiet --output cdk\.out` \(or `make synth`\) first/)]);
   });
 });
