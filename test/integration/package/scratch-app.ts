@@ -36,7 +36,11 @@ export function packTarball(destDir: string): { tarball: string; files: string[]
     timeout: 180_000,
     maxBuffer: 64 * 1024 * 1024,
   });
-  const [packed] = JSON.parse(out.slice(out.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  // The prepack build's own output (jsii's warnings, e.g. `[language-csharp] ...`) comes first: the report is the
+  // JSON array that starts a line of its own.
+  const start = out.search(/^\[\s*\{/m);
+  if (start < 0) throw new Error(`npm pack --json printed no report:\n${out.slice(-2000)}`);
+  const [packed] = JSON.parse(out.slice(start)) as Array<{ filename: string; files: Array<{ path: string }> }>;
   return { tarball: path.join(destDir, packed.filename), files: packed.files.map((f) => f.path) };
 }
 
