@@ -21,7 +21,7 @@ import { ENV_VARS, consumerEnvironment, type ConsumerDeployment, type EndpointRo
 import { RehearsalConfigError } from './errors';
 import { findLambdaRuntime, type LambdaRuntime } from './lambda-runtime';
 import { hostCommand } from './network/host-command';
-import { isAlive } from './processes';
+import { waitPidsGone } from './processes';
 import type { Endpoint } from './types';
 
 export type HandlerName = 'read' | 'write';
@@ -272,9 +272,8 @@ async function startContainer(options: SimulationOptions, runtime: LambdaRuntime
       await exited;
       clearTimeout(timer);
     }
-    // SIGKILL is delivered at once, but a busy machine takes a while to tear a process down: stopped means gone.
-    const deadline = Date.now() + STOP_TIMEOUT_MS;
-    while (killed.some(isAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // Stopped means gone, not only signalled.
+    await waitPidsGone(killed, STOP_TIMEOUT_MS);
   };
 
   const next = (label: string, timeoutMs: number): Promise<RelayMessage> =>

@@ -164,13 +164,26 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
-async function waitGone(pgid: number, timeoutMs: number): Promise<boolean> {
+/** Polls `done` until it holds (true) or `timeoutMs` has passed (false). */
+async function pollUntil(done: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (!isAlive(pgid) && groupMembers(pgid).length === 0) return true;
+    if (done()) return true;
     if (Date.now() > deadline) return false;
     await sleep(50);
   }
+}
+
+function waitGone(pgid: number, timeoutMs: number): Promise<boolean> {
+  return pollUntil(() => !isAlive(pgid) && groupMembers(pgid).length === 0, timeoutMs);
+}
+
+/**
+ * Resolves once none of `pids` is alive (true), or after `timeoutMs` (false): a signalled process takes a while
+ * to be torn down on a busy machine.
+ */
+export function waitPidsGone(pids: ReadonlyArray<number>, timeoutMs: number): Promise<boolean> {
+  return pollUntil(() => !pids.some(isAlive), timeoutMs);
 }
 
 /**

@@ -9,6 +9,7 @@ import { readDeploymentContext } from '../../lib/reference-app/app-context';
 import { ReferenceDeployment } from '../../lib/reference-app/reference-deployment';
 import { deploymentFromTopology, loadTopology } from '../../lib/rehearsal';
 import { removeFixtures, synthesize, synthesizeReferenceApp } from './topology-fixtures';
+import { BUNDLING } from '../helpers/cdk';
 
 afterAll(() => removeFixtures());
 
@@ -17,7 +18,7 @@ describe('the consumers\' code in a cloud assembly', () => {
     const dir = synthesize((app) => {
       const settings = readDeploymentContext(app);
       new ReferenceDeployment(app, settings.stackName, settings);
-    }, { 'aws:cdk:bundling-stacks': ['**'] });
+    }, BUNDLING);
     const topology = loadTopology(dir);
     const codes = topology.consumers.map((c) => c.code);
     expect(codes).toHaveLength(2);

@@ -17,6 +17,7 @@ import { startRehearsal, stopRehearsal } from './live';
 import { readDeploymentContext } from '../../../lib/reference-app/app-context';
 import { ReferenceDeployment } from '../../../lib/reference-app/reference-deployment';
 import { removeFixtures, synthesize } from '../../rehearsal/topology-fixtures';
+import { BUNDLING } from '../../helpers/cdk';
 
 const live = liveUnavailable === undefined ? describe : describe.skip;
 
@@ -61,7 +62,7 @@ live('the reference app\'s consumers under the Lambda runtime interface emulator
     cdkOut = synthesize((app) => {
       const settings = readDeploymentContext(app);
       new ReferenceDeployment(app, settings.stackName, settings);
-    }, { 'aws:cdk:bundling-stacks': ['**'] });
+    }, BUNDLING);
     const { settings, deployment } = rehearsalFromDeployment(cdkOut);
     started = await startRehearsal('lambdaRieSuite', { ...settings, comparisonProxies: false, maxConnections: 40 }, deployment);
   }, 240_000);
